@@ -1,0 +1,55 @@
+import { ACCOUNT_CATALOG_STREAM } from '@wts/contracts';
+import { accountCatalogDecider, idFromBytes, reject, type Rejection } from '@wts/domain';
+import type { UseCaseContext } from '../shared/use-case.context';
+import { toAccountView, type AccountView } from './account.view';
+
+export interface ConnectAccountInput {
+  readonly email: string;
+  readonly aliases?: readonly string[];
+  readonly primary?: boolean;
+}
+
+export interface UpdateAccountInput {
+  readonly aliases?: readonly string[];
+  readonly active?: boolean;
+  readonly primary?: boolean;
+}
+
+/** Connected accounts and their synced aliases: one catalog stream keeps addresses unique. */
+export class AccountsUseCase {
+  constructor(private readonly context: UseCaseContext) {}
+
+  async connect(input: ConnectAccountInput): Promise<AccountView | Rejection> {
+    const accountId = idFromBytes('account', this.context.random.bytes(16));
+    const result = await this.context.run(ACCOUNT_CATALOG_STREAM, accountCatalogDecider, {
+      type: 'ConnectAccount',
+      accountId,
+      email: input.email,
+      aliases: input.aliases ?? [],
+      primary: input.primary,
+      now: this.context.nowIso(),
+    });
+    return 'kind' in result ? result : this.view(accountId);
+  }
+
+  async update(accountId: string, input: UpdateAccountInput): Promise<AccountView | Rejection> {
+    const result = await this.context.run(ACCOUNT_CATALOG_STREAM, accountCatalogDecider, {
+      type: 'UpdateAccount',
+      accountId,
+      ...input,
+      now: this.context.nowIso(),
+    });
+    return 'kind' in result ? result : this.view(accountId);
+  }
+
+  list(): AccountView[] {
+    const catalog = this.context.readModel.accounts();
+    return [...catalog.accounts.values()].map((account) => toAccountView(account, catalog));
+  }
+
+  private view(accountId: string): AccountView | Rejection {
+    const catalog = this.context.readModel.accounts();
+    const account = catalog.accounts.get(accountId);
+    return account ? toAccountView(account, catalog) : reject('unknown_account', `no account ${accountId}`);
+  }
+}

@@ -1,0 +1,52 @@
+import { Streams, type RoutineDefinition } from '@wts/contracts';
+import { idFromBytes, judgeRoutineSafety, reject, routineDecider, webhookDecider, type Rejection } from '@wts/domain';
+import type { UseCaseContext } from '../shared/use-case.context';
+import { toRoutineView, type RoutineView } from './routine.view';
+
+/** Routines: the tools, instructions, mode and account scope a run uses. */
+export class RoutinesUseCase {
+  constructor(private readonly context: UseCaseContext) {}
+
+  async create(definition: RoutineDefinition): Promise<RoutineView | Rejection> {
+    const routineId = idFromBytes('routine', this.context.random.bytes(16));
+    const result = await this.context.run(Streams.routine(routineId), routineDecider, {
+      type: 'CreateRoutine',
+      routineId,
+      definition,
+      knownAccountIds: this.knownAccountIds(),
+      now: this.context.nowIso(),
+    });
+    return 'kind' in result ? result : this.get(routineId);
+  }
+
+  /** After a change the webhook's safety block is reassessed: making it safer lifts the block. */
+  async update(routineId: string, changes: Partial<RoutineDefinition>): Promise<RoutineView | Rejection> {
+    const result = await this.context.run(Streams.routine(routineId), routineDecider, {
+      type: 'UpdateRoutine',
+      routineId,
+      changes,
+      knownAccountIds: this.knownAccountIds(),
+      now: this.context.nowIso(),
+    });
+    if ('kind' in result) return result;
+    const webhook = this.context.readModel.webhookOfRoutine(routineId);
+    if (webhook && result.state) {
+      const reassessed = await this.context.run(Streams.webhook(webhook.webhookId), webhookDecider, {
+        type: 'ReassessSafety',
+        safety: judgeRoutineSafety(result.state),
+        now: this.context.nowIso(),
+      });
+      if ('kind' in reassessed) return reassessed;
+    }
+    return this.get(routineId);
+  }
+
+  get(routineId: string): RoutineView | Rejection {
+    const routine = this.context.readModel.routine(routineId);
+    return routine ? toRoutineView(routine) : reject('routine_not_found', `no routine ${routineId}`);
+  }
+
+  private knownAccountIds(): ReadonlySet<string> {
+    return new Set(this.context.readModel.accounts().accounts.keys());
+  }
+}

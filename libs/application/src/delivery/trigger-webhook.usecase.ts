@@ -1,0 +1,189 @@
+import { Streams, type DeliveryAccepted, type DeliveryEvent } from '@wts/contracts';
+import {
+  DECOY_DIGEST,
+  MAX_IDEMPOTENCY_GENERATIONS,
+  decideDelivery,
+  deliveryIdForIdempotencyKey,
+  extractRequest,
+  idFromBytes,
+  isRejection,
+  judgeRoutineSafety,
+  parseBearerSecret,
+  parseContentType,
+  parseIdempotencyKey,
+  reject,
+  resolveTriggerAccount,
+  runIdForDelivery,
+  secretMatchesDigest,
+  type AcceptDelivery,
+  type ConfiguredWebhook,
+  type Rejection,
+  type RoutineState,
+} from '@wts/domain';
+import type { EventStore } from '@wts/event-store';
+import { createHash } from 'node:crypto';
+import type { ServiceReadModel } from '../projection/service.read-model';
+import { asEvent, toAppend } from '../shared/event-envelope';
+import type { Clock, RandomSource } from '../shared/runtime.ports';
+import { childTraceparent } from '../shared/trace-context';
+import type { RateLimiter, RateLimitState } from './rate-limiter.port';
+import type { AttemptReason, RejectedAttemptLog } from './rejected-attempt.log';
+import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
+
+export interface TriggerLimits {
+  readonly maxPayloadBytes: number;
+  readonly idempotencyRetentionMs: number;
+}
+
+type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState };
+
+/**
+ * The public endpoint, in the contract's order: auth (404) → content type (415) → size (413) →
+ * rate limit (429) → body and account rules (400) → safety block (403) → idempotency → append.
+ */
+export class TriggerWebhookUseCase {
+  constructor(
+    private readonly store: EventStore,
+    private readonly readModel: ServiceReadModel,
+    private readonly rateLimiter: RateLimiter,
+    private readonly attempts: RejectedAttemptLog,
+    private readonly clock: Clock,
+    private readonly random: RandomSource,
+    private readonly limits: TriggerLimits,
+  ) {}
+
+  async execute(command: TriggerWebhookCommand): Promise<TriggerWebhookOutcome> {
+    const auth = this.authenticate(command);
+    if (!auth) return { kind: 'rejected', code: 'webhook_not_found', detail: 'not found' };
+    const outcome = await this.afterAuthentication(command, auth);
+    if (outcome.kind === 'rejected') this.record(auth.webhook.webhookId, outcome.code, command);
+    return outcome;
+  }
+
+  /** Same work whether the endpoint is unknown, disabled or the secret wrong: hash and compare. */
+  private authenticate(command: TriggerWebhookCommand): Authenticated | undefined {
+    const webhook = this.readModel.webhook(command.webhookId);
+    const secret = parseBearerSecret(command.authorization) ?? '';
+    const matches = secretMatchesDigest(secret, webhook?.secretDigest ?? DECOY_DIGEST) && secret !== '';
+    if (!webhook) return undefined;
+    if (!matches || webhook.status !== 'enabled') {
+      this.record(webhook.webhookId, matches ? 'webhook_disabled' : 'wrong_secret', command);
+      return undefined;
+    }
+    const routine = this.readModel.routine(webhook.routineId);
+    return routine ? { webhook, routine } : undefined;
+  }
+
+  private record(webhookId: string, reason: AttemptReason, command: TriggerWebhookCommand): void {
+    this.attempts.record({ webhookId, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
+  }
+
+  private async afterAuthentication(command: TriggerWebhookCommand, { webhook, routine }: Authenticated): Promise<TriggerWebhookOutcome> {
+    const contentType = parseContentType(command.contentType);
+    if (isRejection(contentType)) return contentType;
+    const body = await command.readBody(this.limits.maxPayloadBytes);
+    if (body.kind === 'too_large') {
+      return reject('payload_too_large', `the body exceeds ${this.limits.maxPayloadBytes} bytes`);
+    }
+    const rateLimit = await this.rateLimiter.consume(webhook.webhookId);
+    if (!rateLimit.allowed) return { ...reject('rate_limited', 'too many requests for this webhook'), rateLimit };
+
+    const withLimit = (rejection: Rejection): TriggerWebhookOutcome => ({ ...rejection, rateLimit });
+    const extracted = extractRequest({ bytes: body.bytes, contentType, accountHeader: command.accountHeader });
+    if (isRejection(extracted)) return withLimit(extracted);
+    const triggerAccount = resolveTriggerAccount({
+      selection: extracted.accountSelection,
+      accountOverrideAllowed: webhook.accountOverrideAllowed,
+      defaultAccount: webhook.defaultAccount,
+      routineScope: routine.accountScope,
+      catalog: this.readModel.accounts(),
+    });
+    if (isRejection(triggerAccount)) return withLimit(triggerAccount);
+    const idempotencyKey = parseIdempotencyKey(command.idempotencyKey);
+    if (isRejection(idempotencyKey)) return withLimit(idempotencyKey);
+    const safety = judgeRoutineSafety(routine);
+    if (webhook.blocked || safety.blocked) {
+      const reason = webhook.blockedReason ?? (safety.blocked ? safety.reason : 'blocked');
+      return withLimit(reject('webhook_blocked', reason));
+    }
+
+    const now = this.clock.now();
+    const base: Omit<AcceptDelivery, 'deliveryId' | 'runId'> = {
+      type: 'AcceptDelivery',
+      webhookId: webhook.webhookId,
+      routineId: routine.routineId,
+      triggerAccount,
+      payload: extracted.payload,
+      contentType: contentType.mediaType,
+      idempotencyKey: idempotencyKey ?? null,
+      requestDigest: requestDigest(contentType.mediaType, command.accountHeader, body.bytes),
+      now: now.toISOString(),
+      retentionMs: this.limits.idempotencyRetentionMs,
+    };
+    const traceparent = childTraceparent(command.traceparent, this.random);
+    const result =
+      idempotencyKey === undefined
+        ? await this.appendFresh(base, traceparent)
+        : await this.appendIdempotent(base, idempotencyKey, traceparent);
+    if (isRejection(result)) return withLimit(result);
+    return {
+      kind: 'accepted',
+      body: { delivery_id: result.delivery.deliveryId, run_id: result.delivery.runId, status: 'accepted' },
+      replayed: result.replayed,
+      rateLimit,
+    };
+  }
+
+  private async appendFresh(base: Omit<AcceptDelivery, 'deliveryId' | 'runId'>, traceparent: string) {
+    const deliveryId = idFromBytes('delivery', this.random.bytes(16));
+    const outcome = await this.tryAppend({ ...base, deliveryId, runId: runIdForDelivery(deliveryId) }, null, traceparent);
+    if (outcome === 'conflict') throw new Error(`random delivery id ${deliveryId} collided`);
+    return outcome;
+  }
+
+  /**
+   * The key names a chain of delivery streams (one per retention window of reuse). The first
+   * stream that is free, or holds this request within retention, decides. Concurrent repeats
+   * race on "stream must not exist": exactly one appends, the others read it and replay.
+   */
+  private async appendIdempotent(base: Omit<AcceptDelivery, 'deliveryId' | 'runId'>, key: string, traceparent: string) {
+    for (let generation = 0; generation < MAX_IDEMPOTENCY_GENERATIONS; ) {
+      const deliveryId = deliveryIdForIdempotencyKey(base.webhookId, key, generation);
+      const existing = await this.readDelivery(deliveryId);
+      if (existing && Date.parse(base.now) - Date.parse(existing.receivedAt) >= base.retentionMs) {
+        generation++;
+        continue;
+      }
+      const outcome = await this.tryAppend({ ...base, deliveryId, runId: runIdForDelivery(deliveryId) }, existing, traceparent);
+      if (outcome !== 'conflict') return outcome;
+    }
+    return reject('idempotency_key_reused', 'this idempotency key has been reused too many times');
+  }
+
+  private async tryAppend(command: AcceptDelivery, existing: DeliveryAccepted['data'] | null, traceparent: string) {
+    const decision = decideDelivery(command, existing);
+    if (decision.kind === 'rejected') return decision;
+    if (decision.events.length === 0 && existing) return { delivery: existing, replayed: true };
+    const context = { correlationId: command.deliveryId, causationId: command.deliveryId, traceparent };
+    const result = await this.store.append(Streams.delivery(command.deliveryId), toAppend(decision.events, context, () => this.random.uuid()), 'no_stream');
+    if (result.kind === 'conflict') return 'conflict' as const;
+    return { delivery: (decision.events[0] as DeliveryAccepted).data, replayed: false };
+  }
+
+  private async readDelivery(deliveryId: string): Promise<DeliveryAccepted['data'] | null> {
+    const recorded = await this.store.readStream(Streams.delivery(deliveryId));
+    return recorded.length === 0 ? null : asEvent<DeliveryEvent>(recorded[0]).data;
+  }
+}
+
+/** SHA-256 over the bytes received (never re-serialised JSON), the media type and account header. */
+function requestDigest(mediaType: string, accountHeader: string | undefined, bytes: Buffer): string {
+  const hash = createHash('sha256');
+  for (const part of [Buffer.from(mediaType), Buffer.from(accountHeader ?? '\u0000none'), bytes]) {
+    hash.update(`${part.length}:`);
+    hash.update(part);
+  }
+  return hash.digest('hex');
+}
+
+export type { RateLimitState };

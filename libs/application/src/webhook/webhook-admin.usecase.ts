@@ -1,0 +1,120 @@
+import { Streams } from '@wts/contracts';
+import {
+  digestSecret,
+  idFromBytes,
+  judgeRoutineSafety,
+  matchActiveAccount,
+  reject,
+  webhookDecider,
+  type Rejection,
+  type RoutineState,
+} from '@wts/domain';
+import type { UseCaseContext } from '../shared/use-case.context';
+import { toWebhookView, type WebhookView } from './webhook.view';
+
+export interface EnableWebhookInput {
+  readonly defaultAccount: string;
+  readonly accountOverrideAllowed: boolean;
+}
+
+/** The view plus the secret: only the answers to enable and rotate carry it, once. */
+export type WebhookWithSecret = WebhookView & { readonly secret: string };
+
+/** Enable, rotate, disable: the Config page's Webhook section. */
+export class WebhookAdminUseCase {
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly context: UseCaseContext,
+    private readonly publicBaseUrl: string,
+  ) {}
+
+  view(routineId: string): WebhookView | Rejection {
+    const routine = this.context.readModel.routine(routineId);
+    if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
+    return toWebhookView(this.publicBaseUrl, routine, this.context.readModel.webhookOfRoutine(routineId));
+  }
+
+  enable(routineId: string, input: EnableWebhookInput): Promise<WebhookWithSecret | Rejection> {
+    return this.serialised(routineId, async () => {
+      const routine = this.context.readModel.routine(routineId);
+      if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
+      const defaultAccount = matchActiveAccount(this.context.readModel.accounts(), input.defaultAccount);
+      if (!defaultAccount || !routine.accountScope.includes(defaultAccount.accountId)) {
+        return reject('default_account_invalid', "default_account must be an active account inside the routine's account scope");
+      }
+      const existing = this.context.readModel.webhookOfRoutine(routineId);
+      const webhookId = existing?.webhookId ?? idFromBytes('webhook', this.context.random.bytes(16));
+      const secret = this.newSecret();
+      const result = await this.context.run(Streams.webhook(webhookId), webhookDecider, {
+        type: 'EnableWebhook',
+        webhookId,
+        routineId,
+        secretDigest: digestSecret(secret),
+        defaultAccount,
+        accountOverrideAllowed: input.accountOverrideAllowed,
+        safety: judgeRoutineSafety(routine),
+        now: this.context.nowIso(),
+      });
+      return 'kind' in result ? result : this.withSecret(routine, secret);
+    });
+  }
+
+  rotate(routineId: string): Promise<WebhookWithSecret | Rejection> {
+    return this.serialised(routineId, async () => {
+      const found = this.configured(routineId);
+      if ('kind' in found) return found;
+      const secret = this.newSecret();
+      const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
+        type: 'RotateSecret',
+        secretDigest: digestSecret(secret),
+        now: this.context.nowIso(),
+      });
+      return 'kind' in result ? result : this.withSecret(found.routine, secret);
+    });
+  }
+
+  disable(routineId: string): Promise<WebhookView | Rejection> {
+    return this.serialised(routineId, async () => {
+      const found = this.configured(routineId);
+      if ('kind' in found) return found;
+      const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
+        type: 'DisableWebhook',
+        now: this.context.nowIso(),
+      });
+      return 'kind' in result ? result : this.view(routineId);
+    });
+  }
+
+  private configured(routineId: string): { routine: RoutineState; webhookId: string } | Rejection {
+    const routine = this.context.readModel.routine(routineId);
+    if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
+    const webhook = this.context.readModel.webhookOfRoutine(routineId);
+    if (!webhook) return reject('webhook_not_configured', 'the routine has no webhook yet: enable it first');
+    return { routine, webhookId: webhook.webhookId };
+  }
+
+  private withSecret(routine: RoutineState, secret: string): WebhookWithSecret {
+    const webhook = this.context.readModel.webhookOfRoutine(routine.routineId);
+    return { ...toWebhookView(this.publicBaseUrl, routine, webhook), secret };
+  }
+
+  private newSecret(): string {
+    return idFromBytes('secret', this.context.random.bytes(32));
+  }
+
+  /** One admin change per routine at a time in this process (the first enable mints the id). */
+  private serialised<T>(routineId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(routineId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(routineId, settled);
+    void settled.then(() => {
+      if (this.locks.get(routineId) === settled) this.locks.delete(routineId);
+    });
+    return next;
+  }
+}

@@ -1,0 +1,64 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { resolve } from 'node:path';
+import { EnvironmentDto } from './environment.dto';
+
+/** Typed nested configuration: nothing else reads process.env. */
+export interface AppConfig {
+  readonly http: { readonly port: number; readonly publicBaseUrl: string; readonly adminToken: string | undefined };
+  readonly storage: { readonly dataDir: string };
+  readonly eventStore: { readonly connectionString: string | undefined };
+  readonly kafka: { readonly brokers: readonly string[] | undefined };
+  readonly redis: { readonly url: string | undefined };
+  readonly limits: {
+    readonly maxPayloadBytes: number;
+    readonly rateLimitPerMinute: number;
+    readonly idempotencyRetentionMs: number;
+  };
+  readonly log: { readonly level: string };
+}
+
+export class ConfigurationError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigurationError';
+  }
+}
+
+const ENVIRONMENT_KEYS = [
+  'PORT',
+  'PUBLIC_BASE_URL',
+  'ADMIN_TOKEN',
+  'DATA_DIR',
+  'EVENTSTORE_CONNECTION_STRING',
+  'KAFKA_BROKERS',
+  'REDIS_URL',
+  'WEBHOOK_MAX_PAYLOAD_BYTES',
+  'WEBHOOK_RATE_LIMIT_PER_MINUTE',
+  'IDEMPOTENCY_RETENTION_SECONDS',
+  'LOG_LEVEL',
+] as const satisfies readonly (keyof EnvironmentDto)[];
+
+/** Validates the environment once; throws ConfigurationError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined>): AppConfig {
+  const known = Object.fromEntries(ENVIRONMENT_KEYS.filter((key) => env[key] !== undefined).map((key) => [key, env[key]]));
+  const dto = plainToInstance(EnvironmentDto, known);
+  const errors = validateSync(dto, { whitelist: true, forbidUnknownValues: true });
+  if (errors.length > 0) {
+    throw new ConfigurationError(errors.flatMap((error) => Object.values(error.constraints ?? { invalid: `${error.property} is invalid` })));
+  }
+  const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
+  return {
+    http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN },
+    storage: { dataDir: resolve(dto.DATA_DIR) },
+    eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING },
+    kafka: { brokers: dto.KAFKA_BROKERS?.split(',') },
+    redis: { url: dto.REDIS_URL },
+    limits: {
+      maxPayloadBytes: dto.WEBHOOK_MAX_PAYLOAD_BYTES,
+      rateLimitPerMinute: dto.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+      idempotencyRetentionMs: dto.IDEMPOTENCY_RETENTION_SECONDS * 1000,
+    },
+    log: { level: dto.LOG_LEVEL },
+  };
+}

@@ -1,0 +1,71 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+/** Every environment variable the services read, validated once at start. */
+export class EnvironmentDto {
+  @Transform(toInt)
+  @IsInt({ message: 'PORT must be an integer' })
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })
+  PUBLIC_BASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters' })
+  @Matches(/^[\x21-\x7e]+$/, { message: 'ADMIN_TOKEN must be visible ASCII' })
+  ADMIN_TOKEN?: string;
+
+  @IsString()
+  @MinLength(1)
+  DATA_DIR = './data';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb|kdb\+discover):\/\//, {
+    message: 'EVENTSTORE_CONNECTION_STRING must be an esdb:// (or kurrentdb://) connection string',
+  })
+  EVENTSTORE_CONNECTION_STRING?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
+  KAFKA_BROKERS?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_MAX_PAYLOAD_BYTES must be an integer' })
+  @Min(1)
+  @Max(64 * 1024 * 1024)
+  WEBHOOK_MAX_PAYLOAD_BYTES = 262_144;
+
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_RATE_LIMIT_PER_MINUTE must be an integer' })
+  @Min(1)
+  @Max(1_000_000)
+  WEBHOOK_RATE_LIMIT_PER_MINUTE = 120;
+
+  @Transform(toInt)
+  @IsInt({ message: 'IDEMPOTENCY_RETENTION_SECONDS must be an integer' })
+  @Min(1)
+  @Max(366 * 24 * 3600)
+  IDEMPOTENCY_RETENTION_SECONDS = 86_400;
+
+  @IsOptional()
+  @Matches(/^(fatal|error|warn|info|debug|trace|silent)$/, { message: 'LOG_LEVEL must be a pino level' })
+  LOG_LEVEL = 'info';
+}

@@ -1,0 +1,39 @@
+import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
+import type { DeliveryEvent } from './delivery.events';
+import type { DispatchParked, RunEvent } from './run.events';
+import type { WebhookEvent } from './webhook.events';
+
+export type ServiceEvent =
+  | AccountCatalogEvent
+  | RoutineEvent
+  | WebhookEvent
+  | DeliveryEvent
+  | RunEvent
+  | DispatchParked;
+
+export type ServiceEventType = ServiceEvent['type'];
+
+export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
+  'AccountConnected',
+  'AccountUpdated',
+  'PrimaryAccountChanged',
+  'RoutineCreated',
+  'RoutineUpdated',
+  'WebhookEnabled',
+  'SecretRotated',
+  'WebhookDisabled',
+  'WebhookBlocked',
+  'WebhookUnblocked',
+  'DeliveryAccepted',
+  'RunCreated',
+  'DispatchParked',
+];
+
+export function isServiceEventType(type: string): type is ServiceEventType {
+  return (SERVICE_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** Exhaustiveness guard for switches over event unions. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}

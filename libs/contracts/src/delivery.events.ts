@@ -1,0 +1,31 @@
+import type { Event } from './event.types';
+import type { TriggerAccount } from './webhook.events';
+
+/**
+ * The untrusted payload as received. JSON payloads are kept as JSON text (numbers keep every
+ * digit); text payloads as the decoded string.
+ */
+export type PayloadRecord =
+  | { readonly format: 'json'; readonly json: string }
+  | { readonly format: 'text'; readonly text: string };
+
+export type DeliveryAccepted = Event<
+  'DeliveryAccepted',
+  {
+    readonly deliveryId: string;
+    readonly webhookId: string;
+    readonly routineId: string;
+    /** Fixed at acceptance so callers can correlate before the run exists. */
+    readonly runId: string;
+    readonly triggerAccount: TriggerAccount;
+    readonly payload: PayloadRecord;
+    /** The media type as received, lower-cased, e.g. "application/json". */
+    readonly contentType: string;
+    readonly idempotencyKey: string | null;
+    /** SHA-256 (hex) over the request's body bytes, media type and account header: detects key reuse. */
+    readonly requestDigest: string;
+    readonly receivedAt: string;
+  }
+>;
+
+export type DeliveryEvent = DeliveryAccepted;

@@ -1,0 +1,18 @@
+/** Stream names, one place. A category is the part before the first dash. */
+export const Streams = {
+  webhook: (webhookId: string): string => `webhook-${webhookId}`,
+  routine: (routineId: string): string => `routine-${routineId}`,
+  delivery: (deliveryId: string): string => `delivery-${deliveryId}`,
+  run: (runId: string): string => `run-${runId}`,
+  /** One parked stream per source event: parking twice is a no-op. */
+  parked: (sourceEventId: string): string => `parked-${sourceEventId}`,
+} as const;
+
+export const StreamCategories = {
+  webhook: 'webhook-',
+  routine: 'routine-',
+  delivery: 'delivery-',
+  run: 'run-',
+  parked: 'parked-',
+  accountCatalog: 'account-catalog',
+} as const;

@@ -1,0 +1,61 @@
+import type { DeliveryAccepted, DeliveryEvent, PayloadRecord, TriggerAccount } from '@wts/contracts';
+import { accept, reject, type Decider, type Decision } from '../shared/decision';
+import { judgeRepeat } from './idempotency.policy';
+
+export interface AcceptDelivery {
+  readonly type: 'AcceptDelivery';
+  readonly deliveryId: string;
+  readonly runId: string;
+  readonly webhookId: string;
+  readonly routineId: string;
+  readonly triggerAccount: TriggerAccount;
+  readonly payload: PayloadRecord;
+  readonly contentType: string;
+  readonly idempotencyKey: string | null;
+  readonly requestDigest: string;
+  readonly now: string;
+  readonly retentionMs: number;
+}
+
+export type DeliveryState = DeliveryAccepted['data'] | null;
+
+/**
+ * A delivery stream holds one DeliveryAccepted. Deciding on an existing stream is how a repeat
+ * is recognised: the same request → no new event (a replay); another request → 422.
+ * An existing delivery past retention is not decided here: the caller moves to the next
+ * generation's stream (see deliveryIdForIdempotencyKey).
+ */
+export function decideDelivery(command: AcceptDelivery, state: DeliveryState): Decision<DeliveryEvent> {
+  if (state !== null) {
+    const verdict = judgeRepeat(state, command.requestDigest, Date.parse(command.now), command.retentionMs);
+    if (verdict.kind === 'reused') {
+      return reject('idempotency_key_reused', 'this idempotency key was used for a different request');
+    }
+    return accept();
+  }
+  return accept({
+    type: 'DeliveryAccepted',
+    data: {
+      deliveryId: command.deliveryId,
+      webhookId: command.webhookId,
+      routineId: command.routineId,
+      runId: command.runId,
+      triggerAccount: command.triggerAccount,
+      payload: command.payload,
+      contentType: command.contentType,
+      idempotencyKey: command.idempotencyKey,
+      requestDigest: command.requestDigest,
+      receivedAt: command.now,
+    },
+  });
+}
+
+export function evolveDelivery(state: DeliveryState, event: DeliveryEvent): DeliveryState {
+  return state ?? event.data;
+}
+
+export const deliveryDecider: Decider<AcceptDelivery, DeliveryEvent, DeliveryState> = {
+  decide: decideDelivery,
+  evolve: evolveDelivery,
+  initialState: () => null,
+};

@@ -1,0 +1,93 @@
+import type { PayloadRecord } from '@wts/contracts';
+import { isLosslessNumber, parse, stringify } from 'lossless-json';
+import { reject, type Rejection } from '../shared/decision';
+import type { ParsedContentType } from './request-headers.rules';
+
+/** JSON nested deeper than this is refused: a documented limit, not a stack-dependent one. */
+export const MAX_JSON_DEPTH = 512;
+
+export interface ExtractedRequest {
+  readonly payload: PayloadRecord;
+  /** The account the request names (account_email or X-Service-Account-Email), if any. */
+  readonly accountSelection: string | undefined;
+}
+
+export interface RequestBody {
+  readonly bytes: Buffer;
+  readonly contentType: ParsedContentType;
+  readonly accountHeader: string | undefined;
+}
+
+/**
+ * Spec rules 5 and 6: JSON → the value of `data` when present, else the whole body; text → the
+ * raw text. The account selection is `account_email` for JSON and the header for text.
+ */
+export function extractRequest(body: RequestBody): ExtractedRequest | Rejection {
+  const text = decode(body.bytes, body.contentType.charset);
+  if (typeof text !== 'string') return text;
+  if (body.contentType.mediaType === 'text/plain') {
+    return { payload: { format: 'text', text }, accountSelection: body.accountHeader };
+  }
+  if (body.accountHeader !== undefined) {
+    return reject(
+      'account_header_requires_text',
+      'X-Service-Account-Email is for text/plain requests; send account_email in the JSON body',
+    );
+  }
+  return extractJson(text);
+}
+
+function decode(bytes: Buffer, charset: string): string | Rejection {
+  try {
+    return new TextDecoder(charset, { fatal: true }).decode(bytes);
+  } catch {
+    return reject('invalid_encoding', `the body is not valid ${charset}`);
+  }
+}
+
+function extractJson(text: string): ExtractedRequest | Rejection {
+  if (exceedsDepth(text, MAX_JSON_DEPTH)) {
+    return reject('invalid_json', `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
+  }
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : 'unparseable';
+    return reject('invalid_json', `the body is not valid JSON: ${reason}`);
+  }
+  if (!isPlainObject(value)) return { payload: jsonPayload(value), accountSelection: undefined };
+  const selection = value['account_email'];
+  if (selection !== undefined && typeof selection !== 'string') {
+    return reject('invalid_account_email', 'account_email must be a string');
+  }
+  const hasData = Object.prototype.hasOwnProperty.call(value, 'data');
+  return { payload: jsonPayload(hasData ? value['data'] : value), accountSelection: selection };
+}
+
+function jsonPayload(value: unknown): PayloadRecord {
+  const json = stringify(value);
+  if (json === undefined) throw new Error('a parsed JSON value always stringifies');
+  return { format: 'json', json };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
+/** One pass over the text, skipping strings: true when brackets nest deeper than `max`. */
+function exceedsDepth(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}

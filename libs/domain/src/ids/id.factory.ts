@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Identifiers: a fixed prefix and base64url (no padding) bytes. Random bytes come in from the
+ * caller (no randomness here); derived ids hash what identifies the work.
+ */
+export const ID_PREFIX = {
+  webhook: 'whk_',
+  secret: 'whsec_',
+  delivery: 'dlv_',
+  run: 'run_',
+  account: 'acc_',
+  routine: 'rtn_',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+/** Minimum random bytes per kind: webhook ids 16+, secrets exactly 32. */
+export const ID_RANDOM_BYTES: Record<IdKind, number> = {
+  webhook: 16,
+  secret: 32,
+  delivery: 16,
+  run: 16,
+  account: 16,
+  routine: 16,
+};
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+export function idFromBytes(kind: IdKind, bytes: Uint8Array): string {
+  if (bytes.length < ID_RANDOM_BYTES[kind]) {
+    throw new Error(`${kind} ids need at least ${ID_RANDOM_BYTES[kind]} random bytes`);
+  }
+  return ID_PREFIX[kind] + Buffer.from(bytes).toString('base64url');
+}
+
+/** True when `value` has the prefix of `kind` and a base64url body of plausible length. */
+export function isWellFormedId(kind: IdKind, value: string): boolean {
+  const prefix = ID_PREFIX[kind];
+  if (!value.startsWith(prefix)) return false;
+  const body = value.slice(prefix.length);
+  return body.length >= 16 && body.length <= 128 && BASE64URL.test(body);
+}
+
+function digest(...parts: string[]): Buffer {
+  const hash = createHash('sha256');
+  for (const part of parts) {
+    hash.update(String(part.length));
+    hash.update(':');
+    hash.update(part);
+  }
+  return hash.digest();
+}
+
+/**
+ * The delivery id for an idempotency key: the same webhook, key and generation always give the
+ * same id, so "append with stream must not exist" makes concurrent repeats collapse into one.
+ * A generation is bumped only when the previous one fell out of the retention window.
+ */
+export function deliveryIdForIdempotencyKey(webhookId: string, key: string, generation: number): string {
+  return idFromBytes('delivery', digest('delivery', webhookId, key, String(generation)).subarray(0, 18));
+}
+
+/** The run id is fixed at acceptance and derived from the delivery: one delivery, one run. */
+export function runIdForDelivery(deliveryId: string): string {
+  return idFromBytes('run', digest('run', deliveryId).subarray(0, 18));
+}
+
+/** A deterministic UUID (version 8, RFC 9562 custom) for events whose identity is derived. */
+export function derivedEventId(...parts: string[]): string {
+  const bytes = digest('event', ...parts).subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x80;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

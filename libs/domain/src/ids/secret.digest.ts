@@ -1,0 +1,22 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Secrets are stored only as SHA-256 digests (they carry 256 random bits, so a fast hash is
+ * enough) and compared in constant time on equal-length buffers.
+ */
+export function digestSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** A digest no secret hashes to in practice: compared against when the endpoint is unknown. */
+export const DECOY_DIGEST = digestSecret('whsec_decoy-for-unknown-endpoints');
+
+export function secretMatchesDigest(presented: string, expectedDigestHex: string): boolean {
+  const presentedDigest = createHash('sha256').update(presented, 'utf8').digest();
+  const expected = Buffer.from(expectedDigestHex, 'hex');
+  if (expected.length !== presentedDigest.length) {
+    timingSafeEqual(presentedDigest, presentedDigest);
+    return false;
+  }
+  return timingSafeEqual(presentedDigest, expected);
+}

@@ -1,0 +1,52 @@
+import type { DeliveryAccepted, RunCreated, RunEvent } from '@wts/contracts';
+import type { RoutineState } from '../catalog/routine.decider';
+import { accept, reject, type Decider, type Decision } from '../shared/decision';
+import { frameUntrustedPayload } from './untrusted-message.framer';
+
+export interface CreateRun {
+  readonly type: 'CreateRun';
+  readonly delivery: DeliveryAccepted['data'];
+  /** The routine as it was when the delivery was accepted. */
+  readonly routine: RoutineState | null;
+  readonly now: string;
+}
+
+export type RunState = RunCreated['data'] | null;
+
+/** One delivery, one run: an existing run means the work is done (no new event). */
+export function decideRun(command: CreateRun, state: RunState): Decision<RunEvent> {
+  if (state !== null) return accept();
+  const { delivery, routine } = command;
+  if (routine === null) return reject('routine_not_found', `routine ${delivery.routineId} does not exist`);
+  return accept({
+    type: 'RunCreated',
+    data: {
+      runId: delivery.runId,
+      routineId: delivery.routineId,
+      webhookId: delivery.webhookId,
+      deliveryId: delivery.deliveryId,
+      triggerAccount: delivery.triggerAccount,
+      routine: { name: routine.name, tools: routine.tools, instructions: routine.instructions, mode: routine.mode },
+      initialMessage: frameUntrustedPayload({
+        deliveryId: delivery.deliveryId,
+        webhookId: delivery.webhookId,
+        receivedAt: delivery.receivedAt,
+        contentType: delivery.contentType,
+        payload: delivery.payload,
+      }),
+      payload: delivery.payload,
+      status: 'created',
+      createdAt: command.now,
+    },
+  });
+}
+
+export function evolveRun(state: RunState, event: RunEvent): RunState {
+  return state ?? event.data;
+}
+
+export const runDecider: Decider<CreateRun, RunEvent, RunState> = {
+  decide: decideRun,
+  evolve: evolveRun,
+  initialState: () => null,
+};

@@ -1,0 +1,69 @@
+/** Every code a decision can be rejected with. The edges map codes to statuses once. */
+export type RejectionCode =
+  // public endpoint
+  | 'webhook_not_found'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'invalid_json'
+  | 'invalid_encoding'
+  | 'invalid_account_email'
+  | 'account_header_requires_text'
+  | 'account_override_not_allowed'
+  | 'account_not_found'
+  | 'account_out_of_scope'
+  | 'no_trigger_account'
+  | 'invalid_idempotency_key'
+  | 'idempotency_key_reused'
+  | 'webhook_blocked'
+  // admin
+  | 'validation_failed'
+  | 'email_already_connected'
+  | 'unknown_account'
+  | 'routine_not_found'
+  | 'default_account_invalid'
+  | 'webhook_not_configured'
+  | 'webhook_not_enabled'
+  | 'webhook_already_enabled'
+  | 'run_not_found'
+  | 'concurrent_modification';
+
+export interface Rejection {
+  readonly kind: 'rejected';
+  readonly code: RejectionCode;
+  readonly detail: string;
+}
+
+export interface Accepted<E> {
+  readonly kind: 'accepted';
+  readonly events: readonly E[];
+}
+
+export type Decision<E> = Accepted<E> | Rejection;
+
+export function accept<E>(...events: E[]): Accepted<E> {
+  return { kind: 'accepted', events };
+}
+
+export function reject(code: RejectionCode, detail: string): Rejection {
+  return { kind: 'rejected', code, detail };
+}
+
+export function isRejection(value: unknown): value is Rejection {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'rejected';
+}
+
+/** A rejection carried through layers that can only throw (e.g. inside a Nest pipe). */
+export class RejectionError extends Error {
+  constructor(readonly rejection: Rejection) {
+    super(`${rejection.code}: ${rejection.detail}`);
+    this.name = 'RejectionError';
+  }
+}
+
+/** The shape every decider has: pure decide and evolve, and an initial state. */
+export interface Decider<Command, Event, State> {
+  decide(command: Command, state: State): Decision<Event>;
+  evolve(state: State, event: Event): State;
+  initialState(): State;
+}

@@ -1,0 +1,70 @@
+import { comparePositions, type RecordedEvent } from '../event-store.port';
+import { ids, newEvent, type ContractContext } from './contract.fixtures';
+
+function streamsOf(events: readonly RecordedEvent[]): string[] {
+  return events.map((event) => event.streamId);
+}
+
+function expectGlobalOrder(events: readonly RecordedEvent[]): void {
+  for (let index = 1; index < events.length; index += 1) {
+    expect(comparePositions(events[index - 1].position, events[index].position)).toBeLessThan(0);
+  }
+}
+
+export function readContract(context: () => ContractContext): void {
+  describe('read', () => {
+    it('reads a missing stream as an empty array', async () => {
+      const { subject, ns } = context();
+      expect(await subject.store.readStream(`${ns}nothing-here`)).toEqual([]);
+    });
+
+    it('reads $all in global order, strictly after `after`, at most `limit`', async () => {
+      const { subject, ns } = context();
+      const [a1, b1, a2] = [newEvent('A1'), newEvent('B1'), newEvent('A2')];
+      await subject.store.append(`${ns}a`, [a1], 'no_stream');
+      await subject.store.append(`${ns}b`, [b1], 'no_stream');
+      await subject.store.append(`${ns}a`, [a2], 0n);
+      const filter = { streamPrefixes: [ns] };
+
+      const all = await subject.store.readAll({ limit: 100, filter });
+      expect(ids(all)).toEqual(ids([a1, b1, a2]));
+      expectGlobalOrder(all);
+
+      expect(ids(await subject.store.readAll({ after: all[0].position, limit: 100, filter }))).toEqual(ids([b1, a2]));
+      expect(ids(await subject.store.readAll({ after: all[2].position, limit: 100, filter }))).toEqual([]);
+      expect(ids(await subject.store.readAll({ limit: 2, filter }))).toEqual(ids([a1, b1]));
+      expect(await subject.store.readAll({ limit: 0, filter })).toEqual([]);
+    });
+
+    it('reads $all without a filter, including every stream', async () => {
+      const { subject, ns } = context();
+      const first = await subject.store.append(`${ns}x`, [newEvent()], 'no_stream');
+      const later = [newEvent(), newEvent()];
+      await subject.store.append(`${ns}y`, [later[0]], 'no_stream');
+      await subject.store.append(`${ns}z`, [later[1]], 'no_stream');
+      if (first.kind !== 'appended') throw new Error('expected an append');
+
+      const read = await subject.store.readAll({ after: first.position, limit: 1000 });
+
+      expectGlobalOrder(read);
+      expect(ids(read.filter((event) => event.streamId.startsWith(ns)))).toEqual(ids(later));
+    });
+
+    it('filters by literal stream-name prefixes (no wildcards, no partial categories)', async () => {
+      const { subject, ns } = context();
+      const names = ['delivery-1', 'deliveryx-1', 'delivery_1', 'run-1', 'a%c', 'abc', 'delivery-2'];
+      for (const name of names) await subject.store.append(`${ns}${name}`, [newEvent()], 'no_stream');
+      const read = async (...prefixes: string[]): Promise<string[]> =>
+        streamsOf(await subject.store.readAll({ limit: 100, filter: { streamPrefixes: prefixes.map((p) => `${ns}${p}`) } })).map(
+          (stream) => stream.slice(ns.length),
+        );
+
+      expect(await read('delivery-')).toEqual(['delivery-1', 'delivery-2']);
+      expect(await read('delivery_')).toEqual(['delivery_1']);
+      expect(await read('a%')).toEqual(['a%c']);
+      expect(await read('delivery-', 'run-')).toEqual(['delivery-1', 'run-1', 'delivery-2']);
+      expect(await read('delivery')).toEqual(['delivery-1', 'deliveryx-1', 'delivery_1', 'delivery-2']);
+      expect(await subject.store.readAll({ limit: 100, filter: { streamPrefixes: [] } })).toEqual([]);
+    });
+  });
+}

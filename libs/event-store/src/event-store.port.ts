@@ -1,0 +1,120 @@
+/**
+ * The event-store port. Adapters: the embedded SQLite store and EventStoreDB.
+ * Conflicts are values, not exceptions: "stream already exists" is how idempotency is expressed.
+ */
+
+/** A position in the global ($all) order. Embedded: commit = prepare = sequence number. */
+export interface GlobalPosition {
+  readonly commit: bigint;
+  readonly prepare: bigint;
+}
+
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+export interface EventToAppend {
+  /** A UUID. Appending the same ids again at the same place is an idempotent retry. */
+  readonly id: string;
+  readonly type: string;
+  readonly data: object;
+  readonly metadata: object;
+}
+
+export interface RecordedEvent {
+  readonly id: string;
+  readonly streamId: string;
+  /** 0-based revision within its stream. */
+  readonly revision: bigint;
+  readonly position: GlobalPosition;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: unknown;
+  readonly createdAt: Date;
+}
+
+export type AppendResult =
+  | { readonly kind: 'appended'; readonly nextRevision: bigint; readonly position: GlobalPosition }
+  | {
+      readonly kind: 'conflict';
+      readonly streamId: string;
+      readonly expected: ExpectedRevision;
+      /** -1n when the stream does not exist. */
+      readonly actualRevision: bigint;
+    };
+
+export interface SubscriptionFilter {
+  /** Only streams whose names start with one of these. */
+  readonly streamPrefixes?: readonly string[];
+}
+
+export interface SubscribeOptions {
+  /** Deliver events strictly after this position; from the start when absent. */
+  readonly after?: GlobalPosition;
+  readonly filter?: SubscriptionFilter;
+}
+
+export type EventHandler = (event: RecordedEvent) => Promise<void> | void;
+
+export interface Subscription {
+  /** Resolves when the subscription has stopped (after the handler in flight returned). */
+  stop(): Promise<void>;
+  /** Rejects if the subscription died (handler threw, store failed); resolves on stop(). */
+  readonly done: Promise<void>;
+}
+
+export interface EventStore {
+  append(
+    streamId: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult>;
+  /** All events of a stream in order; an empty array when the stream does not exist. */
+  readStream(streamId: string): Promise<readonly RecordedEvent[]>;
+  /** Events of $all in global order, strictly after `after`, at most `limit` of them. */
+  readAll(options: {
+    readonly after?: GlobalPosition;
+    readonly limit: number;
+    readonly filter?: SubscriptionFilter;
+  }): Promise<readonly RecordedEvent[]>;
+  /**
+   * A catch-up subscription to $all in global order. The handler is awaited: one event at a time,
+   * in order. A throwing handler ends the subscription (done rejects).
+   */
+  subscribeToAll(options: SubscribeOptions, handler: EventHandler): Subscription;
+  /** The position of the last event in $all (undefined when the store is empty). */
+  headPosition(): Promise<GlobalPosition | undefined>;
+  /** Health: resolves when the store answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The store could not be reached or failed: callers answer 503, never 202. */
+export class EventStoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EventStoreUnavailableError';
+  }
+}
+
+export const START_POSITION: GlobalPosition = { commit: -1n, prepare: -1n };
+
+export function comparePositions(a: GlobalPosition, b: GlobalPosition): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+export function formatPosition(p: GlobalPosition): string {
+  return `${p.commit}/${p.prepare}`;
+}
+
+export function parsePosition(text: string): GlobalPosition {
+  const match = /^(-?\d+)\/(-?\d+)$/.exec(text);
+  if (!match) throw new Error(`not a position: ${text}`);
+  return { commit: BigInt(match[1]), prepare: BigInt(match[2]) };
+}
+
+/** Durable checkpoints for subscriptions, relays and projections. */
+export interface CheckpointStore {
+  load(name: string): Promise<GlobalPosition | undefined>;
+  save(name: string, position: GlobalPosition): Promise<void>;
+}

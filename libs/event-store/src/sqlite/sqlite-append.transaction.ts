@@ -1,0 +1,114 @@
+import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
+import {
+  START_POSITION,
+  type AppendResult,
+  type EventToAppend,
+  type ExpectedRevision,
+  type GlobalPosition,
+} from '../event-store.port';
+import type { SerializedEvent, SqliteEventQueries, StoredEventRef } from './sqlite-event.queries';
+
+export interface AppendOutcome {
+  readonly result: AppendResult;
+  /** False for conflicts, idempotent retries and empty appends: nothing new to announce. */
+  readonly inserted: boolean;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Validates and serializes outside the transaction: a bad request is never a 503. */
+export function serializeEvents(events: readonly EventToAppend[]): SerializedEvent[] {
+  const seen = new Set<string>();
+  return events.map((event) => {
+    if (typeof event.id !== 'string' || !UUID.test(event.id)) {
+      throw new InvalidAppendError(`event id must be a UUID, got ${JSON.stringify(event.id)}`);
+    }
+    const id = event.id.toLowerCase();
+    if (seen.has(id)) throw new InvalidAppendError(`event id ${id} appears twice in one append`);
+    seen.add(id);
+    if (typeof event.type !== 'string' || event.type.length === 0) {
+      throw new InvalidAppendError(`event ${id} has no type`);
+    }
+    return { id, type: event.type, data: toJson(event.data, id, 'data'), metadata: toJson(event.metadata, id, 'metadata') };
+  });
+}
+
+/** The body of one append; must run inside an IMMEDIATE transaction. */
+export function appendInTransaction(
+  queries: SqliteEventQueries,
+  streamId: string,
+  events: readonly SerializedEvent[],
+  expected: ExpectedRevision,
+): AppendOutcome {
+  const existing = events.map((event) => queries.findByEventId(event.id));
+  for (const [index, ref] of existing.entries()) {
+    if (ref && ref.streamId !== streamId) throw new DuplicateEventIdError(events[index].id, ref.streamId, streamId);
+  }
+  const refs = existing.filter((ref): ref is StoredEventRef => ref !== undefined);
+  if (refs.length > 0 && refs.length === events.length && isIdempotentRetry(refs, expected)) {
+    const last = refs[refs.length - 1];
+    return { inserted: false, result: appended(last.revision, { commit: last.seq, prepare: last.seq }) };
+  }
+
+  const current = queries.lastRevision(streamId);
+  if (!satisfies(expected, current)) {
+    return { inserted: false, result: { kind: 'conflict', streamId, expected, actualRevision: current } };
+  }
+  if (refs.length > 0) {
+    const index = existing.findIndex((ref) => ref !== undefined);
+    throw new DuplicateEventIdError(events[index].id, streamId, streamId);
+  }
+  if (events.length === 0) {
+    const last = queries.lastEvent(streamId);
+    return { inserted: false, result: appended(current, last ? { commit: last.seq, prepare: last.seq } : START_POSITION) };
+  }
+
+  const createdAt = Date.now();
+  let revision = current;
+  let seq = 0n;
+  for (const event of events) {
+    revision += 1n;
+    seq = queries.insert(streamId, revision, event, createdAt);
+  }
+  return { inserted: true, result: appended(revision, { commit: seq, prepare: seq }) };
+}
+
+/**
+ * Like EventStoreDB's idempotent writes: the same ids, in the same order, at consecutive revisions
+ * where this append would have put them.
+ */
+function isIdempotentRetry(refs: readonly StoredEventRef[], expected: ExpectedRevision): boolean {
+  const first = refs[0].revision;
+  if (!refs.every((ref, index) => ref.revision === first + BigInt(index))) return false;
+  if (expected === 'no_stream') return first === 0n;
+  if (typeof expected === 'bigint') return first === expected + 1n;
+  return true;
+}
+
+function satisfies(expected: ExpectedRevision, current: bigint): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return current === -1n;
+    case 'stream_exists':
+      return current >= 0n;
+    default:
+      return current === expected;
+  }
+}
+
+function appended(nextRevision: bigint, position: GlobalPosition): AppendResult {
+  return { kind: 'appended', nextRevision, position };
+}
+
+function toJson(value: object, id: string, field: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`, { cause: error });
+  }
+  if (json === undefined) throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`);
+  return json;
+}

@@ -1,0 +1,181 @@
+import { InvalidAppendError } from '../event-store.errors';
+import {
+  START_POSITION,
+  type AppendResult,
+  type EventHandler,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionFilter,
+} from '../event-store.port';
+import { appendInTransaction, serializeEvents, type AppendOutcome } from './sqlite-append.transaction';
+import { SqliteCatchUpSubscription } from './sqlite-catch-up.subscription';
+import { SqliteCheckpointStore } from './sqlite-checkpoint.store';
+import { SqliteEventQueries, type SerializedEvent } from './sqlite-event.queries';
+import { SqliteConnection } from './sqlite.connection';
+
+export interface SqliteEventStoreOptions {
+  /** How often an idle subscription checks for appends made by other processes. Default 20 ms. */
+  readonly pollIntervalMs?: number;
+  /** How long an append waits for another writer's lock before failing (503). Default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+  /** Events read per batch by subscriptions. Default 256. */
+  readonly subscriptionBatchSize?: number;
+}
+
+const DEFAULTS = { pollIntervalMs: 20, busyTimeoutMs: 5000, subscriptionBatchSize: 256 } as const;
+
+/**
+ * The embedded event store: one SQLite file in WAL mode, shareable by several processes
+ * (the ingress appends deliveries, the dispatcher appends runs and subscribes).
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly appendListeners = new Set<() => void>();
+  private readonly subscriptions = new Set<SqliteCatchUpSubscription>();
+  private readonly appendTx: (
+    streamId: string,
+    events: readonly SerializedEvent[],
+    expected: ExpectedRevision,
+  ) => AppendOutcome;
+  private checkpointStore: SqliteCheckpointStore | undefined;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly connection: SqliteConnection,
+    private readonly queries: SqliteEventQueries,
+    private readonly options: Required<SqliteEventStoreOptions>,
+  ) {
+    const tx = connection.use('prepare', (db) =>
+      db.transaction((streamId: string, events: readonly SerializedEvent[], expected: ExpectedRevision) =>
+        appendInTransaction(queries, streamId, events, expected),
+      ),
+    );
+    this.appendTx = (streamId, events, expected) => tx.immediate(streamId, events, expected);
+  }
+
+  /** Opens (creating the file, its parent directories and the schema if needed). */
+  static open(filePath: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
+    const resolved = { ...DEFAULTS, ...withoutUndefined(options) };
+    assertPositiveInteger('pollIntervalMs', resolved.pollIntervalMs);
+    assertPositiveInteger('subscriptionBatchSize', resolved.subscriptionBatchSize);
+    if (!Number.isSafeInteger(resolved.busyTimeoutMs) || resolved.busyTimeoutMs < 0) {
+      throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${resolved.busyTimeoutMs}`);
+    }
+    const connection = SqliteConnection.open(filePath, { busyTimeoutMs: resolved.busyTimeoutMs });
+    try {
+      const queries = connection.use('prepare', (db) => new SqliteEventQueries(db));
+      return new SqliteEventStore(connection, queries, resolved);
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+  }
+
+  get filePath(): string {
+    return this.connection.filePath;
+  }
+
+  /** The checkpoint store in the same database file (one instance per store). */
+  checkpoints(): SqliteCheckpointStore {
+    this.checkpointStore ??= new SqliteCheckpointStore(this.connection);
+    return this.checkpointStore;
+  }
+
+  async append(
+    streamId: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    if (typeof streamId !== 'string' || streamId.length === 0) {
+      throw new InvalidAppendError('stream id must be a non-empty string');
+    }
+    const serialized = serializeEvents(events);
+    const outcome = this.connection.use('append', () => this.appendTx(streamId, serialized, expected));
+    // better-sqlite3 is synchronous: the transaction has committed (and, with synchronous=FULL,
+    // been fsynced) by the time we get here.
+    if (outcome.inserted) this.notifyAppend();
+    return outcome.result;
+  }
+
+  async readStream(streamId: string): Promise<readonly RecordedEvent[]> {
+    return this.connection.use('readStream', () => this.queries.readStream(streamId));
+  }
+
+  async readAll(options: {
+    readonly after?: GlobalPosition;
+    readonly limit: number;
+    readonly filter?: SubscriptionFilter;
+  }): Promise<readonly RecordedEvent[]> {
+    if (!Number.isSafeInteger(options.limit) || options.limit < 0) {
+      throw new RangeError(`readAll limit must be a non-negative integer, got ${options.limit}`);
+    }
+    const afterSeq = (options.after ?? START_POSITION).commit;
+    const prefixes = options.filter?.streamPrefixes;
+    return this.connection.use('readAll', () => this.queries.readRange(afterSeq, options.limit, prefixes));
+  }
+
+  subscribeToAll(options: SubscribeOptions, handler: EventHandler): Subscription {
+    const prefixes = options.filter?.streamPrefixes?.slice();
+    const subscription = new SqliteCatchUpSubscription(
+      {
+        headSeq: () => this.connection.use('subscribe', () => this.queries.headSeq()),
+        readRange: (afterSeq, uptoSeq, limit) =>
+          this.connection.use('subscribe', () => this.queries.readRange(afterSeq, limit, prefixes, uptoSeq)),
+        onNextAppend: (listener) => {
+          this.appendListeners.add(listener);
+          return () => this.appendListeners.delete(listener);
+        },
+      },
+      {
+        afterSeq: (options.after ?? START_POSITION).commit,
+        batchSize: this.options.subscriptionBatchSize,
+        pollIntervalMs: this.options.pollIntervalMs,
+      },
+      handler,
+    );
+    this.subscriptions.add(subscription);
+    // Also marks `done` as handled: a dead subscription is reported through `done`, not as an
+    // unhandled rejection that would kill the process.
+    const forget = (): void => void this.subscriptions.delete(subscription);
+    subscription.done.then(forget, forget);
+    return subscription;
+  }
+
+  async headPosition(): Promise<GlobalPosition | undefined> {
+    const head = this.connection.use('headPosition', () => this.queries.headSeq());
+    return head === 0n ? undefined : { commit: head, prepare: head };
+  }
+
+  async ping(): Promise<void> {
+    this.connection.use('ping', (db) => db.prepare('SELECT 1').get());
+  }
+
+  /** Stops every subscription (after their handlers in flight), then closes the file. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+      this.connection.close();
+    })();
+    return this.closing;
+  }
+
+  private notifyAppend(): void {
+    const listeners = [...this.appendListeners];
+    this.appendListeners.clear();
+    for (const listener of listeners) listener();
+  }
+}
+
+function assertPositiveInteger(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+}
+
+function withoutUndefined(options: SqliteEventStoreOptions): SqliteEventStoreOptions {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+}

@@ -1,0 +1,149 @@
+import type Database from 'better-sqlite3';
+import type { RecordedEvent } from '../event-store.port';
+
+/** An event ready to be inserted: validated id, JSON already serialized. */
+export interface SerializedEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+}
+
+export interface StoredEventRef {
+  readonly streamId: string;
+  readonly revision: bigint;
+  readonly seq: bigint;
+}
+
+interface EventRow {
+  readonly seq: bigint;
+  readonly stream_id: string;
+  readonly revision: bigint;
+  readonly event_id: string;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+  readonly created_at: bigint;
+}
+
+interface RefRow {
+  readonly stream_id: string;
+  readonly revision: bigint;
+  readonly seq: bigint;
+}
+
+const MAX_SEQ = 9223372036854775807n;
+const COLUMNS = 'seq, stream_id, revision, event_id, type, data, metadata, created_at';
+/** Literal prefix test: no LIKE, so `_` and `%` in stream names mean themselves. */
+const PREFIX_TEST = 'substr(stream_id, 1, length(?)) = ?';
+
+/**
+ * The prepared statements of the events table, prepared once per connection (hot path).
+ * The handle must have defaultSafeIntegers(true): positions and revisions are bigints.
+ */
+export class SqliteEventQueries {
+  private readonly lastRevisionStmt;
+  private readonly lastEventStmt;
+  private readonly refByEventIdStmt;
+  private readonly insertStmt;
+  private readonly headStmt;
+  private readonly streamStmt;
+  /** readRange statements by number of prefixes (0 = unfiltered). */
+  private readonly rangeStmts = new Map<number, Database.Statement<unknown[], EventRow>>();
+
+  constructor(private readonly db: Database.Database) {
+    this.lastRevisionStmt = db
+      .prepare<[string], bigint | null>('SELECT max(revision) FROM events WHERE stream_id = ?')
+      .pluck();
+    this.lastEventStmt = db.prepare<[string], RefRow>(
+      'SELECT stream_id, revision, seq FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
+    );
+    this.refByEventIdStmt = db.prepare<[string], RefRow>(
+      'SELECT stream_id, revision, seq FROM events WHERE event_id = ?',
+    );
+    this.insertStmt = db.prepare<[string, bigint, string, string, string, string, number]>(
+      `INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.headStmt = db.prepare<[], bigint | null>('SELECT max(seq) FROM events').pluck();
+    this.streamStmt = db.prepare<[string], EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY revision`,
+    );
+  }
+
+  /** The revision of the last event of the stream; -1n when it does not exist. */
+  lastRevision(streamId: string): bigint {
+    return this.lastRevisionStmt.get(streamId) ?? -1n;
+  }
+
+  lastEvent(streamId: string): StoredEventRef | undefined {
+    const row = this.lastEventStmt.get(streamId);
+    return row && toRef(row);
+  }
+
+  findByEventId(eventId: string): StoredEventRef | undefined {
+    const row = this.refByEventIdStmt.get(eventId);
+    return row && toRef(row);
+  }
+
+  /** Inserts one event and returns its global sequence number. */
+  insert(streamId: string, revision: bigint, event: SerializedEvent, createdAt: number): bigint {
+    const { id, type, data, metadata } = event;
+    const result = this.insertStmt.run(streamId, revision, id, type, data, metadata, createdAt);
+    return BigInt(result.lastInsertRowid);
+  }
+
+  /** The highest sequence number in the store; 0n when it is empty. */
+  headSeq(): bigint {
+    return this.headStmt.get() ?? 0n;
+  }
+
+  readStream(streamId: string): RecordedEvent[] {
+    return this.streamStmt.all(streamId).map(toRecordedEvent);
+  }
+
+  /** Events with afterSeq < seq <= uptoSeq in global order, at most `limit`, optionally by prefix. */
+  readRange(
+    afterSeq: bigint,
+    limit: number,
+    prefixes: readonly string[] | undefined,
+    uptoSeq: bigint = MAX_SEQ,
+  ): RecordedEvent[] {
+    if (limit === 0 || prefixes?.length === 0) return [];
+    const count = prefixes?.length ?? 0;
+    const params: unknown[] = [afterSeq, uptoSeq];
+    for (const prefix of prefixes ?? []) params.push(prefix, prefix);
+    params.push(limit);
+    return this.rangeStatement(count).all(...params).map(toRecordedEvent);
+  }
+
+  private rangeStatement(prefixCount: number): Database.Statement<unknown[], EventRow> {
+    let stmt = this.rangeStmts.get(prefixCount);
+    if (!stmt) {
+      const filter =
+        prefixCount === 0 ? '' : `AND (${Array.from({ length: prefixCount }, () => PREFIX_TEST).join(' OR ')})`;
+      stmt = this.db.prepare<unknown[], EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ${filter} ORDER BY seq LIMIT ?`,
+      );
+      this.rangeStmts.set(prefixCount, stmt);
+    }
+    return stmt;
+  }
+}
+
+function toRef(row: RefRow): StoredEventRef {
+  return { streamId: row.stream_id, revision: row.revision, seq: row.seq };
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: row.revision,
+    position: { commit: row.seq, prepare: row.seq },
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as unknown,
+    createdAt: new Date(Number(row.created_at)),
+  };
+}

@@ -1,0 +1,83 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { EventStoreUnavailableError } from '../event-store.port';
+import { migrate } from './sqlite-schema.migrations';
+
+export type SqliteDatabase = Database.Database;
+
+export interface SqliteConnectionOptions {
+  /** How long a writer waits for another connection's (or process's) write lock. */
+  readonly busyTimeoutMs: number;
+}
+
+/**
+ * One better-sqlite3 handle with the pragmas the store relies on, and the one place where
+ * SQLite failures become EventStoreUnavailableError.
+ */
+export class SqliteConnection {
+  private closed = false;
+
+  private constructor(
+    private readonly db: SqliteDatabase,
+    readonly filePath: string,
+  ) {}
+
+  static open(filePath: string, options: SqliteConnectionOptions): SqliteConnection {
+    const inMemory = filePath === ':memory:';
+    let db: SqliteDatabase | undefined;
+    try {
+      if (!inMemory) mkdirSync(dirname(filePath), { recursive: true });
+      // `timeout` is SQLite's busy_timeout: concurrent writers (other processes) wait instead of failing.
+      db = new Database(filePath, { timeout: options.busyTimeoutMs });
+      db.defaultSafeIntegers(true);
+      const journalMode = db.pragma('journal_mode = WAL', { simple: true });
+      if (!inMemory && journalMode !== 'wal') {
+        throw new Error(`could not switch ${filePath} to WAL mode (journal_mode is ${String(journalMode)})`);
+      }
+      // FULL: the WAL is fsynced on every commit, so a resolved append survives a power cut.
+      db.pragma('synchronous = FULL');
+      migrate(db);
+      return new SqliteConnection(db, filePath);
+    } catch (error) {
+      db?.close();
+      if (error instanceof EventStoreUnavailableError) throw error;
+      throw new EventStoreUnavailableError(`cannot open event store at ${filePath}: ${describe(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && this.db.open;
+  }
+
+  /**
+   * Runs `fn` on the handle. SQLite errors (busy after the timeout, I/O, corruption, closed handle)
+   * become EventStoreUnavailableError; anything else (the caller's own errors) passes through.
+   */
+  use<T>(operation: string, fn: (db: SqliteDatabase) => T): T {
+    if (!this.isOpen) throw new EventStoreUnavailableError(`event store is closed (${operation})`);
+    try {
+      return fn(this.db);
+    } catch (error) {
+      if (error instanceof Database.SqliteError || !this.db.open) {
+        throw new EventStoreUnavailableError(`event store ${operation} failed: ${describe(error)}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Database.SqliteError) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}

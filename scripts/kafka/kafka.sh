@@ -1,0 +1,389 @@
+#!/usr/bin/env bash
+# Single-node Apache Kafka broker (KRaft, combined broker+controller) for tests,
+# run from the Maven Central jars listed in scripts/kafka/pom.xml.
+#
+#   kafka.sh fetch      copy the jars into $KAFKA_HOME_DIR/libs (once; cached)
+#   kafka.sh start      fetch, format storage (first time), start, wait until ready;
+#                       prints KAFKA_BROKERS=127.0.0.1:<port> on stdout. Idempotent.
+#   kafka.sh stop       SIGTERM, wait, then SIGKILL; keeps the data
+#   kafka.sh restart    stop + start, keeping the data
+#   kafka.sh kill       SIGKILL at once (crash; for chaos tests), keeps the data
+#   kafka.sh status     exit 0 and print KAFKA_BROKERS=... if running and answering,
+#                       1 if its process is up but not answering, 3 if stopped
+#   kafka.sh clean      stop and delete the data dir (the jars stay cached)
+#   kafka.sh logs [N]   last N (100) lines of the broker log
+#   kafka.sh run-class CLASS [ARGS...]   run a class from the jars (tools), e.g.
+#                       org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:39092 --list
+#
+# Only the KAFKA_BROKERS line goes to stdout; progress and errors go to stderr.
+# See scripts/kafka/README.md for the environment variables.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+POM="$SCRIPT_DIR/pom.xml"
+
+KAFKA_HOME_DIR="$(realpath -m "${KAFKA_HOME_DIR:-$REPO_ROOT/.kafka}")"
+KAFKA_DATA_DIR="$(realpath -m "${KAFKA_DATA_DIR:-$KAFKA_HOME_DIR/data}")"
+KAFKA_HOST=127.0.0.1
+KAFKA_PORT="${KAFKA_PORT:-39092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-39093}"
+KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+KAFKA_JVM_OPTS="${KAFKA_JVM_OPTS:-}"
+KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
+KAFKA_STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-30}"
+KAFKA_EXTRA_CONFIG="${KAFKA_EXTRA_CONFIG:-}"
+KAFKA_MVN_ARGS="${KAFKA_MVN_ARGS:-}"
+
+LIBS_DIR="$KAFKA_HOME_DIR/libs"
+LOG_DIRS="$KAFKA_DATA_DIR/kraft-logs"      # Kafka's log.dirs (topic data + __cluster_metadata)
+APP_LOG_DIR="$KAFKA_DATA_DIR/logs"         # log4j output
+SERVER_LOG="$APP_LOG_DIR/server.log"
+CONSOLE_LOG="$KAFKA_DATA_DIR/kafka.out"    # the JVM's own stdout/stderr
+PID_FILE="$KAFKA_DATA_DIR/kafka.pid"
+PROPS="$KAFKA_DATA_DIR/server.properties"
+LOG4J="$KAFKA_DATA_DIR/log4j.properties"
+TOOLS_LOG4J="$KAFKA_HOME_DIR/tools-log4j.properties"  # for StorageTool and run-class
+CLUSTER_ID_FILE="$KAFKA_DATA_DIR/cluster.id"
+
+log() { printf '[kafka.sh] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+for v in KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_START_TIMEOUT KAFKA_STOP_TIMEOUT; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
+done
+[[ "$KAFKA_PORT" != "$KAFKA_CONTROLLER_PORT" ]] || die "KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ"
+
+KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\([^<]*\)</kafka.version>.*:\1:p' "$POM" | head -n 1)"
+[[ -n "$KAFKA_VERSION" ]] || die "cannot read <kafka.version> from $POM"
+MARKER="$LIBS_DIR/.fetched-kafka-$KAFKA_VERSION"
+
+if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
+
+pom_hash() { sha256sum "$POM" | cut -d' ' -f1; }
+fetched() { [[ -f "$MARKER" && "$(cat "$MARKER")" == "$(pom_hash)" ]]; }
+
+# ---------------------------------------------------------------- fetch
+cmd_fetch() {
+  fetched && return 0
+  command -v mvn >/dev/null 2>&1 || die "mvn not found: Maven is needed once to fetch the Kafka jars"
+  mkdir -p "$KAFKA_HOME_DIR"
+  # One fetch at a time (parallel test runners may all call start).
+  exec 8>"$KAFKA_HOME_DIR/.fetch.lock"
+  flock -w 900 8 || die "timed out waiting for another fetch (lock $KAFKA_HOME_DIR/.fetch.lock)"
+  if fetched; then exec 8>&-; return 0; fi
+
+  log "fetching Kafka $KAFKA_VERSION jars with Maven into $LIBS_DIR (once; cached after) ..."
+  local t0=$SECONDS tmp="$KAFKA_HOME_DIR/libs.tmp.$$" mvn_log="$KAFKA_HOME_DIR/fetch.log"
+  rm -rf "$tmp"
+  # shellcheck disable=SC2086  # KAFKA_MVN_ARGS is a list of words on purpose
+  if ! mvn -q -B $KAFKA_MVN_ARGS -f "$POM" dependency:copy-dependencies \
+        -DincludeScope=runtime -DoutputDirectory="$tmp" >"$mvn_log" 2>&1; then
+    tail -n 40 "$mvn_log" >&2 || true
+    rm -rf "$tmp"
+    die "mvn dependency:copy-dependencies failed (full output: $mvn_log)"
+  fi
+  [[ -f "$tmp/kafka_2.13-$KAFKA_VERSION.jar" ]] || { rm -rf "$tmp"; die "kafka_2.13-$KAFKA_VERSION.jar missing after mvn"; }
+  rm -rf "$LIBS_DIR"
+  mv "$tmp" "$LIBS_DIR"
+  pom_hash >"$MARKER"
+  log "fetched $(find "$LIBS_DIR" -name '*.jar' | wc -l) jars in $((SECONDS - t0)) s"
+  exec 8>&-
+}
+
+# ---------------------------------------------------------------- helpers
+lock_data_dir() {
+  mkdir -p "$KAFKA_DATA_DIR"
+  exec 9>"$KAFKA_DATA_DIR/.lock"
+  flock -w $((KAFKA_START_TIMEOUT + KAFKA_STOP_TIMEOUT + 60)) 9 \
+    || die "timed out waiting for another kafka.sh on $KAFKA_DATA_DIR"
+}
+
+# A live, non-zombie process?
+alive() {
+  local pid=$1 state
+  kill -0 "$pid" 2>/dev/null || return 1
+  state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo X)"
+  [[ "$state" != Z && "$state" != X ]]
+}
+
+# Prints the pid of the broker this script started for this data dir, if it runs.
+running_pid() {
+  [[ -s "$PID_FILE" ]] || return 1
+  local pid
+  pid="$(cat "$PID_FILE")"
+  [[ "$pid" =~ ^[0-9]+$ ]] && alive "$pid" \
+    && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-Dkafka.sh.data.dir=$KAFKA_DATA_DIR " \
+    && { echo "$pid"; return 0; }
+  rm -f "$PID_FILE"   # stale
+  return 1
+}
+
+port_open() {
+  timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$KAFKA_HOST" "$1" 2>/dev/null
+}
+
+# Sends a Kafka ApiVersions v0 request (correlation id 7) and checks the
+# response header + error code: proves a Kafka broker answers requests.
+api_versions_ok() {
+  local hex
+  hex="$(timeout 3 bash -c '
+    exec 3<>"/dev/tcp/$0/$1" || exit 1
+    # size=18 | api_key=18 (ApiVersions) | api_version=0 | correlation_id=7 | client_id="kafka.sh"
+    printf "\x00\x00\x00\x12\x00\x12\x00\x00\x00\x00\x00\x07\x00\x08kafka.sh" >&3
+    head -c 10 <&3 | od -An -tx1
+  ' "$KAFKA_HOST" "$KAFKA_PORT" 2>/dev/null | tr -d ' \n')" || return 1
+  # 4-byte size, correlation id 7, error_code 0
+  [[ "$hex" =~ ^[0-9a-f]{8}000000070000$ ]]
+}
+
+print_address() { echo "KAFKA_BROKERS=$KAFKA_HOST:$KAFKA_PORT"; }
+
+gen_cluster_id() {  # 16 random bytes, base64url without padding, like kafka-storage random-uuid
+  local id
+  while :; do
+    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    [[ "$id" != -* ]] && { echo "$id"; return; }
+  done
+}
+
+write_config() {
+  mkdir -p "$LOG_DIRS" "$APP_LOG_DIR"
+  cat >"$PROPS" <<EOF
+# Generated by scripts/kafka/kafka.sh on each start: edits here are overwritten.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$LOG_DIRS
+
+num.partitions=4
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=4
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=4
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=false
+delete.topic.enable=true
+
+# After a crash (kill -9) the restarted controller keeps the old broker
+# registration until the session times out (default 9 s, plus retries):
+# shorter here so chaos tests get the broker back in a few seconds.
+broker.heartbeat.interval.ms=500
+broker.session.timeout.ms=4000
+
+num.network.threads=2
+num.io.threads=4
+num.recovery.threads.per.data.dir=1
+log.retention.hours=24
+log.segment.bytes=67108864
+EOF
+  if [[ -n "$KAFKA_EXTRA_CONFIG" ]]; then
+    printf '\n# KAFKA_EXTRA_CONFIG\n%s\n' "$KAFKA_EXTRA_CONFIG" >>"$PROPS"
+  fi
+
+  cat >"$LOG4J" <<EOF
+# Generated by scripts/kafka/kafka.sh: broker logs go to files only, never stdout.
+log4j.rootLogger=INFO, file
+log4j.appender.file=org.apache.log4j.RollingFileAppender
+log4j.appender.file.File=$SERVER_LOG
+log4j.appender.file.MaxFileSize=50MB
+log4j.appender.file.MaxBackupIndex=2
+log4j.appender.file.layout=org.apache.log4j.PatternLayout
+log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.kafka.network.RequestChannel\$=WARN
+log4j.logger.kafka.authorizer.logger=WARN
+log4j.logger.state.change.logger=INFO
+EOF
+}
+
+write_tools_log4j() {
+  [[ -f "$TOOLS_LOG4J" ]] && return 0
+  mkdir -p "$KAFKA_HOME_DIR"
+  cat >"$TOOLS_LOG4J" <<'EOF'
+log4j.rootLogger=WARN, stderr
+log4j.appender.stderr=org.apache.log4j.ConsoleAppender
+log4j.appender.stderr.Target=System.err
+log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
+log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+EOF
+}
+
+format_storage() {
+  [[ -f "$LOG_DIRS/meta.properties" ]] && return 0
+  local id
+  write_tools_log4j
+  [[ -s "$CLUSTER_ID_FILE" ]] || gen_cluster_id >"$CLUSTER_ID_FILE"
+  id="$(cat "$CLUSTER_ID_FILE")"
+  log "formatting KRaft storage in $LOG_DIRS (cluster id $id) ..."
+  if ! "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" \
+        -cp "$LIBS_DIR/*" kafka.tools.StorageTool format -t "$id" -c "$PROPS" --ignore-formatted \
+        >"$APP_LOG_DIR/format.log" 2>&1 9>&- 8>&-; then
+    cat "$APP_LOG_DIR/format.log" >&2
+    die "kafka.tools.StorageTool format failed"
+  fi
+}
+
+# Waits until the broker $1 logged "Kafka Server started" after byte $2 of
+# server.log (skip the check with -1) and answers an ApiVersions request.
+wait_ready() {
+  local pid=$1 offset=$2 deadline=$((SECONDS + KAFKA_START_TIMEOUT)) size
+  while ((SECONDS < deadline)); do
+    alive "$pid" || return 2
+    if ((offset >= 0)); then
+      size="$(stat -c %s "$SERVER_LOG" 2>/dev/null || echo 0)"
+      ((size >= offset)) || offset=0   # log rolled over
+      if tail -c +"$((offset + 1))" "$SERVER_LOG" 2>/dev/null | grep -q 'Kafka Server started'; then
+        offset=-1
+      fi
+    fi
+    if ((offset < 0)) && api_versions_ok; then return 0; fi
+    sleep 0.2
+  done
+  return 1
+}
+
+# Byte offsets of the logs when this start launched the JVM: failures show
+# only what this run wrote.
+LOG_OFFSET=0
+CONSOLE_OFFSET=0
+
+# Prints the last $3 lines written to file $1 after byte $2.
+tail_since() {
+  local size
+  size="$(stat -c %s "$1" 2>/dev/null || echo 0)"
+  (($2 <= size)) || set -- "$1" 0 "$3"
+  tail -c +"$(($2 + 1))" "$1" 2>/dev/null | tail -n "$3"
+}
+
+fail_start() {
+  local out
+  out="$(tail_since "$SERVER_LOG" "$LOG_OFFSET" 40)"
+  if [[ -n "$out" ]]; then log "---- last lines of $SERVER_LOG ----"; printf '%s\n' "$out" >&2; fi
+  out="$(tail_since "$CONSOLE_LOG" "$CONSOLE_OFFSET" 20)"
+  if [[ -n "${out//[[:space:]]/}" ]]; then log "---- JVM output ($CONSOLE_LOG) ----"; printf '%s\n' "$out" >&2; fi
+  die "$*"
+}
+
+# ---------------------------------------------------------------- commands
+do_start() {
+  local pid t0=$SECONDS
+  if pid="$(running_pid)"; then
+    if wait_ready "$pid" -1; then print_address; return 0; fi
+    fail_start "the broker started by this script (pid $pid, data $KAFKA_DATA_DIR) does not answer on $KAFKA_HOST:$KAFKA_PORT within ${KAFKA_START_TIMEOUT}s"
+  fi
+  local p
+  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+    port_open "$p" && die "port $KAFKA_HOST:$p is already in use by another process (not a broker started by this script for $KAFKA_DATA_DIR); set KAFKA_PORT / KAFKA_CONTROLLER_PORT"
+  done
+
+  write_config
+  format_storage
+
+  LOG_OFFSET="$(stat -c %s "$SERVER_LOG" 2>/dev/null || echo 0)"
+  CONSOLE_OFFSET="$(stat -c %s "$CONSOLE_LOG" 2>/dev/null || echo 0)"
+  # shellcheck disable=SC2206  # word splitting of the option strings is intended
+  local jvm=($KAFKA_HEAP_OPTS
+    -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent
+    -Djava.awt.headless=true -Djava.net.preferIPv4Stack=true
+    "-Dlog4j.configuration=file:$LOG4J" "-Dkafka.logs.dir=$APP_LOG_DIR"
+    $KAFKA_JVM_OPTS
+    "-Dkafka.sh.data.dir=$KAFKA_DATA_DIR")
+  rm -f "$PID_FILE"
+  # New session so the broker outlives the caller's process group; the child
+  # writes its own pid, then execs java. Lock fds 8/9 must not leak into it.
+  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PID_FILE" \
+    "$JAVA" "${jvm[@]}" -cp "$LIBS_DIR/*" kafka.Kafka "$PROPS" \
+    </dev/null >>"$CONSOLE_LOG" 2>&1 8>&- 9>&- &
+  local i
+  for ((i = 0; i < 50; i++)); do [[ -s "$PID_FILE" ]] && break; sleep 0.1; done
+  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
+  [[ -n "$pid" ]] || fail_start "the broker process did not start"
+  log "started Kafka $KAFKA_VERSION (pid $pid) on $KAFKA_HOST:$KAFKA_PORT, waiting until it is ready ..."
+
+  local rc=0
+  wait_ready "$pid" "$LOG_OFFSET" || rc=$?
+  case $rc in
+    0) log "ready in $((SECONDS - t0)) s (log: $SERVER_LOG)"; print_address ;;
+    2) rm -f "$PID_FILE"; fail_start "the broker exited during startup" ;;
+    *) fail_start "the broker was not ready within ${KAFKA_START_TIMEOUT}s (pid $pid still running; use 'kafka.sh stop')" ;;
+  esac
+}
+
+# $1: first signal (TERM or KILL)
+do_stop() {
+  local sig=${1:-TERM} pid t0=$SECONDS deadline
+  if ! pid="$(running_pid)"; then
+    log "not running"
+    return 0
+  fi
+  kill -"$sig" "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + KAFKA_STOP_TIMEOUT))
+  while alive "$pid" && ((SECONDS < deadline)); do sleep 0.2; done
+  if alive "$pid"; then
+    log "pid $pid did not stop within ${KAFKA_STOP_TIMEOUT}s after SIG$sig, sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    deadline=$((SECONDS + 10))
+    while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+    alive "$pid" && die "pid $pid survived SIGKILL"
+  fi
+  # Wait for the ports to be released so that an immediate start can bind them.
+  deadline=$((SECONDS + 10))
+  while { port_open "$KAFKA_PORT" || port_open "$KAFKA_CONTROLLER_PORT"; } && ((SECONDS < deadline)); do sleep 0.1; done
+  rm -f "$PID_FILE"
+  log "stopped (pid $pid, SIG$sig) in $((SECONDS - t0)) s"
+}
+
+cmd_status() {
+  local pid
+  if pid="$(running_pid)"; then
+    if api_versions_ok; then
+      log "running: Kafka $KAFKA_VERSION, pid $pid, data $KAFKA_DATA_DIR"
+      print_address
+      return 0
+    fi
+    log "process $pid is up but does not answer on $KAFKA_HOST:$KAFKA_PORT (starting, stopping or stuck)"
+    return 1
+  fi
+  log "stopped (data dir $KAFKA_DATA_DIR)"
+  return 3
+}
+
+usage() {
+  sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+cmd="${1:-}"
+[[ $# -gt 0 ]] && shift
+case "$cmd" in
+  fetch) cmd_fetch ;;
+  start) cmd_fetch; lock_data_dir; do_start ;;
+  stop) lock_data_dir; do_stop TERM ;;
+  kill) lock_data_dir; do_stop KILL ;;
+  restart) cmd_fetch; lock_data_dir; do_stop TERM; do_start ;;
+  status) cmd_status ;;
+  clean)
+    if [[ -d "$KAFKA_DATA_DIR" ]]; then lock_data_dir; do_stop TERM; fi
+    rm -rf "$KAFKA_DATA_DIR"
+    log "removed $KAFKA_DATA_DIR"
+    ;;
+  logs) tail -n "${1:-100}" "$SERVER_LOG" ;;
+  run-class)
+    [[ $# -ge 1 ]] || die "usage: kafka.sh run-class CLASS [ARGS...]"
+    cmd_fetch
+    write_tools_log4j
+    exec "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" \
+      -cp "$LIBS_DIR/*" "$@"
+    ;;
+  -h | --help | help) usage ;;
+  *) usage ;;
+esac
