@@ -357,9 +357,9 @@ cmd_status() {
   return 3
 }
 
-usage() {
+usage() {  # $1: exit code
   sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-  exit 2
+  exit "${1:-2}"
 }
 
 cmd="${1:-}"
@@ -384,6 +384,6 @@ case "$cmd" in
     exec "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" \
       -cp "$LIBS_DIR/*" "$@"
     ;;
-  -h | --help | help) usage ;;
+  -h | --help | help) usage 0 ;;
   *) usage ;;
 esac

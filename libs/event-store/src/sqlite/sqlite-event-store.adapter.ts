@@ -41,7 +41,7 @@ export class SqliteEventStore implements EventStore {
     events: readonly SerializedEvent[],
     expected: ExpectedRevision,
   ) => AppendOutcome;
-  private checkpointStore: SqliteCheckpointStore | undefined;
+  private readonly checkpointStore: SqliteCheckpointStore;
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -55,6 +55,7 @@ export class SqliteEventStore implements EventStore {
       ),
     );
     this.appendTx = (streamId, events, expected) => tx.immediate(streamId, events, expected);
+    this.checkpointStore = new SqliteCheckpointStore(connection);
   }
 
   /** Opens (creating the file, its parent directories and the schema if needed). */
@@ -81,7 +82,6 @@ export class SqliteEventStore implements EventStore {
 
   /** The checkpoint store in the same database file (one instance per store). */
   checkpoints(): SqliteCheckpointStore {
-    this.checkpointStore ??= new SqliteCheckpointStore(this.connection);
     return this.checkpointStore;
   }
 

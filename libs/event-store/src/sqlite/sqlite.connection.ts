@@ -61,7 +61,7 @@ export class SqliteConnection {
     try {
       return fn(this.db);
     } catch (error) {
-      if (error instanceof Database.SqliteError || !this.db.open) {
+      if (isSqliteError(error) || !this.db.open) {
         throw new EventStoreUnavailableError(`event store ${operation} failed: ${describe(error)}`, {
           cause: error,
         });
@@ -77,7 +77,19 @@ export class SqliteConnection {
   }
 }
 
+/**
+ * Duck-typed, not `instanceof Database.SqliteError`: the native addon registers the SqliteError
+ * class of whichever copy of better-sqlite3 loaded first in the process, so under jest (one module
+ * registry per test file, one addon per worker) instances can come from another realm and are not
+ * even `instanceof Error`.
+ */
+function isSqliteError(error: unknown): error is { code: string; message: string } {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return typeof code === 'string' && code.startsWith('SQLITE_') && typeof message === 'string';
+}
+
 function describe(error: unknown): string {
-  if (error instanceof Database.SqliteError) return `${error.code}: ${error.message}`;
+  if (isSqliteError(error)) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }

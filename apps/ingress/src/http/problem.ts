@@ -1,0 +1,82 @@
+import type { RejectionCode } from '@wts/domain';
+
+/** Codes the edge adds to the domain's: auth, store health, routing, the unexpected. */
+export type ProblemCode = RejectionCode | 'unauthorized' | 'store_unavailable' | 'not_found' | 'method_not_allowed' | 'internal_error';
+
+export const STATUS_BY_CODE: Record<ProblemCode, number> = {
+  webhook_not_found: 404,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  rate_limited: 429,
+  invalid_json: 400,
+  invalid_encoding: 400,
+  invalid_account_email: 400,
+  account_header_requires_text: 400,
+  account_override_not_allowed: 400,
+  account_not_found: 400,
+  account_out_of_scope: 400,
+  no_trigger_account: 400,
+  invalid_idempotency_key: 400,
+  idempotency_key_reused: 422,
+  webhook_blocked: 403,
+  validation_failed: 400,
+  email_already_connected: 409,
+  unknown_account: 404,
+  routine_not_found: 404,
+  default_account_invalid: 400,
+  webhook_not_configured: 409,
+  webhook_not_enabled: 409,
+  webhook_already_enabled: 409,
+  run_not_found: 404,
+  concurrent_modification: 409,
+  unauthorized: 401,
+  store_unavailable: 503,
+  not_found: 404,
+  method_not_allowed: 405,
+  internal_error: 500,
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly code: ProblemCode;
+  readonly detail?: string;
+  readonly errors?: readonly string[];
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** RFC 9457 problem details with a stable snake_case code. */
+export function problem(code: ProblemCode, detail?: string, errors?: readonly string[]): Problem {
+  const status = STATUS_BY_CODE[code];
+  return {
+    type: `urn:webhook-trigger:problem:${code}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    code,
+    ...(detail === undefined ? {} : { detail }),
+    ...(errors === undefined ? {} : { errors }),
+  };
+}
+
+/**
+ * The one answer for unknown endpoint, disabled endpoint and wrong or missing secret: a
+ * constant, so every byte is identical whatever the cause.
+ */
+export const WEBHOOK_NOT_FOUND_BODY = JSON.stringify(problem('webhook_not_found'));

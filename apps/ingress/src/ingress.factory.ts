@@ -1,0 +1,30 @@
+import { ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { installBodyParsing } from './http/body-parsing';
+import { ProblemFilter } from './http/problem.filter';
+import { IngressModule, type IngressDependencies } from './ingress.module';
+
+const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Builds the ingress (not listening yet): used by main.ts and by the integration tests. */
+export async function createIngressApp(deps: IngressDependencies): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ trustProxy: false, return503OnClosing: true, requestTimeout: 30_000 });
+  const app = await NestFactory.create<NestFastifyApplication>(IngressModule.forRoot(deps), adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+    // Our own parser decides per route (installBodyParsing); Nest's would read webhook bodies early.
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  installBodyParsing(app.getHttpAdapter().getInstance(), ADMIN_MAX_BODY_BYTES);
+  app.useGlobalFilters(new ProblemFilter());
+  app.useGlobalPipes(
+    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, forbidUnknownValues: true }),
+  );
+  app.enableShutdownHooks();
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return app;
+}

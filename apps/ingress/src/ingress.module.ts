@@ -1,0 +1,44 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { CLOCK, EVENT_STORE, RANDOM, RATE_LIMITER, cryptoRandom, systemClock, type RateLimiter } from '@wts/application';
+import type { AppConfig } from '@wts/config';
+import type { EventStore } from '@wts/event-store';
+import { APP_CONFIG, loggerParams } from '@wts/platform';
+import { LoggerModule } from 'nestjs-pino';
+import { AccountsController } from './admin/accounts.controller';
+import { ADMIN_TOKEN_DIGEST, AdminTokenGuard, adminTokenDigest } from './admin/admin-token.guard';
+import { RoutineWebhookController } from './admin/routine-webhook.controller';
+import { RoutinesController } from './admin/routines.controller';
+import { RunsController } from './admin/runs.controller';
+import { HealthController } from './health/health.controller';
+import { useCaseProviders } from './ingress.providers';
+import { ReadModelLifecycle } from './read-model.lifecycle';
+import { WebhookTriggerController } from './webhook/webhook-trigger.controller';
+
+export interface IngressDependencies {
+  readonly config: AppConfig;
+  readonly adminToken: string;
+  readonly store: EventStore;
+  readonly rateLimiter: RateLimiter;
+}
+
+@Module({})
+export class IngressModule {
+  static forRoot(deps: IngressDependencies): DynamicModule {
+    return {
+      module: IngressModule,
+      imports: [LoggerModule.forRoot(loggerParams(deps.config.log.level, 'ingress'))],
+      controllers: [WebhookTriggerController, AccountsController, RoutinesController, RoutineWebhookController, RunsController, HealthController],
+      providers: [
+        { provide: APP_CONFIG, useValue: deps.config },
+        { provide: EVENT_STORE, useValue: deps.store },
+        { provide: RATE_LIMITER, useValue: deps.rateLimiter },
+        { provide: CLOCK, useValue: systemClock },
+        { provide: RANDOM, useValue: cryptoRandom },
+        { provide: ADMIN_TOKEN_DIGEST, useValue: adminTokenDigest(deps.adminToken) },
+        AdminTokenGuard,
+        ReadModelLifecycle,
+        ...useCaseProviders,
+      ],
+    };
+  }
+}

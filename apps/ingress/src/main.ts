@@ -1,0 +1,24 @@
+import 'reflect-metadata';
+import { ConfigurationError, loadConfig } from '@wts/config';
+import { MemoryRateLimiter, openEventStore } from '@wts/platform';
+import { randomBytes } from 'node:crypto';
+import { createIngressApp } from './ingress.factory';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  let adminToken = config.http.adminToken;
+  if (!adminToken) {
+    adminToken = randomBytes(24).toString('base64url');
+    process.stdout.write(`ADMIN_TOKEN was not set; generated for this run: ${adminToken}\n`);
+  }
+  const { store } = await openEventStore(config);
+  const app = await createIngressApp({ config, adminToken, store, rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute) });
+  await app.listen({ port: config.http.port, host: '0.0.0.0' });
+  process.stdout.write(`ingress listening on ${config.http.publicBaseUrl}\n`);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigurationError) process.stderr.write(`${error.message}\n`);
+  else process.stderr.write(`ingress failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

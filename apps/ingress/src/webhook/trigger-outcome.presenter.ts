@@ -1,0 +1,36 @@
+import type { RateLimitState, TriggerWebhookOutcome } from '@wts/application';
+import type { FastifyReply } from 'fastify';
+import { PROBLEM_CONTENT_TYPE, WEBHOOK_NOT_FOUND_BODY, problem } from '../http/problem';
+
+const POLICY = 'per-webhook';
+
+/** IETF RateLimit fields (structured-field form) and Retry-After on 429. */
+function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  const headers: Record<string, string> = {
+    'ratelimit-policy': `"${POLICY}";q=${state.limit};w=${state.windowSeconds}`,
+    ratelimit: `"${POLICY}";r=${state.remaining};t=${state.resetSeconds}`,
+  };
+  if (!state.allowed) headers['retry-after'] = String(Math.max(1, state.resetSeconds));
+  return headers;
+}
+
+/** Maps the use case's outcome to status, headers and body. */
+export function presentTriggerOutcome(reply: FastifyReply, outcome: TriggerWebhookOutcome): void {
+  if (outcome.kind === 'accepted') {
+    void reply
+      .status(202)
+      .headers(rateLimitHeaders(outcome.rateLimit))
+      .headers(outcome.replayed ? { 'idempotent-replayed': 'true' } : {})
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(outcome.body));
+    return;
+  }
+  if (outcome.code === 'webhook_not_found') {
+    void reply.status(404).header('content-type', PROBLEM_CONTENT_TYPE).send(WEBHOOK_NOT_FOUND_BODY);
+    return;
+  }
+  const body = problem(outcome.code, outcome.detail);
+  if (outcome.rateLimit) void reply.headers(rateLimitHeaders(outcome.rateLimit));
+  if (outcome.code === 'payload_too_large') void reply.header('connection', 'close');
+  void reply.status(body.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+}

@@ -1,0 +1,35 @@
+import { appendContract } from './append.contract';
+import { checkpointContract } from './checkpoint.contract';
+import { newNamespace, type ContractContext, type EventStoreContractFactory } from './contract.fixtures';
+import { readContract } from './read.contract';
+import { subscriptionContract } from './subscription.contract';
+
+/**
+ * The behaviour every EventStore + CheckpointStore adapter must show. Call it at the top level of
+ * an adapter's *.int.spec.ts; `factory` runs before each test and `cleanup` after it. Tests only
+ * look at streams under a per-test random prefix, so a shared server with other data works too.
+ */
+export function describeEventStoreContract(name: string, factory: EventStoreContractFactory): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let current: ContractContext | undefined;
+    const context = (): ContractContext => {
+      if (!current) throw new Error('contract context used outside a test');
+      return current;
+    };
+
+    beforeEach(async () => {
+      current = { subject: await factory(), ns: newNamespace() };
+    });
+
+    afterEach(async () => {
+      const finished = current;
+      current = undefined;
+      await finished?.subject.cleanup();
+    });
+
+    appendContract(context);
+    readContract(context);
+    subscriptionContract(context);
+    checkpointContract(context);
+  });
+}

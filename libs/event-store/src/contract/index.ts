@@ -1,0 +1,7 @@
+/** Test-only: imports jest globals. Not re-exported from the library's main index. */
+export { describeEventStoreContract } from './event-store.contract';
+export type {
+  EventStoreContractFactory,
+  EventStoreContractSubject,
+  EventStoreHandles,
+} from './contract.fixtures';

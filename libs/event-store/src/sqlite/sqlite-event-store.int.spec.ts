@@ -1,0 +1,215 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeEventStoreContract } from '../contract';
+import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
+import { EventStoreUnavailableError, type EventToAppend, type RecordedEvent } from '../event-store.port';
+import { SqliteEventStore } from './sqlite-event-store.adapter';
+
+const tempDirs: string[] = [];
+
+function tempFile(name = 'events.db'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wts-event-store-'));
+  tempDirs.push(dir);
+  return join(dir, 'nested', 'deeper', name);
+}
+
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function newEvent(type = 'Tested'): EventToAppend {
+  return { id: randomUUID(), type, data: { type }, metadata: {} };
+}
+
+describeEventStoreContract('SqliteEventStore', async () => {
+  const file = tempFile();
+  let store = SqliteEventStore.open(file);
+  return {
+    store,
+    checkpoints: store.checkpoints(),
+    reopen: async () => {
+      store = SqliteEventStore.open(file);
+      return { store, checkpoints: store.checkpoints() };
+    },
+    cleanup: () => store.close(),
+  };
+});
+
+describe('SqliteEventStore (SQLite specifics)', () => {
+  const open: SqliteEventStore[] = [];
+  const openStore = (file: string, options?: Parameters<typeof SqliteEventStore.open>[1]): SqliteEventStore => {
+    const store = SqliteEventStore.open(file, options);
+    open.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((store) => store.close()));
+  });
+
+  it('creates parent directories, uses WAL and records the schema version', () => {
+    const file = tempFile();
+    openStore(file);
+
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('refuses a database written by a newer schema version', () => {
+    const file = tempFile();
+    openStore(file);
+    const raw = new Database(file);
+    raw.pragma('user_version = 99');
+    raw.close();
+
+    expect(() => SqliteEventStore.open(file)).toThrow(/schema version 99 is newer/);
+  });
+
+  it('reports an empty store as headPosition undefined and positions as seq', async () => {
+    const store = openStore(tempFile());
+    expect(await store.headPosition()).toBeUndefined();
+
+    const result = await store.append('s-1', [newEvent(), newEvent()], 'no_stream');
+    const read = await store.readStream('s-1');
+
+    expect(read.map((event) => event.position)).toEqual([
+      { commit: 1n, prepare: 1n },
+      { commit: 2n, prepare: 2n },
+    ]);
+    expect(result).toEqual({ kind: 'appended', nextRevision: 1n, position: read[1].position });
+    expect(await store.headPosition()).toEqual(read[1].position);
+  });
+
+  it('answers an idempotent retry with the original revision and position', async () => {
+    const store = openStore(tempFile());
+    const events = [newEvent(), newEvent()];
+    const original = await store.append('s-1', events, 'no_stream');
+    await store.append('s-2', [newEvent()], 'no_stream');
+
+    expect(await store.append('s-1', events, 'no_stream')).toEqual(original);
+    expect(await store.append('s-1', events.slice(1), 0n)).toEqual(original);
+  });
+
+  it('rejects malformed appends as usage errors, not as unavailability', async () => {
+    const store = openStore(tempFile());
+    const event = newEvent();
+    await store.append('s-1', [event], 'no_stream');
+
+    await expect(store.append('s-2', [{ ...newEvent(), id: 'not-a-uuid' }], 'any')).rejects.toBeInstanceOf(
+      InvalidAppendError,
+    );
+    const twice = newEvent();
+    await expect(store.append('s-2', [twice, twice], 'any')).rejects.toBeInstanceOf(InvalidAppendError);
+    await expect(store.append('s-2', [event], 'any')).rejects.toBeInstanceOf(DuplicateEventIdError);
+    // Same stream, but not where a retry of this append would have put it.
+    await expect(store.append('s-1', [event, newEvent()], 'any')).rejects.toBeInstanceOf(DuplicateEventIdError);
+    expect(await store.readStream('s-2')).toEqual([]);
+  });
+
+  it('surfaces a closed store as EventStoreUnavailableError', async () => {
+    const store = openStore(tempFile());
+    await store.close();
+
+    await expect(store.append('s-1', [newEvent()], 'any')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expect(store.readStream('s-1')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expect(store.readAll({ limit: 10 })).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expect(store.ping()).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expect(store.checkpoints().load('x')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expect(store.subscribeToAll({}, () => undefined).done).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  });
+
+  it('surfaces a write lock held past busy_timeout as EventStoreUnavailableError', async () => {
+    const file = tempFile();
+    const store = openStore(file, { busyTimeoutMs: 50 });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      await expect(store.append('s-1', [newEvent()], 'any')).rejects.toThrow(
+        expect.objectContaining({ name: 'EventStoreUnavailableError', message: expect.stringMatching(/SQLITE_BUSY/) }),
+      );
+      await expect(store.readStream('s-1')).resolves.toEqual([]);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await expect(store.append('s-1', [newEvent()], 'any')).resolves.toMatchObject({ kind: 'appended' });
+  });
+
+  it('has committed an append by the time it resolves (a second connection sees it)', async () => {
+    const file = tempFile();
+    const store = openStore(file);
+    const event = newEvent();
+    await store.append('s-1', [event], 'no_stream');
+
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.prepare('SELECT event_id FROM events').pluck().all()).toEqual([event.id]);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('lets a subscription on another instance of the same file see appends within a few polls', async () => {
+    const file = tempFile();
+    const writer = openStore(file);
+    const reader = openStore(file, { pollIntervalMs: 20 });
+    const seen: { event: RecordedEvent; at: number }[] = [];
+    const subscription = reader.subscribeToAll({}, (event) => void seen.push({ event, at: Date.now() }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const latencies: number[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      const sentAt = Date.now();
+      const event = newEvent();
+      await writer.append(`s-${index}`, [event], 'no_stream');
+      while (!seen.some((entry) => entry.event.id === event.id)) {
+        if (Date.now() - sentAt > 2000) throw new Error('the other instance never saw the append');
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      latencies.push(Date.now() - sentAt);
+    }
+    await subscription.stop();
+
+    expect(Math.max(...latencies)).toBeLessThan(300);
+    expect(seen.map((entry) => entry.event.streamId)).toEqual(['s-0', 's-1', 's-2', 's-3', 's-4']);
+  });
+
+  it('wakes a subscription on an in-process append without waiting for the poll', async () => {
+    const store = openStore(tempFile(), { pollIntervalMs: 60_000 });
+    const seen: number[] = [];
+    const subscription = store.subscribeToAll({}, () => void seen.push(Date.now()));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const sentAt = Date.now();
+    await store.append('s-1', [newEvent()], 'no_stream');
+    while (seen.length === 0 && Date.now() - sentAt < 2000) await new Promise((resolve) => setTimeout(resolve, 1));
+    await subscription.stop();
+
+    expect(seen).toHaveLength(1);
+    expect(seen[0] - sentAt).toBeLessThan(100);
+  });
+
+  it('delivers filtered events across small batches and long skipped ranges', async () => {
+    const store = openStore(tempFile(), { subscriptionBatchSize: 4 });
+    for (let index = 0; index < 20; index += 1) await store.append(`other-${index}`, [newEvent()], 'no_stream');
+    const seen: string[] = [];
+    const subscription = store.subscribeToAll({ filter: { streamPrefixes: ['wanted-'] } }, (event) => {
+      seen.push(event.streamId);
+    });
+    await store.append('wanted-1', [newEvent()], 'no_stream');
+    for (let index = 20; index < 30; index += 1) await store.append(`other-${index}`, [newEvent()], 'no_stream');
+    await store.append('wanted-2', [newEvent()], 'no_stream');
+    const deadline = Date.now() + 2000;
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await subscription.stop();
+
+    expect(seen).toEqual(['wanted-1', 'wanted-2']);
+  });
+});

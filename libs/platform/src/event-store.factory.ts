@@ -1,0 +1,25 @@
+import type { AppConfig } from '@wts/config';
+import { SqliteEventStore, type CheckpointStore, type EventStore } from '@wts/event-store';
+import { join } from 'node:path';
+
+export interface OpenedStore {
+  readonly store: EventStore;
+  readonly checkpoints: CheckpointStore;
+  readonly description: string;
+}
+
+export const EMBEDDED_STORE_FILE = 'events.sqlite';
+
+/**
+ * The embedded SQLite store under DATA_DIR unless EVENTSTORE_CONNECTION_STRING selects
+ * EventStoreDB.
+ */
+export async function openEventStore(config: AppConfig): Promise<OpenedStore> {
+  if (config.eventStore.connectionString) {
+    const { openEventStoreDb } = await import('./eventstoredb.factory');
+    return openEventStoreDb(config.eventStore.connectionString);
+  }
+  const file = join(config.storage.dataDir, EMBEDDED_STORE_FILE);
+  const store = SqliteEventStore.open(file);
+  return { store, checkpoints: store.checkpoints(), description: `embedded SQLite store at ${file}` };
+}
