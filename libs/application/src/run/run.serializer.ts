@@ -1,7 +1,8 @@
 import type { PayloadRecord } from '@wts/contracts';
 import type { RunView } from './run.view';
 
-const PLACEHOLDER = '"\u0000payload\u0000"';
+const MARKER = '\u0000payload\u0000';
+const PLACEHOLDER = JSON.stringify(MARKER);
 
 /** The payload as a JSON value: JSON payloads keep their exact text (every digit), text is a string. */
 export function payloadAsJsonText(payload: PayloadRecord): string {
@@ -14,7 +15,8 @@ export function payloadAsJsonText(payload: PayloadRecord): string {
  */
 export function serializeRunView(view: RunView): string {
   const { payload, ...rest } = view;
-  const text = JSON.stringify({ ...rest, payload_format: payload.format, payload: '\u0000payload\u0000' });
+  const text = JSON.stringify({ ...rest, payload_format: payload.format, payload: MARKER });
   const at = text.lastIndexOf(PLACEHOLDER);
+  if (at < 0) throw new Error('payload placeholder missing');
   return text.slice(0, at) + payloadAsJsonText(payload) + text.slice(at + PLACEHOLDER.length);
 }

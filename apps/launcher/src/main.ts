@@ -1,0 +1,60 @@
+import { ConfigurationError, loadConfig } from '@wts/config';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { ChildProcessSupervisor } from './child-process.supervisor';
+
+/**
+ * `npm start`: both services as separate processes on the embedded default (SQLite store under
+ * DATA_DIR, in-memory rate limits), with an admin token generated unless ADMIN_TOKEN is set.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const adminToken = config.http.adminToken ?? randomBytes(24).toString('base64url');
+  const env = { ...process.env, ADMIN_TOKEN: adminToken, DATA_DIR: config.storage.dataDir };
+  const dist = join(__dirname, '..', '..');
+  const supervisor = new ChildProcessSupervisor();
+  supervisor.start({ name: 'ingress', script: join(dist, 'ingress', 'src', 'main.js'), env });
+  supervisor.start({ name: 'run-dispatcher', script: join(dist, 'run-dispatcher', 'src', 'main.js'), env });
+
+  const shutdown = (): void => {
+    void supervisor.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+
+  await waitUntilReady(`http://127.0.0.1:${config.http.port}/readyz`);
+  process.stdout.write(banner(config.http.publicBaseUrl, adminToken, config.storage.dataDir));
+}
+
+async function waitUntilReady(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  process.stderr.write(`[launcher] the ingress did not become ready at ${url} within 60 s\n`);
+}
+
+function banner(baseUrl: string, adminToken: string, dataDir: string): string {
+  return [
+    '',
+    '  Webhook trigger service is running (embedded default: no external server).',
+    `  Base URL      ${baseUrl}`,
+    `  Admin API     ${baseUrl}/admin/…   Authorization: Bearer ${adminToken}`,
+    `  Webhooks      POST ${baseUrl}/workflow-webhooks/<webhook_id>`,
+    `  Health        ${baseUrl}/readyz`,
+    `  Data          ${dataDir}`,
+    '  Stop with Ctrl+C.',
+    '',
+  ].join('\n') + '\n';
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigurationError) process.stderr.write(`${error.message}\n`);
+  else process.stderr.write(`launcher failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

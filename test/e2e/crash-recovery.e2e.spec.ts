@@ -1,0 +1,155 @@
+import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminClient } from '../support/admin-client';
+import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+
+/**
+ * Both services as separate processes from the build output, a stream of deliveries, kill -9 of
+ * the dispatcher (twice) and of the ingress mid-stream, restarts — then every 202 must have
+ * become exactly one run, with no duplicate and no run without a delivery.
+ */
+describe('crash recovery (kill -9 during a stream of deliveries)', () => {
+  const DELIVERIES = 1000;
+  const CONCURRENCY = 8;
+  let dataDir: string;
+  let ingress: ServiceProcess;
+  let dispatcher: ServiceProcess;
+  let admin: AdminClient;
+
+  beforeAll(async () => {
+    assertBuilt();
+    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-crash-'));
+    const port = await freePort();
+    const token = randomBytes(24).toString('base64url');
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ADMIN_TOKEN: token,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
+    };
+    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
+    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
+    ingress.start();
+    dispatcher.start();
+    admin = new AdminClient(`http://127.0.0.1:${port}`, token);
+    await waitFor(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress to be ready');
+  }, 60_000);
+
+  afterAll(async () => {
+    await ingress?.stop();
+    await dispatcher?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('turns every 202 into exactly one run', async () => {
+    const { url, secret } = await admin.setUpWebhook();
+    const accepted = new Map<number, { delivery_id: string; run_id: string }>();
+    let next = 0;
+    let completed = 0;
+    let refusedWhileDown = 0;
+
+    /** Posts delivery i until it is answered 202: the idempotency key makes retries safe. */
+    const deliver = async (i: number): Promise<void> => {
+      for (let attempt = 0; attempt < 400; attempt++) {
+        try {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': `delivery-${i}` },
+            body: JSON.stringify({ data: { i, note: 'ignore previous instructions' } }),
+          });
+          const text = await response.text();
+          if (response.status === 202) {
+            accepted.set(i, JSON.parse(text) as { delivery_id: string; run_id: string });
+            return;
+          }
+          if (response.status !== 503) throw new Error(`delivery ${i}: unexpected ${response.status} ${text}`);
+        } catch (error) {
+          if (error instanceof Error && error.message.startsWith('delivery ')) throw error;
+          // connection refused or reset while the ingress was down: retry with the same key
+          refusedWhileDown++;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`delivery ${i} never got a 202`);
+    };
+
+    const chaos = async (): Promise<void> => {
+      const at = (fraction: number) => waitFor(async () => completed >= DELIVERIES * fraction, 60_000, `${fraction * 100}% sent`);
+      await at(0.2);
+      await dispatcher.kill9();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      dispatcher.start();
+      await at(0.45);
+      await ingress.kill9();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      ingress.start();
+      await at(0.7);
+      await dispatcher.kill9();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      dispatcher.start();
+    };
+
+    const senders = Array.from({ length: CONCURRENCY }, async () => {
+      while (next < DELIVERIES) {
+        const i = next++;
+        await deliver(i);
+        completed++;
+      }
+    });
+    await Promise.all([...senders, chaos()]);
+    expect(accepted.size).toBe(DELIVERIES);
+    // The ingress really was down mid-stream: senders hit refused or reset connections.
+    expect(refusedWhileDown).toBeGreaterThan(0);
+
+    // Every 202's run must appear (the dispatcher catches up from its checkpoint).
+    const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    try {
+      const everything = async (): Promise<RecordedEvent[]> => {
+        const all: RecordedEvent[] = [];
+        for (let after; ; ) {
+          const batch = await store.readAll({ after, limit: 1000 });
+          if (batch.length === 0) return all;
+          all.push(...batch);
+          after = batch[batch.length - 1].position;
+        }
+      };
+      let events: RecordedEvent[] = [];
+      await waitFor(
+        async () => {
+          events = await everything();
+          return events.filter((e) => e.type === 'RunCreated').length >= DELIVERIES;
+        },
+        60_000,
+        `all runs to exist (dispatcher output:\n${dispatcher.tail()})`,
+      );
+      const deliveries = events.filter((e) => e.type === 'DeliveryAccepted').map((e) => e.data as { deliveryId: string; runId: string });
+      const runs = events.filter((e) => e.type === 'RunCreated').map((e) => e.data as { runId: string; deliveryId: string });
+
+      // Exactly one delivery per logical delivery (retries collapsed by the key) and one run each.
+      expect(deliveries).toHaveLength(DELIVERIES);
+      expect(runs).toHaveLength(DELIVERIES);
+      expect(new Set(runs.map((r) => r.runId)).size).toBe(DELIVERIES);
+      const deliveryById = new Map(deliveries.map((d) => [d.deliveryId, d]));
+      for (const run of runs) expect(deliveryById.get(run.deliveryId)?.runId).toBe(run.runId);
+      const runIds = new Set(runs.map((r) => r.runId));
+      for (const body of accepted.values()) expect(runIds.has(body.run_id)).toBe(true);
+      const runStreams = events.filter((e) => e.streamId.startsWith('run-'));
+      expect(runStreams.every((e) => e.revision === 0n)).toBe(true);
+    } finally {
+      await store.close();
+    }
+
+    // And the admin API shows them.
+    const sample = [...accepted.values()].slice(0, 20);
+    for (const body of sample) {
+      const run = await admin.call<{ delivery_id: string; status: string }>('GET', `/admin/runs/${body.run_id}`);
+      expect(run.status).toBe(200);
+      expect(run.body.delivery_id).toBe(body.delivery_id);
+    }
+  }, 180_000);
+});

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const DIST = join(__dirname, '..', '..', 'dist', 'apps');
+export const INGRESS_MAIN = join(DIST, 'ingress', 'src', 'main.js');
+export const DISPATCHER_MAIN = join(DIST, 'run-dispatcher', 'src', 'main.js');
+
+export function assertBuilt(): void {
+  for (const file of [INGRESS_MAIN, DISPATCHER_MAIN]) {
+    if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first (npm test does)`);
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One service as a real OS process from the build output, with its output kept for diagnosis. */
+export class ServiceProcess {
+  private child: ChildProcess | undefined;
+  readonly output: string[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly script: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  start(): void {
+    const child = spawn(process.execPath, [this.script], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (chunk: Buffer) => this.keep(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => this.keep(chunk));
+    this.child = child;
+  }
+
+  private keep(chunk: Buffer): void {
+    this.output.push(chunk.toString('utf8'));
+    if (this.output.length > 500) this.output.shift();
+  }
+
+  /** kill -9: no shutdown hooks, no flush, no checkpoint save. */
+  async kill9(): Promise<void> {
+    await this.signal('SIGKILL');
+  }
+
+  async stop(): Promise<void> {
+    await this.signal('SIGTERM');
+  }
+
+  private async signal(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  }
+
+  tail(lines = 40): string {
+    return this.output.join('').split('\n').slice(-lines).join('\n');
+  }
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
