@@ -1,0 +1,169 @@
+/**
+ * Spec rule 1 / §5, DESIGN guarantee 5: unknown endpoint, malformed id, disabled endpoint, wrong or
+ * missing secret all give one 404 — same status, same headers but Date, byte-identical body —
+ * decided from the headers alone, before the body is read.
+ */
+import { IngressTestApp, expectProblem, type RawResponse, type WebhookFixture } from '../../../test/support/ingress-test-app';
+
+const MAX_PAYLOAD = 1024;
+
+/** Header names and values, lower-cased names, without Date: what must be identical. */
+function comparableHeaders(response: RawResponse): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < response.rawHeaders.length; i += 2) {
+    const name = (response.rawHeaders[i] as string).toLowerCase();
+    if (name !== 'date') pairs.push([name, response.rawHeaders[i + 1] as string]);
+  }
+  return pairs;
+}
+
+describe('public endpoint: authentication (one 404 for every failure)', () => {
+  let t: IngressTestApp;
+  let hook: WebhookFixture;
+  let other: WebhookFixture;
+  let disabled: WebhookFixture;
+
+  beforeAll(async () => {
+    t = await IngressTestApp.start({ WEBHOOK_MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD) });
+    hook = await t.setupWebhook();
+    other = await t.setupWebhook();
+    disabled = await t.setupWebhook();
+    await t.adminOk('POST', `/admin/routines/${disabled.routineId}/webhook/disable`, undefined, 200);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const body = JSON.stringify({ data: { order: 42 } });
+  const post = (webhookId: string, authorization: string | undefined, contentType = 'application/json'): Promise<RawResponse> => {
+    const headers: Record<string, string | number> = { 'content-type': contentType, 'content-length': Buffer.byteLength(body) };
+    if (authorization !== undefined) headers.authorization = authorization;
+    return t.rawRequest('POST', t.webhookPath(webhookId), headers, [body]);
+  };
+
+  it('answers byte-identical 404s for unknown, malformed, disabled, wrong, missing, Basic and foreign secrets', async () => {
+    const unknownId = 'whk_AAAAAAAAAAAAAAAAAAAAAA';
+    const wrongSecret = `whsec_${'A'.repeat(43)}`;
+    const cases: Record<string, () => Promise<RawResponse>> = {
+      'unknown webhook id': () => post(unknownId, `Bearer ${hook.secret}`),
+      'malformed webhook id': () => post('not-a-webhook-id', `Bearer ${hook.secret}`),
+      'malformed webhook id with prefix': () => post('whk_%21%21', `Bearer ${hook.secret}`),
+      'disabled endpoint, its own secret': () => post(disabled.webhookId, `Bearer ${disabled.secret}`),
+      'wrong secret': () => post(hook.webhookId, `Bearer ${wrongSecret}`),
+      'missing Authorization': () => post(hook.webhookId, undefined),
+      'empty Authorization': () => post(hook.webhookId, ''),
+      'Bearer without token': () => post(hook.webhookId, 'Bearer '),
+      'Basic scheme with the right secret': () => post(hook.webhookId, `Basic ${hook.secret}`),
+      'bare secret without scheme': () => post(hook.webhookId, hook.secret),
+      'secret of another webhook': () => post(hook.webhookId, `Bearer ${other.secret}`),
+      'malformed secret': () => post(hook.webhookId, 'Bearer not a secret'),
+      'right secret with a suffix': () => post(hook.webhookId, `Bearer ${hook.secret}x`),
+    };
+    const responses: [string, RawResponse][] = [];
+    for (const [name, send] of Object.entries(cases)) responses.push([name, await send()]);
+
+    const [firstName, first] = responses[0] as [string, RawResponse];
+    expect(first.status).toBe(404);
+    expect(first.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const problem = JSON.parse(first.body.toString('utf8'));
+    expect(problem).toMatchObject({ status: 404, type: expect.any(String), title: expect.any(String), code: expect.any(String) });
+    for (const [name, response] of responses) {
+      expect({ case: name, status: response.status }).toEqual({ case: name, status: 404 });
+      expect({ case: name, headers: comparableHeaders(response) }).toEqual({ case: name, headers: comparableHeaders(first) });
+      expect({ case: name, body: response.body.toString('hex') }).toEqual({ case: name, body: first.body.toString('hex') });
+    }
+    expect(firstName).toBe('unknown webhook id');
+    expect(await t.acceptedDeliveries()).toHaveLength(0);
+  });
+
+  it('the 404 is the same with a valid secret and an invalid content type (404 wins over 415)', async () => {
+    const reference = await post('whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`);
+    for (const contentType of ['application/xml', 'multipart/form-data; boundary=x', 'not a media type', 'text/html']) {
+      const wrong = await post(hook.webhookId, 'Bearer whsec_wrong', contentType);
+      expect({ contentType, status: wrong.status }).toEqual({ contentType, status: 404 });
+      expect({ contentType, headers: comparableHeaders(wrong) }).toEqual({ contentType, headers: comparableHeaders(reference) });
+      expect(wrong.body.equals(reference.body)).toBe(true);
+    }
+    const missing = await t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: 'Bearer whsec_wrong', 'content-length': 2 }, ['{}']);
+    expect(missing.status).toBe(404);
+    expect(missing.body.equals(reference.body)).toBe(true);
+  });
+
+  it('accepts the scheme word in any case (bearer, BEARER) with the right secret', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      const result = await t.deliver(hook, { authorization: `${scheme} ${hook.secret}` });
+      expect({ scheme, status: result.status }).toEqual({ scheme, status: 202 });
+    }
+  });
+
+  it('a 404 response is a problem+json document', async () => {
+    const result = await t.deliver({ webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA', secret: hook.secret });
+    expectProblem(result, 404);
+  });
+
+  describe('decided from headers, before the body is read', () => {
+    const huge = 50 * 1024 * 1024;
+
+    it('404 for a wrong secret with a declared huge Content-Length whose body is never sent', async () => {
+      const response = await t.rawRequest(
+        'POST',
+        t.webhookPath(hook.webhookId),
+        { authorization: 'Bearer whsec_wrong', 'content-type': 'application/json', 'content-length': huge },
+        ['{"data":'],
+        { end: false },
+      );
+      expect(response.status).toBe(404);
+      expect(response.written).toBeLessThan(MAX_PAYLOAD);
+    });
+
+    it('404 for an unknown endpoint with an endless chunked body', async () => {
+      const response = await t.rawRequest(
+        'POST',
+        t.webhookPath('whk_AAAAAAAAAAAAAAAAAAAAAA'),
+        { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        ['x'.repeat(100)],
+        { end: false },
+      );
+      expect(response.status).toBe(404);
+      expect(response.written).toBeLessThan(MAX_PAYLOAD);
+    });
+
+    it('415 for the right secret and a bad content type, with a declared huge Content-Length never sent', async () => {
+      const response = await t.rawRequest(
+        'POST',
+        t.webhookPath(hook.webhookId),
+        { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/xml', 'content-length': huge },
+        ['<a>'],
+        { end: false },
+      );
+      expect(response.status).toBe(415);
+      expect(JSON.parse(response.body.toString('utf8'))).toMatchObject({ status: 415, code: 'unsupported_media_type' });
+      expect(response.written).toBeLessThan(MAX_PAYLOAD);
+    });
+
+    it('415 for the right secret and a bad content type with an endless chunked body', async () => {
+      const response = await t.rawRequest(
+        'POST',
+        t.webhookPath(hook.webhookId),
+        { authorization: `Bearer ${hook.secret}`, 'content-type': 'multipart/form-data; boundary=zz', 'transfer-encoding': 'chunked' },
+        ['--zz\r\n'],
+        { end: false },
+      );
+      expect(response.status).toBe(415);
+      expect(response.written).toBeLessThan(MAX_PAYLOAD);
+    });
+
+    it('404 (not 415) for a wrong secret and a bad content type with a body never sent', async () => {
+      const response = await t.rawRequest(
+        'POST',
+        t.webhookPath(hook.webhookId),
+        { authorization: 'Bearer whsec_wrong', 'content-type': 'application/xml', 'content-length': huge },
+        [],
+        { end: false },
+      );
+      expect(response.status).toBe(404);
+    });
+  });
+});
+});
