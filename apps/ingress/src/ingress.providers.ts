@@ -6,7 +6,7 @@ import {
   RANDOM,
   RATE_LIMITER,
   ReadModelFeeder,
-  RejectedAttemptLog,
+  WebhookActivityLog,
   RoutinesUseCase,
   RunQueriesUseCase,
   ServiceReadModel,
@@ -30,7 +30,7 @@ const factory = <T>(provide: abstract new (...args: never[]) => T, inject: unkno
 /** The use cases, built from the ports: one place that knows the constructors. */
 export const useCaseProviders: Provider[] = [
   { provide: ServiceReadModel, useValue: new ServiceReadModel() },
-  { provide: RejectedAttemptLog, useValue: new RejectedAttemptLog() },
+  { provide: WebhookActivityLog, useValue: new WebhookActivityLog() },
   factory(UseCaseContext, [EVENT_STORE, ServiceReadModel, CLOCK, RANDOM], (store: EventStore, model: ServiceReadModel, clock: Clock, random: RandomSource) =>
     new UseCaseContext(store, model, clock, random),
   ),
@@ -42,8 +42,8 @@ export const useCaseProviders: Provider[] = [
   factory(RunQueriesUseCase, [EVENT_STORE, ServiceReadModel], (store: EventStore, model: ServiceReadModel) => new RunQueriesUseCase(store, model)),
   factory(
     TriggerWebhookUseCase,
-    [EVENT_STORE, ServiceReadModel, RATE_LIMITER, RejectedAttemptLog, CLOCK, RANDOM, APP_CONFIG],
-    (store: EventStore, model: ServiceReadModel, limiter: RateLimiter, attempts: RejectedAttemptLog, clock: Clock, random: RandomSource, config: AppConfig) =>
+    [EVENT_STORE, ServiceReadModel, RATE_LIMITER, WebhookActivityLog, CLOCK, RANDOM, APP_CONFIG],
+    (store: EventStore, model: ServiceReadModel, limiter: RateLimiter, attempts: WebhookActivityLog, clock: Clock, random: RandomSource, config: AppConfig) =>
       new TriggerWebhookUseCase(store, model, limiter, attempts, clock, random, config.limits),
   ),
   factory(ReadModelFeeder, [EVENT_STORE, ServiceReadModel], (store: EventStore, model: ServiceReadModel) =>

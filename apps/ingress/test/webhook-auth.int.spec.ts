@@ -79,7 +79,7 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
 
   it('the 404 is the same with a valid secret and an invalid content type (404 wins over 415)', async () => {
     const reference = await post('whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`);
-    for (const contentType of ['application/xml', 'multipart/form-data; boundary=x', 'not a media type', 'text/html']) {
+    for (const contentType of ['application/xml', 'multipart/form-data; boundary=x', 'text/html', 'application/json;;', 'application/jsonx']) {
       const wrong = await post(hook.webhookId, 'Bearer whsec_wrong', contentType);
       expect({ contentType, status: wrong.status }).toEqual({ contentType, status: 404 });
       expect({ contentType, headers: comparableHeaders(wrong) }).toEqual({ contentType, headers: comparableHeaders(reference) });
@@ -88,6 +88,20 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
     const missing = await t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: 'Bearer whsec_wrong', 'content-length': 2 }, ['{}']);
     expect(missing.status).toBe(404);
     expect(missing.body.equals(reference.body)).toBe(true);
+  });
+
+  it('404 wins even over a Content-Type that is not a type/subtype at all', async () => {
+    const reference = await post('whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`);
+    for (const [target, authorization] of [
+      [hook.webhookId, 'Bearer whsec_wrong'],
+      ['whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`],
+      [disabled.webhookId, `Bearer ${disabled.secret}`],
+    ] as const) {
+      const response = await post(target, authorization, 'not a media type');
+      expect({ target, status: response.status }).toEqual({ target, status: 404 });
+      expect({ target, headers: comparableHeaders(response) }).toEqual({ target, headers: comparableHeaders(reference) });
+      expect(response.body.toString('utf8')).toBe(reference.body.toString('utf8'));
+    }
   });
 
   it('accepts the scheme word in any case (bearer, BEARER) with the right secret', async () => {
@@ -165,5 +179,4 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
       expect(response.status).toBe(404);
     });
   });
-});
 });

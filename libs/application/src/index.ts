@@ -13,7 +13,7 @@ export * from './catalog/routines.usecase';
 export * from './webhook/webhook.view';
 export * from './webhook/webhook-admin.usecase';
 export * from './delivery/rate-limiter.port';
-export * from './delivery/rejected-attempt.log';
+export * from './delivery/webhook-activity.log';
 export * from './delivery/trigger-webhook.command';
 export * from './delivery/trigger-webhook.usecase';
 export * from './run/run.view';

@@ -27,7 +27,7 @@ import { asEvent, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { childTraceparent } from '../shared/trace-context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
-import type { AttemptReason, RejectedAttemptLog } from './rejected-attempt.log';
+import type { AttemptReason, WebhookActivityLog } from './webhook-activity.log';
 import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
 
 export interface TriggerLimits {
@@ -46,7 +46,7 @@ export class TriggerWebhookUseCase {
     private readonly store: EventStore,
     private readonly readModel: ServiceReadModel,
     private readonly rateLimiter: RateLimiter,
-    private readonly attempts: RejectedAttemptLog,
+    private readonly attempts: WebhookActivityLog,
     private readonly clock: Clock,
     private readonly random: RandomSource,
     private readonly limits: TriggerLimits,
@@ -126,6 +126,7 @@ export class TriggerWebhookUseCase {
         ? await this.appendFresh(base, traceparent)
         : await this.appendIdempotent(base, idempotencyKey, traceparent);
     if (isRejection(result)) return withLimit(result);
+    if (result.replayed) this.attempts.recordReplay(result.delivery.deliveryId);
     return {
       kind: 'accepted',
       body: { delivery_id: result.delivery.deliveryId, run_id: result.delivery.runId, status: 'accepted' },
