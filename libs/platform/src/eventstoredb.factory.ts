@@ -1,7 +1,16 @@
+import { EventStoreDbEventStore, describeEventStoreDbConnection } from '@wts/event-store';
 import type { OpenedStore } from './event-store.factory';
 
-/** EventStoreDB is wired in by the production-shape work; until then the setting is refused clearly. */
-export function openEventStoreDb(connectionString: string): Promise<OpenedStore> {
-  void connectionString;
-  return Promise.reject(new Error('EVENTSTORE_CONNECTION_STRING is set but this build has no EventStoreDB adapter yet'));
+/**
+ * EventStoreDB, selected by EVENTSTORE_CONNECTION_STRING. The client connects lazily: a server that
+ * is down shows up as EventStoreUnavailableError (503, failing health checks), not as a crash at
+ * startup. A malformed connection string is refused here.
+ */
+export async function openEventStoreDb(connectionString: string): Promise<OpenedStore> {
+  const store = EventStoreDbEventStore.connect(connectionString);
+  return {
+    store,
+    checkpoints: store.checkpoints(),
+    description: `EventStoreDB at ${describeEventStoreDbConnection(connectionString)}`,
+  };
 }

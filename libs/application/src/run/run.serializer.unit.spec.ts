@@ -1,0 +1,117 @@
+import type { PayloadRecord, RunCreated } from '@wts/contracts';
+import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
+import { payloadAsJsonText, serializeRunView } from './run.serializer';
+import { toRunView, type RunView } from './run.view';
+
+function run(payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}): RunCreated['data'] {
+  return {
+    runId: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
+    routineId: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
+    webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
+    deliveryId: 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA',
+    triggerAccount: { accountId: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'Team@Example.com' },
+    routine: {
+      name: 'Triage',
+      tools: [{ name: 'email.send', sendsExternally: true }],
+      instructions: 'File it.',
+      mode: 'supervised',
+    },
+    initialMessage: 'framed message',
+    payload,
+    status: 'created',
+    createdAt: '2024-05-01T12:00:01.000Z',
+    ...overrides,
+  };
+}
+
+const view = (payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}): RunView => toRunView(run(payload, overrides));
+
+describe('toRunView', () => {
+  it('maps a run to the snake_case admin shape', () => {
+    expect(view({ format: 'text', text: 'hi' })).toEqual({
+      run_id: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
+      routine_id: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
+      webhook_id: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
+      delivery_id: 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA',
+      trigger_account: { account_id: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'Team@Example.com' },
+      status: 'created',
+      created_at: '2024-05-01T12:00:01.000Z',
+      initial_message: 'framed message',
+      payload: { format: 'text', text: 'hi' },
+      routine: { name: 'Triage', tools: [{ name: 'email.send', sends_externally: true }], instructions: 'File it.', mode: 'supervised' },
+    });
+  });
+});
+
+describe('payloadAsJsonText', () => {
+  it('keeps JSON payload text as is', () => {
+    expect(payloadAsJsonText({ format: 'json', json: '{"n":12345678901234567890}' })).toBe('{"n":12345678901234567890}');
+  });
+
+  it('writes a text payload as a JSON string', () => {
+    expect(payloadAsJsonText({ format: 'text', text: 'a "quoted"\nline' })).toBe('"a \\"quoted\\"\\nline"');
+  });
+});
+
+describe('serializeRunView', () => {
+  it('is valid JSON with every run field', () => {
+    const parsed = JSON.parse(serializeRunView(view({ format: 'json', json: '{"a":1}' }))) as Record<string, unknown>;
+    expect(parsed).toEqual({
+      run_id: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
+      routine_id: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
+      webhook_id: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
+      delivery_id: 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA',
+      trigger_account: { account_id: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'Team@Example.com' },
+      status: 'created',
+      created_at: '2024-05-01T12:00:01.000Z',
+      initial_message: 'framed message',
+      routine: { name: 'Triage', tools: [{ name: 'email.send', sends_externally: true }], instructions: 'File it.', mode: 'supervised' },
+      payload_format: 'json',
+      payload: { a: 1 },
+    });
+  });
+
+  it('splices a JSON payload in verbatim, so 20-digit numbers keep every digit', () => {
+    const text = serializeRunView(view({ format: 'json', json: '{"id":12345678901234567890,"x":[1.10,1e400]}' }));
+    expect(text).toContain('"payload":{"id":12345678901234567890,"x":[1.10,1e400]}');
+    const parsed = losslessParse(text) as { payload: { id: unknown } };
+    expect(isLosslessNumber(parsed.payload.id) && parsed.payload.id.toString()).toBe('12345678901234567890');
+  });
+
+  it.each([
+    ['null', 'null'],
+    ['a top-level number', '98765432109876543210'],
+    ['a string', '"s"'],
+    ['an array', '[1,2,3]'],
+  ])('splices a JSON payload that is %s', (_case, json) => {
+    const text = serializeRunView(view({ format: 'json', json }));
+    expect(text.endsWith(`"payload_format":"json","payload":${json}}`)).toBe(true);
+  });
+
+  it('writes a text payload as a JSON string', () => {
+    const raw = 'line 1\n{"not":"json"} 12345678901234567890 \u2028 ü';
+    const text = serializeRunView(view({ format: 'text', text: raw }));
+    const parsed = JSON.parse(text) as { payload: unknown; payload_format: unknown };
+    expect(parsed.payload_format).toBe('text');
+    expect(parsed.payload).toBe(raw);
+  });
+
+  it('is not confused by other fields that look like the payload placeholder', () => {
+    const marker = '\u0000payload\u0000';
+    const text = serializeRunView(
+      view(
+        { format: 'json', json: '{"real":true}' },
+        { initialMessage: marker, routine: { name: marker, tools: [], instructions: `"${marker}"`, mode: 'supervised' } },
+      ),
+    );
+    const parsed = JSON.parse(text) as { payload: unknown; initial_message: unknown; routine: { name: unknown } };
+    expect(parsed.payload).toEqual({ real: true });
+    expect(parsed.initial_message).toBe(marker);
+    expect(parsed.routine.name).toBe(marker);
+  });
+
+  it('keeps payload text that itself contains the placeholder', () => {
+    const text = serializeRunView(view({ format: 'text', text: '\u0000payload\u0000' }));
+    expect((JSON.parse(text) as { payload: unknown }).payload).toBe('\u0000payload\u0000');
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * Pure conversions between the port's types and @eventstore/db-client's (6.x) types. No I/O here,
+ * so everything is unit-testable without a server.
+ */
+import {
+  ANY,
+  NO_STREAM,
+  STREAM_EXISTS,
+  isSystemStream,
+  jsonEvent,
+  type AllStreamResolvedEvent,
+  type AppendExpectedRevision,
+  type CurrentRevision,
+  type EventData,
+  type JSONType,
+  type Position,
+  type ResolvedEvent,
+} from '@eventstore/db-client';
+import { InvalidAppendError } from '../event-store.errors';
+import type {
+  ExpectedRevision,
+  EventToAppend,
+  GlobalPosition,
+  RecordedEvent,
+  SubscriptionFilter,
+} from '../event-store.port';
+
+/**
+ * Checkpoints live in ordinary user streams named `checkpoint-<name>` (streams starting with `$`
+ * are reserved for the server). readAll, subscribeToAll and headPosition never show them, like the
+ * SQLite store whose checkpoints are a separate table.
+ */
+export const CHECKPOINT_STREAM_PREFIX = 'checkpoint-';
+
+/**
+ * Old servers (before 22.6) report this "no position" marker (u64 max) for events read from a
+ * stream rather than from $all.
+ */
+const UNKNOWN_POSITION = 18446744073709551615n;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The port's expected revision as the client's `expectedRevision` option. */
+export function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  switch (expected) {
+    case 'any':
+      return ANY;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    default:
+      if (typeof expected !== 'bigint') {
+        throw new InvalidAppendError(`expected revision must be 'any', 'no_stream', 'stream_exists' or a bigint`);
+      }
+      // -1n is "the stream has no events", as in the SQLite store.
+      if (expected === -1n) return NO_STREAM;
+      if (expected < -1n) throw new InvalidAppendError(`expected revision must be >= -1, got ${expected}`);
+      return expected;
+  }
+}
+
+/** WrongExpectedVersionError.actualVersion ('no_stream' | bigint) as the port's actualRevision. */
+export function toActualRevision(current: CurrentRevision): bigint {
+  return current === NO_STREAM ? -1n : current;
+}
+
+/** Whether a stream at `current` (-1n: no stream) satisfies `expected`; the same rule as SQLite. */
+export function satisfiesExpected(expected: ExpectedRevision, current: bigint): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return current === -1n;
+    case 'stream_exists':
+      return current >= 0n;
+    default:
+      return current === expected;
+  }
+}
+
+/**
+ * Validates like the SQLite store (UUID ids, no id twice in one append, a type, JSON-serializable
+ * data and metadata) and builds the client's JSON events. Ids are lowercased.
+ */
+export function toEventData(events: readonly EventToAppend[]): EventData[] {
+  if (!Array.isArray(events)) throw new InvalidAppendError('events must be an array');
+  const seen = new Set<string>();
+  return events.map((event) => {
+    if (typeof event.id !== 'string' || !UUID.test(event.id)) {
+      throw new InvalidAppendError(`event id must be a UUID, got ${JSON.stringify(event.id)}`);
+    }
+    const id = event.id.toLowerCase();
+    if (seen.has(id)) throw new InvalidAppendError(`event id ${id} appears twice in one append`);
+    seen.add(id);
+    if (typeof event.type !== 'string' || event.type.length === 0) {
+      throw new InvalidAppendError(`event ${id} has no type`);
+    }
+    if (event.type.startsWith('$')) {
+      throw new InvalidAppendError(`event ${id} has type ${event.type}: types starting with $ are reserved`);
+    }
+    return jsonEvent({
+      id,
+      type: event.type,
+      data: assertJsonObject(event.data, id, 'data'),
+      metadata: assertJsonObject(event.metadata, id, 'metadata'),
+    });
+  });
+}
+
+export function toGlobalPosition(position: Position): GlobalPosition {
+  return { commit: position.commit, prepare: position.prepare };
+}
+
+export function toClientPosition(position: GlobalPosition): Position {
+  return { commit: position.commit, prepare: position.prepare };
+}
+
+/** Events the port never shows: system streams/types ($...) and this adapter's checkpoint streams. */
+export function isHiddenEvent(streamId: string, type: string): boolean {
+  return isSystemStream(streamId) || type.startsWith('$') || streamId.startsWith(CHECKPOINT_STREAM_PREFIX);
+}
+
+/** Literal prefix match; no filter means every stream, an empty prefix list means none. */
+export function matchesFilter(streamId: string, filter: SubscriptionFilter | undefined): boolean {
+  const prefixes = filter?.streamPrefixes;
+  if (prefixes === undefined) return true;
+  return prefixes.some((prefix) => streamId.startsWith(prefix));
+}
+
+/** The $all position of a resolved event: the record's own, else the resolved commit position. */
+export function positionOf(resolved: ResolvedEvent | AllStreamResolvedEvent): GlobalPosition | undefined {
+  const position = resolved.event?.position;
+  if (position && position.commit !== UNKNOWN_POSITION) return toGlobalPosition(position);
+  const commit = resolved.commitPosition;
+  if (commit !== undefined && commit !== UNKNOWN_POSITION) return { commit, prepare: commit };
+  return undefined;
+}
+
+/**
+ * A resolved event as the port's RecordedEvent, including system events (for reading one stream).
+ * Undefined for a resolved event without a record (an unresolved link).
+ */
+export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
+  const record = resolved.event;
+  if (!record) return undefined;
+  const position = positionOf(resolved);
+  if (!position) {
+    throw new Error(
+      `EventStoreDB returned event ${record.id} of ${record.streamId} without a $all position (server older than 22.6?)`,
+    );
+  }
+  return {
+    id: record.id,
+    streamId: record.streamId,
+    revision: record.revision,
+    position,
+    type: record.type,
+    data: record.isJson ? record.data : decodeBinary(record.data),
+    metadata: record.metadata instanceof Uint8Array ? decodeBinary(record.metadata) : (record.metadata ?? {}),
+    createdAt: record.created,
+  };
+}
+
+/** Like toRecordedEvent, but undefined for what the port hides (system and checkpoint events). */
+export function toVisibleEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
+  const record = resolved.event;
+  if (!record || isHiddenEvent(record.streamId, record.type)) return undefined;
+  return toRecordedEvent(resolved);
+}
+
+function assertJsonObject(value: object, id: string, field: string): JSONType {
+  if (typeof value !== 'object' || value === null) {
+    throw new InvalidAppendError(`event ${id} ${field} must be a JSON object or array`);
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`, { cause: error });
+  }
+  if (json === undefined) throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`);
+  return value as JSONType;
+}
+
+/** Binary (non-JSON) payloads written by other clients: parsed when they hold JSON, else raw bytes. */
+function decodeBinary(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    return bytes;
+  }
+}

@@ -1,0 +1,268 @@
+import type { RateLimitState } from '@wts/application';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RedisRateLimiter, type RedisRateLimiterOptions } from './redis-rate-limiter.adapter';
+
+/**
+ * Against the real Redis of this machine (REDIS_URL, default redis://127.0.0.1:6379), plus a
+ * second redis-server started and stopped by the tests themselves for the outage cases.
+ */
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CLOSED_PORT_URL = 'redis://127.0.0.1:1';
+
+const opened: RedisRateLimiter[] = [];
+
+function limiter(options: Partial<RedisRateLimiterOptions> & { points: number }): RedisRateLimiter {
+  const created = new RedisRateLimiter({ url: REDIS_URL, ...options });
+  opened.push(created);
+  return created;
+}
+
+function uniquePrefix(): string {
+  return `wts:rl:test:${randomUUID()}`;
+}
+
+async function ready(subject: RedisRateLimiter): Promise<void> {
+  // The first call may be answered from memory while the connection is still being made.
+  await eventually(async () => {
+    const client = (subject as unknown as { client: { status: string } }).client;
+    return client.status === 'ready';
+  }, 5_000);
+}
+
+async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function timed(call: () => Promise<RateLimitState>): Promise<{ state: RateLimitState; ms: number }> {
+  const started = performance.now();
+  const state = await call();
+  return { state, ms: performance.now() - started };
+}
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((each) => each.close()));
+});
+
+beforeAll(async () => {
+  const probe = new RedisRateLimiter({ url: REDIS_URL, points: 1, keyPrefix: uniquePrefix() });
+  try {
+    await ready(probe);
+  } catch {
+    throw new Error(`no Redis at ${REDIS_URL}: start one (redis-server --daemonize yes --port 6379) or set REDIS_URL`);
+  } finally {
+    await probe.close();
+  }
+});
+
+describe('RedisRateLimiter against a real Redis', () => {
+  it('shares one count between two replicas: N allowed in total, the N+1th refused by either', async () => {
+    const keyPrefix = uniquePrefix();
+    const replicaA = limiter({ keyPrefix, points: 5 });
+    const replicaB = limiter({ keyPrefix, points: 5 });
+    await Promise.all([ready(replicaA), ready(replicaB)]);
+
+    const states: RateLimitState[] = [];
+    for (let i = 0; i < 5; i += 1) states.push(await (i % 2 === 0 ? replicaA : replicaB).consume('whk_shared'));
+
+    expect(states.map((s) => s.allowed)).toEqual([true, true, true, true, true]);
+    expect(states.map((s) => s.remaining)).toEqual([4, 3, 2, 1, 0]);
+    for (const state of states) {
+      expect(state).toMatchObject({ limit: 5, windowSeconds: 60 });
+      expect(state.resetSeconds).toBeGreaterThanOrEqual(0);
+      expect(state.resetSeconds).toBeLessThanOrEqual(60);
+    }
+
+    const refusedByA = await replicaA.consume('whk_shared');
+    const refusedByB = await replicaB.consume('whk_shared');
+    for (const refused of [refusedByA, refusedByB]) {
+      expect(refused).toMatchObject({ allowed: false, limit: 5, remaining: 0, windowSeconds: 60 });
+      expect(refused.resetSeconds).toBeGreaterThanOrEqual(1);
+      expect(refused.resetSeconds).toBeLessThanOrEqual(60);
+    }
+    expect(replicaA.isDegraded || replicaB.isDegraded).toBe(false);
+  });
+
+  it('counts concurrent calls from both replicas atomically', async () => {
+    const keyPrefix = uniquePrefix();
+    const replicaA = limiter({ keyPrefix, points: 20 });
+    const replicaB = limiter({ keyPrefix, points: 20 });
+    await Promise.all([ready(replicaA), ready(replicaB)]);
+
+    const states = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? replicaA : replicaB).consume('whk_burst')));
+
+    expect(states.filter((s) => s.allowed)).toHaveLength(20);
+    expect(states.filter((s) => !s.allowed)).toHaveLength(30);
+  });
+
+  it('keeps keys (webhooks) apart', async () => {
+    const subject = limiter({ keyPrefix: uniquePrefix(), points: 1 });
+    await ready(subject);
+
+    expect((await subject.consume('whk_a')).allowed).toBe(true);
+    expect((await subject.consume('whk_a')).allowed).toBe(false);
+    expect((await subject.consume('whk_b')).allowed).toBe(true);
+  });
+
+  it('opens a new window when the fixed window ends', async () => {
+    const keyPrefix = uniquePrefix();
+    const replicaA = limiter({ keyPrefix, points: 2, durationSeconds: 1 });
+    const replicaB = limiter({ keyPrefix, points: 2, durationSeconds: 1 });
+    await Promise.all([ready(replicaA), ready(replicaB)]);
+
+    await replicaA.consume('whk_window');
+    await replicaB.consume('whk_window');
+    const refused = await replicaA.consume('whk_window');
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 1, windowSeconds: 1 });
+
+    await sleep(1_200);
+
+    expect(await replicaB.consume('whk_window')).toMatchObject({ allowed: true, remaining: 1, windowSeconds: 1 });
+  });
+
+  it('writes its counters under the wts:rl prefix by default', async () => {
+    const subject = limiter({ points: 1000 });
+    await ready(subject);
+    const key = `whk_${randomUUID()}`;
+
+    await subject.consume(key);
+
+    const raw = execFileSync('redis-cli', ['-u', REDIS_URL, 'GET', `wts:rl:${key}`]).toString().trim();
+    expect(raw).toBe('1');
+    execFileSync('redis-cli', ['-u', REDIS_URL, 'DEL', `wts:rl:${key}`]);
+  });
+});
+
+describe('RedisRateLimiter when Redis is down', () => {
+  it('answers at once and still limits, per replica in memory, when Redis cannot be reached', async () => {
+    const warnings: string[] = [];
+    const subject = limiter({ url: CLOSED_PORT_URL, keyPrefix: uniquePrefix(), points: 3, onWarning: (m) => warnings.push(m) });
+
+    const results = [];
+    for (let i = 0; i < 5; i += 1) results.push(await timed(() => subject.consume('whk_down')));
+
+    for (const { ms } of results) expect(ms).toBeLessThan(1_000);
+    expect(results.map(({ state }) => state.allowed)).toEqual([true, true, true, false, false]);
+    expect(results.map(({ state }) => state.remaining)).toEqual([2, 1, 0, 0, 0]);
+    expect(results[3]!.state.resetSeconds).toBeGreaterThanOrEqual(1);
+
+    await eventually(() => warnings.length > 0, 3_000);
+    for (let i = 0; i < 5; i += 1) await subject.consume('whk_down');
+    await sleep(500); // several reconnection attempts fail meanwhile
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/Redis unavailable .*per replica/);
+    expect(warnings[0]).not.toContain('127.0.0.1:1/');
+    expect(subject.isDegraded).toBe(true);
+  });
+
+  describe('with a Redis that goes away mid-test', () => {
+    let port = 0;
+    let dir = '';
+
+    const startServer = (): void => {
+      execFileSync('redis-server', [
+        '--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no',
+        '--dir', dir, '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'),
+      ]);
+    };
+    const cli = (...args: string[]): string =>
+      execFileSync('redis-cli', ['-p', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+    const isUp = (): boolean => {
+      try {
+        return cli('ping') === 'PONG';
+      } catch {
+        return false;
+      }
+    };
+
+    beforeEach(async () => {
+      port = await freePort();
+      dir = mkdtempSync(join(tmpdir(), 'wts-redis-'));
+      startServer();
+      await eventually(isUp, 5_000);
+    });
+
+    afterEach(() => {
+      if (isUp()) cli('shutdown', 'nosave');
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('falls back to memory without throwing, warns once, and shares limits again once Redis is back', async () => {
+      const warnings: string[] = [];
+      const subject = limiter({ url: `redis://127.0.0.1:${port}`, keyPrefix: uniquePrefix(), points: 4, onWarning: (m) => warnings.push(m) });
+      await ready(subject);
+
+      expect(await subject.consume('whk_mid')).toMatchObject({ allowed: true, remaining: 3 });
+      expect(await subject.consume('whk_mid')).toMatchObject({ allowed: true, remaining: 2 });
+      expect(warnings).toEqual([]);
+
+      cli('shutdown', 'nosave');
+      await eventually(() => !isUp(), 5_000);
+
+      // The memory window starts empty: counts are not carried over (availability over strictness).
+      const during = [];
+      for (let i = 0; i < 6; i += 1) during.push(await timed(() => subject.consume('whk_mid')));
+      for (const { ms } of during) expect(ms).toBeLessThan(1_000);
+      expect(during.map(({ state }) => state.allowed)).toEqual([true, true, true, true, false, false]);
+      expect(subject.isDegraded).toBe(true);
+      await sleep(1_000);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/Redis unavailable/);
+
+      startServer();
+      await eventually(isUp, 5_000);
+      await eventually(() => !subject.isDegraded, 6_000);
+      expect(warnings).toHaveLength(2);
+      expect(warnings[1]).toMatch(/reachable again/);
+      // A fresh server: the shared count starts over.
+      expect(await subject.consume('whk_mid')).toMatchObject({ allowed: true, remaining: 3 });
+    });
+
+    it('falls back when Redis stops answering (command timeout) and recovers when it answers again', async () => {
+      const warnings: string[] = [];
+      const subject = limiter({ url: `redis://127.0.0.1:${port}`, keyPrefix: uniquePrefix(), points: 10, onWarning: (m) => warnings.push(m) });
+      await ready(subject);
+      expect(await subject.consume('whk_slow')).toMatchObject({ allowed: true, remaining: 9 });
+
+      cli('client', 'pause', '1500', 'ALL');
+      const { state, ms } = await timed(() => subject.consume('whk_slow'));
+
+      expect(ms).toBeLessThan(1_000);
+      expect(state).toMatchObject({ allowed: true, remaining: 9 }); // answered from memory
+      expect(subject.isDegraded).toBe(true);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/no answer within 250 ms/);
+
+      await sleep(1_700);
+      await eventually(async () => {
+        await subject.consume('whk_slow');
+        return !subject.isDegraded;
+      }, 5_000);
+      expect(warnings[1]).toMatch(/reachable again/);
+    });
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
