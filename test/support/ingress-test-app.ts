@@ -297,6 +297,11 @@ export class IngressTestApp {
     }, 5000, `${count} deliveries`);
   }
 
+  /** Waits until the deliveries listing of the routine shows `deliveryId`; returns the item. */
+  async waitForDelivery(routineId: string, deliveryId: string): Promise<Json> {
+    return eventually(async () => (await this.deliveries(routineId)).find((item: Json) => item.delivery_id === deliveryId), 5000, `delivery ${deliveryId}`);
+  }
+
   /** Polls GET /admin/runs/{id} until the dispatcher has created the run. */
   async waitForRun(runId: string): Promise<HttpResult> {
     return eventually(async () => {

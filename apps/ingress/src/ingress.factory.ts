@@ -3,14 +3,21 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { installBodyParsing } from './http/body-parsing';
-import { ProblemFilter } from './http/problem.filter';
+import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
 import { IngressModule, type IngressDependencies } from './ingress.module';
 
 const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Builds the ingress (not listening yet): used by main.ts and by the integration tests. */
 export async function createIngressApp(deps: IngressDependencies): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ trustProxy: false, return503OnClosing: true, requestTimeout: 30_000 });
+  const adapter = new FastifyAdapter({
+    trustProxy: false,
+    return503OnClosing: true,
+    requestTimeout: 30_000,
+    // Ids are matched by the use case (unknown → the one 404), not cut off by the router.
+    maxParamLength: 2048,
+    frameworkErrors: answerFrameworkError,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(IngressModule.forRoot(deps), adapter, {
     bufferLogs: true,
     abortOnError: false,

@@ -6,12 +6,15 @@ import { APP_CONFIG, loggerParams } from '@wts/platform';
 import { LoggerModule } from 'nestjs-pino';
 import { AccountsController } from './admin/accounts.controller';
 import { ADMIN_TOKEN_DIGEST, AdminTokenGuard, adminTokenDigest } from './admin/admin-token.guard';
+import { RoutineListController } from './admin/routine-list.controller';
 import { RoutineWebhookController } from './admin/routine-webhook.controller';
 import { RoutinesController } from './admin/routines.controller';
 import { RunsController } from './admin/runs.controller';
+import { WebhookActivityController } from './admin/webhook-activity.controller';
 import { HealthController } from './health/health.controller';
 import { useCaseProviders } from './ingress.providers';
 import { ReadModelLifecycle } from './read-model.lifecycle';
+import { UiController } from './ui/ui.controller';
 import { WebhookTriggerController } from './webhook/webhook-trigger.controller';
 
 export interface IngressDependencies {
@@ -27,7 +30,17 @@ export class IngressModule {
     return {
       module: IngressModule,
       imports: [LoggerModule.forRoot(loggerParams(deps.config.log.level, 'ingress'))],
-      controllers: [WebhookTriggerController, AccountsController, RoutinesController, RoutineWebhookController, RunsController, HealthController],
+      controllers: [
+        WebhookTriggerController,
+        AccountsController,
+        RoutineListController,
+        RoutinesController,
+        RoutineWebhookController,
+        WebhookActivityController,
+        RunsController,
+        HealthController,
+        UiController,
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: deps.config },
         { provide: EVENT_STORE, useValue: deps.store },

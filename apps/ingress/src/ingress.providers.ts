@@ -29,8 +29,9 @@ const factory = <T>(provide: abstract new (...args: never[]) => T, inject: unkno
 
 /** The use cases, built from the ports: one place that knows the constructors. */
 export const useCaseProviders: Provider[] = [
-  { provide: ServiceReadModel, useValue: new ServiceReadModel() },
-  { provide: WebhookActivityLog, useValue: new WebhookActivityLog() },
+  // Factories, not values: every app instance (and every test app in one process) owns its own.
+  { provide: ServiceReadModel, useFactory: () => new ServiceReadModel() },
+  { provide: WebhookActivityLog, useFactory: () => new WebhookActivityLog() },
   factory(UseCaseContext, [EVENT_STORE, ServiceReadModel, CLOCK, RANDOM], (store: EventStore, model: ServiceReadModel, clock: Clock, random: RandomSource) =>
     new UseCaseContext(store, model, clock, random),
   ),

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { MemoryRateLimiter, openEventStore } from '@wts/platform';
+import { createRateLimiter, openEventStore } from '@wts/platform';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     process.stdout.write(`ADMIN_TOKEN was not set; generated for this run: ${adminToken}\n`);
   }
   const { store } = await openEventStore(config);
-  const app = await createIngressApp({ config, adminToken, store, rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute) });
+  const app = await createIngressApp({ config, adminToken, store, rateLimiter: createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`)) });
   await app.listen({ port: config.http.port, host: '0.0.0.0' });
   process.stdout.write(`ingress listening on ${config.http.publicBaseUrl}\n`);
 }

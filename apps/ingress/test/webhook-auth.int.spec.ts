@@ -77,6 +77,24 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
     expect(await t.acceptedDeliveries()).toHaveLength(0);
   });
 
+  it('over a keep-alive client (fetch) the 404s are identical too', async () => {
+    const variants = [
+      () => t.deliver({ webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA', secret: hook.secret }),
+      () => t.deliver(disabled),
+      () => t.deliver(hook, { authorization: `Bearer ${other.secret}` }),
+      () => t.deliver(hook, { authorization: null }),
+      () => t.deliver(hook, { authorization: `Basic ${hook.secret}` }),
+      () => t.deliver(hook, { authorization: 'Bearer whsec_wrong', contentType: 'text/html' }),
+    ];
+    const seen: { status: number; headers: [string, string][]; text: string }[] = [];
+    for (const send of variants) {
+      const result = await send();
+      seen.push({ status: result.status, headers: [...result.headers].filter(([name]) => name !== 'date'), text: result.text });
+    }
+    for (const response of seen) expect(response).toEqual(seen[0]);
+    expect(seen[0]?.status).toBe(404);
+  });
+
   it('the 404 is the same with a valid secret and an invalid content type (404 wins over 415)', async () => {
     const reference = await post('whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`);
     for (const contentType of ['application/xml', 'multipart/form-data; boundary=x', 'text/html', 'application/json;;', 'application/jsonx']) {
@@ -101,6 +119,19 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
       expect({ target, status: response.status }).toEqual({ target, status: 404 });
       expect({ target, headers: comparableHeaders(response) }).toEqual({ target, headers: comparableHeaders(reference) });
       expect(response.body.toString('utf8')).toBe(reference.body.toString('utf8'));
+    }
+  });
+
+  it('an overlong or badly percent-encoded webhook id is an unknown endpoint too: the same 404', async () => {
+    const reference = await post('whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`);
+    for (const id of [`whk_${'A'.repeat(200)}`, 'whk_%FF', `${hook.webhookId}%FF`]) {
+      const response = await post(id, `Bearer ${hook.secret}`);
+      expect({ id: id.slice(0, 30), status: response.status, body: response.body.toString('utf8') }).toEqual({
+        id: id.slice(0, 30),
+        status: 404,
+        body: reference.body.toString('utf8'),
+      });
+      expect(comparableHeaders(response)).toEqual(comparableHeaders(reference));
     }
   });
 

@@ -1,5 +1,5 @@
 import { PayloadTooLargeException, BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AdminBodyError, readJsonBody } from './body-reader';
 
 /** Route config flag: the handler reads the raw body itself, after checking headers. */
@@ -11,10 +11,18 @@ export const RAW_BODY_STREAM = { rawBodyStream: true } as const;
  * every other route accepts only JSON, bounded by `adminMaxBytes`.
  */
 export function installBodyParsing(fastify: FastifyInstance, adminMaxBytes: number): void {
+  // Fastify refuses a syntactically invalid Content-Type (415) before any handler runs; on raw
+  // routes the header is set aside here and judged by the use case after authentication.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    if (isRawBodyRoute(request)) {
+      ORIGINAL_CONTENT_TYPE.set(request.raw, request.raw.headers['content-type']);
+      request.raw.headers['content-type'] = 'application/octet-stream';
+    }
+    done();
+  });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (request, _payload, done) => {
-    const config = request.routeOptions.config as { rawBodyStream?: boolean } | undefined;
-    if (config?.rawBodyStream === true) {
+    if (isRawBodyRoute(request)) {
       done(null, undefined);
       return;
     }
@@ -34,4 +42,15 @@ function toHttpError(error: unknown): Error {
     return error.statusCode === 413 ? new PayloadTooLargeException(error.message) : new BadRequestException(error.message);
   }
   return error instanceof Error ? error : new BadRequestException('unreadable body');
+}
+
+const ORIGINAL_CONTENT_TYPE = new WeakMap<object, string | undefined>();
+
+function isRawBodyRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as { rawBodyStream?: boolean } | undefined)?.rawBodyStream === true;
+}
+
+/** The Content-Type the client sent on a raw-body route (see installBodyParsing). */
+export function originalContentType(request: FastifyRequest): string | undefined {
+  return ORIGINAL_CONTENT_TYPE.has(request.raw) ? ORIGINAL_CONTENT_TYPE.get(request.raw) : request.headers['content-type'];
 }

@@ -1,8 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { RejectionError } from '@wts/domain';
 import { EventStoreUnavailableError } from '@wts/event-store';
-import type { FastifyReply } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, problem, type Problem, type ProblemCode } from './problem';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PROBLEM_CONTENT_TYPE, WEBHOOK_NOT_FOUND_BODY, problem, type Problem, type ProblemCode } from './problem';
 
 const CODE_BY_HTTP_STATUS: Record<number, ProblemCode> = {
   401: 'unauthorized',
@@ -44,4 +44,13 @@ export class ProblemFilter implements ExceptionFilter {
     const code = CODE_BY_HTTP_STATUS[status];
     return code ? problem(code, exception.message) : problem('internal_error', exception.message);
   }
+}
+
+/**
+ * Router-level errors (undecodable URL, overlong parameter) never reach Nest's filters. Under
+ * the public path they are an unknown endpoint: the one identical 404; elsewhere a plain 404.
+ */
+export function answerFrameworkError(_error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  const body = request.url.startsWith('/workflow-webhooks/') ? WEBHOOK_NOT_FOUND_BODY : JSON.stringify(problem('not_found', 'no such resource'));
+  void reply.status(404).header('content-type', PROBLEM_CONTENT_TYPE).send(body);
 }

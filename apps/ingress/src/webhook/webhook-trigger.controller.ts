@@ -3,7 +3,7 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import { TriggerWebhookUseCase } from '@wts/application';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readLimitedBody } from '../http/body-reader';
-import { RAW_BODY_STREAM } from '../http/body-parsing';
+import { RAW_BODY_STREAM, originalContentType } from '../http/body-parsing';
 import { headerValue } from '../http/request-headers';
 import { presentTriggerOutcome } from './trigger-outcome.presenter';
 
@@ -19,7 +19,7 @@ export class WebhookTriggerController {
     const outcome = await this.triggerWebhook.execute({
       webhookId,
       authorization: headerValue(request, 'authorization'),
-      contentType: headerValue(request, 'content-type'),
+      contentType: originalContentType(request),
       accountHeader: headerValue(request, 'x-service-account-email'),
       idempotencyKey: headerValue(request, 'x-service-idempotency-key'),
       traceparent: headerValue(request, 'traceparent'),

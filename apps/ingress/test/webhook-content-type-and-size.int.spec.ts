@@ -1,0 +1,139 @@
+/**
+ * Spec rules 2 and 3, DESIGN "HTTP contract": only application/json and text/plain (parameters
+ * such as charset allowed) else 415; the size limit is enforced on bytes while reading (declared
+ * or streamed), never by truncating, else 413 — and nothing is appended.
+ */
+import { IngressTestApp, expectProblem, type WebhookFixture } from '../../../test/support/ingress-test-app';
+
+const LIMIT = 1024;
+
+/** A JSON body of exactly `size` bytes: {"data":"xxx…"}. */
+function jsonOfSize(size: number): string {
+  const overhead = JSON.stringify({ data: '' }).length;
+  return JSON.stringify({ data: 'x'.repeat(size - overhead) });
+}
+
+describe('public endpoint: content type (415) and size (413)', () => {
+  let t: IngressTestApp;
+  let hook: WebhookFixture;
+  let accepted = 0;
+
+  beforeAll(async () => {
+    t = await IngressTestApp.start({ WEBHOOK_MAX_PAYLOAD_BYTES: String(LIMIT) });
+    hook = await t.setupWebhook();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('415 unsupported media type', () => {
+    it('refuses a request without Content-Type (with a body and with none)', async () => {
+      const withBody = await t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: `Bearer ${hook.secret}`, 'content-length': 2 }, ['{}']);
+      expect(withBody.status).toBe(415);
+      expect(withBody.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(withBody.body.toString('utf8'))).toMatchObject({ status: 415, code: 'unsupported_media_type' });
+
+      const empty = await t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: `Bearer ${hook.secret}` });
+      expect(empty.status).toBe(415);
+      expect(JSON.parse(empty.body.toString('utf8'))).toMatchObject({ status: 415, code: 'unsupported_media_type' });
+    });
+
+    it.each([
+      'application/xml',
+      'text/xml',
+      'multipart/form-data; boundary=abc',
+      'application/x-www-form-urlencoded',
+      'application/jsonx',
+      'application/json-patch+json',
+      'text/html',
+      'text/plainx',
+      'application/octet-stream',
+    ])('refuses %s', async (contentType) => {
+      const result = await t.deliver(hook, { contentType, body: '{"data":1}' });
+      expectProblem(result, 415, 'unsupported_media_type');
+    });
+
+    it.each(['application/json; charset=klingon-8', 'text/plain; charset=no-such-charset'])('refuses an unknown charset: %s', async (contentType) => {
+      const result = await t.deliver(hook, { contentType, body: '{"data":1}' });
+      expectProblem(result, 415, 'unsupported_media_type');
+    });
+
+    it.each([
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'APPLICATION/JSON',
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'text/plain; charset=utf-8',
+    ])('accepts %s', async (contentType) => {
+      const result = await t.deliver(hook, { contentType, body: '{"data":{"ok":true}}' });
+      expect(result.status).toBe(202);
+      accepted += 1;
+    });
+  });
+
+  describe('413 payload too large', () => {
+    it('accepts a body of exactly the limit and refuses one byte more', async () => {
+      const exact = jsonOfSize(LIMIT);
+      expect(Buffer.byteLength(exact)).toBe(LIMIT);
+      const ok = await t.deliver(hook, { body: exact });
+      expect(ok.status).toBe(202);
+      accepted += 1;
+
+      const before = (await t.acceptedDeliveries()).length;
+      const over = await t.deliver(hook, { body: jsonOfSize(LIMIT + 1) });
+      expectProblem(over, 413, 'payload_too_large');
+      expect(await t.acceptedDeliveries()).toHaveLength(before);
+    });
+
+    it('counts bytes, not characters (text/plain with two-byte characters)', async () => {
+      const fits = await t.deliver(hook, { contentType: 'text/plain; charset=utf-8', body: 'é'.repeat(LIMIT / 2) });
+      expect(fits.status).toBe(202);
+      accepted += 1;
+      const over = await t.deliver(hook, { contentType: 'text/plain; charset=utf-8', body: 'é'.repeat(LIMIT / 2 + 1) });
+      expectProblem(over, 413, 'payload_too_large');
+    });
+
+    it('refuses a chunked body without Content-Length that grows past the limit, and accepts one at the limit', async () => {
+      const headers = { authorization: `Bearer ${hook.secret}`, 'content-type': 'text/plain', 'transfer-encoding': 'chunked' };
+      const over = await t.rawRequest('POST', t.webhookPath(hook.webhookId), headers, ['a'.repeat(400), 'b'.repeat(400), 'c'.repeat(400)]);
+      expect(over.status).toBe(413);
+      expect(JSON.parse(over.body.toString('utf8'))).toMatchObject({ status: 413, code: 'payload_too_large' });
+
+      const atLimit = await t.rawRequest('POST', t.webhookPath(hook.webhookId), headers, ['a'.repeat(512), 'b'.repeat(512)]);
+      expect(atLimit.status).toBe(202);
+      accepted += 1;
+    });
+
+    it('refuses a declared Content-Length over the limit before the body is sent', async () => {
+      const response = await t.rawRequest(
+        'POST',
+        t.webhookPath(hook.webhookId),
+        { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'content-length': 10 * 1024 * 1024 },
+        ['{"data":"'],
+        { end: false },
+      );
+      expect(response.status).toBe(413);
+      expect(response.written).toBeLessThan(LIMIT);
+    });
+
+    it('refuses an endless chunked body as soon as it passes the limit', async () => {
+      const response = await t.rawRequest(
+        'POST',
+        t.webhookPath(hook.webhookId),
+        { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        ['x'.repeat(LIMIT + 10)],
+        { end: false },
+      );
+      expect(response.status).toBe(413);
+    });
+
+    it('appended nothing for any refused request: deliveries equal the accepted requests', async () => {
+      expect(await t.acceptedDeliveries(hook.routineId)).toHaveLength(accepted);
+      const listed = await t.waitForDeliveries(hook.routineId, accepted);
+      expect(listed).toHaveLength(accepted);
+    });
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * Spec rule 11, DESIGN "X-Service-Idempotency-Key": a repeat within retention answers 202 with the
+ * original body and `Idempotent-Replayed: true` and creates nothing; same key, other body → 422;
+ * keys are scoped to the webhook; 1–255 visible ASCII else 400; concurrent repeats → one delivery,
+ * one run; after retention the key starts a new delivery.
+ */
+import { IngressTestApp, eventually, expectProblem, sleep, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+
+const KEY = 'X-Service-Idempotency-Key';
+
+describe('public endpoint: idempotency', () => {
+  let t: IngressTestApp;
+  let hook: WebhookFixture;
+  let other: WebhookFixture;
+
+  beforeAll(async () => {
+    t = await IngressTestApp.start();
+    hook = await t.setupWebhook();
+    other = await t.setupWebhook({ account: hook.account });
+    await t.startDispatcher();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const send = (target: WebhookFixture, key: string | undefined, body = '{"data":{"order":1}}', contentType = 'application/json'): ReturnType<IngressTestApp['deliver']> =>
+    t.deliver(target, { body, contentType, headers: key === undefined ? {} : { [KEY]: key } });
+
+  /** Waits until the dispatcher has caught up, then returns the runs of the routine. */
+  async function settledRuns(routineId: string, expected: number): Promise<Json[]> {
+    await eventually(async () => {
+      const list = await t.runs(routineId);
+      return list.length >= expected ? list : undefined;
+    }, 5000, `${expected} runs`);
+    await sleep(150); // a duplicate run, if any, would show up now
+    return t.runs(routineId);
+  }
+
+  it('a repeat with the same key and body → 202, the same body, Idempotent-Replayed: true; one delivery, one run', async () => {
+    const first = await send(hook, 'order-1');
+    expect(first.status).toBe(202);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+
+    const second = await send(hook, 'order-1');
+    expect(second.status).toBe(202);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.text).toBe(first.text);
+    expect(second.json).toEqual(first.json);
+
+    const accepted = first.json as Json;
+    expect(await t.acceptedDeliveries(hook.routineId)).toHaveLength(1);
+    const listed = await t.waitForDelivery(hook.routineId, accepted.delivery_id);
+    expect(listed.idempotency_key).toBe('order-1');
+    expect(await t.deliveries(hook.routineId)).toHaveLength(1);
+    await t.waitForRun(accepted.run_id);
+    const runs = await settledRuns(hook.routineId, 1);
+    expect(runs.map((r: Json) => r.run_id)).toEqual([accepted.run_id]);
+  });
+
+  it('the same key with a different body → 422 idempotency_key_reused, nothing appended', async () => {
+    const before = (await t.acceptedDeliveries()).length;
+    const result = await send(hook, 'order-1', '{"data":{"order":2}}');
+    expectProblem(result, 422, 'idempotency_key_reused');
+    expect(await t.acceptedDeliveries()).toHaveLength(before);
+  });
+
+  it('the same key with the same bytes but another content type → 422', async () => {
+    const result = await send(hook, 'order-1', '{"data":{"order":1}}', 'text/plain');
+    expectProblem(result, 422, 'idempotency_key_reused');
+  });
+
+  it('the same JSON value written with other whitespace is a different body → 422', async () => {
+    const result = await send(hook, 'order-1', '{ "data": { "order": 1 } }');
+    expectProblem(result, 422, 'idempotency_key_reused');
+  });
+
+  it('keys are scoped to the webhook: the same key on another webhook is a new delivery', async () => {
+    const original = (await send(hook, 'order-1')).json as Json;
+    const elsewhere = await send(other, 'order-1');
+    expect(elsewhere.status).toBe(202);
+    expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
+    expect((elsewhere.json as Json).delivery_id).not.toBe(original.delivery_id);
+    expect(await t.acceptedDeliveries(other.routineId)).toHaveLength(1);
+  });
+
+  it('keys are compared exactly: another case is another key', async () => {
+    const lower = await send(hook, 'case-key');
+    const upper = await send(hook, 'CASE-KEY');
+    expect(lower.status).toBe(202);
+    expect(upper.status).toBe(202);
+    expect(upper.headers.get('idempotent-replayed')).toBeNull();
+    expect((upper.json as Json).delivery_id).not.toBe((lower.json as Json).delivery_id);
+  });
+
+  it('accepts keys of 1 and 255 visible ASCII characters', async () => {
+    expect((await send(hook, '!')).status).toBe(202);
+    expect((await send(hook, '~'.repeat(255))).status).toBe(202);
+    expect((await send(hook, 'a:b/c?d=e&f#g')).status).toBe(202);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['256 characters', 'k'.repeat(256)],
+    ['an inner space', 'order 1'],
+    ['a tab', 'order\t1'],
+    ['non-ASCII (latin-1)', 'clé'],
+  ])('an invalid key (%s) → 400 invalid_idempotency_key, nothing appended', async (_name, key) => {
+    const before = (await t.acceptedDeliveries()).length;
+    const response = await t.rawRequest(
+      'POST',
+      t.webhookPath(hook.webhookId),
+      { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'content-length': 10, [KEY.toLowerCase()]: key },
+      ['{"data":1}'],
+    );
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(JSON.parse(response.body.toString('utf8'))).toMatchObject({ status: 400, code: 'invalid_idempotency_key' });
+    expect(await t.acceptedDeliveries()).toHaveLength(before);
+  });
+
+  it('a non-ASCII key sent as UTF-8 bytes → 400 invalid_idempotency_key', async () => {
+    const response = await t.rawRequest(
+      'POST',
+      t.webhookPath(hook.webhookId),
+      // The header value goes out as latin-1 of these code units: the UTF-8 bytes of "ключ".
+      { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'content-length': 10, [KEY.toLowerCase()]: Buffer.from('ключ').toString('latin1') },
+      ['{"data":1}'],
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body.toString('utf8'))).toMatchObject({ code: 'invalid_idempotency_key' });
+  });
+
+  it('20 concurrent identical requests with one key → all 202 with the same delivery_id; one delivery, one run', async () => {
+    const target = await t.setupWebhook({ account: hook.account });
+    const body = JSON.stringify({ data: { burst: true } });
+    const results = await Promise.all(Array.from({ length: 20 }, () => send(target, 'burst-1', body)));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(202));
+    const ids = new Set(results.map((r) => (r.json as Json).delivery_id));
+    const runIds = new Set(results.map((r) => (r.json as Json).run_id));
+    expect(ids.size).toBe(1);
+    expect(runIds.size).toBe(1);
+    expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(19);
+
+    expect(await t.acceptedDeliveries(target.routineId)).toHaveLength(1);
+    const [deliveryId] = [...ids];
+    await t.waitForDelivery(target.routineId, deliveryId);
+    expect(await t.deliveries(target.routineId)).toHaveLength(1);
+    const runs = await settledRuns(target.routineId, 1);
+    expect(runs).toHaveLength(1);
+    expect(runs[0].run_id).toBe([...runIds][0]);
+    expect(await t.runEvents(target.routineId)).toHaveLength(1);
+  });
+
+  it('without a key, two identical requests are two deliveries', async () => {
+    const target = await t.setupWebhook({ account: hook.account });
+    const a = await send(target, undefined);
+    const b = await send(target, undefined);
+    expect((a.json as Json).delivery_id).not.toBe((b.json as Json).delivery_id);
+    expect(await t.acceptedDeliveries(target.routineId)).toHaveLength(2);
+  });
+});
