@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminClient } from '../support/admin-client';
+import { INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+
+/** Every request is logged at info level; no secret and no admin token may appear in the output. */
+describe('structured logs never carry secrets', () => {
+  let dataDir: string;
+  let ingress: ServiceProcess;
+
+  afterAll(async () => {
+    await ingress?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('redacts Authorization on every path and never logs secrets or bodies', async () => {
+    assertBuilt();
+    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-logs-'));
+    const port = await freePort();
+    const token = `admin-${randomBytes(18).toString('base64url')}`;
+    ingress = new ServiceProcess('ingress', INGRESS_MAIN, { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN: token, LOG_LEVEL: 'trace' });
+    ingress.start();
+    const admin = new AdminClient(`http://127.0.0.1:${port}`, token);
+    await waitFor(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress');
+
+    const { url, secret, routineId } = await admin.setUpWebhook();
+    const rotated = await admin.call<{ secret: string }>('POST', `/admin/routines/${routineId}/webhook/rotate`);
+    const bodyMarker = `payload-${randomBytes(8).toString('hex')}`;
+    for (const presented of [rotated.body.secret, secret, 'whsec_wrong']) {
+      await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${presented}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ data: bodyMarker }),
+      });
+    }
+    await fetch(`${admin.baseUrl}/admin/accounts`, { headers: { authorization: `Bearer ${token}-wrong` } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const output = ingress.output.join('');
+    expect(output).toContain('request completed');
+    expect(output).toContain('[redacted]');
+    for (const secretValue of [token, secret, rotated.body.secret, 'whsec_wrong', bodyMarker]) {
+      expect(output).not.toContain(secretValue);
+    }
+  }, 60_000);
+});
