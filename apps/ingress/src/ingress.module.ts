@@ -1,7 +1,8 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { CLOCK, EVENT_STORE, RANDOM, RATE_LIMITER, cryptoRandom, systemClock, type RateLimiter } from '@wts/application';
 import type { AppConfig } from '@wts/config';
-import type { EventStore } from '@wts/event-store';
+import type { CheckpointStore, EventStore } from '@wts/event-store';
+import { Relays, kafkaRelayProviders } from '@wts/messaging';
 import { APP_CONFIG, loggerParams } from '@wts/platform';
 import { LoggerModule } from 'nestjs-pino';
 import { AccountsController } from './admin/accounts.controller';
@@ -22,6 +23,8 @@ export interface IngressDependencies {
   readonly adminToken: string;
   readonly store: EventStore;
   readonly rateLimiter: RateLimiter;
+  /** Needed when KAFKA_BROKERS is set: the relay's durable checkpoint. */
+  readonly checkpoints?: CheckpointStore;
 }
 
 @Module({})
@@ -51,7 +54,16 @@ export class IngressModule {
         AdminTokenGuard,
         ReadModelLifecycle,
         ...useCaseProviders,
+        ...kafkaRelay(deps),
       ],
     };
   }
+}
+
+/** With KAFKA_BROKERS: webhook lifecycle and accepted deliveries are relayed to webhooks.events.v1. */
+function kafkaRelay(deps: IngressDependencies): Provider[] {
+  const brokers = deps.config.kafka.brokers;
+  if (!brokers) return [];
+  if (!deps.checkpoints) throw new Error('KAFKA_BROKERS is set but the ingress was given no checkpoint store for its relay');
+  return kafkaRelayProviders({ brokers, definition: Relays.ingressWebhooks, store: deps.store, checkpoints: deps.checkpoints });
 }

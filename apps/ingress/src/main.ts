@@ -11,8 +11,8 @@ async function main(): Promise<void> {
     adminToken = randomBytes(24).toString('base64url');
     process.stdout.write(`ADMIN_TOKEN was not set; generated for this run: ${adminToken}\n`);
   }
-  const { store } = await openEventStore(config);
-  const app = await createIngressApp({ config, adminToken, store, rateLimiter: createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`)) });
+  const { store, checkpoints } = await openEventStore(config);
+  const app = await createIngressApp({ config, adminToken, store, checkpoints, rateLimiter: createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`)) });
   await app.listen({ port: config.http.port, host: '0.0.0.0' });
   process.stdout.write(`ingress listening on ${config.http.publicBaseUrl}\n`);
 }

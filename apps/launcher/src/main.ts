@@ -44,6 +44,7 @@ function banner(baseUrl: string, adminToken: string, dataDir: string): string {
     '',
     '  Webhook trigger service is running (embedded default: no external server).',
     `  Base URL      ${baseUrl}`,
+    `  Config page   ${baseUrl}/ui/   (sign in with the admin token)`,
     `  Admin API     ${baseUrl}/admin/…   Authorization: Bearer ${adminToken}`,
     `  Webhooks      POST ${baseUrl}/workflow-webhooks/<webhook_id>`,
     `  Health        ${baseUrl}/readyz`,

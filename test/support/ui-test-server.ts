@@ -1,0 +1,151 @@
+/**
+ * Harness for the Config page tests: an in-process ingress on a free 127.0.0.1 port whose
+ * PUBLIC_BASE_URL is that very address (so the URL the page shows is the one a sender uses), a
+ * fresh temp DATA_DIR with the SQLite store, an in-process dispatcher so runs appear, and
+ * headless Chromium (Debian's package) driven by playwright-core.
+ */
+import 'reflect-metadata';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
+import { loadConfig } from '@wts/config';
+import { SqliteEventStore } from '@wts/event-store';
+import { MemoryRateLimiter } from '@wts/platform';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
+import { freePort } from './service-processes';
+
+export const UI_ADMIN_TOKEN = 'ui-admin-token-for-browser-tests-0123456789';
+export const UI_ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'ui');
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+export function artifactsDir(): string {
+  mkdirSync(UI_ARTIFACTS, { recursive: true });
+  return UI_ARTIFACTS;
+}
+
+export interface UiHttpResult {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  // Test bodies are the app's own JSON: typed loosely on purpose.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly json: any;
+}
+
+export class UiTestServer {
+  private closed = false;
+
+  private constructor(
+    private readonly app: NestFastifyApplication,
+    private readonly store: SqliteEventStore,
+    private readonly dispatcher: StoreDispatchWorker,
+    private readonly dataDir: string,
+    readonly baseUrl: string,
+  ) {}
+
+  static async start(env: Record<string, string> = {}): Promise<UiTestServer> {
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const dataDir = mkdtempSync(join(tmpdir(), 'wts-ui-'));
+    const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: baseUrl, PORT: String(port), ...env, DATA_DIR: dataDir });
+    const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    const app = await createIngressApp({
+      config,
+      adminToken: UI_ADMIN_TOKEN,
+      store,
+      rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
+    });
+    await app.listen({ port, host: '127.0.0.1' });
+    const silent = { info: (): void => undefined, error: (): void => undefined };
+    const dispatcher = new StoreDispatchWorker(store, store.checkpoints(), new DispatchDeliveryUseCase(store, systemClock), silent);
+    await dispatcher.start();
+    return new UiTestServer(app, store, dispatcher, dataDir, baseUrl);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.dispatcher.stop();
+    await this.app.close();
+    await this.store.close();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  async http(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<UiHttpResult> {
+    const response = await fetch(this.baseUrl + path, { method, headers: init.headers, body: init.body, redirect: 'manual' });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  }
+
+  admin(method: string, path: string, body?: unknown, token: string | null = UI_ADMIN_TOKEN): Promise<UiHttpResult> {
+    const headers: Record<string, string> = {};
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return this.http(method, path, { headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async adminOk(method: string, path: string, body: unknown, expected: number): Promise<any> {
+    const result = await this.admin(method, path, body);
+    if (result.status !== expected) throw new Error(`${method} ${path} answered ${result.status} (expected ${expected}): ${result.text}`);
+    return result.json;
+  }
+
+  async createAccount(email: string, extra: { aliases?: string[]; primary?: boolean } = {}): Promise<{ id: string; email: string }> {
+    return this.adminOk('POST', '/admin/accounts', { email, ...extra }, 201);
+  }
+
+  async createRoutine(input: {
+    name: string;
+    account_scope: string[];
+    mode?: 'supervised' | 'autonomous';
+    tools?: { name: string; sends_externally: boolean }[];
+  }): Promise<{ id: string; name: string }> {
+    return this.adminOk(
+      'POST',
+      '/admin/routines',
+      {
+        instructions: 'Triage the alert.',
+        tools: [{ name: 'search', sends_externally: false }],
+        mode: 'supervised',
+        ...input,
+      },
+      201,
+    );
+  }
+
+  /** POSTs to the public endpoint the way a sender does. */
+  deliver(webhookId: string, secret: string, body: unknown = { data: { hello: 'world' } }, headers: Record<string, string> = {}): Promise<UiHttpResult> {
+    return this.http('POST', `/workflow-webhooks/${webhookId}`, {
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  }
+}
