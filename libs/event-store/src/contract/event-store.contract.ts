@@ -9,7 +9,15 @@ import { subscriptionContract } from './subscription.contract';
  * an adapter's *.int.spec.ts; `factory` runs before each test and `cleanup` after it. Tests only
  * look at streams under a per-test random prefix, so a shared server with other data works too.
  */
-export function describeEventStoreContract(name: string, factory: EventStoreContractFactory): void {
+export interface ContractOptions {
+  /**
+   * Whether event ids are unique across the whole store (SQLite) rather than per stream
+   * (EventStoreDB's idempotence is per stream). Not a port guarantee: only checked when true.
+   */
+  readonly globallyUniqueEventIds?: boolean;
+}
+
+export function describeEventStoreContract(name: string, factory: EventStoreContractFactory, options: ContractOptions = {}): void {
   describe(`EventStore contract: ${name}`, () => {
     let current: ContractContext | undefined;
     const context = (): ContractContext => {
@@ -27,7 +35,7 @@ export function describeEventStoreContract(name: string, factory: EventStoreCont
       await finished?.subject.cleanup();
     });
 
-    appendContract(context);
+    appendContract(context, options.globallyUniqueEventIds ?? false);
     readContract(context);
     subscriptionContract(context);
     checkpointContract(context);

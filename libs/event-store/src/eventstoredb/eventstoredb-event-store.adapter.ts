@@ -32,6 +32,7 @@ import { EventStoreDbCheckpointStore } from './eventstoredb-checkpoint.store';
 import {
   matchesFilter,
   positionOf,
+  readFrom,
   satisfiesExpected,
   toActualRevision,
   toClientPosition,
@@ -174,7 +175,7 @@ export class EventStoreDbEventStore implements EventStore {
     for (;;) {
       // Unfiltered, one extra event covers the event at `cursor` that is read again.
       const pageSize = filter ? this.options.readPageSize : Math.min(this.options.readPageSize, options.limit - found.length + 1);
-      const fromPosition: ReadPosition = cursor ? toClientPosition(cursor) : START;
+      const fromPosition: ReadPosition = readFrom(cursor);
       const page = await this.readAllPage('readAll', fromPosition, FORWARDS, pageSize);
       let advanced = false;
       for (const resolved of page) {
@@ -203,7 +204,7 @@ export class EventStoreDbEventStore implements EventStore {
           return this.connection.use('subscribe', (client) =>
             client.subscribeToAll({
               // Exclusive: a catch-up subscription from a position starts with the event after it.
-              fromPosition: after ? toClientPosition(after) : START,
+              fromPosition: readFrom(after),
               resolveLinkTos: false,
               filter: prefixes ? streamNameFilter({ prefixes }) : excludeSystemEvents(),
             }),

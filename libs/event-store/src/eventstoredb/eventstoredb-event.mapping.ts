@@ -5,6 +5,7 @@
 import {
   ANY,
   NO_STREAM,
+  START,
   STREAM_EXISTS,
   isSystemStream,
   jsonEvent,
@@ -114,6 +115,14 @@ export function toGlobalPosition(position: Position): GlobalPosition {
 
 export function toClientPosition(position: GlobalPosition): Position {
   return { commit: position.commit, prepare: position.prepare };
+}
+
+/**
+ * Where to start reading or subscribing for "after `after`": $all's start for no position or for
+ * START_POSITION (-1/-1, which the server's unsigned positions cannot express).
+ */
+export function readFrom(after: GlobalPosition | undefined): Position | typeof START {
+  return after && after.commit >= 0n && after.prepare >= 0n ? toClientPosition(after) : START;
 }
 
 /** Events the port never shows: system streams/types ($...) and this adapter's checkpoint streams. */

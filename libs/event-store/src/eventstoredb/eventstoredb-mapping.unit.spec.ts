@@ -25,6 +25,7 @@ import {
   isHiddenEvent,
   matchesFilter,
   positionOf,
+  readFrom,
   satisfiesExpected,
   toActualRevision,
   toClientPosition,
@@ -241,6 +242,13 @@ describe('EventStoreDB mapping: positions and recorded events', () => {
   it('converts positions both ways, keeping commit and prepare', () => {
     expect(toGlobalPosition({ commit: 10n, prepare: 7n })).toEqual({ commit: 10n, prepare: 7n });
     expect(toClientPosition({ commit: 10n, prepare: 7n })).toEqual({ commit: 10n, prepare: 7n });
+  });
+
+  it('starts reads and subscriptions at $all start for no position and for START_POSITION', () => {
+    expect(readFrom(undefined)).toBe('start');
+    expect(readFrom({ commit: -1n, prepare: -1n })).toBe('start');
+    expect(readFrom({ commit: 0n, prepare: 0n })).toEqual({ commit: 0n, prepare: 0n });
+    expect(readFrom({ commit: 512n, prepare: 500n })).toEqual({ commit: 512n, prepare: 500n });
   });
 
   it("takes the record's position, else the resolved commit position, and ignores the u64-max marker", () => {

@@ -36,7 +36,7 @@ describeEventStoreContract('SqliteEventStore', async () => {
     },
     cleanup: () => store.close(),
   };
-});
+}, { globallyUniqueEventIds: true });
 
 describe('SqliteEventStore (SQLite specifics)', () => {
   const open: SqliteEventStore[] = [];
