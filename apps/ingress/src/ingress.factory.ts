@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger } from 'nestjs-pino';
 import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
+import { UnreadableBodyPipe } from './http/unreadable-body.pipe';
 import { IngressModule, type IngressDependencies } from './ingress.module';
 
 const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
@@ -28,6 +29,7 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   installBodyParsing(app.getHttpAdapter().getInstance(), ADMIN_MAX_BODY_BYTES);
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(
+    new UnreadableBodyPipe(),
     new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, forbidUnknownValues: true }),
   );
   app.enableShutdownHooks();

@@ -26,15 +26,22 @@ export function installBodyParsing(fastify: FastifyInstance, adminMaxBytes: numb
       done(null, undefined);
       return;
     }
+    // Failures are handed on as values and raised by UnreadableBodyPipe, after the guards:
+    // a request without a valid admin token gets 401 whatever its body.
     if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
-      done(new UnsupportedMediaTypeException('admin requests must be application/json'), undefined);
+      done(null, new UnreadableBody(new UnsupportedMediaTypeException('admin requests must be application/json')));
       return;
     }
     readJsonBody(request.raw, adminMaxBytes).then(
       (body) => done(null, body),
-      (error: unknown) => done(toHttpError(error), undefined),
+      (error: unknown) => done(null, new UnreadableBody(toHttpError(error))),
     );
   });
+}
+
+/** A body that could not be read or parsed; raised by UnreadableBodyPipe once guards passed. */
+export class UnreadableBody {
+  constructor(readonly error: Error) {}
 }
 
 function toHttpError(error: unknown): Error {

@@ -22,6 +22,7 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   validation_failed: 400,
   email_already_connected: 409,
   unknown_account: 404,
+  unknown_scope_account: 400,
   routine_not_found: 404,
   default_account_invalid: 400,
   webhook_not_configured: 409,

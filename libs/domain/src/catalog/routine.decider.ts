@@ -36,7 +36,7 @@ export function decideRoutine(command: RoutineCommand, state: Routine): Decision
     case 'CreateRoutine': {
       if (state !== null) return reject('validation_failed', `routine ${command.routineId} exists`);
       const unknown = unknownScope(command.definition.accountScope, command.knownAccountIds);
-      if (unknown) return reject('unknown_account', `account_scope names an unknown account: ${unknown}`);
+      if (unknown) return reject('unknown_scope_account', `account_scope names an unknown account: ${unknown}`);
       return accept({
         type: 'RoutineCreated',
         data: { routineId: command.routineId, ...command.definition, createdAt: command.now },
@@ -45,7 +45,7 @@ export function decideRoutine(command: RoutineCommand, state: Routine): Decision
     case 'UpdateRoutine': {
       if (state === null) return reject('routine_not_found', `no routine ${command.routineId}`);
       const unknown = unknownScope(command.changes.accountScope, command.knownAccountIds);
-      if (unknown) return reject('unknown_account', `account_scope names an unknown account: ${unknown}`);
+      if (unknown) return reject('unknown_scope_account', `account_scope names an unknown account: ${unknown}`);
       if (Object.keys(command.changes).length === 0) return accept();
       return accept({
         type: 'RoutineUpdated',

@@ -60,11 +60,11 @@ describe('routineDecider', () => {
         .then([{ type: 'RoutineCreated', data: { routineId: ROUTINE_ID, ...definition, accountScope: [], createdAt: T0 } }]);
     });
 
-    it('given no routine, when the scope names an unknown account, then unknown_account', () => {
+    it('given no routine, when the scope names an unknown account, then unknown_scope_account', () => {
       spec
         .given([])
         .when(create({ ...definition, accountScope: [A, UNKNOWN] }))
-        .thenRejects('unknown_account');
+        .thenRejects('unknown_scope_account');
     });
 
     it('given an existing routine, when created again, then it is rejected', () => {
@@ -91,8 +91,8 @@ describe('routineDecider', () => {
       spec.given([created]).when(update(changes)).then([updatedEvent(changes)]);
     });
 
-    it('given a routine, when the scope changes to name an unknown account, then unknown_account', () => {
-      spec.given([created]).when(update({ accountScope: [B, UNKNOWN] })).thenRejects('unknown_account');
+    it('given a routine, when the scope changes to name an unknown account, then unknown_scope_account', () => {
+      spec.given([created]).when(update({ accountScope: [B, UNKNOWN] })).thenRejects('unknown_scope_account');
     });
 
     it('given a routine, when other fields change without a scope, then the known accounts are not consulted', () => {

@@ -20,6 +20,7 @@ export type RejectionCode =
   | 'validation_failed'
   | 'email_already_connected'
   | 'unknown_account'
+  | 'unknown_scope_account'
   | 'routine_not_found'
   | 'default_account_invalid'
   | 'webhook_not_configured'

@@ -1,0 +1,636 @@
+/**
+ * Keeps docs/openapi.json honest against the running ingress:
+ * - every route Fastify registered (method + path, `:camelParam` ↔ `{snake_param}`) is documented,
+ *   and every documented operation is a registered route;
+ * - the Problem schema's `code` enum is exactly the codes of STATUS_BY_CODE, and every problem
+ *   response lists only codes whose status is that response's status;
+ * - real answers (status, content type, required headers, body) match the documented responses,
+ *   with response objects treated as closed: a field the server sends must be documented;
+ * - every documented operation is exercised at least once.
+ *
+ * The document is JSON (no YAML parser is a dependency): it is the source of truth, not generated.
+ */
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { STATUS_BY_CODE, WEBHOOK_NOT_FOUND_BODY } from '../src/http/problem';
+import { IngressTestApp, TEST_ADMIN_TOKEN, type HttpResult, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+
+// ------------------------------------------------------------------ the document
+
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  enum?: unknown[];
+  const?: unknown;
+  pattern?: string;
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  allOf?: Schema[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  example?: unknown;
+}
+
+interface Parameter {
+  $ref?: string;
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: Schema;
+}
+
+interface HeaderObject {
+  $ref?: string;
+  required?: boolean;
+  schema?: Schema;
+}
+
+interface MediaType {
+  schema?: Schema;
+  example?: unknown;
+}
+
+interface ResponseObject {
+  $ref?: string;
+  description: string;
+  headers?: Record<string, HeaderObject>;
+  content?: Record<string, MediaType>;
+}
+
+interface Operation {
+  operationId: string;
+  security?: Record<string, string[]>[];
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, ResponseObject>;
+}
+
+type PathItem = Record<string, Operation> & { 'x-registered-route'?: string };
+
+interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; description?: string };
+  paths: Record<string, PathItem>;
+  components: {
+    schemas: Record<string, Schema>;
+    securitySchemes: Record<string, { type: string; scheme?: string }>;
+  };
+}
+
+const DOCUMENT_PATH = join(__dirname, '..', '..', '..', 'docs', 'openapi.json');
+const doc = JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8')) as OpenApiDocument;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const PROBLEM_JSON = 'application/problem+json';
+
+/** Follows a local JSON pointer (`#/components/...`). */
+function pointer(ref: string): unknown {
+  if (!ref.startsWith('#/')) throw new Error(`only local $refs are used: ${ref}`);
+  let node: unknown = doc;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !(key in node)) throw new Error(`unresolved $ref ${ref}`);
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+function deref<T extends { $ref?: string }>(value: T): T {
+  return value.$ref === undefined ? value : deref(pointer(value.$ref) as T);
+}
+
+/** Every operation of the document, keyed "METHOD /path". */
+function documentedOperations(): Map<string, { path: string; method: string; operation: Operation; item: PathItem }> {
+  const operations = new Map<string, { path: string; method: string; operation: Operation; item: PathItem }>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (operation) operations.set(`${method.toUpperCase()} ${path}`, { path, method, operation, item });
+    }
+  }
+  return operations;
+}
+
+// ------------------------------------------------------------------ a small JSON Schema checker
+
+/** Merges `$ref` and `allOf` into one schema (properties merged, required united, enums intersected). */
+function flatten(schema: Schema): Schema {
+  let result: Schema = {};
+  if (schema.$ref !== undefined) result = merge(result, flatten(pointer(schema.$ref) as Schema));
+  for (const part of schema.allOf ?? []) result = merge(result, flatten(part));
+  const own: Schema = { ...schema };
+  delete own.$ref;
+  delete own.allOf;
+  return merge(result, own);
+}
+
+function merge(a: Schema, b: Schema): Schema {
+  const out: Schema = { ...a, ...b };
+  if (a.properties && b.properties) {
+    out.properties = { ...a.properties };
+    for (const [name, schema] of Object.entries(b.properties)) {
+      const existing = a.properties[name];
+      out.properties[name] = existing ? { allOf: [existing, schema] } : schema;
+    }
+  }
+  if (a.required || b.required) out.required = [...new Set([...(a.required ?? []), ...(b.required ?? [])])];
+  if (a.enum && b.enum) {
+    const narrower = b.enum;
+    out.enum = a.enum.filter((value) => narrower.includes(value));
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hasType(type: string, value: unknown): boolean {
+  switch (type) {
+    case 'null':
+      return value === null;
+    case 'object':
+      return isObject(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    default:
+      return typeof value === type;
+  }
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Validates `value` against `schema`: type, const, enum, string/number/array bounds, pattern,
+ * date-time, required, properties, items, anyOf/oneOf. Objects whose schema lists properties
+ * and says nothing about additionalProperties are closed: every member must be documented.
+ */
+function validate(schema: Schema, value: unknown, at = '$'): string[] {
+  const s = flatten(schema);
+  const errors: string[] = [];
+  if (s.anyOf && !s.anyOf.some((branch) => validate(branch, value, at).length === 0)) errors.push(`${at}: matches no anyOf branch`);
+  if (s.oneOf && s.oneOf.filter((branch) => validate(branch, value, at).length === 0).length !== 1) errors.push(`${at}: does not match exactly one oneOf branch`);
+  if (s.type !== undefined) {
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    if (!types.some((type) => hasType(type, value))) return [...errors, `${at}: ${JSON.stringify(value)} is not of type ${types.join('|')}`];
+  }
+  if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) errors.push(`${at}: ${JSON.stringify(value)} is not ${JSON.stringify(s.const)}`);
+  if (s.enum && !s.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) errors.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
+  if (typeof value === 'string') {
+    if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(value)) errors.push(`${at}: "${value}" does not match /${s.pattern}/`);
+    if (s.minLength !== undefined && [...value].length < s.minLength) errors.push(`${at}: shorter than ${s.minLength}`);
+    if (s.maxLength !== undefined && [...value].length > s.maxLength) errors.push(`${at}: longer than ${s.maxLength}`);
+    if (s.format === 'date-time' && (!ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))) errors.push(`${at}: "${value}" is not a date-time`);
+  }
+  if (typeof value === 'number') {
+    if (s.minimum !== undefined && value < s.minimum) errors.push(`${at}: ${value} < ${s.minimum}`);
+    if (s.maximum !== undefined && value > s.maximum) errors.push(`${at}: ${value} > ${s.maximum}`);
+  }
+  if (Array.isArray(value)) {
+    if (s.minItems !== undefined && value.length < s.minItems) errors.push(`${at}: fewer than ${s.minItems} items`);
+    if (s.maxItems !== undefined && value.length > s.maxItems) errors.push(`${at}: more than ${s.maxItems} items`);
+    if (s.items) value.forEach((item, index) => errors.push(...validate(s.items as Schema, item, `${at}[${index}]`)));
+  }
+  if (isObject(value)) {
+    for (const name of s.required ?? []) if (!(name in value)) errors.push(`${at}: required member "${name}" is missing`);
+    for (const [name, member] of Object.entries(value)) {
+      const declared = s.properties?.[name];
+      if (declared) errors.push(...validate(declared, member, `${at}.${name}`));
+      else if (isObject(s.additionalProperties)) errors.push(...validate(s.additionalProperties, member, `${at}.${name}`));
+      else if (s.additionalProperties === false || (s.additionalProperties === undefined && s.properties !== undefined)) {
+        errors.push(`${at}: member "${name}" is not documented`);
+      }
+    }
+  }
+  return errors;
+}
+
+// ------------------------------------------------------------------ registered routes
+
+interface RegisteredRoute {
+  readonly method: string;
+  readonly url: string;
+}
+
+/** `/admin/runs/:runId` → `/admin/runs/{run_id}` (the document's parameters are snake_case). */
+function toDocumentedPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => `{${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}}`);
+}
+
+/** The registered route a documented path stands for (`x-registered-route` for wildcards). */
+function registeredPathOf(path: string, item: PathItem): string {
+  return item['x-registered-route'] ?? path;
+}
+
+/**
+ * Starts the app with an `onRoute` hook on the Fastify instance, added the moment Nest's
+ * FastifyAdapter receives it, before any route exists; so the list is exactly what Fastify
+ * registered (including HEAD routes it derives from GET).
+ */
+async function startRecordingRoutes(env: Record<string, string>): Promise<{ app: IngressTestApp; routes: RegisteredRoute[] }> {
+  const routes: RegisteredRoute[] = [];
+  const setInstance = FastifyAdapter.prototype.setInstance;
+  const spy = jest.spyOn(FastifyAdapter.prototype, 'setInstance').mockImplementation(function (this: FastifyAdapter, instance: unknown) {
+    (instance as FastifyInstance).addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) routes.push({ method: method.toUpperCase(), url: route.url });
+    });
+    setInstance.call(this, instance);
+  });
+  try {
+    return { app: await IngressTestApp.start(env), routes };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+// ------------------------------------------------------------------ answers against the document
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly json: unknown;
+}
+
+function toHeaders(raw: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    for (const item of [value ?? []].flat()) headers.append(name, item);
+  }
+  return headers;
+}
+
+const exercised = new Set<string>();
+
+/**
+ * Asserts that `answer` is a documented response of `METHOD path`: its status is listed, its
+ * media type is one of the response's, its required headers are present and valid, and its JSON
+ * body validates against the schema. Returns the parsed body.
+ */
+function expectDocumented(answer: Answer, method: string, path: string): Json {
+  const operation = doc.paths[path]?.[method.toLowerCase()];
+  if (!operation) throw new Error(`${method} ${path} is not documented`);
+  const declared = operation.responses[String(answer.status)];
+  if (!declared) throw new Error(`${method} ${path} answered ${answer.status}, which is not documented: ${answer.text.slice(0, 300)}`);
+  const response = deref(declared);
+  const problems: string[] = [];
+  for (const [name, header] of Object.entries(response.headers ?? {})) {
+    const definition = deref(header);
+    const value = answer.headers.get(name);
+    if (value === null) {
+      if (definition.required) problems.push(`header ${name} is documented as required but absent`);
+      continue;
+    }
+    if (definition.schema) problems.push(...validate(definition.schema, value, `header ${name}`));
+  }
+  const mediaType = (answer.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (response.content === undefined) {
+    if (answer.text !== '') problems.push(`a body was sent (${mediaType}) where none is documented`);
+  } else {
+    const media = response.content[mediaType];
+    if (!media) problems.push(`content type "${mediaType}" is not one of ${Object.keys(response.content).join(', ')}`);
+    else if (mediaType.endsWith('json')) {
+      if (answer.json === undefined) problems.push('the body is not JSON');
+      else if (media.schema) problems.push(...validate(media.schema, answer.json));
+    }
+  }
+  if (problems.length > 0) throw new Error(`${method} ${path} → ${answer.status} differs from docs/openapi.json:\n  ${problems.join('\n  ')}\n  body: ${answer.text.slice(0, 500)}`);
+  exercised.add(`${method.toUpperCase()} ${path}`);
+  return answer.json as Json;
+}
+
+// ------------------------------------------------------------------ the tests
+
+describe('docs/openapi.json', () => {
+  describe('the document itself', () => {
+    it('is OpenAPI 3.1 with both security schemes as http bearer', () => {
+      expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+      expect(doc.info.title).toBeTruthy();
+      expect(doc.components.securitySchemes.webhookSecret).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    });
+
+    it('resolves every $ref', () => {
+      const unresolved: string[] = [];
+      const walk = (node: unknown): void => {
+        if (Array.isArray(node)) node.forEach(walk);
+        else if (isObject(node)) {
+          if (typeof node.$ref === 'string') {
+            try {
+              pointer(node.$ref);
+            } catch (error) {
+              unresolved.push(String(error));
+            }
+          }
+          Object.values(node).forEach(walk);
+        }
+      };
+      walk(doc);
+      expect(unresolved).toEqual([]);
+    });
+
+    it('has unique operation ids, declares every path template parameter, and guards admin routes with the token', () => {
+      const ids = new Set<string>();
+      for (const [key, { path, operation }] of documentedOperations()) {
+        expect({ key, duplicate: ids.has(operation.operationId) }).toEqual({ key, duplicate: false });
+        ids.add(operation.operationId);
+        const declared = (operation.parameters ?? []).map(deref).filter((p) => p.in === 'path').map((p) => p.name).sort();
+        const template = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
+        expect({ key, parameters: declared }).toEqual({ key, parameters: template });
+        if (path.startsWith('/admin/')) {
+          expect({ key, security: operation.security }).toEqual({ key, security: [{ adminToken: [] }] });
+          const unauthorized = deref(operation.responses['401'] ?? ({} as ResponseObject));
+          expect({ key, challenge: Boolean(unauthorized.headers?.['WWW-Authenticate']) }).toEqual({ key, challenge: true });
+        } else if (path.startsWith('/workflow-webhooks/')) {
+          expect(operation.security).toEqual([{ webhookSecret: [] }]);
+        } else {
+          expect({ key, security: operation.security }).toEqual({ key, security: [] });
+        }
+      }
+    });
+
+    it('lists exactly the problem codes of STATUS_BY_CODE in the Problem schema', () => {
+      const problem = flatten(doc.components.schemas.Problem as Schema);
+      expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code']));
+      for (const field of ['type', 'title', 'status', 'code', 'detail', 'errors']) expect(problem.properties).toHaveProperty(field);
+      const codes = flatten(problem.properties?.code as Schema).enum;
+      expect([...(codes ?? [])].sort()).toEqual(Object.keys(STATUS_BY_CODE).sort());
+    });
+
+    it('gives every problem response only codes of its own status, and documents every code an operation can answer', () => {
+      const used = new Set<string>();
+      for (const [key, { operation }] of documentedOperations()) {
+        for (const [status, declared] of Object.entries(operation.responses)) {
+          const media = deref(declared).content?.[PROBLEM_JSON];
+          if (!media?.schema) continue;
+          const codes = flatten(flatten(media.schema).properties?.code as Schema).enum ?? [];
+          expect({ key, status, narrowed: codes.length < Object.keys(STATUS_BY_CODE).length }).toEqual({ key, status, narrowed: true });
+          for (const code of codes) {
+            used.add(String(code));
+            expect({ key, code, status: STATUS_BY_CODE[code as keyof typeof STATUS_BY_CODE] }).toEqual({ key, code, status: Number(status) });
+          }
+        }
+      }
+      // Not tied to one operation: the catch-all answers of the framework.
+      const generic = ['internal_error', 'method_not_allowed'];
+      expect(Object.keys(STATUS_BY_CODE).filter((code) => !used.has(code) && !generic.includes(code))).toEqual([]);
+    });
+
+    it('has examples that validate against their schemas', () => {
+      const failures: string[] = [];
+      const check = (where: string, schema: Schema | undefined, example: unknown): void => {
+        if (schema !== undefined && example !== undefined) failures.push(...validate(schema, example).map((e) => `${where}: ${e}`));
+      };
+      for (const [name, schema] of Object.entries(doc.components.schemas)) check(`schema ${name}`, schema, schema.example);
+      for (const [key, { operation }] of documentedOperations()) {
+        for (const [mediaType, media] of Object.entries(operation.requestBody?.content ?? {})) check(`${key} request ${mediaType}`, media.schema, media.example);
+        for (const [status, declared] of Object.entries(operation.responses)) {
+          for (const [mediaType, media] of Object.entries(deref(declared).content ?? {})) check(`${key} ${status} ${mediaType}`, media.schema, media.example);
+        }
+      }
+      expect(failures).toEqual([]);
+    });
+
+    it('shows the one webhook 404 byte for byte', () => {
+      const media = deref(doc.paths['/workflow-webhooks/{webhook_id}']?.post?.responses['404'] as ResponseObject).content?.[PROBLEM_JSON];
+      expect(JSON.stringify(media?.example)).toBe(WEBHOOK_NOT_FOUND_BODY);
+    });
+  });
+
+  describe('against the running ingress', () => {
+    let t: IngressTestApp;
+    let routes: RegisteredRoute[];
+
+    beforeAll(async () => {
+      ({ app: t, routes } = await startRecordingRoutes({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '5', WEBHOOK_MAX_PAYLOAD_BYTES: '1024' }));
+    });
+
+    afterAll(async () => {
+      await t.close();
+    });
+
+    const registeredKeys = (): Set<string> => {
+      const gets = new Set(routes.filter((route) => route.method === 'GET').map((route) => route.url));
+      // HEAD is derived from GET by Fastify (documented once, in the API description).
+      return new Set(routes.filter((route) => !(route.method === 'HEAD' && gets.has(route.url))).map((route) => `${route.method} ${route.url}`));
+    };
+
+    it('recorded the routes Fastify registered (the hook is live)', () => {
+      const fastify = t.app.getHttpAdapter().getInstance() as FastifyInstance;
+      expect(routes).toContainEqual({ method: 'POST', url: '/workflow-webhooks/:webhookId' });
+      for (const route of routes) expect({ route, known: fastify.hasRoute({ method: route.method as 'GET', url: route.url }) }).toEqual({ route, known: true });
+    });
+
+    it('documents every registered route', () => {
+      const documented = new Set([...documentedOperations().values()].map(({ method, path, item }) => `${method.toUpperCase()} ${registeredPathOf(path, item)}`));
+      const undocumented = [...registeredKeys()].filter((key) => {
+        const [method, url] = key.split(' ') as [string, string];
+        return !documented.has(`${method} ${url}`) && !documented.has(`${method} ${toDocumentedPath(url)}`);
+      });
+      expect(undocumented).toEqual([]);
+    });
+
+    it('registers every documented operation', () => {
+      const registered = new Set([...registeredKeys()].map((key) => {
+        const [method, url] = key.split(' ') as [string, string];
+        return `${method} ${url.includes('*') ? url : toDocumentedPath(url)}`;
+      }));
+      const missing = [...documentedOperations().values()]
+        .map(({ method, path, item }) => `${method.toUpperCase()} ${registeredPathOf(path, item)}`)
+        .filter((key) => !registered.has(key));
+      expect(missing).toEqual([]);
+    });
+
+    describe('answers match the documented responses', () => {
+      const WEBHOOK = '/workflow-webhooks/{webhook_id}';
+      let account: Json;
+      let routineId: string;
+      let hook: WebhookFixture;
+      let accepted: Json;
+
+      const admin = async (method: string, url: string, docPath: string, body?: unknown, token?: string | null): Promise<Json> =>
+        expectDocumented(await t.admin(method, url, body, token), method, docPath);
+
+      it('health: /healthz, /readyz', async () => {
+        expect(expectDocumented(await t.http('GET', '/healthz'), 'GET', '/healthz')).toEqual({ status: 'ok' });
+        expect(expectDocumented(await t.http('GET', '/readyz'), 'GET', '/readyz')).toEqual({ status: 'ready' });
+      });
+
+      it('accounts: 401 with WWW-Authenticate, 201, 200, 400, 404, 409, 415', async () => {
+        const unauthorized = await t.admin('GET', '/admin/accounts', undefined, null);
+        expect(unauthorized.status).toBe(401);
+        expectDocumented(unauthorized, 'GET', '/admin/accounts');
+
+        account = await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'owner@example.com', aliases: ['alias@example.com'] });
+        expect(account.primary).toBe(true);
+        const other = await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'other@example.com', primary: false });
+        expect((await admin('GET', '/admin/accounts', '/admin/accounts')).accounts).toHaveLength(2);
+        expect((await admin('PATCH', `/admin/accounts/${other.id}`, '/admin/accounts/{id}', { aliases: ['second@example.com'] })).aliases).toEqual(['second@example.com']);
+        expect((await admin('PATCH', `/admin/accounts/${other.id}`, '/admin/accounts/{id}')).aliases).toEqual(['second@example.com']); // no body: no change
+
+        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'not an address' })).code).toBe('validation_failed');
+        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'x@example.com', extra: 1 })).code).toBe('validation_failed');
+        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'OWNER@example.com' })).code).toBe('email_already_connected');
+        expect((await admin('PATCH', '/admin/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA', '/admin/accounts/{id}', { active: true })).code).toBe('unknown_account');
+        const notJson = await t.http('POST', '/admin/accounts', { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'text/plain' }, body: 'x' });
+        expect(expectDocumented(notJson, 'POST', '/admin/accounts').code).toBe('unsupported_media_type');
+      });
+
+      it('routines: 201, 200, list, 404', async () => {
+        const created = await admin('POST', '/admin/routines', '/admin/routines', {
+          name: 'Contract',
+          instructions: 'Summarise.',
+          tools: [{ name: 'search', sends_externally: false }],
+          mode: 'supervised',
+          account_scope: [account.id],
+        });
+        routineId = created.id;
+        await admin('GET', `/admin/routines/${routineId}`, '/admin/routines/{id}');
+        expect((await admin('PATCH', `/admin/routines/${routineId}`, '/admin/routines/{id}', { name: 'Contract v2' })).name).toBe('Contract v2');
+        expect((await admin('PATCH', `/admin/routines/${routineId}`, '/admin/routines/{id}')).name).toBe('Contract v2'); // no body: no change
+        const list = await admin('GET', '/admin/routines', '/admin/routines');
+        expect(list.routines[0]).toMatchObject({ id: routineId, webhook_state: 'not_configured', webhook_blocked: false });
+        expect((await admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA', '/admin/routines/{id}')).code).toBe('routine_not_found');
+        expect((await admin('POST', '/admin/routines', '/admin/routines', { name: 'x', instructions: '', tools: [], mode: 'supervised', account_scope: ['acc_AAAAAAAAAAAAAAAAAAAAAA'] })).code).toBe('unknown_scope_account');
+        expect((await admin('PATCH', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA', '/admin/routines/{id}', { name: 'y' })).code).toBe('routine_not_found');
+      });
+
+      it('webhook configuration: view, 409 before enable, enable with secret, 409 twice, 400', async () => {
+        expect((await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook')).state).toBe('not_configured');
+        expect((await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate')).code).toBe('webhook_not_configured');
+        expect((await admin('POST', `/admin/routines/${routineId}/webhook/disable`, '/admin/routines/{id}/webhook/disable')).code).toBe('webhook_not_configured');
+        const enablePath = `/admin/routines/${routineId}/webhook/enable`;
+        expect((await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', { default_account: 'nobody@example.com', account_override_allowed: false })).code).toBe(
+          'default_account_invalid',
+        );
+        const enabled = await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', { default_account: account.email, account_override_allowed: false });
+        expect(enabled.secret).toMatch(/^whsec_/);
+        hook = { account, routineId, webhook: enabled, webhookId: enabled.webhook_id, secret: enabled.secret };
+        expect((await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', { default_account: account.email, account_override_allowed: false })).code).toBe(
+          'webhook_already_enabled',
+        );
+        const view = await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook');
+        expect(view).toMatchObject({ state: 'enabled', webhook_id: hook.webhookId });
+        expect(view).not.toHaveProperty('secret');
+      });
+
+      it('public endpoint: 202, idempotent replay, 422, 400, 404, 415, 413', async () => {
+        const key = { 'x-service-idempotency-key': 'contract-1' };
+        const first = await t.deliver(hook, { headers: key });
+        accepted = expectDocumented(first, 'POST', WEBHOOK);
+        expect(first.headers.get('idempotent-replayed')).toBeNull();
+
+        const replay = await t.deliver(hook, { headers: key });
+        expect(expectDocumented(replay, 'POST', WEBHOOK)).toEqual(accepted);
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+
+        expect(expectDocumented(await t.deliver(hook, { headers: key, body: '{"data":"other"}' }), 'POST', WEBHOOK).code).toBe('idempotency_key_reused');
+        const overrideOff = await t.deliver(hook, { contentType: 'text/plain', body: 'hi', headers: { 'x-service-account-email': account.email } });
+        expect(expectDocumented(overrideOff, 'POST', WEBHOOK).code).toBe('account_override_not_allowed');
+
+        const wrong = await t.deliver(hook, { authorization: `Bearer whsec_${'A'.repeat(43)}` });
+        expect(wrong.text).toBe(WEBHOOK_NOT_FOUND_BODY);
+        expectDocumented(wrong, 'POST', WEBHOOK);
+        expect(expectDocumented(await t.deliver(hook, { contentType: 'application/xml' }), 'POST', WEBHOOK).code).toBe('unsupported_media_type');
+
+        const big = await t.rawRequest('POST', t.webhookPath(hook.webhookId), {
+          authorization: `Bearer ${hook.secret}`,
+          'content-type': 'application/json',
+          'content-length': '2048',
+        }, [Buffer.alloc(2048, 0x20)]);
+        const tooLarge: HttpResult = { status: big.status, headers: toHeaders(big.headers), text: big.body.toString('utf8'), json: JSON.parse(big.body.toString('utf8')) as unknown };
+        expect(expectDocumented(tooLarge, 'POST', WEBHOOK).code).toBe('payload_too_large');
+      });
+
+      it('public endpoint: 429 with Retry-After and RateLimit fields', async () => {
+        const limited = await t.setupWebhook({ account });
+        let last: HttpResult | undefined;
+        for (let i = 0; i < 10 && last?.status !== 429; i++) last = await t.deliver(limited);
+        expect(last?.status).toBe(429);
+        expect(expectDocumented(last as HttpResult, 'POST', WEBHOOK).code).toBe('rate_limited');
+      });
+
+      it('public endpoint: 403 webhook_blocked', async () => {
+        const blocked = await t.setupWebhook({ account, routine: { mode: 'autonomous', tools: [{ name: 'mail', sends_externally: true }] } });
+        expect(expectDocumented(await t.deliver(blocked), 'POST', WEBHOOK).code).toBe('webhook_blocked');
+        const view = await admin('GET', `/admin/routines/${blocked.routineId}/webhook`, '/admin/routines/{id}/webhook');
+        expect(view).toMatchObject({ blocked: true });
+      });
+
+      it('deliveries, runs, a run, attempts and replays', async () => {
+        await t.startDispatcher();
+        const run = expectDocumented((await t.waitForRun(accepted.run_id)) as HttpResult, 'GET', '/admin/runs/{run_id}');
+        expect(run).toMatchObject({ run_id: accepted.run_id, delivery_id: accepted.delivery_id, payload_format: 'json', payload: { hello: 'world' } });
+        expect((await admin('GET', '/admin/runs/run_AAAAAAAAAAAAAAAAAAAAAAAA', '/admin/runs/{run_id}')).code).toBe('run_not_found');
+
+        const deliveries = await admin('GET', `/admin/routines/${routineId}/webhook/deliveries?limit=10`, '/admin/routines/{id}/webhook/deliveries');
+        expect(deliveries.deliveries[0]).toMatchObject({ delivery_id: accepted.delivery_id, idempotency_key: 'contract-1' });
+        expect((await admin('GET', `/admin/routines/${routineId}/webhook/deliveries?limit=0`, '/admin/routines/{id}/webhook/deliveries')).code).toBe('validation_failed');
+        const runs = await eventuallyRuns(routineId);
+        expect(runs[0]).toMatchObject({ run_id: accepted.run_id });
+        expect((await admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/runs', '/admin/routines/{id}/runs')).code).toBe('routine_not_found');
+
+        const attempts = await admin('GET', `/admin/routines/${routineId}/webhook/attempts`, '/admin/routines/{id}/webhook/attempts');
+        expect(attempts.attempts.map((attempt: Json) => attempt.reason)).toEqual(expect.arrayContaining(['wrong_secret', 'idempotency_key_reused']));
+        const replays = await admin('GET', `/admin/routines/${routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays');
+        expect(replays.replays).toContainEqual({ delivery_id: accepted.delivery_id, replays: 1 });
+      });
+
+      async function eventuallyRuns(id: string): Promise<Json[]> {
+        for (let i = 0; i < 200; i++) {
+          const runs = (await admin('GET', `/admin/routines/${id}/runs`, '/admin/routines/{id}/runs')).runs as Json[];
+          if (runs.length > 0) return runs;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        throw new Error('no run listed');
+      }
+
+      it('rotate, disable, and 409 webhook_not_enabled after disable', async () => {
+        const rotated = await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate');
+        expect(rotated.secret).not.toBe(hook.secret);
+        expect((await admin('POST', `/admin/routines/${routineId}/webhook/disable`, '/admin/routines/{id}/webhook/disable')).state).toBe('disabled');
+        expect((await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate')).code).toBe('webhook_not_enabled');
+        expect(expectDocumented(await t.deliver({ webhookId: hook.webhookId, secret: rotated.secret }), 'POST', WEBHOOK).code).toBe('webhook_not_found');
+      });
+
+      it('Config page: redirect, pages, an asset, 404', async () => {
+        const redirect = await t.rawRequest('GET', '/ui', {});
+        expectDocumented({ status: redirect.status, headers: toHeaders(redirect.headers), text: redirect.body.toString('utf8'), json: undefined }, 'GET', '/ui');
+        expectDocumented(await t.http('GET', '/ui/'), 'GET', '/ui/');
+        expectDocumented(await t.http('GET', '/ui/nothing-here'), 'GET', '/ui/');
+        expectDocumented(await t.http('GET', `/ui/routines/${routineId}/config`), 'GET', '/ui/routines/{id}/config');
+        expectDocumented(await t.http('GET', '/ui/routines/not-a-routine/config'), 'GET', '/ui/routines/{id}/config');
+        expectDocumented(await t.http('GET', '/ui/assets/app.css'), 'GET', '/ui/assets/{name}');
+        expect((await t.http('GET', '/ui/assets/missing.js')).status).toBe(404);
+        expectDocumented(await t.http('GET', '/ui/assets/missing.js'), 'GET', '/ui/assets/{name}');
+      });
+
+      it('store down: 503 store_unavailable with Retry-After (webhook, admin, readiness)', async () => {
+        const live = await t.setupWebhook({ account });
+        await t.store.close();
+        expect(expectDocumented(await t.deliver(live), 'POST', WEBHOOK).code).toBe('store_unavailable');
+        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'late@example.com' })).code).toBe('store_unavailable');
+        expect(expectDocumented(await t.http('GET', '/readyz'), 'GET', '/readyz').code).toBe('store_unavailable');
+      });
+
+      it('exercised every documented operation', () => {
+        expect([...documentedOperations().keys()].filter((key) => !exercised.has(key))).toEqual([]);
+      });
+    });
+  });
+});
