@@ -7,11 +7,16 @@ const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
 };
 const base = { rootDir: __dirname, moduleFileExtensions: ['ts', 'js', 'json'], moduleNameMapper, transform, testEnvironment: 'node' };
+/** int and e2e run against the real Kafka test broker: started once when KAFKA_BROKERS is unset. */
+const kafkaBroker = {
+  globalSetup: '<rootDir>/test/support/kafka-global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/kafka-global-teardown.ts',
+};
 
 module.exports = {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.unit.spec.ts'] },
-    { ...base, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e.spec.ts'] },
+    { ...base, ...kafkaBroker, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
+    { ...base, ...kafkaBroker, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e.spec.ts'] },
   ],
 };

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ConfigurationError, loadConfig } from '@wts/config';
+import { KafkaDispatchServer } from '@wts/messaging';
 import { openEventStore } from '@wts/platform';
 import { Logger } from 'nestjs-pino';
 import { DispatcherModule } from './dispatcher.module';
@@ -8,6 +10,21 @@ import { DispatcherModule } from './dispatcher.module';
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const { store, checkpoints, description } = await openEventStore(config);
+  const brokers = config.kafka.brokers;
+  if (brokers) {
+    // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy.
+    const app = await NestFactory.createMicroservice<MicroserviceOptions>(DispatcherModule.forRoot({ config, store, checkpoints }), {
+      strategy: new KafkaDispatchServer({ brokers }),
+      bufferLogs: true,
+      abortOnError: false,
+    });
+    app.useLogger(app.get(Logger));
+    app.enableShutdownHooks();
+    // listen() registers the handlers, runs the lifecycle hooks, then starts the strategy.
+    await app.listen();
+    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${brokers.join(',')} (${description})\n`);
+    return;
+  }
   const app = await NestFactory.createApplicationContext(DispatcherModule.forRoot({ config, store, checkpoints }), {
     bufferLogs: true,
     abortOnError: false,

@@ -1,0 +1,167 @@
+import { Inject } from '@nestjs/common';
+import { DispatchDeliveryUseCase, systemClock } from '@wts/application';
+import { formatPosition, type EventStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
+import { kafkaTopicNames, type MessagingLogger } from '@wts/messaging';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { CliFailure, UsageError, describeError } from './cli.errors';
+import { CATEGORY_NAMES, scanSelection } from './event-selection';
+import {
+  DispatcherReplayTarget,
+  KafkaReplayTarget,
+  dispatcherClassifier,
+  emptyCounts,
+  kafkaClassifier,
+  type ReplayClassifier,
+  type ReplayCounts,
+  type ReplayTarget,
+} from './replay-targets';
+import { parseReplayOptions, type RawReplayOptions, type ReplayPlan } from './replay.options';
+import { replayProgress } from './replay.progress';
+import { ReplayTally, formatReplayReport, type ReplayReport } from './replay.report';
+import { cliConfig, withStore } from './store.session';
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/**
+ * `replay`: re-sends stored events to Kafka (as the relay would) or straight to the dispatcher's
+ * use case. Reads $all in batches up to the head as it was at start; nothing in the store is
+ * changed except runs the dispatcher creates (or parks) for deliveries that have none yet.
+ */
+@Command({
+  name: 'replay',
+  description: 'replay stored events to Kafka or to the run dispatcher (idempotent; --dry-run to preview)',
+})
+export class ReplayCommand extends CommandRunner {
+  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
+    super();
+  }
+
+  async run(_params: string[], options: RawReplayOptions): Promise<void> {
+    const plan = parseReplayOptions(options);
+    const brokers = cliConfig(this.context).kafka.brokers;
+    if (plan.target === 'kafka' && !plan.dryRun && !brokers) throw new UsageError(['--to kafka needs KAFKA_BROKERS (host:port[,host:port…]) in the environment']);
+    const report = await withStore(this.context, (session) => this.replay(session.store, plan, brokers));
+    this.context.stdout.write(plan.json ? `${JSON.stringify(report)}\n` : formatReplayReport(report));
+    if (report.interrupted) this.context.exitCode = ExitCode.interrupted;
+  }
+
+  private async replay(store: EventStore, plan: ReplayPlan, brokers: readonly string[] | undefined): Promise<ReplayReport> {
+    const classifier: ReplayClassifier = plan.target === 'kafka' ? kafkaClassifier : dispatcherClassifier;
+    const tally = new ReplayTally(classifier);
+    const counts = emptyCounts();
+    const head = await store.headPosition();
+    const upTo = head && plan.selection.toPosition && plan.selection.toPosition.commit < head.commit ? plan.selection.toPosition : head;
+    if (!upTo) return tally.report({ dryRun: plan.dryRun, counts, interrupted: false });
+
+    const target = plan.dryRun ? undefined : await this.openTarget(plan, store, brokers ?? []);
+    const start = plan.selection.fromPosition ? plan.selection.fromPosition.commit : 0n;
+    const progress = replayProgress(this.context, plan.dryRun ? 'dry run' : `replay to ${plan.target}`, { start, end: upTo.commit });
+    let scanned = 0;
+    let done: GlobalPosition | undefined;
+    let interrupted = false;
+    try {
+      for await (const batch of scanSelection(store, plan.selection, { batchSize: plan.batchSize, upTo })) {
+        // The embedded store answers synchronously: let signals (SIGINT) and timers in between batches.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.context.signal.aborted) {
+          interrupted = true;
+          break;
+        }
+        if (target) await this.replayBatch(target, batch.events, counts, done);
+        tally.add(batch.events);
+        scanned += batch.scanned;
+        done = batch.lastPosition;
+        progress.update({ scanned, replayed: counts.replayed, position: batch.lastPosition });
+      }
+      // A filtered read ends at the last matching event: the range up to the head is done all the same.
+      if (!interrupted) progress.update({ scanned, replayed: counts.replayed, position: upTo });
+    } finally {
+      progress.stop();
+      await target?.close();
+    }
+    return tally.report({ dryRun: plan.dryRun, counts, interrupted, resumeAfter: interrupted ? done : undefined });
+  }
+
+  private async replayBatch(target: ReplayTarget, events: readonly RecordedEvent[], counts: ReplayCounts, done: GlobalPosition | undefined): Promise<void> {
+    try {
+      await target.replay(events, counts);
+    } catch (error) {
+      const resume = done ? ` Everything up to ${formatPosition(done)} was replayed; resume with --from-position ${formatPosition({ commit: done.commit + 1n, prepare: done.prepare + 1n })}.` : '';
+      throw new CliFailure(`replay to ${target.name} failed: ${describeError(error)}.${resume}`, { cause: error });
+    }
+  }
+
+  private async openTarget(plan: ReplayPlan, store: EventStore, brokers: readonly string[]): Promise<ReplayTarget> {
+    if (plan.target === 'dispatcher') return new DispatcherReplayTarget(new DispatchDeliveryUseCase(store, systemClock));
+    try {
+      return await KafkaReplayTarget.connect(brokers, kafkaTopicNames(plan.topicPrefix), this.kafkaLogger());
+    } catch (error) {
+      throw new CliFailure(`cannot reach Kafka at ${brokers.join(',')}: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  /** kafkajs' own errors, one line each on stderr (its retries are chatty; warnings stay quiet). */
+  private kafkaLogger(): MessagingLogger {
+    const write = (level: string, message: string, fields: object): void => {
+      const detail = (fields as { err?: unknown; error?: unknown }).err ?? (fields as { error?: unknown }).error;
+      this.context.stderr.write(`kafka ${level}: ${message}${detail === undefined ? '' : ` (${String(detail)})`}\n`);
+    };
+    return { info: () => undefined, warn: () => undefined, error: (fields, message) => write('error', message, fields) };
+  }
+
+  @Option({ flags: '--stream <id>', description: 'a stream by exact name, e.g. delivery-dlv_… (repeatable)' })
+  parseStream(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
+  }
+
+  @Option({ flags: '--category <name>', description: `a stream category (repeatable): ${CATEGORY_NAMES.join(', ')}` })
+  parseCategory(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
+  }
+
+  @Option({ flags: '--from-position <position>', description: 'first commit position, inclusive (42 or 42/42)' })
+  parseFromPosition(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--to-position <position>', description: 'last commit position, inclusive' })
+  parseToPosition(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--since <time>', description: 'events created at or after this ISO 8601 time (2025-01-31 or 2025-01-31T08:00:00Z)' })
+  parseSince(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--until <time>', description: 'events created before this ISO 8601 time (exclusive)' })
+  parseUntil(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--to <target>', description: 'where to replay: kafka (the relay\'s topics, keys and headers) or dispatcher (DeliveryAccepted → runs)' })
+  parseTo(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--dry-run', description: 'list what would be replayed (counts per type, first/last position); send nothing' })
+  parseDryRun(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--json', description: 'print the summary as one JSON object' })
+  parseJson(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--batch-size <n>', description: 'events read per batch (default 500)' })
+  parseBatchSize(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--topic-prefix <prefix>', description: 'Kafka topic-name prefix, for isolated environments (default: none, the production topics)' })
+  parseTopicPrefix(value: string): string {
+    return value;
+  }
+}

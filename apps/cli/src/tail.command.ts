@@ -1,0 +1,99 @@
+import { Inject } from '@nestjs/common';
+import { formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { CLI_CONTEXT, type CliContext } from './cli.context';
+import { CliFailure, UsageError, describeError } from './cli.errors';
+import { CATEGORY_NAMES, categoryPrefixes, storeFilter } from './event-selection';
+import { formatEventLine } from './event-line.format';
+import { withStore } from './store.session';
+
+interface RawTailOptions {
+  readonly fromStart?: boolean;
+  readonly category?: readonly string[];
+  readonly limit?: string;
+}
+
+interface TailPlan {
+  readonly fromStart: boolean;
+  readonly prefixes: readonly string[];
+  readonly limit: number | undefined;
+}
+
+function parseTailOptions(raw: RawTailOptions): TailPlan {
+  const problems: string[] = [];
+  const categories = categoryPrefixes(raw.category ?? []);
+  for (const name of categories.unknown) problems.push(`unknown --category "${name}" (known: ${CATEGORY_NAMES.join(', ')})`);
+  let limit: number | undefined;
+  if (raw.limit !== undefined) {
+    limit = /^\d+$/.test(raw.limit) ? Number(raw.limit) : Number.NaN;
+    if (!Number.isSafeInteger(limit) || limit < 1) problems.push(`--limit must be a positive integer, got "${raw.limit}"`);
+  }
+  if (problems.length > 0) throw new UsageError(problems);
+  return { fromStart: raw.fromStart === true, prefixes: categories.prefixes, limit };
+}
+
+/**
+ * `tail`: follows $all from the head (or from the start), one line per event, until --limit
+ * events were printed or SIGINT. Lines never hold a secret (events carry digests, shortened here)
+ * and mark payloads as untrusted.
+ */
+@Command({ name: 'tail', description: 'follow new events, one line each (position, stream, type, event id, compact data)' })
+export class TailCommand extends CommandRunner {
+  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
+    super();
+  }
+
+  async run(_params: string[], options: RawTailOptions): Promise<void> {
+    const plan = parseTailOptions(options);
+    await withStore(this.context, async ({ store, description }) => {
+      const after = plan.fromStart ? undefined : await store.headPosition();
+      this.context.stderr.write(`tail: following ${description} ${after ? `after ${formatPosition(after)}` : 'from the start'}${plan.limit ? `, stopping after ${plan.limit} events` : ''}\n`);
+      await this.follow(store, plan, after);
+    });
+  }
+
+  private async follow(store: EventStore, plan: TailPlan, after: GlobalPosition | undefined): Promise<void> {
+    let printed = 0;
+    let finish: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const subscription = store.subscribeToAll({ after, filter: storeFilter({ streams: [], categoryPrefixes: plan.prefixes }) }, (event) => {
+      // Never stop the subscription from inside its handler: it waits for the handler to return.
+      if (plan.limit !== undefined && printed >= plan.limit) return;
+      printed += 1;
+      this.context.stdout.write(`${formatEventLine(event)}\n`);
+      if (plan.limit !== undefined && printed >= plan.limit) finish();
+    });
+    const onAbort = (): void => finish();
+    this.context.signal.addEventListener('abort', onAbort, { once: true });
+    if (this.context.signal.aborted) finish();
+    try {
+      await Promise.race([
+        finished,
+        subscription.done.then(
+          () => finish(),
+          (error: unknown) => {
+            throw new CliFailure(`the subscription failed after ${printed} events: ${describeError(error)}`, { cause: error });
+          },
+        ),
+      ]);
+    } finally {
+      this.context.signal.removeEventListener('abort', onAbort);
+      await subscription.stop();
+    }
+  }
+
+  @Option({ flags: '--from-start', description: 'start at the first event instead of the head' })
+  parseFromStart(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--category <name>', description: `only this stream category (repeatable): ${CATEGORY_NAMES.join(', ')}` })
+  parseCategory(value: string, previous?: string[]): string[] {
+    return [...(previous ?? []), value];
+  }
+
+  @Option({ flags: '--limit <n>', description: 'stop after printing n events' })
+  parseLimit(value: string): string {
+    return value;
+  }
+}

@@ -1,0 +1,93 @@
+import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock, toAppend, type DispatchOutcome } from '@wts/application';
+import { Streams, type DeliveryAccepted } from '@wts/contracts';
+import type { RecordedEvent } from '@wts/event-store';
+import { randomUUID } from 'node:crypto';
+import { IngressTestApp, eventually, type WebhookFixture } from '../../../test/support/ingress-test-app';
+
+export interface SeededStore {
+  readonly app: IngressTestApp;
+  readonly hooks: readonly WebhookFixture[];
+  /** Delivery ids answered with 202 (an idempotent repeat is not a new delivery). */
+  readonly deliveryIds: readonly string[];
+  readonly env: Record<string, string>;
+}
+
+/**
+ * A real ingress on a temp DATA_DIR: two routines with enabled webhooks, JSON and text
+ * deliveries (one idempotency key sent twice), through real HTTP.
+ */
+export async function seedStore(): Promise<SeededStore> {
+  const app = await IngressTestApp.start();
+  const hooks = [await app.setupWebhook(), await app.setupWebhook()];
+  const ids = new Set<string>();
+  const accept = async (result: { status: number; json: unknown; text: string }): Promise<void> => {
+    if (result.status !== 202) throw new Error(`delivery answered ${result.status}: ${result.text}`);
+    ids.add((result.json as { delivery_id: string }).delivery_id);
+  };
+  for (let i = 0; i < 3; i++) await accept(await app.deliver(hooks[0], { body: `{"data":{"alert":"disk ${i}","big":12345678901234567890}}` }));
+  for (let i = 0; i < 2; i++) {
+    await accept(await app.deliver(hooks[0], { headers: { 'x-service-idempotency-key': 'alert-42' }, body: JSON.stringify({ data: { alert: 'once' } }) }));
+  }
+  for (let i = 0; i < 2; i++) await accept(await app.deliver(hooks[1], { contentType: 'text/plain', body: `plain text ${i}\nsecond line` }));
+  return { app, hooks, deliveryIds: [...ids], env: { DATA_DIR: app.dataDir } };
+}
+
+/** Starts the in-process dispatcher and waits until every accepted delivery has its run. */
+export async function createAllRuns(seeded: SeededStore): Promise<void> {
+  await seeded.app.startDispatcher();
+  await eventually(async () => ((await seeded.app.runEvents()).length >= seeded.deliveryIds.length ? true : undefined), 10_000, 'a run per delivery');
+}
+
+/** RunCreated events per delivery id. */
+export async function runsPerDelivery(app: IngressTestApp): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const event of await app.runEvents()) {
+    const deliveryId = (event.data as { deliveryId: string }).deliveryId;
+    counts.set(deliveryId, (counts.get(deliveryId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * A DeliveryAccepted whose routine does not exist (appended directly, as a corrupted or foreign
+ * history would hold it): the dispatcher can never turn it into a run and parks it.
+ */
+export async function appendOrphanDelivery(app: IngressTestApp): Promise<string> {
+  const deliveryId = `dlv_orphan${randomUUID().replace(/-/g, '')}`;
+  const data: DeliveryAccepted['data'] = {
+    deliveryId,
+    webhookId: `whk_orphan${randomUUID().replace(/-/g, '')}`,
+    routineId: `rtn_missing${randomUUID().replace(/-/g, '')}`,
+    runId: `run_orphan${randomUUID().replace(/-/g, '')}`,
+    triggerAccount: { accountId: 'acc_missing0000000000000', email: 'nobody@example.com' },
+    payload: { format: 'json', json: '{"x":1}' },
+    contentType: 'application/json',
+    idempotencyKey: null,
+    requestDigest: '0'.repeat(64),
+    receivedAt: new Date().toISOString(),
+  };
+  const events = toAppend([{ type: 'DeliveryAccepted', data }], { correlationId: deliveryId, causationId: deliveryId, traceparent: '' }, () => randomUUID());
+  const result = await app.store.append(Streams.delivery(deliveryId), events, 'no_stream');
+  if (result.kind !== 'appended') throw new Error('orphan delivery not appended');
+  return deliveryId;
+}
+
+/** A second dispatcher worker on the same store, counting what it dispatched. */
+export async function startCountingWorker(app: IngressTestApp): Promise<{ worker: StoreDispatchWorker; outcomes: DispatchOutcome[] }> {
+  const outcomes: DispatchOutcome[] = [];
+  const silent = { info: (): void => undefined, error: (): void => undefined };
+  const worker = new StoreDispatchWorker(
+    app.store,
+    app.store.checkpoints(),
+    new DispatchDeliveryUseCase(app.store, systemClock),
+    silent,
+    { checkpointEveryMs: 0, retryDelayMs: 50, maxRetryDelayMs: 200 },
+    (outcome) => outcomes.push(outcome),
+  );
+  await worker.start();
+  return { worker, outcomes };
+}
+
+export function positionOf(event: RecordedEvent): string {
+  return `${event.position.commit}/${event.position.prepare}`;
+}

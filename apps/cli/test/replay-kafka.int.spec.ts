@@ -1,0 +1,155 @@
+/**
+ * `replay --to kafka` against the real test broker (jest's globalSetup starts it): the replayed
+ * messages are the relay's own — same topic, partition, key, value and headers (`event-id`
+ * included) in store order — so consumers dedupe them. Each run uses its own topic prefix.
+ */
+import { Relays, kafkaTopicNames, routeEvent, KafkaRelaySupervisor, type KafkaTopicNames } from '@wts/messaging';
+import type { RecordedEvent } from '@wts/event-store';
+import type { Kafka } from 'kafkajs';
+import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
+import { MessageCollector, deleteTopics, testKafka, type CollectedMessage } from '../../../test/support/kafka-test-kit';
+import { eventually } from '../../../test/support/ingress-test-app';
+import { cli, summaryOf } from './cli-harness';
+import { createAllRuns, seedStore, type SeededStore } from './cli-fixtures';
+
+jest.setTimeout(120_000);
+
+describe('replay --to kafka (real broker)', () => {
+  const brokers = kafkaBrokers();
+  let kafka: Kafka;
+  let seeded: SeededStore;
+  let relayTopics: KafkaTopicNames;
+  let replayTopics: KafkaTopicNames;
+  let replayPrefix: string;
+  const relays: KafkaRelaySupervisor[] = [];
+  const collectors: MessageCollector[] = [];
+
+  beforeAll(async () => {
+    kafka = testKafka(brokers);
+    seeded = await seedStore();
+    await createAllRuns(seeded);
+    relayTopics = kafkaTopicNames(`${uniqueName('cli-relay')}.`);
+    replayPrefix = `${uniqueName('cli-replay')}.`;
+    replayTopics = kafkaTopicNames(replayPrefix);
+  });
+
+  afterAll(async () => {
+    await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+    await Promise.all(collectors.splice(0).map((collector) => collector.stop()));
+    await deleteTopics(kafka, [...Object.values(relayTopics), ...Object.values(replayTopics)]);
+    await seeded?.app.close();
+  });
+
+  async function collect(topics: KafkaTopicNames): Promise<MessageCollector> {
+    const collector = await new MessageCollector(kafka, [topics.webhookEvents, topics.routineRuns], uniqueName('cli-reader')).start();
+    collectors.push(collector);
+    return collector;
+  }
+
+  async function published(): Promise<RecordedEvent[]> {
+    return (await seeded.app.allEvents()).filter((event) => routeEvent(event) !== undefined);
+  }
+
+  /** Per partition, the event ids in offset order. */
+  function order(messages: readonly CollectedMessage[]): Map<string, string[]> {
+    const byPartition = new Map<string, CollectedMessage[]>();
+    for (const message of messages) {
+      const key = `${message.topic.slice(message.topic.indexOf('.') + 1)}#${message.partition}`;
+      byPartition.set(key, [...(byPartition.get(key) ?? []), message]);
+    }
+    return new Map([...byPartition].map(([key, list]) => [key, list.sort((a, b) => Number(a.offset) - Number(b.offset)).map((m) => m.headers['event-id'])]));
+  }
+
+  it('dry run connects to nothing and creates no topic', async () => {
+    const summary = summaryOf(await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--dry-run', '--topic-prefix', replayPrefix, '--json'], { ...seeded.env, KAFKA_BROKERS: brokers.join(',') }));
+    expect(summary).toMatchObject({ dry_run: true, replayed: 0, would_replay: seeded.deliveryIds.length });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      expect((await admin.listTopics()).filter((topic) => topic.startsWith(replayPrefix))).toEqual([]);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('re-publishes what the relay published: same topic, partition, key, value and headers, in store order', async () => {
+    const expected = await published();
+    expect(expected.length).toBe(seeded.hooks.length + 2 * seeded.deliveryIds.length);
+
+    // The relays of both services, as the services run them, to topics of their own.
+    for (const definition of [Relays.ingressWebhooks, Relays.dispatcherRuns]) {
+      const relay = new KafkaRelaySupervisor({
+        brokers,
+        definition,
+        store: seeded.app.store,
+        checkpoints: seeded.app.store.checkpoints(),
+        topics: relayTopics,
+        leadershipGroupId: uniqueName(`cli-lead-${definition.name}`),
+      });
+      relays.push(relay);
+      await relay.start();
+    }
+    const relayed = await collect(relayTopics);
+    await eventually(async () => (relayed.messages.length >= expected.length ? true : undefined), 60_000, 'the relays to publish');
+
+    const started = Date.now();
+    const result = await cli(
+      ['replay', '--category', 'webhook', '--category', 'delivery', '--category', 'run', '--to', 'kafka', '--topic-prefix', replayPrefix, '--json'],
+      { ...seeded.env, KAFKA_BROKERS: brokers.join(',') },
+    );
+    const summary = summaryOf(result);
+    process.stderr.write(`[cli] replay of ${summary.replayed} events to Kafka took ${Date.now() - started} ms\n`);
+    expect(summary).toMatchObject({ target: 'kafka', selected: expected.length, replayed: expected.length, skipped: 0, created: 0, already_created: 0, parked: 0 });
+
+    const replayed = await collect(replayTopics);
+    await eventually(async () => (replayed.messages.length >= expected.length ? true : undefined), 30_000, 'the replayed messages');
+    expect(replayed.messages).toHaveLength(expected.length);
+    expect(relayed.messages).toHaveLength(expected.length);
+
+    const strip = (message: CollectedMessage): object => ({
+      role: message.topic.slice(message.topic.indexOf('.') + 1),
+      partition: message.partition,
+      key: message.key,
+      value: message.value?.toString('utf8'),
+      headers: message.headers,
+    });
+    const byId = (messages: readonly CollectedMessage[]): Map<string, object> => new Map(messages.map((message) => [message.headers['event-id'], strip(message)]));
+    expect(byId(replayed.messages)).toEqual(byId(relayed.messages));
+    expect(order(replayed.messages)).toEqual(order(relayed.messages));
+
+    // Keys and headers from the contract, in store order per key.
+    for (const event of expected) {
+      const message = replayed.messages.find((m) => m.headers['event-id'] === event.id);
+      const data = event.data as { webhookId?: string; routineId?: string };
+      expect(message?.key).toBe(event.type === 'RunCreated' ? data.routineId : data.webhookId);
+      expect(message?.headers).toMatchObject({ 'event-type': event.type, 'event-id': event.id, 'schema-version': '1', 'stream-id': event.streamId, position: `${event.position.commit}/${event.position.prepare}` });
+      expect(message?.topic).toBe(event.type === 'RunCreated' ? replayTopics.routineRuns : replayTopics.webhookEvents);
+    }
+    const deliveriesOfFirstHook = expected.filter((event) => event.type === 'DeliveryAccepted' && (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId).map((event) => event.id);
+    const firstHookMessages = replayed.messages
+      .filter((m) => m.key === seeded.hooks[0].webhookId && m.headers['event-type'] === 'DeliveryAccepted')
+      .sort((a, b) => Number(a.offset) - Number(b.offset))
+      .map((m) => m.headers['event-id']);
+    expect(firstHookMessages).toEqual(deliveriesOfFirstHook);
+  });
+
+  it('a second replay re-sends the same event ids (consumers dedupe), and creates nothing in the store', async () => {
+    const before = (await seeded.app.allEvents()).length;
+    const reader = await collect(replayTopics);
+    const deliveries = seeded.deliveryIds.length;
+    await eventually(async () => (reader.messages.length >= (await published()).length ? true : undefined), 30_000, 'the first replay');
+    const idsBefore = reader.distinctEventIds(replayTopics.webhookEvents);
+
+    const summary = summaryOf(await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix, '--json'], { ...seeded.env, KAFKA_BROKERS: brokers.join(',') }));
+    expect(summary).toMatchObject({ replayed: deliveries, skipped: 0 });
+    await eventually(async () => (reader.of(replayTopics.webhookEvents).length >= idsBefore.size + deliveries ? true : undefined), 30_000, 'the second replay');
+    expect(reader.distinctEventIds(replayTopics.webhookEvents)).toEqual(idsBefore);
+    expect((await seeded.app.allEvents()).length).toBe(before);
+  });
+
+  it('an unreachable broker fails with exit code 1 and says so', async () => {
+    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix], { ...seeded.env, KAFKA_BROKERS: '127.0.0.1:1' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach Kafka at 127.0.0.1:1');
+  });
+});

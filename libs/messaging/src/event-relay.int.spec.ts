@@ -1,0 +1,208 @@
+import { SqliteEventStore, formatPosition, type CheckpointStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
+import type { Kafka } from 'kafkajs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
+import {
+  MessageCollector,
+  appendDeliveries,
+  appendRoutineWithWebhook,
+  deleteTopics,
+  testKafka,
+  topicSize,
+  type CatalogFixture,
+} from '../../../test/support/kafka-test-kit';
+import { waitFor } from '../../../test/support/service-processes';
+import { relayCheckpointName } from './event-relay.service';
+import { KafkaRelaySupervisor, type KafkaRelaySettings } from './kafka-relay.supervisor';
+import { Relays, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
+
+/**
+ * The relay against the real broker: order, keys and headers; checkpoint only after the broker
+ * acknowledged; resume from the checkpoint; one forwarder among replicas.
+ */
+describe('Kafka relay (real broker)', () => {
+  const brokers = kafkaBrokers();
+  let kafka: Kafka;
+  let dir: string;
+  let store: SqliteEventStore;
+  let topics: KafkaTopicNames;
+  let name: string;
+  const started: KafkaRelaySupervisor[] = [];
+  const collectors: MessageCollector[] = [];
+
+  beforeEach(() => {
+    kafka = testKafka(brokers);
+    dir = mkdtempSync(join(tmpdir(), 'wts-relay-'));
+    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    name = uniqueName('relay');
+    topics = kafkaTopicNames(`${name}.`);
+  });
+
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((relay) => relay.stop()));
+    await Promise.all(collectors.splice(0).map((collector) => collector.stop()));
+    await deleteTopics(kafka, Object.values(topics));
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function relay(overrides: Partial<KafkaRelaySettings> = {}): KafkaRelaySupervisor {
+    const supervisor = new KafkaRelaySupervisor({
+      brokers,
+      definition: { ...Relays.ingressWebhooks, name },
+      store,
+      checkpoints: store.checkpoints(),
+      topics,
+      ...overrides,
+    });
+    started.push(supervisor);
+    return supervisor;
+  }
+
+  async function collector(): Promise<MessageCollector> {
+    const c = await new MessageCollector(kafka, [topics.webhookEvents], `${name}-reader-${collectors.length}`).start();
+    collectors.push(c);
+    return c;
+  }
+
+  async function stored(prefixes = ['webhook-', 'delivery-']): Promise<RecordedEvent[]> {
+    const events = await store.readAll({ limit: 100_000, filter: { streamPrefixes: prefixes } });
+    return events.filter((event) => routeEvent(event) !== undefined);
+  }
+
+  async function fixtures(webhooks: number): Promise<CatalogFixture[]> {
+    const out: CatalogFixture[] = [];
+    for (let i = 0; i < webhooks; i++) out.push(await appendRoutineWithWebhook(store));
+    return out;
+  }
+
+  it('forwards in store order per key, with the contract headers, and checkpoints the last position', async () => {
+    const hooks = await fixtures(3);
+    for (let round = 0; round < 10; round++) for (const hook of hooks) await appendDeliveries(store, hook, 1);
+    await store.append('account-catalog', [{ id: '6f1d7c53-3f5e-4c61-9d1b-0f1f2f3f4f5f', type: 'AccountConnected', data: { accountId: 'acc_x', email: 'x@example.com', aliases: [], connectedAt: new Date().toISOString() }, metadata: {} }], 'any');
+
+    const relayed = relay();
+    await relayed.start();
+    const reader = await collector();
+    const expected = await stored();
+    expect(expected).toHaveLength(33);
+    await waitFor(async () => reader.messages.length >= expected.length, 20_000, `${expected.length} messages`);
+
+    const byId = new Map(expected.map((event) => [event.id, event]));
+    for (const message of reader.messages) {
+      const event = byId.get(message.headers['event-id']);
+      if (!event) throw new Error(`unexpected message ${JSON.stringify(message.headers)}`);
+      const data = event.data as { webhookId: string };
+      expect(message.key).toBe(data.webhookId);
+      expect(message.headers).toEqual({
+        'event-type': event.type,
+        'event-id': event.id,
+        'schema-version': '1',
+        traceparent: (event.metadata as { traceparent: string }).traceparent,
+        'stream-id': event.streamId,
+        'stream-revision': '0',
+        position: formatPosition(event.position),
+      });
+      expect(JSON.parse(message.value?.toString('utf8') ?? 'null')).toEqual(event.data);
+    }
+    expect(reader.messages).toHaveLength(expected.length);
+    // Per key: one partition, in store order.
+    for (const hook of hooks) {
+      const mine = reader.messages.filter((message) => message.key === hook.webhookId);
+      expect(new Set(mine.map((message) => message.partition)).size).toBe(1);
+      const positions = mine.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => byId.get(message.headers['event-id'])?.position.commit ?? -1n);
+      expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(mine[0].headers['event-type']).toBe('WebhookEnabled');
+    }
+    const last = expected[expected.length - 1].position;
+    await waitFor(async () => formatPosition((await store.checkpoints().load(relayCheckpointName(name))) ?? { commit: -1n, prepare: -1n }) === formatPosition(last), 5000, 'the checkpoint');
+  }, 60_000);
+
+  it('saves the checkpoint only after the broker acknowledged everything up to it', async () => {
+    const hook = (await fixtures(1))[0];
+    const real = store.checkpoints();
+    const violations: string[] = [];
+    let saves = 0;
+    // Every save is checked against the broker: the topic must already hold every event up to it.
+    const checking: CheckpointStore = {
+      load: (checkpoint) => real.load(checkpoint),
+      save: async (checkpoint: string, position: GlobalPosition) => {
+        saves++;
+        const upTo = (await stored()).filter((event) => event.position.commit <= position.commit).length;
+        const held = await topicSize(kafka, topics.webhookEvents);
+        if (held < upTo) violations.push(`checkpoint ${formatPosition(position)} covers ${upTo} events, the topic holds ${held}`);
+        await real.save(checkpoint, position);
+      },
+    };
+    await relay({ checkpoints: checking, tuning: { maxBatchSize: 25, lingerMs: 5 } }).start();
+    for (let chunk = 0; chunk < 8; chunk++) await appendDeliveries(store, hook, 25);
+    const expected = (await stored()).length;
+    await waitFor(async () => (await real.load(relayCheckpointName(name)))?.commit === (await stored()).at(-1)?.position.commit, 30_000, 'the final checkpoint');
+    expect(await topicSize(kafka, topics.webhookEvents)).toBe(expected);
+    expect(saves).toBeGreaterThan(3);
+    expect(violations).toEqual([]);
+  }, 60_000);
+
+  it('resumes from its checkpoint after a restart: nothing lost, nothing sent twice', async () => {
+    const hook = (await fixtures(1))[0];
+    await appendDeliveries(store, hook, 100);
+    const first = relay();
+    await first.start();
+    const reader = await collector();
+    await waitFor(async () => reader.messages.length >= 101, 20_000, 'the first 101 messages');
+    await first.stop();
+
+    await appendDeliveries(store, hook, 100); // while no relay runs
+    const second = relay();
+    await second.start();
+    await waitFor(async () => reader.messages.length >= 201, 20_000, 'all 201 messages');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(reader.distinctEventIds().size).toBe(201);
+    expect(reader.messages).toHaveLength(201);
+    expect(new Set(reader.messages.map((message) => message.headers['event-id']))).toEqual(new Set((await stored()).map((event) => event.id)));
+  }, 60_000);
+
+  it('with two replicas, only the leader forwards; a joining replica does not move the leadership; the other takes over from the checkpoint', async () => {
+    const hook = (await fixtures(1))[0];
+    const a = relay();
+    const b = relay();
+    await a.start();
+    await waitFor(async () => a.isForwarding(), 30_000, 'the first replica to lead');
+
+    let bothForwarding = 0;
+    const sampler = setInterval(() => {
+      if (a.isForwarding() && b.isForwarding()) bothForwarding++;
+    }, 5);
+    const reader = await collector();
+    try {
+      await appendDeliveries(store, hook, 50);
+      // The second replica joins while events flow: the sticky assignment keeps partition 0 with
+      // the leader, whose term survives the rebalance (same member): nothing is sent twice.
+      const joining = b.start();
+      for (let chunk = 0; chunk < 5; chunk++) await appendDeliveries(store, hook, 50);
+      await joining;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await appendDeliveries(store, hook, 50);
+      await waitFor(async () => reader.messages.length >= 351, 20_000, '351 messages');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(a.isForwarding()).toBe(true);
+      expect(b.isForwarding()).toBe(false);
+      expect(reader.messages).toHaveLength(351);
+      expect(reader.distinctEventIds().size).toBe(351);
+
+      await a.stop();
+      await waitFor(async () => b.isForwarding(), 30_000, 'the follower to take over');
+      await appendDeliveries(store, hook, 100);
+      await waitFor(async () => reader.distinctEventIds().size >= 451, 20_000, 'all 451 events');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(reader.distinctEventIds()).toEqual(new Set((await stored()).map((event) => event.id)));
+      // A graceful handover checkpoints before leaving: still no duplicate.
+      expect(reader.messages).toHaveLength(451);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(bothForwarding).toBe(0);
+  }, 90_000);
+});

@@ -1,0 +1,134 @@
+import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import type { Kafka } from 'kafkajs';
+import { lastValueFrom } from 'rxjs';
+import { Signal, describeError, nextDelay, sleep } from './async.util';
+import { createKafkaClient, nestMessagingLogger, type MessagingLogger } from './kafka-client.factory';
+import type { InboundEvent } from './kafka-message.codec';
+import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
+import { ConsumerGroups, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
+import { DEFAULT_CONSUMER_TUNING, WebhookEventsConsumer, type ConsumerTuning, type InboundHandler } from './webhook-events.consumer';
+
+export interface KafkaDispatchServerOptions {
+  readonly brokers: readonly string[];
+  readonly clientId?: string;
+  /** `run-dispatcher` unless a test isolates itself. */
+  readonly groupId?: string;
+  readonly topics?: KafkaTopicNames;
+  readonly partitions?: TopicPartitions;
+  readonly tuning?: Partial<ConsumerTuning>;
+  readonly logger?: MessagingLogger;
+}
+
+/** What `@Ctx()` gives a handler: the decoded event with its topic, partition and offset. */
+export class KafkaDispatchContext extends BaseRpcContext<[InboundEvent]> {
+  getEvent(): InboundEvent {
+    return this.args[0];
+  }
+}
+
+export type KafkaDispatchStatus = 'connecting' | 'connected' | 'disconnected';
+
+type KafkaDispatchEvents = { error: (error: unknown) => void };
+
+/**
+ * A Nest custom transport strategy over WebhookEventsConsumer: `@EventPattern('<event type>')`
+ * handlers receive decoded, validated events. The strategy owns kafkajs and its commit rules
+ * (eachBatch, manual resolve and commit after the handler, retry in place, dead-letter topic),
+ * which Nest's built-in Kafka server (eachMessage, its own commit handling) does not offer.
+ * A handler's failure must reach us as a ConsumerFailure (see the dispatcher's exception filter);
+ * anything else is retried a few times, then parked.
+ */
+export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispatchStatus> implements CustomTransportStrategy {
+  private kafka: Kafka | undefined;
+  private consumer: WebhookEventsConsumer | undefined;
+  private closed = false;
+  private readonly stopRequested = new Signal();
+  private readonly errorListeners: ((error: unknown) => void)[] = [];
+  private readonly log: MessagingLogger;
+
+  constructor(private readonly options: KafkaDispatchServerOptions) {
+    super();
+    this.log = options.logger ?? nestMessagingLogger(KafkaDispatchServer.name);
+  }
+
+  /** Calls back once the group is joined; until Kafka answers it keeps trying (and says so). */
+  listen(callback: (error?: unknown) => void): void {
+    this.connect().then(
+      () => callback(),
+      (error: unknown) => callback(error),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopRequested.notify();
+    await this.consumer?.stop();
+    this.consumer = undefined;
+    this._status$.next('disconnected');
+  }
+
+  on<EventKey extends keyof KafkaDispatchEvents = keyof KafkaDispatchEvents, EventCallback extends KafkaDispatchEvents[EventKey] = KafkaDispatchEvents[EventKey]>(
+    event: EventKey,
+    callback: EventCallback,
+  ): void {
+    if (event !== 'error') throw new Error(`KafkaDispatchServer emits no "${String(event)}" event`);
+    this.errorListeners.push(callback);
+  }
+
+  unwrap<T>(): T {
+    if (!this.kafka) throw new Error('KafkaDispatchServer is not listening yet');
+    return this.kafka as T;
+  }
+
+  private async connect(): Promise<void> {
+    this._status$.next('connecting');
+    const topics = this.options.topics ?? kafkaTopicNames();
+    const kafka = createKafkaClient({ brokers: this.options.brokers, clientId: this.options.clientId ?? ConsumerGroups.runDispatcher, logger: this.log });
+    this.kafka = kafka;
+    const handlers = this.eventHandlers();
+    let delay = 250;
+    while (!this.closed) {
+      const consumer = new WebhookEventsConsumer({
+        kafka,
+        topics,
+        groupId: this.options.groupId ?? ConsumerGroups.runDispatcher,
+        handlers,
+        logger: this.log,
+        tuning: { ...DEFAULT_CONSUMER_TUNING, ...this.options.tuning },
+      });
+      this.consumer = consumer;
+      try {
+        await ensureTopics(kafka, topics, this.options.partitions);
+        await consumer.start();
+        if (this.closed) return consumer.stop();
+        this._status$.next('connected');
+        this.log.info({ topic: topics.webhookEvents, handles: [...handlers.keys()] }, 'consuming webhook events');
+        return;
+      } catch (error) {
+        this.consumer = undefined;
+        await consumer.stop();
+        for (const listener of this.errorListeners) listener(error);
+        this.log.warn({ err: describeError(error) }, 'cannot reach Kafka yet; retrying');
+        await sleep(delay, this.stopRequested);
+        delay = nextDelay(delay, 5000);
+      }
+    }
+  }
+
+  /** The registered @EventPattern handlers, by event type, each awaited to completion. */
+  private eventHandlers(): Map<string, InboundHandler> {
+    const handlers = new Map<string, InboundHandler>();
+    for (const [pattern, handler] of this.getHandlers()) {
+      if (handler.isEventHandler) handlers.set(pattern, (event) => this.invoke(handler, event));
+    }
+    return handlers;
+  }
+
+  private async invoke(handler: MessageHandler, event: InboundEvent): Promise<void> {
+    // Several handlers of one pattern are chained through `next` by Nest: all must succeed.
+    for (let current: MessageHandler | undefined = handler; current; current = current.next as MessageHandler | undefined) {
+      const result = await current(event, new KafkaDispatchContext([event]));
+      await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+    }
+  }
+}

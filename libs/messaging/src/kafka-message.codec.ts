@@ -1,0 +1,170 @@
+/**
+ * Stored event → Kafka message, and Kafka message → validated event. Pure functions over plain
+ * shapes (structurally compatible with kafkajs' messages), no client library.
+ */
+import { SCHEMA_VERSION } from '@wts/contracts';
+import { formatPosition, parsePosition, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
+import { DeliveryAcceptedMessage, KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type EventHeaders, type MessageRoute } from './kafka-topics.contract';
+
+/** A message to produce: value is the event's `data` as JSON. */
+export interface OutboundMessage {
+  readonly key: string;
+  readonly value: string;
+  readonly headers: EventHeaders;
+}
+
+export function encodeEvent(event: RecordedEvent, route: MessageRoute): OutboundMessage {
+  const metadata = (event.metadata ?? {}) as { schemaVersion?: unknown; traceparent?: unknown };
+  const schemaVersion = typeof metadata.schemaVersion === 'number' ? metadata.schemaVersion : SCHEMA_VERSION;
+  const headers: EventHeaders = {
+    'event-type': event.type,
+    'event-id': event.id,
+    'schema-version': String(schemaVersion),
+    'stream-id': event.streamId,
+    'stream-revision': event.revision.toString(),
+    position: formatPosition(event.position),
+    ...(typeof metadata.traceparent === 'string' && metadata.traceparent !== '' ? { traceparent: metadata.traceparent } : {}),
+  };
+  return { key: route.key, value: JSON.stringify(event.data), headers };
+}
+
+/** Header values as kafkajs hands them over. */
+export type RawHeaders = Readonly<Record<string, Buffer | string | (Buffer | string)[] | undefined>>;
+
+/** A consumed message as kafkajs hands it over (only what decoding needs). */
+export interface RawMessage {
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers?: RawHeaders;
+  readonly offset: string;
+}
+
+/** A message that can never be decoded: parked on the dead-letter topic, never retried. */
+export class MessageDecodeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MessageDecodeError';
+  }
+}
+
+/** A decoded, validated event as the dispatcher's handlers receive it. */
+export interface InboundEvent<TValue = unknown> {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string;
+  readonly eventType: string;
+  readonly eventId: string;
+  readonly schemaVersion: number;
+  readonly traceparent: string;
+  readonly streamId: string;
+  readonly streamRevision: bigint;
+  readonly position: GlobalPosition;
+  readonly value: TValue;
+}
+
+export function headerText(headers: RawHeaders | undefined, name: string): string | undefined {
+  const raw = headers?.[name];
+  const first = Array.isArray(raw) ? raw[0] : raw;
+  return first === undefined ? undefined : first.toString();
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Validates a value of one event type; throws MessageDecodeError. */
+export type ValueDecoder<T> = (value: unknown) => T;
+
+/** Headers, key and value of a message, validated. Throws MessageDecodeError. */
+export function decodeMessage<T>(
+  location: { readonly topic: string; readonly partition: number },
+  message: RawMessage,
+  schema: MessageSchema<T>,
+): InboundEvent<T> {
+  const required = (name: string): string => {
+    const text = headerText(message.headers, name);
+    if (text === undefined || text === '') throw new MessageDecodeError(`header "${name}" is missing`);
+    return text;
+  };
+  const schemaText = required(KafkaHeaders.schemaVersion);
+  const schemaVersion = /^\d+$/.test(schemaText) ? Number(schemaText) : Number.NaN;
+  if (!SUPPORTED_SCHEMA_VERSIONS.includes(schemaVersion)) {
+    throw new MessageDecodeError(`unsupported schema version "${schemaText}" (supported: ${SUPPORTED_SCHEMA_VERSIONS.join(', ')})`);
+  }
+  const eventId = required(KafkaHeaders.eventId);
+  if (!UUID.test(eventId)) throw new MessageDecodeError(`header "${KafkaHeaders.eventId}" is not a UUID`);
+  const revisionText = required(KafkaHeaders.streamRevision);
+  if (!/^\d+$/.test(revisionText)) throw new MessageDecodeError(`header "${KafkaHeaders.streamRevision}" is not a revision`);
+  let position: GlobalPosition;
+  try {
+    position = parsePosition(required(KafkaHeaders.position));
+  } catch (error) {
+    if (error instanceof MessageDecodeError) throw error;
+    throw new MessageDecodeError(`header "${KafkaHeaders.position}" is not a position`);
+  }
+  const key = message.key?.toString('utf8');
+  if (!key) throw new MessageDecodeError('the message has no key');
+  if (message.value === null) throw new MessageDecodeError('the message has no value');
+  let json: unknown;
+  try {
+    json = JSON.parse(message.value.toString('utf8'));
+  } catch {
+    throw new MessageDecodeError('the value is not JSON');
+  }
+  const value = schema.decodeValue(json);
+  if ((value as Json)[schema.keyField] !== key) throw new MessageDecodeError(`the key differs from value.${schema.keyField}`);
+  return {
+    topic: location.topic,
+    partition: location.partition,
+    offset: message.offset,
+    key,
+    eventType: required(KafkaHeaders.eventType),
+    eventId,
+    schemaVersion,
+    traceparent: headerText(message.headers, KafkaHeaders.traceparent) ?? '',
+    streamId: required(KafkaHeaders.streamId),
+    streamRevision: BigInt(revisionText),
+    position,
+    value,
+  };
+}
+
+type Json = Record<string, unknown>;
+
+function object(value: unknown, what: string): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new MessageDecodeError(`${what} is not an object`);
+  return value as Json;
+}
+
+function text(source: Json, field: string, what: string): string {
+  const value = source[field];
+  if (typeof value !== 'string' || value === '') throw new MessageDecodeError(`${what}.${field} is not a non-empty string`);
+  return value;
+}
+
+/** The value of a `DeliveryAccepted` message: every field the dispatcher relies on, checked. */
+export const decodeDeliveryAccepted: ValueDecoder<DeliveryAcceptedMessage.Value> = (value) => {
+  const data = object(value, 'value');
+  const account = object(data.triggerAccount, 'value.triggerAccount');
+  const payload = object(data.payload, 'value.payload');
+  if (!(payload.format === 'json' && typeof payload.json === 'string') && !(payload.format === 'text' && typeof payload.text === 'string')) {
+    throw new MessageDecodeError('value.payload is neither {format:"json",json} nor {format:"text",text}');
+  }
+  if (data.idempotencyKey !== null && typeof data.idempotencyKey !== 'string') {
+    throw new MessageDecodeError('value.idempotencyKey is neither a string nor null');
+  }
+  for (const field of ['deliveryId', 'webhookId', 'routineId', 'runId', 'contentType', 'requestDigest', 'receivedAt']) text(data, field, 'value');
+  text(account, 'accountId', 'value.triggerAccount');
+  text(account, 'email', 'value.triggerAccount');
+  return data as unknown as DeliveryAcceptedMessage.Value;
+};
+
+/** How to decode one event type: its value, and which value field its key must equal. */
+export interface MessageSchema<T> {
+  readonly decodeValue: ValueDecoder<T>;
+  readonly keyField: string;
+}
+
+/** The event types a consumer may handle; a handler for a type without a schema is a wiring bug. */
+export const MESSAGE_SCHEMAS: Readonly<Record<string, MessageSchema<unknown>>> = {
+  [DeliveryAcceptedMessage.eventType]: { decodeValue: decodeDeliveryAccepted, keyField: 'webhookId' },
+};

@@ -1,0 +1,101 @@
+import type { RecordedEvent } from '@wts/event-store';
+import { MESSAGE_SCHEMAS, MessageDecodeError, decodeMessage, encodeEvent, type RawMessage } from './kafka-message.codec';
+import { DeliveryAcceptedMessage, kafkaTopicNames, routeEvent } from './kafka-topics.contract';
+
+const delivery: DeliveryAcceptedMessage.Value = {
+  deliveryId: 'dlv_1',
+  webhookId: 'whk_1',
+  routineId: 'rtn_1',
+  runId: 'run_1',
+  triggerAccount: { accountId: 'acc_1', email: 'ops@example.com' },
+  payload: { format: 'json', json: '{"n":12345678901234567890}' },
+  contentType: 'application/json',
+  idempotencyKey: null,
+  requestDigest: 'ab',
+  receivedAt: '2025-01-01T00:00:00.000Z',
+};
+
+function recorded(overrides: Partial<RecordedEvent> = {}): RecordedEvent {
+  return {
+    id: '0f8b1c7e-5d2a-4e8b-9a61-3c1d2e4f5a6b',
+    streamId: 'delivery-dlv_1',
+    revision: 0n,
+    position: { commit: 42n, prepare: 42n },
+    type: 'DeliveryAccepted',
+    data: delivery,
+    metadata: { schemaVersion: 1, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    createdAt: new Date(0),
+    ...overrides,
+  };
+}
+
+function raw(event = recorded()): RawMessage & { headers: Record<string, string> } {
+  const route = routeEvent(event);
+  if (!route) throw new Error('not routed');
+  const encoded = encodeEvent(event, route);
+  return { key: Buffer.from(encoded.key), value: Buffer.from(encoded.value), headers: { ...encoded.headers }, offset: '7' };
+}
+
+const schema = MESSAGE_SCHEMAS[DeliveryAcceptedMessage.eventType];
+const at = { topic: 'webhooks.events.v1', partition: 2 };
+
+describe('Kafka contract: routing', () => {
+  it('sends webhook lifecycle and accepted deliveries to webhooks.events.v1 keyed by webhook, runs to routines.runs.v1 keyed by routine', () => {
+    expect(routeEvent(recorded())).toEqual({ topic: 'webhookEvents', key: 'whk_1' });
+    expect(routeEvent({ streamId: 'webhook-whk_1', type: 'SecretRotated', data: { webhookId: 'whk_1' } })).toEqual({ topic: 'webhookEvents', key: 'whk_1' });
+    expect(routeEvent({ streamId: 'run-run_1', type: 'RunCreated', data: { routineId: 'rtn_1' } })).toEqual({ topic: 'routineRuns', key: 'rtn_1' });
+  });
+
+  it('publishes nothing else', () => {
+    expect(routeEvent({ streamId: 'routine-rtn_1', type: 'RoutineCreated', data: { routineId: 'rtn_1' } })).toBeUndefined();
+    expect(routeEvent({ streamId: 'parked-x', type: 'DispatchParked', data: {} })).toBeUndefined();
+    expect(routeEvent({ streamId: 'delivery-dlv_1', type: 'RunCreated', data: { routineId: 'rtn_1' } })).toBeUndefined();
+  });
+
+  it('names topics with an optional prefix', () => {
+    expect(kafkaTopicNames()).toEqual({
+      webhookEvents: 'webhooks.events.v1',
+      webhookEventsDeadLetter: 'webhooks.events.v1.dlq',
+      routineRuns: 'routines.runs.v1',
+      relayLeadership: 'relay.leadership.v1',
+    });
+    expect(kafkaTopicNames('t.').routineRuns).toBe('t.routines.runs.v1');
+  });
+});
+
+describe('Kafka codec', () => {
+  it('encodes the data as JSON with the contract headers', () => {
+    const event = recorded();
+    const encoded = encodeEvent(event, { topic: 'webhookEvents', key: 'whk_1' });
+    expect(JSON.parse(encoded.value)).toEqual(delivery);
+    expect(encoded.headers).toEqual({
+      'event-type': 'DeliveryAccepted',
+      'event-id': event.id,
+      'schema-version': '1',
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      'stream-id': 'delivery-dlv_1',
+      'stream-revision': '0',
+      position: '42/42',
+    });
+  });
+
+  it('decodes what it encodes, with the position to read the routine at', () => {
+    const decoded = decodeMessage(at, raw(), schema);
+    expect(decoded).toMatchObject({ ...at, offset: '7', key: 'whk_1', eventType: 'DeliveryAccepted', schemaVersion: 1, streamRevision: 0n, position: { commit: 42n, prepare: 42n } });
+    expect(decoded.value).toEqual(delivery);
+  });
+
+  it.each([
+    ['an unknown schema version', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '2' } }), /schema version "2"/],
+    ['a missing event id', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'event-id': '' } }), /event-id/],
+    ['a bad position', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, position: 'soon' } }), /position/],
+    ['a value that is not JSON', (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from('{') }), /not JSON/],
+    ['no value', (m: ReturnType<typeof raw>) => ({ ...m, value: null }), /no value/],
+    ['a key that is not the webhook', (m: ReturnType<typeof raw>) => ({ ...m, key: Buffer.from('whk_2') }), /key differs/],
+    ['a value missing a field', (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from(JSON.stringify({ ...delivery, runId: undefined })) }), /runId/],
+    ['a payload of the wrong shape', (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from(JSON.stringify({ ...delivery, payload: { format: 'xml' } })) }), /payload/],
+  ])('refuses %s as poison', (_what, mutate, message) => {
+    expect(() => decodeMessage(at, mutate(raw()), schema)).toThrow(MessageDecodeError);
+    expect(() => decodeMessage(at, mutate(raw()), schema)).toThrow(message);
+  });
+});

@@ -1,0 +1,156 @@
+import type { CheckpointStore, EventStore } from '@wts/event-store';
+import type { Kafka } from 'kafkajs';
+import { Signal, describeError, nextDelay, sleep } from './async.util';
+import { createKafkaClient, silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
+import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
+import { ConsumerGroups, kafkaTopicNames, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
+import { DEFAULT_RELAY_TUNING, EventRelay, type RelayTuning } from './event-relay.service';
+import { DEFAULT_LEADERSHIP_TUNING, RelayLeadershipElector, type LeadershipChange, type LeadershipTuning } from './relay-leadership.elector';
+
+export interface KafkaRelaySettings {
+  readonly brokers: readonly string[];
+  readonly definition: RelayDefinition;
+  readonly store: EventStore;
+  readonly checkpoints: CheckpointStore;
+  /** The production names unless a test isolates itself. */
+  readonly topics?: KafkaTopicNames;
+  readonly partitions?: TopicPartitions;
+  /** Consumer group of the leadership; `relay-<name>` by default. */
+  readonly leadershipGroupId?: string;
+  readonly logger?: MessagingLogger;
+  readonly tuning?: Partial<RelayTuning>;
+  readonly leadership?: Partial<LeadershipTuning>;
+}
+
+/**
+ * A relay with N replicas: every replica runs one of these; the consumer-group leadership lets
+ * exactly one of them forward at a time (an EventRelay term per leadership), the others wait to
+ * take over from the shared durable checkpoint. Starting never blocks the service: topics are
+ * created and the group joined in the background, retried until the broker answers.
+ */
+export class KafkaRelaySupervisor {
+  private readonly kafka: Kafka;
+  private readonly topics: KafkaTopicNames;
+  private readonly logger: MessagingLogger;
+  private readonly elector: RelayLeadershipElector;
+  private readonly stopRequested = new Signal();
+  private transitions: Promise<void> = Promise.resolve();
+  private relay: EventRelay | undefined;
+  /** The group member id the current term was started under. */
+  private termMemberId: string | undefined;
+  private starting: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly settings: KafkaRelaySettings) {
+    this.logger = settings.logger ?? silentMessagingLogger;
+    this.topics = settings.topics ?? kafkaTopicNames();
+    this.kafka = createKafkaClient({ brokers: settings.brokers, clientId: `relay-${settings.definition.name}`, logger: this.logger });
+    this.elector = new RelayLeadershipElector(
+      this.kafka,
+      {
+        ...DEFAULT_LEADERSHIP_TUNING,
+        ...settings.leadership,
+        groupId: settings.leadershipGroupId ?? ConsumerGroups.relayLeadership(settings.definition.name),
+        topic: this.topics.relayLeadership,
+      },
+      this.logger,
+      (change) => this.onLeadershipChange(change),
+    );
+  }
+
+  get name(): string {
+    return this.settings.definition.name;
+  }
+
+  /** Whether this replica is forwarding right now. */
+  isForwarding(): boolean {
+    return this.relay !== undefined && this.elector.holds();
+  }
+
+  /** Resolves once the group is joined (tests wait on it); the service does not need to. */
+  start(): Promise<void> {
+    this.starting ??= this.joinWhenReachable();
+    return this.starting;
+  }
+
+  /** Graceful: the term in flight finishes its batch and checkpoints, then the group is left. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopRequested.notify();
+    // Not awaiting a join still in progress: with the broker away that could take a while; the
+    // elector's stop disconnects whatever member exists, and the join loop gives up on `stopped`.
+    this.transitions = this.transitions.then(() => this.endTerm('graceful'));
+    await this.transitions;
+    await this.elector.stop();
+    await this.transitions;
+  }
+
+  private async joinWhenReachable(): Promise<void> {
+    let delay = 250;
+    while (!this.stopped) {
+      try {
+        await ensureTopics(this.kafka, this.topics, this.settings.partitions);
+        if (this.stopped) return;
+        await this.elector.start();
+        return;
+      } catch (error) {
+        this.logger.warn({ relay: this.name, err: describeError(error) }, 'relay cannot reach Kafka yet; retrying');
+        await sleep(delay, this.stopRequested);
+        delay = nextDelay(delay, 5000);
+      }
+    }
+  }
+
+  /**
+   * Leading → a term runs (or the suspended one resumes, if this is still the same group member:
+   * nobody else can have led in between). Suspended → the term pauses by itself (stillLeading is
+   * false). Following → the term ends without checkpointing: the successor owns the checkpoint.
+   */
+  private onLeadershipChange(change: LeadershipChange): void {
+    this.transitions = this.transitions.then(async () => {
+      if (change.state === 'following') return this.endTerm('deposed');
+      if (change.state !== 'leading') return;
+      if (this.relay && this.termMemberId !== change.memberId) await this.endTerm('deposed');
+      await this.beginTerm();
+    });
+  }
+
+  private async beginTerm(): Promise<void> {
+    let delay = 250;
+    while (!this.stopped && this.relay === undefined && this.elector.holds()) {
+      const relay: EventRelay = new EventRelay({
+        kafka: this.kafka,
+        store: this.settings.store,
+        checkpoints: this.settings.checkpoints,
+        definition: this.settings.definition,
+        topics: this.topics,
+        logger: this.logger,
+        tuning: { ...DEFAULT_RELAY_TUNING, ...this.settings.tuning },
+        stillLeading: (): boolean => this.relay === relay && this.elector.holds(),
+      });
+      try {
+        this.relay = relay;
+        this.termMemberId = this.elector.currentMemberId;
+        await relay.start();
+      } catch (error) {
+        this.relay = undefined;
+        this.logger.error({ relay: this.name, err: describeError(error) }, 'relay could not start its term; retrying');
+        await sleep(delay, this.stopRequested);
+        delay = nextDelay(delay, 5000);
+      }
+    }
+  }
+
+  /**
+   * Graceful (shutdown, still leading): the batch in flight is acknowledged and checkpointed before
+   * the group is left, so the successor sends nothing twice. Deposed: forgotten first, so it
+   * neither sends nor checkpoints again (its successor may already have moved the checkpoint).
+   */
+  private async endTerm(how: 'graceful' | 'deposed'): Promise<void> {
+    const relay = this.relay;
+    if (!relay) return;
+    if (how === 'deposed') this.relay = undefined;
+    await relay.stop();
+    this.relay = undefined;
+  }
+}

@@ -1,0 +1,164 @@
+/* eslint-disable @typescript-eslint/no-namespace -- one namespace per message with its Key and Value (Amplication style) */
+/**
+ * The Kafka contract, in one place and free of any client library: topic names (versioned),
+ * partition keys, header names, message key/value types and which stored event goes where.
+ * `docs/kafka.md` explains the rules; the relay and the dispatcher's consumer implement them.
+ */
+import {
+  SCHEMA_VERSION,
+  StreamCategories,
+  type DeliveryAccepted,
+  type RunCreated,
+  type WebhookEvent,
+} from '@wts/contracts';
+
+export const KafkaTopics = {
+  /** Key: webhook id (per-webhook order). Lifecycle events of `webhook-*`, `DeliveryAccepted` of `delivery-*`. */
+  webhookEvents: 'webhooks.events.v1',
+  /** Messages of webhooks.events.v1 the dispatcher can never process, with an `error` header. */
+  webhookEventsDeadLetter: 'webhooks.events.v1.dlq',
+  /** Key: routine id. `RunCreated` of `run-*`, for internal services. */
+  routineRuns: 'routines.runs.v1',
+  /** Single partition, never written: whoever the group assigns partition 0 runs the relay. */
+  relayLeadership: 'relay.leadership.v1',
+} as const;
+
+export type TopicRole = keyof typeof KafkaTopics;
+export type KafkaTopicNames = { readonly [R in TopicRole]: string };
+
+/** The production names, or the same names behind a prefix (tests isolate themselves this way). */
+export function kafkaTopicNames(prefix = ''): KafkaTopicNames {
+  return {
+    webhookEvents: `${prefix}${KafkaTopics.webhookEvents}`,
+    webhookEventsDeadLetter: `${prefix}${KafkaTopics.webhookEventsDeadLetter}`,
+    routineRuns: `${prefix}${KafkaTopics.routineRuns}`,
+    relayLeadership: `${prefix}${KafkaTopics.relayLeadership}`,
+  };
+}
+
+/** Partitions created at start when a topic is missing. Keys spread webhooks and routines over them. */
+export const DEFAULT_PARTITIONS: { readonly [R in TopicRole]: number } = {
+  webhookEvents: 4,
+  webhookEventsDeadLetter: 1,
+  routineRuns: 4,
+  relayLeadership: 1,
+};
+
+/** Consumer groups: the dispatcher's, and one per relay for its leadership. */
+export const ConsumerGroups = {
+  runDispatcher: 'run-dispatcher',
+  relayLeadership: (relayName: string): string => `relay-${relayName}`,
+} as const;
+
+/** Header names. Every value is a UTF-8 string. */
+export const KafkaHeaders = {
+  eventType: 'event-type',
+  /** The stored event's id (a UUID): consumers dedupe on it, forwarding is at-least-once. */
+  eventId: 'event-id',
+  schemaVersion: 'schema-version',
+  /** W3C trace context of the event, when it has one. */
+  traceparent: 'traceparent',
+  streamId: 'stream-id',
+  streamRevision: 'stream-revision',
+  /** The event's place in $all, `commit/prepare`: the dispatcher reads the routine as it was there. */
+  position: 'position',
+  /** Dead letters only: why the message was parked. */
+  error: 'error',
+  errorCode: 'error-code',
+  originalTopic: 'original-topic',
+  originalPartition: 'original-partition',
+  originalOffset: 'original-offset',
+} as const;
+
+/** The headers of every relayed message. */
+export interface EventHeaders {
+  readonly 'event-type': string;
+  readonly 'event-id': string;
+  readonly 'schema-version': string;
+  readonly traceparent?: string;
+  readonly 'stream-id': string;
+  readonly 'stream-revision': string;
+  readonly position: string;
+}
+
+/** Schema versions this build can decode. A message with another version is parked, not guessed at. */
+export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [SCHEMA_VERSION];
+
+/** `webhooks.events.v1`: a webhook's lifecycle (enabled, secret rotated, disabled, blocked, unblocked). */
+export namespace WebhookLifecycleMessage {
+  export const topic = KafkaTopics.webhookEvents;
+  export type EventType = WebhookEvent['type'];
+  /** The webhook id. */
+  export type Key = WebhookEvent['data']['webhookId'];
+  export type Value = WebhookEvent['data'];
+}
+
+/** `webhooks.events.v1`: an accepted delivery; the dispatcher turns each into exactly one run. */
+export namespace DeliveryAcceptedMessage {
+  export const topic = KafkaTopics.webhookEvents;
+  export const eventType = 'DeliveryAccepted' satisfies DeliveryAccepted['type'];
+  /** The webhook id. */
+  export type Key = DeliveryAccepted['data']['webhookId'];
+  export type Value = DeliveryAccepted['data'];
+}
+
+/** `routines.runs.v1`: a run was created. */
+export namespace RunCreatedMessage {
+  export const topic = KafkaTopics.routineRuns;
+  export const eventType = 'RunCreated' satisfies RunCreated['type'];
+  /** The routine id. */
+  export type Key = RunCreated['data']['routineId'];
+  export type Value = RunCreated['data'];
+}
+
+/** `webhooks.events.v1.dlq`: the original key, value and headers, plus why it was parked. */
+export namespace DeadLetterMessage {
+  export const topic = KafkaTopics.webhookEventsDeadLetter;
+  export type Key = string | null;
+  /** The original bytes, untouched (they may not even be JSON). */
+  export type Value = Buffer | null;
+}
+
+/** A relay: its durable checkpoint name is derived from `name`; it reads only these streams. */
+export interface RelayDefinition {
+  readonly name: string;
+  readonly streamPrefixes: readonly string[];
+}
+
+export const Relays = {
+  ingressWebhooks: { name: 'ingress-webhooks', streamPrefixes: [StreamCategories.webhook, StreamCategories.delivery] },
+  dispatcherRuns: { name: 'dispatcher-runs', streamPrefixes: [StreamCategories.run] },
+} as const satisfies Record<string, RelayDefinition>;
+
+export interface MessageRoute {
+  readonly topic: TopicRole;
+  readonly key: string;
+}
+
+const WEBHOOK_LIFECYCLE_TYPES: ReadonlySet<string> = new Set<WebhookLifecycleMessage.EventType>([
+  'WebhookEnabled',
+  'SecretRotated',
+  'WebhookDisabled',
+  'WebhookBlocked',
+  'WebhookUnblocked',
+]);
+
+/** Where a stored event goes and under which key; undefined when it is not published. */
+export function routeEvent(event: { readonly streamId: string; readonly type: string; readonly data: unknown }): MessageRoute | undefined {
+  const data = event.data as Record<string, unknown> | null;
+  const keyOf = (field: string): string | undefined => {
+    const value = data?.[field];
+    return typeof value === 'string' && value.length > 0 ? value : undefined;
+  };
+  let route: { topic: TopicRole; keyField: string } | undefined;
+  if (event.streamId.startsWith(StreamCategories.webhook) && WEBHOOK_LIFECYCLE_TYPES.has(event.type)) {
+    route = { topic: 'webhookEvents', keyField: 'webhookId' };
+  } else if (event.streamId.startsWith(StreamCategories.delivery) && event.type === DeliveryAcceptedMessage.eventType) {
+    route = { topic: 'webhookEvents', keyField: 'webhookId' };
+  } else if (event.streamId.startsWith(StreamCategories.run) && event.type === RunCreatedMessage.eventType) {
+    route = { topic: 'routineRuns', keyField: 'routineId' };
+  }
+  if (!route) return undefined;
+  const key = keyOf(route.keyField);
+  return key === undefined ? undefined : { topic: route.topic, key };
+}

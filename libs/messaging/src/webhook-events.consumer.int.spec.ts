@@ -1,0 +1,266 @@
+import { DispatchDeliveryUseCase, systemClock } from '@wts/application';
+import { EventStoreUnavailableError, SqliteEventStore } from '@wts/event-store';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
+import {
+  MessageCollector,
+  appendDeliveries,
+  appendRoutineWithWebhook,
+  committedOffsets,
+  deleteTopics,
+  runsInStore,
+  testKafka,
+  type CatalogFixture,
+  type DeliveryFixture,
+} from '../../../test/support/kafka-test-kit';
+import { waitFor } from '../../../test/support/service-processes';
+import { ConsumerFailureError } from './consumer-failure.errors';
+import { createKafkaClient, silentMessagingLogger } from './kafka-client.factory';
+import { encodeEvent, type InboundEvent } from './kafka-message.codec';
+import { ensureTopics } from './kafka-topics.admin';
+import { DeliveryAcceptedMessage, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
+import { DEFAULT_CONSUMER_TUNING, WebhookEventsConsumer, type InboundHandler } from './webhook-events.consumer';
+
+/**
+ * The dispatcher's consumer against the real broker: offsets committed only once the run exists,
+ * a consumer stopped mid-batch loses nothing and duplicates nothing, poison messages are parked
+ * on the dead-letter topic with their error while the partition keeps flowing.
+ */
+describe('webhook events consumer (real broker)', () => {
+  const brokers = kafkaBrokers();
+  let kafka: Kafka;
+  let dir: string;
+  let store: SqliteEventStore;
+  let topics: KafkaTopicNames;
+  let groupId: string;
+  let producer: Producer;
+  let hook: CatalogFixture;
+  const consumers: WebhookEventsConsumer[] = [];
+  const collectors: MessageCollector[] = [];
+
+  beforeEach(async () => {
+    kafka = testKafka(brokers);
+    dir = mkdtempSync(join(tmpdir(), 'wts-consumer-'));
+    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    const name = uniqueName('consumer');
+    topics = kafkaTopicNames(`${name}.`);
+    groupId = `${name}-run-dispatcher`;
+    await ensureTopics(kafka, topics, { webhookEvents: 1 });
+    producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    hook = await appendRoutineWithWebhook(store);
+  });
+
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((consumer) => consumer.stop()));
+    await Promise.all(collectors.splice(0).map((collector) => collector.stop()));
+    await producer.disconnect();
+    await deleteTopics(kafka, Object.values(topics));
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The DeliveryAccepted events as the relay encodes them, produced in order on one partition. */
+  async function publish(deliveries: readonly DeliveryFixture[]): Promise<void> {
+    const messages = deliveries.map(({ event }) => {
+      const route = routeEvent(event);
+      if (!route) throw new Error('not routable');
+      const encoded = encodeEvent(event, route);
+      return { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
+    });
+    await producer.send({ topic: topics.webhookEvents, acks: -1, messages });
+  }
+
+  function consumer(handler: InboundHandler, tuning: Partial<typeof DEFAULT_CONSUMER_TUNING> = {}): WebhookEventsConsumer {
+    const created = new WebhookEventsConsumer({
+      kafka: createKafkaClient({ brokers, clientId: groupId, logger: silentMessagingLogger }),
+      topics,
+      groupId,
+      handlers: new Map([[DeliveryAcceptedMessage.eventType, handler]]),
+      logger: silentMessagingLogger,
+      tuning: { ...DEFAULT_CONSUMER_TUNING, sessionTimeoutMs: 6000, retryInitialDelayMs: 20, ...tuning },
+    });
+    consumers.push(created);
+    return created;
+  }
+
+  /** The real use case, as the dispatcher runs it. */
+  function dispatching(onDone: (event: InboundEvent) => void = () => undefined): InboundHandler {
+    const dispatch = new DispatchDeliveryUseCase(store, systemClock);
+    return async (event) => {
+      const typed = event as InboundEvent<DeliveryAcceptedMessage.Value>;
+      await dispatch.execute({ delivery: typed.value, position: typed.position, eventId: typed.eventId, traceparent: typed.traceparent });
+      onDone(event);
+    };
+  }
+
+  async function runIds(): Promise<string[]> {
+    return (await runsInStore(store)).map((event) => (event.data as { runId: string }).runId);
+  }
+
+  it('commits only after the run exists; stopped mid-batch and restarted, it loses nothing and creates no duplicate', async () => {
+    const N = 300;
+    const deliveries = await appendDeliveries(store, hook, N);
+    await publish(deliveries);
+    const runOfOffset = (offset: number): string => deliveries[offset].runId;
+
+    // Watch the group's commits while it works: every committed offset must be backed by runs.
+    const violations: string[] = [];
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const committed = (await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1;
+        if (committed > 0) {
+          const existing = new Set(await runIds());
+          for (let offset = 0; offset < committed; offset++) {
+            if (!existing.has(runOfOffset(offset))) violations.push(`offset ${offset} committed (up to ${committed}) before its run existed`);
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+
+    let handledByFirst = 0;
+    // Slow enough that the whole backlog is one fetched batch still being worked on when we stop.
+    const slow = dispatching(() => handledByFirst++);
+    const first = consumer(async (event) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await slow(event);
+    });
+    await first.start();
+    await waitFor(async () => handledByFirst >= 80, 30_000, '80 runs');
+    await first.stop(); // mid-batch: leaves the group after the message in flight
+    const committedAtStop = (await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1;
+    expect(committedAtStop).toBeGreaterThanOrEqual(80);
+    expect(committedAtStop).toBeLessThan(N);
+    expect(committedAtStop).toBeLessThanOrEqual(handledByFirst);
+    const afterStop = new Set(await runIds());
+    for (let offset = 0; offset < committedAtStop; offset++) expect(afterStop.has(runOfOffset(offset))).toBe(true);
+
+    let handledBySecond = 0;
+    await consumer(dispatching(() => handledBySecond++)).start();
+    await waitFor(async () => (await runIds()).length >= N, 30_000, `${N} runs`);
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === N, 10_000, 'the final commit');
+    watching = false;
+    await watcher;
+
+    // The second member resumed at the committed offset: exactly the uncommitted rest.
+    expect(handledBySecond).toBe(N - committedAtStop);
+    const runs = await runsInStore(store);
+    expect(runs).toHaveLength(N);
+    expect(new Set(runs.map((run) => (run.data as { runId: string }).runId))).toEqual(new Set(deliveries.map((d) => d.runId)));
+    expect(runs.every((run) => run.revision === 0n)).toBe(true);
+    expect(violations).toEqual([]);
+  }, 90_000);
+
+  it('parks poison messages on the dead-letter topic with their error, and the partition keeps flowing', async () => {
+    const deliveries = await appendDeliveries(store, hook, 5);
+    const valid = (i: number) => {
+      const { event } = deliveries[i];
+      const encoded = encodeEvent(event, routeEvent(event) ?? { topic: 'webhookEvents', key: hook.webhookId });
+      return { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } as Record<string, string> };
+    };
+    const notJson = { ...valid(1), value: '{"deliveryId": not json' };
+    const futureSchema = { ...valid(2), headers: { ...valid(2).headers, 'schema-version': '99' } };
+    const noType = { ...valid(3), headers: Object.fromEntries(Object.entries(valid(3).headers).filter(([name]) => name !== 'event-type')) };
+    const wrongShape = { ...valid(4), value: JSON.stringify({ deliveryId: 'dlv_x' }) };
+    const lifecycle = { key: hook.webhookId, value: '{}', headers: { ...valid(0).headers, 'event-type': 'WebhookDisabled' } };
+    // One partition, in this order: the valid ones after each poison must still become runs.
+    await producer.send({
+      topic: topics.webhookEvents,
+      acks: -1,
+      messages: [valid(0), notJson, lifecycle, futureSchema, noType, wrongShape, valid(4), valid(3), valid(2), valid(1)],
+    });
+
+    let transientFailures = 0;
+    const dispatch = dispatching();
+    await consumer(async (event) => {
+      // The store "goes away" twice for delivery 2: retried in place, never parked.
+      const delivery = event.value as DeliveryAcceptedMessage.Value;
+      if (delivery.deliveryId === deliveries[2].deliveryId && transientFailures < 2) {
+        transientFailures++;
+        throw new ConsumerFailureError('retry', 'store_unavailable', 'EventStoreUnavailableError: down for the test');
+      }
+      await dispatch(event);
+    }).start();
+
+    await waitFor(async () => (await runIds()).length >= 5, 30_000, '5 runs');
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 10, 10_000, 'all 10 offsets committed');
+    const dlq = await new MessageCollector(kafka, [topics.webhookEventsDeadLetter], `${groupId}-dlq-reader`).start();
+    collectors.push(dlq);
+    await waitFor(async () => dlq.messages.length >= 4, 20_000, '4 dead letters');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(transientFailures).toBe(2);
+    expect(new Set(await runIds())).toEqual(new Set(deliveries.map((d) => d.runId)));
+    expect(dlq.messages.map((m) => Number(m.headers['original-offset']))).toEqual([1, 3, 4, 5]);
+    const [badJson, badSchema, missingType, badShape] = dlq.messages;
+    for (const parked of dlq.messages) {
+      expect(parked.headers['error']).toBeTruthy();
+      expect(parked.headers['error-code']).toBe('undecodable');
+      expect(parked.headers['original-topic']).toBe(topics.webhookEvents);
+      expect(parked.headers['original-partition']).toBe('0');
+      expect(parked.key).toBe(hook.webhookId);
+    }
+    expect(badJson.value?.toString('utf8')).toBe(notJson.value);
+    expect(badJson.headers['event-id']).toBe(deliveries[1].event.id);
+    expect(badJson.headers['error']).toMatch(/not JSON/);
+    expect(badSchema.headers['schema-version']).toBe('99');
+    expect(badSchema.headers['error']).toMatch(/schema version "99"/);
+    expect(missingType.headers['event-type']).toBeUndefined();
+    expect(missingType.headers['error']).toMatch(/event-type/);
+    expect(badShape.headers['error']).toMatch(/value\./);
+  }, 90_000);
+
+  it('parks a message whose handler keeps failing with a permanent error after a few attempts', async () => {
+    const deliveries = await appendDeliveries(store, hook, 3);
+    await publish(deliveries);
+    let attempts = 0;
+    const dispatch = dispatching();
+    await consumer(
+      async (event) => {
+        if ((event.value as DeliveryAcceptedMessage.Value).deliveryId === deliveries[1].deliveryId) {
+          attempts++;
+          throw new Error('a bug that retrying will not fix');
+        }
+        await dispatch(event);
+      },
+      { attemptsBeforeParking: 3 },
+    ).start();
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3, 30_000, 'all 3 offsets committed');
+    const dlq = await new MessageCollector(kafka, [topics.webhookEventsDeadLetter], `${groupId}-dlq-reader`).start();
+    collectors.push(dlq);
+    await waitFor(async () => dlq.messages.length >= 1, 20_000, 'the dead letter');
+    expect(attempts).toBe(3);
+    expect(dlq.messages[0].headers['error-code']).toBe('handler_failed');
+    expect(dlq.messages[0].headers['error']).toMatch(/retrying will not fix/);
+    expect(dlq.messages[0].headers['event-id']).toBe(deliveries[1].event.id);
+    expect(new Set(await runIds())).toEqual(new Set([deliveries[0].runId, deliveries[2].runId]));
+  }, 60_000);
+
+  it('keeps retrying a store outage in place without committing, and recovers when it is back', async () => {
+    const deliveries = await appendDeliveries(store, hook, 2);
+    await publish(deliveries);
+    let storeDown = true;
+    let attempts = 0;
+    const dispatch = dispatching();
+    await consumer(
+      async (event) => {
+        attempts++;
+        if (storeDown) throw new ConsumerFailureError('retry', 'store_unavailable', new EventStoreUnavailableError('down').message);
+        await dispatch(event);
+      },
+      { retryMaxDelayMs: 200, heartbeatIntervalMs: 500 },
+    ).start();
+    // Longer than a session timeout: the retries heartbeat, so the member is not kicked out.
+    await new Promise((resolve) => setTimeout(resolve, 7000));
+    expect(attempts).toBeGreaterThan(10);
+    expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1).toBe(-1);
+    storeDown = false;
+    await waitFor(async () => (await runIds()).length === 2, 10_000, 'both runs');
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 10_000, 'the commit');
+  }, 60_000);
+});

@@ -1,0 +1,211 @@
+import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import { Signal, describeError, nextDelay, sleep } from './async.util';
+import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
+import type { MessagingLogger } from './kafka-client.factory';
+import { MESSAGE_SCHEMAS, MessageDecodeError, decodeMessage, headerText, type InboundEvent } from './kafka-message.codec';
+import { KafkaHeaders, type KafkaTopicNames } from './kafka-topics.contract';
+
+/** Handles one decoded event; throws (a ConsumerFailure, ideally) when it could not. */
+export type InboundHandler = (event: InboundEvent) => Promise<void>;
+
+export interface ConsumerTuning {
+  /** A crashed member's partitions move to the others after this long. */
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly partitionsConsumedConcurrently: number;
+  readonly retryInitialDelayMs: number;
+  readonly retryMaxDelayMs: number;
+  /** Failures classified "park" are retried this many times in all before the message is parked. */
+  readonly attemptsBeforeParking: number;
+}
+
+export const DEFAULT_CONSUMER_TUNING: ConsumerTuning = {
+  sessionTimeoutMs: 10_000,
+  heartbeatIntervalMs: 1000,
+  partitionsConsumedConcurrently: 4,
+  retryInitialDelayMs: 100,
+  retryMaxDelayMs: 5000,
+  attemptsBeforeParking: 5,
+};
+
+export interface WebhookEventsConsumerSettings {
+  readonly kafka: Kafka;
+  readonly topics: KafkaTopicNames;
+  readonly groupId: string;
+  /** By event type; messages of other types are acknowledged and skipped. */
+  readonly handlers: ReadonlyMap<string, InboundHandler>;
+  readonly logger: MessagingLogger;
+  readonly tuning: ConsumerTuning;
+}
+
+/**
+ * The dispatcher's consumer of webhooks.events.v1. Offsets are resolved and committed by hand,
+ * message by message, only after the handler succeeded (for DeliveryAccepted: the run exists):
+ * - transient failure → retried in place with backoff, heartbeating so the member stays in the
+ *   group; abandoned (uncommitted, redelivered later) when the batch goes stale or the consumer stops;
+ * - a message that cannot be decoded, has an unknown schema version, or keeps failing with a
+ *   permanent error → produced to the dead-letter topic with its error, then resolved: never
+ *   silently dropped, never blocking the partition.
+ * Redelivery after a rebalance or a crash is harmless: handlers are idempotent.
+ */
+export class WebhookEventsConsumer {
+  private consumer: Consumer | undefined;
+  private producer: Producer | undefined;
+  private readonly stopRequested = new Signal();
+  private stopped = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly settings: WebhookEventsConsumerSettings) {
+    for (const eventType of settings.handlers.keys()) {
+      if (!MESSAGE_SCHEMAS[eventType]) throw new Error(`no message schema for handled event type ${eventType}`);
+    }
+  }
+
+  /** Connects the dead-letter producer, joins the group and starts consuming. Throws if Kafka is unreachable. */
+  async start(): Promise<void> {
+    const producer = this.settings.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+    this.producer = producer;
+    await producer.connect();
+    await this.join();
+  }
+
+  /** Leaves the group after the message in flight; its offset is committed only if it completed. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    this.stopRequested.notify();
+    const consumer = this.consumer;
+    this.consumer = undefined;
+    await consumer?.disconnect().catch(() => undefined);
+    await this.producer?.disconnect().catch(() => undefined);
+  }
+
+  private async join(): Promise<void> {
+    const { kafka, groupId, topics, tuning } = this.settings;
+    const consumer = kafka.consumer({
+      groupId,
+      sessionTimeout: tuning.sessionTimeoutMs,
+      heartbeatInterval: tuning.heartbeatIntervalMs,
+      maxWaitTimeInMs: 500,
+    });
+    this.consumer = consumer;
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.settings.logger.warn({ groupId, restart: payload.restart, err: describeError(payload.error) }, 'webhook events consumer crashed');
+      if (!payload.restart && consumer === this.consumer) this.restartLater();
+    });
+    try {
+      await consumer.connect();
+      // A new group starts at the beginning: deliveries relayed before it existed are not skipped.
+      await consumer.subscribe({ topics: [topics.webhookEvents], fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently,
+        eachBatch: (payload) => this.eachBatch(payload),
+      });
+    } catch (error) {
+      if (this.consumer === consumer) this.consumer = undefined;
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** kafkajs gives up on non-retriable errors: start over with a new member. */
+  private restartLater(delay = 1000): void {
+    if (this.stopped) return;
+    this.restartTimer = setTimeout(() => {
+      void (async () => {
+        const crashed = this.consumer;
+        this.consumer = undefined;
+        await crashed?.disconnect().catch(() => undefined);
+        if (this.stopped) return;
+        await this.join().catch((error: unknown) => {
+          this.settings.logger.warn({ err: describeError(error) }, 'webhook events consumer restart failed; retrying');
+          this.restartLater(nextDelay(delay, 10_000));
+        });
+      })();
+    }, delay);
+  }
+
+  private async eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    for (const message of batch.messages) {
+      if (!payload.isRunning() || payload.isStale()) return;
+      if (!(await this.process(batch.topic, batch.partition, message, payload))) return;
+      payload.resolveOffset(message.offset);
+      // With autoCommit off, commitOffsetsIfNecessary() alone never commits: pass the offsets.
+      await payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
+      await payload.heartbeat();
+    }
+  }
+
+  /** True when the message is done with (handled, skipped or parked); false when abandoned. */
+  private async process(topic: string, partition: number, message: KafkaMessage, payload: EachBatchPayload): Promise<boolean> {
+    const location = { topic, partition };
+    const eventType = headerText(message.headers, KafkaHeaders.eventType);
+    if (eventType === undefined) return this.park(location, message, { disposition: 'park', code: 'undecodable', message: `header "${KafkaHeaders.eventType}" is missing` }, payload);
+    const handler = this.settings.handlers.get(eventType);
+    if (!handler) return true;
+    let event: InboundEvent;
+    try {
+      event = decodeMessage(location, message, MESSAGE_SCHEMAS[eventType]);
+    } catch (error) {
+      if (!(error instanceof MessageDecodeError)) throw error;
+      return this.park(location, message, { disposition: 'park', code: 'undecodable', message: error.message }, payload);
+    }
+    let delay = this.settings.tuning.retryInitialDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await handler(event);
+        return true;
+      } catch (error) {
+        const failure = toConsumerFailure(error);
+        if (failure.disposition === 'park' && attempt >= this.settings.tuning.attemptsBeforeParking) return this.park(location, message, failure, payload);
+        this.settings.logger.warn({ topic, partition, offset: message.offset, eventId: event.eventId, attempt, code: failure.code, err: failure.message }, 'handling failed; retrying in place');
+        if (!(await this.waitHeartbeating(payload, delay))) return false;
+        delay = nextDelay(delay, this.settings.tuning.retryMaxDelayMs);
+      }
+    }
+  }
+
+  /** Produces the original message, with its error, to the dead-letter topic and waits for the ack. */
+  private async park(location: { topic: string; partition: number }, message: KafkaMessage, failure: ConsumerFailure, payload: EachBatchPayload): Promise<boolean> {
+    const headers = {
+      ...message.headers,
+      [KafkaHeaders.error]: failure.message,
+      [KafkaHeaders.errorCode]: failure.code,
+      [KafkaHeaders.originalTopic]: location.topic,
+      [KafkaHeaders.originalPartition]: String(location.partition),
+      [KafkaHeaders.originalOffset]: message.offset,
+    };
+    let delay = this.settings.tuning.retryInitialDelayMs;
+    for (;;) {
+      try {
+        if (!this.producer) throw new Error('dead-letter producer is not connected');
+        await this.producer.send({ topic: this.settings.topics.webhookEventsDeadLetter, acks: -1, messages: [{ key: message.key, value: message.value, headers }] });
+        this.settings.logger.error({ ...location, offset: message.offset, code: failure.code, err: failure.message }, 'message parked on the dead-letter topic');
+        return true;
+      } catch (error) {
+        this.settings.logger.warn({ ...location, offset: message.offset, err: describeError(error) }, 'dead-letter produce failed; retrying');
+        if (!(await this.waitHeartbeating(payload, delay))) return false;
+        delay = nextDelay(delay, this.settings.tuning.retryMaxDelayMs);
+      }
+    }
+  }
+
+  /**
+   * Waits `ms` while heartbeating, so a long retry does not get the member kicked out. False when
+   * the batch went stale or the consumer is stopping: the offset stays uncommitted. A heartbeat
+   * that reports a rebalance throws, and kafkajs rejoins the group.
+   */
+  private async waitHeartbeating(payload: EachBatchPayload, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (this.stopped || !payload.isRunning() || payload.isStale()) return false;
+      const left = deadline - Date.now();
+      if (left <= 0) return true;
+      await sleep(Math.min(left, this.settings.tuning.heartbeatIntervalMs), this.stopRequested);
+      await payload.heartbeat();
+    }
+  }
+}
