@@ -33,11 +33,13 @@ export const RATE_LIMITER_REDIS_OPTIONS: RedisOptions = {
   commandTimeout: 250,
   maxRetriesPerRequest: 1,
   retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  // How long close() waits for a socket to end before destroying it (ioredis default: 2 s).
+  disconnectTimeout: 500,
 };
 
 /**
  * Per-key fixed windows shared by every ingress replica through Redis (rate-limiter-flexible's
- * atomic Lua INCR + PEXPIRE under `wts:rl:<key>`).
+ * atomic Lua script — SET NX EX, INCRBY, PTTL — on `wts:rl:<key>`).
  *
  * When Redis is unreachable, slow or goes away, each call falls back to an in-memory insurance
  * limiter with the same points and window: deliveries stay limited, per replica (the effective
@@ -108,6 +110,11 @@ export class RedisRateLimiter implements RateLimiter {
       this.lastError = rejection instanceof Error ? rejection.message : String(rejection);
       return this.consumeFromMemory(key);
     }
+  }
+
+  /** True while the Redis connection is up and ready for commands. */
+  get isConnected(): boolean {
+    return this.client.status === 'ready';
   }
 
   /** True while calls are answered from the per-replica memory limiter. */

@@ -28,10 +28,7 @@ function uniquePrefix(): string {
 
 async function ready(subject: RedisRateLimiter): Promise<void> {
   // The first call may be answered from memory while the connection is still being made.
-  await eventually(async () => {
-    const client = (subject as unknown as { client: { status: string } }).client;
-    return client.status === 'ready';
-  }, 5_000);
+  await eventually(() => subject.isConnected, 5_000);
 }
 
 async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
