@@ -1,3 +1,4 @@
+import { validatedEventIds } from '../append.validation';
 /**
  * Pure conversions between the port's types and @eventstore/db-client's (6.x) types. No I/O here,
  * so everything is unit-testable without a server.
@@ -39,7 +40,6 @@ export const CHECKPOINT_STREAM_PREFIX = 'checkpoint-';
  */
 const UNKNOWN_POSITION = 18446744073709551615n;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The port's expected revision as the client's `expectedRevision` option. */
 export function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
@@ -85,18 +85,9 @@ export function satisfiesExpected(expected: ExpectedRevision, current: bigint): 
  * data and metadata) and builds the client's JSON events. Ids are lowercased.
  */
 export function toEventData(events: readonly EventToAppend[]): EventData[] {
-  if (!Array.isArray(events)) throw new InvalidAppendError('events must be an array');
-  const seen = new Set<string>();
-  return events.map((event) => {
-    if (typeof event.id !== 'string' || !UUID.test(event.id)) {
-      throw new InvalidAppendError(`event id must be a UUID, got ${JSON.stringify(event.id)}`);
-    }
-    const id = event.id.toLowerCase();
-    if (seen.has(id)) throw new InvalidAppendError(`event id ${id} appears twice in one append`);
-    seen.add(id);
-    if (typeof event.type !== 'string' || event.type.length === 0) {
-      throw new InvalidAppendError(`event ${id} has no type`);
-    }
+  const ids = validatedEventIds(events);
+  return events.map((event, index) => {
+    const id = ids[index];
     if (event.type.startsWith('$')) {
       throw new InvalidAppendError(`event ${id} has type ${event.type}: types starting with $ are reserved`);
     }

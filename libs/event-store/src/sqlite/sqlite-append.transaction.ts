@@ -1,3 +1,4 @@
+import { validatedEventIds } from '../append.validation';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
 import {
   START_POSITION,
@@ -14,21 +15,11 @@ export interface AppendOutcome {
   readonly inserted: boolean;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Validates and serializes outside the transaction: a bad request is never a 503. */
 export function serializeEvents(events: readonly EventToAppend[]): SerializedEvent[] {
-  const seen = new Set<string>();
-  return events.map((event) => {
-    if (typeof event.id !== 'string' || !UUID.test(event.id)) {
-      throw new InvalidAppendError(`event id must be a UUID, got ${JSON.stringify(event.id)}`);
-    }
-    const id = event.id.toLowerCase();
-    if (seen.has(id)) throw new InvalidAppendError(`event id ${id} appears twice in one append`);
-    seen.add(id);
-    if (typeof event.type !== 'string' || event.type.length === 0) {
-      throw new InvalidAppendError(`event ${id} has no type`);
-    }
+  const ids = validatedEventIds(events);
+  return events.map((event, index) => {
+    const id = ids[index];
     return { id, type: event.type, data: toJson(event.data, id, 'data'), metadata: toJson(event.metadata, id, 'metadata') };
   });
 }
