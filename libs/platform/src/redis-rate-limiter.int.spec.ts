@@ -2,10 +2,10 @@ import type { RateLimitState } from '@wts/application';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisRateLimiter, type RedisRateLimiterOptions } from './redis-rate-limiter.adapter';
+import { freePort } from '../../../test/support/service-processes';
 
 /**
  * Against the real Redis of this machine (REDIS_URL, default redis://127.0.0.1:6379), plus a
@@ -251,15 +251,3 @@ describe('RedisRateLimiter when Redis is down', () => {
     });
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
