@@ -16,7 +16,7 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
     return503OnClosing: true,
     requestTimeout: 30_000,
     // Ids are matched by the use case (unknown → the one 404), not cut off by the router.
-    maxParamLength: 2048,
+    routerOptions: { maxParamLength: 2048 },
     frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(IngressModule.forRoot(deps), adapter, {
