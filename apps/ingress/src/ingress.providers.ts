@@ -1,4 +1,4 @@
-import type { Provider } from '@nestjs/common';
+import { Logger, type Provider } from '@nestjs/common';
 import {
   AccountsUseCase,
   CLOCK,
@@ -48,6 +48,6 @@ export const useCaseProviders: Provider[] = [
       new TriggerWebhookUseCase(store, model, limiter, attempts, clock, random, config.limits),
   ),
   factory(ReadModelFeeder, [EVENT_STORE, ServiceReadModel], (store: EventStore, model: ServiceReadModel) =>
-    new ReadModelFeeder(store, model, (error) => console.error('read model subscription failed; resubscribing', error)),
+    new ReadModelFeeder(store, model, (error) => new Logger('ReadModel').error({ err: error }, 'read model subscription failed; resubscribing')),
   ),
 ];
