@@ -32,8 +32,8 @@ export const useCaseProviders: Provider[] = [
   // Factories, not values: every app instance (and every test app in one process) owns its own.
   { provide: ServiceReadModel, useFactory: () => new ServiceReadModel() },
   { provide: WebhookActivityLog, useFactory: () => new WebhookActivityLog() },
-  factory(UseCaseContext, [EVENT_STORE, ServiceReadModel, CLOCK, RANDOM], (store: EventStore, model: ServiceReadModel, clock: Clock, random: RandomSource) =>
-    new UseCaseContext(store, model, clock, random),
+  factory(UseCaseContext, [EVENT_STORE, ServiceReadModel, CLOCK, RANDOM, ReadModelFeeder], (store: EventStore, model: ServiceReadModel, clock: Clock, random: RandomSource, feeder: ReadModelFeeder) =>
+    new UseCaseContext(store, model, clock, random, feeder),
   ),
   factory(AccountsUseCase, [UseCaseContext], (context: UseCaseContext) => new AccountsUseCase(context)),
   factory(RoutinesUseCase, [UseCaseContext], (context: UseCaseContext) => new RoutinesUseCase(context)),
@@ -43,9 +43,9 @@ export const useCaseProviders: Provider[] = [
   factory(RunQueriesUseCase, [EVENT_STORE, ServiceReadModel], (store: EventStore, model: ServiceReadModel) => new RunQueriesUseCase(store, model)),
   factory(
     TriggerWebhookUseCase,
-    [EVENT_STORE, ServiceReadModel, RATE_LIMITER, WebhookActivityLog, CLOCK, RANDOM, APP_CONFIG],
-    (store: EventStore, model: ServiceReadModel, limiter: RateLimiter, attempts: WebhookActivityLog, clock: Clock, random: RandomSource, config: AppConfig) =>
-      new TriggerWebhookUseCase(store, model, limiter, attempts, clock, random, config.limits),
+    [EVENT_STORE, ServiceReadModel, ReadModelFeeder, RATE_LIMITER, WebhookActivityLog, CLOCK, RANDOM, APP_CONFIG],
+    (store: EventStore, model: ServiceReadModel, feeder: ReadModelFeeder, limiter: RateLimiter, attempts: WebhookActivityLog, clock: Clock, random: RandomSource, config: AppConfig) =>
+      new TriggerWebhookUseCase(store, model, feeder, limiter, attempts, clock, random, config.limits),
   ),
   factory(ReadModelFeeder, [EVENT_STORE, ServiceReadModel], (store: EventStore, model: ServiceReadModel) =>
     new ReadModelFeeder(store, model, (error) => new Logger('ReadModel').error({ err: error }, 'read model subscription failed; resubscribing')),

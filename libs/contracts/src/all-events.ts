@@ -1,12 +1,13 @@
 import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
 import type { DeliveryEvent } from './delivery.events';
 import type { DispatchParked, RunEvent } from './run.events';
-import type { WebhookEvent } from './webhook.events';
+import type { WebhookEvent, WebhookIdAssigned } from './webhook.events';
 
 export type ServiceEvent =
   | AccountCatalogEvent
   | RoutineEvent
   | WebhookEvent
+  | WebhookIdAssigned
   | DeliveryEvent
   | RunEvent
   | DispatchParked;
@@ -24,6 +25,7 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'WebhookDisabled',
   'WebhookBlocked',
   'WebhookUnblocked',
+  'WebhookIdAssigned',
   'DeliveryAccepted',
   'RunCreated',
   'DispatchParked',

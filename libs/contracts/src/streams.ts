@@ -4,6 +4,8 @@ export const Streams = {
   routine: (routineId: string): string => `routine-${routineId}`,
   delivery: (deliveryId: string): string => `delivery-${deliveryId}`,
   run: (runId: string): string => `run-${runId}`,
+  /** The claim of a routine's webhook id (one per routine, never relayed). */
+  webhookSlot: (routineId: string): string => `webhook_slot-${routineId}`,
   /** One parked stream per source event: parking twice is a no-op. */
   parked: (sourceEventId: string): string => `parked-${sourceEventId}`,
 } as const;

@@ -39,6 +39,15 @@ export type WebhookUnblocked = Event<
   { readonly webhookId: string; readonly unblockedAt: string }
 >;
 
+/**
+ * Claims the one webhook id of a routine, on stream `webhook_slot-<routine id>` appended with
+ * "stream must not exist": concurrent first enables (on any replica) agree on one id.
+ */
+export type WebhookIdAssigned = Event<
+  'WebhookIdAssigned',
+  { readonly routineId: string; readonly webhookId: string; readonly assignedAt: string }
+>;
+
 export type WebhookEvent =
   | WebhookEnabled
   | SecretRotated

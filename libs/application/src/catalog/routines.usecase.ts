@@ -8,6 +8,7 @@ export class RoutinesUseCase {
   constructor(private readonly context: UseCaseContext) {}
 
   async create(definition: RoutineDefinition): Promise<RoutineView | Rejection> {
+    await this.context.fresh();
     const routineId = idFromBytes('routine', this.context.random.bytes(16));
     const result = await this.context.run(Streams.routine(routineId), routineDecider, {
       type: 'CreateRoutine',
@@ -21,6 +22,7 @@ export class RoutinesUseCase {
 
   /** After a change the webhook's safety block is reassessed: making it safer lifts the block. */
   async update(routineId: string, changes: Partial<RoutineDefinition>): Promise<RoutineView | Rejection> {
+    await this.context.fresh();
     const result = await this.context.run(Streams.routine(routineId), routineDecider, {
       type: 'UpdateRoutine',
       routineId,

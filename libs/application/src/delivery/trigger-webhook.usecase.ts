@@ -22,6 +22,7 @@ import {
 } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { createHash } from 'node:crypto';
+import type { ReadModelFreshness } from '../projection/read-model.feeder';
 import type { ServiceReadModel } from '../projection/service.read-model';
 import { asEvent, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
@@ -45,6 +46,7 @@ export class TriggerWebhookUseCase {
   constructor(
     private readonly store: EventStore,
     private readonly readModel: ServiceReadModel,
+    private readonly freshness: ReadModelFreshness,
     private readonly rateLimiter: RateLimiter,
     private readonly attempts: WebhookActivityLog,
     private readonly clock: Clock,
@@ -53,6 +55,10 @@ export class TriggerWebhookUseCase {
   ) {}
 
   async execute(command: TriggerWebhookCommand): Promise<TriggerWebhookOutcome> {
+    // Decide on state that includes every change committed before this request (any replica).
+    // If the store cannot be read, decide on what is folded: no 202 is possible without the
+    // store anyway (the append would fail with 503), and 404/415/413 still answer as usual.
+    await this.freshness.catchUp().catch(() => undefined);
     const auth = this.authenticate(command);
     if (!auth) return { kind: 'rejected', code: 'webhook_not_found', detail: 'not found' };
     const outcome = await this.afterAuthentication(command, auth);
@@ -101,11 +107,9 @@ export class TriggerWebhookUseCase {
     if (isRejection(triggerAccount)) return withLimit(triggerAccount);
     const idempotencyKey = parseIdempotencyKey(command.idempotencyKey);
     if (isRejection(idempotencyKey)) return withLimit(idempotencyKey);
+    // Judged on the routine as it is now: making it safer lifts the block by itself.
     const safety = judgeRoutineSafety(routine);
-    if (webhook.blocked || safety.blocked) {
-      const reason = webhook.blockedReason ?? (safety.blocked ? safety.reason : 'blocked');
-      return withLimit(reject('webhook_blocked', reason));
-    }
+    if (safety.blocked) return withLimit(reject('webhook_blocked', `${safety.reason} ${safety.remedy}`));
 
     const now = this.clock.now();
     const base: Omit<AcceptDelivery, 'deliveryId' | 'runId'> = {
@@ -116,7 +120,7 @@ export class TriggerWebhookUseCase {
       payload: extracted.payload,
       contentType: contentType.mediaType,
       idempotencyKey: idempotencyKey ?? null,
-      requestDigest: requestDigest(contentType.mediaType, command.accountHeader, body.bytes),
+      requestDigest: requestDigest(`${contentType.mediaType};charset=${contentType.charset}`, command.accountHeader, body.bytes),
       now: now.toISOString(),
       retentionMs: this.limits.idempotencyRetentionMs,
     };
@@ -177,7 +181,7 @@ export class TriggerWebhookUseCase {
   }
 }
 
-/** SHA-256 over the bytes received (never re-serialised JSON), the media type and account header. */
+/** SHA-256 over the bytes received (never re-serialised JSON), the media type with its charset and the account header. */
 function requestDigest(mediaType: string, accountHeader: string | undefined, bytes: Buffer): string {
   const hash = createHash('sha256');
   for (const part of [Buffer.from(mediaType), Buffer.from(accountHeader ?? '\u0000none'), bytes]) {

@@ -1,13 +1,24 @@
 import type { EventStore, Subscription } from '@wts/event-store';
 import type { ServiceReadModel } from './service.read-model';
 
+/** Brings a read model up to date with everything committed before the call. */
+export interface ReadModelFreshness {
+  catchUp(): Promise<void>;
+}
+
+const PULL_BATCH = 500;
+
 /**
  * Keeps a read model current: catches up from the start of $all, then follows new events.
  * If the subscription dies (store hiccup), it resubscribes from the last folded position.
+ * `catchUp()` pulls on demand, so a decision made after another replica's write sees it
+ * (a rotated secret is dead at once on every replica); concurrent callers share one pull.
  */
-export class ReadModelFeeder {
+export class ReadModelFeeder implements ReadModelFreshness {
   private subscription: Subscription | undefined;
   private stopped = false;
+  private inFlight: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
 
   constructor(
     private readonly store: EventStore,
@@ -21,6 +32,32 @@ export class ReadModelFeeder {
     const head = await this.store.headPosition();
     this.follow();
     await this.model.waitFor(head);
+  }
+
+  catchUp(): Promise<void> {
+    if (!this.inFlight) {
+      this.inFlight = this.pull().finally(() => {
+        this.inFlight = undefined;
+      });
+      return this.inFlight;
+    }
+    // A pull is running but may have started before this caller's moment: one more after it.
+    this.queued ??= this.inFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.catchUp();
+      });
+    return this.queued;
+  }
+
+  private async pull(): Promise<void> {
+    for (;;) {
+      const after = this.model.position.commit < 0n ? undefined : this.model.position;
+      const batch = await this.store.readAll({ after, limit: PULL_BATCH });
+      for (const event of batch) this.model.apply(event);
+      if (batch.length < PULL_BATCH) return;
+    }
   }
 
   private follow(): void {

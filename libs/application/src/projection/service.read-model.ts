@@ -132,6 +132,7 @@ export class ServiceReadModel {
         return;
       }
       case 'DispatchParked':
+      case 'WebhookIdAssigned':
         return;
       default:
         assertNever(event);

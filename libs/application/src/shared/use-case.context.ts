@@ -1,4 +1,5 @@
 import type { EventStore } from '@wts/event-store';
+import type { ReadModelFreshness } from '../projection/read-model.feeder';
 import type { ServiceReadModel } from '../projection/service.read-model';
 import { handleCommand } from './command.handler';
 import type { Clock, RandomSource } from './runtime.ports';
@@ -13,7 +14,13 @@ export class UseCaseContext {
     readonly readModel: ServiceReadModel,
     readonly clock: Clock,
     readonly random: RandomSource,
+    private readonly freshness: ReadModelFreshness,
   ) {}
+
+  /** Folds every change committed before now (by any replica) before a decision reads the model. */
+  fresh(): Promise<void> {
+    return this.freshness.catchUp();
+  }
 
   nowIso(): string {
     return this.clock.now().toISOString();

@@ -1,4 +1,6 @@
-import { Streams } from '@wts/contracts';
+import { Streams, type WebhookIdAssigned } from '@wts/contracts';
+import { asEvent, toAppend } from '../shared/event-envelope';
+import { childTraceparent } from '../shared/trace-context';
 import {
   digestSecret,
   idFromBytes,
@@ -37,14 +39,14 @@ export class WebhookAdminUseCase {
 
   enable(routineId: string, input: EnableWebhookInput): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {
+      await this.context.fresh();
       const routine = this.context.readModel.routine(routineId);
       if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
       const defaultAccount = matchActiveAccount(this.context.readModel.accounts(), input.defaultAccount);
       if (!defaultAccount || !routine.accountScope.includes(defaultAccount.accountId)) {
         return reject('default_account_invalid', "default_account must be an active account inside the routine's account scope");
       }
-      const existing = this.context.readModel.webhookOfRoutine(routineId);
-      const webhookId = existing?.webhookId ?? idFromBytes('webhook', this.context.random.bytes(16));
+      const webhookId = await this.claimWebhookId(routineId);
       const secret = this.newSecret();
       const result = await this.context.run(Streams.webhook(webhookId), webhookDecider, {
         type: 'EnableWebhook',
@@ -62,6 +64,7 @@ export class WebhookAdminUseCase {
 
   rotate(routineId: string): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {
+      await this.context.fresh();
       const found = this.configured(routineId);
       if ('kind' in found) return found;
       const secret = this.newSecret();
@@ -76,6 +79,7 @@ export class WebhookAdminUseCase {
 
   disable(routineId: string): Promise<WebhookView | Rejection> {
     return this.serialised(routineId, async () => {
+      await this.context.fresh();
       const found = this.configured(routineId);
       if ('kind' in found) return found;
       const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
@@ -92,6 +96,24 @@ export class WebhookAdminUseCase {
     const webhook = this.context.readModel.webhookOfRoutine(routineId);
     if (!webhook) return reject('webhook_not_configured', 'the routine has no webhook yet: enable it first');
     return { routine, webhookId: webhook.webhookId };
+  }
+
+  /** The routine's one webhook id: read the claim, or make it with "stream must not exist". */
+  private async claimWebhookId(routineId: string): Promise<string> {
+    const stream = Streams.webhookSlot(routineId);
+    for (;;) {
+      const claimed = await this.context.store.readStream(stream);
+      if (claimed.length > 0) return asEvent<WebhookIdAssigned>(claimed[0]).data.webhookId;
+      const webhookId = idFromBytes('webhook', this.context.random.bytes(16));
+      const assigned: WebhookIdAssigned = { type: 'WebhookIdAssigned', data: { routineId, webhookId, assignedAt: this.context.nowIso() } };
+      const id = this.context.random.uuid();
+      const result = await this.context.store.append(
+        stream,
+        toAppend([assigned], { correlationId: id, causationId: id, traceparent: childTraceparent(undefined, this.context.random) }, () => id),
+        'no_stream',
+      );
+      if (result.kind === 'appended') return webhookId;
+    }
   }
 
   private withSecret(routine: RoutineState, secret: string): WebhookWithSecret {

@@ -16,30 +16,26 @@ export function webhookUrl(publicBaseUrl: string, webhookId: string): string {
   return `${publicBaseUrl}/workflow-webhooks/${webhookId}`;
 }
 
-/** Never carries the secret. Blocked reflects the routine now, even before the event lands. */
+/**
+ * Never carries the secret. Blocked is judged on the routine as it is now (the Blocked and
+ * Unblocked events are the audit trail), so making the routine safer lifts it at once.
+ */
 export function toWebhookView(publicBaseUrl: string, routine: RoutineState, webhook: ConfiguredWebhook | undefined): WebhookView {
   const safety = judgeRoutineSafety(routine);
+  const block = {
+    blocked: safety.blocked,
+    blocked_reason: safety.blocked ? safety.reason : null,
+    blocked_remedy: safety.blocked ? safety.remedy : null,
+  };
   if (!webhook) {
-    return {
-      state: 'not_configured',
-      webhook_id: null,
-      url: null,
-      default_account: null,
-      account_override_allowed: false,
-      blocked: safety.blocked,
-      blocked_reason: safety.blocked ? safety.reason : null,
-      blocked_remedy: safety.blocked ? safety.remedy : null,
-    };
+    return { state: 'not_configured', webhook_id: null, url: null, default_account: null, account_override_allowed: false, ...block };
   }
-  const blocked = webhook.blocked || safety.blocked;
   return {
     state: webhook.status,
     webhook_id: webhook.webhookId,
     url: webhookUrl(publicBaseUrl, webhook.webhookId),
     default_account: webhook.defaultAccount.email,
     account_override_allowed: webhook.accountOverrideAllowed,
-    blocked,
-    blocked_reason: blocked ? (safety.blocked ? safety.reason : webhook.blockedReason) : null,
-    blocked_remedy: blocked && safety.blocked ? safety.remedy : null,
+    ...block,
   };
 }
