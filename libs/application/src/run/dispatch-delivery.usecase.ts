@@ -38,10 +38,7 @@ export class DispatchDeliveryUseCase {
       state,
     );
     const context = { correlationId: delivery.deliveryId, causationId: input.eventId, traceparent: input.traceparent };
-    if (decision.kind === 'rejected') {
-      await this.park(input, `${decision.code}: ${decision.detail}`, context);
-      return { kind: 'parked', runId: delivery.runId, error: decision.detail };
-    }
+    if (decision.kind === 'rejected') return this.park(input, `${decision.code}: ${decision.detail}`);
     if (decision.events.length === 0) return { kind: 'already_created', runId: delivery.runId };
     // Deterministic event id: a retried append after a lost acknowledgement is recognised by the store.
     const events = toAppend(decision.events, context, () => derivedEventId('RunCreated', delivery.runId));
@@ -57,7 +54,12 @@ export class DispatchDeliveryUseCase {
       .reduce(evolveRoutine, null);
   }
 
-  private async park(input: DeliveryToDispatch, error: string, context: { correlationId: string; causationId: string; traceparent: string }): Promise<void> {
+  /**
+   * Parks a delivery that can never become a run (rejected, or failing the same way again and
+   * again), on `parked-<event id>` with its error: kept, visible, replayable — never dropped.
+   */
+  async park(input: DeliveryToDispatch, error: string): Promise<DispatchOutcome> {
+    const context = { correlationId: input.delivery.deliveryId, causationId: input.eventId, traceparent: input.traceparent };
     const parked = {
       type: 'DispatchParked' as const,
       data: {
@@ -69,5 +71,6 @@ export class DispatchDeliveryUseCase {
       },
     };
     await this.store.append(Streams.parked(input.eventId), toAppend([parked], context, () => derivedEventId('DispatchParked', input.eventId)), 'no_stream');
+    return { kind: 'parked', runId: input.delivery.runId, error };
   }
 }

@@ -1,5 +1,5 @@
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
-import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
+import { EventStoreUnavailableError, type CheckpointStore, type EventStore, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
 import type { DispatchDeliveryUseCase, DispatchOutcome } from './dispatch-delivery.usecase';
 
 export interface DispatchWorkerLogger {
@@ -8,6 +8,9 @@ export interface DispatchWorkerLogger {
 }
 
 export const STORE_DISPATCH_CHECKPOINT = 'run-dispatcher/store-subscription';
+
+/** Attempts before an error that is not a store outage parks the delivery. */
+export const MAX_DETERMINISTIC_FAILURES = 5;
 
 /**
  * The embedded path from accepted deliveries to runs: a catch-up subscription on the store from
@@ -20,6 +23,7 @@ export class StoreDispatchWorker {
   private stopped = false;
   private pending: GlobalPosition | undefined;
   private lastSave = 0;
+  private lastError = '';
 
   constructor(
     private readonly store: EventStore,
@@ -46,7 +50,10 @@ export class StoreDispatchWorker {
       () => undefined,
       (error: unknown) => {
         this.logger.error({ err: error }, 'dispatcher subscription failed; resubscribing');
-        if (!this.stopped) setTimeout(() => this.follow(this.pending ?? after), this.options.retryDelayMs).unref();
+        if (this.stopped) return;
+        setTimeout(() => {
+          if (!this.stopped) this.follow(this.pending ?? after);
+        }, this.options.retryDelayMs).unref();
       },
     );
   }
@@ -55,14 +62,20 @@ export class StoreDispatchWorker {
     if (event.type === 'DeliveryAccepted') {
       const delivery = event.data as DeliveryAccepted['data'];
       const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
+      const input = { delivery, position: event.position, eventId: event.id, traceparent };
       let delay = this.options.retryDelayMs;
-      for (;;) {
+      for (let failures = 0; ; ) {
         if (this.stopped) throw new Error('stopping: delivery left for the next start');
         try {
-          const outcome = await this.dispatch.execute({ delivery, position: event.position, eventId: event.id, traceparent });
+          // A store outage is retried for as long as it lasts; any other error that repeats
+          // (a bug, an event the store refuses) parks the delivery instead of blocking the rest.
+          const deterministic = failures >= MAX_DETERMINISTIC_FAILURES;
+          const outcome = deterministic ? await this.dispatch.park(input, this.lastError) : await this.dispatch.execute(input);
           this.onDispatched(outcome);
           break;
         } catch (error) {
+          if (!(error instanceof EventStoreUnavailableError)) failures++;
+          this.lastError = error instanceof Error ? error.message : String(error);
           this.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'run creation failed; retrying');
           await new Promise((resolve) => setTimeout(resolve, delay));
           delay = Math.min(delay * 2, this.options.maxRetryDelayMs);

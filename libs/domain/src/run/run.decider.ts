@@ -1,6 +1,7 @@
 import type { DeliveryAccepted, RunCreated, RunEvent } from '@wts/contracts';
 import type { RoutineState } from '../catalog/routine.decider';
 import { accept, reject, type Decider, type Decision } from '../shared/decision';
+import { judgeRoutineSafety } from '../safety/safety.policy';
 import { frameUntrustedPayload } from './untrusted-message.framer';
 
 export interface CreateRun {
@@ -18,6 +19,13 @@ export function decideRun(command: CreateRun, state: RunState): Decision<RunEven
   if (state !== null) return accept();
   const { delivery, routine } = command;
   if (routine === null) return reject('routine_not_found', `routine ${delivery.routineId} does not exist`);
+  // Judged again on the routine as it was at acceptance: a replica deciding on a lagging view
+  // can never start an unsafe run, nor one for an account outside the routine's scope.
+  const safety = judgeRoutineSafety(routine);
+  if (safety.blocked) return reject('webhook_blocked', safety.reason);
+  if (!routine.accountScope.includes(delivery.triggerAccount.accountId)) {
+    return reject('account_out_of_scope', "the trigger account is outside the routine's account scope");
+  }
   return accept({
     type: 'RunCreated',
     data: {

@@ -158,3 +158,19 @@ describe('runDecider', () => {
     expect(state).toEqual(first.data);
   });
 });
+
+describe('run decider: judged again on the routine as it was at acceptance', () => {
+  it('given no run, when the routine was autonomous with an external-sending tool, then webhook_blocked (no run)', () => {
+    spec.given([]).when(create({ routine: { ...routine, mode: 'autonomous' } })).thenRejects('webhook_blocked');
+  });
+
+  it('given no run, when the routine is autonomous without external-sending tools, then the run is created', () => {
+    const safe = { ...routine, mode: 'autonomous' as const, tools: [{ name: 'tickets.create', sendsExternally: false }] };
+    const decision = spec.given([]).when(create({ routine: safe })).decision;
+    expect(decision.kind).toBe('accepted');
+  });
+
+  it('given no run, when the trigger account is outside the routine scope, then account_out_of_scope (no run)', () => {
+    spec.given([]).when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } })).thenRejects('account_out_of_scope');
+  });
+});

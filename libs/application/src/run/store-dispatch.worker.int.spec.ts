@@ -1,0 +1,95 @@
+import { Streams, type DeliveryAccepted } from '@wts/contracts';
+import { SqliteEventStore } from '@wts/event-store';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toAppend } from '../shared/event-envelope';
+import { systemClock } from '../shared/system-runtime.adapter';
+import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
+import { MAX_DETERMINISTIC_FAILURES, StoreDispatchWorker } from './store-dispatch.worker';
+
+const routineId = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
+const accountId = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
+
+function delivery(n: number): DeliveryAccepted {
+  const suffix = String(n).padStart(22, 'A');
+  return {
+    type: 'DeliveryAccepted',
+    data: {
+      deliveryId: `dlv_${suffix}`,
+      webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
+      routineId,
+      runId: `run_${suffix}`,
+      triggerAccount: { accountId, email: 'ops@example.com' },
+      payload: { format: 'text', text: `delivery ${n}` },
+      contentType: 'text/plain',
+      idempotencyKey: null,
+      requestDigest: 'a'.repeat(64),
+      receivedAt: new Date().toISOString(),
+    },
+  };
+}
+
+/** Fails one delivery with a non-outage error every time (a bug or a refused event). */
+class FailingFor extends DispatchDeliveryUseCase {
+  attempts = 0;
+  constructor(store: SqliteEventStore, private readonly poisoned: string) {
+    super(store, systemClock);
+  }
+  override async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
+    if (input.delivery.deliveryId === this.poisoned) {
+      this.attempts++;
+      throw new Error('the store refused the event');
+    }
+    return super.execute(input);
+  }
+}
+
+describe('StoreDispatchWorker', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wts-worker-'));
+    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('parks a delivery that keeps failing with a non-outage error, and the next delivery still gets its run', async () => {
+    const context = { correlationId: 'c', causationId: 'c', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+    let n = 0;
+    const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+    await store.append(
+      Streams.routine(routineId),
+      toAppend(
+        [{ type: 'RoutineCreated', data: { routineId, name: 'T', instructions: 'i', tools: [], mode: 'supervised', accountScope: [accountId], createdAt: new Date().toISOString() } }],
+        context,
+        newId,
+      ),
+      'no_stream',
+    );
+    const [first, second] = [delivery(1), delivery(2)];
+    for (const d of [first, second]) await store.append(Streams.delivery(d.data.deliveryId), toAppend([d], context, newId), 'no_stream');
+
+    const dispatch = new FailingFor(store, first.data.deliveryId);
+    const outcomes: DispatchOutcome[] = [];
+    const logger = { info: () => undefined, error: () => undefined };
+    const worker = new StoreDispatchWorker(store, store.checkpoints(), dispatch, logger, { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 10 }, (o) => outcomes.push(o));
+    await worker.start();
+    const deadline = Date.now() + 5000;
+    while (outcomes.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await worker.stop();
+
+    expect(dispatch.attempts).toBe(MAX_DETERMINISTIC_FAILURES);
+    expect(outcomes[0]).toMatchObject({ kind: 'parked', runId: first.data.runId });
+    expect(outcomes[1]).toEqual({ kind: 'created', runId: second.data.runId });
+    const parked = await store.readAll({ limit: 100, filter: { streamPrefixes: ['parked-'] } });
+    expect(parked.map((e) => e.type)).toEqual(['DispatchParked']);
+    expect(JSON.stringify(parked[0].data)).toContain('the store refused the event');
+    expect(await store.readStream(Streams.run(first.data.runId))).toEqual([]);
+  });
+});
