@@ -9,6 +9,7 @@ import { ChildProcessSupervisor } from './child-process.supervisor';
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  const generated = config.http.adminToken === undefined;
   const adminToken = config.http.adminToken ?? randomBytes(24).toString('base64url');
   const env = { ...process.env, ADMIN_TOKEN: adminToken, DATA_DIR: config.storage.dataDir };
   const dist = join(__dirname, '..', '..');
@@ -23,7 +24,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', shutdown);
 
   await waitUntilReady(`http://127.0.0.1:${config.http.port}/readyz`);
-  process.stdout.write(banner(config.http.publicBaseUrl, adminToken, config.storage.dataDir));
+  // A generated token is printed (the only way to learn it); one the operator chose is not.
+  process.stdout.write(banner(config.http.publicBaseUrl, generated ? adminToken : '<your ADMIN_TOKEN>', config.storage.dataDir));
 }
 
 async function waitUntilReady(url: string): Promise<void> {

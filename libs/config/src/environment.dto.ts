@@ -23,7 +23,8 @@ export class EnvironmentDto {
   @IsOptional()
   @IsString()
   @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters' })
-  @Matches(/^[\x21-\x7e]+$/, { message: 'ADMIN_TOKEN must be visible ASCII' })
+  // The characters a bearer token may hold (RFC 6750 token68), so it can always be presented.
+  @Matches(/^[A-Za-z0-9\-._~+/]+=*$/, { message: 'ADMIN_TOKEN may hold only letters, digits and - . _ ~ + / (then optional =)' })
   ADMIN_TOKEN?: string;
 
   @IsString()

@@ -14,9 +14,14 @@ export function installBodyParsing(fastify: FastifyInstance, adminMaxBytes: numb
   // Fastify refuses a syntactically invalid Content-Type (415) before any handler runs; on raw
   // routes the header is set aside here and judged by the use case after authentication.
   fastify.addHook('onRequest', (request, _reply, done) => {
+    const contentType = request.raw.headers['content-type'];
     if (isRawBodyRoute(request)) {
-      ORIGINAL_CONTENT_TYPE.set(request.raw, request.raw.headers['content-type']);
+      ORIGINAL_CONTENT_TYPE.set(request.raw, contentType);
       request.raw.headers['content-type'] = 'application/octet-stream';
+    } else if (contentType !== undefined) {
+      // Admin routes: reduced to "JSON or not", so a malformed header is judged by our parser
+      // (after the admin token guard), never refused by Fastify before authentication.
+      request.raw.headers['content-type'] = JSON_CONTENT_TYPE.test(contentType) ? 'application/json' : 'application/x-unsupported';
     }
     done();
   });
@@ -28,7 +33,7 @@ export function installBodyParsing(fastify: FastifyInstance, adminMaxBytes: numb
     }
     // Failures are handed on as values and raised by UnreadableBodyPipe, after the guards:
     // a request without a valid admin token gets 401 whatever its body.
-    if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
+    if (request.headers['content-type'] !== 'application/json') {
       done(null, new UnreadableBody(new UnsupportedMediaTypeException('admin requests must be application/json')));
       return;
     }
@@ -52,6 +57,7 @@ function toHttpError(error: unknown): Error {
 }
 
 const ORIGINAL_CONTENT_TYPE = new WeakMap<object, string | undefined>();
+const JSON_CONTENT_TYPE = /^\s*application\/json\s*(;|$)/i;
 
 function isRawBodyRoute(request: FastifyRequest): boolean {
   return (request.routeOptions.config as { rawBodyStream?: boolean } | undefined)?.rawBodyStream === true;

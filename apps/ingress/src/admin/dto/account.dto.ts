@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsOptional, MaxLength } from 'class-validator';
+import { OptionalNotNull } from './optional-not-null.decorator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, MaxLength } from 'class-validator';
 
 const EMAIL = { allow_utf8_local_part: true, require_tld: false };
 
@@ -7,31 +8,31 @@ export class CreateAccountDto {
   @MaxLength(254)
   email!: string;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
   @IsEmail(EMAIL, { each: true, message: 'each alias must be an email address' })
   @MaxLength(254, { each: true })
   aliases?: string[];
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   primary?: boolean;
 }
 
 export class UpdateAccountDto {
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
   @IsEmail(EMAIL, { each: true, message: 'each alias must be an email address' })
   @MaxLength(254, { each: true })
   aliases?: string[];
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   active?: boolean;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   primary?: boolean;
 }

@@ -1,8 +1,9 @@
+import { OptionalNotNull } from './optional-not-null.decorator';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 
 export class ListQueryDto {
-  @IsOptional()
+  @OptionalNotNull()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value))
   @IsInt()
   @Min(1)

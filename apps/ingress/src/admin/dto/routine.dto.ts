@@ -1,3 +1,4 @@
+import { OptionalNotNull } from './optional-not-null.decorator';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -5,7 +6,7 @@ import {
   IsBoolean,
   IsIn,
   IsNotEmpty,
-  IsOptional,
+  IsObject,
   IsString,
   Matches,
   MaxLength,
@@ -38,6 +39,7 @@ export class CreateRoutineDto {
 
   @IsArray()
   @ArrayMaxSize(200)
+  @IsObject({ each: true, message: 'each tool must be an object {name, sends_externally}' })
   @ValidateNested({ each: true })
   @Type(() => ToolDto)
   tools!: ToolDto[];
@@ -52,29 +54,30 @@ export class CreateRoutineDto {
 }
 
 export class UpdateRoutineDto {
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   name?: string;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(100_000)
   instructions?: string;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(200)
+  @IsObject({ each: true, message: 'each tool must be an object {name, sends_externally}' })
   @ValidateNested({ each: true })
   @Type(() => ToolDto)
   tools?: ToolDto[];
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(MODES, { message: 'mode must be "supervised" or "autonomous"' })
   mode?: RoutineMode;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(1000)
   @Matches(ACCOUNT_ID, { each: true, message: 'account_scope must hold account ids (acc_…)' })

@@ -1,0 +1,57 @@
+import { ConfigurationError, loadConfig } from './app.config';
+
+describe('loadConfig', () => {
+  it('given an empty environment, then the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.http).toEqual({ port: 3000, publicBaseUrl: 'http://localhost:3000', adminToken: undefined });
+    expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
+    expect(config.eventStore.connectionString).toBeUndefined();
+    expect(config.kafka.brokers).toBeUndefined();
+    expect(config.redis.url).toBeUndefined();
+    expect(config.storage.dataDir.endsWith('/data')).toBe(true);
+  });
+
+  it('given values, then typed nested config (trailing slash of the base URL dropped)', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      PUBLIC_BASE_URL: 'https://hooks.example.com/',
+      ADMIN_TOKEN: 'a-valid_token.with~chars+/==',
+      KAFKA_BROKERS: 'k1:9092,k2:9092',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      EVENTSTORE_CONNECTION_STRING: 'esdb://127.0.0.1:2113?tls=false',
+      WEBHOOK_MAX_PAYLOAD_BYTES: '1024',
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
+      IDEMPOTENCY_RETENTION_SECONDS: '60',
+    });
+    expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==' });
+    expect(config.kafka.brokers).toEqual(['k1:9092', 'k2:9092']);
+    expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
+  });
+
+  it.each([
+    ['PORT', 'abc', 'PORT'],
+    ['PORT', '70000', 'PORT'],
+    ['PUBLIC_BASE_URL', 'ftp://x', 'PUBLIC_BASE_URL'],
+    ['ADMIN_TOKEN', 'short', 'ADMIN_TOKEN'],
+    ['ADMIN_TOKEN', 'Str0ng!Passw0rd#2024', 'ADMIN_TOKEN may hold only'],
+    ['KAFKA_BROKERS', 'nohostport', 'KAFKA_BROKERS'],
+    ['REDIS_URL', 'http://x', 'REDIS_URL'],
+    ['EVENTSTORE_CONNECTION_STRING', 'postgres://x', 'EVENTSTORE_CONNECTION_STRING'],
+    ['WEBHOOK_MAX_PAYLOAD_BYTES', '0', 'WEBHOOK_MAX_PAYLOAD_BYTES'],
+    ['WEBHOOK_RATE_LIMIT_PER_MINUTE', '-1', 'WEBHOOK_RATE_LIMIT_PER_MINUTE'],
+    ['IDEMPOTENCY_RETENTION_SECONDS', '1.5', 'IDEMPOTENCY_RETENTION_SECONDS'],
+  ])('given %s=%s, then a ConfigurationError naming it', (name, value, mention) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigurationError);
+    expect(() => loadConfig({ [name]: value })).toThrow(mention);
+  });
+
+  it('given several bad values, then every problem is listed at once', () => {
+    try {
+      loadConfig({ PORT: 'x', REDIS_URL: 'nope' });
+      throw new Error('expected a ConfigurationError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as ConfigurationError).problems.length).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
