@@ -108,6 +108,9 @@ export class IngressTestApp {
   private closed = false;
   private seq = 0;
 
+  /** False for a replica started on another app's DATA_DIR (the owner removes it). */
+  private ownsDataDir = true;
+
   private constructor(
     readonly app: NestFastifyApplication,
     readonly store: SqliteEventStore,
@@ -117,8 +120,8 @@ export class IngressTestApp {
   ) {}
 
   /** Starts an ingress on a fresh temp DATA_DIR; `env` overrides the environment (strings, as in process.env). */
-  static async start(env: Record<string, string> = {}): Promise<IngressTestApp> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'wts-ingress-int-'));
+  static async start(env: Record<string, string> = {}, shared?: { dataDir: string }): Promise<IngressTestApp> {
+    const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'wts-ingress-int-'));
     const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL, ...env, DATA_DIR: dataDir });
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
     const app = await createIngressApp({
@@ -129,7 +132,9 @@ export class IngressTestApp {
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;
-    return new IngressTestApp(app, store, config, dataDir, address.port);
+    const instance = new IngressTestApp(app, store, config, dataDir, address.port);
+    instance.ownsDataDir = shared === undefined;
+    return instance;
   }
 
   get baseUrl(): string {
@@ -159,7 +164,7 @@ export class IngressTestApp {
     await this.dispatcher?.stop();
     await this.app.close();
     await this.store.close();
-    rmSync(this.dataDir, { recursive: true, force: true });
+    if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
 
   // ---------------------------------------------------------------- HTTP
