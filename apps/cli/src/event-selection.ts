@@ -27,13 +27,17 @@ export function categoryPrefixes(names: readonly string[]): { readonly prefixes:
 
 /**
  * Which events a replay reads: streams by exact name and categories by prefix (a union: no
- * stream and no category means every stream), intersected with a position range (both ends
- * inclusive) and a time range on the event's created time (`since` inclusive, `until` exclusive).
+ * stream and no category means every stream), intersected with a position range and a time range
+ * on the event's created time (`since` inclusive, `until` exclusive). The position range starts at
+ * `fromPosition` (inclusive) or strictly after `afterPosition` (exclusive: how an interrupted
+ * replay resumes, exact even where several events share a commit position), and ends at
+ * `toPosition` (inclusive).
  */
 export interface EventSelection {
   readonly streams: readonly string[];
   readonly categoryPrefixes: readonly string[];
   readonly fromPosition?: GlobalPosition;
+  readonly afterPosition?: GlobalPosition;
   readonly toPosition?: GlobalPosition;
   readonly since?: Date;
   readonly until?: Date;
@@ -82,7 +86,9 @@ export async function* scanSelection(
   options: { readonly batchSize: number; readonly upTo: GlobalPosition },
 ): AsyncGenerator<ScannedBatch> {
   const filter = storeFilter(selection);
-  let after = selection.fromPosition ? before(selection.fromPosition) : undefined;
+  // readAll is exclusive of `after`: exact for --after-position; for the inclusive --from-position,
+  // read from just before it and drop what precedes it below.
+  let after = selection.afterPosition ?? (selection.fromPosition ? before(selection.fromPosition) : undefined);
   for (;;) {
     const batch = await store.readAll({ after, limit: options.batchSize, filter });
     if (batch.length === 0) return;
@@ -98,6 +104,7 @@ export async function* scanSelection(
       scanned += 1;
       last = event.position;
       if (selection.fromPosition && comparePositions(event.position, selection.fromPosition) < 0) continue;
+      if (selection.afterPosition && comparePositions(event.position, selection.afterPosition) <= 0) continue;
       if (!matchesStream(selection, event.streamId) || !matchesTime(selection, event.createdAt)) continue;
       events.push(event);
     }

@@ -1,10 +1,14 @@
 import type { DispatchDeliveryUseCase } from '@wts/application';
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
-import type { RecordedEvent } from '@wts/event-store';
+import { formatPosition, type RecordedEvent } from '@wts/event-store';
 import {
+  MAX_PRODUCE_REQUEST_BYTES,
+  chunkBySize,
   createKafkaClient,
   encodeEvent,
   ensureTopics,
+  isMessageTooLarge,
+  messageBytes,
   routeEvent,
   type KafkaTopicNames,
   type MessagingLogger,
@@ -90,10 +94,20 @@ export class DispatcherReplayTarget implements ReplayTarget {
   }
 }
 
+/** A message to re-publish, with the event it comes from (named when the broker refuses it). */
+interface Outbound {
+  readonly topic: string;
+  readonly message: Message;
+  readonly bytes: number;
+  readonly event: RecordedEvent;
+}
+
 /**
  * `--to kafka`: re-publishes to the topic the relay would use, with the relay's own encoding
  * (encodeEvent: same key, value and headers, including `event-id`, so consumers dedupe), through
- * an idempotent producer with acks=all, one batch at a time, in store order.
+ * an idempotent producer with acks=all, in store order, in produce requests capped like the
+ * relay's (MAX_PRODUCE_REQUEST_BYTES, at least one message each). A request the broker refuses as
+ * too large is split in halves; a single event the topic refuses fails the replay, naming it.
  */
 export class KafkaReplayTarget implements ReplayTarget {
   readonly name = kafkaClassifier.name;
@@ -101,15 +115,17 @@ export class KafkaReplayTarget implements ReplayTarget {
   private constructor(
     private readonly producer: Producer,
     private readonly topics: KafkaTopicNames,
+    private readonly maxRequestBytes: number,
   ) {}
 
-  static async connect(brokers: readonly string[], topics: KafkaTopicNames, logger: MessagingLogger): Promise<KafkaReplayTarget> {
+  static async connect(brokers: readonly string[], topics: KafkaTopicNames, logger: MessagingLogger, maxRequestBytes = MAX_PRODUCE_REQUEST_BYTES): Promise<KafkaReplayTarget> {
     const kafka = createKafkaClient({ brokers, clientId: 'wts-cli-replay', logger });
-    // Same as the relays: missing topics are created with the contract's partition counts.
-    await ensureTopics(kafka, topics);
+    // Same as the relays: missing topics are created with the contract's partition counts and
+    // max.message.bytes; an existing topic below that limit is raised.
+    await ensureTopics(kafka, topics, {}, { logger });
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
-    return new KafkaReplayTarget(producer, topics);
+    return new KafkaReplayTarget(producer, topics, maxRequestBytes);
   }
 
   accepts(event: RecordedEvent): boolean {
@@ -117,7 +133,7 @@ export class KafkaReplayTarget implements ReplayTarget {
   }
 
   async replay(events: readonly RecordedEvent[], counts: ReplayCounts): Promise<void> {
-    const byTopic = new Map<string, Message[]>();
+    const outbound: Outbound[] = [];
     let skipped = 0;
     for (const event of events) {
       const route = routeEvent(event);
@@ -126,18 +142,45 @@ export class KafkaReplayTarget implements ReplayTarget {
         continue;
       }
       const encoded = encodeEvent(event, route);
-      const topic = this.topics[route.topic];
-      const messages = byTopic.get(topic) ?? [];
-      messages.push({ key: encoded.key, value: encoded.value, headers: { ...encoded.headers } });
-      byTopic.set(topic, messages);
+      const message: Message = { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
+      outbound.push({ topic: this.topics[route.topic], message, bytes: messageBytes(message), event });
     }
-    const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-    if (topicMessages.length > 0) await this.producer.sendBatch({ topicMessages, acks: -1 });
-    counts.replayed += topicMessages.reduce((sum, topic) => sum + topic.messages.length, 0);
+    for (const request of chunkBySize(outbound, (item) => item.bytes, this.maxRequestBytes)) await this.send(request);
+    counts.replayed += outbound.length;
     counts.skipped += skipped;
+  }
+
+  /** One produce request, in order; split in halves while the broker refuses it as too large. */
+  private async send(request: readonly Outbound[]): Promise<void> {
+    try {
+      await this.producer.sendBatch({ topicMessages: byTopic(request), acks: -1 });
+    } catch (error) {
+      if (!isMessageTooLarge(error)) throw error;
+      if (request.length === 1) {
+        const [{ event, topic, bytes }] = request;
+        throw new Error(
+          `event ${event.id} (${formatPosition(event.position)}, about ${bytes} bytes) is larger than topic ${topic} accepts: raise the topic's max.message.bytes (e.g. to 16 MiB), then replay again`,
+          { cause: error },
+        );
+      }
+      const half = Math.ceil(request.length / 2);
+      await this.send(request.slice(0, half));
+      await this.send(request.slice(half));
+    }
   }
 
   async close(): Promise<void> {
     await this.producer.disconnect().catch(() => undefined);
   }
+}
+
+/** Messages per topic, each list in store order (kafkajs keeps it per partition). */
+function byTopic(request: readonly Outbound[]): TopicMessages[] {
+  const grouped = new Map<string, Message[]>();
+  for (const { topic, message } of request) {
+    const messages = grouped.get(topic) ?? [];
+    messages.push(message);
+    grouped.set(topic, messages);
+  }
+  return [...grouped].map(([topic, messages]) => ({ topic, messages }));
 }

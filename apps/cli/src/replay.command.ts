@@ -55,7 +55,7 @@ export class ReplayCommand extends CommandRunner {
     if (!upTo) return tally.report({ dryRun: plan.dryRun, counts, interrupted: false });
 
     const target = plan.dryRun ? undefined : await this.openTarget(plan, store, brokers ?? []);
-    const start = plan.selection.fromPosition ? plan.selection.fromPosition.commit : 0n;
+    const start = (plan.selection.fromPosition ?? plan.selection.afterPosition)?.commit ?? 0n;
     const progress = replayProgress(this.context, plan.dryRun ? 'dry run' : `replay to ${plan.target}`, { start, end: upTo.commit });
     let scanned = 0;
     let done: GlobalPosition | undefined;
@@ -87,7 +87,7 @@ export class ReplayCommand extends CommandRunner {
     try {
       await target.replay(events, counts);
     } catch (error) {
-      const resume = done ? ` Everything up to ${formatPosition(done)} was replayed; resume with --from-position ${formatPosition({ commit: done.commit + 1n, prepare: done.prepare + 1n })}.` : '';
+      const resume = done ? ` Everything up to ${formatPosition(done)} was replayed; resume with --after-position ${formatPosition(done)}.` : '';
       throw new CliFailure(`replay to ${target.name} failed: ${describeError(error)}.${resume}`, { cause: error });
     }
   }
@@ -122,6 +122,11 @@ export class ReplayCommand extends CommandRunner {
 
   @Option({ flags: '--from-position <position>', description: 'first commit position, inclusive (42 or 42/42)' })
   parseFromPosition(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--after-position <position>', description: 'start strictly after this position, exclusive (the "resume with" value of an interrupted replay)' })
+  parseAfterPosition(value: string): string {
     return value;
   }
 

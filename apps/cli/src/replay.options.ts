@@ -10,6 +10,7 @@ export interface RawReplayOptions {
   readonly stream?: readonly string[];
   readonly category?: readonly string[];
   readonly fromPosition?: string;
+  readonly afterPosition?: string;
   readonly toPosition?: string;
   readonly since?: string;
   readonly until?: string;
@@ -49,9 +50,14 @@ export function parseReplayOptions(raw: RawReplayOptions): ReplayPlan {
   for (const name of categories.unknown) problems.push(`unknown --category "${name}" (known: ${CATEGORY_NAMES.join(', ')})`);
 
   const fromPosition = raw.fromPosition === undefined ? undefined : parsePositionOption('--from-position', raw.fromPosition, problems);
+  const afterPosition = raw.afterPosition === undefined ? undefined : parsePositionOption('--after-position', raw.afterPosition, problems);
   const toPosition = raw.toPosition === undefined ? undefined : parsePositionOption('--to-position', raw.toPosition, problems);
+  if (raw.fromPosition !== undefined && raw.afterPosition !== undefined) problems.push('--after-position and --from-position exclude each other (one lower bound)');
   if (fromPosition && toPosition && comparePositions(fromPosition, toPosition) > 0) {
     problems.push(`--from-position ${formatPosition(fromPosition)} is after --to-position ${formatPosition(toPosition)}`);
+  }
+  if (afterPosition && toPosition && comparePositions(afterPosition, toPosition) >= 0) {
+    problems.push(`--after-position ${formatPosition(afterPosition)} is not before --to-position ${formatPosition(toPosition)}`);
   }
   const since = raw.since === undefined ? undefined : parseTimeOption('--since', raw.since, problems);
   const until = raw.until === undefined ? undefined : parseTimeOption('--until', raw.until, problems);
@@ -72,7 +78,7 @@ export function parseReplayOptions(raw: RawReplayOptions): ReplayPlan {
 
   if (problems.length > 0) throw new UsageError(problems);
   return {
-    selection: { streams, categoryPrefixes: categories.prefixes, fromPosition, toPosition, since, until },
+    selection: { streams, categoryPrefixes: categories.prefixes, fromPosition, afterPosition, toPosition, since, until },
     target,
     dryRun: raw.dryRun === true,
     json: raw.json === true,

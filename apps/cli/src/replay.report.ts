@@ -86,15 +86,6 @@ export function formatReplayReport(report: ReplayReport): string {
   }
   const counts = `replayed=${report.replayed} created=${report.created} already_created=${report.already_created} parked=${report.parked} skipped=${report.skipped}`;
   lines.push(`summary: ${counts}${report.dry_run ? ` would_replay=${report.would_replay ?? 0}` : ''}`);
-  if (report.resume_after) lines.push(`resume with: --from-position ${nextPosition(report.resume_after)}`);
+  if (report.resume_after) lines.push(`resume with: --after-position ${report.resume_after}`);
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * `--from-position` is inclusive and reads from the position just before it: resuming after
- * `c/p` is `--from-position (c+1)/(p+1)`, which reads from exactly `c/p` on either store.
- */
-function nextPosition(after: string): string {
-  const [commit, prepare] = after.split('/');
-  return `${BigInt(commit) + 1n}/${BigInt(prepare) + 1n}`;
 }

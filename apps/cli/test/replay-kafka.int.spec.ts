@@ -4,8 +4,11 @@
  * included) in store order — so consumers dedupe them. Each run uses its own topic prefix.
  */
 import { Relays, kafkaTopicNames, routeEvent, KafkaRelaySupervisor, type KafkaTopicNames } from '@wts/messaging';
+import { toAppend } from '@wts/application';
+import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
-import type { Kafka } from 'kafkajs';
+import { ConfigResourceTypes, type Kafka } from 'kafkajs';
+import { randomUUID } from 'node:crypto';
 import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
 import { MessageCollector, deleteTopics, testKafka, type CollectedMessage } from '../../../test/support/kafka-test-kit';
 import { eventually } from '../../../test/support/ingress-test-app';
@@ -151,5 +154,75 @@ describe('replay --to kafka (real broker)', () => {
     const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix], { ...seeded.env, KAFKA_BROKERS: '127.0.0.1:1' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot reach Kafka at 127.0.0.1:1');
+  });
+});
+
+describe('replay --to kafka of large events (real broker, default message.max.bytes)', () => {
+  const brokers = kafkaBrokers();
+  let kafka: Kafka;
+  let seeded: SeededStore;
+  let prefix: string;
+  const collectors: MessageCollector[] = [];
+
+  beforeAll(async () => {
+    kafka = testKafka(brokers);
+    seeded = await seedStore();
+    prefix = `${uniqueName('cli-large')}.`;
+  });
+
+  afterAll(async () => {
+    await Promise.all(collectors.splice(0).map((collector) => collector.stop()));
+    await deleteTopics(kafka, Object.values(kafkaTopicNames(prefix)));
+    await seeded?.app.close();
+  });
+
+  /** Accepted deliveries of the first webhook with a text payload of `payloadBytes`, appended directly. */
+  async function appendLarge(count: number, payloadBytes: number): Promise<void> {
+    const hook = seeded.hooks[0];
+    const [first] = (await seeded.app.allEvents()).filter((event) => event.type === 'DeliveryAccepted' && (event.data as { webhookId: string }).webhookId === hook.webhookId);
+    const template = first.data as DeliveryAccepted['data'];
+    for (let i = 0; i < count; i++) {
+      const deliveryId = `dlv_large${randomUUID().replace(/-/g, '')}`;
+      const data: DeliveryAccepted['data'] = {
+        ...template,
+        deliveryId,
+        runId: `run_large${randomUUID().replace(/-/g, '')}`,
+        idempotencyKey: null,
+        payload: { format: 'text', text: `${i} `.padEnd(payloadBytes, 'x') },
+        contentType: 'text/plain',
+      };
+      const events = toAppend([{ type: 'DeliveryAccepted', data }], { correlationId: deliveryId, causationId: deliveryId, traceparent: '' }, () => randomUUID());
+      const result = await seeded.app.store.append(Streams.delivery(deliveryId), events, 'no_stream');
+      if (result.kind !== 'appended') throw new Error('delivery not appended');
+    }
+  }
+
+  it('sends 600 × 2 KiB deliveries and a ~2 MB one in requests capped by bytes, to topics that admit 16 MiB messages', async () => {
+    await appendLarge(600, 2048);
+    await appendLarge(1, 2 * 1024 * 1024);
+    const deliveries = (await seeded.app.allEvents()).filter((event) => event.type === 'DeliveryAccepted');
+    expect(deliveries.length).toBe(seeded.deliveryIds.length + 601);
+
+    const started = Date.now();
+    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', prefix, '--json'], { ...seeded.env, KAFKA_BROKERS: brokers.join(',') });
+    const summary = summaryOf(result);
+    process.stderr.write(`[cli] replay of ${summary.replayed} events (≈ 3.4 MB) to Kafka took ${Date.now() - started} ms\n`);
+    expect(summary).toMatchObject({ replayed: deliveries.length, skipped: 0 });
+
+    const topics = kafkaTopicNames(prefix);
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topics.webhookEvents, configNames: ['max.message.bytes'] }], includeSynonyms: false });
+      expect(described.resources[0].configEntries[0].configValue).toBe(String(16 * 1024 * 1024));
+    } finally {
+      await admin.disconnect();
+    }
+    const reader = await new MessageCollector(kafka, [topics.webhookEvents], uniqueName('cli-large-reader')).start();
+    collectors.push(reader);
+    await eventually(async () => (reader.messages.length >= deliveries.length ? true : undefined), 60_000, 'the replayed messages');
+    expect(reader.messages).toHaveLength(deliveries.length);
+    const ofFirstHook = reader.messages.filter((m) => m.key === seeded.hooks[0].webhookId).sort((a, b) => Number(a.offset) - Number(b.offset)).map((m) => m.headers['event-id']);
+    expect(ofFirstHook).toEqual(deliveries.filter((event) => (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId).map((event) => event.id));
   });
 });

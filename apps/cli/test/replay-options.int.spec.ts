@@ -20,6 +20,9 @@ describe('replay options', () => {
     [['--category', 'deliveries', '--to', 'dispatcher'], 'unknown --category "deliveries" (known: delivery, webhook, run, routine, parked, account-catalog)'],
     [['--from-position', '9', '--to-position', '3', '--to', 'dispatcher'], '--from-position 9/9 is after --to-position 3/3'],
     [['--from-position', 'abc', '--to', 'dispatcher'], '--from-position must be a commit position'],
+    [['--after-position', '4/x', '--to', 'dispatcher'], '--after-position must be a commit position'],
+    [['--after-position', '4', '--from-position', '5', '--to', 'dispatcher'], '--after-position and --from-position exclude each other'],
+    [['--after-position', '3/3', '--to-position', '3/3', '--to', 'dispatcher'], '--after-position 3/3 is not before --to-position 3/3'],
     [['--since', '2025-02-30', '--to', 'dispatcher'], '--since must be an ISO 8601 date'],
     [['--until', 'yesterday', '--to', 'dispatcher'], '--until must be an ISO 8601 date'],
     [['--since', '2025-01-01T10:00', '--to', 'dispatcher'], '--since must be an ISO 8601 date or date-time with a zone'],
@@ -108,10 +111,15 @@ describe('replay --dry-run, then a real replay', () => {
     const result = await cli(['replay', '--to', 'dispatcher', '--batch-size', '2'], seeded.env, sigint);
     expect(result.code).toBe(130);
     expect(result.stdout).toContain('interrupted: replayed 0 of 4 selected events to dispatcher (positions 1/1 … 4/4)');
-    expect(result.stdout).toContain('resume with: --from-position 5/5');
+    // The last position done, as an exclusive bound: exact on EventStoreDB too, where the events of
+    // one multi-event append share a commit position (commit+1/prepare+1 would skip the rest of it).
+    expect(result.stdout).toContain('resume with: --after-position 4/4');
 
-    const resumed = summaryOf(await cli(['replay', '--to', 'dispatcher', '--from-position', '5/5', '--json'], seeded.env));
+    const resumed = summaryOf(await cli(['replay', '--to', 'dispatcher', '--after-position', '4/4', '--json'], seeded.env));
     const all = await seeded.app.allEvents();
     expect(resumed).toMatchObject({ interrupted: false, selected: all.length - 4, first_position: '5/5' });
+    // --from-position stays inclusive.
+    const inclusive = summaryOf(await cli(['replay', '--to', 'dispatcher', '--dry-run', '--from-position', '4/4', '--json'], seeded.env));
+    expect(inclusive).toMatchObject({ selected: all.length - 3, first_position: '4/4' });
   });
 });

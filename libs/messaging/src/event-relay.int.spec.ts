@@ -1,5 +1,6 @@
 import { SqliteEventStore, formatPosition, type CheckpointStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
-import type { Kafka } from 'kafkajs';
+import { ConfigResourceTypes, type Kafka } from 'kafkajs';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,13 +11,61 @@ import {
   appendRoutineWithWebhook,
   deleteTopics,
   testKafka,
+  shortId,
   topicSize,
   type CatalogFixture,
 } from '../../../test/support/kafka-test-kit';
 import { waitFor } from '../../../test/support/service-processes';
 import { relayCheckpointName } from './event-relay.service';
+import type { MessagingLogger } from './kafka-client.factory';
 import { KafkaRelaySupervisor, type KafkaRelaySettings } from './kafka-relay.supervisor';
 import { Relays, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
+
+/** `count` accepted deliveries whose payload is `payloadBytes` of text (no escaping: the value is about that big). */
+async function appendSizedDeliveries(store: SqliteEventStore, fixture: CatalogFixture, count: number, payloadBytes: number): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for (let i = 0; i < count; i++) {
+    const deliveryId = shortId('dlv');
+    const id = randomUUID();
+    const data = {
+      deliveryId,
+      webhookId: fixture.webhookId,
+      routineId: fixture.routineId,
+      runId: shortId('run'),
+      triggerAccount: { accountId: fixture.accountId, email: 'ops@example.com' },
+      payload: { format: 'text', text: `${i} `.padEnd(payloadBytes, 'x') },
+      contentType: 'text/plain',
+      idempotencyKey: null,
+      requestDigest: 'b'.repeat(64),
+      receivedAt: new Date().toISOString(),
+    };
+    await store.append(`delivery-${deliveryId}`, [{ id, type: 'DeliveryAccepted', data, metadata: { eventId: id, correlationId: id, causationId: id, schemaVersion: 1 } }], 'no_stream');
+    out.push(...(await store.readStream(`delivery-${deliveryId}`)));
+  }
+  return out;
+}
+
+async function configValue(kafka: Kafka, type: ConfigResourceTypes, name: string, config: string): Promise<string | undefined> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const described = await admin.describeConfigs({ resources: [{ type, name, configNames: [config] }], includeSynonyms: false });
+    return described.resources[0]?.configEntries.find((entry) => entry.configName === config)?.configValue;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Keeps what the relay logs, to look for a line. */
+function recordingLogger(): MessagingLogger & { readonly lines: { level: string; fields: object; message: string }[] } {
+  const lines: { level: string; fields: object; message: string }[] = [];
+  return {
+    lines,
+    info: (fields, message) => lines.push({ level: 'info', fields, message }),
+    warn: (fields, message) => lines.push({ level: 'warn', fields, message }),
+    error: (fields, message) => lines.push({ level: 'error', fields, message }),
+  };
+}
 
 /**
  * The relay against the real broker: order, keys and headers; checkpoint only after the broker
@@ -204,5 +253,89 @@ describe('Kafka relay (real broker)', () => {
       clearInterval(sampler);
     }
     expect(bothForwarding).toBe(0);
+  }, 90_000);
+  it('forwards a backlog of 600 × 2 KiB events of one webhook and a ~2 MB event, on a broker with the default message.max.bytes', async () => {
+    // The broker keeps its default limit (about 1 MiB per record batch): the topic-level
+    // max.message.bytes the relay sets when it creates the topic is what admits the large one.
+    expect(await configValue(kafka, ConfigResourceTypes.BROKER, '1', 'message.max.bytes')).toBe('1048588');
+    const hook = (await fixtures(1))[0];
+    const backlog = await appendSizedDeliveries(store, hook, 600, 2048);
+    const [large] = await appendSizedDeliveries(store, hook, 1, 2 * 1024 * 1024);
+    const after = await appendSizedDeliveries(store, hook, 10, 100);
+    const started = Date.now();
+    await relay().start();
+    const reader = await collector();
+    const expected = await stored();
+    expect(expected).toHaveLength(1 + 600 + 1 + 10);
+    await waitFor(async () => reader.messages.length >= expected.length, 60_000, `${expected.length} messages`);
+    process.stderr.write(`[relay] 600 × 2 KiB + 1 × 2 MiB + 10 events forwarded in ${Date.now() - started} ms\n`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(await configValue(kafka, ConfigResourceTypes.TOPIC, topics.webhookEvents, 'max.message.bytes')).toBe(String(16 * 1024 * 1024));
+    expect(reader.messages).toHaveLength(expected.length);
+    const inOrder = reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id']);
+    expect(inOrder).toEqual(expected.map((event) => event.id));
+    const largeMessage = reader.messages.find((message) => message.headers['event-id'] === large.id);
+    expect(largeMessage?.value?.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(JSON.parse(largeMessage?.value?.toString('utf8') ?? 'null')).toEqual(large.data);
+    expect(backlog.every((event) => reader.distinctEventIds().has(event.id))).toBe(true);
+    await waitFor(
+      async () => (await store.checkpoints().load(relayCheckpointName(name)))?.commit === after[after.length - 1].position.commit,
+      5000,
+      'the checkpoint after the last event',
+    );
+  }, 90_000);
+
+  it('caps each produce request by bytes: a 600 × 2 KiB backlog passes a topic at the broker default limit without one refusal', async () => {
+    const logger = recordingLogger();
+    const hook = (await fixtures(1))[0];
+    await appendSizedDeliveries(store, hook, 600, 2048); // 500 of them (the count cap) would be ~1.2 MB
+    await relay({ logger, maxMessageBytes: 1048588 }).start();
+    const reader = await collector();
+    await waitFor(async () => reader.messages.length >= 601, 30_000, '601 messages');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reader.messages).toHaveLength(601);
+    expect(logger.lines.filter((line) => line.level !== 'info')).toEqual([]);
+  }, 60_000);
+
+  it('splits a request the topic refuses, and holds (never skips) a message above the topic limit until an operator raises it', async () => {
+    const logger = recordingLogger();
+    const limit = 64 * 1024;
+    const hook = (await fixtures(1))[0];
+    // 300 × ~2.4 KiB: one request under the relay's 1 MiB cap, but ten times the topic's limit.
+    await appendSizedDeliveries(store, hook, 300, 2048);
+    const [tooLarge] = await appendSizedDeliveries(store, hook, 1, 100 * 1024);
+    await appendSizedDeliveries(store, hook, 20, 100);
+    await relay({ logger, maxMessageBytes: limit, tuning: { retryMaxDelayMs: 500 } }).start();
+    expect(await configValue(kafka, ConfigResourceTypes.TOPIC, topics.webhookEvents, 'max.message.bytes')).toBe(String(limit));
+    const reader = await collector();
+    const expected = await stored();
+
+    // Everything before the large message arrives; the large one is reported with its event id and retried.
+    await waitFor(async () => reader.messages.length >= 301, 30_000, 'the 301 messages before the large one');
+    await waitFor(
+      async () => logger.lines.some((line) => line.level === 'error' && (line.fields as { eventId?: string }).eventId === tooLarge.id),
+      30_000,
+      'an error naming the large event',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(reader.messages).toHaveLength(301); // nothing after it overtakes it, nothing is skipped
+    expect((await store.checkpoints().load(relayCheckpointName(name)))?.commit).toBe(tooLarge.position.commit - 1n);
+    const attempts = logger.lines.filter((line) => (line.fields as { eventId?: string }).eventId === tooLarge.id).length;
+    expect(attempts).toBeGreaterThan(1);
+    expect(logger.lines.filter((line) => line.message.includes('splitting')).length).toBeGreaterThan(1);
+
+    // The operator action: raise the topic's max.message.bytes.
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topics.webhookEvents, configEntries: [{ name: 'max.message.bytes', value: String(1024 * 1024) }] }] });
+    } finally {
+      await admin.disconnect();
+    }
+    await waitFor(async () => reader.messages.length >= expected.length, 30_000, `all ${expected.length} messages`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(reader.messages).toHaveLength(expected.length);
+    expect(reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id'])).toEqual(expected.map((event) => event.id));
   }, 90_000);
 });

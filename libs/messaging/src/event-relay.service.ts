@@ -4,11 +4,16 @@ import { Partitioners, type Kafka, type Message, type Producer, type TopicMessag
 import { Signal, describeError, nextDelay, sleep } from './async.util';
 import type { MessagingLogger } from './kafka-client.factory';
 import { encodeEvent } from './kafka-message.codec';
-import { routeEvent, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
+import { MAX_PRODUCE_REQUEST_BYTES, routeEvent, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
+import { isMessageTooLarge, messageBytes } from './produce-batching';
 
 export interface RelayTuning {
   /** At most this many events per produce request. */
   readonly maxBatchSize: number;
+  /** At most this many bytes per produce request (keys, values, headers); a larger single event goes alone. */
+  readonly maxBatchBytes: number;
+  /** The buffer between the subscription and the pump holds at most this many bytes (one event always fits). */
+  readonly maxBufferBytes: number;
   /** How long the first event of a batch waits for company before the batch is sent. */
   readonly lingerMs: number;
   readonly retryInitialDelayMs: number;
@@ -17,7 +22,34 @@ export interface RelayTuning {
 
 const SUSPENDED_POLL_MS = 25;
 
-export const DEFAULT_RELAY_TUNING: RelayTuning = { maxBatchSize: 500, lingerMs: 10, retryInitialDelayMs: 100, retryMaxDelayMs: 5000 };
+export const DEFAULT_RELAY_TUNING: RelayTuning = {
+  maxBatchSize: 500,
+  maxBatchBytes: MAX_PRODUCE_REQUEST_BYTES,
+  maxBufferBytes: 8 * MAX_PRODUCE_REQUEST_BYTES,
+  lingerMs: 10,
+  retryInitialDelayMs: 100,
+  retryMaxDelayMs: 5000,
+};
+
+/**
+ * The relay's producer gives up on a send quickly: kafkajs' own retries must not keep a send going
+ * after the leader lost its session (a successor may be forwarding by then). One `sendBatch` lasts
+ * at most RELAY_SEND_BUDGET_MS; the relay starts one only while its leadership lease has at least
+ * that long to run, and retries failures itself (checking its leadership before each attempt).
+ */
+export const RELAY_PRODUCER_TIMING = {
+  connectionTimeoutMs: 500,
+  requestTimeoutMs: 1000,
+  /** The broker's wait for the in-sync replicas (acks=-1): it answers before the client gives up. */
+  ackTimeoutMs: 800,
+  /** kafkajs requires at least one retry for an idempotent producer. */
+  retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 200 },
+} as const;
+
+/** The longest one relay `sendBatch` can take: each attempt may (re)connect, then wait for its request. */
+export const RELAY_SEND_BUDGET_MS =
+  (RELAY_PRODUCER_TIMING.retry.retries + 1) * (RELAY_PRODUCER_TIMING.connectionTimeoutMs + RELAY_PRODUCER_TIMING.requestTimeoutMs) +
+  RELAY_PRODUCER_TIMING.retry.retries * RELAY_PRODUCER_TIMING.retry.maxRetryTime;
 
 /** The durable checkpoint of a relay, in the event store's CheckpointStore. */
 export function relayCheckpointName(relayName: string): string {
@@ -41,7 +73,12 @@ interface Entry {
   /** Absent for events of the relay's streams that are not published: they only move the checkpoint. */
   readonly topic?: string;
   readonly message?: Message;
+  readonly eventId: string;
+  /** What the message adds to a produce request (0 when unpublished). */
+  readonly bytes: number;
 }
+
+type SendOutcome = 'acknowledged' | 'too_large' | 'stopped';
 
 class RelayStoppedError extends Error {
   constructor() {
@@ -52,14 +89,19 @@ class RelayStoppedError extends Error {
 
 /**
  * One leadership term of a relay, the only path from the event store to Kafka: a catch-up
- * subscription from the durable checkpoint feeds a bounded buffer; one pump sends it in order
- * (batches of up to `maxBatchSize`, after `lingerMs`) through an idempotent producer with
- * acks=all, and saves the checkpoint only after the broker acknowledged. A failed send is retried
- * with backoff (on a fresh producer) without moving the checkpoint. At-least-once: a crash between
- * the acknowledgement and the checkpoint re-sends those events; consumers dedupe on `event-id`.
+ * subscription from the durable checkpoint feeds a buffer bounded by count and bytes; one pump
+ * sends it in order (batches of up to `maxBatchSize` events and `maxBatchBytes`, after `lingerMs`)
+ * through an idempotent producer with acks=all, and saves the checkpoint only after the broker
+ * acknowledged. A failed send is retried with backoff (on a fresh producer) without moving the
+ * checkpoint. A batch the broker refuses as too large is split in halves, down to single events;
+ * a single event the topic refuses is reported (with its event id) and retried with backoff until
+ * an operator raises the topic's `max.message.bytes` — never skipped, as that would lose it.
+ * At-least-once: a crash between the acknowledgement and the checkpoint re-sends those events;
+ * consumers dedupe on `event-id`.
  */
 export class EventRelay {
   private readonly buffer: Entry[] = [];
+  private bufferedBytes = 0;
   private readonly entriesAdded = new Signal();
   private readonly spaceFreed = new Signal();
   private readonly stopRequested = new Signal();
@@ -119,56 +161,111 @@ export class EventRelay {
   }
 
   private async enqueue(event: RecordedEvent): Promise<void> {
-    while (!this.stopping && this.buffer.length >= this.deps.tuning.maxBatchSize * 2) await this.spaceFreed.wait();
-    if (this.stopping) throw new RelayStoppedError();
-    const route = routeEvent(event);
-    if (route) {
-      const encoded = encodeEvent(event, route);
-      this.buffer.push({
-        position: event.position,
-        topic: this.deps.topics[route.topic],
-        message: { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } },
-      });
-    } else {
-      this.buffer.push({ position: event.position });
+    const entry = this.entryOf(event);
+    // Bounded by count and by bytes; an empty buffer takes any one event, however large.
+    const { maxBatchSize, maxBufferBytes } = this.deps.tuning;
+    while (!this.stopping && this.buffer.length > 0 && (this.buffer.length >= maxBatchSize * 2 || this.bufferedBytes + entry.bytes > maxBufferBytes)) {
+      await this.spaceFreed.wait();
     }
+    if (this.stopping) throw new RelayStoppedError();
+    this.buffer.push(entry);
+    this.bufferedBytes += entry.bytes;
     this.lastQueued = event.position;
     this.entriesAdded.notify();
   }
 
+  private entryOf(event: RecordedEvent): Entry {
+    const route = routeEvent(event);
+    if (!route) return { position: event.position, eventId: event.id, bytes: 0 };
+    const encoded = encodeEvent(event, route);
+    const message: Message = { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
+    return { position: event.position, topic: this.deps.topics[route.topic], message, eventId: event.id, bytes: messageBytes(message) };
+  }
+
   private async pump(): Promise<void> {
-    const { maxBatchSize, lingerMs } = this.deps.tuning;
+    const { lingerMs } = this.deps.tuning;
     while (!this.stopping) {
       if (this.buffer.length === 0) {
         await this.entriesAdded.wait();
         continue;
       }
-      if (this.buffer.length < maxBatchSize) await sleep(lingerMs, this.stopRequested);
+      if (!this.fullBatchBuffered()) await sleep(lingerMs, this.stopRequested);
       if (this.stopping) return;
-      const batch = this.buffer.slice(0, maxBatchSize);
-      if (!(await this.send(batch))) return;
-      this.buffer.splice(0, batch.length);
-      this.spaceFreed.notify();
-      if (!(await this.saveCheckpoint(batch[batch.length - 1].position))) return;
+      if (!(await this.forward(this.nextBatch()))) return;
     }
   }
 
-  /** True once the broker acknowledged every message of the batch; false when told to stop first. */
-  private async send(batch: readonly Entry[]): Promise<boolean> {
+  /** A full batch is waiting: no need to linger. */
+  private fullBatchBuffered(): boolean {
+    return this.buffer.length >= this.deps.tuning.maxBatchSize || this.bufferedBytes >= this.deps.tuning.maxBatchBytes;
+  }
+
+  /** The head of the buffer: at most `maxBatchSize` events and `maxBatchBytes`, at least one event. */
+  private nextBatch(): Entry[] {
+    const { maxBatchSize, maxBatchBytes } = this.deps.tuning;
+    let bytes = 0;
+    let count = 0;
+    for (const entry of this.buffer) {
+      if (count > 0 && (count >= maxBatchSize || bytes + entry.bytes > maxBatchBytes)) break;
+      bytes += entry.bytes;
+      count++;
+    }
+    return this.buffer.slice(0, count);
+  }
+
+  /**
+   * Sends `batch` (the head of the buffer), then drops it from the buffer and checkpoints it. A
+   * batch the broker refuses as too large is forwarded as two halves, each checkpointed once
+   * acknowledged. False when the term ended first.
+   */
+  private async forward(batch: readonly Entry[]): Promise<boolean> {
+    const outcome = await this.send(batch);
+    if (outcome === 'stopped') return false;
+    if (outcome === 'too_large') {
+      const half = Math.ceil(batch.length / 2);
+      this.deps.logger.warn(
+        { relay: this.deps.definition.name, events: batch.length, bytes: batchBytes(batch), split: [half, batch.length - half] },
+        'the broker refused the produce request as too large; splitting it',
+      );
+      return (await this.forward(batch.slice(0, half))) && (await this.forward(batch.slice(half)));
+    }
+    this.buffer.splice(0, batch.length);
+    this.bufferedBytes -= batchBytes(batch);
+    this.spaceFreed.notify();
+    return this.saveCheckpoint(batch[batch.length - 1].position);
+  }
+
+  /**
+   * Acknowledged once the broker acknowledged every message of the batch; too_large when the broker
+   * refused a batch of several messages as too large (the caller splits it); stopped when the term
+   * ended first. Anything else is retried with backoff on a fresh producer — including a single
+   * message above the topic's limit, which only an operator can let through.
+   */
+  private async send(batch: readonly Entry[]): Promise<SendOutcome> {
     const topicMessages = groupByTopic(batch);
-    if (topicMessages.length === 0) return true;
+    if (topicMessages.length === 0) return 'acknowledged';
+    const published = batch.filter((entry) => entry.message !== undefined);
     let delay = this.deps.tuning.retryInitialDelayMs;
     for (let attempt = 1; ; attempt++) {
-      if (this.stopping) return false;
-      if (!(await this.whileSuspended())) return false;
+      if (this.stopping) return 'stopped';
+      if (!(await this.whileSuspended())) return 'stopped';
       try {
         const producer = await this.connectedProducer();
-        await producer.sendBatch({ topicMessages, acks: -1 });
-        this.forwarded += topicMessages.reduce((sum, topic) => sum + topic.messages.length, 0);
-        return true;
+        await producer.sendBatch({ topicMessages, acks: -1, timeout: RELAY_PRODUCER_TIMING.ackTimeoutMs });
+        this.forwarded += published.length;
+        return 'acknowledged';
       } catch (error) {
-        this.deps.logger.warn({ relay: this.deps.definition.name, attempt, err: describeError(error) }, 'relay produce failed; retrying without moving the checkpoint');
         await this.dropProducer();
+        if (isMessageTooLarge(error)) {
+          if (published.length > 1) return 'too_large';
+          const [single] = published;
+          this.deps.logger.error(
+            { relay: this.deps.definition.name, attempt, eventId: single.eventId, topic: single.topic, position: formatPosition(single.position), bytes: single.bytes, err: describeError(error) },
+            "an event is larger than the topic's max.message.bytes: it is retried, not skipped, and the relay waits until an operator raises the topic's (or the broker's) limit",
+          );
+        } else {
+          this.deps.logger.warn({ relay: this.deps.definition.name, attempt, err: describeError(error) }, 'relay produce failed; retrying without moving the checkpoint');
+        }
         await sleep(delay, this.stopRequested);
         delay = nextDelay(delay, this.deps.tuning.retryMaxDelayMs);
       }
@@ -210,6 +307,7 @@ export class EventRelay {
       idempotent: true,
       maxInFlightRequests: 1,
       createPartitioner: Partitioners.DefaultPartitioner,
+      retry: RELAY_PRODUCER_TIMING.retry,
     });
     try {
       await producer.connect();
@@ -227,6 +325,10 @@ export class EventRelay {
     this.producer = undefined;
     await producer?.disconnect().catch(() => undefined);
   }
+}
+
+function batchBytes(batch: readonly Entry[]): number {
+  return batch.reduce((sum, entry) => sum + entry.bytes, 0);
 }
 
 /** Messages per topic, each list in the order of the store (kafkajs keeps it per partition). */

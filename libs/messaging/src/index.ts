@@ -3,6 +3,7 @@ export * from './kafka-message.codec';
 export * from './consumer-failure.errors';
 export * from './kafka-client.factory';
 export * from './kafka-topics.admin';
+export * from './produce-batching';
 export * from './event-relay.service';
 export * from './relay-leadership.elector';
 export * from './kafka-relay.supervisor';

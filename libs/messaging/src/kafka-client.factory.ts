@@ -24,6 +24,10 @@ export interface KafkaClientOptions {
   readonly brokers: readonly string[];
   readonly clientId: string;
   readonly logger: MessagingLogger;
+  /** Per request; 10 s unless given (the relay's producer uses a shorter one, see RELAY_PRODUCER_TIMING). */
+  readonly requestTimeoutMs?: number;
+  /** 3 s unless given. */
+  readonly connectionTimeoutMs?: number;
 }
 
 /**
@@ -37,8 +41,8 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
-    connectionTimeout: 3000,
-    requestTimeout: 10_000,
+    connectionTimeout: options.connectionTimeoutMs ?? 3000,
+    requestTimeout: options.requestTimeoutMs ?? 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
     logLevel: logLevel.ERROR,
     logCreator: () => (entry: LogEntry) => {

@@ -98,7 +98,7 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
       });
       this.consumer = consumer;
       try {
-        await ensureTopics(kafka, topics, this.options.partitions);
+        await ensureTopics(kafka, topics, this.options.partitions, { logger: this.log });
         await consumer.start();
         if (this.closed) return consumer.stop();
         this._status$.next('connected');

@@ -47,6 +47,26 @@ export class MessageDecodeError extends Error {
   }
 }
 
+/**
+ * A message of a schema version newer than this build reads. Not poison: during a rolling deploy
+ * the newer producers run before every consumer is upgraded. The consumer retries it in place (its
+ * partition waits) until a member that reads the version takes the partition over.
+ */
+export class UnsupportedSchemaVersionError extends Error {
+  constructor(
+    readonly schemaVersion: number,
+    readonly supported: readonly number[],
+  ) {
+    super(`schema version ${schemaVersion} is newer than this build reads (${supported.join(', ')})`);
+    this.name = 'UnsupportedSchemaVersionError';
+  }
+}
+
+export interface DecodeOptions {
+  /** SUPPORTED_SCHEMA_VERSIONS unless given (tests play an upgraded build). */
+  readonly supportedSchemaVersions?: readonly number[];
+}
+
 /** A decoded, validated event as the dispatcher's handlers receive it. */
 export interface InboundEvent<TValue = unknown> {
   readonly topic: string;
@@ -74,21 +94,29 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Validates a value of one event type; throws MessageDecodeError. */
 export type ValueDecoder<T> = (value: unknown) => T;
 
-/** Headers, key and value of a message, validated. Throws MessageDecodeError. */
+/**
+ * Headers, key and value of a message, validated. Throws MessageDecodeError when it can never be
+ * decoded (by any build), UnsupportedSchemaVersionError when a newer build could. The schema
+ * version is checked first: a newer version may have another shape.
+ */
 export function decodeMessage<T>(
   location: { readonly topic: string; readonly partition: number },
   message: RawMessage,
   schema: MessageSchema<T>,
+  options: DecodeOptions = {},
 ): InboundEvent<T> {
+  const supported = options.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS;
   const required = (name: string): string => {
     const text = headerText(message.headers, name);
     if (text === undefined || text === '') throw new MessageDecodeError(`header "${name}" is missing`);
     return text;
   };
   const schemaText = required(KafkaHeaders.schemaVersion);
-  const schemaVersion = /^\d+$/.test(schemaText) ? Number(schemaText) : Number.NaN;
-  if (!SUPPORTED_SCHEMA_VERSIONS.includes(schemaVersion)) {
-    throw new MessageDecodeError(`unsupported schema version "${schemaText}" (supported: ${SUPPORTED_SCHEMA_VERSIONS.join(', ')})`);
+  const schemaVersion = /^[1-9]\d{0,8}$/.test(schemaText) ? Number(schemaText) : Number.NaN;
+  if (Number.isNaN(schemaVersion)) throw new MessageDecodeError(`schema version "${schemaText}" is not a positive integer`);
+  if (!supported.includes(schemaVersion)) {
+    if (schemaVersion > Math.max(...supported)) throw new UnsupportedSchemaVersionError(schemaVersion, supported);
+    throw new MessageDecodeError(`schema version "${schemaText}" is no longer supported (supported: ${supported.join(', ')})`);
   }
   const eventId = required(KafkaHeaders.eventId);
   if (!UUID.test(eventId)) throw new MessageDecodeError(`header "${KafkaHeaders.eventId}" is not a UUID`);

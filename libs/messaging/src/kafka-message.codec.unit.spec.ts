@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@wts/event-store';
-import { MESSAGE_SCHEMAS, MessageDecodeError, decodeMessage, encodeEvent, type RawMessage } from './kafka-message.codec';
+import { MESSAGE_SCHEMAS, MessageDecodeError, UnsupportedSchemaVersionError, decodeMessage, encodeEvent, type RawMessage } from './kafka-message.codec';
 import { DeliveryAcceptedMessage, kafkaTopicNames, routeEvent } from './kafka-topics.contract';
 
 const delivery: DeliveryAcceptedMessage.Value = {
@@ -86,7 +86,11 @@ describe('Kafka codec', () => {
   });
 
   it.each([
-    ['an unknown schema version', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '2' } }), /schema version "2"/],
+    ['a schema version that is not a number', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': 'two' } }), /schema version "two"/],
+    ['a schema version that is not an integer', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '2.0' } }), /schema version "2.0"/],
+    ['schema version 0', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '0' } }), /schema version "0"/],
+    ['a negative schema version', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '-1' } }), /schema version "-1"/],
+    ['a missing schema version', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '' } }), /schema-version/],
     ['a missing event id', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'event-id': '' } }), /event-id/],
     ['a bad position', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, position: 'soon' } }), /position/],
     ['a value that is not JSON', (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from('{') }), /not JSON/],
@@ -97,5 +101,21 @@ describe('Kafka codec', () => {
   ])('refuses %s as poison', (_what, mutate, message) => {
     expect(() => decodeMessage(at, mutate(raw()), schema)).toThrow(MessageDecodeError);
     expect(() => decodeMessage(at, mutate(raw()), schema)).toThrow(message);
+  });
+
+  it('reports a newer schema version as not yet readable (the message waits for an upgrade), not as poison', () => {
+    const newer = { ...raw(), headers: { ...raw().headers, 'schema-version': '2' } };
+    expect(() => decodeMessage(at, newer, schema)).toThrow(UnsupportedSchemaVersionError);
+    expect(() => decodeMessage(at, newer, schema)).not.toThrow(MessageDecodeError);
+    expect(() => decodeMessage(at, newer, schema)).toThrow(/schema version 2 is newer than this build reads \(1\)/);
+    // Checked before anything else: a newer version may well have another shape.
+    expect(() => decodeMessage(at, { ...newer, value: Buffer.from('{"a newer":"shape"}') }, schema)).toThrow(UnsupportedSchemaVersionError);
+    // A build that reads it decodes it.
+    expect(decodeMessage(at, newer, schema, { supportedSchemaVersions: [1, 2] }).schemaVersion).toBe(2);
+  });
+
+  it('refuses, as poison, an older version this build no longer reads', () => {
+    expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [2, 3] })).toThrow(MessageDecodeError);
+    expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [2, 3] })).toThrow(/schema version "1" is no longer supported/);
   });
 });

@@ -4,7 +4,7 @@ import { Signal, describeError, nextDelay, sleep } from './async.util';
 import { createKafkaClient, silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, kafkaTopicNames, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
-import { DEFAULT_RELAY_TUNING, EventRelay, type RelayTuning } from './event-relay.service';
+import { DEFAULT_RELAY_TUNING, EventRelay, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.service';
 import { DEFAULT_LEADERSHIP_TUNING, RelayLeadershipElector, type LeadershipChange, type LeadershipTuning } from './relay-leadership.elector';
 
 export interface KafkaRelaySettings {
@@ -15,6 +15,8 @@ export interface KafkaRelaySettings {
   /** The production names unless a test isolates itself. */
   readonly topics?: KafkaTopicNames;
   readonly partitions?: TopicPartitions;
+  /** `max.message.bytes` of the event topics (created with it, raised to it); TOPIC_MAX_MESSAGE_BYTES by default. */
+  readonly maxMessageBytes?: number;
   /** Consumer group of the leadership; `relay-<name>` by default. */
   readonly leadershipGroupId?: string;
   readonly logger?: MessagingLogger;
@@ -30,6 +32,8 @@ export interface KafkaRelaySettings {
  */
 export class KafkaRelaySupervisor {
   private readonly kafka: Kafka;
+  /** The relay's producer: short timeouts, so that one send cannot outlast the leadership lease. */
+  private readonly producerKafka: Kafka;
   private readonly topics: KafkaTopicNames;
   private readonly logger: MessagingLogger;
   private readonly elector: RelayLeadershipElector;
@@ -45,11 +49,21 @@ export class KafkaRelaySupervisor {
     this.logger = settings.logger ?? silentMessagingLogger;
     this.topics = settings.topics ?? kafkaTopicNames();
     this.kafka = createKafkaClient({ brokers: settings.brokers, clientId: `relay-${settings.definition.name}`, logger: this.logger });
+    this.producerKafka = createKafkaClient({
+      brokers: settings.brokers,
+      clientId: `relay-${settings.definition.name}`,
+      logger: this.logger,
+      connectionTimeoutMs: RELAY_PRODUCER_TIMING.connectionTimeoutMs,
+      requestTimeoutMs: RELAY_PRODUCER_TIMING.requestTimeoutMs,
+    });
+    const leadership = { ...DEFAULT_LEADERSHIP_TUNING, ...settings.leadership };
+    if (leadership.sessionTimeoutMs <= RELAY_SEND_BUDGET_MS + 2 * leadership.heartbeatIntervalMs) {
+      throw new Error(`relay leadership sessionTimeoutMs (${leadership.sessionTimeoutMs}) must exceed one send (${RELAY_SEND_BUDGET_MS} ms) plus two heartbeat intervals`);
+    }
     this.elector = new RelayLeadershipElector(
       this.kafka,
       {
-        ...DEFAULT_LEADERSHIP_TUNING,
-        ...settings.leadership,
+        ...leadership,
         groupId: settings.leadershipGroupId ?? ConsumerGroups.relayLeadership(settings.definition.name),
         topic: this.topics.relayLeadership,
       },
@@ -89,7 +103,7 @@ export class KafkaRelaySupervisor {
     let delay = 250;
     while (!this.stopped) {
       try {
-        await ensureTopics(this.kafka, this.topics, this.settings.partitions);
+        await ensureTopics(this.kafka, this.topics, this.settings.partitions, { maxMessageBytes: this.settings.maxMessageBytes, logger: this.logger });
         if (this.stopped) return;
         await this.elector.start();
         return;
@@ -119,14 +133,15 @@ export class KafkaRelaySupervisor {
     let delay = 250;
     while (!this.stopped && this.relay === undefined && this.elector.holds()) {
       const relay: EventRelay = new EventRelay({
-        kafka: this.kafka,
+        kafka: this.producerKafka,
         store: this.settings.store,
         checkpoints: this.settings.checkpoints,
         definition: this.settings.definition,
         topics: this.topics,
         logger: this.logger,
         tuning: { ...DEFAULT_RELAY_TUNING, ...this.settings.tuning },
-        stillLeading: (): boolean => this.relay === relay && this.elector.holds(),
+        // A send starts only if it ends (RELAY_SEND_BUDGET_MS at most) before the session could expire.
+        stillLeading: (): boolean => this.relay === relay && this.elector.leaseRemainingMs() > RELAY_SEND_BUDGET_MS,
       });
       try {
         this.relay = relay;

@@ -44,6 +44,23 @@ export const DEFAULT_PARTITIONS: { readonly [R in TopicRole]: number } = {
   relayLeadership: 1,
 };
 
+/**
+ * `max.message.bytes` of the topics that carry events (set when they are created, raised on an
+ * existing topic below it). A RunCreated holds the payload twice (`payload`, and framed in
+ * `initialMessage`), escaped: a 256 KiB body makes a message of up to ~3.3 MB, above the broker's
+ * default limit (1 MiB). The broker-level `message.max.bytes` can stay at its default.
+ */
+export const TOPIC_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** The topics that carry messages (the leadership topic stays empty). */
+export const DATA_TOPIC_ROLES: readonly TopicRole[] = ['webhookEvents', 'webhookEventsDeadLetter', 'routineRuns'];
+
+/**
+ * At most this many bytes (keys, values, headers and a per-record allowance) per produce request.
+ * A single larger message is still sent alone: only the topic's `max.message.bytes` limits it.
+ */
+export const MAX_PRODUCE_REQUEST_BYTES = 1024 * 1024;
+
 /** Consumer groups: the dispatcher's, and one per relay for its leadership. */
 export const ConsumerGroups = {
   runDispatcher: 'run-dispatcher',
@@ -81,7 +98,11 @@ export interface EventHeaders {
   readonly position: string;
 }
 
-/** Schema versions this build can decode. A message with another version is parked, not guessed at. */
+/**
+ * Schema versions this build can decode; a message of another version is never guessed at. A newer
+ * one waits in place (a rolling deploy: an upgraded member will read it); one that is not a
+ * positive integer, or older than this build still reads, is parked.
+ */
 export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [SCHEMA_VERSION];
 
 /** `webhooks.events.v1`: a webhook's lifecycle (enabled, secret rotated, disabled, blocked, unblocked). */

@@ -103,6 +103,15 @@ export class RelayLeadershipElector {
     return this.state() === 'leading';
   }
 
+  /**
+   * How long the group can still count on this member's leadership without hearing from it: the
+   * session runs out this long after the last acknowledged heartbeat. 0 when not leading.
+   */
+  leaseRemainingMs(): number {
+    if (this.state() !== 'leading') return 0;
+    return Math.max(0, this.lastContact + this.options.sessionTimeoutMs - Date.now());
+  }
+
   /** The member id whose leadership holds() reports. */
   get currentMemberId(): string | undefined {
     return this.memberId;

@@ -13,6 +13,7 @@ import {
   deleteTopics,
   runsInStore,
   testKafka,
+  topicSize,
   type CatalogFixture,
   type DeliveryFixture,
 } from '../../../test/support/kafka-test-kit';
@@ -22,7 +23,7 @@ import { createKafkaClient, silentMessagingLogger } from './kafka-client.factory
 import { encodeEvent, type InboundEvent } from './kafka-message.codec';
 import { ensureTopics } from './kafka-topics.admin';
 import { DeliveryAcceptedMessage, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
-import { DEFAULT_CONSUMER_TUNING, WebhookEventsConsumer, type InboundHandler } from './webhook-events.consumer';
+import { DEFAULT_CONSUMER_TUNING, WebhookEventsConsumer, type InboundHandler, type WebhookEventsConsumerSettings } from './webhook-events.consumer';
 
 /**
  * The dispatcher's consumer against the real broker: offsets committed only once the run exists,
@@ -74,14 +75,19 @@ describe('webhook events consumer (real broker)', () => {
     await producer.send({ topic: topics.webhookEvents, acks: -1, messages });
   }
 
-  function consumer(handler: InboundHandler, tuning: Partial<typeof DEFAULT_CONSUMER_TUNING> = {}): WebhookEventsConsumer {
+  function consumer(
+    handler: InboundHandler,
+    tuning: Partial<typeof DEFAULT_CONSUMER_TUNING> = {},
+    extra: Partial<Pick<WebhookEventsConsumerSettings, 'supportedSchemaVersions' | 'logger'>> = {},
+  ): WebhookEventsConsumer {
     const created = new WebhookEventsConsumer({
       kafka: createKafkaClient({ brokers, clientId: groupId, logger: silentMessagingLogger }),
       topics,
       groupId,
       handlers: new Map([[DeliveryAcceptedMessage.eventType, handler]]),
-      logger: silentMessagingLogger,
       tuning: { ...DEFAULT_CONSUMER_TUNING, sessionTimeoutMs: 6000, retryInitialDelayMs: 20, ...tuning },
+      ...extra,
+      logger: extra.logger ?? silentMessagingLogger,
     });
     consumers.push(created);
     return created;
@@ -164,7 +170,8 @@ describe('webhook events consumer (real broker)', () => {
       return { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } as Record<string, string> };
     };
     const notJson = { ...valid(1), value: '{"deliveryId": not json' };
-    const futureSchema = { ...valid(2), headers: { ...valid(2).headers, 'schema-version': '99' } };
+    // Not a positive integer: no build will ever read it (a newer *integer* version waits instead, below).
+    const futureSchema = { ...valid(2), headers: { ...valid(2).headers, 'schema-version': '2.0' } };
     const noType = { ...valid(3), headers: Object.fromEntries(Object.entries(valid(3).headers).filter(([name]) => name !== 'event-type')) };
     const wrongShape = { ...valid(4), value: JSON.stringify({ deliveryId: 'dlv_x' }) };
     const lifecycle = { key: hook.webhookId, value: '{}', headers: { ...valid(0).headers, 'event-type': 'WebhookDisabled' } };
@@ -208,8 +215,8 @@ describe('webhook events consumer (real broker)', () => {
     expect(badJson.value?.toString('utf8')).toBe(notJson.value);
     expect(badJson.headers['event-id']).toBe(deliveries[1].event.id);
     expect(badJson.headers['error']).toMatch(/not JSON/);
-    expect(badSchema.headers['schema-version']).toBe('99');
-    expect(badSchema.headers['error']).toMatch(/schema version "99"/);
+    expect(badSchema.headers['schema-version']).toBe('2.0');
+    expect(badSchema.headers['error']).toMatch(/schema version "2.0"/);
     expect(missingType.headers['event-type']).toBeUndefined();
     expect(missingType.headers['error']).toMatch(/event-type/);
     expect(badShape.headers['error']).toMatch(/value\./);
@@ -262,5 +269,73 @@ describe('webhook events consumer (real broker)', () => {
     storeDown = false;
     await waitFor(async () => (await runIds()).length === 2, 10_000, 'both runs');
     await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 10_000, 'the commit');
+  }, 60_000);
+  it('keeps its membership while a handler runs longer than the session timeout: handled once, committed once', async () => {
+    const deliveries = await appendDeliveries(store, hook, 2);
+    await publish(deliveries);
+    const calls: string[] = [];
+    const dispatch = dispatching();
+    const started = Date.now();
+    // Every call is slower than the 6 s session: without heartbeats during the call, the member is
+    // evicted, its commit refused, and the message handled again and again.
+    await consumer(async (event) => {
+      calls.push((event.value as DeliveryAcceptedMessage.Value).deliveryId);
+      await new Promise((resolve) => setTimeout(resolve, 8000));
+      await dispatch(event);
+    }).start();
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 40_000, 'both offsets committed');
+    process.stderr.write(`[consumer] two 8 s handlers with a 6 s session committed after ${Date.now() - started} ms\n`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(calls).toEqual(deliveries.map((delivery) => delivery.deliveryId));
+    expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
+  }, 60_000);
+
+  it('waits in place on a newer schema version (rolling deploy) instead of parking it, until an upgraded member handles it', async () => {
+    const deliveries = await appendDeliveries(store, hook, 3);
+    const encode = (i: number, schemaVersion: string) => {
+      const { event } = deliveries[i];
+      const encoded = encodeEvent(event, routeEvent(event) ?? { topic: 'webhookEvents', key: hook.webhookId });
+      return { key: encoded.key, value: encoded.value, headers: { ...encoded.headers, 'schema-version': schemaVersion } };
+    };
+    await producer.send({ topic: topics.webhookEvents, acks: -1, messages: [encode(0, '1'), encode(1, '2'), encode(2, '1')] });
+
+    const warnings: { fields: object; message: string }[] = [];
+    const logger = { ...silentMessagingLogger, warn: (fields: object, message: string) => warnings.push({ fields, message }) };
+    const handledByOld: string[] = [];
+    const dispatch = dispatching();
+    const old = consumer(
+      async (event) => {
+        handledByOld.push((event.value as DeliveryAcceptedMessage.Value).deliveryId);
+        await dispatch(event);
+      },
+      { retryMaxDelayMs: 200, heartbeatIntervalMs: 500 },
+      { logger },
+    );
+    await old.start();
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 1, 20_000, 'the first offset committed');
+    // Longer than a session: it keeps waiting (heartbeating), parks nothing, and nothing overtakes it.
+    await new Promise((resolve) => setTimeout(resolve, 7000));
+    expect(handledByOld).toEqual([deliveries[0].deliveryId]);
+    expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0)).toBe(1);
+    expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(0);
+    const waiting = warnings.filter((line) => (line.fields as { eventId?: string }).eventId === deliveries[1].event.id);
+    expect(waiting.length).toBeGreaterThan(1);
+    expect(waiting[0].message).toMatch(/schema version 2.*newer.*waits/);
+
+    // The upgrade: a member that reads version 2 takes over the partition and handles the rest.
+    await old.stop();
+    const handledByNew: string[] = [];
+    await consumer(
+      async (event) => {
+        handledByNew.push((event.value as DeliveryAcceptedMessage.Value).deliveryId);
+        await dispatch(event);
+      },
+      {},
+      { supportedSchemaVersions: [1, 2] },
+    ).start();
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3, 20_000, 'all 3 offsets committed');
+    expect(handledByNew).toEqual([deliveries[1].deliveryId, deliveries[2].deliveryId]);
+    expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
+    expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(0);
   }, 60_000);
 });

@@ -2,8 +2,8 @@ import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type Ka
 import { Signal, describeError, nextDelay, sleep } from './async.util';
 import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
 import type { MessagingLogger } from './kafka-client.factory';
-import { MESSAGE_SCHEMAS, MessageDecodeError, decodeMessage, headerText, type InboundEvent } from './kafka-message.codec';
-import { KafkaHeaders, type KafkaTopicNames } from './kafka-topics.contract';
+import { MESSAGE_SCHEMAS, MessageDecodeError, UnsupportedSchemaVersionError, decodeMessage, headerText, type InboundEvent } from './kafka-message.codec';
+import { KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type KafkaTopicNames } from './kafka-topics.contract';
 
 /** Handles one decoded event; throws (a ConsumerFailure, ideally) when it could not. */
 export type InboundHandler = (event: InboundEvent) => Promise<void>;
@@ -11,6 +11,7 @@ export type InboundHandler = (event: InboundEvent) => Promise<void>;
 export interface ConsumerTuning {
   /** A crashed member's partitions move to the others after this long. */
   readonly sessionTimeoutMs: number;
+  /** Below a third of the session; also while a handler runs, so a slow handler does not cost the membership. */
   readonly heartbeatIntervalMs: number;
   readonly partitionsConsumedConcurrently: number;
   readonly retryInitialDelayMs: number;
@@ -36,16 +37,21 @@ export interface WebhookEventsConsumerSettings {
   readonly handlers: ReadonlyMap<string, InboundHandler>;
   readonly logger: MessagingLogger;
   readonly tuning: ConsumerTuning;
+  /** SUPPORTED_SCHEMA_VERSIONS unless given (a test plays an upgraded build this way). */
+  readonly supportedSchemaVersions?: readonly number[];
 }
 
 /**
  * The dispatcher's consumer of webhooks.events.v1. Offsets are resolved and committed by hand,
- * message by message, only after the handler succeeded (for DeliveryAccepted: the run exists):
- * - transient failure → retried in place with backoff, heartbeating so the member stays in the
- *   group; abandoned (uncommitted, redelivered later) when the batch goes stale or the consumer stops;
- * - a message that cannot be decoded, has an unknown schema version, or keeps failing with a
- *   permanent error → produced to the dead-letter topic with its error, then resolved: never
- *   silently dropped, never blocking the partition.
+ * message by message, only after the handler succeeded (for DeliveryAccepted: the run exists).
+ * It heartbeats while a handler runs, however long that takes.
+ * - transient failure, or a schema version newer than this build reads (a rolling deploy) →
+ *   retried in place with backoff, heartbeating so the member stays in the group; abandoned
+ *   (uncommitted, redelivered later) when the batch goes stale or the consumer stops;
+ * - a message that can never be decoded (not JSON, missing fields or headers, a schema version
+ *   that is not a positive integer) or keeps failing with a permanent error → produced to the
+ *   dead-letter topic with its error, then resolved: never silently dropped, never blocking the
+ *   partition.
  * Redelivery after a rebalance or a crash is harmless: handlers are idempotent.
  */
 export class WebhookEventsConsumer {
@@ -56,6 +62,8 @@ export class WebhookEventsConsumer {
   private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly settings: WebhookEventsConsumerSettings) {
+    const { sessionTimeoutMs, heartbeatIntervalMs } = settings.tuning;
+    if (heartbeatIntervalMs * 3 > sessionTimeoutMs) throw new Error(`heartbeatIntervalMs (${heartbeatIntervalMs}) must be at most a third of sessionTimeoutMs (${sessionTimeoutMs})`);
     for (const eventType of settings.handlers.keys()) {
       if (!MESSAGE_SCHEMAS[eventType]) throw new Error(`no message schema for handled event type ${eventType}`);
     }
@@ -147,16 +155,27 @@ export class WebhookEventsConsumer {
     const handler = this.settings.handlers.get(eventType);
     if (!handler) return true;
     let event: InboundEvent;
-    try {
-      event = decodeMessage(location, message, MESSAGE_SCHEMAS[eventType]);
-    } catch (error) {
-      if (!(error instanceof MessageDecodeError)) throw error;
-      return this.park(location, message, { disposition: 'park', code: 'undecodable', message: error.message }, payload);
-    }
     let delay = this.settings.tuning.retryInitialDelayMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        await handler(event);
+        event = decodeMessage(location, message, MESSAGE_SCHEMAS[eventType], { supportedSchemaVersions: this.settings.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS });
+        break;
+      } catch (error) {
+        if (error instanceof MessageDecodeError) return this.park(location, message, { disposition: 'park', code: 'undecodable', message: error.message }, payload);
+        if (!(error instanceof UnsupportedSchemaVersionError)) throw error;
+        // Not poison: a newer build reads it. The partition waits here until an upgraded member takes it over.
+        this.settings.logger.warn(
+          { topic, partition, offset: message.offset, eventId: headerText(message.headers, KafkaHeaders.eventId), schemaVersion: error.schemaVersion, supported: error.supported, attempt },
+          `message of schema version ${error.schemaVersion} is newer than this build reads (${error.supported.join(', ')}): its partition waits, retrying in place, until an upgraded member takes it over`,
+        );
+        if (!(await this.waitHeartbeating(payload, delay))) return false;
+        delay = nextDelay(delay, this.settings.tuning.retryMaxDelayMs);
+      }
+    }
+    delay = this.settings.tuning.retryInitialDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.heartbeatingWhile(payload, handler(event));
         return true;
       } catch (error) {
         const failure = toConsumerFailure(error);
@@ -190,6 +209,38 @@ export class WebhookEventsConsumer {
         if (!(await this.waitHeartbeating(payload, delay))) return false;
         delay = nextDelay(delay, this.settings.tuning.retryMaxDelayMs);
       }
+    }
+  }
+
+  /**
+   * Awaits `work` (a handler) while heartbeating on a timer, so a handler slower than the session
+   * does not get the member evicted (and the message handled again by the next owner, forever).
+   * The timer stops when the work settles, the batch goes stale or the consumer stops. kafkajs sends
+   * at most one heartbeat per interval, shared with its own.
+   */
+  private async heartbeatingWhile<T>(payload: EachBatchPayload, work: Promise<T>): Promise<T> {
+    let beating = false;
+    const timer = setInterval(() => {
+      if (this.stopped || !payload.isRunning() || payload.isStale()) {
+        clearInterval(timer);
+        return;
+      }
+      if (beating) return;
+      beating = true;
+      payload
+        .heartbeat()
+        .catch((error: unknown) => {
+          // A rebalance under way: the commit after the work tells; kafkajs rejoins.
+          this.settings.logger.warn({ err: describeError(error) }, 'heartbeat during a handler failed');
+        })
+        .finally(() => {
+          beating = false;
+        });
+    }, Math.max(50, Math.floor(this.settings.tuning.heartbeatIntervalMs / 2)));
+    try {
+      return await work;
+    } finally {
+      clearInterval(timer);
     }
   }
 
