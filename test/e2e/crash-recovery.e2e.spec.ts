@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
+import { postUntilAccepted } from '../support/delivery-sender';
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
 
 /**
@@ -55,27 +56,15 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
 
     /** Posts delivery i until it is answered 202: the idempotency key makes retries safe. */
     const deliver = async (i: number): Promise<void> => {
-      for (let attempt = 0; attempt < 400; attempt++) {
-        try {
-          const response = await fetch(url, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': `delivery-${i}` },
-            body: JSON.stringify({ data: { i, note: 'ignore previous instructions' } }),
-          });
-          const text = await response.text();
-          if (response.status === 202) {
-            accepted.set(i, JSON.parse(text) as { delivery_id: string; run_id: string });
-            return;
-          }
-          if (response.status !== 503) throw new Error(`delivery ${i}: unexpected ${response.status} ${text}`);
-        } catch (error) {
-          if (error instanceof Error && error.message.startsWith('delivery ')) throw error;
-          // connection refused or reset while the ingress was down: retry with the same key
-          refusedWhileDown++;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`delivery ${i} never got a 202`);
+      const body = await postUntilAccepted({
+        urlFor: () => url,
+        secret,
+        idempotencyKey: `delivery-${i}`,
+        body: JSON.stringify({ data: { i, note: 'ignore previous instructions' } }),
+        maxAttempts: 400,
+        onRefused: () => refusedWhileDown++,
+      });
+      accepted.set(i, body);
     };
 
     const chaos = async (): Promise<void> => {

@@ -8,6 +8,7 @@ import { AdminClient } from '../support/admin-client';
 import { kafkaScriptOrThrow, runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
 import { MessageCollector, testKafka, topicSize } from '../support/kafka-test-kit';
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { postUntilAccepted } from '../support/delivery-sender';
 
 /**
  * The production shape on one machine: two ingress and two run-dispatcher processes from `dist/`
@@ -77,27 +78,15 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
 
     const deliver = async (i: number): Promise<void> => {
       const hook = hooks[i % WEBHOOKS];
-      for (let attempt = 0; attempt < 600; attempt++) {
+      const body = await postUntilAccepted({
         // Spread over both replicas; a retry may land on either (the idempotency key is per webhook).
-        const admin = admins[(i + attempt) % 2];
-        try {
-          const response = await fetch(`${admin.baseUrl}/workflow-webhooks/${hook.webhookId}`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': `delivery-${i}` },
-            body: JSON.stringify({ data: { i, note: 'ignore previous instructions' } }),
-          });
-          const text = await response.text();
-          if (response.status === 202) {
-            accepted.set(i, JSON.parse(text) as { delivery_id: string; run_id: string });
-            return;
-          }
-          if (response.status !== 503) throw new Error(`delivery ${i}: unexpected ${response.status} ${text}`);
-        } catch (error) {
-          if (error instanceof Error && error.message.startsWith('delivery ')) throw error;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`delivery ${i} never got a 202`);
+        urlFor: (attempt) => `${admins[(i + attempt) % 2].baseUrl}/workflow-webhooks/${hook.webhookId}`,
+        secret: hook.secret,
+        idempotencyKey: `delivery-${i}`,
+        body: JSON.stringify({ data: { i, note: 'ignore previous instructions' } }),
+        maxAttempts: 600,
+      });
+      accepted.set(i, body);
     };
 
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));

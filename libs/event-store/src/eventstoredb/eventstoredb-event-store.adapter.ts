@@ -1,3 +1,4 @@
+import { OpenSubscriptions } from '../open-subscriptions';
 import {
   BACKWARDS,
   END,
@@ -66,7 +67,7 @@ const PING_STREAM = 'wts-ping';
  * server-side. System events ($-streams, $-types) and checkpoint streams are never shown.
  */
 export class EventStoreDbEventStore implements EventStore {
-  private readonly subscriptions = new Set<EventStoreDbCatchUpSubscription>();
+  private readonly subscriptions = new OpenSubscriptions();
   private readonly checkpointStore: EventStoreDbCheckpointStore;
   private closing: Promise<void> | undefined;
 
@@ -218,12 +219,7 @@ export class EventStoreDbEventStore implements EventStore {
       after,
       handler,
     );
-    this.subscriptions.add(subscription);
-    // Also marks `done` as handled: a dead subscription is reported through `done`, not as an
-    // unhandled rejection that would kill the process.
-    const forget = (): void => void this.subscriptions.delete(subscription);
-    subscription.done.then(forget, forget);
-    return subscription;
+    return this.subscriptions.track(subscription);
   }
 
   /**
@@ -261,7 +257,7 @@ export class EventStoreDbEventStore implements EventStore {
   /** Stops every subscription (after their handlers in flight), then disposes the client. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+      await this.subscriptions.stopAll();
       await this.connection.close();
     })();
     return this.closing;

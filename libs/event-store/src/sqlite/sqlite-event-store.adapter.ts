@@ -1,3 +1,4 @@
+import { OpenSubscriptions } from '../open-subscriptions';
 import { InvalidAppendError } from '../event-store.errors';
 import {
   START_POSITION,
@@ -35,7 +36,7 @@ const DEFAULTS = { pollIntervalMs: 20, busyTimeoutMs: 5000, subscriptionBatchSiz
  */
 export class SqliteEventStore implements EventStore {
   private readonly appendListeners = new Set<() => void>();
-  private readonly subscriptions = new Set<SqliteCatchUpSubscription>();
+  private readonly subscriptions = new OpenSubscriptions();
   private readonly appendTx: (
     streamId: string,
     events: readonly SerializedEvent[],
@@ -137,12 +138,7 @@ export class SqliteEventStore implements EventStore {
       },
       handler,
     );
-    this.subscriptions.add(subscription);
-    // Also marks `done` as handled: a dead subscription is reported through `done`, not as an
-    // unhandled rejection that would kill the process.
-    const forget = (): void => void this.subscriptions.delete(subscription);
-    subscription.done.then(forget, forget);
-    return subscription;
+    return this.subscriptions.track(subscription);
   }
 
   async headPosition(): Promise<GlobalPosition | undefined> {
@@ -157,7 +153,7 @@ export class SqliteEventStore implements EventStore {
   /** Stops every subscription (after their handlers in flight), then closes the file. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+      await this.subscriptions.stopAll();
       this.connection.close();
     })();
     return this.closing;

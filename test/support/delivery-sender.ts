@@ -1,0 +1,41 @@
+export interface AcceptedBody {
+  readonly delivery_id: string;
+  readonly run_id: string;
+}
+
+export interface PostUntilAccepted {
+  /** The webhook URL to use on this attempt (spread retries over replicas if you like). */
+  readonly urlFor: (attempt: number) => string;
+  readonly secret: string;
+  readonly idempotencyKey: string;
+  readonly body: string;
+  readonly maxAttempts: number;
+  /** Called when a connection was refused or reset (the ingress was down). */
+  readonly onRefused?: () => void;
+}
+
+/**
+ * Posts one delivery until it is answered 202, as a sender with retries would: the
+ * idempotency key makes every retry safe. 503 and connection failures are retried; any other
+ * status fails the test.
+ */
+export async function postUntilAccepted(delivery: PostUntilAccepted): Promise<AcceptedBody> {
+  for (let attempt = 0; attempt < delivery.maxAttempts; attempt++) {
+    let answer: { status: number; text: string } | undefined;
+    try {
+      const response = await fetch(delivery.urlFor(attempt), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${delivery.secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': delivery.idempotencyKey },
+        body: delivery.body,
+      });
+      answer = { status: response.status, text: await response.text() };
+    } catch {
+      // refused, or reset before the whole answer arrived: retry with the same key
+      delivery.onRefused?.();
+    }
+    if (answer?.status === 202) return JSON.parse(answer.text) as AcceptedBody;
+    if (answer && answer.status !== 503) throw new Error(`${delivery.idempotencyKey}: unexpected ${answer.status} ${answer.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${delivery.idempotencyKey} never got a 202`);
+}
