@@ -1,3 +1,5 @@
+import type { Message, TopicMessages } from 'kafkajs';
+
 /**
  * Sizing produce requests. A broker refuses a record batch above the topic's `max.message.bytes`
  * (MESSAGE_TOO_LARGE), and that is not retriable: resending the same request fails the same way
@@ -67,4 +69,16 @@ export function isMessageTooLarge(error: unknown, depth = 0): boolean {
   if (typeof candidate.type === 'string' && TOO_LARGE_TYPES.has(candidate.type)) return true;
   if (isMessageTooLarge(candidate.cause, depth + 1) || isMessageTooLarge(candidate.originalError, depth + 1)) return true;
   return Array.isArray(candidate.errors) && candidate.errors.some((nested) => isMessageTooLarge(nested, depth + 1));
+}
+
+/** Messages per topic, each list in the order of the store (kafkajs keeps it per partition). */
+export function groupByTopic(batch: readonly { readonly topic?: string; readonly message?: Message }[]): TopicMessages[] {
+  const byTopic = new Map<string, Message[]>();
+  for (const entry of batch) {
+    if (!entry.topic || !entry.message) continue;
+    const list = byTopic.get(entry.topic) ?? [];
+    list.push(entry.message);
+    byTopic.set(entry.topic, list);
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }
