@@ -14,6 +14,7 @@ import { RunsController } from './admin/runs.controller';
 import { WebhookActivityController } from './admin/webhook-activity.controller';
 import { HealthController } from './health/health.controller';
 import { useCaseProviders } from './ingress.providers';
+import { RateLimiterLifecycle } from './rate-limiter.lifecycle';
 import { ReadModelLifecycle } from './read-model.lifecycle';
 import { UiController } from './ui/ui.controller';
 import { WebhookTriggerController } from './webhook/webhook-trigger.controller';
@@ -53,6 +54,7 @@ export class IngressModule {
         { provide: ADMIN_TOKEN_DIGEST, useValue: adminTokenDigest(deps.adminToken) },
         AdminTokenGuard,
         ReadModelLifecycle,
+        RateLimiterLifecycle,
         ...useCaseProviders,
         ...kafkaRelay(deps),
       ],

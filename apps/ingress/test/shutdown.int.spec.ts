@@ -1,0 +1,33 @@
+import { loadConfig } from '@wts/config';
+import { SqliteEventStore } from '@wts/event-store';
+import { createRateLimiter } from '@wts/platform';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createIngressApp } from '../src/ingress.factory';
+
+/** Shutting the ingress down releases what it holds: the store and the limiter's Redis connection. */
+describe('ingress shutdown', () => {
+  it('closes the Redis rate limiter and the event store', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wts-shutdown-'));
+    try {
+      const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+      const limiter = createRateLimiter(config, () => undefined);
+      let closed = 0;
+      const close = limiter.close.bind(limiter);
+      const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+      const app = await createIngressApp({
+        config,
+        adminToken: 'admin-token-for-shutdown-test',
+        store,
+        rateLimiter: { ...limiter, close: async () => { closed++; await close(); } },
+      });
+      expect((await limiter.consume('whk_shutdown-test')).allowed).toBe(true);
+      await app.close();
+      expect(closed).toBe(1);
+      await expect(store.ping()).rejects.toThrow();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
