@@ -15,13 +15,9 @@ describe('ingress shutdown', () => {
       const limiter = createRateLimiter(config, () => undefined);
       let closed = 0;
       const close = limiter.close.bind(limiter);
+      const counted = { ...limiter, close: async () => { closed++; await close(); } };
       const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
-      const app = await createIngressApp({
-        config,
-        adminToken: 'admin-token-for-shutdown-test',
-        store,
-        rateLimiter: { ...limiter, close: async () => { closed++; await close(); } },
-      });
+      const app = await createIngressApp({ config, adminToken: 'admin-token-for-shutdown-test', store, rateLimiter: counted });
       expect((await limiter.consume('whk_shutdown-test')).allowed).toBe(true);
       await app.close();
       expect(closed).toBe(1);
