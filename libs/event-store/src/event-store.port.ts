@@ -95,6 +95,20 @@ export class EventStoreUnavailableError extends Error {
   }
 }
 
+/** Whether a stream at revision `current` (-1n: no stream) satisfies `expected`: every adapter's rule. */
+export function satisfiesExpected(expected: ExpectedRevision, current: bigint): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return current === -1n;
+    case 'stream_exists':
+      return current >= 0n;
+    default:
+      return current === expected;
+  }
+}
+
 export const START_POSITION: GlobalPosition = { commit: -1n, prepare: -1n };
 
 export function comparePositions(a: GlobalPosition, b: GlobalPosition): number {

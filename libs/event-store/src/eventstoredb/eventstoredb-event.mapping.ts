@@ -66,19 +66,7 @@ export function toActualRevision(current: CurrentRevision): bigint {
   return current === NO_STREAM ? -1n : current;
 }
 
-/** Whether a stream at `current` (-1n: no stream) satisfies `expected`; the same rule as SQLite. */
-export function satisfiesExpected(expected: ExpectedRevision, current: bigint): boolean {
-  switch (expected) {
-    case 'any':
-      return true;
-    case 'no_stream':
-      return current === -1n;
-    case 'stream_exists':
-      return current >= 0n;
-    default:
-      return current === expected;
-  }
-}
+export { satisfiesExpected } from '../event-store.port';
 
 /**
  * Validates like the SQLite store (UUID ids, no id twice in one append, a type, JSON-serializable

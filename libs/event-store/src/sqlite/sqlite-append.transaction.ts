@@ -2,6 +2,7 @@ import { validatedEventIds } from '../append.validation';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
 import {
   START_POSITION,
+  satisfiesExpected,
   type AppendResult,
   type EventToAppend,
   type ExpectedRevision,
@@ -42,7 +43,7 @@ export function appendInTransaction(
   }
 
   const current = queries.lastRevision(streamId);
-  if (!satisfies(expected, current)) {
+  if (!satisfiesExpected(expected, current)) {
     return { inserted: false, result: { kind: 'conflict', streamId, expected, actualRevision: current } };
   }
   if (refs.length > 0) {
@@ -74,19 +75,6 @@ function isIdempotentRetry(refs: readonly StoredEventRef[], expected: ExpectedRe
   if (expected === 'no_stream') return first === 0n;
   if (typeof expected === 'bigint') return first === expected + 1n;
   return true;
-}
-
-function satisfies(expected: ExpectedRevision, current: bigint): boolean {
-  switch (expected) {
-    case 'any':
-      return true;
-    case 'no_stream':
-      return current === -1n;
-    case 'stream_exists':
-      return current >= 0n;
-    default:
-      return current === expected;
-  }
 }
 
 function appended(nextRevision: bigint, position: GlobalPosition): AppendResult {

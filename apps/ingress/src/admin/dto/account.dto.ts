@@ -3,11 +3,8 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, MaxLength } from 'class-vali
 
 const EMAIL = { allow_utf8_local_part: true, require_tld: false };
 
-export class CreateAccountDto {
-  @IsEmail(EMAIL, { message: 'email must be an email address' })
-  @MaxLength(254)
-  email!: string;
-
+/** The fields both create and update accept; each may be left out, never sent as null. */
+class AccountChangesDto {
   @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
@@ -20,19 +17,14 @@ export class CreateAccountDto {
   primary?: boolean;
 }
 
-export class UpdateAccountDto {
-  @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsEmail(EMAIL, { each: true, message: 'each alias must be an email address' })
-  @MaxLength(254, { each: true })
-  aliases?: string[];
+export class CreateAccountDto extends AccountChangesDto {
+  @IsEmail(EMAIL, { message: 'email must be an email address' })
+  @MaxLength(254)
+  email!: string;
+}
 
+export class UpdateAccountDto extends AccountChangesDto {
   @OptionalNotNull()
   @IsBoolean()
   active?: boolean;
-
-  @OptionalNotNull()
-  @IsBoolean()
-  primary?: boolean;
 }
