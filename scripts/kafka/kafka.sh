@@ -5,6 +5,10 @@
 #   kafka.sh fetch      copy the jars into $KAFKA_HOME_DIR/libs (once; cached)
 #   kafka.sh start      fetch, format storage (first time), start, wait until ready;
 #                       prints KAFKA_BROKERS=127.0.0.1:<port> on stdout. Idempotent.
+#                       Ports: KAFKA_PORT / KAFKA_CONTROLLER_PORT when set, else the ones this
+#                       data dir used before when free, else free ones (so runs coexist).
+#                       With KAFKA_OWNER_PID set, a watchdog stops the broker (and with
+#                       KAFKA_OWNER_CLEANUP=1 deletes the data dir) once that process is gone.
 #   kafka.sh stop       SIGTERM, wait, then SIGKILL; keeps the data
 #   kafka.sh restart    stop + start, keeping the data
 #   kafka.sh kill       SIGKILL at once (crash; for chaos tests), keeps the data
@@ -26,8 +30,10 @@ POM="$SCRIPT_DIR/pom.xml"
 KAFKA_HOME_DIR="$(realpath -m "${KAFKA_HOME_DIR:-$REPO_ROOT/.kafka}")"
 KAFKA_DATA_DIR="$(realpath -m "${KAFKA_DATA_DIR:-$KAFKA_HOME_DIR/data}")"
 KAFKA_HOST=127.0.0.1
-KAFKA_PORT="${KAFKA_PORT:-39092}"
-KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-39093}"
+KAFKA_PORT="${KAFKA_PORT:-}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-}"
+KAFKA_OWNER_PID="${KAFKA_OWNER_PID:-}"
+KAFKA_OWNER_CLEANUP="${KAFKA_OWNER_CLEANUP:-0}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 KAFKA_JVM_OPTS="${KAFKA_JVM_OPTS:-}"
 KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
@@ -45,14 +51,19 @@ PROPS="$KAFKA_DATA_DIR/server.properties"
 LOG4J="$KAFKA_DATA_DIR/log4j.properties"
 TOOLS_LOG4J="$KAFKA_HOME_DIR/tools-log4j.properties"  # for StorageTool and run-class
 CLUSTER_ID_FILE="$KAFKA_DATA_DIR/cluster.id"
+PORTS_FILE="$KAFKA_DATA_DIR/ports"          # "<client port> <controller port>" of this data dir
+WATCHDOG_LOG="$KAFKA_DATA_DIR/watchdog.log"
+WATCHDOG_PID_FILE="$KAFKA_DATA_DIR/watchdog.pid"
 
 log() { printf '[kafka.sh] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-for v in KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_START_TIMEOUT KAFKA_STOP_TIMEOUT; do
+for v in KAFKA_START_TIMEOUT KAFKA_STOP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
-[[ "$KAFKA_PORT" != "$KAFKA_CONTROLLER_PORT" ]] || die "KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ"
+for v in KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_OWNER_PID; do
+  [[ -z "${!v}" || "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
+done
 
 KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\([^<]*\)</kafka.version>.*:\1:p' "$POM" | head -n 1)"
 [[ -n "$KAFKA_VERSION" ]] || die "cannot read <kafka.version> from $POM"
@@ -121,6 +132,36 @@ running_pid() {
 
 port_open() {
   timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$KAFKA_HOST" "$1" 2>/dev/null
+}
+
+# A port nothing listens on, outside the ephemeral range (outgoing connections never take it).
+free_port() {
+  local port i
+  for ((i = 0; i < 200; i++)); do
+    port=$((20000 + RANDOM % 12000))
+    [[ "$port" != "${1:-}" ]] && ! port_open "$port" && { echo "$port"; return 0; }
+  done
+  die "found no free port in 20000-31999"
+}
+
+# Sets KAFKA_PORT / KAFKA_CONTROLLER_PORT. $1=any: for a broker that is (or may be) running, the
+# recorded ports win; $1=new: explicit ports, else the recorded ones if free, else free ones.
+resolve_ports() {
+  local recorded_port="" recorded_controller=""
+  if [[ -s "$PORTS_FILE" ]]; then read -r recorded_port recorded_controller <"$PORTS_FILE" || true; fi
+  if [[ "$1" == any ]]; then
+    KAFKA_PORT="${KAFKA_PORT:-$recorded_port}"
+    KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$recorded_controller}"
+    return 0
+  fi
+  if [[ -z "$KAFKA_PORT" && -n "$recorded_port" ]] && ! port_open "$recorded_port"; then KAFKA_PORT="$recorded_port"; fi
+  if [[ -z "$KAFKA_CONTROLLER_PORT" && -n "$recorded_controller" && "$recorded_controller" != "$KAFKA_PORT" ]] \
+    && ! port_open "$recorded_controller"; then KAFKA_CONTROLLER_PORT="$recorded_controller"; fi
+  KAFKA_PORT="${KAFKA_PORT:-$(free_port)}"
+  KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$(free_port "$KAFKA_PORT")}"
+  [[ "$KAFKA_PORT" != "$KAFKA_CONTROLLER_PORT" ]] || die "KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ"
+  mkdir -p "$KAFKA_DATA_DIR"
+  echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT" >"$PORTS_FILE"
 }
 
 # Sends a Kafka ApiVersions v0 request (correlation id 7) and checks the
@@ -273,13 +314,50 @@ fail_start() {
   die "$*"
 }
 
+# ---------------------------------------------------------------- owner watchdog
+# Field 22 of /proc/<pid>/stat: the start time, so a reused pid is not mistaken for the owner.
+start_time() { awk '{print $22}' "/proc/$1/stat" 2>/dev/null; }
+
+# With KAFKA_OWNER_PID: a watchdog in its own session (a Ctrl-C of the owner's terminal does not
+# reach it) that stops broker $1 once the owner is gone, however it ended (crash, kill -9, Ctrl-C).
+start_watchdog() {
+  [[ -n "$KAFKA_OWNER_PID" ]] || return 0
+  local owner_start
+  owner_start="$(start_time "$KAFKA_OWNER_PID")"
+  [[ -n "$owner_start" ]] || die "KAFKA_OWNER_PID $KAFKA_OWNER_PID is not a running process"
+  local previous
+  previous="$(cat "$WATCHDOG_PID_FILE" 2>/dev/null || true)"   # one watchdog per broker: the latest owner's
+  if [[ "$previous" =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$previous/cmdline" 2>/dev/null | grep -q ' watch '; then
+    kill "$previous" 2>/dev/null || true
+  fi
+  setsid bash "${BASH_SOURCE[0]}" watch "$KAFKA_OWNER_PID" "$owner_start" "$1" \
+    </dev/null >>"$WATCHDOG_LOG" 2>&1 8>&- 9>&- &
+  echo $! >"$WATCHDOG_PID_FILE"
+}
+
+cmd_watch() {
+  local owner=$1 owner_start=$2 broker=$3
+  log "watchdog: broker $broker follows owner $owner"
+  while alive "$broker"; do
+    if ! alive "$owner" || [[ "$(start_time "$owner")" != "$owner_start" ]]; then
+      log "watchdog: owner $owner is gone; stopping broker $broker"
+      KAFKA_OWNER_PID="" bash "${BASH_SOURCE[0]}" stop || true
+      if [[ "$KAFKA_OWNER_CLEANUP" == 1 ]]; then rm -rf "$KAFKA_DATA_DIR"; fi
+      return 0
+    fi
+    sleep 1
+  done
+}
+
 # ---------------------------------------------------------------- commands
 do_start() {
   local pid t0=$SECONDS
   if pid="$(running_pid)"; then
-    if wait_ready "$pid" -1; then print_address; return 0; fi
+    resolve_ports any
+    if wait_ready "$pid" -1; then start_watchdog "$pid"; print_address; return 0; fi
     fail_start "the broker started by this script (pid $pid, data $KAFKA_DATA_DIR) does not answer on $KAFKA_HOST:$KAFKA_PORT within ${KAFKA_START_TIMEOUT}s"
   fi
+  resolve_ports new
   local p
   for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
     port_open "$p" && die "port $KAFKA_HOST:$p is already in use by another process (not a broker started by this script for $KAFKA_DATA_DIR); set KAFKA_PORT / KAFKA_CONTROLLER_PORT"
@@ -312,7 +390,7 @@ do_start() {
   local rc=0
   wait_ready "$pid" "$LOG_OFFSET" || rc=$?
   case $rc in
-    0) log "ready in $((SECONDS - t0)) s (log: $SERVER_LOG)"; print_address ;;
+    0) log "ready in $((SECONDS - t0)) s (log: $SERVER_LOG)"; start_watchdog "$pid"; print_address ;;
     2) rm -f "$PID_FILE"; fail_start "the broker exited during startup" ;;
     *) fail_start "the broker was not ready within ${KAFKA_START_TIMEOUT}s (pid $pid still running; use 'kafka.sh stop')" ;;
   esac
@@ -344,6 +422,7 @@ do_stop() {
 
 cmd_status() {
   local pid
+  resolve_ports any
   if pid="$(running_pid)"; then
     if api_versions_ok; then
       log "running: Kafka $KAFKA_VERSION, pid $pid, data $KAFKA_DATA_DIR"
@@ -358,7 +437,7 @@ cmd_status() {
 }
 
 usage() {  # $1: exit code
-  sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit "${1:-2}"
 }
 
@@ -367,12 +446,13 @@ cmd="${1:-}"
 case "$cmd" in
   fetch) cmd_fetch ;;
   start) cmd_fetch; lock_data_dir; do_start ;;
-  stop) lock_data_dir; do_stop TERM ;;
-  kill) lock_data_dir; do_stop KILL ;;
-  restart) cmd_fetch; lock_data_dir; do_stop TERM; do_start ;;
+  stop) resolve_ports any; lock_data_dir; do_stop TERM ;;
+  kill) resolve_ports any; lock_data_dir; do_stop KILL ;;
+  restart) cmd_fetch; resolve_ports any; lock_data_dir; do_stop TERM; do_start ;;
+  watch) [[ $# -eq 3 ]] || die "usage: kafka.sh watch OWNER_PID OWNER_START_TIME BROKER_PID"; cmd_watch "$@" ;;
   status) cmd_status ;;
   clean)
-    if [[ -d "$KAFKA_DATA_DIR" ]]; then lock_data_dir; do_stop TERM; fi
+    if [[ -d "$KAFKA_DATA_DIR" ]]; then resolve_ports any; lock_data_dir; do_stop TERM; fi
     rm -rf "$KAFKA_DATA_DIR"
     log "removed $KAFKA_DATA_DIR"
     ;;

@@ -33,11 +33,8 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
 
   beforeAll(async () => {
     assertBuilt();
-    brokerEnv = {
-      KAFKA_PORT: String(await freePort()),
-      KAFKA_CONTROLLER_PORT: String(await freePort()),
-      KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-')),
-    };
+    // Free ports, chosen by the script and kept across its restarts.
+    brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-')) };
     brokers = await startKafkaBroker(brokerEnv);
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-chaos-'));
     const token = randomBytes(24).toString('base64url');

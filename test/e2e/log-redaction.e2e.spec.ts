@@ -39,7 +39,7 @@ describe('structured logs never carry secrets', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const output = ingress.output.join('');
-    expect(output).toContain('request completed');
+    expect(output).toMatch(/"msg":"POST \/workflow-webhooks\/whk_[A-Za-z0-9_-]+ 202 \d+ ms"/);
     expect(output).toContain('[redacted]');
     for (const secretValue of [token, secret, rotated.body.secret, 'whsec_wrong', bodyMarker]) {
       expect(output).not.toContain(secretValue);

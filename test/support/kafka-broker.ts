@@ -6,6 +6,10 @@
  * Tests read it with kafkaBrokers(). A test that restarts a broker runs its own.
  */
 export const TEST_KAFKA_BROKERS_ENV = 'WTS_TEST_KAFKA_BROKERS';
+/** Set instead of the address when the broker could not start: why. */
+export const TEST_KAFKA_UNAVAILABLE_ENV = 'WTS_TEST_KAFKA_UNAVAILABLE';
+/** The data dir of the broker this run started (its teardown removes it). */
+export const TEST_KAFKA_DATA_DIR_ENV = 'WTS_TEST_KAFKA_DATA_DIR';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -20,10 +24,14 @@ export interface KafkaScriptResult {
   readonly stderr: string;
 }
 
-/** Runs kafka.sh asynchronously (tests keep sending traffic meanwhile). */
+/**
+ * Runs kafka.sh asynchronously (tests keep sending traffic meanwhile). A broker it starts belongs
+ * to this process (KAFKA_OWNER_PID): the script's watchdog stops it if this process dies first.
+ */
 export function runKafkaScript(command: KafkaScriptCommand, env: NodeJS.ProcessEnv = {}, timeoutMs = 180_000): Promise<KafkaScriptResult> {
+  const fullEnv = { ...process.env, KAFKA_OWNER_PID: String(process.pid), ...env };
   return new Promise((resolve) => {
-    execFile('bash', [KAFKA_SCRIPT, command], { env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 10 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile('bash', [KAFKA_SCRIPT, command], { env: fullEnv, timeout: timeoutMs, maxBuffer: 10 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -45,6 +53,8 @@ export async function kafkaScriptOrThrow(command: KafkaScriptCommand, env: NodeJ
 
 /** The broker address exported by the global setup (or given by the caller's KAFKA_BROKERS). */
 export function kafkaBrokers(): string[] {
+  const unavailable = process.env[TEST_KAFKA_UNAVAILABLE_ENV];
+  if (unavailable) throw new Error(`the Kafka test broker is not available, so this suite cannot run:\n${unavailable}`);
   const brokers = process.env[TEST_KAFKA_BROKERS_ENV] ?? process.env.KAFKA_BROKERS;
   if (!brokers) throw new Error(`${TEST_KAFKA_BROKERS_ENV} is not set: run the tests through jest (its globalSetup starts the test broker)`);
   return brokers.split(',');

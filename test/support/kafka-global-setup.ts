@@ -1,23 +1,33 @@
-import { TEST_KAFKA_BROKERS_ENV, runKafkaScript, startKafkaBroker } from './kafka-broker';
-
-/** Marks, for the teardown, that this run started the broker (so it stops only its own). */
-export const STARTED_MARKER = 'WTS_TEST_KAFKA_STARTED_BY_SETUP';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TEST_KAFKA_BROKERS_ENV, TEST_KAFKA_DATA_DIR_ENV, TEST_KAFKA_UNAVAILABLE_ENV, startKafkaBroker } from './kafka-broker';
 
 /**
  * Jest globalSetup of the int and e2e projects. With KAFKA_BROKERS set, the tests use that broker;
- * otherwise this starts the real test broker (kafka.sh start: idempotent, about 3 s when the jars
- * are cached). Either way the address is exported to the test files as WTS_TEST_KAFKA_BROKERS. The
- * broker stays up between test files.
+ * otherwise this starts a test broker of this run's own (kafka.sh: a fresh data dir, free ports,
+ * about 5 s when the jars are cached), so two checkouts test side by side. The broker belongs to
+ * the jest process: the teardown stops it, and if jest dies first (crash, Ctrl-C, kill -9) the
+ * script's watchdog stops it and deletes its data within seconds.
+ *
+ * A broker that cannot start fails only the Kafka suites (kafkaBrokers() throws the reason), never
+ * the whole run.
  */
 export default async function kafkaGlobalSetup(): Promise<void> {
-  if (process.env[TEST_KAFKA_BROKERS_ENV]) return;
+  if (process.env[TEST_KAFKA_BROKERS_ENV] || process.env[TEST_KAFKA_UNAVAILABLE_ENV]) return;
   if (process.env.KAFKA_BROKERS) {
     process.env[TEST_KAFKA_BROKERS_ENV] = process.env.KAFKA_BROKERS;
     return;
   }
-  const wasRunning = (await runKafkaScript('status')).code === 0;
-  const brokers = await startKafkaBroker();
-  process.env[TEST_KAFKA_BROKERS_ENV] = brokers;
-  if (!wasRunning) process.env[STARTED_MARKER] = '1';
-  process.stderr.write(`\n[kafka] test broker at ${brokers}${wasRunning ? ' (already running)' : ' (started for this run)'}\n`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'wts-test-kafka-'));
+  process.env[TEST_KAFKA_DATA_DIR_ENV] = dataDir;
+  try {
+    const brokers = await startKafkaBroker({ KAFKA_DATA_DIR: dataDir, KAFKA_OWNER_CLEANUP: '1' });
+    process.env[TEST_KAFKA_BROKERS_ENV] = brokers;
+    process.stderr.write(`\n[kafka] test broker for this run at ${brokers}\n`);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    process.env[TEST_KAFKA_UNAVAILABLE_ENV] = reason;
+    process.stderr.write(`\n[kafka] the test broker could not start; the Kafka suites will fail, the others run:\n${reason}\n`);
+  }
 }

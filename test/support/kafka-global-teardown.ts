@@ -1,10 +1,11 @@
-import { TEST_KAFKA_BROKERS_ENV, runKafkaScript } from './kafka-broker';
-import { STARTED_MARKER } from './kafka-global-setup';
+import { rmSync } from 'node:fs';
+import { TEST_KAFKA_BROKERS_ENV, TEST_KAFKA_DATA_DIR_ENV, TEST_KAFKA_UNAVAILABLE_ENV, runKafkaScript } from './kafka-broker';
 
-/** Stops the test broker only if this run's globalSetup started it. */
+/** Stops the broker this run's globalSetup started and deletes its data (a given KAFKA_BROKERS is left alone). */
 export default async function kafkaGlobalTeardown(): Promise<void> {
-  if (process.env[STARTED_MARKER] !== '1') return;
-  delete process.env[STARTED_MARKER];
-  delete process.env[TEST_KAFKA_BROKERS_ENV];
-  await runKafkaScript('stop');
+  const dataDir = process.env[TEST_KAFKA_DATA_DIR_ENV];
+  if (!dataDir) return;
+  for (const name of [TEST_KAFKA_DATA_DIR_ENV, TEST_KAFKA_BROKERS_ENV, TEST_KAFKA_UNAVAILABLE_ENV]) delete process.env[name];
+  await runKafkaScript('clean', { KAFKA_DATA_DIR: dataDir });
+  rmSync(dataDir, { recursive: true, force: true });
 }

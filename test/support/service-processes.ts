@@ -37,7 +37,9 @@ export class ServiceProcess {
   ) {}
 
   start(): void {
-    const child = spawn(process.execPath, [this.script], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // SUPERVISOR_PID: if this test process dies (crash, kill -9), the service stops by itself.
+    const env = { ...process.env, SUPERVISOR_PID: String(process.pid), ...this.env };
+    const child = spawn(process.execPath, [this.script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => this.keep(chunk));
     child.stderr?.on('data', (chunk: Buffer) => this.keep(chunk));
     this.child = child;

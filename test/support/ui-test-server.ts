@@ -32,9 +32,13 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export function launchChromium(): Promise<Browser> {
+/** Rejects at once, naming the fix, when Chromium is missing (npm test's pre-test step installs it). */
+export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM_PATH}, so the browser tests cannot run: install Debian's package ` +
+        `(sudo apt-get install -y --no-install-recommends chromium; \`npm test\` run as root does it itself) or set CHROMIUM_PATH`,
+    );
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }

@@ -1,6 +1,7 @@
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ServiceLogger } from '@wts/platform';
 import { Logger } from 'nestjs-pino';
 import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
@@ -25,7 +26,7 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
     // Our own parser decides per route (installBodyParsing); Nest's would read webhook bodies early.
     bodyParser: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new ServiceLogger(app.get(Logger)));
   installBodyParsing(app.getHttpAdapter().getInstance(), ADMIN_MAX_BODY_BYTES);
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(

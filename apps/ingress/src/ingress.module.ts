@@ -33,7 +33,7 @@ export class IngressModule {
   static forRoot(deps: IngressDependencies): DynamicModule {
     return {
       module: IngressModule,
-      imports: [LoggerModule.forRoot(loggerParams(deps.config.log.level, 'ingress'))],
+      imports: [LoggerModule.forRoot(loggerParams(deps.config.log, 'ingress'))],
       controllers: [
         WebhookTriggerController,
         AccountsController,

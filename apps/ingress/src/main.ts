@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { createRateLimiter, openEventStore } from '@wts/platform';
+import { createRateLimiter, openEventStore, stopWhenSupervisorGone } from '@wts/platform';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
   const app = await createIngressApp({ config, adminToken, store, checkpoints, rateLimiter: createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`)) });
   await app.listen({ port: config.http.port, host: '0.0.0.0' });
   process.stdout.write(`ingress listening on ${config.http.publicBaseUrl}\n`);
+  stopWhenSupervisorGone(config.supervisorPid);
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,5 @@
 import { ConfigurationError, loadConfig } from '@wts/config';
+import { prepareEventStore, resolveLogFormat } from '@wts/platform';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ChildProcessSupervisor } from './child-process.supervisor';
@@ -11,7 +12,16 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const generated = config.http.adminToken === undefined;
   const adminToken = config.http.adminToken ?? randomBytes(24).toString('base64url');
-  const env = { ...process.env, ADMIN_TOKEN: adminToken, DATA_DIR: config.storage.dataDir };
+  // The store's schema is created here, once, before the two services open it.
+  await prepareEventStore(config);
+  const env = {
+    ...process.env,
+    ADMIN_TOKEN: adminToken,
+    DATA_DIR: config.storage.dataDir,
+    // The services' stdout is a pipe to this process: they log for the terminal this one writes to.
+    LOG_FORMAT: resolveLogFormat(config.log.format),
+    SUPERVISOR_PID: String(process.pid),
+  };
   const dist = join(__dirname, '..', '..');
   const supervisor = new ChildProcessSupervisor();
   supervisor.start({ name: 'ingress', script: join(dist, 'ingress', 'src', 'main.js'), env });

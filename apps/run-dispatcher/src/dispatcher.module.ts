@@ -26,7 +26,7 @@ export class DispatcherModule {
     const brokers = deps.config.kafka.brokers;
     return {
       module: DispatcherModule,
-      imports: [LoggerModule.forRoot(loggerParams(deps.config.log.level, 'run-dispatcher'))],
+      imports: [LoggerModule.forRoot(loggerParams(deps.config.log, 'run-dispatcher'))],
       controllers: brokers ? [DeliveryAcceptedController] : [],
       providers: [
         { provide: APP_CONFIG, useValue: deps.config },

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { KafkaDispatchServer } from '@wts/messaging';
-import { openEventStore } from '@wts/platform';
+import { ServiceLogger, openEventStore, stopWhenSupervisorGone } from '@wts/platform';
 import { Logger } from 'nestjs-pino';
 import { DispatcherModule } from './dispatcher.module';
 
@@ -18,21 +18,23 @@ async function main(): Promise<void> {
       bufferLogs: true,
       abortOnError: false,
     });
-    app.useLogger(app.get(Logger));
+    app.useLogger(new ServiceLogger(app.get(Logger)));
     app.enableShutdownHooks();
     // listen() registers the handlers, runs the lifecycle hooks, then starts the strategy.
     await app.listen();
     process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${brokers.join(',')} (${description})\n`);
+    stopWhenSupervisorGone(config.supervisorPid);
     return;
   }
   const app = await NestFactory.createApplicationContext(DispatcherModule.forRoot({ config, store, checkpoints }), {
     bufferLogs: true,
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new ServiceLogger(app.get(Logger)));
   app.enableShutdownHooks();
   await app.init();
   process.stdout.write(`run-dispatcher following accepted deliveries (${description})\n`);
+  stopWhenSupervisorGone(config.supervisorPid);
 }
 
 main().catch((error: unknown) => {

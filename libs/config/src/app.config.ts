@@ -15,8 +15,13 @@ export interface AppConfig {
     readonly rateLimitPerMinute: number;
     readonly idempotencyRetentionMs: number;
   };
-  readonly log: { readonly level: string };
+  readonly log: { readonly level: string; readonly format: LogFormat };
+  /** The process that spawned this one and whose end ends this one (npm start, tests). */
+  readonly supervisorPid: number | undefined;
 }
+
+/** auto: human-readable when stdout is a terminal, JSON lines otherwise. */
+export type LogFormat = 'json' | 'pretty' | 'auto';
 
 export class ConfigurationError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -37,6 +42,8 @@ const ENVIRONMENT_KEYS = [
   'WEBHOOK_RATE_LIMIT_PER_MINUTE',
   'IDEMPOTENCY_RETENTION_SECONDS',
   'LOG_LEVEL',
+  'LOG_FORMAT',
+  'SUPERVISOR_PID',
 ] as const satisfies readonly (keyof EnvironmentDto)[];
 
 /** Validates the environment once; throws ConfigurationError listing every problem. */
@@ -59,6 +66,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       rateLimitPerMinute: dto.WEBHOOK_RATE_LIMIT_PER_MINUTE,
       idempotencyRetentionMs: dto.IDEMPOTENCY_RETENTION_SECONDS * 1000,
     },
-    log: { level: dto.LOG_LEVEL },
+    log: { level: dto.LOG_LEVEL, format: dto.LOG_FORMAT as LogFormat },
+    supervisorPid: dto.SUPERVISOR_PID,
   };
 }

@@ -9,6 +9,14 @@ describe('loadConfig', () => {
     expect(config.kafka.brokers).toBeUndefined();
     expect(config.redis.url).toBeUndefined();
     expect(config.storage.dataDir.endsWith('/data')).toBe(true);
+    expect(config.log).toEqual({ level: 'info', format: 'auto' });
+    expect(config.supervisorPid).toBeUndefined();
+  });
+
+  it('given a log format and a supervisor, then both typed', () => {
+    const config = loadConfig({ LOG_FORMAT: 'pretty', SUPERVISOR_PID: '4242' });
+    expect(config.log.format).toBe('pretty');
+    expect(config.supervisorPid).toBe(4242);
   });
 
   it('given values, then typed nested config (trailing slash of the base URL dropped)', () => {
@@ -40,6 +48,9 @@ describe('loadConfig', () => {
     ['WEBHOOK_MAX_PAYLOAD_BYTES', '0', 'WEBHOOK_MAX_PAYLOAD_BYTES'],
     ['WEBHOOK_RATE_LIMIT_PER_MINUTE', '-1', 'WEBHOOK_RATE_LIMIT_PER_MINUTE'],
     ['IDEMPOTENCY_RETENTION_SECONDS', '1.5', 'IDEMPOTENCY_RETENTION_SECONDS'],
+    ['LOG_FORMAT', 'xml', 'LOG_FORMAT'],
+    ['SUPERVISOR_PID', '0', 'SUPERVISOR_PID'],
+    ['SUPERVISOR_PID', 'launcher', 'SUPERVISOR_PID'],
   ])('given %s=%s, then a ConfigurationError naming it', (name, value, mention) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigurationError);
     expect(() => loadConfig({ [name]: value })).toThrow(mention);

@@ -69,4 +69,16 @@ export class EnvironmentDto {
   @IsOptional()
   @Matches(/^(fatal|error|warn|info|debug|trace|silent)$/, { message: 'LOG_LEVEL must be a pino level' })
   LOG_LEVEL = 'info';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^(json|pretty|auto)$/, { message: 'LOG_FORMAT must be json, pretty or auto' })
+  LOG_FORMAT = 'auto';
+
+  /** Set by whatever spawned the service (npm start's launcher, the tests): stop once it is gone. */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt({ message: 'SUPERVISOR_PID must be a process id' })
+  @Min(1)
+  SUPERVISOR_PID?: number;
 }

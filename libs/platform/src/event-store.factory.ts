@@ -11,6 +11,15 @@ export interface OpenedStore {
 export const EMBEDDED_STORE_FILE = 'events.sqlite';
 
 /**
+ * Creates the embedded store's file and schema (nothing to do for EventStoreDB). The launcher
+ * calls it once before starting the services, so they never race to create it.
+ */
+export async function prepareEventStore(config: AppConfig): Promise<void> {
+  if (config.eventStore.connectionString) return;
+  await SqliteEventStore.open(join(config.storage.dataDir, EMBEDDED_STORE_FILE)).close();
+}
+
+/**
  * The embedded SQLite store under DATA_DIR unless EVENTSTORE_CONNECTION_STRING selects
  * EventStoreDB.
  */

@@ -4,3 +4,5 @@ export * from './logger.options';
 export * from './memory-rate-limiter.adapter';
 export * from './redis-rate-limiter.adapter';
 export * from './rate-limiter.factory';
+export * from './service.logger';
+export * from './supervisor.watch';

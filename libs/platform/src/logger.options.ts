@@ -1,3 +1,5 @@
+import type { LogFormat } from '@wts/config';
+import type { IncomingMessage } from 'node:http';
 import type { Params } from 'nestjs-pino';
 
 /** Paths never written to logs: credentials and secrets, wherever they appear. */
@@ -14,10 +16,20 @@ export const REDACTED_PATHS = [
   '*.authorization',
 ];
 
-export function loggerParams(level: string, service: string): Params {
+/** Probes (the launcher, orchestrators) poll these: one log line per poll would drown the rest. */
+const UNLOGGED_PATHS = new Set(['/healthz', '/readyz', '/health/live', '/health/ready']);
+
+/** `auto` is human-readable on a terminal, JSON lines anywhere else. */
+export function resolveLogFormat(format: LogFormat, stdoutIsTty = process.stdout.isTTY === true): 'json' | 'pretty' {
+  if (format !== 'auto') return format;
+  return stdoutIsTty ? 'pretty' : 'json';
+}
+
+export function loggerParams(log: { readonly level: string; readonly format: LogFormat }, service: string): Params {
+  const pretty = resolveLogFormat(log.format) === 'pretty';
   return {
     pinoHttp: {
-      level,
+      level: log.level,
       name: service,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // Bodies are untrusted and may be large: never logged. Query strings neither.
@@ -25,13 +37,28 @@ export function loggerParams(level: string, service: string): Params {
         req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string }) => ({
           id: req.id,
           method: req.method,
-          url: typeof req.url === 'string' ? req.url.split('?')[0] : req.url,
+          url: pathOf(req.url),
           headers: req.headers,
           remoteAddress: req.remoteAddress,
         }),
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      autoLogging: true,
+      customSuccessMessage: (req: IncomingMessage & { originalUrl?: string }, res, responseTime) =>
+        `${req.method} ${pathOf(req.originalUrl ?? req.url)} ${res.statusCode} ${Math.round(responseTime)} ms`,
+      // Behind Nest's middleware layer req.url is relative to the mount point: originalUrl is the path.
+      autoLogging: { ignore: (req: IncomingMessage & { originalUrl?: string }) => UNLOGGED_PATHS.has(pathOf(req.originalUrl ?? req.url)) },
+      ...(pretty
+        ? {
+            transport: {
+              target: 'pino-pretty',
+              options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,name,req,res,responseTime,context', singleLine: true },
+            },
+          }
+        : {}),
     },
   };
+}
+
+function pathOf(url: string | undefined): string {
+  return typeof url === 'string' ? url.split('?')[0] : '';
 }

@@ -76,7 +76,10 @@ describe('Config page, Webhook section (browser)', () => {
   const webhookIdOf = (url: string): string => url.slice(url.lastIndexOf('/') + 1);
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([UiTestServer.start(), launchChromium()]);
+    // The browser first: when Chromium is missing this suite fails at once with the reason, and
+    // nothing else is left starting after jest tears the suite down.
+    browser = await launchChromium();
+    server = await UiTestServer.start();
     scoped = await server.createAccount('ops@example.com', { aliases: ['oncall@example.com'] });
     const outside = await server.createAccount('outsider@example.com');
     const inactive = await server.createAccount('former@example.com');

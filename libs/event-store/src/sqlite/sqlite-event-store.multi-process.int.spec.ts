@@ -104,6 +104,27 @@ describe('SqliteEventStore across OS processes', () => {
     }
   }, 30_000);
 
+  it('lets several processes open one new file at the same moment (schema created once, no SQLITE_BUSY)', async () => {
+    const rounds = 100;
+    const workers = [1, 2, 3].map(() => startWorker({ mode: 'open-rounds' }));
+    try {
+      for (const worker of workers) expect(await worker.nextLine()).toBe('ready');
+      const failures: string[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        const job = JSON.stringify({ file: join(dir, `round-${round}`, 'events.sqlite'), at: Date.now() + 30 });
+        for (const worker of workers) worker.child.stdin.write(`${job}\n`);
+        for (const worker of workers) {
+          const line = await worker.nextLine();
+          if (line !== 'ok') failures.push(`round ${round}: ${line}`);
+        }
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      for (const worker of workers) worker.child.stdin.end();
+      await Promise.all(workers.map((worker) => worker.exited));
+    }
+  }, 60_000);
+
   it('keeps an append that resolved even when the process is killed right after (no close)', async () => {
     const id = randomUUID();
     const worker = startWorker({ mode: 'append-and-die', file, stream: 'durable-1', id });

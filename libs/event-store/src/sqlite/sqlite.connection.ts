@@ -23,7 +23,24 @@ export class SqliteConnection {
     readonly filePath: string,
   ) {}
 
+  /**
+   * Opens the file, switching it to WAL and bringing the schema up to date. Processes opening a new
+   * file at the same moment race for the WAL switch, where SQLite answers SQLITE_BUSY without
+   * calling the busy handler: the whole open is retried (it is idempotent) until busyTimeoutMs.
+   */
   static open(filePath: string, options: SqliteConnectionOptions): SqliteConnection {
+    const deadline = Date.now() + options.busyTimeoutMs;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return SqliteConnection.openOnce(filePath, options);
+      } catch (error) {
+        if (!isBusy(error instanceof EventStoreUnavailableError ? error.cause : error) || Date.now() >= deadline) throw error;
+        sleepSync(Math.min(5 * 2 ** attempt, 100));
+      }
+    }
+  }
+
+  private static openOnce(filePath: string, options: SqliteConnectionOptions): SqliteConnection {
     const inMemory = filePath === ':memory:';
     let db: SqliteDatabase | undefined;
     try {
@@ -87,6 +104,15 @@ function isSqliteError(error: unknown): error is { code: string; message: string
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   return typeof code === 'string' && code.startsWith('SQLITE_') && typeof message === 'string';
+}
+
+function isBusy(error: unknown): boolean {
+  return isSqliteError(error) && error.code.startsWith('SQLITE_BUSY');
+}
+
+/** Blocks the thread for `ms` (only while opening, before anything is served). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function describe(error: unknown): string {

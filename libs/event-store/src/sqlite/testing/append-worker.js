@@ -9,6 +9,8 @@
  *     prints one JSON summary line.
  *   { mode: 'append-and-die', file, stream, id } — appends one event, prints "appended", and
  *     SIGKILLs itself without closing the store.
+ *   { mode: 'open-rounds' } — prints "ready", then for each stdin line `{"file":…,"at":<epoch ms>}`
+ *     spins until `at`, opens and closes a store on that (new) file, and prints "ok" or the error.
  */
 const fs = require('node:fs');
 const crypto = require('node:crypto');
@@ -51,8 +53,31 @@ function waitForGo() {
   });
 }
 
+function openRounds() {
+  let buffer = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk) => {
+    buffer += chunk;
+    const lines = buffer.split('\n');
+    buffer = lines.pop();
+    for (const line of lines) {
+      const round = JSON.parse(line);
+      while (Date.now() < round.at); // all workers open at the same moment
+      try {
+        SqliteEventStore.open(round.file).close();
+        process.stdout.write('ok\n');
+      } catch (error) {
+        process.stdout.write(`${String(error && error.message).replace(/\n/g, ' ')}\n`);
+      }
+    }
+  });
+  process.stdin.on('end', () => process.exit(0));
+  process.stdout.write('ready\n');
+}
+
 async function main() {
   const job = JSON.parse(process.argv[2]);
+  if (job.mode === 'open-rounds') return openRounds();
   const store = SqliteEventStore.open(job.file);
   if (job.mode === 'append-and-die') {
     await store.append(job.stream, [{ ...event('Durable'), id: job.id }], 'no_stream');
