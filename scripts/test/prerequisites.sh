@@ -41,41 +41,43 @@ java_major() {
 kafka_jars_cached() { compgen -G "$REPO_ROOT/.kafka/libs/.fetched-kafka-*" >/dev/null; }
 
 # ------------------------------------------------------------------ what is missing
-packages=()   # Debian packages to install
-reasons=()    # one line each, for the message
-start_redis=false
-start_postgres=false
-
 need() { packages+=("$1"); reasons+=("$2"); }
 
-if [[ ! -x "$CHROMIUM" ]]; then
-  need chromium "Chromium at $CHROMIUM (the Config page tests run it headless; set CHROMIUM_PATH for another path)"
-fi
-command -v curl >/dev/null 2>&1 || need curl "curl (the Config page's copied curl example is run as is)"
-
-if [[ -z "${KAFKA_BROKERS:-}" ]]; then
-  major="$(java_major 2>/dev/null || true)"
-  if [[ -z "$major" || "$major" -lt 17 ]]; then
-    need openjdk-17-jre-headless "Java 17 or newer (the Kafka test broker; found: ${major:-none})"
+detect() {
+  packages=()   # Debian packages to install
+  reasons=()    # one line each, for the message
+  start_redis=false
+  start_postgres=false
+  if [[ ! -x "$CHROMIUM" ]]; then
+    need chromium "Chromium at $CHROMIUM (the Config page tests run it headless; set CHROMIUM_PATH for another path)"
   fi
-  if ! kafka_jars_cached && ! command -v mvn >/dev/null 2>&1; then
-    need maven "Maven (fetches the Kafka broker's jars from Maven Central once)"
+  command -v curl >/dev/null 2>&1 || need curl "curl (the Config page's copied curl example is run as is)"
+
+  if [[ -z "${KAFKA_BROKERS:-}" ]]; then
+    major="$(java_major 2>/dev/null || true)"
+    if [[ -z "$major" || "$major" -lt 17 ]]; then
+      need openjdk-17-jre-headless "Java 17 or newer (the Kafka test broker; found: ${major:-none})"
+    fi
+    if ! kafka_jars_cached && ! command -v mvn >/dev/null 2>&1; then
+      need maven "Maven (fetches the Kafka broker's jars from Maven Central once)"
+    fi
   fi
-fi
 
-if [[ -z "${REDIS_URL:-}" ]] && ! redis_answers; then
-  start_redis=true
-  command -v redis-server >/dev/null 2>&1 || need redis-server "Redis (rate limits on the real server)"
-fi
+  if [[ -z "${REDIS_URL:-}" ]] && ! redis_answers; then
+    start_redis=true
+    command -v redis-server >/dev/null 2>&1 || need redis-server "Redis (rate limits on the real server)"
+  fi
 
-if [[ -z "${TEST_DATABASE_URL:-}" ]] && ! tcp_open 127.0.0.1 5432; then
-  start_postgres=true
-  compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || need postgresql "PostgreSQL (read models on the real server)"
-fi
+  if [[ -z "${TEST_DATABASE_URL:-}" ]] && ! tcp_open 127.0.0.1 5432; then
+    start_postgres=true
+    compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || need postgresql "PostgreSQL (read models on the real server)"
+  fi
+}
 
-if [[ ${#packages[@]} -eq 0 && $start_redis == false && $start_postgres == false ]]; then
-  exit 0
-fi
+nothing_to_do() { [[ ${#packages[@]} -eq 0 && $start_redis == false && $start_postgres == false ]]; }
+
+detect
+nothing_to_do && exit 0
 
 # ------------------------------------------------------------------ cannot provision: say so
 can_provision=false
@@ -97,6 +99,13 @@ if [[ $can_provision == false ]]; then
 fi
 
 # ------------------------------------------------------------------ provision
+# One provisioning at a time on this machine (two checkouts testing at once share apt and the
+# services); whoever waited looks again, since the other may have done it all.
+exec 7>/tmp/wts-test-prerequisites.lock
+flock -w 900 7 || { say "ERROR: timed out waiting for another checkout's provisioning (/tmp/wts-test-prerequisites.lock)"; exit 1; }
+detect
+nothing_to_do && exit 0
+
 if [[ ${#packages[@]} -gt 0 ]]; then
   say "installing ${packages[*]} with apt-get (once) ..."
   export DEBIAN_FRONTEND=noninteractive
