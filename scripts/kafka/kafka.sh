@@ -385,12 +385,13 @@ do_start() {
   for ((i = 0; i < 50; i++)); do [[ -s "$PID_FILE" ]] && break; sleep 0.1; done
   pid="$(cat "$PID_FILE" 2>/dev/null || true)"
   [[ -n "$pid" ]] || fail_start "the broker process did not start"
+  start_watchdog "$pid"   # before waiting: a start interrupted from here on leaves no orphan
   log "started Kafka $KAFKA_VERSION (pid $pid) on $KAFKA_HOST:$KAFKA_PORT, waiting until it is ready ..."
 
   local rc=0
   wait_ready "$pid" "$LOG_OFFSET" || rc=$?
   case $rc in
-    0) log "ready in $((SECONDS - t0)) s (log: $SERVER_LOG)"; start_watchdog "$pid"; print_address ;;
+    0) log "ready in $((SECONDS - t0)) s (log: $SERVER_LOG)"; print_address ;;
     2) rm -f "$PID_FILE"; fail_start "the broker exited during startup" ;;
     *) fail_start "the broker was not ready within ${KAFKA_START_TIMEOUT}s (pid $pid still running; use 'kafka.sh stop')" ;;
   esac

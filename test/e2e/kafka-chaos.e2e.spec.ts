@@ -34,7 +34,7 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
   beforeAll(async () => {
     assertBuilt();
     // Free ports, chosen by the script and kept across its restarts.
-    brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-')) };
+    brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
     brokers = await startKafkaBroker(brokerEnv);
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-chaos-'));
     const token = randomBytes(24).toString('base64url');

@@ -58,11 +58,11 @@ beforeAll(async () => {
   try {
     await ready(probe);
   } catch {
-    throw new Error(`no Redis at ${REDIS_URL}: start one (redis-server --daemonize yes --port 6379) or set REDIS_URL`);
+    throw new Error(`no Redis answers at ${REDIS_URL}, so this suite cannot run: start one (redis-server --daemonize yes --port 6379; npm test does it when run as root) or set REDIS_URL`);
   } finally {
     await probe.close();
   }
-});
+}, 15_000);
 
 describe('RedisRateLimiter against a real Redis', () => {
   it('shares one count between two replicas: N allowed in total, the N+1th refused by either', async () => {
