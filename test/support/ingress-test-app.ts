@@ -4,10 +4,13 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
+import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock, toAppend, type ReadModelStore } from '@wts/application';
+import { Streams, type DeliveryAccepted } from '@wts/contracts';
+import { runIdForDelivery } from '@wts/domain';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
-import { MemoryRateLimiter } from '@wts/platform';
+import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -117,6 +120,7 @@ export class IngressTestApp {
     readonly config: AppConfig,
     readonly dataDir: string,
     readonly port: number,
+    private readonly listings: ReadModelStore,
   ) {}
 
   /** Starts an ingress on a fresh temp DATA_DIR; `env` overrides the environment (strings, as in process.env). */
@@ -124,15 +128,18 @@ export class IngressTestApp {
     const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'wts-ingress-int-'));
     const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL, ...env, DATA_DIR: dataDir });
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    // SQLite beside the store, or PostgreSQL when the env names a DATABASE_URL.
+    const { readModels } = await openReadModelStore(config);
     const app = await createIngressApp({
       config,
       adminToken: TEST_ADMIN_TOKEN,
       store,
+      readModels,
       rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;
-    const instance = new IngressTestApp(app, store, config, dataDir, address.port);
+    const instance = new IngressTestApp(app, store, config, dataDir, address.port, readModels);
     instance.ownsDataDir = shared === undefined;
     return instance;
   }
@@ -148,6 +155,35 @@ export class IngressTestApp {
   /** The local address of a webhook (the public URL names PUBLIC_BASE_URL, not this server). */
   webhookPath(webhookId: string): string {
     return `/workflow-webhooks/${webhookId}`;
+  }
+
+  /** The read-model database this app lists from. */
+  get readModels(): ReadModelStore {
+    return this.listings;
+  }
+
+  /**
+   * Appends, as if accepted, a delivery for an account outside the routine's scope (a lagging
+   * replica could have let it through): the dispatcher can never turn it into a run and parks it.
+   */
+  async appendDeliveryOutsideScope(target: { webhookId: string; routineId: string }): Promise<string> {
+    const deliveryId = `dlv_${randomBytes(16).toString('base64url')}`;
+    const data: DeliveryAccepted['data'] = {
+      deliveryId,
+      webhookId: target.webhookId,
+      routineId: target.routineId,
+      runId: runIdForDelivery(deliveryId),
+      triggerAccount: { accountId: 'acc_OutsideTheScope0000000', email: 'outsider@example.com' },
+      payload: { format: 'json', json: '{"x":1}' },
+      contentType: 'application/json',
+      idempotencyKey: null,
+      requestDigest: '0'.repeat(64),
+      receivedAt: new Date().toISOString(),
+    };
+    const events = toAppend([{ type: 'DeliveryAccepted', data }], { correlationId: deliveryId, causationId: deliveryId, traceparent: '' }, () => randomUUID());
+    const result = await this.store.append(Streams.delivery(deliveryId), events, 'no_stream');
+    if (result.kind !== 'appended') throw new Error('delivery not appended');
+    return deliveryId;
   }
 
   /** Creates runs in-process, the way the run-dispatcher does from the store. */
@@ -292,6 +328,14 @@ export class IngressTestApp {
 
   async runs(routineId: string): Promise<Json[]> {
     return ((await this.adminOk('GET', `/admin/routines/${routineId}/runs`, undefined, 200)) as { runs: Json[] }).runs;
+  }
+
+  /** Waits until the runs listing of the routine holds `count` entries (listings follow the store within milliseconds). */
+  async waitForRuns(routineId: string, count: number): Promise<Json[]> {
+    return eventually(async () => {
+      const list = await this.runs(routineId);
+      return list.length >= count ? list : undefined;
+    }, 5000, `${count} runs`);
   }
 
   /** Waits until the deliveries listing of the routine holds `count` entries. */

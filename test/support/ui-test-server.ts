@@ -9,7 +9,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
-import { MemoryRateLimiter } from '@wts/platform';
+import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,10 +74,12 @@ export class UiTestServer {
     const dataDir = mkdtempSync(join(tmpdir(), 'wts-ui-'));
     const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: baseUrl, PORT: String(port), ...env, DATA_DIR: dataDir });
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    const { readModels } = await openReadModelStore(config);
     const app = await createIngressApp({
       config,
       adminToken: UI_ADMIN_TOKEN,
       store,
+      readModels,
       rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
     });
     await app.listen({ port, host: '127.0.0.1' });

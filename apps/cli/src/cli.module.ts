@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CLI_CONTEXT, type CliContext } from './cli.context';
 import { CommanderSetup } from './cli.runner';
+import { RebuildReadModelsCommand } from './rebuild-read-models.command';
 import { ReplayCommand } from './replay.command';
 import { ShowDeliveryCommand } from './show-delivery.command';
 import { ShowRunCommand } from './show-run.command';
@@ -17,6 +18,7 @@ export class CliModule {
         { provide: CLI_CONTEXT, useValue: context },
         CommanderSetup,
         ReplayCommand,
+        RebuildReadModelsCommand,
         TailCommand,
         ShowCommand,
         ShowDeliveryCommand,

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { CLOCK, EVENT_STORE, RANDOM, RATE_LIMITER, cryptoRandom, systemClock, type RateLimiter } from '@wts/application';
+import { CLOCK, EVENT_STORE, RANDOM, RATE_LIMITER, READ_MODELS, cryptoRandom, systemClock, type RateLimiter, type ReadModelStore } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
@@ -7,6 +7,7 @@ import { APP_CONFIG, loggerParams } from '@wts/platform';
 import { LoggerModule } from 'nestjs-pino';
 import { AccountsController } from './admin/accounts.controller';
 import { ADMIN_TOKEN_DIGEST, AdminTokenGuard, adminTokenDigest } from './admin/admin-token.guard';
+import { ParkedController } from './admin/parked.controller';
 import { RoutineListController } from './admin/routine-list.controller';
 import { RoutineWebhookController } from './admin/routine-webhook.controller';
 import { RoutinesController } from './admin/routines.controller';
@@ -23,6 +24,8 @@ export interface IngressDependencies {
   readonly config: AppConfig;
   readonly adminToken: string;
   readonly store: EventStore;
+  /** Listings (deliveries, runs, parked, rejected attempts): SQLite beside the store, or PostgreSQL. */
+  readonly readModels: ReadModelStore;
   readonly rateLimiter: RateLimiter;
   /** Needed when KAFKA_BROKERS is set: the relay's durable checkpoint. */
   readonly checkpoints?: CheckpointStore;
@@ -41,6 +44,7 @@ export class IngressModule {
         RoutinesController,
         RoutineWebhookController,
         WebhookActivityController,
+        ParkedController,
         RunsController,
         HealthController,
         UiController,
@@ -48,6 +52,7 @@ export class IngressModule {
       providers: [
         { provide: APP_CONFIG, useValue: deps.config },
         { provide: EVENT_STORE, useValue: deps.store },
+        { provide: READ_MODELS, useValue: deps.readModels },
         { provide: RATE_LIMITER, useValue: deps.rateLimiter },
         { provide: CLOCK, useValue: systemClock },
         { provide: RANDOM, useValue: cryptoRandom },

@@ -1,25 +1,29 @@
 import { Logger, type Provider } from '@nestjs/common';
 import {
   AccountsUseCase,
+  BatchedActivityRecorder,
   CLOCK,
+  ConfigurationFeeder,
+  ConfigurationState,
   EVENT_STORE,
   RANDOM,
   RATE_LIMITER,
-  ReadModelFeeder,
-  WebhookActivityLog,
+  READ_MODELS,
+  ReadModelProjector,
   RoutinesUseCase,
   RunQueriesUseCase,
-  ServiceReadModel,
   TriggerWebhookUseCase,
   UseCaseContext,
+  WebhookActivityUseCase,
   WebhookAdminUseCase,
   type Clock,
   type RandomSource,
   type RateLimiter,
+  type ReadModelStore,
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { EventStore } from '@wts/event-store';
-import { APP_CONFIG } from '@wts/platform';
+import { APP_CONFIG, maxEventBytes } from '@wts/platform';
 
 const factory = <T>(provide: abstract new (...args: never[]) => T, inject: unknown[], useFactory: (...deps: never[]) => T): Provider => ({
   provide,
@@ -27,27 +31,44 @@ const factory = <T>(provide: abstract new (...args: never[]) => T, inject: unkno
   useFactory,
 });
 
+const logger = (context: string): { info: (fields: object, message: string) => void; error: (fields: object, message: string) => void } => {
+  const nest = new Logger(context);
+  return { info: (fields, message) => nest.log({ ...fields, msg: message }), error: (fields, message) => nest.error({ ...fields, msg: message }) };
+};
+
 /** The use cases, built from the ports: one place that knows the constructors. */
 export const useCaseProviders: Provider[] = [
   // Factories, not values: every app instance (and every test app in one process) owns its own.
-  { provide: ServiceReadModel, useFactory: () => new ServiceReadModel() },
-  { provide: WebhookActivityLog, useFactory: () => new WebhookActivityLog() },
-  factory(UseCaseContext, [EVENT_STORE, ServiceReadModel, CLOCK, RANDOM, ReadModelFeeder], (store: EventStore, model: ServiceReadModel, clock: Clock, random: RandomSource, feeder: ReadModelFeeder) =>
-    new UseCaseContext(store, model, clock, random, feeder),
+  { provide: ConfigurationState, useFactory: () => new ConfigurationState() },
+  factory(ConfigurationFeeder, [EVENT_STORE, ConfigurationState], (store: EventStore, state: ConfigurationState) =>
+    new ConfigurationFeeder(store, state, (error) => new Logger('Configuration').error({ err: error }, 'configuration subscription failed; resubscribing')),
+  ),
+  factory(BatchedActivityRecorder, [READ_MODELS], (readModels: ReadModelStore) =>
+    new BatchedActivityRecorder(readModels, (error, dropped) =>
+      new Logger('WebhookActivity').error({ err: error, dropped }, 'rejected attempts and replays could not be written; kept for a retry'),
+    ),
+  ),
+  factory(ReadModelProjector, [EVENT_STORE, READ_MODELS], (store: EventStore, readModels: ReadModelStore) =>
+    new ReadModelProjector(store, readModels, logger('ReadModelProjector')),
+  ),
+  factory(UseCaseContext, [EVENT_STORE, ConfigurationState, CLOCK, RANDOM, ConfigurationFeeder], (store: EventStore, state: ConfigurationState, clock: Clock, random: RandomSource, feeder: ConfigurationFeeder) =>
+    new UseCaseContext(store, state, clock, random, feeder),
   ),
   factory(AccountsUseCase, [UseCaseContext], (context: UseCaseContext) => new AccountsUseCase(context)),
   factory(RoutinesUseCase, [UseCaseContext], (context: UseCaseContext) => new RoutinesUseCase(context)),
   factory(WebhookAdminUseCase, [UseCaseContext, APP_CONFIG], (context: UseCaseContext, config: AppConfig) =>
     new WebhookAdminUseCase(context, config.http.publicBaseUrl),
   ),
-  factory(RunQueriesUseCase, [EVENT_STORE, ServiceReadModel], (store: EventStore, model: ServiceReadModel) => new RunQueriesUseCase(store, model)),
+  factory(RunQueriesUseCase, [EVENT_STORE, ConfigurationState, ConfigurationFeeder, READ_MODELS], (store: EventStore, state: ConfigurationState, feeder: ConfigurationFeeder, readModels: ReadModelStore) =>
+    new RunQueriesUseCase(store, state, feeder, readModels),
+  ),
+  factory(WebhookActivityUseCase, [ConfigurationState, ConfigurationFeeder, READ_MODELS, BatchedActivityRecorder], (state: ConfigurationState, feeder: ConfigurationFeeder, readModels: ReadModelStore, recorder: BatchedActivityRecorder) =>
+    new WebhookActivityUseCase(state, feeder, readModels, recorder),
+  ),
   factory(
     TriggerWebhookUseCase,
-    [EVENT_STORE, ServiceReadModel, ReadModelFeeder, RATE_LIMITER, WebhookActivityLog, CLOCK, RANDOM, APP_CONFIG],
-    (store: EventStore, model: ServiceReadModel, feeder: ReadModelFeeder, limiter: RateLimiter, attempts: WebhookActivityLog, clock: Clock, random: RandomSource, config: AppConfig) =>
-      new TriggerWebhookUseCase(store, model, feeder, limiter, attempts, clock, random, config.limits),
-  ),
-  factory(ReadModelFeeder, [EVENT_STORE, ServiceReadModel], (store: EventStore, model: ServiceReadModel) =>
-    new ReadModelFeeder(store, model, (error) => new Logger('ReadModel').error({ err: error }, 'read model subscription failed; resubscribing')),
+    [EVENT_STORE, ConfigurationState, ConfigurationFeeder, RATE_LIMITER, BatchedActivityRecorder, CLOCK, RANDOM, APP_CONFIG],
+    (store: EventStore, state: ConfigurationState, feeder: ConfigurationFeeder, limiter: RateLimiter, recorder: BatchedActivityRecorder, clock: Clock, random: RandomSource, config: AppConfig) =>
+      new TriggerWebhookUseCase(store, state, feeder, limiter, recorder, clock, random, { ...config.limits, maxEventBytes: maxEventBytes(config, store) }),
   ),
 ];

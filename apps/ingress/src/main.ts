@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { createRateLimiter, openEventStore, stopWhenSupervisorGone } from '@wts/platform';
+import { assertPayloadLimitFits, createRateLimiter, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
@@ -12,7 +12,10 @@ async function main(): Promise<void> {
     process.stdout.write(`ADMIN_TOKEN was not set; generated for this run: ${adminToken}\n`);
   }
   const { store, checkpoints } = await openEventStore(config);
-  const app = await createIngressApp({ config, adminToken, store, checkpoints, rateLimiter: createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`)) });
+  assertPayloadLimitFits(config, store);
+  const { readModels } = await openReadModelStore(config);
+  const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
+  const app = await createIngressApp({ config, adminToken, store, checkpoints, readModels, rateLimiter });
   await app.listen({ port: config.http.port, host: '0.0.0.0' });
   process.stdout.write(`ingress listening on ${config.http.publicBaseUrl}\n`);
   stopWhenSupervisorGone(config.supervisorPid);

@@ -201,7 +201,7 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
       runIds.push(accepted.run_id);
       await t.waitForRun(accepted.run_id);
     }
-    const runs = await t.runs(hook.routineId);
+    const runs = await t.waitForRuns(hook.routineId, 3);
     expect(runs.map((r: Json) => r.run_id)).toEqual([...runIds].reverse());
     for (const run of runs) expect(run).toMatchObject({ routine_id: hook.routineId, webhook_id: hook.webhookId, delivery_id: expect.stringMatching(/^dlv_/) });
 

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { STATUS_BY_CODE, WEBHOOK_NOT_FOUND_BODY } from '../src/http/problem';
-import { IngressTestApp, TEST_ADMIN_TOKEN, type HttpResult, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { IngressTestApp, TEST_ADMIN_TOKEN, type HttpResult, type Json, type WebhookFixture, eventually } from '../../../test/support/ingress-test-app';
 
 // ------------------------------------------------------------------ the document
 
@@ -589,6 +589,51 @@ describe('docs/openapi.json', () => {
         expect(attempts.attempts.map((attempt: Json) => attempt.reason)).toEqual(expect.arrayContaining(['wrong_secret', 'idempotency_key_reused']));
         const replays = await admin('GET', `/admin/routines/${routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays');
         expect(replays.replays).toContainEqual({ delivery_id: accepted.delivery_id, replays: 1 });
+      });
+
+      it('listings page with cursors; a cursor they did not issue is 400 invalid_cursor', async () => {
+        const paged = await t.setupWebhook({ account });
+        for (let i = 0; i < 2; i++) expect((await t.deliver(paged, { body: JSON.stringify({ data: { page: i } }) })).status).toBe(202);
+        const all = await t.waitForDeliveries(paged.routineId, 2);
+        const firstPage = await admin('GET', `/admin/routines/${paged.routineId}/webhook/deliveries?limit=1`, '/admin/routines/{id}/webhook/deliveries');
+        expect(firstPage.deliveries.map((d: Json) => d.delivery_id)).toEqual([all[0].delivery_id]);
+        expect(typeof firstPage.next_cursor).toBe('string');
+        const next = await admin('GET', `/admin/routines/${paged.routineId}/webhook/deliveries?limit=1&cursor=${firstPage.next_cursor}`, '/admin/routines/{id}/webhook/deliveries');
+        expect(next.deliveries.map((d: Json) => d.delivery_id)).toEqual([all[1].delivery_id]);
+        expect(next.next_cursor).toBeNull();
+        const forged = 'p.bm90LWEtcG9zaXRpb24';
+        expect((await admin('GET', `/admin/routines/${routineId}/webhook/deliveries?cursor=${forged}`, '/admin/routines/{id}/webhook/deliveries')).code).toBe('invalid_cursor');
+        expect((await admin('GET', `/admin/routines/${routineId}/runs?cursor=${forged}`, '/admin/routines/{id}/runs')).code).toBe('invalid_cursor');
+        expect((await admin('GET', `/admin/routines/${routineId}/webhook/attempts?cursor=${forged}`, '/admin/routines/{id}/webhook/attempts')).code).toBe('invalid_cursor');
+        expect((await admin('GET', `/admin/routines/${routineId}/webhook/replays?cursor=${forged}`, '/admin/routines/{id}/webhook/replays')).code).toBe('invalid_cursor');
+        expect((await admin('GET', `/admin/parked?cursor=${forged}`, '/admin/parked')).code).toBe('invalid_cursor');
+        expect((await admin('GET', `/admin/routines/${routineId}/webhook/parked?cursor=${forged}`, '/admin/routines/{id}/webhook/parked')).code).toBe('invalid_cursor');
+      });
+
+      it('parked deliveries: all, and one routine\'s', async () => {
+        const parked = await t.setupWebhook({ account });
+        // A delivery for an account outside the routine's scope can never become a run: parked.
+        const delivery = { delivery_id: await t.appendDeliveryOutsideScope(parked) };
+        const listed = await eventually(async () => {
+          const page = await admin('GET', `/admin/routines/${parked.routineId}/webhook/parked`, '/admin/routines/{id}/webhook/parked');
+          return page.parked.length > 0 ? page : undefined;
+        }, 8000, 'the parked delivery');
+        expect(listed.parked[0]).toMatchObject({ delivery_id: delivery.delivery_id, routine_id: parked.routineId, source_type: 'DeliveryAccepted', error: expect.stringContaining('account_out_of_scope') });
+        const all = await admin('GET', '/admin/parked?limit=1000', '/admin/parked');
+        expect(all.parked.map((row: Json) => row.delivery_id)).toContain(delivery.delivery_id);
+        expect((await admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/parked', '/admin/routines/{id}/webhook/parked')).code).toBe('routine_not_found');
+      });
+
+      it('read-model database down: listings 503 read_model_unavailable, while deliveries are still accepted', async () => {
+        const listed = await t.setupWebhook({ account });
+        await t.readModels.close();
+        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/deliveries`, '/admin/routines/{id}/webhook/deliveries')).code).toBe('read_model_unavailable');
+        expect((await admin('GET', `/admin/routines/${listed.routineId}/runs`, '/admin/routines/{id}/runs')).code).toBe('read_model_unavailable');
+        expect((await admin('GET', '/admin/parked', '/admin/parked')).code).toBe('read_model_unavailable');
+        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/parked`, '/admin/routines/{id}/webhook/parked')).code).toBe('read_model_unavailable');
+        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/attempts`, '/admin/routines/{id}/webhook/attempts')).code).toBe('read_model_unavailable');
+        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays')).code).toBe('read_model_unavailable');
+        expect(expectDocumented(await t.deliver(listed), 'POST', WEBHOOK).status).toBe('accepted');
       });
 
       async function eventuallyRuns(id: string): Promise<Json[]> {

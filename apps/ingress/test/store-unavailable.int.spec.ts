@@ -51,9 +51,16 @@ describe('event store unavailable', () => {
     expect((await t.http('GET', '/readyz')).status).toBe(503);
   });
 
-  it('while the store is down, authentication and header checks still answer as usual', async () => {
-    expect((await t.deliver(hook, { authorization: 'Bearer whsec_wrong' })).status).toBe(404);
-    expectProblem(await t.deliver(hook, { contentType: 'application/xml' }), 415, 'unsupported_media_type');
+  it('while the store is down, no decision is made on a view that may be stale: known, unknown, wrong secret — one identical 503', async () => {
+    const answers = [
+      await t.deliver(hook, { authorization: 'Bearer whsec_wrong' }),
+      await t.deliver({ webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA', secret: hook.secret }),
+      await t.deliver(hook),
+      await t.deliver(hook, { contentType: 'application/xml' }),
+    ];
+    for (const answer of answers) expectProblem(answer, 503, 'store_unavailable');
+    expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.headers.get('retry-after'))).size).toBe(1);
   });
 
   it('admin writes answer 503 too', async () => {

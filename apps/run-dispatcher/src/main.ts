@@ -3,13 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { KafkaDispatchServer } from '@wts/messaging';
-import { ServiceLogger, openEventStore, stopWhenSupervisorGone } from '@wts/platform';
+import { ServiceLogger, assertPayloadLimitFits, openEventStore, stopWhenSupervisorGone } from '@wts/platform';
 import { Logger } from 'nestjs-pino';
 import { DispatcherModule } from './dispatcher.module';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const { store, checkpoints, description } = await openEventStore(config);
+  assertPayloadLimitFits(config, store);
   const brokers = config.kafka.brokers;
   if (brokers) {
     // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy.

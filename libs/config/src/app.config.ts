@@ -7,9 +7,11 @@ import { EnvironmentDto } from './environment.dto';
 export interface AppConfig {
   readonly http: { readonly port: number; readonly publicBaseUrl: string; readonly adminToken: string | undefined };
   readonly storage: { readonly dataDir: string };
-  readonly eventStore: { readonly connectionString: string | undefined };
+  readonly eventStore: { readonly connectionString: string | undefined; readonly maxAppendBytes: number };
   readonly kafka: { readonly brokers: readonly string[] | undefined };
   readonly redis: { readonly url: string | undefined };
+  /** Read models: PostgreSQL at this URL; unset: SQLite under DATA_DIR. */
+  readonly database: { readonly url: string | undefined };
   readonly limits: {
     readonly maxPayloadBytes: number;
     readonly rateLimitPerMinute: number;
@@ -36,8 +38,10 @@ const ENVIRONMENT_KEYS = [
   'ADMIN_TOKEN',
   'DATA_DIR',
   'EVENTSTORE_CONNECTION_STRING',
+  'EVENTSTORE_MAX_APPEND_BYTES',
   'KAFKA_BROKERS',
   'REDIS_URL',
+  'DATABASE_URL',
   'WEBHOOK_MAX_PAYLOAD_BYTES',
   'WEBHOOK_RATE_LIMIT_PER_MINUTE',
   'IDEMPOTENCY_RETENTION_SECONDS',
@@ -58,9 +62,10 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   return {
     http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN },
     storage: { dataDir: resolve(dto.DATA_DIR) },
-    eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING },
+    eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
     kafka: { brokers: dto.KAFKA_BROKERS?.split(',') },
     redis: { url: dto.REDIS_URL },
+    database: { url: dto.DATABASE_URL },
     limits: {
       maxPayloadBytes: dto.WEBHOOK_MAX_PAYLOAD_BYTES,
       rateLimitPerMinute: dto.WEBHOOK_RATE_LIMIT_PER_MINUTE,

@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka.brokers).toBeUndefined();
     expect(config.redis.url).toBeUndefined();
+    expect(config.database.url).toBeUndefined();
     expect(config.storage.dataDir.endsWith('/data')).toBe(true);
     expect(config.log).toEqual({ level: 'info', format: 'auto' });
     expect(config.supervisorPid).toBeUndefined();
@@ -26,6 +27,7 @@ describe('loadConfig', () => {
       ADMIN_TOKEN: 'a-valid_token.with~chars+/==',
       KAFKA_BROKERS: 'k1:9092,k2:9092',
       REDIS_URL: 'redis://127.0.0.1:6379',
+      DATABASE_URL: 'postgres://app@db:5432/wts',
       EVENTSTORE_CONNECTION_STRING: 'esdb://127.0.0.1:2113?tls=false',
       WEBHOOK_MAX_PAYLOAD_BYTES: '1024',
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
@@ -33,6 +35,7 @@ describe('loadConfig', () => {
     });
     expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==' });
     expect(config.kafka.brokers).toEqual(['k1:9092', 'k2:9092']);
+    expect(config.database.url).toBe('postgres://app@db:5432/wts');
     expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
   });
 
@@ -44,6 +47,7 @@ describe('loadConfig', () => {
     ['ADMIN_TOKEN', 'Str0ng!Passw0rd#2024', 'ADMIN_TOKEN may hold only'],
     ['KAFKA_BROKERS', 'nohostport', 'KAFKA_BROKERS'],
     ['REDIS_URL', 'http://x', 'REDIS_URL'],
+    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL'],
     ['EVENTSTORE_CONNECTION_STRING', 'postgres://x', 'EVENTSTORE_CONNECTION_STRING'],
     ['WEBHOOK_MAX_PAYLOAD_BYTES', '0', 'WEBHOOK_MAX_PAYLOAD_BYTES'],
     ['WEBHOOK_RATE_LIMIT_PER_MINUTE', '-1', 'WEBHOOK_RATE_LIMIT_PER_MINUTE'],

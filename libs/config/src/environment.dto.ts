@@ -38,6 +38,13 @@ export class EnvironmentDto {
   })
   EVENTSTORE_CONNECTION_STRING?: string;
 
+  /** The EventStoreDB server's MaxAppendSize (its default: 1 MiB). Only with EVENTSTORE_CONNECTION_STRING. */
+  @Transform(toInt)
+  @IsInt({ message: 'EVENTSTORE_MAX_APPEND_BYTES must be an integer' })
+  @Min(65_536)
+  @Max(1_073_741_824)
+  EVENTSTORE_MAX_APPEND_BYTES = 1_048_576;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
@@ -47,6 +54,11 @@ export class EnvironmentDto {
   @IsOptional()
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// (or postgresql://) connection string' })
+  DATABASE_URL?: string;
 
   @Transform(toInt)
   @IsInt({ message: 'WEBHOOK_MAX_PAYLOAD_BYTES must be an integer' })

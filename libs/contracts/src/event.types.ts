@@ -16,5 +16,17 @@ export interface EventMetadata {
   readonly traceparent: string;
 }
 
-/** The schema version of every event type in this package. Bump when a data shape changes. */
+/** The schema version of an event type whose data shape never changed. */
 export const SCHEMA_VERSION = 1;
+
+/**
+ * Event types whose data shape changed, with their current version. Bump one when its shape
+ * changes, and teach `upcastEvent` (upcast.ts) to read the older shapes.
+ * - RunCreated 2: no `payload` (it is stored once, in DeliveryAccepted; the run keeps its framed
+ *   `initialMessage`).
+ */
+export const CHANGED_SCHEMA_VERSIONS: Readonly<Record<string, number>> = { RunCreated: 2 };
+
+export function schemaVersionOf(eventType: string): number {
+  return CHANGED_SCHEMA_VERSIONS[eventType] ?? SCHEMA_VERSION;
+}

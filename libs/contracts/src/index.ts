@@ -5,3 +5,4 @@ export * from './delivery.events';
 export * from './run.events';
 export * from './streams';
 export * from './all-events';
+export * from './upcast';

@@ -1,5 +1,4 @@
 import type { RoutineMode, RoutineTool } from './catalog.events';
-import type { PayloadRecord } from './delivery.events';
 import type { Event } from './event.types';
 import type { TriggerAccount } from './webhook.events';
 
@@ -19,9 +18,11 @@ export type RunCreated = Event<
     readonly deliveryId: string;
     readonly triggerAccount: TriggerAccount;
     readonly routine: RoutineSnapshot;
-    /** The fixed, service-written message framing the payload as untrusted data. */
+    /**
+     * The fixed, service-written message framing the payload as untrusted data. The payload itself
+     * is stored once, in the delivery's DeliveryAccepted (schema version 2; see upcastEvent).
+     */
     readonly initialMessage: string;
-    readonly payload: PayloadRecord;
     readonly status: 'created';
     readonly createdAt: string;
   }
@@ -36,6 +37,9 @@ export type DispatchParked = Event<
     readonly sourceEventId: string;
     readonly sourceStream: string;
     readonly sourceType: string;
+    /** The delivery and routine it belongs to (absent in events written before they were recorded). */
+    readonly deliveryId?: string;
+    readonly routineId?: string;
     readonly error: string;
     readonly parkedAt: string;
   }

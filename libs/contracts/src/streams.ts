@@ -17,4 +17,7 @@ export const StreamCategories = {
   run: 'run-',
   parked: 'parked-',
   accountCatalog: 'account-catalog',
+  /** The category of the account catalog stream (the category index serves whole categories). */
+  account: 'account-',
+  webhookSlot: 'webhook_slot-',
 } as const;

@@ -12,3 +12,4 @@ export * from './delivery/idempotency.policy';
 export * from './delivery/delivery.decider';
 export * from './run/run.decider';
 export * from './run/untrusted-message.framer';
+export * from './delivery/event-size.budget';

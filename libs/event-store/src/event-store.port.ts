@@ -50,6 +50,20 @@ export interface SubscribeOptions {
   /** Deliver events strictly after this position; from the start when absent. */
   readonly after?: GlobalPosition;
   readonly filter?: SubscriptionFilter;
+  /**
+   * Called with a position up to which every event has been handed to the handler or left out by
+   * the filter (a filtered subscription over a long stretch of other streams still moves on).
+   */
+  readonly onProgress?: (position: GlobalPosition) => void;
+  /** Called each time the subscription has reached the end of the store and waits for new events. */
+  readonly onCaughtUp?: () => void;
+}
+
+export interface ReadStreamOptions {
+  /** The first revision to read (inclusive); 0n when absent. */
+  readonly fromRevision?: bigint;
+  /** At most this many events. */
+  readonly maxCount?: number;
 }
 
 export type EventHandler = (event: RecordedEvent) => Promise<void> | void;
@@ -62,13 +76,23 @@ export interface Subscription {
 }
 
 export interface EventStore {
+  /**
+   * The largest event (data and metadata as JSON, in bytes) one append may hold: larger ones are
+   * refused with InvalidAppendError before anything is sent. Callers size what they accept by it.
+   */
+  readonly maxEventBytes: number;
   append(
     streamId: string,
     events: readonly EventToAppend[],
     expected: ExpectedRevision,
   ): Promise<AppendResult>;
-  /** All events of a stream in order; an empty array when the stream does not exist. */
-  readStream(streamId: string): Promise<readonly RecordedEvent[]>;
+  /** Events of a stream in order (all of them by default); an empty array when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<readonly RecordedEvent[]>;
+  /**
+   * The revision of the last event of each stream (-1n for a stream that does not exist), read
+   * from the leader: a cheap check of whether what a process folded is still current.
+   */
+  streamHeads(streamIds: readonly string[]): Promise<ReadonlyMap<string, bigint>>;
   /** Events of $all in global order, strictly after `after`, at most `limit` of them. */
   readAll(options: {
     readonly after?: GlobalPosition;

@@ -2,7 +2,7 @@
  * Stored event → Kafka message, and Kafka message → validated event. Pure functions over plain
  * shapes (structurally compatible with kafkajs' messages), no client library.
  */
-import { SCHEMA_VERSION } from '@wts/contracts';
+import { upcastEvent, writtenSchemaVersion } from '@wts/contracts';
 import { formatPosition, parsePosition, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import { DeliveryAcceptedMessage, KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type EventHeaders, type MessageRoute } from './kafka-topics.contract';
 
@@ -13,9 +13,11 @@ export interface OutboundMessage {
   readonly headers: EventHeaders;
 }
 
-export function encodeEvent(event: RecordedEvent, route: MessageRoute): OutboundMessage {
-  const metadata = (event.metadata ?? {}) as { schemaVersion?: unknown; traceparent?: unknown };
-  const schemaVersion = typeof metadata.schemaVersion === 'number' ? metadata.schemaVersion : SCHEMA_VERSION;
+/** Events written by an older build go out in today's shape (upcast), like every other reader sees them. */
+export function encodeEvent(stored: RecordedEvent, route: MessageRoute): OutboundMessage {
+  const event = upcastEvent(stored);
+  const metadata = (event.metadata ?? {}) as { traceparent?: unknown };
+  const schemaVersion = writtenSchemaVersion(event.metadata);
   const headers: EventHeaders = {
     'event-type': event.type,
     'event-id': event.id,

@@ -46,11 +46,14 @@ export const DEFAULT_PARTITIONS: { readonly [R in TopicRole]: number } = {
 
 /**
  * `max.message.bytes` of the topics that carry events (set when they are created, raised on an
- * existing topic below it). A RunCreated holds the payload twice (`payload`, and framed in
- * `initialMessage`), escaped: a 256 KiB body makes a message of up to ~3.3 MB, above the broker's
- * default limit (1 MiB). The broker-level `message.max.bytes` can stay at its default.
+ * existing topic below it). A RunCreated holds the framed, escaped payload: a 256 KiB body makes a
+ * message of up to ~1.8 MB, above the broker's default limit (1 MiB). The broker-level
+ * `message.max.bytes` can stay at its default.
  */
 export const TOPIC_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** The largest event a relay can forward: the topic's limit less room for key, headers and the record batch. */
+export const KAFKA_MAX_EVENT_BYTES = TOPIC_MAX_MESSAGE_BYTES - 64 * 1024;
 
 /** The topics that carry messages (the leadership topic stays empty). */
 export const DATA_TOPIC_ROLES: readonly TopicRole[] = ['webhookEvents', 'webhookEventsDeadLetter', 'routineRuns'];

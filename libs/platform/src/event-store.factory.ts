@@ -26,7 +26,7 @@ export async function prepareEventStore(config: AppConfig): Promise<void> {
 export async function openEventStore(config: AppConfig): Promise<OpenedStore> {
   if (config.eventStore.connectionString) {
     const { openEventStoreDb } = await import('./eventstoredb.factory');
-    return openEventStoreDb(config.eventStore.connectionString);
+    return openEventStoreDb(config.eventStore.connectionString, config.eventStore.maxAppendBytes);
   }
   const file = join(config.storage.dataDir, EMBEDDED_STORE_FILE);
   const store = SqliteEventStore.open(file);

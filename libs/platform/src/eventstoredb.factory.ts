@@ -6,8 +6,8 @@ import type { OpenedStore } from './event-store.factory';
  * is down shows up as EventStoreUnavailableError (503, failing health checks), not as a crash at
  * startup. A malformed connection string is refused here.
  */
-export async function openEventStoreDb(connectionString: string): Promise<OpenedStore> {
-  const store = EventStoreDbEventStore.connect(connectionString);
+export async function openEventStoreDb(connectionString: string, maxAppendBytes: number): Promise<OpenedStore> {
+  const store = EventStoreDbEventStore.connect(connectionString, { maxAppendBytes });
   return {
     store,
     checkpoints: store.checkpoints(),

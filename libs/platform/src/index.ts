@@ -6,3 +6,5 @@ export * from './redis-rate-limiter.adapter';
 export * from './rate-limiter.factory';
 export * from './service.logger';
 export * from './supervisor.watch';
+export * from './read-model.factory';
+export * from './event-size.budget';

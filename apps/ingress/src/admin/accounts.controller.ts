@@ -20,7 +20,7 @@ export class AccountsController {
   }
 
   @Get()
-  list(): { accounts: AccountView[] } {
-    return { accounts: this.accounts.list() };
+  async list(): Promise<{ accounts: AccountView[] }> {
+    return { accounts: await this.accounts.list() };
   }
 }

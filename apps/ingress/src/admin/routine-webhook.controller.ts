@@ -11,8 +11,8 @@ export class RoutineWebhookController {
   constructor(private readonly webhooks: WebhookAdminUseCase) {}
 
   @Get()
-  view(@Param('id') id: string): WebhookView {
-    return orThrow(this.webhooks.view(id));
+  async view(@Param('id') id: string): Promise<WebhookView> {
+    return orThrow(await this.webhooks.view(id));
   }
 
   @Post('enable')

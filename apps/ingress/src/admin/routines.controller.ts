@@ -1,11 +1,9 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { RoutinesUseCase, RunQueriesUseCase, type DeliveryListItem, type RoutineView, type RunListItem } from '@wts/application';
+import { RoutinesUseCase, RunQueriesUseCase, type DeliveryListItem, type ParkedListItem, type RoutineView, type RunListItem } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
-import { ListQueryDto } from './dto/list-query.dto';
+import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
 import { CreateRoutineDto, UpdateRoutineDto, toChanges, toDefinition } from './dto/routine.dto';
-
-const DEFAULT_LIMIT = 100;
 
 @Controller('admin/routines')
 @UseGuards(AdminTokenGuard)
@@ -26,17 +24,26 @@ export class RoutinesController {
   }
 
   @Get(':id')
-  get(@Param('id') id: string): RoutineView {
-    return orThrow(this.routines.get(id));
+  async get(@Param('id') id: string): Promise<RoutineView> {
+    return orThrow(await this.routines.get(id));
   }
 
   @Get(':id/webhook/deliveries')
-  deliveries(@Param('id') id: string, @Query() query: ListQueryDto): { deliveries: DeliveryListItem[] } {
-    return { deliveries: orThrow(this.queries.deliveries(id, query.limit ?? DEFAULT_LIMIT)) };
+  async deliveries(@Param('id') id: string, @Query() query: ListQueryDto): Promise<{ deliveries: readonly DeliveryListItem[]; next_cursor: string | null }> {
+    const page = orThrow(await this.queries.deliveries(id, toPageRequest(query)));
+    return { deliveries: page.items, next_cursor: page.nextCursor };
   }
 
   @Get(':id/runs')
-  runs(@Param('id') id: string, @Query() query: ListQueryDto): { runs: RunListItem[] } {
-    return { runs: orThrow(this.queries.runs(id, query.limit ?? DEFAULT_LIMIT)) };
+  async runs(@Param('id') id: string, @Query() query: ListQueryDto): Promise<{ runs: readonly RunListItem[]; next_cursor: string | null }> {
+    const page = orThrow(await this.queries.runs(id, toPageRequest(query)));
+    return { runs: page.items, next_cursor: page.nextCursor };
+  }
+
+  /** Deliveries of this routine that can never become a run, kept with their error. */
+  @Get(':id/webhook/parked')
+  async parked(@Param('id') id: string, @Query() query: ListQueryDto): Promise<{ parked: readonly ParkedListItem[]; next_cursor: string | null }> {
+    const page = orThrow(await this.queries.parked(id, toPageRequest(query)));
+    return { parked: page.items, next_cursor: page.nextCursor };
   }
 }

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { RejectionError } from '@wts/domain';
+import { ReadModelUnavailableError } from '@wts/application';
 import { EventStoreUnavailableError } from '@wts/event-store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, WEBHOOK_NOT_FOUND_BODY, problem, type Problem, type ProblemCode } from './problem';
@@ -20,13 +21,14 @@ export class ProblemFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const body = this.toProblem(exception);
     if (body.status >= 500) this.logger.error({ err: exception }, body.detail ?? body.title);
-    if (body.code === 'store_unavailable') void reply.header('retry-after', '5');
+    if (body.status === 503) void reply.header('retry-after', '5');
     void reply.status(body.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   }
 
   private toProblem(exception: unknown): Problem {
     if (exception instanceof RejectionError) return problem(exception.rejection.code, exception.rejection.detail);
     if (exception instanceof EventStoreUnavailableError) return problem('store_unavailable', 'the event store is unavailable; nothing was accepted, retry later');
+    if (exception instanceof ReadModelUnavailableError) return problem('read_model_unavailable', 'the read-model database is unavailable; retry later');
     if (exception instanceof HttpException) return this.fromHttpException(exception);
     return problem('internal_error', 'an unexpected error occurred');
   }

@@ -1,7 +1,14 @@
 import type { RejectionCode } from '@wts/domain';
 
 /** Codes the edge adds to the domain's: auth, store health, routing, the unexpected. */
-export type ProblemCode = RejectionCode | 'unauthorized' | 'store_unavailable' | 'not_found' | 'method_not_allowed' | 'internal_error';
+export type ProblemCode =
+  | RejectionCode
+  | 'unauthorized'
+  | 'store_unavailable'
+  | 'read_model_unavailable'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'internal_error';
 
 export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   webhook_not_found: 404,
@@ -29,9 +36,11 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   webhook_not_enabled: 409,
   webhook_already_enabled: 409,
   run_not_found: 404,
+  invalid_cursor: 400,
   concurrent_modification: 409,
   unauthorized: 401,
   store_unavailable: 503,
+  read_model_unavailable: 503,
   not_found: 404,
   method_not_allowed: 405,
   internal_error: 500,

@@ -47,7 +47,7 @@ describe('admin API for the Config page', () => {
 
     it('is empty for a routine without a webhook', async () => {
       const routine = await server.createRoutine({ name: 'No webhook', account_scope: [account.id] });
-      expect(await server.adminOk('GET', `/admin/routines/${routine.id}/webhook/attempts`, undefined, 200)).toEqual({ attempts: [] });
+      expect(await server.adminOk('GET', `/admin/routines/${routine.id}/webhook/attempts`, undefined, 200)).toEqual({ attempts: [], next_cursor: null });
     });
 
     it('lists rejected attempts newest first with reason, time and source address, while callers get one identical 404', async () => {

@@ -42,13 +42,14 @@ export class AccountsUseCase {
     return 'kind' in result ? result : this.view(accountId);
   }
 
-  list(): AccountView[] {
-    const catalog = this.context.readModel.accounts();
+  async list(): Promise<AccountView[]> {
+    await this.context.fresh([ACCOUNT_CATALOG_STREAM]);
+    const catalog = this.context.config.accounts();
     return [...catalog.accounts.values()].map((account) => toAccountView(account, catalog));
   }
 
   private view(accountId: string): AccountView | Rejection {
-    const catalog = this.context.readModel.accounts();
+    const catalog = this.context.config.accounts();
     const account = catalog.accounts.get(accountId);
     return account ? toAccountView(account, catalog) : reject('unknown_account', `no account ${accountId}`);
   }

@@ -1,5 +1,5 @@
-import { Streams, type RoutineDefinition } from '@wts/contracts';
-import { idFromBytes, judgeRoutineSafety, reject, routineDecider, webhookDecider, type Rejection } from '@wts/domain';
+import { ACCOUNT_CATALOG_STREAM, Streams, type RoutineDefinition } from '@wts/contracts';
+import { idFromBytes, judgeRoutineSafety, reject, routineDecider, webhookDecider, type Rejection, type RoutineState } from '@wts/domain';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { toRoutineView, type RoutineView } from './routine.view';
 
@@ -8,7 +8,7 @@ export class RoutinesUseCase {
   constructor(private readonly context: UseCaseContext) {}
 
   async create(definition: RoutineDefinition): Promise<RoutineView | Rejection> {
-    await this.context.fresh();
+    await this.context.fresh([ACCOUNT_CATALOG_STREAM]);
     const routineId = idFromBytes('routine', this.context.random.bytes(16));
     const result = await this.context.run(Streams.routine(routineId), routineDecider, {
       type: 'CreateRoutine',
@@ -17,12 +17,12 @@ export class RoutinesUseCase {
       knownAccountIds: this.knownAccountIds(),
       now: this.context.nowIso(),
     });
-    return 'kind' in result ? result : this.get(routineId);
+    return 'kind' in result ? result : this.current(routineId);
   }
 
   /** After a change the webhook's safety block is reassessed: making it safer lifts the block. */
   async update(routineId: string, changes: Partial<RoutineDefinition>): Promise<RoutineView | Rejection> {
-    await this.context.fresh();
+    await this.context.freshRoutine(routineId);
     const result = await this.context.run(Streams.routine(routineId), routineDecider, {
       type: 'UpdateRoutine',
       routineId,
@@ -31,7 +31,7 @@ export class RoutinesUseCase {
       now: this.context.nowIso(),
     });
     if ('kind' in result) return result;
-    const webhook = this.context.readModel.webhookOfRoutine(routineId);
+    const webhook = this.context.config.webhookOfRoutine(routineId);
     if (webhook && result.state) {
       const reassessed = await this.context.run(Streams.webhook(webhook.webhookId), webhookDecider, {
         type: 'ReassessSafety',
@@ -40,15 +40,25 @@ export class RoutinesUseCase {
       });
       if ('kind' in reassessed) return reassessed;
     }
-    return this.get(routineId);
+    return this.current(routineId);
   }
 
-  get(routineId: string): RoutineView | Rejection {
-    const routine = this.context.readModel.routine(routineId);
+  async get(routineId: string): Promise<RoutineView | Rejection> {
+    await this.context.fresh([Streams.routine(routineId)]);
+    return this.current(routineId);
+  }
+
+  /** Every routine, the most recently created first (the Config page's list). */
+  list(): RoutineState[] {
+    return this.context.config.routinesNewestFirst();
+  }
+
+  private current(routineId: string): RoutineView | Rejection {
+    const routine = this.context.config.routine(routineId);
     return routine ? toRoutineView(routine) : reject('routine_not_found', `no routine ${routineId}`);
   }
 
   private knownAccountIds(): ReadonlySet<string> {
-    return new Set(this.context.readModel.accounts().accounts.keys());
+    return new Set(this.context.config.accounts().accounts.keys());
   }
 }

@@ -1,6 +1,7 @@
-import { Streams, type DeliveryAccepted, type DeliveryEvent } from '@wts/contracts';
+import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type DeliveryEvent } from '@wts/contracts';
 import {
   DECOY_DIGEST,
+  bodyFits,
   MAX_IDEMPOTENCY_GENERATIONS,
   decideDelivery,
   deliveryIdForIdempotencyKey,
@@ -22,21 +23,26 @@ import {
 } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { createHash } from 'node:crypto';
-import type { ReadModelFreshness } from '../projection/read-model.feeder';
-import type { ServiceReadModel } from '../projection/service.read-model';
+import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
+import type { ConfigurationState } from '../configuration/configuration.state';
 import { asEvent, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { childTraceparent } from '../shared/trace-context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
-import type { AttemptReason, WebhookActivityLog } from './webhook-activity.log';
+import type { AttemptReason, WebhookActivityRecorder } from './webhook-activity.recorder';
 import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
 
 export interface TriggerLimits {
   readonly maxPayloadBytes: number;
   readonly idempotencyRetentionMs: number;
+  /** The largest event the store (and Kafka, when relayed) takes: a body whose events could exceed it is a 413. */
+  readonly maxEventBytes: number;
 }
 
 type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState };
+
+/** Looked at in place of a routine when the webhook is unknown: never written, always absent. */
+const UNKNOWN_ROUTINE = 'rtn_unknown';
 
 /**
  * The public endpoint, in the contract's order: auth (404) → content type (415) → size (413) →
@@ -45,10 +51,10 @@ type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: Ro
 export class TriggerWebhookUseCase {
   constructor(
     private readonly store: EventStore,
-    private readonly readModel: ServiceReadModel,
-    private readonly freshness: ReadModelFreshness,
+    private readonly config: ConfigurationState,
+    private readonly freshness: ConfigurationFreshness,
     private readonly rateLimiter: RateLimiter,
-    private readonly attempts: WebhookActivityLog,
+    private readonly activity: WebhookActivityRecorder,
     private readonly clock: Clock,
     private readonly random: RandomSource,
     private readonly limits: TriggerLimits,
@@ -56,9 +62,7 @@ export class TriggerWebhookUseCase {
 
   async execute(command: TriggerWebhookCommand): Promise<TriggerWebhookOutcome> {
     // Decide on state that includes every change committed before this request (any replica).
-    // If the store cannot be read, decide on what is folded: no 202 is possible without the
-    // store anyway (the append would fail with 503), and 404/415/413 still answer as usual.
-    await this.freshness.catchUp().catch(() => undefined);
+    await this.freshen(command.webhookId);
     const auth = this.authenticate(command);
     if (!auth) return { kind: 'rejected', code: 'webhook_not_found', detail: 'not found' };
     const outcome = await this.afterAuthentication(command, auth);
@@ -66,9 +70,23 @@ export class TriggerWebhookUseCase {
     return outcome;
   }
 
+  /**
+   * The streams this decision reads — the webhook, its routine and the account catalog — checked
+   * against their heads (one cheap look whatever the traffic), and read only where they moved.
+   * An unknown id looks at the same number of streams. A store that cannot be read fails the
+   * request (503): a decision on a view that may be stale could accept a revoked secret.
+   */
+  private async freshen(webhookId: string): Promise<void> {
+    const known = this.config.webhook(webhookId)?.routineId;
+    await this.freshness.ensureFresh([Streams.webhook(webhookId), ACCOUNT_CATALOG_STREAM, Streams.routine(known ?? UNKNOWN_ROUTINE)]);
+    const routineId = this.config.webhook(webhookId)?.routineId;
+    // First sight of this webhook here (enabled through another replica a moment ago).
+    if (routineId !== undefined && routineId !== known) await this.freshness.ensureFresh([Streams.routine(routineId)]);
+  }
+
   /** Same work whether the endpoint is unknown, disabled or the secret wrong: hash and compare. */
   private authenticate(command: TriggerWebhookCommand): Authenticated | undefined {
-    const webhook = this.readModel.webhook(command.webhookId);
+    const webhook = this.config.webhook(command.webhookId);
     const secret = parseBearerSecret(command.authorization) ?? '';
     const matches = secretMatchesDigest(secret, webhook?.secretDigest ?? DECOY_DIGEST) && secret !== '';
     if (!webhook) return undefined;
@@ -76,12 +94,12 @@ export class TriggerWebhookUseCase {
       this.record(webhook.webhookId, matches ? 'webhook_disabled' : 'wrong_secret', command);
       return undefined;
     }
-    const routine = this.readModel.routine(webhook.routineId);
+    const routine = this.config.routine(webhook.routineId);
     return routine ? { webhook, routine } : undefined;
   }
 
   private record(webhookId: string, reason: AttemptReason, command: TriggerWebhookCommand): void {
-    this.attempts.record({ webhookId, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
+    this.activity.recordAttempt({ webhookId, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
   }
 
   private async afterAuthentication(command: TriggerWebhookCommand, { webhook, routine }: Authenticated): Promise<TriggerWebhookOutcome> {
@@ -90,6 +108,10 @@ export class TriggerWebhookUseCase {
     const body = await command.readBody(this.limits.maxPayloadBytes);
     if (body.kind === 'too_large') {
       return reject('payload_too_large', `the body exceeds ${this.limits.maxPayloadBytes} bytes`);
+    }
+    if (!bodyFits(body.bytes.length, this.config.routineSnapshotBytes(routine.routineId), this.limits.maxEventBytes)) {
+      // Only a routine with very long instructions gets here: with it, the run could not be stored.
+      return reject('payload_too_large', `with this routine, a body of ${body.bytes.length} bytes could make a run larger than the store accepts`);
     }
     const rateLimit = await this.rateLimiter.consume(webhook.webhookId);
     if (!rateLimit.allowed) return { ...reject('rate_limited', 'too many requests for this webhook'), rateLimit };
@@ -102,7 +124,7 @@ export class TriggerWebhookUseCase {
       accountOverrideAllowed: webhook.accountOverrideAllowed,
       defaultAccount: webhook.defaultAccount,
       routineScope: routine.accountScope,
-      catalog: this.readModel.accounts(),
+      catalog: this.config.accounts(),
     });
     if (isRejection(triggerAccount)) return withLimit(triggerAccount);
     const idempotencyKey = parseIdempotencyKey(command.idempotencyKey);
@@ -130,7 +152,7 @@ export class TriggerWebhookUseCase {
         ? await this.appendFresh(base, traceparent)
         : await this.appendIdempotent(base, idempotencyKey, traceparent);
     if (isRejection(result)) return withLimit(result);
-    if (result.replayed) this.attempts.recordReplay(result.delivery.deliveryId);
+    if (result.replayed) this.activity.recordReplay(result.delivery.deliveryId);
     return {
       kind: 'accepted',
       body: { delivery_id: result.delivery.deliveryId, run_id: result.delivery.runId, status: 'accepted' },

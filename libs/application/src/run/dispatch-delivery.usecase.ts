@@ -66,6 +66,8 @@ export class DispatchDeliveryUseCase {
         sourceEventId: input.eventId,
         sourceStream: Streams.delivery(input.delivery.deliveryId),
         sourceType: 'DeliveryAccepted',
+        deliveryId: input.delivery.deliveryId,
+        routineId: input.delivery.routineId,
         error,
         parkedAt: this.clock.now().toISOString(),
       },

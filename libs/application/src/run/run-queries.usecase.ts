@@ -1,7 +1,9 @@
-import { Streams, type RunEvent } from '@wts/contracts';
+import { Streams, type DeliveryEvent, type RunEvent } from '@wts/contracts';
 import { reject, type Rejection } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
-import type { ServiceReadModel } from '../projection/service.read-model';
+import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
+import type { ConfigurationState } from '../configuration/configuration.state';
+import { InvalidCursorError, type Page, type PageRequest, type ParkedRow, type ReadModelStore } from '../projection/read-model.port';
 import { asEvent } from '../shared/event-envelope';
 import { toRunView, toTriggerAccountView, type RunView, type TriggerAccountView } from './run.view';
 
@@ -24,16 +26,35 @@ export interface RunListItem {
   readonly created_at: string;
 }
 
-/** Deliveries and runs for operators and the Config page, newest first. */
+export interface ParkedListItem {
+  readonly source_event_id: string;
+  readonly source_stream: string;
+  readonly source_type: string;
+  readonly delivery_id: string | null;
+  readonly routine_id: string | null;
+  readonly error: string;
+  readonly parked_at: string;
+}
+
+/** A page of a listing, newest first; `next_cursor` continues it (null on the last page). */
+export interface Listing<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
+
+/** Deliveries, runs and parked deliveries for operators and the Config page, from the read-model database. */
 export class RunQueriesUseCase {
   constructor(
     private readonly store: EventStore,
-    private readonly readModel: ServiceReadModel,
+    private readonly config: ConfigurationState,
+    private readonly freshness: ConfigurationFreshness,
+    private readonly readModels: ReadModelStore,
   ) {}
 
-  deliveries(routineId: string, limit: number): DeliveryListItem[] | Rejection {
-    if (!this.readModel.routine(routineId)) return reject('routine_not_found', `no routine ${routineId}`);
-    return this.readModel.deliveriesOf(routineId, limit).map((d) => ({
+  async deliveries(routineId: string, page: PageRequest): Promise<Listing<DeliveryListItem> | Rejection> {
+    const missing = await this.routineMissing(routineId);
+    if (missing) return missing;
+    return listing(() => this.readModels.deliveries(routineId, page), (d) => ({
       delivery_id: d.deliveryId,
       run_id: d.runId,
       received_at: d.receivedAt,
@@ -43,9 +64,10 @@ export class RunQueriesUseCase {
     }));
   }
 
-  runs(routineId: string, limit: number): RunListItem[] | Rejection {
-    if (!this.readModel.routine(routineId)) return reject('routine_not_found', `no routine ${routineId}`);
-    return this.readModel.runsOf(routineId, limit).map((r) => ({
+  async runs(routineId: string, page: PageRequest): Promise<Listing<RunListItem> | Rejection> {
+    const missing = await this.routineMissing(routineId);
+    if (missing) return missing;
+    return listing(() => this.readModels.runs(routineId, page), (r) => ({
       run_id: r.runId,
       routine_id: r.routineId,
       webhook_id: r.webhookId,
@@ -56,11 +78,52 @@ export class RunQueriesUseCase {
     }));
   }
 
+  /** Deliveries that can never become a run (kept with their error): all of them, or one routine's. */
+  async parked(routineId: string | undefined, page: PageRequest): Promise<Listing<ParkedListItem> | Rejection> {
+    if (routineId !== undefined) {
+      const missing = await this.routineMissing(routineId);
+      if (missing) return missing;
+    }
+    return listing(() => this.readModels.parked(routineId, page), toParkedItem);
+  }
+
   /** Read from the store, not the read model: 404 exactly until the dispatcher has created it. */
   async run(runId: string): Promise<RunView | Rejection> {
     if (!/^run_[A-Za-z0-9_-]{16,128}$/.test(runId)) return reject('run_not_found', `no run ${runId}`);
-    const recorded = await this.store.readStream(Streams.run(runId));
-    if (recorded.length === 0) return reject('run_not_found', `no run ${runId}`);
-    return toRunView(asEvent<RunEvent>(recorded[0]).data);
+    const [recorded] = await this.store.readStream(Streams.run(runId), { maxCount: 1 });
+    if (!recorded) return reject('run_not_found', `no run ${runId}`);
+    const run = asEvent<RunEvent>(recorded).data;
+    // The payload is stored once, in the delivery the run was made from.
+    const [delivery] = await this.store.readStream(Streams.delivery(run.deliveryId), { maxCount: 1 });
+    if (!delivery) throw new Error(`run ${runId} has no delivery ${run.deliveryId}`);
+    return toRunView(run, asEvent<DeliveryEvent>(delivery).data.payload);
+  }
+
+  private async routineMissing(routineId: string): Promise<Rejection | undefined> {
+    await this.freshness.ensureFresh([Streams.routine(routineId)]);
+    return this.config.routine(routineId) ? undefined : reject('routine_not_found', `no routine ${routineId}`);
+  }
+}
+
+function toParkedItem(row: ParkedRow): ParkedListItem {
+  return {
+    source_event_id: row.sourceEventId,
+    source_stream: row.sourceStream,
+    source_type: row.sourceType,
+    delivery_id: row.deliveryId,
+    routine_id: row.routineId,
+    error: row.error,
+    parked_at: row.parkedAt,
+  };
+}
+
+/** Reads a page and maps its rows; a cursor this listing did not issue is the caller's 400. */
+export async function listing<R, T>(read: () => Promise<Page<R>>, map: (row: R) => T): Promise<Listing<T> | Rejection> {
+  try {
+    const page = await read();
+    return { items: page.items.map(map), nextCursor: page.nextCursor };
+  } catch (error) {
+    if (error instanceof InvalidCursorError) return reject('invalid_cursor', error.message);
+    throw error;
   }
 }

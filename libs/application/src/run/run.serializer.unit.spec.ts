@@ -3,7 +3,7 @@ import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import { payloadAsJsonText, serializeRunView } from './run.serializer';
 import { toRunView, type RunView } from './run.view';
 
-function run(payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}): RunCreated['data'] {
+function run(overrides: Partial<RunCreated['data']> = {}): RunCreated['data'] {
   return {
     runId: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
     routineId: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
@@ -17,14 +17,13 @@ function run(payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}
       mode: 'supervised',
     },
     initialMessage: 'framed message',
-    payload,
     status: 'created',
     createdAt: '2024-05-01T12:00:01.000Z',
     ...overrides,
   };
 }
 
-const view = (payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}): RunView => toRunView(run(payload, overrides));
+const view = (payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}): RunView => toRunView(run(overrides), payload);
 
 describe('toRunView', () => {
   it('maps a run to the snake_case admin shape', () => {

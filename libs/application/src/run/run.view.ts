@@ -29,7 +29,8 @@ export interface RunView {
   };
 }
 
-export function toRunView(run: RunCreated['data']): RunView {
+/** The run record; the payload comes from the delivery (stored once, in DeliveryAccepted). */
+export function toRunView(run: RunCreated['data'], payload: PayloadRecord): RunView {
   return {
     run_id: run.runId,
     routine_id: run.routineId,
@@ -39,7 +40,7 @@ export function toRunView(run: RunCreated['data']): RunView {
     status: run.status,
     created_at: run.createdAt,
     initial_message: run.initialMessage,
-    payload: run.payload,
+    payload,
     routine: {
       name: run.routine.name,
       tools: run.routine.tools.map((tool) => ({ name: tool.name, sends_externally: tool.sendsExternally })),

@@ -1,4 +1,4 @@
-import { SCHEMA_VERSION, type Event, type EventMetadata } from '@wts/contracts';
+import { schemaVersionOf, upcastEvent, type Event, type EventMetadata } from '@wts/contracts';
 import type { EventToAppend, RecordedEvent } from '@wts/event-store';
 
 export interface CausationContext {
@@ -15,14 +15,18 @@ export function toAppend(events: readonly Event[], context: CausationContext, ne
       eventId,
       correlationId: context.correlationId,
       causationId: context.causationId,
-      schemaVersion: SCHEMA_VERSION,
+      schemaVersion: schemaVersionOf(event.type),
       traceparent: context.traceparent,
     };
     return { id: eventId, type: event.type, data: event.data, metadata };
   });
 }
 
-/** The domain view of a recorded event. Data is trusted: only this service writes its streams. */
+/**
+ * The domain view of a recorded event, in today's shape (older shapes upcast). Data is trusted:
+ * only this service writes its streams.
+ */
 export function asEvent<E extends Event>(recorded: RecordedEvent): E {
-  return { type: recorded.type, data: recorded.data } as E;
+  const { type, data } = upcastEvent(recorded);
+  return { type, data } as E;
 }

@@ -13,3 +13,4 @@ export const RANDOM = Symbol('RandomSource');
 export const EVENT_STORE = Symbol('EventStore');
 export const RATE_LIMITER = Symbol('RateLimiter');
 export const CHECKPOINTS = Symbol('CheckpointStore');
+export const READ_MODELS = Symbol('ReadModelStore');

@@ -1,32 +1,39 @@
+import { ACCOUNT_CATALOG_STREAM, Streams, type Event } from '@wts/contracts';
+import type { Decider, Rejection } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
-import type { ReadModelFreshness } from '../projection/read-model.feeder';
-import type { ServiceReadModel } from '../projection/service.read-model';
+import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
+import type { ConfigurationState } from '../configuration/configuration.state';
 import { handleCommand } from './command.handler';
 import type { Clock, RandomSource } from './runtime.ports';
 import { childTraceparent } from './trace-context';
-import type { Decider, Rejection } from '@wts/domain';
-import type { Event } from '@wts/contracts';
 
 /** What every admin use case needs, bundled so constructors stay small. */
 export class UseCaseContext {
   constructor(
     readonly store: EventStore,
-    readonly readModel: ServiceReadModel,
+    readonly config: ConfigurationState,
     readonly clock: Clock,
     readonly random: RandomSource,
-    private readonly freshness: ReadModelFreshness,
+    private readonly freshness: ConfigurationFreshness,
   ) {}
 
-  /** Folds every change committed before now (by any replica) before a decision reads the model. */
-  fresh(): Promise<void> {
-    return this.freshness.catchUp();
+  /** Folds every change committed to these streams (by any replica) before a decision reads them. */
+  fresh(streamIds: readonly string[]): Promise<void> {
+    return this.freshness.ensureFresh(streamIds);
+  }
+
+  /** The account catalog, the routine and its webhook (claim and lifecycle), all current. */
+  async freshRoutine(routineId: string): Promise<void> {
+    await this.fresh([ACCOUNT_CATALOG_STREAM, Streams.routine(routineId), Streams.webhookSlot(routineId)]);
+    const webhookId = this.config.webhookIdOfRoutine(routineId);
+    if (webhookId !== undefined) await this.fresh([Streams.webhook(webhookId)]);
   }
 
   nowIso(): string {
     return this.clock.now().toISOString();
   }
 
-  /** Runs a command against one stream and waits until the read model has seen the result. */
+  /** Runs a command against one stream; the state then includes what it wrote (read-your-writes). */
   async run<C, E extends Event, S>(
     streamId: string,
     decider: Decider<C, E, S>,
@@ -43,7 +50,7 @@ export class UseCaseContext {
       () => this.random.uuid(),
     );
     if (result.kind === 'rejected') return result;
-    await this.readModel.waitFor(result.position);
+    await this.freshness.catchUpStream(streamId);
     return { events: result.events, state: result.state };
   }
 }

@@ -31,22 +31,30 @@ export class WebhookAdminUseCase {
     private readonly publicBaseUrl: string,
   ) {}
 
-  view(routineId: string): WebhookView | Rejection {
-    const routine = this.context.readModel.routine(routineId);
+  /** The webhook as it is now (changes made through any replica included). */
+  async view(routineId: string): Promise<WebhookView | Rejection> {
+    await this.context.freshRoutine(routineId);
+    return this.current(routineId);
+  }
+
+  /** The webhook as folded in this process (no look at the store). */
+  current(routineId: string): WebhookView | Rejection {
+    const routine = this.context.config.routine(routineId);
     if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
-    return toWebhookView(this.publicBaseUrl, routine, this.context.readModel.webhookOfRoutine(routineId));
+    return toWebhookView(this.publicBaseUrl, routine, this.context.config.webhookOfRoutine(routineId));
   }
 
   enable(routineId: string, input: EnableWebhookInput): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {
-      await this.context.fresh();
-      const routine = this.context.readModel.routine(routineId);
+      await this.context.freshRoutine(routineId);
+      const routine = this.context.config.routine(routineId);
       if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
-      const defaultAccount = matchActiveAccount(this.context.readModel.accounts(), input.defaultAccount);
+      const defaultAccount = matchActiveAccount(this.context.config.accounts(), input.defaultAccount);
       if (!defaultAccount || !routine.accountScope.includes(defaultAccount.accountId)) {
         return reject('default_account_invalid', "default_account must be an active account inside the routine's account scope");
       }
       const webhookId = await this.claimWebhookId(routineId);
+      await this.context.fresh([Streams.webhookSlot(routineId)]);
       const secret = this.newSecret();
       const result = await this.context.run(Streams.webhook(webhookId), webhookDecider, {
         type: 'EnableWebhook',
@@ -64,7 +72,7 @@ export class WebhookAdminUseCase {
 
   rotate(routineId: string): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {
-      await this.context.fresh();
+      await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
       if ('kind' in found) return found;
       const secret = this.newSecret();
@@ -79,21 +87,21 @@ export class WebhookAdminUseCase {
 
   disable(routineId: string): Promise<WebhookView | Rejection> {
     return this.serialised(routineId, async () => {
-      await this.context.fresh();
+      await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
       if ('kind' in found) return found;
       const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
         type: 'DisableWebhook',
         now: this.context.nowIso(),
       });
-      return 'kind' in result ? result : this.view(routineId);
+      return 'kind' in result ? result : this.current(routineId);
     });
   }
 
   private configured(routineId: string): { routine: RoutineState; webhookId: string } | Rejection {
-    const routine = this.context.readModel.routine(routineId);
+    const routine = this.context.config.routine(routineId);
     if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
-    const webhook = this.context.readModel.webhookOfRoutine(routineId);
+    const webhook = this.context.config.webhookOfRoutine(routineId);
     if (!webhook) return reject('webhook_not_configured', 'the routine has no webhook yet: enable it first');
     return { routine, webhookId: webhook.webhookId };
   }
@@ -117,7 +125,7 @@ export class WebhookAdminUseCase {
   }
 
   private withSecret(routine: RoutineState, secret: string): WebhookWithSecret {
-    const webhook = this.context.readModel.webhookOfRoutine(routine.routineId);
+    const webhook = this.context.config.webhookOfRoutine(routine.routineId);
     return { ...toWebhookView(this.publicBaseUrl, routine, webhook), secret };
   }
 

@@ -1,4 +1,4 @@
-import type { DeliveryAccepted, RunCreated, RunEvent } from '@wts/contracts';
+import type { DeliveryAccepted, RoutineSnapshot, RunCreated, RunEvent } from '@wts/contracts';
 import type { RoutineState } from '../catalog/routine.decider';
 import { accept, reject, type Decider, type Decision } from '../shared/decision';
 import { judgeRoutineSafety } from '../safety/safety.policy';
@@ -13,6 +13,11 @@ export interface CreateRun {
 }
 
 export type RunState = RunCreated['data'] | null;
+
+/** What a run records of its routine: the tools, instructions and mode it runs with. */
+export function routineSnapshot(routine: RoutineState): RoutineSnapshot {
+  return { name: routine.name, tools: routine.tools, instructions: routine.instructions, mode: routine.mode };
+}
 
 /** One delivery, one run: an existing run means the work is done (no new event). */
 export function decideRun(command: CreateRun, state: RunState): Decision<RunEvent> {
@@ -34,7 +39,7 @@ export function decideRun(command: CreateRun, state: RunState): Decision<RunEven
       webhookId: delivery.webhookId,
       deliveryId: delivery.deliveryId,
       triggerAccount: delivery.triggerAccount,
-      routine: { name: routine.name, tools: routine.tools, instructions: routine.instructions, mode: routine.mode },
+      routine: routineSnapshot(routine),
       initialMessage: frameUntrustedPayload({
         deliveryId: delivery.deliveryId,
         webhookId: delivery.webhookId,
@@ -42,7 +47,6 @@ export function decideRun(command: CreateRun, state: RunState): Decision<RunEven
         contentType: delivery.contentType,
         payload: delivery.payload,
       }),
-      payload: delivery.payload,
       status: 'created',
       createdAt: command.now,
     },

@@ -27,6 +27,7 @@ export type RejectionCode =
   | 'webhook_not_enabled'
   | 'webhook_already_enabled'
   | 'run_not_found'
+  | 'invalid_cursor'
   | 'concurrent_modification';
 
 export interface Rejection {

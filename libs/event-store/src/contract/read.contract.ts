@@ -18,6 +18,38 @@ export function readContract(context: () => ContractContext): void {
       expect(await subject.store.readStream(`${ns}nothing-here`)).toEqual([]);
     });
 
+    it('reads a stream from a revision, at most maxCount events', async () => {
+      const { subject, ns } = context();
+      const events = [newEvent('E0'), newEvent('E1'), newEvent('E2'), newEvent('E3')];
+      await subject.store.append(`${ns}paged`, events, 'no_stream');
+      const read = async (options: { fromRevision?: bigint; maxCount?: number }): Promise<string[]> =>
+        ids(await subject.store.readStream(`${ns}paged`, options));
+
+      expect(await read({})).toEqual(ids(events));
+      expect(await read({ fromRevision: 2n })).toEqual(ids(events.slice(2)));
+      expect(await read({ fromRevision: 1n, maxCount: 2 })).toEqual(ids(events.slice(1, 3)));
+      expect(await read({ maxCount: 1 })).toEqual(ids(events.slice(0, 1)));
+      expect(await read({ fromRevision: 4n })).toEqual([]);
+      expect(await read({ maxCount: 0 })).toEqual([]);
+      expect((await subject.store.readStream(`${ns}paged`, { fromRevision: 3n }))[0].revision).toBe(3n);
+      expect(await subject.store.readStream(`${ns}missing`, { fromRevision: 2n })).toEqual([]);
+    });
+
+    it('tells the head revision of each stream, -1 for a stream that does not exist', async () => {
+      const { subject, ns } = context();
+      await subject.store.append(`${ns}one`, [newEvent()], 'no_stream');
+      await subject.store.append(`${ns}three`, [newEvent(), newEvent(), newEvent()], 'no_stream');
+
+      const heads = await subject.store.streamHeads([`${ns}three`, `${ns}none`, `${ns}one`, `${ns}three`]);
+      expect(heads.get(`${ns}one`)).toBe(0n);
+      expect(heads.get(`${ns}three`)).toBe(2n);
+      expect(heads.get(`${ns}none`)).toBe(-1n);
+      expect((await subject.store.streamHeads([])).size).toBe(0);
+
+      await subject.store.append(`${ns}one`, [newEvent()], 0n);
+      expect((await subject.store.streamHeads([`${ns}one`])).get(`${ns}one`)).toBe(1n);
+    });
+
     it('reads $all in global order, strictly after `after`, at most `limit`', async () => {
       const { subject, ns } = context();
       const [a1, b1, a2] = [newEvent('A1'), newEvent('B1'), newEvent('A2')];

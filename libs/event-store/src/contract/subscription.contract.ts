@@ -36,6 +36,30 @@ export function subscriptionContract(context: () => ContractContext): void {
       expect(collector.events.every((event) => event.streamId.startsWith(prefix))).toBe(true);
     });
 
+    it('reports progress past filtered-out events and says when it is caught up', async () => {
+      const { subject, ns } = context();
+      const { store } = subject;
+      await store.append(`${ns}webhook-1`, [newEvent()], 'no_stream');
+      for (let index = 0; index < 40; index += 1) await store.append(`${ns}delivery-${index}`, [newEvent()], 'no_stream');
+      const last = await store.append(`${ns}delivery-last`, [newEvent()], 'no_stream');
+      if (last.kind !== 'appended') throw new Error('expected an append');
+
+      let progress: RecordedEvent['position'] | undefined;
+      let caughtUp = 0;
+      const collector = collect(store, {
+        filter: { streamPrefixes: [`${ns}webhook-`] },
+        onProgress: (position) => {
+          if (!progress || comparePositions(position, progress) > 0) progress = position;
+        },
+        onCaughtUp: () => (caughtUp += 1),
+      });
+      await collector.waitFor(1);
+      // Every event up to the last delivery was seen or left out: the subscription is past it.
+      await waitUntil(() => caughtUp > 0 || (progress !== undefined && comparePositions(progress, last.position) >= 0), 10_000, 'progress past the filtered events');
+      await collector.subscription.stop();
+      expect(ids(collector.events)).toHaveLength(1);
+    });
+
     it('awaits the handler: one event at a time, in order', async () => {
       const { subject, ns } = context();
       const events = newEvents(5);

@@ -35,6 +35,7 @@ export class EventStoreDbCatchUpSubscription implements Subscription {
     /** Events at or before this position are never delivered (the server excludes it already). */
     private readonly after: GlobalPosition | undefined,
     private readonly handler: EventHandler,
+    private readonly progress: { readonly onProgress?: (position: GlobalPosition) => void; readonly onCaughtUp?: () => void } = {},
   ) {
     this.done = this.run();
   }
@@ -69,6 +70,9 @@ export class EventStoreDbCatchUpSubscription implements Subscription {
       return;
     }
     this.source = source;
+    // Servers from 23.10 say when the subscription turns live; older ones only send checkpoints.
+    const onCaughtUp = this.progress.onCaughtUp;
+    if (onCaughtUp) source.on('caughtUp', () => onCaughtUp());
 
     let handlerFailure: { readonly error: unknown } | undefined;
     let sourceFailure: unknown;
@@ -88,6 +92,7 @@ export class EventStoreDbCatchUpSubscription implements Subscription {
           break;
         }
         if (this.stopping) break;
+        this.progress.onProgress?.(event.position);
       }
     } catch (error) {
       sourceFailure = error;

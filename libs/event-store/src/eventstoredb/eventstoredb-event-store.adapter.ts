@@ -23,6 +23,7 @@ import {
   type EventToAppend,
   type ExpectedRevision,
   type GlobalPosition,
+  type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
@@ -50,9 +51,14 @@ export interface EventStoreDbEventStoreOptions {
   readonly operationTimeoutMs?: number;
   /** Events fetched per request by readAll (which filters client-side). Default 256. */
   readonly readPageSize?: number;
+  /**
+   * The server's MaxAppendSize (bytes; EventStoreDB's default is 1 MiB): larger events are refused
+   * here with InvalidAppendError instead of by the server. Default 1048576.
+   */
+  readonly maxAppendBytes?: number;
 }
 
-const DEFAULTS = { operationTimeoutMs: 10_000, readPageSize: 256 } as const;
+const DEFAULTS = { operationTimeoutMs: 10_000, readPageSize: 256, maxAppendBytes: 1_048_576 } as const;
 
 /** Events read backwards per request by headPosition() while skipping system events. */
 const HEAD_PAGE_SIZE = 32;
@@ -67,6 +73,7 @@ const PING_STREAM = 'wts-ping';
  * server-side. System events ($-streams, $-types) and checkpoint streams are never shown.
  */
 export class EventStoreDbEventStore implements EventStore {
+  readonly maxEventBytes: number;
   private readonly subscriptions = new OpenSubscriptions();
   private readonly checkpointStore: EventStoreDbCheckpointStore;
   private closing: Promise<void> | undefined;
@@ -76,6 +83,7 @@ export class EventStoreDbEventStore implements EventStore {
     private readonly options: Required<EventStoreDbEventStoreOptions>,
   ) {
     this.checkpointStore = new EventStoreDbCheckpointStore(connection);
+    this.maxEventBytes = options.maxAppendBytes;
   }
 
   /**
@@ -99,6 +107,7 @@ export class EventStoreDbEventStore implements EventStore {
     const resolved = { ...DEFAULTS, ...withoutUndefined(options) };
     assertPositiveInteger('operationTimeoutMs', resolved.operationTimeoutMs);
     assertPositiveInteger('readPageSize', resolved.readPageSize);
+    assertPositiveInteger('maxAppendBytes', resolved.maxAppendBytes);
     return new EventStoreDbEventStore(
       new EventStoreDbConnection(client, { operationTimeoutMs: resolved.operationTimeoutMs }),
       resolved,
@@ -119,7 +128,7 @@ export class EventStoreDbEventStore implements EventStore {
       throw new InvalidAppendError('stream id must be a non-empty string');
     }
     if (streamId.startsWith('$')) throw new InvalidAppendError(`stream ${streamId}: names starting with $ are reserved`);
-    const data = toEventData(events);
+    const data = toEventData(events, this.maxEventBytes);
     const expectedRevision = toExpectedRevision(expected);
     // The server answers an empty append on a missing stream with "no_stream", which this client
     // reports as revision 0: check the expectation by reading instead (nothing is written anyway).
@@ -149,12 +158,38 @@ export class EventStoreDbEventStore implements EventStore {
     return { kind: 'appended', nextRevision: outcome.nextExpectedRevision, position };
   }
 
-  async readStream(streamId: string): Promise<readonly RecordedEvent[]> {
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEvent[]> {
+    const { fromRevision, maxCount } = options;
+    if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 0)) {
+      throw new RangeError(`readStream maxCount must be a non-negative integer, got ${maxCount}`);
+    }
+    if (maxCount === 0) return [];
     return this.connection.read(
       'readStream',
-      (client) => client.readStream(streamId, { direction: FORWARDS, fromRevision: START }),
+      (client) =>
+        client.readStream(streamId, {
+          direction: FORWARDS,
+          fromRevision: fromRevision === undefined || fromRevision <= 0n ? START : fromRevision,
+          ...(maxCount === undefined ? {} : { maxCount }),
+        }),
       (resolved: AsyncIterable<ResolvedEvent>) => collectStream(resolved),
     );
+  }
+
+  /** One backwards read of one event per stream, in parallel, from the leader. */
+  async streamHeads(streamIds: readonly string[]): Promise<ReadonlyMap<string, bigint>> {
+    const unique = [...new Set(streamIds)];
+    const heads = await Promise.all(
+      unique.map(async (streamId) => {
+        const [last] = await this.connection.read(
+          'streamHeads',
+          (client) => client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1, requiresLeader: true }),
+          (resolved: AsyncIterable<ResolvedEvent>) => collectStream(resolved),
+        );
+        return [streamId, last?.revision ?? -1n] as const;
+      }),
+    );
+    return new Map(heads);
   }
 
   async readAll(options: {
@@ -207,7 +242,10 @@ export class EventStoreDbEventStore implements EventStore {
               // Exclusive: a catch-up subscription from a position starts with the event after it.
               fromPosition: readFrom(after),
               resolveLinkTos: false,
-              filter: prefixes ? streamNameFilter({ prefixes }) : excludeSystemEvents(),
+              // Checkpoints carry a filtered subscription past long stretches of other streams.
+              filter: prefixes
+                ? streamNameFilter({ prefixes, checkpointReached: (_subscription, position) => options.onProgress?.(toGlobalPosition(position)) })
+                : excludeSystemEvents(),
             }),
           );
         },
@@ -218,6 +256,7 @@ export class EventStoreDbEventStore implements EventStore {
       },
       after,
       handler,
+      { onProgress: options.onProgress, onCaughtUp: options.onCaughtUp },
     );
     return this.subscriptions.track(subscription);
   }

@@ -210,6 +210,8 @@ class FakeEventStoreDb {
       for (;;) {
         const next = this.log.find((r) => r.position.commit > cursor && matches(r));
         if (!next) {
+          // Like servers from 23.10: the subscription says when it turns live.
+          if (!waiting) setImmediate(() => subscription.emit('caughtUp'));
           waiting = true;
           return;
         }

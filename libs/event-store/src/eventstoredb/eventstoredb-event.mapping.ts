@@ -1,4 +1,4 @@
-import { validatedEventIds } from '../append.validation';
+import { assertEventSize, validatedEventIds } from '../append.validation';
 /**
  * Pure conversions between the port's types and @eventstore/db-client's (6.x) types. No I/O here,
  * so everything is unit-testable without a server.
@@ -72,19 +72,15 @@ export { satisfiesExpected } from '../event-store.port';
  * Validates like the SQLite store (UUID ids, no id twice in one append, a type, JSON-serializable
  * data and metadata) and builds the client's JSON events. Ids are lowercased.
  */
-export function toEventData(events: readonly EventToAppend[]): EventData[] {
+export function toEventData(events: readonly EventToAppend[], maxEventBytes: number): EventData[] {
   const ids = validatedEventIds(events);
   return events.map((event, index) => {
     const id = ids[index];
     if (event.type.startsWith('$')) {
       throw new InvalidAppendError(`event ${id} has type ${event.type}: types starting with $ are reserved`);
     }
-    return jsonEvent({
-      id,
-      type: event.type,
-      data: assertJsonObject(event.data, id, 'data'),
-      metadata: assertJsonObject(event.metadata, id, 'metadata'),
-    });
+    assertEventSize(id, jsonText(event.data, id, 'data'), jsonText(event.metadata, id, 'metadata'), maxEventBytes);
+    return jsonEvent({ id, type: event.type, data: event.data as JSONType, metadata: event.metadata as JSONType });
   });
 }
 
@@ -157,7 +153,8 @@ export function toVisibleEvent(resolved: ResolvedEvent | AllStreamResolvedEvent)
   return toRecordedEvent(resolved);
 }
 
-function assertJsonObject(value: object, id: string, field: string): JSONType {
+/** The JSON text of an object or array; anything else (or unserializable) is the caller's bug. */
+function jsonText(value: object, id: string, field: string): string {
   if (typeof value !== 'object' || value === null) {
     throw new InvalidAppendError(`event ${id} ${field} must be a JSON object or array`);
   }
@@ -168,7 +165,7 @@ function assertJsonObject(value: object, id: string, field: string): JSONType {
     throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`, { cause: error });
   }
   if (json === undefined) throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`);
-  return value as JSONType;
+  return json;
 }
 
 /** Binary (non-JSON) payloads written by other clients: parsed when they hold JSON, else raw bytes. */

@@ -211,7 +211,7 @@ describe('EventStoreDB mapping: events to append', () => {
   const id = 'A0B1C2D3-E4F5-4A6B-8C7D-9E0F1A2B3C4D';
 
   it('builds JSON events with lowercased ids, type, data and metadata', () => {
-    const [event] = toEventData([{ id, type: 'DeliveryAccepted', data: { total: 12.5 }, metadata: { correlationId: 'c' } }]);
+    const [event] = toEventData([{ id, type: 'DeliveryAccepted', data: { total: 12.5 }, metadata: { correlationId: 'c' } }], 1_048_576);
     expect(event).toEqual({
       id: id.toLowerCase(),
       contentType: 'application/json',
@@ -230,11 +230,18 @@ describe('EventStoreDB mapping: events to append', () => {
       [{ ...ok, data: { n: 1n } }],
       [{ ...ok, metadata: null }],
     ];
-    for (const events of cases) expect(() => toEventData(events as never)).toThrow(InvalidAppendError);
+    for (const events of cases) expect(() => toEventData(events as never, 1_048_576)).toThrow(InvalidAppendError);
   });
 
   it('refuses $-prefixed event types, which every read would hide', () => {
-    expect(() => toEventData([{ id, type: '$metadata', data: {}, metadata: {} }])).toThrow(/reserved/);
+    expect(() => toEventData([{ id, type: '$metadata', data: {}, metadata: {} }], 1_048_576)).toThrow(/reserved/);
+  });
+
+  it('refuses an event above the server\'s maximum append size before sending it, naming both sizes', () => {
+    const event = { id, type: 'T', data: { text: 'x'.repeat(1000) }, metadata: { m: 1 } };
+    expect(() => toEventData([event], 1000)).toThrow(InvalidAppendError);
+    expect(() => toEventData([event], 1000)).toThrow(/1018 bytes, above the store's limit of 1000 bytes/);
+    expect(toEventData([event], 1018)).toHaveLength(1);
   });
 });
 

@@ -1,4 +1,4 @@
-import { validatedEventIds } from '../append.validation';
+import { assertEventSize, validatedEventIds } from '../append.validation';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
 import {
   START_POSITION,
@@ -17,11 +17,13 @@ export interface AppendOutcome {
 }
 
 /** Validates and serializes outside the transaction: a bad request is never a 503. */
-export function serializeEvents(events: readonly EventToAppend[]): SerializedEvent[] {
+export function serializeEvents(events: readonly EventToAppend[], maxEventBytes: number): SerializedEvent[] {
   const ids = validatedEventIds(events);
   return events.map((event, index) => {
     const id = ids[index];
-    return { id, type: event.type, data: toJson(event.data, id, 'data'), metadata: toJson(event.metadata, id, 'metadata') };
+    const serialized = { id, type: event.type, data: toJson(event.data, id, 'data'), metadata: toJson(event.metadata, id, 'metadata') };
+    assertEventSize(id, serialized.data, serialized.metadata, maxEventBytes);
+    return serialized;
   });
 }
 

@@ -1,4 +1,4 @@
-import type { EventHandler, RecordedEvent, Subscription } from '../event-store.port';
+import type { EventHandler, GlobalPosition, RecordedEvent, Subscription } from '../event-store.port';
 
 /** What the subscription needs from the store. Calls may throw EventStoreUnavailableError. */
 export interface CatchUpSource {
@@ -16,6 +16,8 @@ export interface CatchUpOptions {
   readonly batchSize: number;
   /** Wake-up interval to notice appends made by other processes (or other store instances). */
   readonly pollIntervalMs: number;
+  readonly onProgress?: (position: GlobalPosition) => void;
+  readonly onCaughtUp?: () => void;
 }
 
 /**
@@ -48,12 +50,16 @@ export class SqliteCatchUpSubscription implements Subscription {
     // Never call the handler synchronously from subscribeToAll().
     await yieldToEventLoop();
     let cursor = this.options.afterSeq;
+    let idle = false;
     while (!this.stopping) {
       const head = this.source.headSeq();
       if (head <= cursor) {
+        if (!idle) this.options.onCaughtUp?.();
+        idle = true;
         await this.waitForAppend();
         continue;
       }
+      idle = false;
       const batch = this.source.readRange(cursor, head, this.options.batchSize);
       for (const event of batch) {
         if (this.stopping) return;
@@ -62,6 +68,7 @@ export class SqliteCatchUpSubscription implements Subscription {
       }
       // A short batch means everything up to head was scanned, even events the filter skipped.
       if (batch.length < this.options.batchSize) cursor = head;
+      if (this.options.onProgress && !this.stopping) this.options.onProgress({ commit: cursor, prepare: cursor });
       // Let timers and I/O run between batches while catching up on a long history.
       await yieldToEventLoop();
     }

@@ -8,6 +8,7 @@ import {
   type EventToAppend,
   type ExpectedRevision,
   type GlobalPosition,
+  type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
@@ -26,15 +27,21 @@ export interface SqliteEventStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Events read per batch by subscriptions. Default 256. */
   readonly subscriptionBatchSize?: number;
+  /** The largest event accepted (data + metadata JSON bytes). Default SQLite's own limit. */
+  readonly maxEventBytes?: number;
 }
 
-const DEFAULTS = { pollIntervalMs: 20, busyTimeoutMs: 5000, subscriptionBatchSize: 256 } as const;
+/** SQLite's own limit on one value (SQLITE_MAX_LENGTH): a larger event would fail inside the transaction. */
+export const SQLITE_MAX_EVENT_BYTES = 1_000_000_000;
+
+const DEFAULTS = { pollIntervalMs: 20, busyTimeoutMs: 5000, subscriptionBatchSize: 256, maxEventBytes: SQLITE_MAX_EVENT_BYTES } as const;
 
 /**
  * The embedded event store: one SQLite file in WAL mode, shareable by several processes
  * (the ingress appends deliveries, the dispatcher appends runs and subscribes).
  */
 export class SqliteEventStore implements EventStore {
+  readonly maxEventBytes: number;
   private readonly appendListeners = new Set<() => void>();
   private readonly subscriptions = new OpenSubscriptions();
   private readonly appendTx: (
@@ -50,6 +57,7 @@ export class SqliteEventStore implements EventStore {
     private readonly queries: SqliteEventQueries,
     private readonly options: Required<SqliteEventStoreOptions>,
   ) {
+    this.maxEventBytes = options.maxEventBytes;
     const tx = connection.use('prepare', (db) =>
       db.transaction((streamId: string, events: readonly SerializedEvent[], expected: ExpectedRevision) =>
         appendInTransaction(queries, streamId, events, expected),
@@ -64,6 +72,7 @@ export class SqliteEventStore implements EventStore {
     const resolved = { ...DEFAULTS, ...withoutUndefined(options) };
     assertPositiveInteger('pollIntervalMs', resolved.pollIntervalMs);
     assertPositiveInteger('subscriptionBatchSize', resolved.subscriptionBatchSize);
+    assertPositiveInteger('maxEventBytes', resolved.maxEventBytes);
     if (!Number.isSafeInteger(resolved.busyTimeoutMs) || resolved.busyTimeoutMs < 0) {
       throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${resolved.busyTimeoutMs}`);
     }
@@ -94,7 +103,7 @@ export class SqliteEventStore implements EventStore {
     if (typeof streamId !== 'string' || streamId.length === 0) {
       throw new InvalidAppendError('stream id must be a non-empty string');
     }
-    const serialized = serializeEvents(events);
+    const serialized = serializeEvents(events, this.maxEventBytes);
     const outcome = this.connection.use('append', () => this.appendTx(streamId, serialized, expected));
     // better-sqlite3 is synchronous: the transaction has committed (and, with synchronous=FULL,
     // been fsynced) by the time we get here.
@@ -102,8 +111,18 @@ export class SqliteEventStore implements EventStore {
     return outcome.result;
   }
 
-  async readStream(streamId: string): Promise<readonly RecordedEvent[]> {
-    return this.connection.use('readStream', () => this.queries.readStream(streamId));
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEvent[]> {
+    const { fromRevision = 0n, maxCount } = options;
+    if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 0)) {
+      throw new RangeError(`readStream maxCount must be a non-negative integer, got ${maxCount}`);
+    }
+    if (maxCount === 0) return [];
+    return this.connection.use('readStream', () => this.queries.readStream(streamId, fromRevision < 0n ? 0n : fromRevision, maxCount ?? -1));
+  }
+
+  async streamHeads(streamIds: readonly string[]): Promise<ReadonlyMap<string, bigint>> {
+    const found = this.connection.use('streamHeads', () => this.queries.streamHeads(streamIds));
+    return new Map(streamIds.map((streamId) => [streamId, found.get(streamId) ?? -1n]));
   }
 
   async readAll(options: {
@@ -135,6 +154,8 @@ export class SqliteEventStore implements EventStore {
         afterSeq: (options.after ?? START_POSITION).commit,
         batchSize: this.options.subscriptionBatchSize,
         pollIntervalMs: this.options.pollIntervalMs,
+        onProgress: options.onProgress,
+        onCaughtUp: options.onCaughtUp,
       },
       handler,
     );

@@ -1,12 +1,13 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describeEventStoreContract } from '../contract';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
 import { EventStoreUnavailableError, type EventToAppend, type RecordedEvent } from '../event-store.port';
 import { SqliteEventStore } from './sqlite-event-store.adapter';
+import { SCHEMA_VERSION } from './sqlite-schema.migrations';
 
 const tempDirs: string[] = [];
 
@@ -56,10 +57,53 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     const raw = new Database(file, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.pragma('user_version', { simple: true })).toBe(1);
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     } finally {
       raw.close();
     }
+  });
+
+  it('upgrades a version-1 file in place: its events keep reading, category filters use the new index', async () => {
+    const file = tempFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const raw = new Database(file);
+    raw.exec(`
+      CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, stream_id TEXT NOT NULL, revision INTEGER NOT NULL,
+        event_id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
+        created_at INTEGER NOT NULL, UNIQUE (stream_id, revision));
+      CREATE TABLE checkpoints (name TEXT PRIMARY KEY, commit_pos INTEGER NOT NULL, prepare_pos INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL) WITHOUT ROWID;`);
+    const insert = raw.prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, 0, ?, ?, ?, ?, 0)');
+    for (const stream of ['webhook-a', 'delivery-b', 'webhook_slot-c', 'routine-d', 'nodash']) insert.run(stream, randomUUID(), 'Old', '{}', '{}');
+    raw.pragma('user_version = 1');
+    raw.close();
+
+    const store = openStore(file);
+    const streams = async (prefixes: string[]): Promise<string[]> =>
+      (await store.readAll({ limit: 100, filter: { streamPrefixes: prefixes } })).map((event) => event.streamId);
+    expect(await streams(['webhook-', 'routine-'])).toEqual(['webhook-a', 'routine-d']);
+    expect(await streams(['delivery-'])).toEqual(['delivery-b']);
+    expect(await streams(['nodash'])).toEqual(['nodash']);
+    await store.append('webhook-e', [newEvent()], 'no_stream');
+    expect(await streams(['webhook-'])).toEqual(['webhook-a', 'webhook-e']);
+
+    const check = new Database(file, { readonly: true });
+    try {
+      const plan = check.prepare("EXPLAIN QUERY PLAN SELECT * FROM events WHERE category IN ('webhook-') AND seq > 0 ORDER BY seq").all() as { detail: string }[];
+      expect(plan.map((row) => row.detail).join(' ')).toContain('events_by_category');
+    } finally {
+      check.close();
+    }
+  });
+
+  it('refuses an event above maxEventBytes with InvalidAppendError, before anything is written', async () => {
+    const store = openStore(tempFile(), { maxEventBytes: 1000 });
+    const big = { id: randomUUID(), type: 'Big', data: { text: 'x'.repeat(1000) }, metadata: {} };
+    await expect(store.append('big-1', [big], 'no_stream')).rejects.toThrow(InvalidAppendError);
+    await expect(store.append('big-1', [big], 'no_stream')).rejects.toThrow(/above the store's limit of 1000 bytes/);
+    expect(await store.readStream('big-1')).toEqual([]);
+    expect(store.maxEventBytes).toBe(1000);
+    expect((await store.append('small-1', [newEvent()], 'no_stream')).kind).toBe('appended');
   });
 
   it('refuses a database written by a newer schema version', () => {

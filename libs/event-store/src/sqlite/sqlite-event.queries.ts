@@ -37,6 +37,11 @@ const COLUMNS = 'seq, stream_id, revision, event_id, type, data, metadata, creat
 /** Literal prefix test: no LIKE, so `_` and `%` in stream names mean themselves. */
 const PREFIX_TEST = 'substr(stream_id, 1, length(?)) = ?';
 
+/** A prefix that names a whole category ("webhook-": one dash, at the end) can use the category index. */
+function isCategoryPrefix(prefix: string): boolean {
+  return prefix.indexOf('-') === prefix.length - 1;
+}
+
 /**
  * The prepared statements of the events table, prepared once per connection (hot path).
  * The handle must have defaultSafeIntegers(true): positions and revisions are bigints.
@@ -48,8 +53,10 @@ export class SqliteEventQueries {
   private readonly insertStmt;
   private readonly headStmt;
   private readonly streamStmt;
-  /** readRange statements by number of prefixes (0 = unfiltered). */
-  private readonly rangeStmts = new Map<number, Database.Statement<unknown[], EventRow>>();
+  /** readRange statements by filter shape: "all", "p<n>" (n prefixes), "c<n>" (n categories). */
+  private readonly rangeStmts = new Map<string, Database.Statement<unknown[], EventRow>>();
+  /** streamHeads statements by number of streams. */
+  private readonly headsStmts = new Map<number, Database.Statement<string[], { stream_id: string; revision: bigint }>>();
 
   constructor(private readonly db: Database.Database) {
     this.lastRevisionStmt = db
@@ -66,8 +73,8 @@ export class SqliteEventQueries {
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.headStmt = db.prepare<[], bigint | null>('SELECT max(seq) FROM events').pluck();
-    this.streamStmt = db.prepare<[string], EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY revision`,
+    this.streamStmt = db.prepare<[string, bigint, number], EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
     );
   }
 
@@ -98,8 +105,23 @@ export class SqliteEventQueries {
     return this.headStmt.get() ?? 0n;
   }
 
-  readStream(streamId: string): RecordedEvent[] {
-    return this.streamStmt.all(streamId).map(toRecordedEvent);
+  /** maxCount -1: no limit. */
+  readStream(streamId: string, fromRevision = 0n, maxCount = -1): RecordedEvent[] {
+    return this.streamStmt.all(streamId, fromRevision, maxCount).map(toRecordedEvent);
+  }
+
+  /** The last revision of each stream that exists (absent from the map: no stream). */
+  streamHeads(streamIds: readonly string[]): Map<string, bigint> {
+    const unique = [...new Set(streamIds)];
+    if (unique.length === 0) return new Map();
+    let stmt = this.headsStmts.get(unique.length);
+    if (!stmt) {
+      stmt = this.db.prepare<string[], { stream_id: string; revision: bigint }>(
+        `SELECT stream_id, max(revision) AS revision FROM events WHERE stream_id IN (${unique.map(() => '?').join(', ')}) GROUP BY stream_id`,
+      );
+      this.headsStmts.set(unique.length, stmt);
+    }
+    return new Map(stmt.all(...unique).map((row) => [row.stream_id, row.revision]));
   }
 
   /** Events with afterSeq < seq <= uptoSeq in global order, at most `limit`, optionally by prefix. */
@@ -110,22 +132,24 @@ export class SqliteEventQueries {
     uptoSeq: bigint = MAX_SEQ,
   ): RecordedEvent[] {
     if (limit === 0 || prefixes?.length === 0) return [];
-    const count = prefixes?.length ?? 0;
+    if (prefixes === undefined) return this.rangeStatement('all', '').all(afterSeq, uptoSeq, limit).map(toRecordedEvent);
+    if (prefixes.every(isCategoryPrefix)) {
+      const categories = [...new Set(prefixes)];
+      const stmt = this.rangeStatement(`c${categories.length}`, `AND category IN (${categories.map(() => '?').join(', ')})`);
+      return stmt.all(afterSeq, uptoSeq, ...categories, limit).map(toRecordedEvent);
+    }
     const params: unknown[] = [afterSeq, uptoSeq];
-    for (const prefix of prefixes ?? []) params.push(prefix, prefix);
+    for (const prefix of prefixes) params.push(prefix, prefix);
     params.push(limit);
-    return this.rangeStatement(count).all(...params).map(toRecordedEvent);
+    const stmt = this.rangeStatement(`p${prefixes.length}`, `AND (${prefixes.map(() => PREFIX_TEST).join(' OR ')})`);
+    return stmt.all(...params).map(toRecordedEvent);
   }
 
-  private rangeStatement(prefixCount: number): Database.Statement<unknown[], EventRow> {
-    let stmt = this.rangeStmts.get(prefixCount);
+  private rangeStatement(shape: string, filter: string): Database.Statement<unknown[], EventRow> {
+    let stmt = this.rangeStmts.get(shape);
     if (!stmt) {
-      const filter =
-        prefixCount === 0 ? '' : `AND (${Array.from({ length: prefixCount }, () => PREFIX_TEST).join(' OR ')})`;
-      stmt = this.db.prepare<unknown[], EventRow>(
-        `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ${filter} ORDER BY seq LIMIT ?`,
-      );
-      this.rangeStmts.set(prefixCount, stmt);
+      stmt = this.db.prepare<unknown[], EventRow>(`SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ${filter} ORDER BY seq LIMIT ?`);
+      this.rangeStmts.set(shape, stmt);
     }
     return stmt;
   }

@@ -24,6 +24,14 @@ const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // A stream's category (its name up to and including the first "-"; NULL without one), indexed
+  // with the global order: a prefix filter on whole categories ("webhook-", "delivery-") reads
+  // only those events. Virtual: computed on read, nothing to backfill.
+  `
+  ALTER TABLE events ADD COLUMN category TEXT
+    GENERATED ALWAYS AS (CASE WHEN instr(stream_id, '-') > 0 THEN substr(stream_id, 1, instr(stream_id, '-')) END) VIRTUAL;
+  CREATE INDEX events_by_category ON events (category, seq);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

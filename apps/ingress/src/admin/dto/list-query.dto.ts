@@ -1,7 +1,9 @@
 import { OptionalNotNull } from './optional-not-null.decorator';
 import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import type { PageRequest } from '@wts/application';
 
+/** `?limit=&cursor=` of every listing: newest first, `cursor` is the `next_cursor` of the page before. */
 export class ListQueryDto {
   @OptionalNotNull()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value))
@@ -9,4 +11,16 @@ export class ListQueryDto {
   @Min(1)
   @Max(1000)
   limit?: number;
+
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(128)
+  @Matches(/^[A-Za-z0-9._-]+$/, { message: 'cursor must be the next_cursor of a previous page' })
+  cursor?: string;
+}
+
+export const DEFAULT_PAGE_LIMIT = 100;
+
+export function toPageRequest(query: ListQueryDto): PageRequest {
+  return { limit: query.limit ?? DEFAULT_PAGE_LIMIT, ...(query.cursor === undefined ? {} : { cursor: query.cursor }) };
 }

@@ -1,0 +1,109 @@
+import { Inject } from '@nestjs/common';
+import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChange, type ReadModelStore } from '@wts/application';
+import { START_POSITION, formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
+import { openReadModelStore } from '@wts/platform';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { CliFailure, UsageError, describeError } from './cli.errors';
+import { replayProgress } from './replay.progress';
+import { withStore } from './store.session';
+
+interface RawRebuildOptions {
+  readonly yes?: boolean;
+  readonly json?: boolean;
+}
+
+interface RebuildSummary {
+  readonly events: number;
+  readonly rows: { readonly delivery: number; readonly run: number; readonly parked: number };
+  readonly checkpoint: string | null;
+  readonly interrupted: boolean;
+}
+
+const BATCH = 1000;
+
+/**
+ * `rebuild-read-models --yes`: empties the projected listings (deliveries, runs, parked; rejected
+ * attempts and replay counts are not events and stay) and projects them again from the event store,
+ * with a progress bar. Safe while the services run: every batch is a compare-and-set on the
+ * projection's checkpoint, so whichever of this command and the live projector writes a batch
+ * first wins it and the other goes on from there — nothing is projected twice or left out.
+ */
+@Command({ name: 'rebuild-read-models', description: 'rebuild the listings in the read-model database (SQLite or DATABASE_URL) from the event store' })
+export class RebuildReadModelsCommand extends CommandRunner {
+  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
+    super();
+  }
+
+  async run(_params: string[], options: RawRebuildOptions): Promise<void> {
+    if (options.yes !== true) {
+      throw new UsageError(['rebuilding empties the listings first (they fill again as it runs): confirm with --yes']);
+    }
+    await withStore(this.context, async ({ store, config }) => {
+      let opened;
+      try {
+        opened = await openReadModelStore(config);
+      } catch (error) {
+        throw new CliFailure(`cannot open the read-model database: ${describeError(error)}`, { cause: error });
+      }
+      try {
+        this.context.stderr.write(`rebuild-read-models: ${opened.description}\n`);
+        const summary = await this.rebuild(store, opened.readModels);
+        this.report(summary, options.json === true);
+        if (summary.interrupted) this.context.exitCode = ExitCode.interrupted;
+      } finally {
+        await opened.readModels.close().catch(() => undefined);
+      }
+    });
+  }
+
+  private async rebuild(store: EventStore, readModels: ReadModelStore): Promise<RebuildSummary> {
+    const head = (await store.headPosition()) ?? START_POSITION;
+    await readModels.reset(READ_MODEL_PROJECTION);
+    const progress = replayProgress(this.context, 'rebuild', { start: 0n, end: head.commit });
+    const rows = { delivery: 0, run: 0, parked: 0 };
+    let events = 0;
+    let checkpoint: GlobalPosition | undefined;
+    try {
+      while (!this.context.signal.aborted) {
+        const batch = await store.readAll({ after: checkpoint, limit: BATCH, filter: { streamPrefixes: PROJECTED_PREFIXES } });
+        if (batch.length === 0) break;
+        const changes = batch.flatMap((event) => toProjectionChange(event) ?? []);
+        const to = batch[batch.length - 1].position;
+        if (await readModels.commit(READ_MODEL_PROJECTION, changes, checkpoint, to)) {
+          for (const change of changes) rows[change.kind] += 1;
+          events += batch.length;
+          checkpoint = to;
+        } else {
+          // The live projector wrote this stretch first: go on from where it is.
+          checkpoint = await readModels.loadCheckpoint(READ_MODEL_PROJECTION);
+        }
+        progress.update({ scanned: events, replayed: rows.delivery + rows.run + rows.parked, position: checkpoint ?? START_POSITION });
+      }
+    } finally {
+      progress.stop();
+    }
+    return { events, rows, checkpoint: checkpoint ? formatPosition(checkpoint) : null, interrupted: this.context.signal.aborted };
+  }
+
+  private report(summary: RebuildSummary, json: boolean): void {
+    if (json) {
+      this.context.stdout.write(`${JSON.stringify(summary)}\n`);
+      return;
+    }
+    const { rows } = summary;
+    this.context.stdout.write(
+      `${summary.interrupted ? 'interrupted' : 'rebuilt'}: ${summary.events} events projected (${rows.delivery} deliveries, ${rows.run} runs, ${rows.parked} parked), checkpoint ${summary.checkpoint ?? 'none (empty store)'}\n`,
+    );
+  }
+
+  @Option({ flags: '--yes', description: 'confirm: the listings are emptied, then rebuilt' })
+  parseYes(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--json', description: 'print the summary as one JSON object' })
+  parseJson(): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,126 @@
+import type { RejectionCode } from '@wts/domain';
+import type { AttemptRow, ReadModelStore } from '../projection/read-model.port';
+
+/** Why an attempt was refused. Callers saw one 404 for the first two; the owner sees which. */
+export type AttemptReason = RejectionCode | 'wrong_secret' | 'webhook_disabled';
+
+export interface RejectedAttempt {
+  readonly webhookId: string;
+  readonly reason: AttemptReason;
+  readonly at: string;
+  readonly sourceAddress: string;
+}
+
+/** What the public endpoint tells the owner about: refused attempts and idempotent repeats. */
+export interface WebhookActivityRecorder {
+  recordAttempt(attempt: RejectedAttempt): void;
+  recordReplay(deliveryId: string): void;
+}
+
+export interface ActivityRecorderOptions {
+  /** Newest rejected attempts kept per webhook in the database. */
+  readonly keepPerWebhook: number;
+  /** How long a record may wait before it is written. */
+  readonly flushEveryMs: number;
+  /** Records held while the database is unreachable; beyond, the oldest are dropped (and counted). */
+  readonly maxPending: number;
+}
+
+export const DEFAULT_ACTIVITY_RECORDER_OPTIONS: ActivityRecorderOptions = { keepPerWebhook: 100, flushEveryMs: 100, maxPending: 10_000 };
+
+/**
+ * Writes rejected attempts and replay counts to the read-model database off the request path: a
+ * record is a push onto a bounded queue, written in batches (one transaction each) shortly after.
+ * Unknown webhook ids are never recorded (nobody owns them), and a flood on one webhook only
+ * rotates that webhook's newest `keepPerWebhook` rows, so nothing grows with hostile traffic.
+ */
+export class BatchedActivityRecorder implements WebhookActivityRecorder {
+  private attempts: AttemptRow[] = [];
+  private replays: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private dropped = 0;
+  private failures = 0;
+
+  constructor(
+    private readonly store: ReadModelStore,
+    private readonly onError: (error: unknown, dropped: number) => void,
+    private readonly options: ActivityRecorderOptions = DEFAULT_ACTIVITY_RECORDER_OPTIONS,
+  ) {}
+
+  recordAttempt(attempt: RejectedAttempt): void {
+    this.attempts.push(attempt);
+    this.trim(this.attempts);
+    this.schedule(this.options.flushEveryMs);
+  }
+
+  recordReplay(deliveryId: string): void {
+    this.replays.push(deliveryId);
+    this.trim(this.replays);
+    this.schedule(this.options.flushEveryMs);
+  }
+
+  /** Writes everything recorded so far (a listing calls it first: this replica's own records show at once). */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.writing = this.writing.then(() => this.write());
+    return this.writing;
+  }
+
+  async stop(): Promise<void> {
+    await this.flush();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async write(): Promise<void> {
+    const attempts = this.attempts;
+    const replays = this.replays;
+    this.attempts = [];
+    this.replays = [];
+    try {
+      if (attempts.length > 0) await this.store.recordAttempts(attempts, this.options.keepPerWebhook);
+    } catch (error) {
+      this.attempts = this.bounded([...attempts, ...this.attempts]);
+      this.replays = this.bounded([...replays, ...this.replays]);
+      return this.failed(error);
+    }
+    try {
+      if (replays.length > 0) await this.store.recordReplays(replays);
+    } catch (error) {
+      this.replays = this.bounded([...replays, ...this.replays]);
+      return this.failed(error);
+    }
+    this.failures = 0;
+  }
+
+  /** Kept for a later flush, with backoff: the database may be back by then. */
+  private failed(error: unknown): void {
+    this.failures += 1;
+    this.onError(error, this.dropped);
+    this.schedule(Math.min(this.options.flushEveryMs * 2 ** this.failures, 5_000));
+  }
+
+  private trim(items: unknown[]): void {
+    if (items.length <= this.options.maxPending) return;
+    items.shift();
+    this.dropped += 1;
+  }
+
+  /** The newest maxPending; what falls off is counted. */
+  private bounded<T>(items: T[]): T[] {
+    if (items.length <= this.options.maxPending) return items;
+    this.dropped += items.length - this.options.maxPending;
+    return items.slice(items.length - this.options.maxPending);
+  }
+}

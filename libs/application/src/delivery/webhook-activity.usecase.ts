@@ -1,0 +1,59 @@
+import { Streams } from '@wts/contracts';
+import { reject, type Rejection } from '@wts/domain';
+import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
+import type { ConfigurationState } from '../configuration/configuration.state';
+import type { PageRequest, ReadModelStore } from '../projection/read-model.port';
+import { listing, type Listing } from '../run/run-queries.usecase';
+import type { BatchedActivityRecorder } from './webhook-activity.recorder';
+
+export interface RejectedAttemptItem {
+  readonly reason: string;
+  readonly at: string;
+  readonly source_address: string;
+}
+
+export interface DeliveryReplaysItem {
+  readonly delivery_id: string;
+  readonly replays: number;
+}
+
+/**
+ * For the owner only: what callers never learn (which of wrong secret, disabled endpoint and the
+ * other refusals it was), shared by every replica through the read-model database.
+ */
+export class WebhookActivityUseCase {
+  constructor(
+    private readonly config: ConfigurationState,
+    private readonly freshness: ConfigurationFreshness,
+    private readonly readModels: ReadModelStore,
+    private readonly recorder: BatchedActivityRecorder,
+  ) {}
+
+  /** Rejected attempts on the routine's webhook, newest first (the newest 100 are kept per webhook). */
+  async attempts(routineId: string, page: PageRequest): Promise<Listing<RejectedAttemptItem> | Rejection> {
+    const webhookId = await this.webhookIdOf(routineId);
+    if (typeof webhookId !== 'string') return webhookId ?? { items: [], nextCursor: null };
+    // What this replica recorded a moment ago shows at once.
+    await this.recorder.flush();
+    return listing(() => this.readModels.attempts(webhookId, page), (attempt) => ({
+      reason: attempt.reason,
+      at: attempt.at,
+      source_address: attempt.sourceAddress,
+    }));
+  }
+
+  /** Replay counts of the deliveries `GET …/webhook/deliveries` lists with the same page. */
+  async replays(routineId: string, page: PageRequest): Promise<Listing<DeliveryReplaysItem> | Rejection> {
+    const webhookId = await this.webhookIdOf(routineId);
+    if (webhookId !== undefined && typeof webhookId !== 'string') return webhookId;
+    await this.recorder.flush();
+    return listing(() => this.readModels.deliveries(routineId, page), (delivery) => ({ delivery_id: delivery.deliveryId, replays: delivery.replays }));
+  }
+
+  /** The webhook id; undefined when the routine has none yet; a rejection when there is no such routine. */
+  private async webhookIdOf(routineId: string): Promise<string | Rejection | undefined> {
+    await this.freshness.ensureFresh([Streams.routine(routineId), Streams.webhookSlot(routineId)]);
+    if (!this.config.routine(routineId)) return reject('routine_not_found', `no routine ${routineId}`);
+    return this.config.webhookIdOfRoutine(routineId);
+  }
+}

@@ -1,0 +1,31 @@
+import type { ReadModelStore } from '@wts/application';
+import type { AppConfig } from '@wts/config';
+import { PostgresReadModelStore, SqliteReadModelStore } from '@wts/read-models';
+import { join } from 'node:path';
+
+export const EMBEDDED_READ_MODEL_FILE = 'readmodels.sqlite';
+
+export interface OpenedReadModels {
+  readonly readModels: ReadModelStore;
+  readonly description: string;
+}
+
+/** PostgreSQL when DATABASE_URL is set; otherwise SQLite beside the embedded event store. */
+export async function openReadModelStore(config: AppConfig): Promise<OpenedReadModels> {
+  if (config.database.url) {
+    const readModels = await PostgresReadModelStore.open({ connectionString: config.database.url });
+    return { readModels, description: `PostgreSQL read models at ${describeDatabaseUrl(config.database.url)}` };
+  }
+  const file = join(config.storage.dataDir, EMBEDDED_READ_MODEL_FILE);
+  return { readModels: SqliteReadModelStore.open(file), description: `SQLite read models at ${file}` };
+}
+
+/** host:port/database, never the user or the password. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+  } catch {
+    return 'an unparsable URL';
+  }
+}

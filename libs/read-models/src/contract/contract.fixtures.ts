@@ -1,0 +1,131 @@
+/// <reference types="jest" />
+import type { GlobalPosition } from '@wts/event-store';
+import { randomInt, randomUUID } from 'node:crypto';
+import type { AttemptRow, DeliveryRow, Page, PageRequest, ParkedRow, ProjectionChange, ReadModelStore, RunRow } from '../read-model.port';
+
+/**
+ * Builders and helpers of the read-model contract. Every test works under its own random
+ * namespace (ids, routines, webhooks, checkpoint names), so a database shared by the tests of a
+ * suite is fine; only `reset` (which clears every projected row) relies on tests running one at a time.
+ */
+
+export interface ReadModelContractSubject {
+  readonly store: ReadModelStore;
+  /** A second instance on the same database (another replica). Closed by `cleanup`. */
+  readonly openAnother: () => Promise<ReadModelStore>;
+  readonly cleanup: () => Promise<void>;
+}
+
+export type ReadModelContractFactory = () => Promise<ReadModelContractSubject>;
+
+export interface ContractContext {
+  readonly subject: ReadModelContractSubject;
+  readonly store: ReadModelStore;
+  readonly ns: string;
+  /**
+   * Added to the positions of rows that show up in the unfiltered parked listing: on a database
+   * shared by a suite's tests, two rows at one position would be one place in the order.
+   */
+  readonly base: bigint;
+}
+
+export type Context = () => ContractContext;
+
+export function newNamespace(): string {
+  return randomUUID().slice(0, 8);
+}
+
+/** Random, far below 2^63, with room for a few million positions above it. */
+export function newPositionBase(): bigint {
+  return BigInt(randomInt(1, 2 ** 40)) << 22n;
+}
+
+export function at(commit: bigint | number, prepare: bigint | number = commit): GlobalPosition {
+  return { commit: BigInt(commit), prepare: BigInt(prepare) };
+}
+
+export function deliveryRow(id: string, routineId: string, overrides: Partial<DeliveryRow> = {}): DeliveryRow {
+  return {
+    deliveryId: id,
+    routineId,
+    webhookId: `${routineId}-webhook`,
+    runId: `${id}-run`,
+    receivedAt: '2024-05-01T12:00:00.000Z',
+    triggerAccount: { accountId: 'acct_1', email: 'owner@example.com' },
+    contentType: 'application/json',
+    idempotencyKey: null,
+    ...overrides,
+  };
+}
+
+export function runRow(id: string, routineId: string, overrides: Partial<RunRow> = {}): RunRow {
+  return {
+    runId: id,
+    routineId,
+    webhookId: `${routineId}-webhook`,
+    deliveryId: `${id}-delivery`,
+    triggerAccount: { accountId: 'acct_1', email: 'owner@example.com' },
+    status: 'created',
+    createdAt: '2024-05-01T12:00:01.000Z',
+    ...overrides,
+  };
+}
+
+export function parkedRow(id: string, routineId: string | null, overrides: Partial<ParkedRow> = {}): ParkedRow {
+  return {
+    sourceEventId: id,
+    sourceStream: `delivery-${id}`,
+    sourceType: 'DeliveryAccepted',
+    deliveryId: routineId === null ? null : `${id}-delivery`,
+    routineId,
+    error: 'routine snapshot missing',
+    parkedAt: '2024-05-01T12:00:02.000Z',
+    ...overrides,
+  };
+}
+
+export function attemptRow(webhookId: string, n: number, overrides: Partial<AttemptRow> = {}): AttemptRow {
+  return { webhookId, reason: `wrong_secret #${n}`, at: `2024-05-01T12:00:${String(n % 60).padStart(2, '0')}.000Z`, sourceAddress: '203.0.113.7', ...overrides };
+}
+
+export const delivery = (row: DeliveryRow, position: GlobalPosition): ProjectionChange => ({ kind: 'delivery', position, row });
+export const run = (row: RunRow, position: GlobalPosition): ProjectionChange => ({ kind: 'run', position, row });
+export const parked = (row: ParkedRow, position: GlobalPosition): ProjectionChange => ({ kind: 'parked', position, row });
+
+/** Newest first: position DESC, commit then prepare (bigint, no precision lost). */
+export function newestFirst(a: { position: GlobalPosition }, b: { position: GlobalPosition }): number {
+  if (a.position.commit !== b.position.commit) return a.position.commit > b.position.commit ? -1 : 1;
+  if (a.position.prepare !== b.position.prepare) return a.position.prepare > b.position.prepare ? -1 : 1;
+  return 0;
+}
+
+/** Commits `changes` as the next batch of projection `name`, from its current checkpoint to `to`. */
+export async function project(store: ReadModelStore, name: string, changes: readonly ProjectionChange[], to?: GlobalPosition): Promise<void> {
+  const from = await store.loadCheckpoint(name);
+  const last = [...changes].sort(newestFirst)[0]?.position;
+  const target = to ?? last ?? from ?? at(0);
+  expect(await store.commit(name, changes, from, target)).toBe(true);
+}
+
+export type Listing<T> = (page: PageRequest) => Promise<Page<T>>;
+
+/** Follows nextCursor to the end; `between` runs after each page (to write while walking). */
+export async function walk<T>(list: Listing<T>, limit: number, between?: (pageIndex: number) => Promise<void>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let pageIndex = 0; pageIndex < 10_000; pageIndex += 1) {
+    const page = await list(cursor === undefined ? { limit } : { limit, cursor });
+    expect(page.items.length).toBeLessThanOrEqual(limit);
+    items.push(...page.items);
+    if (page.nextCursor === null) return items;
+    expect(page.items).toHaveLength(limit);
+    cursor = page.nextCursor;
+    await between?.(pageIndex);
+  }
+  throw new Error('pagination did not end');
+}
+
+/** Everything a listing has (pages of 1000). */
+export function everything<T>(list: Listing<T>): Promise<T[]> {
+  return walk(list, 1000);
+}

@@ -1,0 +1,42 @@
+/// <reference types="jest" />
+import { checkpointContract } from './checkpoint.contract';
+import { newNamespace, newPositionBase, type ContractContext, type ReadModelContractSubject } from './contract.fixtures';
+import { ingressWritesContract } from './ingress-writes.contract';
+import { lifecycleContract } from './lifecycle.contract';
+import { listingContract } from './listing.contract';
+import { roundTripContract } from './round-trip.contract';
+
+export type { ReadModelContractFactory, ReadModelContractSubject } from './contract.fixtures';
+
+/**
+ * The behaviour every ReadModelStore adapter must show, identically. Call it at the top level of
+ * an adapter's *.int.spec.ts; `open` runs before each test and `cleanup` after it (closing the
+ * store and every instance `openAnother` opened). Tests write under a per-test random namespace
+ * and run one at a time, so a suite may share one database between its tests.
+ */
+export function readModelContract(name: string, open: () => Promise<ReadModelContractSubject>): void {
+  describe(`ReadModelStore contract: ${name}`, () => {
+    let current: ContractContext | undefined;
+    const context = (): ContractContext => {
+      if (!current) throw new Error('contract context used outside a test');
+      return current;
+    };
+
+    beforeEach(async () => {
+      const subject = await open();
+      current = { subject, store: subject.store, ns: newNamespace(), base: newPositionBase() };
+    });
+
+    afterEach(async () => {
+      const finished = current;
+      current = undefined;
+      await finished?.subject.cleanup();
+    });
+
+    checkpointContract(context);
+    listingContract(context);
+    ingressWritesContract(context);
+    roundTripContract(context);
+    lifecycleContract(context);
+  });
+}

@@ -1,0 +1,59 @@
+/// <reference types="jest" />
+import { at, attemptRow, delivery, deliveryRow, everything, parked, parkedRow, project, run, runRow, type Context } from './contract.fixtures';
+
+/** Strings that break naive quoting, LIKE patterns, escaping, encodings or column sizes. */
+function hostileStrings(ns: string): string[] {
+  return [
+    `${ns}'; DROP TABLE rm_deliveries; --`,
+    `${ns} "double" and 'single' quotes`,
+    `${ns} 100%_done \\ back\\\\slash \\' \\" \\n`,
+    `${ns} ünïcödé ✓ 日本語 Ωμέγα עברית`,
+    `${ns} emoji 🚀👩‍👩‍👧‍👦🏳️‍🌈`,
+    `${ns} tab\tnewline\ncarriage\r`,
+    `${ns} ${'x'.repeat(10_240)} end 🎉`,
+    `${ns} {"json":[1,2,{"a":null}]} $1 ? @name :name`,
+  ];
+}
+
+export function roundTripContract(context: Context): void {
+  describe('values', () => {
+    it('returns hostile strings (quotes, %, _, backslashes, unicode, emoji, 10 KB) exactly as written, in every column', async () => {
+      const { store, ns, base } = context();
+      const values = hostileStrings(ns);
+      const name = `${ns}:${values[1]}`;
+      for (const [i, s] of values.entries()) {
+        const routine = `${s} routine`;
+        const d = deliveryRow(`${s} delivery`, routine, {
+          webhookId: `${s} webhook`, runId: `${s} run`, receivedAt: '2024-05-01T12:00:00.123Z',
+          triggerAccount: { accountId: `${s} account`, email: `${s}@example.com` }, contentType: `text/plain; charset="${s}"`, idempotencyKey: `${s} key`,
+        });
+        const r = runRow(`${s} run`, routine, { webhookId: `${s} webhook`, deliveryId: `${s} delivery`, status: `${s} status`, createdAt: '2024-05-01T12:00:00.999Z', triggerAccount: d.triggerAccount });
+        const p = parkedRow(`${s} event`, routine, { sourceStream: `${s} stream`, sourceType: `${s} type`, deliveryId: `${s} delivery`, error: `${s} error`, parkedAt: '1999-12-31T23:59:59.000Z' });
+        const position = at(base + BigInt(i));
+        await project(store, name, [delivery(d, position), run(r, position), parked(p, position)]);
+        await store.recordReplays([d.deliveryId]);
+        const attempt = attemptRow(`${s} webhook`, i, { reason: `${s} reason`, at: '2024-05-01T12:00:00.000Z', sourceAddress: `${s} address` });
+        await store.recordAttempts([attempt], 5);
+
+        expect(await everything((page) => store.deliveries(routine, page))).toEqual([{ ...d, replays: 1 }]);
+        expect(await everything((page) => store.runs(routine, page))).toEqual([r]);
+        expect(await everything((page) => store.parked(routine, page))).toEqual([p]);
+        expect(await everything((page) => store.attempts(`${s} webhook`, page))).toEqual([attempt]);
+      }
+      expect(await store.loadCheckpoint(name)).toEqual(at(base + BigInt(values.length - 1)));
+      // Pattern characters are data, never wildcards.
+      expect(await everything((page) => store.deliveries(`${ns}%`, page))).toEqual([]);
+      expect(await everything((page) => store.attempts(`${ns}_%`, page))).toEqual([]);
+    });
+
+    it('keeps null idempotency keys and parked rows without a delivery or routine as null', async () => {
+      const { store, ns, base } = context();
+      const d = deliveryRow(`${ns}-d`, `${ns}-r`, { idempotencyKey: null });
+      const p = parkedRow(`${ns}-p`, null, { deliveryId: null });
+      await project(store, `${ns}:projector`, [delivery(d, at(base + 1n)), parked(p, at(base + 2n))]);
+
+      expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual([{ ...d, replays: 0 }]);
+      expect((await everything((page) => store.parked(undefined, page))).filter((row) => row.sourceEventId === p.sourceEventId)).toEqual([p]);
+    });
+  });
+}

@@ -1,0 +1,62 @@
+import type { GlobalPosition } from '@wts/event-store';
+import { InvalidCursorError } from './read-model.port';
+
+/**
+ * Cursors are opaque to callers but are only a place in an order: deliveries, runs and parked
+ * rows continue strictly after a global position, attempts strictly after an id. The decoded
+ * form carries a kind prefix ("p." / "a.") so that one kind's cursor given to the other is
+ * refused instead of silently meaning something else, and it is matched in full (canonical
+ * base64url, canonical decimals, int64 range) so that a tampered cursor is a 400, never a query.
+ */
+
+const INT64_MAX = 9_223_372_036_854_775_807n;
+
+/** Above every real position: the first page continues "after" it. */
+export const ABOVE_EVERY_POSITION: GlobalPosition = { commit: INT64_MAX, prepare: INT64_MAX };
+/** Above every real attempt id. */
+export const ABOVE_EVERY_ATTEMPT_ID = INT64_MAX;
+
+const DECIMAL = '(0|[1-9][0-9]{0,18})';
+const POSITION_FORM = new RegExp(`^p\\.${DECIMAL}\\.${DECIMAL}$`);
+const ATTEMPT_FORM = new RegExp(`^a\\.${DECIMAL}$`);
+const BASE64URL = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function encodePositionCursor(position: GlobalPosition): string {
+  return encode(`p.${position.commit}.${position.prepare}`);
+}
+
+export function decodePositionCursor(cursor: string | undefined): GlobalPosition {
+  if (cursor === undefined) return ABOVE_EVERY_POSITION;
+  const match = POSITION_FORM.exec(decode(cursor));
+  if (!match) throw new InvalidCursorError(cursor);
+  return { commit: int64(match[1], cursor), prepare: int64(match[2], cursor) };
+}
+
+export function encodeAttemptCursor(id: bigint): string {
+  return encode(`a.${id}`);
+}
+
+export function decodeAttemptCursor(cursor: string | undefined): bigint {
+  if (cursor === undefined) return ABOVE_EVERY_ATTEMPT_ID;
+  const match = ATTEMPT_FORM.exec(decode(cursor));
+  if (!match) throw new InvalidCursorError(cursor);
+  return int64(match[1], cursor);
+}
+
+function encode(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64url');
+}
+
+/** Only the exact encoding this module issues decodes (Buffer's decoder skips junk silently). */
+function decode(cursor: string): string {
+  if (typeof cursor !== 'string' || !BASE64URL.test(cursor)) throw new InvalidCursorError(String(cursor));
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (encode(text) !== cursor) throw new InvalidCursorError(cursor);
+  return text;
+}
+
+function int64(digits: string | undefined, cursor: string): bigint {
+  const value = BigInt(digits ?? '');
+  if (value > INT64_MAX) throw new InvalidCursorError(cursor);
+  return value;
+}

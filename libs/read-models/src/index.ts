@@ -1,0 +1,2 @@
+export { SqliteReadModelStore, type SqliteReadModelStoreOptions } from './sqlite/sqlite-read-model.store';
+export { PostgresReadModelStore, type PostgresReadModelStoreOptions } from './postgres/postgres-read-model.store';

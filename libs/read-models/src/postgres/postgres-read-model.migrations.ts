@@ -1,0 +1,110 @@
+import type { ClientBase } from 'pg';
+
+/**
+ * Schema migrations, applied in order; `rm_schema_migrations` records which have run. Append new
+ * entries, never edit old ones. Positions are BIGINT (int8), timestamps `text`: they are returned
+ * exactly as written (an ISO string with milliseconds and Z), with no time-zone round trip.
+ * The indexes make every listing an index range scan, as in the SQLite adapter.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE rm_deliveries (
+    delivery_id           text   PRIMARY KEY,
+    routine_id            text   NOT NULL,
+    webhook_id            text   NOT NULL,
+    run_id                text   NOT NULL,
+    received_at           text   NOT NULL,
+    trigger_account_id    text   NOT NULL,
+    trigger_account_email text   NOT NULL,
+    content_type          text   NOT NULL,
+    idempotency_key       text,
+    commit_pos            bigint NOT NULL,
+    prepare_pos           bigint NOT NULL
+  );
+  CREATE INDEX rm_deliveries_by_routine ON rm_deliveries (routine_id, commit_pos, prepare_pos);
+
+  CREATE TABLE rm_runs (
+    run_id                text   PRIMARY KEY,
+    routine_id            text   NOT NULL,
+    webhook_id            text   NOT NULL,
+    delivery_id           text   NOT NULL,
+    trigger_account_id    text   NOT NULL,
+    trigger_account_email text   NOT NULL,
+    status                text   NOT NULL,
+    created_at            text   NOT NULL,
+    commit_pos            bigint NOT NULL,
+    prepare_pos           bigint NOT NULL
+  );
+  CREATE INDEX rm_runs_by_routine ON rm_runs (routine_id, commit_pos, prepare_pos);
+
+  CREATE TABLE rm_parked (
+    source_event_id text   PRIMARY KEY,
+    source_stream   text   NOT NULL,
+    source_type     text   NOT NULL,
+    delivery_id     text,
+    routine_id      text,
+    error           text   NOT NULL,
+    parked_at       text   NOT NULL,
+    commit_pos      bigint NOT NULL,
+    prepare_pos     bigint NOT NULL
+  );
+  CREATE INDEX rm_parked_by_position ON rm_parked (commit_pos, prepare_pos);
+  CREATE INDEX rm_parked_by_routine ON rm_parked (routine_id, commit_pos, prepare_pos);
+
+  CREATE TABLE rm_delivery_replays (
+    delivery_id text    PRIMARY KEY,
+    replays     integer NOT NULL
+  );
+
+  CREATE TABLE rm_rejected_attempts (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    webhook_id     text   NOT NULL,
+    reason         text   NOT NULL,
+    at             text   NOT NULL,
+    source_address text   NOT NULL
+  );
+  CREATE INDEX rm_rejected_attempts_by_webhook ON rm_rejected_attempts (webhook_id, id);
+
+  CREATE TABLE rm_checkpoints (
+    name        text   PRIMARY KEY,
+    commit_pos  bigint NOT NULL,
+    prepare_pos bigint NOT NULL
+  );
+  `,
+];
+
+export const READ_MODEL_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Serialises concurrent starts (any schema: migrations are rare and short). */
+const MIGRATION_LOCK_KEY = '7234102986150871041';
+
+/**
+ * Creates `schema` when missing and brings it up to date, in one transaction under a
+ * transaction-scoped advisory lock: replicas starting together wait for the first one, then
+ * find nothing left to do. The connection's search_path is already `schema`.
+ */
+export async function migrate(client: ClientBase, schema: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    // Checked first: CREATE SCHEMA IF NOT EXISTS still needs the CREATE privilege on the database.
+    const existing = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (existing.rowCount === 0) await client.query(`CREATE SCHEMA "${schema}"`);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS rm_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rm_schema_migrations');
+    const current = rows[0]?.version ?? 0;
+    if (current > READ_MODEL_SCHEMA_VERSION) {
+      throw new Error(`read-model schema version ${current} is newer than this build supports (${READ_MODEL_SCHEMA_VERSION})`);
+    }
+    for (let version = current; version < READ_MODEL_SCHEMA_VERSION; version += 1) {
+      await client.query(MIGRATIONS[version] ?? '');
+      await client.query('INSERT INTO rm_schema_migrations (version) VALUES ($1)', [version + 1]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,236 @@
+import type { GlobalPosition } from '@wts/event-store';
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
+import { decodeAttemptCursor, decodePositionCursor, encodeAttemptCursor, encodePositionCursor } from '../cursor';
+import { checkKeepPerWebhook, checkLimit, toPage } from '../pagination';
+import type { AttemptRow, DeliveryListRow, Page, PageRequest, ParkedRow, ProjectionChange, ReadModelStore, RunRow } from '../read-model.port';
+import { ReadModelUnavailableError } from '../read-model.port';
+import {
+  attemptValues,
+  positionOf,
+  toAttemptRow,
+  toDeliveryRow,
+  toParkedRow,
+  toRunRow,
+  type AttemptRecord,
+  type CheckpointRecord,
+  type DeliveryRecord,
+  type ParkedRecord,
+  type RunRecord,
+} from '../read-model.records';
+import { schemaLockKey } from './postgres-lock.keys';
+import { PostgresProjectorLease } from './postgres-projector.lease';
+import { describePgError, toUnavailable } from './postgres-read-model.errors';
+import { migrate } from './postgres-read-model.migrations';
+import * as sql from './postgres-read-model.queries';
+
+export interface PostgresReadModelStoreOptions {
+  readonly connectionString: string;
+  /** Where the tables live (created when missing); `public` by default. */
+  readonly schema?: string;
+  readonly poolSize?: number;
+  /** How long to wait for a connection (TCP + startup, or a free pool slot). Default 5 s. */
+  readonly connectionTimeoutMs?: number;
+  /** Server-side limit per statement, lock waits included. Default 10 s. */
+  readonly statementTimeoutMs?: number;
+  /** Shown in pg_stat_activity (the lease connection adds "-lease"). Default `wts-read-models`. */
+  readonly applicationName?: string;
+  /** How often a held lease checks that its connection still answers. Default 5 s. */
+  readonly leaseHeartbeatMs?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The read model in PostgreSQL (DATABASE_URL), shared by every replica. All statements go
+ * through one pool whose sessions have `search_path` set to the schema; every call has a bound
+ * (connection timeout, statement_timeout, and a client-side query timeout for a server that
+ * stops answering) so a dead server becomes ReadModelUnavailableError, never a hang.
+ */
+export class PostgresReadModelStore implements ReadModelStore {
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly lease: PostgresProjectorLease,
+    private readonly commitLockKey: string,
+  ) {}
+
+  static async open(options: PostgresReadModelStoreOptions): Promise<PostgresReadModelStore> {
+    const schema = options.schema ?? 'public';
+    if (!SCHEMA_NAME.test(schema)) throw new RangeError(`invalid read-model schema name ${JSON.stringify(schema)}`);
+    const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+    const connection: PoolConfig = {
+      connectionString: options.connectionString,
+      // A connection string's own `options` parameter would take precedence over this one.
+      options: `-c search_path=${schema}`,
+      application_name: options.applicationName ?? 'wts-read-models',
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+      statement_timeout: statementTimeoutMs,
+      // Client-side backstop for a server that stops answering (statement_timeout never fires there).
+      query_timeout: statementTimeoutMs + 2_000,
+      idle_in_transaction_session_timeout: statementTimeoutMs * 3,
+      keepAlive: true,
+    };
+    const pool = new Pool({ ...connection, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+    // An idle pooled connection that dies (server restart) is dropped by the pool; without a
+    // listener its 'error' would crash the process. The next checkout connects anew.
+    pool.on('error', () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client, schema);
+        client.release();
+      } catch (error) {
+        client.release(true);
+        throw error;
+      }
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw new ReadModelUnavailableError(`cannot open read model in schema ${schema}: ${describePgError(error)}`, { cause: error });
+    }
+    const lease = new PostgresProjectorLease(
+      { ...connection, application_name: `${connection.application_name}-lease` },
+      schemaLockKey('projector-lease', schema),
+      options.leaseHeartbeatMs ?? 5_000,
+    );
+    return new PostgresReadModelStore(pool, lease, schemaLockKey('commit', schema));
+  }
+
+  async loadCheckpoint(name: string): Promise<GlobalPosition | undefined> {
+    const { rows } = await this.query<CheckpointRecord>('loadCheckpoint', sql.LOAD_CHECKPOINT, [name]);
+    return rows[0] === undefined ? undefined : positionOf(rows[0]);
+  }
+
+  async commit(name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition): Promise<boolean> {
+    return this.transaction('commit', async (client) => {
+      await client.query(sql.COMMIT_LOCK, [this.commitLockKey]);
+      const moved = from === undefined
+        ? await client.query(sql.INSERT_FIRST_CHECKPOINT, [name, String(to.commit), String(to.prepare)])
+        : await client.query(sql.MOVE_CHECKPOINT, [name, String(from.commit), String(from.prepare), String(to.commit), String(to.prepare)]);
+      if (moved.rowCount !== 1) return { outcome: false, commit: false };
+      for (const insert of sql.insertChanges(changes)) await client.query(insert.text, insert.values);
+      return { outcome: true, commit: true };
+    });
+  }
+
+  async reset(name: string): Promise<void> {
+    await this.transaction('reset', async (client) => {
+      await client.query(sql.COMMIT_LOCK, [this.commitLockKey]);
+      for (const statement of sql.RESET_STATEMENTS) await client.query(statement);
+      await client.query(sql.DELETE_CHECKPOINT, [name]);
+      return { outcome: undefined, commit: true };
+    });
+  }
+
+  async deliveries(routineId: string, page: PageRequest): Promise<Page<DeliveryListRow>> {
+    const [after, limit] = listAfter(page);
+    const { rows } = await this.query<DeliveryRecord>('deliveries', sql.LIST_DELIVERIES, [routineId, ...after]);
+    return toPage(rows, limit, toDeliveryRow, (record) => encodePositionCursor(positionOf(record)));
+  }
+
+  async runs(routineId: string, page: PageRequest): Promise<Page<RunRow>> {
+    const [after, limit] = listAfter(page);
+    const { rows } = await this.query<RunRecord>('runs', sql.LIST_RUNS, [routineId, ...after]);
+    return toPage(rows, limit, toRunRow, (record) => encodePositionCursor(positionOf(record)));
+  }
+
+  async parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>> {
+    const [after, limit] = listAfter(page);
+    const text = routineId === undefined ? sql.LIST_PARKED_ALL : sql.LIST_PARKED_OF_ROUTINE;
+    const { rows } = await this.query<ParkedRecord>('parked', text, [routineId ?? null, ...after]);
+    return toPage(rows, limit, toParkedRow, (record) => encodePositionCursor(positionOf(record)));
+  }
+
+  async recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void> {
+    const keep = checkKeepPerWebhook(keepPerWebhook);
+    if (attempts.length === 0) return;
+    const rows = attempts.map(attemptValues);
+    const columns = [0, 1, 2, 3].map((index) => rows.map((row) => row[index]));
+    const webhookIds = [...new Set(attempts.map((attempt) => attempt.webhookId))];
+    await this.transaction('recordAttempts', async (client) => {
+      await client.query(sql.INSERT_ATTEMPTS, columns);
+      await client.query(sql.PRUNE_ATTEMPTS, [webhookIds, keep]);
+      return { outcome: undefined, commit: true };
+    });
+  }
+
+  async attempts(webhookId: string, page: PageRequest): Promise<Page<AttemptRow>> {
+    const limit = checkLimit(page);
+    const afterId = decodeAttemptCursor(page.cursor);
+    const { rows } = await this.query<AttemptRecord>('attempts', sql.LIST_ATTEMPTS, [webhookId, String(afterId), limit + 1]);
+    return toPage(rows, limit, toAttemptRow, (record) => encodeAttemptCursor(BigInt(record.id)));
+  }
+
+  async recordReplays(deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.query('recordReplays', sql.ADD_REPLAYS, [deliveryIds]);
+  }
+
+  async tryAcquireProjectorLease(): Promise<boolean> {
+    this.ensureOpen('tryAcquireProjectorLease');
+    try {
+      return await this.lease.tryAcquire();
+    } catch (error) {
+      throw toUnavailable('tryAcquireProjectorLease', error);
+    }
+  }
+
+  holdsProjectorLease(): boolean {
+    return this.closing === undefined && this.lease.holds;
+  }
+
+  async ping(): Promise<void> {
+    await this.query('ping', 'SELECT 1', []);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= Promise.all([this.lease.release(), this.pool.end().catch(() => undefined)]).then(() => undefined);
+    return this.closing;
+  }
+
+  private ensureOpen(operation: string): void {
+    if (this.closing) throw new ReadModelUnavailableError(`read model is closed (${operation})`);
+  }
+
+  private async query<R extends object>(operation: string, text: string, values: unknown[]): Promise<{ rows: R[] }> {
+    this.ensureOpen(operation);
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw toUnavailable(operation, error);
+    }
+  }
+
+  /**
+   * BEGIN … COMMIT on one pooled connection; `commit: false` rolls back (a refused
+   * compare-and-set). On an error the connection is destroyed rather than rolled back: the server
+   * rolls back a session that ends, and a ROLLBACK sent to a server that stopped answering would
+   * only wait for the query timeout a second time.
+   */
+  private async transaction<T>(operation: string, body: (client: PoolClient) => Promise<{ outcome: T; commit: boolean }>): Promise<T> {
+    this.ensureOpen(operation);
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw toUnavailable(operation, error);
+    }
+    try {
+      await client.query('BEGIN');
+      const { outcome, commit } = await body(client);
+      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+      client.release();
+      return outcome;
+    } catch (error) {
+      client.release(true);
+      throw toUnavailable(operation, error);
+    }
+  }
+}
+
+/** Validates the page before anything touches the database (RangeError / InvalidCursorError). */
+function listAfter(page: PageRequest): [[string, string, number], number] {
+  const limit = checkLimit(page);
+  const { commit, prepare } = decodePositionCursor(page.cursor);
+  return [[String(commit), String(prepare), limit + 1], limit];
+}

@@ -1,0 +1,186 @@
+import Database from 'better-sqlite3';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readModelContract } from '../contract/read-model.contract';
+import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
+import { SqliteReadModelStore } from './sqlite-read-model.store';
+
+const tempDirs: string[] = [];
+
+function tempFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wts-read-models-'));
+  tempDirs.push(dir);
+  return join(dir, 'nested', 'deeper', 'read-models.db');
+}
+
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+readModelContract('SqliteReadModelStore', async () => {
+  const file = tempFile();
+  const opened: ReadModelStore[] = [];
+  const open = (): ReadModelStore => {
+    const store = SqliteReadModelStore.open(file);
+    opened.push(store);
+    return store;
+  };
+  return {
+    store: open(),
+    openAnother: async () => open(),
+    cleanup: async () => {
+      await Promise.all(opened.map((store) => store.close()));
+    },
+  };
+});
+
+/**
+ * A second OS process: transpiles the TypeScript sources on require (there is no build output in
+ * tests), prints "ready", then for each stdin line {"file","at"} spins until `at`, opens the store
+ * on that file, races a first commit of checkpoint "race", closes, and prints the outcome.
+ */
+const OPEN_AND_COMMIT_WORKER = `
+const fs = require('node:fs');
+const ts = require('typescript');
+require.extensions['.ts'] = (module, filename) => {
+  const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
+    fileName: filename,
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+  });
+  module._compile(outputText, filename);
+};
+const { SqliteReadModelStore } = require(process.argv[1]);
+let buffer = '';
+process.stdin.setEncoding('utf8').on('data', async (chunk) => {
+  buffer += chunk;
+  const lines = buffer.split('\\n');
+  buffer = lines.pop();
+  for (const line of lines) {
+    const job = JSON.parse(line);
+    while (Date.now() < job.at) {}
+    try {
+      const store = SqliteReadModelStore.open(job.file, { busyTimeoutMs: 10000 });
+      const won = await store.commit('race', [], undefined, { commit: BigInt(process.pid), prepare: 0n });
+      await store.close();
+      process.stdout.write(JSON.stringify({ won }) + '\\n');
+    } catch (error) {
+      process.stdout.write(JSON.stringify({ error: String(error) }) + '\\n');
+    }
+  }
+});
+process.stdout.write('ready\\n');
+`;
+
+interface Worker {
+  readonly child: ChildProcessWithoutNullStreams;
+  nextLine(): Promise<string>;
+  /** Resolves once the process has exited. */
+  readonly exited: Promise<void>;
+}
+
+function startWorker(): Worker {
+  const child = spawn(process.execPath, ['-e', OPEN_AND_COMMIT_WORKER, join(__dirname, 'sqlite-read-model.store.ts')], { cwd: process.cwd() });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffer = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    for (const line of parts) (waiting.shift() ?? ((text: string) => lines.push(text)))(line);
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const died = exit.then((code): never => {
+    throw new Error(`worker exited (${code}): ${stderr}`);
+  });
+  died.catch(() => undefined);
+  const nextLine = (): Promise<string> => {
+    const line = lines.shift();
+    return line !== undefined ? Promise.resolve(line) : Promise.race([new Promise<string>((resolve) => waiting.push(resolve)), died]);
+  };
+  return { child, nextLine, exited: exit.then(() => undefined) };
+}
+
+describe('SqliteReadModelStore (SQLite specifics)', () => {
+  const opened: SqliteReadModelStore[] = [];
+  const openStore = (file: string, options?: Parameters<typeof SqliteReadModelStore.open>[1]): SqliteReadModelStore => {
+    const store = SqliteReadModelStore.open(file, options);
+    opened.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+
+  it('creates the parent directories and the file in WAL mode with the schema version in user_version', () => {
+    const file = tempFile();
+    openStore(file);
+
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('reopens an existing file with its data and checkpoint', async () => {
+    const file = tempFile();
+    const first = openStore(file);
+    expect(await first.commit('projector', [], undefined, { commit: 7n, prepare: 3n })).toBe(true);
+    await first.close();
+
+    expect(await openStore(file).loadCheckpoint('projector')).toEqual({ commit: 7n, prepare: 3n });
+  });
+
+  it('refuses a file whose schema is newer than this build with ReadModelUnavailableError', () => {
+    const file = tempFile();
+    openStore(file);
+    const raw = new Database(file);
+    raw.pragma('user_version = 99');
+    raw.close();
+
+    expect(() => openStore(file)).toThrow(ReadModelUnavailableError);
+    expect(() => openStore(file)).toThrow(/newer than this build/);
+  });
+
+  it('answers ReadModelUnavailableError naming the operation when another connection holds the write lock past the busy timeout', async () => {
+    const file = tempFile();
+    const store = openStore(file, { busyTimeoutMs: 50 });
+    const raw = new Database(file);
+    raw.exec('BEGIN IMMEDIATE');
+    try {
+      await expect(store.commit('projector', [], undefined, { commit: 1n, prepare: 1n })).rejects.toThrow(ReadModelUnavailableError);
+      await expect(store.recordReplays(['d'])).rejects.toThrow(/recordReplays failed: SQLITE_BUSY/);
+      // Reads still work under WAL while a writer holds the lock.
+      await expect(store.loadCheckpoint('projector')).resolves.toBeUndefined();
+    } finally {
+      raw.exec('ROLLBACK');
+      raw.close();
+    }
+    expect(await store.commit('projector', [], undefined, { commit: 1n, prepare: 1n })).toBe(true);
+  });
+
+  it('several OS processes open the same new file at the same moment; all opens succeed and exactly one first commit wins', async () => {
+    const workers = Array.from({ length: 4 }, () => startWorker());
+    try {
+      for (const worker of workers) expect(await worker.nextLine()).toBe('ready');
+      for (let round = 0; round < 3; round += 1) {
+        const job = JSON.stringify({ file: tempFile(), at: Date.now() + 150 });
+        for (const worker of workers) worker.child.stdin.write(`${job}\n`);
+        const outcomes = await Promise.all(workers.map(async (worker) => JSON.parse(await worker.nextLine()) as { won?: boolean; error?: string }));
+
+        expect(outcomes.filter((outcome) => outcome.error !== undefined)).toEqual([]);
+        expect(outcomes.filter((outcome) => outcome.won === true)).toHaveLength(1);
+      }
+    } finally {
+      for (const worker of workers) worker.child.kill();
+      await Promise.all(workers.map((worker) => worker.exited));
+    }
+  }, 60_000);
+});

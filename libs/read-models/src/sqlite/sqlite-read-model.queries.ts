@@ -1,0 +1,105 @@
+import type { Statement } from 'better-sqlite3';
+import type { ProjectionChange } from '../read-model.port';
+import {
+  ATTEMPT_COLUMNS,
+  PROJECTION_TABLES,
+  columnList,
+  type AttemptRecord,
+  type CheckpointRecord,
+  type DeliveryRecord,
+  type ParkedRecord,
+  type ProjectionTable,
+  type RunRecord,
+  type SqlValue,
+} from '../read-model.records';
+import type { SqliteDatabase } from './sqlite-read-model.connection';
+
+/** Every statement the store runs, prepared once per connection. */
+export interface SqliteReadModelQueries {
+  readonly loadCheckpoint: Statement<[string], CheckpointRecord>;
+  readonly insertFirstCheckpoint: Statement<[string, bigint, bigint]>;
+  readonly moveCheckpoint: Statement<[MoveCheckpoint]>;
+  readonly deleteCheckpoint: Statement<[string]>;
+  readonly insertChange: Readonly<Record<ProjectionChange['kind'], Statement<SqlValue[]>>>;
+  readonly deleteProjected: readonly Statement<[]>[];
+  readonly deliveries: Statement<[ListAfter & { routineId: string }], DeliveryRecord>;
+  readonly runs: Statement<[ListAfter & { routineId: string }], RunRecord>;
+  readonly parkedAll: Statement<[ListAfter], ParkedRecord>;
+  readonly parkedOfRoutine: Statement<[ListAfter & { routineId: string }], ParkedRecord>;
+  readonly insertAttempt: Statement<string[]>;
+  readonly pruneAttempts: Statement<[{ webhookId: string; keep: number }]>;
+  readonly attempts: Statement<[{ webhookId: string; afterId: bigint; limit: number }], AttemptRecord>;
+  readonly addReplays: Statement<[string, number]>;
+  readonly ping: Statement<[]>;
+}
+
+export interface MoveCheckpoint {
+  readonly name: string;
+  readonly fromCommit: bigint;
+  readonly fromPrepare: bigint;
+  readonly toCommit: bigint;
+  readonly toPrepare: bigint;
+}
+
+/** Continue strictly after (commit, prepare), newest first; `limit` is the page size + 1. */
+export interface ListAfter {
+  readonly commit: bigint;
+  readonly prepare: bigint;
+  readonly limit: number;
+}
+
+const AFTER = '(commit_pos, prepare_pos) < (@commit, @prepare)';
+const NEWEST_FIRST = 'ORDER BY commit_pos DESC, prepare_pos DESC LIMIT @limit';
+
+export function prepareQueries(db: SqliteDatabase): SqliteReadModelQueries {
+  const { delivery, run, parked } = PROJECTION_TABLES;
+  return {
+    loadCheckpoint: db.prepare('SELECT commit_pos, prepare_pos FROM rm_checkpoints WHERE name = ?'),
+    insertFirstCheckpoint: db.prepare(
+      'INSERT INTO rm_checkpoints (name, commit_pos, prepare_pos) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+    ),
+    moveCheckpoint: db.prepare(
+      `UPDATE rm_checkpoints SET commit_pos = @toCommit, prepare_pos = @toPrepare
+       WHERE name = @name AND commit_pos = @fromCommit AND prepare_pos = @fromPrepare`,
+    ),
+    deleteCheckpoint: db.prepare('DELETE FROM rm_checkpoints WHERE name = ?'),
+    insertChange: { delivery: insertIgnoring(db, delivery), run: insertIgnoring(db, run), parked: insertIgnoring(db, parked) },
+    deleteProjected: [delivery, run, parked].map((spec) => db.prepare<[]>(`DELETE FROM ${spec.table}`)),
+    deliveries: db.prepare(
+      `SELECT ${columnList(delivery, 'd')}, COALESCE(r.replays, 0) AS replays
+       FROM rm_deliveries d LEFT JOIN rm_delivery_replays r ON r.delivery_id = d.delivery_id
+       WHERE d.routine_id = @routineId AND (d.commit_pos, d.prepare_pos) < (@commit, @prepare)
+       ORDER BY d.commit_pos DESC, d.prepare_pos DESC LIMIT @limit`,
+    ),
+    runs: db.prepare(`SELECT ${columnList(run)} FROM rm_runs WHERE routine_id = @routineId AND ${AFTER} ${NEWEST_FIRST}`),
+    parkedAll: db.prepare(`SELECT ${columnList(parked)} FROM rm_parked WHERE ${AFTER} ${NEWEST_FIRST}`),
+    parkedOfRoutine: db.prepare(
+      `SELECT ${columnList(parked)} FROM rm_parked WHERE routine_id = @routineId AND ${AFTER} ${NEWEST_FIRST}`,
+    ),
+    insertAttempt: db.prepare(
+      `INSERT INTO rm_rejected_attempts (${ATTEMPT_COLUMNS.join(', ')}) VALUES (${ATTEMPT_COLUMNS.map(() => '?').join(', ')})`,
+    ),
+    // The boundary is the webhook's (keep+1)th newest id; none (fewer rows) compares as NULL: no delete.
+    pruneAttempts: db.prepare(
+      `DELETE FROM rm_rejected_attempts WHERE webhook_id = @webhookId AND id <= (
+         SELECT id FROM rm_rejected_attempts WHERE webhook_id = @webhookId ORDER BY id DESC LIMIT 1 OFFSET @keep)`,
+    ),
+    attempts: db.prepare(
+      `SELECT id, ${ATTEMPT_COLUMNS.join(', ')} FROM rm_rejected_attempts
+       WHERE webhook_id = @webhookId AND id < @afterId ORDER BY id DESC LIMIT @limit`,
+    ),
+    addReplays: db.prepare(
+      `INSERT INTO rm_delivery_replays (delivery_id, replays) VALUES (?, ?)
+       ON CONFLICT (delivery_id) DO UPDATE SET replays = replays + excluded.replays`,
+    ),
+    ping: db.prepare('SELECT 1'),
+  };
+}
+
+/** Idempotent projection: a row whose key exists is left exactly as it is. */
+function insertIgnoring(db: SqliteDatabase, spec: ProjectionTable): Statement<SqlValue[]> {
+  const placeholders = spec.columns.map(() => '?').join(', ');
+  return db.prepare<SqlValue[]>(
+    `INSERT INTO ${spec.table} (${columnList(spec)}) VALUES (${placeholders}) ON CONFLICT (${spec.key}) DO NOTHING`,
+  );
+}

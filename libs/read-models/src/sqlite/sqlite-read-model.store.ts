@@ -1,0 +1,160 @@
+import type { Transaction } from 'better-sqlite3';
+import type { GlobalPosition } from '@wts/event-store';
+import { decodeAttemptCursor, decodePositionCursor, encodeAttemptCursor, encodePositionCursor } from '../cursor';
+import { checkKeepPerWebhook, checkLimit, toPage } from '../pagination';
+import type {
+  AttemptRow,
+  DeliveryListRow,
+  Page,
+  PageRequest,
+  ParkedRow,
+  ProjectionChange,
+  ReadModelStore,
+  RunRow,
+} from '../read-model.port';
+import {
+  attemptValues,
+  changeValues,
+  positionOf,
+  toAttemptRow,
+  toDeliveryRow,
+  toParkedRow,
+  toRunRow,
+  type AttemptRecord,
+  type ParkedRecord,
+} from '../read-model.records';
+import { SqliteReadModelConnection } from './sqlite-read-model.connection';
+import { prepareQueries, type ListAfter, type SqliteReadModelQueries } from './sqlite-read-model.queries';
+
+export interface SqliteReadModelStoreOptions {
+  /** How long a writer waits for another process's write lock (and how long open retries). */
+  readonly busyTimeoutMs?: number;
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * The embedded read model: a SQLite file beside the event store, shared by the processes of one
+ * host. Every write is one IMMEDIATE transaction (the write lock is taken up front, so two writers
+ * queue on the busy timeout instead of failing an upgrade half way). There is no lease to hold:
+ * the checkpoint compare-and-set in commit() already makes a second projector harmless.
+ */
+export class SqliteReadModelStore implements ReadModelStore {
+  private readonly queries: SqliteReadModelQueries;
+  private readonly commitTransaction: Transaction<(name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition) => boolean>;
+  private readonly resetTransaction: Transaction<(name: string) => void>;
+  private readonly attemptsTransaction: Transaction<(attempts: readonly AttemptRow[], keep: number) => void>;
+  private readonly replaysTransaction: Transaction<(counts: ReadonlyMap<string, number>) => void>;
+  private leaseAcquired = false;
+
+  private constructor(private readonly connection: SqliteReadModelConnection) {
+    const { db } = connection;
+    const q = prepareQueries(db);
+    this.queries = q;
+    this.commitTransaction = db.transaction((name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition) => {
+      const moved = from === undefined
+        ? q.insertFirstCheckpoint.run(name, to.commit, to.prepare)
+        : q.moveCheckpoint.run({ name, fromCommit: from.commit, fromPrepare: from.prepare, toCommit: to.commit, toPrepare: to.prepare });
+      // Nothing has been written when the compare-and-set fails: the transaction ends empty.
+      if (moved.changes !== 1) return false;
+      for (const change of changes) q.insertChange[change.kind].run(...changeValues(change));
+      return true;
+    });
+    this.resetTransaction = db.transaction((name: string) => {
+      for (const statement of q.deleteProjected) statement.run();
+      q.deleteCheckpoint.run(name);
+    });
+    this.attemptsTransaction = db.transaction((attempts: readonly AttemptRow[], keep: number) => {
+      for (const attempt of attempts) q.insertAttempt.run(...attemptValues(attempt));
+      for (const webhookId of new Set(attempts.map((attempt) => attempt.webhookId))) q.pruneAttempts.run({ webhookId, keep });
+    });
+    this.replaysTransaction = db.transaction((counts: ReadonlyMap<string, number>) => {
+      for (const [deliveryId, count] of counts) q.addReplays.run(deliveryId, count);
+    });
+  }
+
+  /** Creates the file, its parent directories and the schema when missing. */
+  static open(filePath: string, options: SqliteReadModelStoreOptions = {}): SqliteReadModelStore {
+    return new SqliteReadModelStore(SqliteReadModelConnection.open(filePath, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+  }
+
+  async loadCheckpoint(name: string): Promise<GlobalPosition | undefined> {
+    const record = this.connection.use('loadCheckpoint', () => this.queries.loadCheckpoint.get(name));
+    return record === undefined ? undefined : positionOf(record);
+  }
+
+  async commit(name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition): Promise<boolean> {
+    return this.connection.use('commit', () => this.commitTransaction.immediate(name, changes, from, to));
+  }
+
+  async reset(name: string): Promise<void> {
+    this.connection.use('reset', () => this.resetTransaction.immediate(name));
+  }
+
+  async deliveries(routineId: string, page: PageRequest): Promise<Page<DeliveryListRow>> {
+    const [after, limit] = listAfter(page);
+    const records = this.connection.use('deliveries', () => this.queries.deliveries.all({ ...after, routineId }));
+    return toPage(records, limit, toDeliveryRow, (record) => encodePositionCursor(positionOf(record)));
+  }
+
+  async runs(routineId: string, page: PageRequest): Promise<Page<RunRow>> {
+    const [after, limit] = listAfter(page);
+    const records = this.connection.use('runs', () => this.queries.runs.all({ ...after, routineId }));
+    return toPage(records, limit, toRunRow, (record) => encodePositionCursor(positionOf(record)));
+  }
+
+  async parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>> {
+    const [after, limit] = listAfter(page);
+    const records: ParkedRecord[] = this.connection.use('parked', () =>
+      routineId === undefined ? this.queries.parkedAll.all(after) : this.queries.parkedOfRoutine.all({ ...after, routineId }),
+    );
+    return toPage(records, limit, toParkedRow, (record) => encodePositionCursor(positionOf(record)));
+  }
+
+  async recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void> {
+    const keep = checkKeepPerWebhook(keepPerWebhook);
+    if (attempts.length === 0) return;
+    this.connection.use('recordAttempts', () => this.attemptsTransaction.immediate(attempts, keep));
+  }
+
+  async attempts(webhookId: string, page: PageRequest): Promise<Page<AttemptRow>> {
+    const limit = checkLimit(page);
+    const afterId = decodeAttemptCursor(page.cursor);
+    const records: AttemptRecord[] = this.connection.use('attempts', () =>
+      this.queries.attempts.all({ webhookId, afterId, limit: limit + 1 }),
+    );
+    return toPage(records, limit, toAttemptRow, (record) => encodeAttemptCursor(BigInt(record.id)));
+  }
+
+  async recordReplays(deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    const counts = new Map<string, number>();
+    for (const id of deliveryIds) counts.set(id, (counts.get(id) ?? 0) + 1);
+    this.connection.use('recordReplays', () => this.replaysTransaction.immediate(counts));
+  }
+
+  async tryAcquireProjectorLease(): Promise<boolean> {
+    this.connection.use('tryAcquireProjectorLease', () => undefined);
+    this.leaseAcquired = true;
+    return true;
+  }
+
+  holdsProjectorLease(): boolean {
+    return this.leaseAcquired && this.connection.isOpen;
+  }
+
+  async ping(): Promise<void> {
+    this.connection.use('ping', () => this.queries.ping.get());
+  }
+
+  async close(): Promise<void> {
+    this.connection.close();
+  }
+}
+
+/** Validates the page before anything touches the database (RangeError / InvalidCursorError). */
+function listAfter(page: PageRequest): [ListAfter, number] {
+  const limit = checkLimit(page);
+  const { commit, prepare } = decodePositionCursor(page.cursor);
+  return [{ commit, prepare, limit: limit + 1 }, limit];
+}
