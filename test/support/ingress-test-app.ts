@@ -4,10 +4,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock, toAppend, type ReadModelStore } from '@wts/application';
-import { Streams, type DeliveryAccepted } from '@wts/contracts';
-import { runIdForDelivery } from '@wts/domain';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
@@ -17,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
+import { appendDeliveryOutsideScope } from './undispatchable-delivery';
 
 export const TEST_ADMIN_TOKEN = 'admin-token-for-ingress-tests-0123456789';
 export const TEST_PUBLIC_BASE_URL = 'https://hooks.example.test';
@@ -162,28 +160,9 @@ export class IngressTestApp {
     return this.listings;
   }
 
-  /**
-   * Appends, as if accepted, a delivery for an account outside the routine's scope (a lagging
-   * replica could have let it through): the dispatcher can never turn it into a run and parks it.
-   */
-  async appendDeliveryOutsideScope(target: { webhookId: string; routineId: string }): Promise<string> {
-    const deliveryId = `dlv_${randomBytes(16).toString('base64url')}`;
-    const data: DeliveryAccepted['data'] = {
-      deliveryId,
-      webhookId: target.webhookId,
-      routineId: target.routineId,
-      runId: runIdForDelivery(deliveryId),
-      triggerAccount: { accountId: 'acc_OutsideTheScope0000000', email: 'outsider@example.com' },
-      payload: { format: 'json', json: '{"x":1}' },
-      contentType: 'application/json',
-      idempotencyKey: null,
-      requestDigest: '0'.repeat(64),
-      receivedAt: new Date().toISOString(),
-    };
-    const events = toAppend([{ type: 'DeliveryAccepted', data }], { correlationId: deliveryId, causationId: deliveryId, traceparent: '' }, () => randomUUID());
-    const result = await this.store.append(Streams.delivery(deliveryId), events, 'no_stream');
-    if (result.kind !== 'appended') throw new Error('delivery not appended');
-    return deliveryId;
+  /** See appendDeliveryOutsideScope: a delivery the dispatcher parks. */
+  appendDeliveryOutsideScope(target: { webhookId: string; routineId: string }): Promise<string> {
+    return appendDeliveryOutsideScope(this.store, target);
   }
 
   /** Creates runs in-process, the way the run-dispatcher does from the store. */

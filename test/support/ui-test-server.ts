@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
 import { freePort } from './service-processes';
+import { appendDeliveryOutsideScope } from './undispatchable-delivery';
 
 export const UI_ADMIN_TOKEN = 'ui-admin-token-for-browser-tests-0123456789';
 export const UI_ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'ui');
@@ -87,6 +88,11 @@ export class UiTestServer {
     const dispatcher = new StoreDispatchWorker(store, store.checkpoints(), new DispatchDeliveryUseCase(store, systemClock), silent);
     await dispatcher.start();
     return new UiTestServer(app, store, dispatcher, dataDir, baseUrl);
+  }
+
+  /** See appendDeliveryOutsideScope: a delivery the dispatcher parks. */
+  appendDeliveryOutsideScope(target: { webhookId: string; routineId: string }): Promise<string> {
+    return appendDeliveryOutsideScope(this.store, target);
   }
 
   async close(): Promise<void> {

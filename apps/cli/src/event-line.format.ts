@@ -1,3 +1,4 @@
+import { upcastEvent } from '@wts/contracts';
 import { formatPosition, type RecordedEvent } from '@wts/event-store';
 
 /** Fields holding untrusted input (the delivery's payload, and the run's message that frames it). */
@@ -15,7 +16,8 @@ export const DEFAULT_DATA_CHARS = 200;
  * a payload, `untrusted payload (json|text, N chars): …`. Data and payload are truncated to
  * `maxChars` each; digests are shortened; anything terminal-unsafe is escaped.
  */
-export function formatEventLine(event: RecordedEvent, maxChars = DEFAULT_DATA_CHARS): string {
+export function formatEventLine(stored: RecordedEvent, maxChars = DEFAULT_DATA_CHARS): string {
+  const event = upcastEvent(stored); // an event written by an older build, in today's shape
   const data = isObject(event.data) ? event.data : { value: event.data };
   const untrusted: string[] = [];
   const compact = JSON.stringify(data, (key, value: unknown) => {

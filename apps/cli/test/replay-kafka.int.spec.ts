@@ -5,7 +5,7 @@
  */
 import { Relays, kafkaTopicNames, routeEvent, KafkaRelaySupervisor, type KafkaTopicNames } from '@wts/messaging';
 import { toAppend } from '@wts/application';
-import { Streams, type DeliveryAccepted } from '@wts/contracts';
+import { Streams, schemaVersionOf, type DeliveryAccepted } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
@@ -125,7 +125,7 @@ describe('replay --to kafka (real broker)', () => {
       const message = replayed.messages.find((m) => m.headers['event-id'] === event.id);
       const data = event.data as { webhookId?: string; routineId?: string };
       expect(message?.key).toBe(event.type === 'RunCreated' ? data.routineId : data.webhookId);
-      expect(message?.headers).toMatchObject({ 'event-type': event.type, 'event-id': event.id, 'schema-version': '1', 'stream-id': event.streamId, position: `${event.position.commit}/${event.position.prepare}` });
+      expect(message?.headers).toMatchObject({ 'event-type': event.type, 'event-id': event.id, 'schema-version': String(schemaVersionOf(event.type)), 'stream-id': event.streamId, position: `${event.position.commit}/${event.position.prepare}` });
       expect(message?.topic).toBe(event.type === 'RunCreated' ? replayTopics.routineRuns : replayTopics.webhookEvents);
     }
     const deliveriesOfFirstHook = expected.filter((event) => event.type === 'DeliveryAccepted' && (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId).map((event) => event.id);

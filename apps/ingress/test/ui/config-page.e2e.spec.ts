@@ -450,6 +450,38 @@ describe('Config page, Webhook section (browser)', () => {
     await shot('13-hostile-text-inert');
   });
 
+  it('pages through older deliveries, and shows a parked delivery with its reason', async () => {
+    const pagedRoutine = await server.createRoutine({ name: 'Paged deliveries', account_scope: [scoped.id] });
+    const enabled = await server.adminOk('POST', `/admin/routines/${pagedRoutine.id}/webhook/enable`, { default_account: 'ops@example.com', account_override_allowed: false }, 200);
+    const accepted: string[] = [];
+    for (let i = 0; i < 25; i += 1) accepted.push((await server.deliver(enabled.webhook_id, enabled.secret, { data: { i } })).json.delivery_id as string);
+    const parkedId = await server.appendDeliveryOutsideScope({ webhookId: enabled.webhook_id, routineId: pagedRoutine.id });
+
+    await page.goto(`${server.baseUrl}/ui/routines/${pagedRoutine.id}/config`);
+    await waitText('#webhook-state', 'Enabled');
+    // Listings follow the store within moments: reload until the newest delivery is listed.
+    for (let i = 0; i < 50 && (await page.locator(`#deliveries-body tr[data-id="${parkedId}"]`).count()) === 0; i += 1) {
+      await page.click('#refresh-deliveries');
+      await page.waitForTimeout(100);
+    }
+    expect(await page.locator('#deliveries-body tr').count()).toBe(20);
+    expect(await visible('#more-deliveries')).toBe(true);
+    await page.click('#more-deliveries');
+    await page.locator(`#deliveries-body tr[data-id="${accepted[0]}"]`).waitFor();
+    const listed = await page.locator('#deliveries-body tr').evaluateAll((rows) => rows.map((row) => (row as unknown as PageElement).getAttribute('data-id')));
+    expect(listed).toEqual([parkedId, ...[...accepted].reverse()]);
+    expect(await visible('#more-deliveries')).toBe(false);
+
+    for (let i = 0; i < 50 && (await page.locator(`#parked-body tr[data-id="${parkedId}"]`).count()) === 0; i += 1) {
+      await page.click('#refresh-parked');
+      await page.waitForTimeout(100);
+    }
+    const cells = await page.locator(`#parked-body tr[data-id="${parkedId}"] td`).allTextContents();
+    expect(cells[1]).toBe(parkedId);
+    expect(cells[2]).toContain('account_out_of_scope');
+    await shot('14-older-deliveries-and-parked');
+  });
+
   it('signs out: the token leaves the tab', async () => {
     await page.click('#signout');
     await page.locator('#signin').waitFor();

@@ -1,6 +1,7 @@
 // A routine's Config page, Webhook section: state, setup (default account, override, Enable),
 // the secret shown once (enable, rotate), Rotate, Disable, test delivery, recent deliveries and
-// their runs, rejected attempts. Every value from the server reaches the page as text only.
+// their runs, rejected attempts, parked deliveries. Listings page with "Show older" (the API's
+// cursors). Every value from the server reaches the page as text only.
 import { announce, byId, clear, copyText, h, setError, show, timeElement } from './dom.js';
 import { STATE_LABELS, attemptReasonLabel, badgeOf } from './labels.js';
 import { SignedOutError, api, describeFailure, withSession } from './session.js';
@@ -48,7 +49,7 @@ async function loadAll() {
     webhook = webhookAnswer.json;
     renderRoutine();
     renderWebhook({ resetForm: true });
-    await Promise.all([loadDeliveries(), loadAttempts()]);
+    await Promise.all([loadDeliveries(), loadAttempts(), loadParked()]);
   } catch (failure) {
     if (!(failure instanceof SignedOutError)) setError(pageError, 'Could not reach the server.');
   }
@@ -365,21 +366,30 @@ async function waitForDelivery(deliveryId) {
 
 // ------------------------------------------------------------------ deliveries and runs
 
-async function loadDeliveries() {
+/** Where "Show older" continues each listing: the API's next_cursor (null: nothing older). */
+const cursors = { deliveries: null, attempts: null, parked: null };
+
+/** `?limit=&cursor=` of a listing: the first page, or the one after `cursor`. */
+function page(cursor) {
+  return `limit=${DELIVERY_LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+}
+
+/** The newest deliveries (replacing the table), or with `older` the page after those shown. */
+async function loadDeliveries({ older = false } = {}) {
   const error = byId('deliveries-error');
   try {
     const base = `/admin/routines/${encodeURIComponent(routineId)}/webhook`;
-    const [deliveries, replays] = await Promise.all([
-      api('GET', `${base}/deliveries?limit=${DELIVERY_LIMIT}`),
-      api('GET', `${base}/replays?limit=${DELIVERY_LIMIT}`),
-    ]);
+    const query = page(older ? cursors.deliveries : null);
+    const [deliveries, replays] = await Promise.all([api('GET', `${base}/deliveries?${query}`), api('GET', `${base}/replays?${query}`)]);
     if (!deliveries.ok) {
       setError(error, `Could not load the deliveries: ${describeFailure(deliveries)}`);
       return undefined;
     }
     setError(error, '');
     const replayCounts = new Map(replays.ok ? replays.json.replays.map((entry) => [entry.delivery_id, entry.replays]) : []);
-    renderDeliveries(deliveries.json.deliveries, replayCounts);
+    cursors.deliveries = deliveries.json.next_cursor ?? null;
+    renderDeliveries(deliveries.json.deliveries, replayCounts, { append: older });
+    show(byId('more-deliveries'), cursors.deliveries !== null);
     return deliveries.json.deliveries;
   } catch (failure) {
     if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
@@ -387,11 +397,12 @@ async function loadDeliveries() {
   }
 }
 
-function renderDeliveries(deliveries, replayCounts) {
+function renderDeliveries(deliveries, replayCounts, { append }) {
   const body = byId('deliveries-body');
-  clear(body);
-  show(byId('deliveries-empty'), deliveries.length === 0);
-  show(byId('deliveries-table'), deliveries.length > 0);
+  if (!append) clear(body);
+  const empty = body.children.length === 0 && deliveries.length === 0;
+  show(byId('deliveries-empty'), empty);
+  show(byId('deliveries-table'), !empty);
   for (const delivery of deliveries) {
     const replays = replayCounts.get(delivery.delivery_id) ?? 0;
     const viewRun = h('button', {
@@ -473,20 +484,23 @@ function closeRun() {
 
 // ------------------------------------------------------------------ rejected attempts
 
-async function loadAttempts() {
+async function loadAttempts({ older = false } = {}) {
   const error = byId('attempts-error');
   try {
-    const answer = await api('GET', `/admin/routines/${encodeURIComponent(routineId)}/webhook/attempts`);
+    const answer = await api('GET', `/admin/routines/${encodeURIComponent(routineId)}/webhook/attempts?${page(older ? cursors.attempts : null)}`);
     if (!answer.ok) {
       setError(error, `Could not load the rejected attempts: ${describeFailure(answer)}`);
       return;
     }
     setError(error, '');
     const attempts = answer.json.attempts;
+    cursors.attempts = answer.json.next_cursor ?? null;
+    show(byId('more-attempts'), cursors.attempts !== null);
     const body = byId('attempts-body');
-    clear(body);
-    show(byId('attempts-empty'), attempts.length === 0);
-    show(byId('attempts-table'), attempts.length > 0);
+    if (!older) clear(body);
+    const empty = body.children.length === 0 && attempts.length === 0;
+    show(byId('attempts-empty'), empty);
+    show(byId('attempts-table'), !empty);
     for (const attempt of attempts) {
       body.append(
         h(
@@ -495,6 +509,41 @@ async function loadAttempts() {
           h('td', {}, timeElement(attempt.at)),
           h('td', { title: attempt.reason, text: attemptReasonLabel(attempt.reason) }),
           h('td', { text: attempt.source_address }),
+        ),
+      );
+    }
+  } catch (failure) {
+    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
+  }
+}
+
+// ------------------------------------------------------------------ parked deliveries
+
+async function loadParked({ older = false } = {}) {
+  const error = byId('parked-error');
+  try {
+    const answer = await api('GET', `/admin/routines/${encodeURIComponent(routineId)}/webhook/parked?${page(older ? cursors.parked : null)}`);
+    if (!answer.ok) {
+      setError(error, `Could not load the parked deliveries: ${describeFailure(answer)}`);
+      return;
+    }
+    setError(error, '');
+    const parked = answer.json.parked;
+    cursors.parked = answer.json.next_cursor ?? null;
+    show(byId('more-parked'), cursors.parked !== null);
+    const body = byId('parked-body');
+    if (!older) clear(body);
+    const empty = body.children.length === 0 && parked.length === 0;
+    show(byId('parked-empty'), empty);
+    show(byId('parked-table'), !empty);
+    for (const entry of parked) {
+      body.append(
+        h(
+          'tr',
+          { 'data-id': entry.delivery_id ?? entry.source_event_id },
+          h('td', {}, timeElement(entry.parked_at)),
+          h('td', { text: entry.delivery_id ?? entry.source_stream }),
+          h('td', { text: entry.error }),
         ),
       );
     }
@@ -519,6 +568,10 @@ function wire() {
   byId('test-form').addEventListener('submit', (event) => void sendTest(event));
   byId('refresh-deliveries').addEventListener('click', () => void loadDeliveries());
   byId('refresh-attempts').addEventListener('click', () => void loadAttempts());
+  byId('more-deliveries').addEventListener('click', () => void loadDeliveries({ older: true }));
+  byId('more-attempts').addEventListener('click', () => void loadAttempts({ older: true }));
+  byId('refresh-parked').addEventListener('click', () => void loadParked());
+  byId('more-parked').addEventListener('click', () => void loadParked({ older: true }));
   byId('close-run').addEventListener('click', closeRun);
   byId('test-body').value = DEFAULT_TEST_BODY;
   // Leaving the page (or a back/forward cache entry) keeps no secret.
