@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
-import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
@@ -122,7 +122,15 @@ export class IngressTestApp {
   ) {}
 
   /** Starts an ingress on a fresh temp DATA_DIR; `env` overrides the environment (strings, as in process.env). */
-  static async start(env: Record<string, string> = {}, shared?: { dataDir: string }): Promise<IngressTestApp> {
+  /**
+   * `shared`: another app's DATA_DIR (a second replica on one store). `wrapStore`: what the app is
+   * given instead of the store itself (a recorder, a fault injector); `store` stays the real one.
+   */
+  static async start(
+    env: Record<string, string> = {},
+    shared?: { dataDir: string },
+    wrapStore: (store: SqliteEventStore) => EventStore = (store) => store,
+  ): Promise<IngressTestApp> {
     const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'wts-ingress-int-'));
     const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL, ...env, DATA_DIR: dataDir });
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
@@ -131,7 +139,7 @@ export class IngressTestApp {
     const app = await createIngressApp({
       config,
       adminToken: TEST_ADMIN_TOKEN,
-      store,
+      store: wrapStore(store),
       readModels,
       rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
     });
@@ -173,13 +181,26 @@ export class IngressTestApp {
     await this.dispatcher.start();
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  async stopDispatcher(): Promise<void> {
     await this.dispatcher?.stop();
-    await this.app.close();
-    await this.store.close();
-    if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    this.dispatcher = undefined;
+  }
+
+  /**
+   * Stops the app and closes its store. The app that created the DATA_DIR removes it, unless
+   * `keepData` (replicas still use it): a later close() then removes it.
+   */
+  async close(options: { keepData?: boolean } = {}): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      await this.stopDispatcher();
+      await this.app.close();
+      await this.store.close();
+    }
+    if (this.ownsDataDir && !options.keepData) {
+      rmSync(this.dataDir, { recursive: true, force: true });
+      this.ownsDataDir = false;
+    }
   }
 
   // ---------------------------------------------------------------- HTTP
@@ -305,16 +326,18 @@ export class IngressTestApp {
     return ((await this.adminOk('GET', `/admin/routines/${routineId}/webhook/deliveries`, undefined, 200)) as { deliveries: Json[] }).deliveries;
   }
 
-  async runs(routineId: string): Promise<Json[]> {
-    return ((await this.adminOk('GET', `/admin/routines/${routineId}/runs`, undefined, 200)) as { runs: Json[] }).runs;
+  /** The newest runs of the routine (the first page: `limit` of them, 100 unless given). */
+  async runs(routineId: string, limit?: number): Promise<Json[]> {
+    const query = limit === undefined ? '' : `?limit=${limit}`;
+    return ((await this.adminOk('GET', `/admin/routines/${routineId}/runs${query}`, undefined, 200)) as { runs: Json[] }).runs;
   }
 
   /** Waits until the runs listing of the routine holds `count` entries (listings follow the store within milliseconds). */
   async waitForRuns(routineId: string, count: number): Promise<Json[]> {
     return eventually(async () => {
-      const list = await this.runs(routineId);
+      const list = await this.runs(routineId, Math.min(1000, Math.max(count, 100)));
       return list.length >= count ? list : undefined;
-    }, 5000, `${count} runs`);
+    }, 10_000, `${count} runs`);
   }
 
   /** Waits until the deliveries listing of the routine holds `count` entries. */
