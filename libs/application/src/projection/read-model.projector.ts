@@ -16,9 +16,14 @@ export interface ProjectorOptions {
   readonly leaseRetryMs: number;
   /** Pause after a failure (store or database down) before starting again from the checkpoint. */
   readonly retryDelayMs: number;
+  /**
+   * How often an idle projector checks that its checkpoint is still where it left it (a rebuild may
+   * have reset it) and that it still holds the lease.
+   */
+  readonly verifyEveryMs: number;
 }
 
-export const DEFAULT_PROJECTOR_OPTIONS: ProjectorOptions = { batchSize: 500, flushEveryMs: 20, leaseRetryMs: 2_000, retryDelayMs: 500 };
+export const DEFAULT_PROJECTOR_OPTIONS: ProjectorOptions = { batchSize: 500, flushEveryMs: 20, leaseRetryMs: 2_000, retryDelayMs: 500, verifyEveryMs: 2_000 };
 
 /** The checkpoint moved under this projector (a rebuild, or a second writer): start again from it. */
 class CheckpointMovedError extends Error {}
@@ -110,6 +115,22 @@ export class ReadModelProjector {
       if (failure) throw failure;
     };
 
+    // While idle nothing is written, so nothing would notice a reset or a lost lease: look now and then.
+    const verifier = setInterval(() => {
+      writing = writing
+        .then(async () => {
+          const stored = await this.readModels.loadCheckpoint(READ_MODEL_PROJECTION);
+          const moved = stored === undefined ? checkpoint !== undefined : !checkpoint || comparePositions(stored, checkpoint) !== 0;
+          if (moved) throw new CheckpointMovedError();
+          if (!this.readModels.holdsProjectorLease()) throw new Error('the projector lease was lost');
+        })
+        .catch((error: unknown) => {
+          failure ??= error;
+          void this.subscription?.stop();
+        });
+    }, this.options.verifyEveryMs);
+    verifier.unref();
+
     const subscription = this.store.subscribeToAll(
       {
         after: checkpoint,
@@ -126,6 +147,7 @@ export class ReadModelProjector {
     try {
       await subscription.done;
     } finally {
+      clearInterval(verifier);
       if (timer) clearTimeout(timer);
       await writing;
     }

@@ -1,0 +1,90 @@
+import type { AttemptRow, ReadModelStore } from '../projection/read-model.port';
+import { BatchedActivityRecorder, type RejectedAttempt } from './webhook-activity.recorder';
+
+/** The two writes the recorder makes, kept in memory; the next `fail…` writes of each kind throw. */
+class WritesSeen {
+  readonly attempts: AttemptRow[][] = [];
+  readonly replays: string[][] = [];
+  failAttempts = 0;
+  failReplays = 0;
+
+  asStore(): ReadModelStore {
+    return {
+      recordAttempts: async (attempts: readonly AttemptRow[]) => {
+        if (this.failAttempts-- > 0) throw new Error('database down');
+        this.attempts.push([...attempts]);
+      },
+      recordReplays: async (ids: readonly string[]) => {
+        if (this.failReplays-- > 0) throw new Error('database down');
+        this.replays.push([...ids]);
+      },
+    } as unknown as ReadModelStore;
+  }
+}
+
+const attempt = (n: number): RejectedAttempt => ({ webhookId: 'whk_A', reason: 'wrong_secret', at: `2024-05-01T12:00:0${n % 10}.000Z`, sourceAddress: '203.0.113.1' });
+
+describe('BatchedActivityRecorder', () => {
+  it('given records, then nothing is written until a flush, and a flush writes them in one batch each', async () => {
+    const seen = new WritesSeen();
+    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 100 });
+    recorder.recordAttempt(attempt(1));
+    recorder.recordAttempt(attempt(2));
+    recorder.recordReplay('dlv_A');
+    recorder.recordReplay('dlv_A');
+    expect(seen.attempts).toEqual([]);
+    await recorder.flush();
+    expect(seen.attempts).toEqual([[attempt(1), attempt(2)]]);
+    expect(seen.replays).toEqual([['dlv_A', 'dlv_A']]);
+    await recorder.flush();
+    expect(seen.attempts).toHaveLength(1);
+  });
+
+  it('given the database down, then the records are kept, reported, and written once it is back (no duplicates)', async () => {
+    const seen = new WritesSeen();
+    const errors: unknown[] = [];
+    const recorder = new BatchedActivityRecorder(seen.asStore(), (error) => errors.push(error), { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 100 });
+    recorder.recordAttempt(attempt(1));
+    recorder.recordReplay('dlv_A');
+    seen.failAttempts = 1;
+    await recorder.flush();
+    expect(errors).toHaveLength(1);
+    expect(seen.attempts).toEqual([]);
+    await recorder.flush();
+    expect(seen.attempts).toEqual([[attempt(1)]]);
+    expect(seen.replays).toEqual([['dlv_A']]);
+    await recorder.stop();
+  });
+
+  it('given attempts written but replays failing, then only the replays are written again', async () => {
+    const seen = new WritesSeen();
+    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 100 });
+    recorder.recordAttempt(attempt(3));
+    recorder.recordReplay('dlv_B');
+    seen.failReplays = 1;
+    await recorder.flush();
+    await recorder.flush();
+    expect(seen.attempts).toEqual([[attempt(3)]]);
+    expect(seen.replays).toEqual([['dlv_B']]);
+  });
+
+  it('given more records than it may hold while the database is down, then it keeps the newest and counts what it dropped', async () => {
+    const seen = new WritesSeen();
+    const dropped: number[] = [];
+    const recorder = new BatchedActivityRecorder(seen.asStore(), (_error, count) => dropped.push(count), { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 3 });
+    for (let n = 1; n <= 5; n += 1) recorder.recordAttempt(attempt(n));
+    seen.failAttempts = 1;
+    await recorder.flush();
+    expect(dropped).toEqual([2]);
+    await recorder.flush();
+    expect(seen.attempts).toEqual([[attempt(3), attempt(4), attempt(5)]]);
+  });
+
+  it('writes by itself shortly after a record (no flush needed)', async () => {
+    const seen = new WritesSeen();
+    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, { keepPerWebhook: 100, flushEveryMs: 5, maxPending: 100 });
+    recorder.recordAttempt(attempt(1));
+    for (let i = 0; i < 100 && seen.attempts.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(seen.attempts).toEqual([[attempt(1)]]);
+  });
+});

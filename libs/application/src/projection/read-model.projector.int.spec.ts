@@ -1,0 +1,120 @@
+import { Streams, type DeliveryAccepted, type RunCreated } from '@wts/contracts';
+import { SqliteEventStore, comparePositions } from '@wts/event-store';
+import { SqliteReadModelStore } from '@wts/read-models';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toAppend } from '../shared/event-envelope';
+import { READ_MODEL_PROJECTION } from './read-model.projection';
+import { ReadModelProjector } from './read-model.projector';
+
+const ROUTINE = 'rtn_ProjectorRoutine000000';
+const silent = { info: (): void => undefined, error: (): void => undefined };
+const fast = { batchSize: 7, flushEveryMs: 5, leaseRetryMs: 20, retryDelayMs: 20, verifyEveryMs: 20 };
+
+/** The projector against a real SQLite event store and a real SQLite read-model database. */
+describe('ReadModelProjector', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  let readModels: SqliteReadModelStore;
+  const projectors: ReadModelProjector[] = [];
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wts-projector-'));
+    store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 5 });
+    readModels = SqliteReadModelStore.open(join(dir, 'readmodels.sqlite'));
+  });
+
+  afterEach(async () => {
+    await Promise.all(projectors.splice(0).map((projector) => projector.stop()));
+    await readModels.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function start(): ReadModelProjector {
+    const projector = new ReadModelProjector(store, readModels, silent, fast);
+    projectors.push(projector);
+    projector.start();
+    return projector;
+  }
+
+  async function accept(n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i += 1) {
+      const deliveryId = `dlv_${randomUUID().replace(/-/g, '')}`;
+      const runId = `run_${randomUUID().replace(/-/g, '')}`;
+      const triggerAccount = { accountId: 'acc_ProjectorAccount000000', email: 'ops@example.com' };
+      const delivery: DeliveryAccepted = {
+        type: 'DeliveryAccepted',
+        data: { deliveryId, webhookId: 'whk_ProjectorWebhook000000', routineId: ROUTINE, runId, triggerAccount, payload: { format: 'text', text: `n${i}` }, contentType: 'text/plain', idempotencyKey: null, requestDigest: '0'.repeat(64), receivedAt: new Date().toISOString() },
+      };
+      const run: RunCreated = {
+        type: 'RunCreated',
+        data: { runId, routineId: ROUTINE, webhookId: 'whk_ProjectorWebhook000000', deliveryId, triggerAccount, routine: { name: 'r', tools: [], instructions: 'i', mode: 'supervised' }, initialMessage: 'framed', status: 'created', createdAt: new Date().toISOString() },
+      };
+      const context = { correlationId: deliveryId, causationId: deliveryId, traceparent: '' };
+      await store.append(Streams.delivery(deliveryId), toAppend([delivery], context, randomUUID), 'no_stream');
+      // Traffic the projection does not read sits between them.
+      await store.append(`webhook_slot-${randomUUID()}`, toAppend([{ type: 'Other', data: {} }], context, randomUUID), 'no_stream');
+      await store.append(Streams.run(runId), toAppend([run], context, randomUUID), 'no_stream');
+      ids.push(deliveryId);
+    }
+    return ids;
+  }
+
+  async function listed(): Promise<{ deliveries: string[]; runs: number }> {
+    const deliveries = (await readModels.deliveries(ROUTINE, { limit: 1000 })).items.map((row) => row.deliveryId);
+    const runs = (await readModels.runs(ROUTINE, { limit: 1000 })).items.length;
+    return { deliveries, runs };
+  }
+
+  async function caughtUp(expected: number): Promise<void> {
+    const head = await store.headPosition();
+    for (let i = 0; i < 400; i += 1) {
+      const now = await listed();
+      const checkpoint = await readModels.loadCheckpoint(READ_MODEL_PROJECTION);
+      if (now.deliveries.length === expected && now.runs === expected && checkpoint && head && comparePositions(checkpoint, head) >= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`not caught up: ${JSON.stringify(await listed())}, expected ${expected}`);
+  }
+
+  it('projects what was there before it started and what comes after, newest first, and checkpoints past the last event', async () => {
+    const before = await accept(10);
+    start();
+    const after = await accept(10);
+    await caughtUp(20);
+    expect((await listed()).deliveries).toEqual([...before, ...after].reverse());
+  });
+
+  it('goes on from its checkpoint after a restart, projecting nothing twice', async () => {
+    const first = start();
+    const before = await accept(8);
+    await caughtUp(8);
+    await first.stop();
+    const after = await accept(8);
+    start();
+    await caughtUp(16);
+    expect((await listed()).deliveries).toEqual([...before, ...after].reverse());
+  });
+
+  it('starts again from the checkpoint a rebuild reset under it, and ends with every row once', async () => {
+    start();
+    const ids = await accept(12);
+    await caughtUp(12);
+    await readModels.reset(READ_MODEL_PROJECTION);
+    expect((await listed()).deliveries).toEqual([]);
+    await caughtUp(12);
+    expect((await listed()).deliveries).toEqual([...ids].reverse());
+  });
+
+  it('lets two projectors on one database write each row once', async () => {
+    start();
+    start();
+    const ids = await accept(15);
+    await caughtUp(15);
+    expect((await listed()).deliveries).toEqual([...ids].reverse());
+  });
+});

@@ -1,0 +1,171 @@
+/* global fetch, setTimeout, URL */
+/**
+ * What the benchmark scripts share: the services as OS processes from dist/ (loopback only, a
+ * temporary DATA_DIR, stopped at the end however the script ends), readiness, memory and CPU read
+ * from /proc, a webhook set up through the admin API, and a bounded autocannon run.
+ */
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DIST = join(REPO, 'dist', 'apps');
+export const MAINS = {
+  ingress: join(DIST, 'ingress', 'src', 'main.js'),
+  dispatcher: join(DIST, 'run-dispatcher', 'src', 'main.js'),
+  cli: join(DIST, 'cli', 'src', 'main.js'),
+};
+
+/** USER_HZ on Linux (getconf CLK_TCK). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export function adminToken() {
+  return randomBytes(24).toString('base64url');
+}
+
+/** The environment of a service on the embedded default: nothing inherited that would switch it elsewhere. */
+export function embeddedEnv(extra) {
+  const env = { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', SUPERVISOR_PID: String(process.pid), ...extra };
+  for (const name of ['EVENTSTORE_CONNECTION_STRING', 'KAFKA_BROKERS', 'REDIS_URL', 'DATABASE_URL']) if (!(name in extra)) delete env[name];
+  return env;
+}
+
+/**
+ * One service as an OS process. `node` flags (e.g. --max-old-space-size) go before the script;
+ * `readyLine` resolves `ready` once stdout shows it.
+ */
+export function startService(name, script, env, { nodeFlags = [], readyLine } = {}) {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [...nodeFlags, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let markReady;
+  const lineSeen = new Promise((resolveLine) => (markReady = resolveLine));
+  const keep = (chunk) => {
+    output = (output + chunk.toString('utf8')).slice(-20_000);
+    if (readyLine && output.includes(readyLine)) markReady(performance.now() - startedAt);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolveExit) => child.once('exit', (code, signal) => resolveExit({ code, signal })));
+  return { name, child, startedAt, exited, lineSeen, output: () => output };
+}
+
+export async function stopService(service) {
+  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
+  const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
+  service.child.kill('SIGTERM');
+  await service.exited;
+  clearTimeout(timer);
+}
+
+/** Milliseconds from the process start until `url` answers 200 (polled every 5 ms). */
+export async function msUntilReady(service, url, timeoutMs = 120_000) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (service.child.exitCode !== null) throw new Error(`${service.name} exited before it was ready:\n${service.output()}`);
+    try {
+      if ((await fetch(url)).ok) return performance.now() - service.startedAt;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > deadline) throw new Error(`${service.name} not ready within ${timeoutMs} ms:\n${service.output()}`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 5));
+  }
+}
+
+/** Resident memory of a process, in MiB. */
+export function rssMiB(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  return Number(/(\d+)/.exec(line)[1]) / 1024;
+}
+
+/** User + system CPU seconds a process has used so far. */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+export function assertLoopback(baseUrl) {
+  const host = new URL(baseUrl).hostname;
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`load goes to 127.0.0.1 only, not ${host}`);
+}
+
+async function admin(baseUrl, token, method, path, body) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+/** An account, a supervised routine and its enabled webhook: { webhookId, routineId, secret, url }. */
+export async function setUpWebhook(baseUrl, token, label = 'bench') {
+  const email = `${label}-${randomBytes(4).toString('hex')}@example.com`;
+  const account = await admin(baseUrl, token, 'POST', '/admin/accounts', { email });
+  const routine = await admin(baseUrl, token, 'POST', '/admin/routines', {
+    name: `Benchmark ${label}`,
+    instructions: 'Summarise the delivery.',
+    tools: [{ name: 'search', sends_externally: false }],
+    mode: 'supervised',
+    account_scope: [account.id],
+  });
+  const webhook = await admin(baseUrl, token, 'POST', `/admin/routines/${routine.id}/webhook/enable`, { default_account: email, account_override_allowed: false });
+  return { webhookId: webhook.webhook_id, routineId: routine.id, secret: webhook.secret, path: `/workflow-webhooks/${webhook.webhook_id}` };
+}
+
+/**
+ * A bounded autocannon run against 127.0.0.1: `connections` concurrent, for `seconds`. Returns
+ * requests/s and latency percentiles (ms), with status counts, so a run that answered anything
+ * but `expectStatus` is visible.
+ */
+export async function load({ baseUrl, path, headers, body, connections, seconds, method = 'POST', expectStatus = 202 }) {
+  assertLoopback(baseUrl);
+  let unexpected = 0;
+  const result = await autocannon({
+    url: `${baseUrl}${path}`,
+    method,
+    headers,
+    body,
+    connections,
+    duration: seconds,
+    pipelining: 1,
+    setupClient: (client) => client.on('response', (statusCode) => {
+      if (statusCode !== expectStatus) unexpected += 1;
+    }),
+  });
+  return {
+    connections,
+    seconds,
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    p999_ms: result.latency.p99_9 ?? result.latency.p999,
+    errors: result.errors + result.timeouts,
+    unexpected_status: unexpected,
+  };
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
