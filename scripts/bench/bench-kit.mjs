@@ -1,4 +1,4 @@
-/* global fetch, setTimeout, URL */
+/* global fetch, setTimeout, clearTimeout, performance, URL */
 /**
  * What the benchmark scripts share: the services as OS processes from dist/ (loopback only, a
  * temporary DATA_DIR, stopped at the end however the script ends), readiness, memory and CPU read
