@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
+import { DispatchDeliveryUseCase, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
@@ -119,6 +119,8 @@ export class IngressTestApp {
     readonly dataDir: string,
     readonly port: number,
     private readonly listings: ReadModelStore,
+    /** The read-model projector, as the run-dispatcher process runs it beside the ingress. */
+    private readonly projector: ReadModelProjector,
   ) {}
 
   /** Starts an ingress on a fresh temp DATA_DIR; `env` overrides the environment (strings, as in process.env). */
@@ -145,7 +147,9 @@ export class IngressTestApp {
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;
-    const instance = new IngressTestApp(app, store, config, dataDir, address.port, readModels);
+    const projector = new ReadModelProjector(store, readModels, { info: () => undefined, error: () => undefined }, { batchSize: 500, flushEveryMs: 5, leaseRetryMs: 100, retryDelayMs: 100, verifyEveryMs: 200 });
+    projector.start();
+    const instance = new IngressTestApp(app, store, config, dataDir, address.port, readModels, projector);
     instance.ownsDataDir = shared === undefined;
     return instance;
   }
@@ -194,6 +198,7 @@ export class IngressTestApp {
     if (!this.closed) {
       this.closed = true;
       await this.stopDispatcher();
+      await this.projector.stop();
       await this.app.close();
       await this.store.close();
     }

@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
+import { DispatchDeliveryUseCase, ReadModelProjector, StoreDispatchWorker, systemClock } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
@@ -65,6 +65,8 @@ export class UiTestServer {
     private readonly app: NestFastifyApplication,
     private readonly store: SqliteEventStore,
     private readonly dispatcher: StoreDispatchWorker,
+    /** The read-model projector, as the run-dispatcher process runs it. */
+    private readonly projector: ReadModelProjector,
     private readonly dataDir: string,
     readonly baseUrl: string,
   ) {}
@@ -87,7 +89,9 @@ export class UiTestServer {
     const silent = { info: (): void => undefined, error: (): void => undefined };
     const dispatcher = new StoreDispatchWorker(store, store.checkpoints(), new DispatchDeliveryUseCase(store, systemClock), silent);
     await dispatcher.start();
-    return new UiTestServer(app, store, dispatcher, dataDir, baseUrl);
+    const projector = new ReadModelProjector(store, readModels, silent, { batchSize: 500, flushEveryMs: 5, leaseRetryMs: 100, retryDelayMs: 100, verifyEveryMs: 200 });
+    projector.start();
+    return new UiTestServer(app, store, dispatcher, projector, dataDir, baseUrl);
   }
 
   /** See appendDeliveryOutsideScope: a delivery the dispatcher parks. */
@@ -99,6 +103,7 @@ export class UiTestServer {
     if (this.closed) return;
     this.closed = true;
     await this.dispatcher.stop();
+    await this.projector.stop();
     await this.app.close();
     await this.store.close();
     rmSync(this.dataDir, { recursive: true, force: true });

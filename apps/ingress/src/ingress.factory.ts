@@ -1,18 +1,25 @@
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ServiceLogger } from '@wts/platform';
-import { Logger } from 'nestjs-pino';
+import { LogController } from 'fastify';
+import { TriggerWebhookUseCase } from '@wts/application';
+import { ServiceLogger, createServiceLogger } from '@wts/platform';
+import { logEachRequest } from './http/access-log';
 import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
 import { UnreadableBodyPipe } from './http/unreadable-body.pipe';
 import { IngressModule, type IngressDependencies } from './ingress.module';
+import { registerWebhookTriggerRoute } from './webhook/webhook-trigger.route';
 
 const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Builds the ingress (not listening yet): used by main.ts and by the integration tests. */
 export async function createIngressApp(deps: IngressDependencies): Promise<NestFastifyApplication> {
+  const logger = createServiceLogger(deps.config.log, 'ingress');
   const adapter = new FastifyAdapter({
+    // Fastify's own pino integration logs requests (one line each, logEachRequest).
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     return503OnClosing: true,
     requestTimeout: 30_000,
@@ -23,11 +30,14 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   const app = await NestFactory.create<NestFastifyApplication>(IngressModule.forRoot(deps), adapter, {
     bufferLogs: true,
     abortOnError: false,
-    // Our own parser decides per route (installBodyParsing); Nest's would read webhook bodies early.
+    // Our own parser serves the admin routes (installBodyParsing); the public one reads its body itself.
     bodyParser: false,
   });
-  app.useLogger(new ServiceLogger(app.get(Logger)));
-  installBodyParsing(app.getHttpAdapter().getInstance(), ADMIN_MAX_BODY_BYTES);
+  app.useLogger(new ServiceLogger(logger));
+  const fastify = app.getHttpAdapter().getInstance();
+  logEachRequest(fastify);
+  installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES);
+  registerWebhookTriggerRoute(fastify, app.get(TriggerWebhookUseCase));
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(
     new UnreadableBodyPipe(),
@@ -35,6 +45,6 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   );
   app.enableShutdownHooks();
   await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  await fastify.ready();
   return app;
 }

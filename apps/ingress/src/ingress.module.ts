@@ -3,8 +3,7 @@ import { CLOCK, EVENT_STORE, RANDOM, RATE_LIMITER, READ_MODELS, cryptoRandom, sy
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
-import { APP_CONFIG, loggerParams } from '@wts/platform';
-import { LoggerModule } from 'nestjs-pino';
+import { APP_CONFIG } from '@wts/platform';
 import { AccountsController } from './admin/accounts.controller';
 import { ADMIN_TOKEN_DIGEST, AdminTokenGuard, adminTokenDigest } from './admin/admin-token.guard';
 import { ParkedController } from './admin/parked.controller';
@@ -18,7 +17,6 @@ import { useCaseProviders } from './ingress.providers';
 import { RateLimiterLifecycle } from './rate-limiter.lifecycle';
 import { ReadModelLifecycle } from './read-model.lifecycle';
 import { UiController } from './ui/ui.controller';
-import { WebhookTriggerController } from './webhook/webhook-trigger.controller';
 
 export interface IngressDependencies {
   readonly config: AppConfig;
@@ -36,9 +34,7 @@ export class IngressModule {
   static forRoot(deps: IngressDependencies): DynamicModule {
     return {
       module: IngressModule,
-      imports: [LoggerModule.forRoot(loggerParams(deps.config.log, 'ingress'))],
       controllers: [
-        WebhookTriggerController,
         AccountsController,
         RoutineListController,
         RoutinesController,

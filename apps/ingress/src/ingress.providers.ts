@@ -9,7 +9,6 @@ import {
   RANDOM,
   RATE_LIMITER,
   READ_MODELS,
-  ReadModelProjector,
   RoutinesUseCase,
   RunQueriesUseCase,
   TriggerWebhookUseCase,
@@ -31,11 +30,6 @@ const factory = <T>(provide: abstract new (...args: never[]) => T, inject: unkno
   useFactory,
 });
 
-const logger = (context: string): { info: (fields: object, message: string) => void; error: (fields: object, message: string) => void } => {
-  const nest = new Logger(context);
-  return { info: (fields, message) => nest.log({ ...fields, msg: message }), error: (fields, message) => nest.error({ ...fields, msg: message }) };
-};
-
 /** The use cases, built from the ports: one place that knows the constructors. */
 export const useCaseProviders: Provider[] = [
   // Factories, not values: every app instance (and every test app in one process) owns its own.
@@ -47,9 +41,6 @@ export const useCaseProviders: Provider[] = [
     new BatchedActivityRecorder(readModels, (error, dropped) =>
       new Logger('WebhookActivity').error({ err: error, dropped }, 'rejected attempts and replays could not be written; kept for a retry'),
     ),
-  ),
-  factory(ReadModelProjector, [EVENT_STORE, READ_MODELS], (store: EventStore, readModels: ReadModelStore) =>
-    new ReadModelProjector(store, readModels, logger('ReadModelProjector')),
   ),
   factory(UseCaseContext, [EVENT_STORE, ConfigurationState, CLOCK, RANDOM, ConfigurationFeeder], (store: EventStore, state: ConfigurationState, clock: Clock, random: RandomSource, feeder: ConfigurationFeeder) =>
     new UseCaseContext(store, state, clock, random, feeder),

@@ -1,17 +1,16 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { BatchedActivityRecorder, ConfigurationFeeder, EVENT_STORE, READ_MODELS, ReadModelProjector, type ReadModelStore } from '@wts/application';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { BatchedActivityRecorder, ConfigurationFeeder, EVENT_STORE, READ_MODELS, type ReadModelStore } from '@wts/application';
 import type { EventStore } from '@wts/event-store';
 
 /**
- * Before serving: the configuration is folded. Once up: the read-model projector runs (where this
- * replica holds the lease). On shutdown: the projector stops after its batch in flight, recorded
- * activity is written, then the read-model database and the event store close.
+ * Before serving: the configuration is folded. On shutdown: recorded activity is written, then
+ * the read-model database and the event store close. (The read models are projected by the
+ * run-dispatcher: the ingress only lists them.)
  */
 @Injectable()
-export class ReadModelLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class ReadModelLifecycle implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly feeder: ConfigurationFeeder,
-    private readonly projector: ReadModelProjector,
     private readonly recorder: BatchedActivityRecorder,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODELS) private readonly readModels: ReadModelStore,
@@ -21,12 +20,7 @@ export class ReadModelLifecycle implements OnModuleInit, OnApplicationBootstrap,
     await this.feeder.start();
   }
 
-  onApplicationBootstrap(): void {
-    this.projector.start();
-  }
-
   async onApplicationShutdown(): Promise<void> {
-    await this.projector.stop();
     await this.recorder.stop().catch(() => undefined);
     await this.feeder.stop();
     await this.readModels.close();

@@ -1,4 +1,4 @@
-import { CONFIGURATION_PREFIXES, PROJECTED_PREFIXES } from '@wts/application';
+import { CONFIGURATION_PREFIXES } from '@wts/application';
 import { ACCOUNT_CATALOG_STREAM, Streams } from '@wts/contracts';
 import { IngressTestApp, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
 import { RecordingEventStore, type RecordedCall } from '../../../test/support/recording-event-store';
@@ -38,16 +38,13 @@ describe('decision state from configuration only', () => {
   const readsOfTraffic = (calls: readonly RecordedCall[]): RecordedCall[] =>
     calls.filter((call) => (call.call === 'readStream' && TRAFFIC_STREAMS.test(call.streamId)) || (call.call === 'readAll' && call.prefixes === undefined));
 
-  it('starts from the configuration streams alone: of the history only the projector reads deliveries and runs', () => {
+  it('starts from the configuration streams alone: no delivery or run of the history is read', () => {
     expect(readsOfTraffic(recorder.calls)).toEqual([]);
     const configuration = recorder.delivered.get(CONFIGURATION_PREFIXES.join(',')) ?? [];
     expect(configuration).toContain(Streams.webhook(hook.webhookId));
-    expect(configuration.filter((stream) => TRAFFIC_STREAMS.test(stream))).toEqual([]);
-    // Every subscription that saw traffic is the read-model projector's.
-    for (const [prefixes, streams] of recorder.delivered) {
-      if (streams.some((stream) => TRAFFIC_STREAMS.test(stream))) expect(prefixes).toBe(PROJECTED_PREFIXES.join(','));
-    }
-    expect(recorder.calls.filter((call) => call.call === 'subscribeToAll' && call.prefixes === undefined)).toEqual([]);
+    // The ingress opens no subscription that sees traffic (the read models are projected by the run-dispatcher).
+    for (const streams of recorder.delivered.values()) expect(streams.filter((stream) => TRAFFIC_STREAMS.test(stream))).toEqual([]);
+    expect(recorder.calls.filter((call) => call.call === 'subscribeToAll')).toEqual([{ call: 'subscribeToAll', prefixes: CONFIGURATION_PREFIXES }]);
   });
 
   it('decides a delivery with one look at three stream heads and one append, however many deliveries the store holds', async () => {

@@ -1,24 +1,31 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { DispatchDeliveryUseCase, EVENT_STORE, StoreDispatchWorker, systemClock } from '@wts/application';
+import { DispatchDeliveryUseCase, EVENT_STORE, READ_MODELS, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
-import { APP_CONFIG, loggerParams } from '@wts/platform';
-import { LoggerModule, PinoLogger } from 'nestjs-pino';
+import { APP_CONFIG } from '@wts/platform';
+import type { Logger } from 'pino';
 import { DeliveryAcceptedController } from './delivery-accepted.controller';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { EventStoreLifecycle } from './event-store.lifecycle';
+import { ProjectorLifecycle } from './projector.lifecycle';
 
 export interface DispatcherDependencies {
   readonly config: AppConfig;
   readonly store: EventStore;
   readonly checkpoints: CheckpointStore;
+  /** The service's pino logger (main.ts makes it Nest's logger too). */
+  readonly logger: Logger;
+  /** The read-model database this service's projector writes (the ingress lists from it). */
+  readonly readModels: ReadModelStore;
 }
 
 /**
  * The run-dispatcher: accepted deliveries in, exactly one run each out. Embedded default: a store
  * subscription (StoreDispatchWorker). With KAFKA_BROKERS: the DeliveryAccepted handler of the
- * Kafka transport strategy (main.ts) and the relay of run events to routines.runs.v1.
+ * Kafka transport strategy (main.ts) and the relay of run events to routines.runs.v1. Either way
+ * it also projects the read models (deliveries, runs, parks) the ingress lists: off the
+ * ingress's request path.
  */
 @Module({})
 export class DispatcherModule {
@@ -26,12 +33,20 @@ export class DispatcherModule {
     const brokers = deps.config.kafka.brokers;
     return {
       module: DispatcherModule,
-      imports: [LoggerModule.forRoot(loggerParams(deps.config.log, 'run-dispatcher'))],
       controllers: brokers ? [DeliveryAcceptedController] : [],
       providers: [
         { provide: APP_CONFIG, useValue: deps.config },
         { provide: EVENT_STORE, useValue: deps.store },
         { provide: DispatchDeliveryUseCase, useValue: new DispatchDeliveryUseCase(deps.store, systemClock) },
+        { provide: READ_MODELS, useValue: deps.readModels },
+        {
+          provide: ReadModelProjector,
+          useFactory: () => {
+            const logger = deps.logger.child({ context: 'ReadModelProjector' });
+            return new ReadModelProjector(deps.store, deps.readModels, { info: (fields, message) => logger.info(fields, message), error: (fields, message) => logger.error(fields, message) });
+          },
+        },
+        ProjectorLifecycle,
         ...(brokers ? kafkaProviders(deps, brokers) : embeddedProviders(deps)),
       ],
     };
@@ -49,12 +64,14 @@ function embeddedProviders(deps: DispatcherDependencies): Provider[] {
   return [
     {
       provide: StoreDispatchWorker,
-      inject: [DispatchDeliveryUseCase, PinoLogger],
-      useFactory: (dispatch: DispatchDeliveryUseCase, logger: PinoLogger) =>
-        new StoreDispatchWorker(deps.store, deps.checkpoints, dispatch, {
+      inject: [DispatchDeliveryUseCase],
+      useFactory: (dispatch: DispatchDeliveryUseCase) => {
+        const logger = deps.logger.child({ context: 'StoreDispatchWorker' });
+        return new StoreDispatchWorker(deps.store, deps.checkpoints, dispatch, {
           info: (fields, message) => logger.info(fields, message),
           error: (fields, message) => logger.error(fields, message),
-        }),
+        });
+      },
     },
     DispatchWorkerLifecycle,
   ];

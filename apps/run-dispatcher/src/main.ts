@@ -3,23 +3,24 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { KafkaDispatchServer } from '@wts/messaging';
-import { ServiceLogger, assertPayloadLimitFits, openEventStore, stopWhenSupervisorGone } from '@wts/platform';
-import { Logger } from 'nestjs-pino';
+import { ServiceLogger, assertPayloadLimitFits, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const { store, checkpoints, description } = await openEventStore(config);
   assertPayloadLimitFits(config, store);
+  const logger = createServiceLogger(config.log, 'run-dispatcher');
+  const { readModels } = await openReadModelStore(config);
   const brokers = config.kafka.brokers;
   if (brokers) {
     // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy.
-    const app = await NestFactory.createMicroservice<MicroserviceOptions>(DispatcherModule.forRoot({ config, store, checkpoints }), {
+    const app = await NestFactory.createMicroservice<MicroserviceOptions>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), {
       strategy: new KafkaDispatchServer({ brokers }),
       bufferLogs: true,
       abortOnError: false,
     });
-    app.useLogger(new ServiceLogger(app.get(Logger)));
+    app.useLogger(new ServiceLogger(logger));
     app.enableShutdownHooks();
     // listen() registers the handlers, runs the lifecycle hooks, then starts the strategy.
     await app.listen();
@@ -27,11 +28,11 @@ async function main(): Promise<void> {
     stopWhenSupervisorGone(config.supervisorPid);
     return;
   }
-  const app = await NestFactory.createApplicationContext(DispatcherModule.forRoot({ config, store, checkpoints }), {
+  const app = await NestFactory.createApplicationContext(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), {
     bufferLogs: true,
     abortOnError: false,
   });
-  app.useLogger(new ServiceLogger(app.get(Logger)));
+  app.useLogger(new ServiceLogger(logger));
   app.enableShutdownHooks();
   await app.init();
   process.stdout.write(`run-dispatcher following accepted deliveries (${description})\n`);

@@ -1,6 +1,6 @@
 export * from './tokens';
 export * from './event-store.factory';
-export * from './logger.options';
+export * from './service-logger.factory';
 export * from './memory-rate-limiter.adapter';
 export * from './redis-rate-limiter.adapter';
 export * from './rate-limiter.factory';

@@ -15,37 +15,41 @@ const CODE_BY_HTTP_STATUS: Record<number, ProblemCode> = {
 /** One place where errors become HTTP: problem+json with a stable code. */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
-  private readonly logger = new Logger(ProblemFilter.name);
-
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const body = this.toProblem(exception);
-    if (body.status >= 500) this.logger.error({ err: exception }, body.detail ?? body.title);
-    if (body.status === 503) void reply.header('retry-after', '5');
-    void reply.status(body.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+    sendProblemFor(exception, host.switchToHttp().getResponse<FastifyReply>());
   }
+}
 
-  private toProblem(exception: unknown): Problem {
-    if (exception instanceof RejectionError) return problem(exception.rejection.code, exception.rejection.detail);
-    if (exception instanceof EventStoreUnavailableError) return problem('store_unavailable', 'the event store is unavailable; nothing was accepted, retry later');
-    if (exception instanceof ReadModelUnavailableError) return problem('read_model_unavailable', 'the read-model database is unavailable; retry later');
-    if (exception instanceof HttpException) return this.fromHttpException(exception);
-    return problem('internal_error', 'an unexpected error occurred');
-  }
+const logger = new Logger('Problem');
 
-  private fromHttpException(exception: HttpException): Problem {
-    const status = exception.getStatus();
-    const response = exception.getResponse();
-    const messages = typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : undefined;
-    if (status === 400) {
-      const errors = Array.isArray(messages) ? messages.map(String) : [String(messages ?? exception.message)];
-      return problem('validation_failed', 'the request body is invalid', errors);
-    }
-    if (status === 413) return problem('payload_too_large', exception.message);
-    if (status === 415) return problem('unsupported_media_type', exception.message);
-    const code = CODE_BY_HTTP_STATUS[status];
-    return code ? problem(code, exception.message) : problem('internal_error', exception.message);
+/** The answer for an error, on Nest's routes (ProblemFilter) and on the webhook route alike. */
+export function sendProblemFor(exception: unknown, reply: FastifyReply): void {
+  const body = toProblem(exception);
+  if (body.status >= 500) logger.error({ err: exception }, body.detail ?? body.title);
+  if (body.status === 503) void reply.header('retry-after', '5');
+  void reply.status(body.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+}
+
+function toProblem(exception: unknown): Problem {
+  if (exception instanceof RejectionError) return problem(exception.rejection.code, exception.rejection.detail);
+  if (exception instanceof EventStoreUnavailableError) return problem('store_unavailable', 'the event store is unavailable; nothing was accepted, retry later');
+  if (exception instanceof ReadModelUnavailableError) return problem('read_model_unavailable', 'the read-model database is unavailable; retry later');
+  if (exception instanceof HttpException) return fromHttpException(exception);
+  return problem('internal_error', 'an unexpected error occurred');
+}
+
+function fromHttpException(exception: HttpException): Problem {
+  const status = exception.getStatus();
+  const response = exception.getResponse();
+  const messages = typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : undefined;
+  if (status === 400) {
+    const errors = Array.isArray(messages) ? messages.map(String) : [String(messages ?? exception.message)];
+    return problem('validation_failed', 'the request body is invalid', errors);
   }
+  if (status === 413) return problem('payload_too_large', exception.message);
+  if (status === 415) return problem('unsupported_media_type', exception.message);
+  const code = CODE_BY_HTTP_STATUS[status];
+  return code ? problem(code, exception.message) : problem('internal_error', exception.message);
 }
 
 /**

@@ -26,6 +26,8 @@ export class ConfigurationFeeder implements ConfigurationFreshness {
   private caughtUp = false;
   private readonly progressWaiters: (() => void)[] = [];
   private readonly reading = new Map<string, Promise<void>>();
+  /** Checks asked for since the last look at the heads: they share the next one. */
+  private pendingChecks: { readonly streamIds: readonly string[]; readonly resolve: () => void; readonly reject: (error: unknown) => void }[] = [];
 
   constructor(
     private readonly store: EventStore,
@@ -51,9 +53,28 @@ export class ConfigurationFeeder implements ConfigurationFreshness {
     });
   }
 
-  async ensureFresh(streamIds: readonly string[]): Promise<void> {
-    const heads = await this.store.streamHeads(streamIds);
-    await Promise.all([...heads].map(([streamId, head]) => this.foldUpTo(streamId, head)));
+  /**
+   * Requests arriving in the same turn of the event loop share one look at the heads of all the
+   * streams they read: it starts after each of them arrived, so it sees every change committed
+   * before any of them.
+   */
+  ensureFresh(streamIds: readonly string[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.pendingChecks.length === 0) setImmediate(() => void this.checkHeads());
+      this.pendingChecks.push({ streamIds, resolve, reject });
+    });
+  }
+
+  private async checkHeads(): Promise<void> {
+    const checks = this.pendingChecks;
+    this.pendingChecks = [];
+    try {
+      const heads = await this.store.streamHeads([...new Set(checks.flatMap((check) => check.streamIds))]);
+      await Promise.all([...heads].map(([streamId, head]) => this.foldUpTo(streamId, head)));
+      for (const check of checks) check.resolve();
+    } catch (error) {
+      for (const check of checks) check.reject(error);
+    }
   }
 
   async catchUpStream(streamId: string): Promise<void> {

@@ -135,6 +135,53 @@ export function appendContract(context: () => ContractContext, globallyUniqueEve
       expect(await subject.store.readStream(stream)).toHaveLength(1);
     });
 
+    it('decides concurrent appends (which may share one commit) each as if it ran alone', async () => {
+      const { subject, ns } = context();
+      const { store } = subject;
+      const retried = newEvents(2);
+      await store.append(`${ns}chain`, [newEvent()], 'no_stream');
+      const sent = [
+        store.append(`${ns}solo-a`, [newEvent()], 'no_stream'),
+        store.append(`${ns}dup`, retried, 'no_stream'),
+        store.append(`${ns}dup`, retried, 'no_stream'), // the same ids again: an idempotent retry, not a conflict
+        store.append(`${ns}chain`, [newEvent()], 0n),
+        store.append(`${ns}chain`, [newEvent()], 0n), // the second of two writers that read revision 0
+        store.append(`${ns}solo-b`, [newEvent()], 'stream_exists'),
+        store.append(`${ns}solo-c`, [newEvent()], 'any'),
+      ];
+      const [soloA, dupFirst, dupRetry, chainFirst, chainSecond, soloB, soloC] = await Promise.all(sent);
+
+      expectAppended(soloA, 0n);
+      expectAppended(dupFirst, 1n);
+      expect(dupRetry).toEqual(dupFirst);
+      // Which of the two chain writers wins is the order they reached the store in; exactly one does.
+      const chain = [chainFirst, chainSecond];
+      expect(chain.filter((result) => result.kind === 'appended')).toHaveLength(1);
+      expect(chain.find((result) => result.kind === 'conflict')).toMatchObject({ expected: 0n, actualRevision: 1n });
+      expect(soloB).toMatchObject({ kind: 'conflict', expected: 'stream_exists', actualRevision: -1n });
+      expectAppended(soloC, 0n);
+      expect(ids(await store.readStream(`${ns}dup`))).toEqual(ids(retried));
+      expect(await store.readStream(`${ns}chain`)).toHaveLength(2);
+      expect(await store.readStream(`${ns}solo-b`)).toEqual([]);
+    });
+
+    it('refuses one bad append among concurrent ones without failing the others', async () => {
+      const { subject, ns } = context();
+      const { store } = subject;
+      const reused = newEvent();
+      await store.append(`${ns}first-home`, [reused], 'no_stream');
+      const results = await Promise.allSettled([
+        store.append(`${ns}fine-1`, [newEvent()], 'no_stream'),
+        // The same event id a second time at another place: never an idempotent retry.
+        store.append(`${ns}first-home`, [reused, newEvent()], 'any'),
+        store.append(`${ns}fine-2`, [newEvent()], 'no_stream'),
+      ]);
+      expect(results[0]).toMatchObject({ status: 'fulfilled', value: { kind: 'appended' } });
+      expect(results[1].status).toBe('rejected');
+      expect(results[2]).toMatchObject({ status: 'fulfilled', value: { kind: 'appended' } });
+      expect(await store.readStream(`${ns}first-home`)).toHaveLength(1);
+    });
+
     it('returns a position from which reading $all skips the appended events', async () => {
       const { subject, ns } = context();
       const result = await subject.store.append(`${ns}pos`, newEvents(3), 'no_stream');

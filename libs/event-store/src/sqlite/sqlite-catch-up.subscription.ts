@@ -6,7 +6,10 @@ export interface CatchUpSource {
   headSeq(): bigint;
   /** Events with afterSeq < seq <= uptoSeq, in global order, at most `limit`, filtered. */
   readRange(afterSeq: bigint, uptoSeq: bigint, limit: number): readonly RecordedEvent[];
-  /** Calls `listener` once on the next append through this store instance; returns an unsubscribe. */
+  /**
+   * Calls `listener` once on the next append through this store instance to a stream this
+   * subscription would deliver; returns an unsubscribe.
+   */
   onNextAppend(listener: () => void): () => void;
 }
 

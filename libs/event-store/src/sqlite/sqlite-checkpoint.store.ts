@@ -1,5 +1,6 @@
 import type { CheckpointStore, GlobalPosition } from '../event-store.port';
 import type { SqliteConnection } from './sqlite.connection';
+import type { SqliteWriter } from './sqlite-writer.client';
 
 interface CheckpointRow {
   readonly commit_pos: bigint;
@@ -7,23 +8,19 @@ interface CheckpointRow {
 }
 
 /**
- * Named positions in the `checkpoints` table of the event store's own file. A save is durable when
- * it resolves (synchronous=FULL). Obtain one through SqliteEventStore.checkpoints().
+ * Named positions in the `checkpoints` table of the event store's own file. A save goes through the
+ * store's writer thread (it shares a commit with the appends in flight) and is durable when it
+ * resolves (synchronous=FULL). Obtain one through SqliteEventStore.checkpoints().
  */
 export class SqliteCheckpointStore implements CheckpointStore {
   private readonly loadStmt;
-  private readonly saveStmt;
 
-  constructor(private readonly connection: SqliteConnection) {
+  constructor(
+    private readonly connection: SqliteConnection,
+    private readonly writer: SqliteWriter,
+  ) {
     this.loadStmt = connection.use('prepare', (db) =>
       db.prepare<[string], CheckpointRow>('SELECT commit_pos, prepare_pos FROM checkpoints WHERE name = ?'),
-    );
-    this.saveStmt = connection.use('prepare', (db) =>
-      db.prepare<[string, bigint, bigint, number]>(
-        `INSERT INTO checkpoints (name, commit_pos, prepare_pos, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET
-           commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = excluded.updated_at`,
-      ),
     );
   }
 
@@ -33,8 +30,6 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   async save(name: string, position: GlobalPosition): Promise<void> {
-    this.connection.use('checkpoint save', () =>
-      this.saveStmt.run(name, position.commit, position.prepare, Date.now()),
-    );
+    await this.writer.saveCheckpoint(name, position);
   }
 }

@@ -1,6 +1,7 @@
 import { OpenSubscriptions } from '../open-subscriptions';
 import { InvalidAppendError } from '../event-store.errors';
 import {
+  EventStoreUnavailableError,
   START_POSITION,
   type AppendResult,
   type EventHandler,
@@ -14,10 +15,11 @@ import {
   type Subscription,
   type SubscriptionFilter,
 } from '../event-store.port';
-import { appendInTransaction, serializeEvents, type AppendOutcome } from './sqlite-append.transaction';
+import { serializeEvents } from './sqlite-append.transaction';
 import { SqliteCatchUpSubscription } from './sqlite-catch-up.subscription';
 import { SqliteCheckpointStore } from './sqlite-checkpoint.store';
-import { SqliteEventQueries, type SerializedEvent } from './sqlite-event.queries';
+import { SqliteEventQueries } from './sqlite-event.queries';
+import { SqliteWriter, type CommitListener } from './sqlite-writer.client';
 import { SqliteConnection } from './sqlite.connection';
 
 export interface SqliteEventStoreOptions {
@@ -31,6 +33,9 @@ export interface SqliteEventStoreOptions {
   readonly maxEventBytes?: number;
 }
 
+/** Appends sharing one transaction at most (a bound on one commit's size and on the wait behind it). */
+const MAX_APPENDS_PER_COMMIT = 1000;
+
 /** SQLite's own limit on one value (SQLITE_MAX_LENGTH): a larger event would fail inside the transaction. */
 export const SQLITE_MAX_EVENT_BYTES = 1_000_000_000;
 
@@ -42,13 +47,9 @@ const DEFAULTS = { pollIntervalMs: 20, busyTimeoutMs: 5000, subscriptionBatchSiz
  */
 export class SqliteEventStore implements EventStore {
   readonly maxEventBytes: number;
-  private readonly appendListeners = new Set<() => void>();
+  /** Subscriptions waiting for an append through this instance, each with the streams it follows (undefined: all). */
+  private readonly appendListeners = new Map<() => void, readonly string[] | undefined>();
   private readonly subscriptions = new OpenSubscriptions();
-  private readonly appendTx: (
-    streamId: string,
-    events: readonly SerializedEvent[],
-    expected: ExpectedRevision,
-  ) => AppendOutcome;
   private readonly checkpointStore: SqliteCheckpointStore;
   private closing: Promise<void> | undefined;
 
@@ -56,15 +57,11 @@ export class SqliteEventStore implements EventStore {
     private readonly connection: SqliteConnection,
     private readonly queries: SqliteEventQueries,
     private readonly options: Required<SqliteEventStoreOptions>,
+    /** Appends and checkpoint saves: a writer thread, group commit. Reads stay on this thread. */
+    private readonly writer: SqliteWriter,
   ) {
     this.maxEventBytes = options.maxEventBytes;
-    const tx = connection.use('prepare', (db) =>
-      db.transaction((streamId: string, events: readonly SerializedEvent[], expected: ExpectedRevision) =>
-        appendInTransaction(queries, streamId, events, expected),
-      ),
-    );
-    this.appendTx = (streamId, events, expected) => tx.immediate(streamId, events, expected);
-    this.checkpointStore = new SqliteCheckpointStore(connection);
+    this.checkpointStore = new SqliteCheckpointStore(connection, writer);
   }
 
   /** Opens (creating the file, its parent directories and the schema if needed). */
@@ -79,7 +76,8 @@ export class SqliteEventStore implements EventStore {
     const connection = SqliteConnection.open(filePath, { busyTimeoutMs: resolved.busyTimeoutMs });
     try {
       const queries = connection.use('prepare', (db) => new SqliteEventQueries(db));
-      return new SqliteEventStore(connection, queries, resolved);
+      const writer = SqliteWriter.spawn({ filePath, busyTimeoutMs: resolved.busyTimeoutMs, maxBatch: MAX_APPENDS_PER_COMMIT });
+      return new SqliteEventStore(connection, queries, resolved, writer);
     } catch (error) {
       connection.close();
       throw error;
@@ -88,6 +86,11 @@ export class SqliteEventStore implements EventStore {
 
   get filePath(): string {
     return this.connection.filePath;
+  }
+
+  /** Each commit of this process's writer thread: how many appends and checkpoint saves shared it, how long it took. */
+  onCommit(listener: CommitListener): () => void {
+    return this.writer.onCommit(listener);
   }
 
   /** The checkpoint store in the same database file (one instance per store). */
@@ -104,10 +107,10 @@ export class SqliteEventStore implements EventStore {
       throw new InvalidAppendError('stream id must be a non-empty string');
     }
     const serialized = serializeEvents(events, this.maxEventBytes);
-    const outcome = this.connection.use('append', () => this.appendTx(streamId, serialized, expected));
-    // better-sqlite3 is synchronous: the transaction has committed (and, with synchronous=FULL,
-    // been fsynced) by the time we get here.
-    if (outcome.inserted) this.notifyAppend();
+    if (!this.connection.isOpen) throw new EventStoreUnavailableError('event store is closed (append)');
+    // Answered once the batch it joined has committed (and, with synchronous=FULL, been fsynced).
+    const outcome = await this.writer.append(streamId, serialized, expected);
+    if (outcome.inserted) this.notifyAppend(streamId);
     return outcome.result;
   }
 
@@ -146,7 +149,7 @@ export class SqliteEventStore implements EventStore {
         readRange: (afterSeq, uptoSeq, limit) =>
           this.connection.use('subscribe', () => this.queries.readRange(afterSeq, limit, prefixes, uptoSeq)),
         onNextAppend: (listener) => {
-          this.appendListeners.add(listener);
+          this.appendListeners.set(listener, prefixes);
           return () => this.appendListeners.delete(listener);
         },
       },
@@ -175,15 +178,19 @@ export class SqliteEventStore implements EventStore {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.subscriptions.stopAll();
+      await this.writer.close();
       this.connection.close();
     })();
     return this.closing;
   }
 
-  private notifyAppend(): void {
-    const listeners = [...this.appendListeners];
-    this.appendListeners.clear();
-    for (const listener of listeners) listener();
+  /** Wakes the subscriptions that would deliver an event of this stream (others poll for other processes' appends). */
+  private notifyAppend(streamId: string): void {
+    for (const [listener, prefixes] of [...this.appendListeners]) {
+      if (prefixes && !prefixes.some((prefix) => streamId.startsWith(prefix))) continue;
+      this.appendListeners.delete(listener);
+      listener();
+    }
   }
 }
 

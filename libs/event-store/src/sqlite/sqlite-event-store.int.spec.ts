@@ -96,6 +96,25 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     }
   });
 
+  it('lets concurrent appends share commits (group commit), each answered once its commit is durable', async () => {
+    const file = tempFile();
+    const store = openStore(file);
+    const commits: { requests: number; ms: number }[] = [];
+    store.onCommit((report) => commits.push(report));
+    const count = 300;
+    const results = await Promise.all(Array.from({ length: count }, (_, i) => store.append(`group-${i}`, [newEvent()], 'no_stream')));
+    expect(results.every((result) => result.kind === 'appended')).toBe(true);
+    expect(commits.reduce((sum, commit) => sum + commit.requests, 0)).toBe(count);
+    expect(commits.length).toBeLessThan(count / 3);
+    // Every append that resolved is in the file, for another connection to see.
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(Number((raw.prepare("SELECT count(*) AS n FROM events WHERE stream_id LIKE 'group-%'").get() as { n: number }).n)).toBe(count);
+    } finally {
+      raw.close();
+    }
+  });
+
   it('refuses an event above maxEventBytes with InvalidAppendError, before anything is written', async () => {
     const store = openStore(tempFile(), { maxEventBytes: 1000 });
     const big = { id: randomUUID(), type: 'Big', data: { text: 'x'.repeat(1000) }, metadata: {} };

@@ -56,7 +56,7 @@ export class SqliteEventQueries {
   /** readRange statements by filter shape: "all", "p<n>" (n prefixes), "c<n>" (n categories). */
   private readonly rangeStmts = new Map<string, Database.Statement<unknown[], EventRow>>();
   /** streamHeads statements by number of streams. */
-  private readonly headsStmts = new Map<number, Database.Statement<string[], { stream_id: string; revision: bigint }>>();
+  private readonly headsStmts = new Map<number, Database.Statement<string[], (bigint | null)[]>>();
 
   constructor(private readonly db: Database.Database) {
     this.lastRevisionStmt = db
@@ -110,18 +110,26 @@ export class SqliteEventQueries {
     return this.streamStmt.all(streamId, fromRevision, maxCount).map(toRecordedEvent);
   }
 
-  /** The last revision of each stream that exists (absent from the map: no stream). */
+  /**
+   * The last revision of each stream that exists (absent from the map: no stream). One statement of
+   * scalar subqueries, one index lookup each: the per-request freshness check of the ingress.
+   */
   streamHeads(streamIds: readonly string[]): Map<string, bigint> {
     const unique = [...new Set(streamIds)];
     if (unique.length === 0) return new Map();
     let stmt = this.headsStmts.get(unique.length);
     if (!stmt) {
-      stmt = this.db.prepare<string[], { stream_id: string; revision: bigint }>(
-        `SELECT stream_id, max(revision) AS revision FROM events WHERE stream_id IN (${unique.map(() => '?').join(', ')}) GROUP BY stream_id`,
-      );
+      const lookups = unique.map(() => '(SELECT max(revision) FROM events WHERE stream_id = ?)').join(', ');
+      stmt = this.db.prepare<string[], (bigint | null)[]>(`SELECT ${lookups}`).raw();
       this.headsStmts.set(unique.length, stmt);
     }
-    return new Map(stmt.all(...unique).map((row) => [row.stream_id, row.revision]));
+    const heads = stmt.get(...unique) ?? [];
+    const found = new Map<string, bigint>();
+    unique.forEach((streamId, index) => {
+      const revision = heads[index];
+      if (revision !== null && revision !== undefined) found.set(streamId, revision);
+    });
+    return found;
   }
 
   /** Events with afterSeq < seq <= uptoSeq in global order, at most `limit`, optionally by prefix. */

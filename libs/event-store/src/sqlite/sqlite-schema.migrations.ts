@@ -51,3 +51,9 @@ export function migrate(db: Database.Database): void {
     if (current !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }
+
+/** For a connection that must not migrate: the file's schema is this build's. */
+export function assertCurrentSchema(db: Database.Database): void {
+  const current = Number(db.pragma('user_version', { simple: true }));
+  if (current !== SCHEMA_VERSION) throw new Error(`event store schema version is ${current}, this build needs ${SCHEMA_VERSION}`);
+}

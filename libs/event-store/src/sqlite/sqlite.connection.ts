@@ -2,13 +2,18 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EventStoreUnavailableError } from '../event-store.port';
-import { migrate } from './sqlite-schema.migrations';
+import { assertCurrentSchema, migrate } from './sqlite-schema.migrations';
 
 export type SqliteDatabase = Database.Database;
 
 export interface SqliteConnectionOptions {
   /** How long a writer waits for another connection's (or process's) write lock. */
   readonly busyTimeoutMs: number;
+  /**
+   * A second connection of a process that has opened the file already (the writer thread): no
+   * WAL switch and no migration, which would take the write lock; the schema must be current.
+   */
+  readonly alreadyPrepared?: boolean;
 }
 
 /**
@@ -48,13 +53,14 @@ export class SqliteConnection {
       // `timeout` is SQLite's busy_timeout: concurrent writers (other processes) wait instead of failing.
       db = new Database(filePath, { timeout: options.busyTimeoutMs });
       db.defaultSafeIntegers(true);
-      const journalMode = db.pragma('journal_mode = WAL', { simple: true });
+      const journalMode = db.pragma(options.alreadyPrepared ? 'journal_mode' : 'journal_mode = WAL', { simple: true });
       if (!inMemory && journalMode !== 'wal') {
         throw new Error(`could not switch ${filePath} to WAL mode (journal_mode is ${String(journalMode)})`);
       }
       // FULL: the WAL is fsynced on every commit, so a resolved append survives a power cut.
       db.pragma('synchronous = FULL');
-      migrate(db);
+      if (options.alreadyPrepared) assertCurrentSchema(db);
+      else migrate(db);
       return new SqliteConnection(db, filePath);
     } catch (error) {
       db?.close();

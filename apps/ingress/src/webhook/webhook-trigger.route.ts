@@ -1,0 +1,45 @@
+import type { TriggerWebhookUseCase } from '@wts/application';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readLimitedBody } from '../http/body-reader';
+import { RAW_BODY_STREAM } from '../http/body-parsing';
+import { sendProblemFor } from '../http/problem.filter';
+import { headerValue } from '../http/request-headers';
+import { presentTriggerOutcome } from './trigger-outcome.presenter';
+
+/**
+ * The public endpoint, on Fastify directly: translate the request, delegate, present the outcome.
+ * It answers from the route's onRequest hook, so Fastify never parses the body (the use case
+ * reads it, with its limit, only after the header checks) and the request skips Nest's router,
+ * pipes and filters: the hot path is this function, the use case and the store.
+ */
+export function registerWebhookTriggerRoute(fastify: FastifyInstance, triggerWebhook: TriggerWebhookUseCase): void {
+  fastify.route({
+    method: 'POST',
+    url: '/workflow-webhooks/:webhookId',
+    config: RAW_BODY_STREAM,
+    onRequest: async (request, reply) => {
+      await trigger(triggerWebhook, request, reply);
+      return reply;
+    },
+    // Never reached: onRequest has answered.
+    handler: async (_request, reply) => reply,
+  });
+}
+
+async function trigger(triggerWebhook: TriggerWebhookUseCase, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    const outcome = await triggerWebhook.execute({
+      webhookId: (request.params as { webhookId: string }).webhookId,
+      authorization: headerValue(request, 'authorization'),
+      contentType: headerValue(request, 'content-type'),
+      accountHeader: headerValue(request, 'x-service-account-email'),
+      idempotencyKey: headerValue(request, 'x-service-idempotency-key'),
+      traceparent: headerValue(request, 'traceparent'),
+      sourceAddress: request.ip,
+      readBody: (maxBytes) => readLimitedBody(request.raw, maxBytes),
+    });
+    presentTriggerOutcome(reply, outcome);
+  } catch (error) {
+    sendProblemFor(error, reply);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The embedded store's writer thread: every append (and checkpoint save) of this process goes
+ * through it. Requests that arrive while a commit is under way wait for the next one, so
+ * concurrent appends share one IMMEDIATE transaction and one fsync (group commit), while the main
+ * thread's event loop never waits on the disk. Each append runs in its own savepoint: a conflict,
+ * an idempotent retry or a refused append is decided exactly as if it ran alone, in arrival order,
+ * and never affects the others. Nothing is answered before its batch is durable.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { EventStoreUnavailableError } from '../event-store.port';
+import { appendInTransaction, type AppendOutcome } from './sqlite-append.transaction';
+import { SqliteEventQueries } from './sqlite-event.queries';
+import { toWriterError, type CommitReport, type WriterOptions, type WriterReply, type WriterRequest } from './sqlite-writer.protocol';
+import { SqliteConnection } from './sqlite.connection';
+
+const port = parentPort;
+if (!port) throw new Error('sqlite-writer.worker runs as a worker thread');
+const options = workerData as WriterOptions;
+
+const connection = SqliteConnection.open(options.filePath, { busyTimeoutMs: options.busyTimeoutMs, alreadyPrepared: true });
+const queries = connection.use('prepare', (db) => new SqliteEventQueries(db));
+const saveCheckpoint = connection.use('prepare', (db) =>
+  db.prepare<[string, bigint, bigint, number]>(
+    `INSERT INTO checkpoints (name, commit_pos, prepare_pos, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = excluded.updated_at`,
+  ),
+);
+/** One append in a savepoint of the batch's transaction (better-sqlite3 nests transactions as savepoints). */
+const appendOne = connection.use('prepare', (db) => db.transaction((request: Extract<WriterRequest, { op: 'append' }>) => appendInTransaction(queries, request.streamId, request.events, request.expected)));
+/** A batch: one IMMEDIATE transaction, one commit (one fsync with synchronous=FULL). */
+const runBatch = connection.use('prepare', (db) => db.transaction((batch: readonly WriterRequest[]) => batch.map(run)));
+
+const queue: WriterRequest[] = [];
+let scheduled = false;
+
+port.on('message', (request: WriterRequest | 'close') => {
+  if (request === 'close') {
+    drain();
+    connection.close();
+    port.postMessage('closed');
+    return;
+  }
+  queue.push(request);
+  if (!scheduled) {
+    scheduled = true;
+    // After the messages already waiting have arrived: they join this batch.
+    setImmediate(drain);
+  }
+});
+
+function drain(): void {
+  scheduled = false;
+  while (queue.length > 0) commit(queue.splice(0, options.maxBatch));
+}
+
+function commit(batch: readonly WriterRequest[]): void {
+  let replies: WriterReply[];
+  const started = performance.now();
+  try {
+    replies = connection.use('append', () => runBatch.immediate(batch));
+    port?.postMessage({ kind: 'commit', requests: batch.length, ms: performance.now() - started } satisfies CommitReport);
+  } catch (error) {
+    // The whole batch is rolled back (the disk, a lock held too long): none of it was written.
+    const failure = toWriterError(error instanceof EventStoreUnavailableError ? error : new EventStoreUnavailableError(`event store append failed: ${String(error)}`, { cause: error }));
+    for (const request of batch) port?.postMessage({ id: request.id, ok: false, error: failure } satisfies WriterReply);
+    return;
+  }
+  for (const reply of replies) port?.postMessage(reply);
+}
+
+function run(request: WriterRequest): WriterReply {
+  if (request.op === 'checkpoint') {
+    saveCheckpoint.run(request.name, request.commit, request.prepare, request.at);
+    return { id: request.id, ok: true, outcome: null };
+  }
+  try {
+    const outcome: AppendOutcome = appendOne(request);
+    return { id: request.id, ok: true, outcome };
+  } catch (error) {
+    // A SQLite failure is the batch's (rethrown: all roll back); the caller's errors are this append's.
+    if (isSqliteError(error)) throw error;
+    return { id: request.id, ok: false, error: toWriterError(error) };
+  }
+}
+
+function isSqliteError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
