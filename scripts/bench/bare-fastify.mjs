@@ -7,6 +7,7 @@
  *
  *   node scripts/bench/bare-fastify.mjs [port]
  */
+/* global URL */
 import Fastify from 'fastify';
 
 const app = Fastify({ logger: false });
