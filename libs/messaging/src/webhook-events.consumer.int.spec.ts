@@ -132,10 +132,14 @@ describe('webhook events consumer (real broker)', () => {
     let handledByFirst = 0;
     // Slow enough that the whole backlog is one fetched batch still being worked on when we stop.
     const slow = dispatching(() => handledByFirst++);
-    const first = consumer(async (event) => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      await slow(event);
-    });
+    // A few at a time: the backlog is still being worked on when we stop.
+    const first = consumer(
+      async (event) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await slow(event);
+      },
+      { messagesInFlight: 4 },
+    );
     await first.start();
     await waitFor(async () => handledByFirst >= 80, 30_000, '80 runs');
     await first.stop(); // mid-batch: leaves the group after the message in flight
@@ -203,8 +207,10 @@ describe('webhook events consumer (real broker)', () => {
 
     expect(transientFailures).toBe(2);
     expect(new Set(await runIds())).toEqual(new Set(deliveries.map((d) => d.runId)));
-    expect(dlq.messages.map((m) => Number(m.headers['original-offset']))).toEqual([1, 3, 4, 5]);
-    const [badJson, badSchema, missingType, badShape] = dlq.messages;
+    // Parked concurrently: in any order, each once.
+    const parkedInOrder = [...dlq.messages].sort((a, b) => Number(a.headers['original-offset']) - Number(b.headers['original-offset']));
+    expect(parkedInOrder.map((m) => Number(m.headers['original-offset']))).toEqual([1, 3, 4, 5]);
+    const [badJson, badSchema, missingType, badShape] = parkedInOrder;
     for (const parked of dlq.messages) {
       expect(parked.headers['error']).toBeTruthy();
       expect(parked.headers['error-code']).toBe('undecodable');
@@ -246,6 +252,30 @@ describe('webhook events consumer (real broker)', () => {
     expect(dlq.messages[0].headers['error']).toMatch(/retrying will not fix/);
     expect(dlq.messages[0].headers['event-id']).toBe(deliveries[1].event.id);
     expect(new Set(await runIds())).toEqual(new Set([deliveries[0].runId, deliveries[2].runId]));
+  }, 60_000);
+
+  it('handles a slice of messages at once, committing in order: one still retrying holds back what follows it, not what precedes it', async () => {
+    const deliveries = await appendDeliveries(store, hook, 6);
+    await publish(deliveries);
+    let blocked = true;
+    const handled: string[] = [];
+    const dispatch = dispatching((event) => handled.push((event.value as DeliveryAcceptedMessage.Value).deliveryId));
+    await consumer(
+      async (event) => {
+        if (blocked && (event.value as DeliveryAcceptedMessage.Value).deliveryId === deliveries[2].deliveryId) {
+          throw new ConsumerFailureError('retry', 'store_unavailable', 'down for this one');
+        }
+        await dispatch(event);
+      },
+      { messagesInFlight: 6, retryMaxDelayMs: 100, commitEveryMs: 100 },
+    ).start();
+    // The five others are handled while the third retries, but only the two before it are committed.
+    await waitFor(async () => handled.length === 5, 20_000, 'the five others handled');
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 20_000, 'the two before it committed');
+    expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0)).toBe(2);
+    blocked = false;
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 6, 20_000, 'all six committed');
+    expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
   }, 60_000);
 
   it('keeps retrying a store outage in place without committing, and recovers when it is back', async () => {
@@ -308,7 +338,8 @@ describe('webhook events consumer (real broker)', () => {
         handledByOld.push((event.value as DeliveryAcceptedMessage.Value).deliveryId);
         await dispatch(event);
       },
-      { retryMaxDelayMs: 200, heartbeatIntervalMs: 500 },
+      // One at a time: nothing after the waiting message is even handled by this member.
+      { retryMaxDelayMs: 200, heartbeatIntervalMs: 500, messagesInFlight: 1 },
       { logger },
     );
     await old.start();

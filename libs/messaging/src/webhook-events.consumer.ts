@@ -18,6 +18,13 @@ export interface ConsumerTuning {
   readonly retryMaxDelayMs: number;
   /** Failures classified "park" are retried this many times in all before the message is parked. */
   readonly attemptsBeforeParking: number;
+  /**
+   * Messages of one partition handled at once (their runs share the store's commits); their offsets
+   * are committed together, once every one of them is done with.
+   */
+  readonly messagesInFlight: number;
+  /** While a slice waits on a message being retried, what is done before it is committed this often. */
+  readonly commitEveryMs: number;
 }
 
 export const DEFAULT_CONSUMER_TUNING: ConsumerTuning = {
@@ -27,6 +34,8 @@ export const DEFAULT_CONSUMER_TUNING: ConsumerTuning = {
   retryInitialDelayMs: 100,
   retryMaxDelayMs: 5000,
   attemptsBeforeParking: 5,
+  messagesInFlight: 256,
+  commitEveryMs: 500,
 };
 
 export interface WebhookEventsConsumerSettings {
@@ -135,14 +144,37 @@ export class WebhookEventsConsumer {
     }, delay);
   }
 
+  /**
+   * A fetched batch, a slice of `messagesInFlight` messages at a time, handled concurrently.
+   * Offsets are resolved strictly in order, as the leading messages are done with, and committed
+   * when the slice ends (and every `commitEveryMs` while a message of it is still being retried).
+   * A message abandoned (a rebalance or a stop during its retries) stops the batch: nothing after it
+   * is committed, so it and what follows come again.
+   */
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    for (const message of batch.messages) {
+    const size = this.settings.tuning.messagesInFlight;
+    // With autoCommit off, commitOffsetsIfNecessary() alone never commits: pass the offsets.
+    const commit = (): Promise<void> => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
+    for (let start = 0; start < batch.messages.length; start += size) {
       if (!payload.isRunning() || payload.isStale()) return;
-      if (!(await this.process(batch.topic, batch.partition, message, payload))) return;
-      payload.resolveOffset(message.offset);
-      // With autoCommit off, commitOffsetsIfNecessary() alone never commits: pass the offsets.
-      await payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
+      const slice = batch.messages.slice(start, start + size);
+      const finished = slice.map(() => false);
+      let resolved = 0;
+      const committer = setInterval(() => void commit().catch(() => undefined), this.settings.tuning.commitEveryMs);
+      try {
+        await Promise.all(
+          slice.map(async (message, index) => {
+            if (!(await this.process(batch.topic, batch.partition, message, payload))) return;
+            finished[index] = true;
+            while (resolved < slice.length && finished[resolved]) payload.resolveOffset(slice[resolved++].offset);
+          }),
+        );
+      } finally {
+        clearInterval(committer);
+      }
+      if (resolved > 0) await commit();
+      if (resolved < slice.length) return;
       await payload.heartbeat();
     }
   }

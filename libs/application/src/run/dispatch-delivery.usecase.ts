@@ -1,8 +1,10 @@
-import { Streams, type DeliveryAccepted, type RoutineEvent, type RunEvent } from '@wts/contracts';
-import { decideRun, derivedEventId, evolveRoutine, type Routine } from '@wts/domain';
-import { comparePositions, type EventStore, type GlobalPosition } from '@wts/event-store';
-import { asEvent, toAppend } from '../shared/event-envelope';
-import type { Clock } from '../shared/runtime.ports';
+import { Streams, type DeliveryAccepted } from '@wts/contracts';
+import { decideRun, derivedEventId } from '@wts/domain';
+import type { EventStore, GlobalPosition } from '@wts/event-store';
+import { toAppend } from '../shared/event-envelope';
+import type { Clock, RandomSource } from '../shared/runtime.ports';
+import { cryptoRandom } from '../shared/system-runtime.adapter';
+import { RoutineHistoryCache } from './routine-history.cache';
 
 export interface DeliveryToDispatch {
   readonly delivery: DeliveryAccepted['data'];
@@ -19,39 +21,41 @@ export type DispatchOutcome =
 
 /**
  * One accepted delivery → exactly one run. `run-<run_id>` is appended with "stream must not
- * exist": a conflict means the run exists (a redelivery or a replay), which is success.
- * Store failures throw: the caller retries without acknowledging, so nothing is lost.
+ * exist": a conflict means the run exists (a redelivery or a replay), which is success. The
+ * decision depends only on the delivery and the routine as it was at acceptance, so deciding again
+ * for a redelivery decides the same: there is nothing to read first. Concurrent calls are safe (the
+ * append is the guard) and share the store's commits. Store failures throw: the caller retries
+ * without acknowledging, so nothing is lost.
  */
 export class DispatchDeliveryUseCase {
+  private readonly routines: RoutineHistoryCache;
+
   constructor(
     private readonly store: EventStore,
     private readonly clock: Clock,
-  ) {}
+    private readonly random: RandomSource = cryptoRandom,
+  ) {
+    this.routines = new RoutineHistoryCache(store);
+  }
 
   async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
     const { delivery } = input;
     const runStream = Streams.run(delivery.runId);
-    const existing = await this.store.readStream(runStream);
-    const state = existing.length === 0 ? null : asEvent<RunEvent>(existing[0]).data;
-    const decision = decideRun(
-      { type: 'CreateRun', delivery, routine: await this.routineAt(delivery.routineId, input.position), now: this.clock.now().toISOString() },
-      state,
-    );
+    const routine = await this.routines.at(delivery.routineId, input.position);
+    const decision = decideRun({ type: 'CreateRun', delivery, routine, now: this.clock.now().toISOString() }, null);
     const context = { correlationId: delivery.deliveryId, causationId: input.eventId, traceparent: input.traceparent };
-    if (decision.kind === 'rejected') return this.park(input, `${decision.code}: ${decision.detail}`);
+    if (decision.kind === 'rejected') {
+      // Rare: a run made by an earlier build that judged differently is still the delivery's run.
+      if ((await this.store.readStream(runStream, { maxCount: 1 })).length > 0) return { kind: 'already_created', runId: delivery.runId };
+      return this.park(input, `${decision.code}: ${decision.detail}`);
+    }
     if (decision.events.length === 0) return { kind: 'already_created', runId: delivery.runId };
-    // Deterministic event id: a retried append after a lost acknowledgement is recognised by the store.
-    const events = toAppend(decision.events, context, () => derivedEventId('RunCreated', delivery.runId));
+    // "Stream must not exist" is the guard. A fresh event id each time: a redelivery, a replay or a
+    // retry after a lost acknowledgement meets the existing run as a conflict (already created),
+    // never as an idempotent repeat that would look like a new run.
+    const events = toAppend(decision.events, context, () => this.random.uuid());
     const result = await this.store.append(runStream, events, 'no_stream');
     return result.kind === 'appended' ? { kind: 'created', runId: delivery.runId } : { kind: 'already_created', runId: delivery.runId };
-  }
-
-  private async routineAt(routineId: string, position: GlobalPosition): Promise<Routine> {
-    const recorded = await this.store.readStream(Streams.routine(routineId));
-    return recorded
-      .filter((event) => comparePositions(event.position, position) < 0)
-      .map((event) => asEvent<RoutineEvent>(event))
-      .reduce(evolveRoutine, null);
   }
 
   /**

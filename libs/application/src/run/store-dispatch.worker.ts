@@ -12,39 +12,69 @@ export const STORE_DISPATCH_CHECKPOINT = 'run-dispatcher/store-subscription';
 /** Attempts before an error that is not a store outage parks the delivery. */
 export const MAX_DETERMINISTIC_FAILURES = 5;
 
+export interface StoreDispatchOptions {
+  /** How often the checkpoint is saved at most (handling is idempotent: a replay after a crash is harmless). */
+  readonly checkpointEveryMs: number;
+  readonly retryDelayMs: number;
+  readonly maxRetryDelayMs: number;
+  /** Deliveries dispatched at once: their runs share the store's commits. */
+  readonly concurrency: number;
+}
+
+export const DEFAULT_STORE_DISPATCH_OPTIONS: StoreDispatchOptions = { checkpointEveryMs: 200, retryDelayMs: 250, maxRetryDelayMs: 5000, concurrency: 256 };
+
+interface InFlight {
+  readonly position: GlobalPosition;
+  task: Promise<void>;
+  done: boolean;
+}
+
 /**
  * The embedded path from accepted deliveries to runs: a catch-up subscription on the store from
- * a durable checkpoint. A handler failure (store down) is retried in place with backoff — the
- * checkpoint never passes a delivery whose run does not exist. Checkpoints are saved at most
- * every `checkpointEveryMs` (handling is idempotent, so a replay after a crash is harmless).
+ * a durable checkpoint, dispatching up to `concurrency` deliveries at once (their appends share
+ * commits). A failure (store down) is retried in place with backoff, and the checkpoint only ever
+ * moves past a delivery once it and every delivery before it has its run (or was parked).
  */
 export class StoreDispatchWorker {
   private subscription: Subscription | undefined;
   private stopped = false;
-  private pending: GlobalPosition | undefined;
+  private readonly inFlight: InFlight[] = [];
+  private readonly options: StoreDispatchOptions;
+  /** Every delivery up to here has its run. */
+  private done: GlobalPosition | undefined;
+  private saved: GlobalPosition | undefined;
   private lastSave = 0;
-  private lastError = '';
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: EventStore,
     private readonly checkpoints: CheckpointStore,
     private readonly dispatch: DispatchDeliveryUseCase,
     private readonly logger: DispatchWorkerLogger,
-    private readonly options = { checkpointEveryMs: 200, retryDelayMs: 250, maxRetryDelayMs: 5000 },
+    options: Partial<StoreDispatchOptions> = {},
     private readonly onDispatched: (outcome: DispatchOutcome) => void = () => undefined,
-  ) {}
+  ) {
+    this.options = { ...DEFAULT_STORE_DISPATCH_OPTIONS, ...options };
+  }
 
   async start(): Promise<void> {
     const after = await this.checkpoints.load(STORE_DISPATCH_CHECKPOINT);
+    this.done = after;
+    this.saved = after;
     this.logger.info({ after: after ? `${after.commit}` : 'start' }, 'dispatcher subscribing to accepted deliveries');
-    this.follow(after);
+    this.follow();
   }
 
-  private follow(after: GlobalPosition | undefined): void {
-    const subscription = this.store.subscribeToAll(
-      { after, filter: { streamPrefixes: [StreamCategories.delivery] } },
-      (event) => this.handle(event),
-    );
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.subscription?.stop().catch(() => undefined);
+    await Promise.all(this.inFlight.map((entry) => entry.task));
+    await this.saveCheckpoint().catch(() => undefined);
+  }
+
+  private follow(): void {
+    // Called at start and once every delivery in flight has settled: `done` is where to go on from.
+    const subscription = this.store.subscribeToAll({ after: this.done, filter: { streamPrefixes: [StreamCategories.delivery] } }, (event) => this.handle(event));
     this.subscription = subscription;
     subscription.done.then(
       () => undefined,
@@ -52,49 +82,67 @@ export class StoreDispatchWorker {
         this.logger.error({ err: error }, 'dispatcher subscription failed; resubscribing');
         if (this.stopped) return;
         setTimeout(() => {
-          if (!this.stopped) this.follow(this.pending ?? after);
+          if (!this.stopped) void Promise.all(this.inFlight.map((entry) => entry.task)).then(() => this.follow());
         }, this.options.retryDelayMs).unref();
       },
     );
   }
 
   private async handle(event: RecordedEvent): Promise<void> {
-    if (event.type === 'DeliveryAccepted') {
-      const delivery = event.data as DeliveryAccepted['data'];
-      const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
-      const input = { delivery, position: event.position, eventId: event.id, traceparent };
-      let delay = this.options.retryDelayMs;
-      for (let failures = 0; ; ) {
-        if (this.stopped) throw new Error('stopping: delivery left for the next start');
-        try {
-          // A store outage is retried for as long as it lasts; any other error that repeats
-          // (a bug, an event the store refuses) parks the delivery instead of blocking the rest.
-          const deterministic = failures >= MAX_DETERMINISTIC_FAILURES;
-          const outcome = deterministic ? await this.dispatch.park(input, this.lastError) : await this.dispatch.execute(input);
-          this.onDispatched(outcome);
-          break;
-        } catch (error) {
-          if (!(error instanceof EventStoreUnavailableError)) failures++;
-          this.lastError = error instanceof Error ? error.message : String(error);
-          this.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'run creation failed; retrying');
-          await new Promise((resolve) => setTimeout(resolve, delay));
-          delay = Math.min(delay * 2, this.options.maxRetryDelayMs);
-        }
+    if (this.stopped) throw new Error('stopping: delivery left for the next start');
+    const entry: InFlight = { position: event.position, done: false, task: Promise.resolve() };
+    entry.task = (event.type === 'DeliveryAccepted' ? this.dispatchUntilDone(event) : Promise.resolve()).then(
+      () => {
+        entry.done = true;
+        this.advance();
+      },
+      () => undefined, // stopped while retrying: left (not done) for the next start
+    );
+    this.inFlight.push(entry);
+    // Backpressure: at most `concurrency` deliveries in flight; wait for the oldest.
+    if (this.inFlight.length >= this.options.concurrency) await this.inFlight[0].task;
+  }
+
+  private async dispatchUntilDone(event: RecordedEvent): Promise<void> {
+    const delivery = event.data as DeliveryAccepted['data'];
+    const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
+    const input = { delivery, position: event.position, eventId: event.id, traceparent };
+    let delay = this.options.retryDelayMs;
+    let lastError = '';
+    for (let failures = 0; ; ) {
+      if (this.stopped) throw new Error('stopping: delivery left for the next start');
+      try {
+        // A store outage is retried for as long as it lasts; any other error that repeats
+        // (a bug, an event the store refuses) parks the delivery instead of blocking the rest.
+        const outcome = failures >= MAX_DETERMINISTIC_FAILURES ? await this.dispatch.park(input, lastError) : await this.dispatch.execute(input);
+        this.onDispatched(outcome);
+        return;
+      } catch (error) {
+        if (!(error instanceof EventStoreUnavailableError)) failures++;
+        lastError = error instanceof Error ? error.message : String(error);
+        this.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'run creation failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, this.options.maxRetryDelayMs);
       }
     }
-    this.pending = event.position;
-    if (Date.now() - this.lastSave >= this.options.checkpointEveryMs) await this.saveCheckpoint();
   }
 
-  private async saveCheckpoint(): Promise<void> {
-    if (!this.pending) return;
-    await this.checkpoints.save(STORE_DISPATCH_CHECKPOINT, this.pending);
-    this.lastSave = Date.now();
+  /** Moves `done` over the leading deliveries that have their runs; saves the checkpoint now and then. */
+  private advance(): void {
+    while (this.inFlight[0]?.done) this.done = this.inFlight.shift()?.position;
+    if (Date.now() - this.lastSave >= this.options.checkpointEveryMs) void this.saveCheckpoint().catch((error: unknown) => this.logger.error({ err: error }, 'checkpoint save failed; retrying later'));
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.subscription?.stop().catch(() => undefined);
-    await this.saveCheckpoint().catch(() => undefined);
+  private saveCheckpoint(): Promise<void> {
+    this.saving = this.saving
+      .catch(() => undefined)
+      .then(async () => {
+        const position = this.done;
+        if (!position || position === this.saved) return;
+        this.lastSave = Date.now();
+        await this.checkpoints.save(STORE_DISPATCH_CHECKPOINT, position);
+        this.saved = position;
+      });
+    return this.saving;
   }
 }
