@@ -132,11 +132,12 @@ export async function setUpWebhook(baseUrl, token, label = 'bench') {
 }
 
 /**
- * A bounded autocannon run against 127.0.0.1: `connections` concurrent, for `seconds`. Returns
+ * A bounded autocannon run against 127.0.0.1: `connections` concurrent, for `seconds` (at most
+ * `overallRate` requests per second when given, else as fast as answers come). Returns
  * requests/s and latency percentiles (ms), with status counts, so a run that answered anything
  * but `expectStatus` is visible.
  */
-export async function load({ baseUrl, path, headers, body, connections, seconds, method = 'POST', expectStatus = 202 }) {
+export async function load({ baseUrl, path, headers, body, connections, seconds, method = 'POST', expectStatus = 202, overallRate }) {
   assertLoopback(baseUrl);
   let unexpected = 0;
   const result = await autocannon({
@@ -147,6 +148,8 @@ export async function load({ baseUrl, path, headers, body, connections, seconds,
     connections,
     duration: seconds,
     pipelining: 1,
+    // A fixed offered rate (requests per second, across all connections) instead of as fast as it answers.
+    ...(overallRate ? { overallRate } : {}),
     setupClient: (client) => client.on('response', (statusCode) => {
       if (statusCode !== expectStatus) unexpected += 1;
     }),

@@ -19,10 +19,7 @@
  * then the read models are rebuilt from it with the operators' `rebuild-read-models` command,
  * whose time is reported too.
  */
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,10 +37,8 @@ import {
   startService,
   stopService,
 } from './bench-kit.mjs';
+import { writeHistory } from './history-writer.mjs';
 
-const require = createRequire(import.meta.url);
-const { decideDelivery, decideRun, extractRequest, idFromBytes, parseContentType, runIdForDelivery, evolveRoutine } = require(join(REPO, 'dist/libs/domain/src'));
-const { toAppend } = require(join(REPO, 'dist/libs/application/src'));
 
 const options = parseArgs(process.argv.slice(2));
 const NODE_FLAGS = ['--max-old-space-size=512'];
@@ -79,7 +74,7 @@ async function main() {
   const empty = await measure(env, baseUrl, loadRequest);
 
   log(`writing ${options.deliveries} deliveries of ${options.payloadBytes} bytes with their runs into the store`);
-  const history = writeHistory(hook, options.deliveries, options.payloadBytes);
+  const history = writeHistory(join(dataDir, 'events.sqlite'), hook, options.deliveries, options.payloadBytes, { withRuns: true, log });
   log(`rebuilding the read models from the store (rebuild-read-models)`);
   const rebuild = rebuildReadModels(env);
 
@@ -149,53 +144,6 @@ function summarise(samples) {
     rss_mib: round(median(samples.map((s) => s.rss_mib))),
     samples: samples.map((s) => ({ ready_ms: round(s.ready_ms), rss_mib: round(s.rss_mib) })),
   };
-}
-
-/**
- * N DeliveryAccepted events and their RunCreated events, made by the same deciders the services
- * use, inserted in transactions of 2,000 events; the dispatcher's checkpoint is then set past them
- * (as after it had dispatched them all). Returns what was written and how long it took.
- */
-function writeHistory(hook, count, payloadBytes) {
-  const started = performance.now();
-  const db = new Database(join(dataDir, 'events.sqlite'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = OFF'); // a bulk load: the benchmark, not the service
-  const routine = db
-    .prepare('SELECT type, data FROM events WHERE stream_id = ? ORDER BY revision')
-    .all(`routine-${hook.routineId}`)
-    .map((row) => ({ type: row.type, data: JSON.parse(row.data) }))
-    .reduce(evolveRoutine, null);
-  const webhook = JSON.parse(db.prepare("SELECT data FROM events WHERE stream_id = ? AND type = 'WebhookEnabled'").get(`webhook-${hook.webhookId}`).data);
-  const insert = db.prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, 0, ?, ?, ?, ?, ?)');
-  const contentType = parseContentType('application/json');
-  const bodyOf = () => Buffer.from(JSON.stringify({ data: { text: randomBytes(Math.ceil(payloadBytes * 0.75)).toString('base64').slice(0, payloadBytes - 20) } }));
-  const writeBatch = db.transaction((from, to) => {
-    for (let i = from; i < to; i += 1) {
-      const deliveryId = idFromBytes('delivery', randomBytes(16));
-      const extracted = extractRequest({ bytes: bodyOf(), contentType, accountHeader: undefined });
-      const now = new Date().toISOString();
-      const accepted = decideDelivery(
-        { type: 'AcceptDelivery', deliveryId, runId: runIdForDelivery(deliveryId), webhookId: hook.webhookId, routineId: hook.routineId, triggerAccount: webhook.defaultAccount, payload: extracted.payload, contentType: 'application/json', idempotencyKey: null, requestDigest: '0'.repeat(64), now, retentionMs: 86_400_000 },
-        null,
-      );
-      const context = { correlationId: deliveryId, causationId: deliveryId, traceparent: '' };
-      const [delivery] = toAppend(accepted.events, context, randomUUID);
-      insert.run(`delivery-${deliveryId}`, delivery.id, delivery.type, JSON.stringify(delivery.data), JSON.stringify(delivery.metadata), Date.now());
-      const run = decideRun({ type: 'CreateRun', delivery: accepted.events[0].data, routine, now }, null);
-      const [created] = toAppend(run.events, { ...context, causationId: delivery.id }, randomUUID);
-      insert.run(`run-${accepted.events[0].data.runId}`, created.id, created.type, JSON.stringify(created.data), JSON.stringify(created.metadata), Date.now());
-    }
-  });
-  for (let from = 0; from < count; from += 1000) {
-    writeBatch(from, Math.min(count, from + 1000));
-    if (from % 10_000 === 0) log(`  ${from} / ${count}`);
-  }
-  const head = db.prepare('SELECT max(seq) AS head FROM events').get().head;
-  db.prepare('INSERT OR REPLACE INTO checkpoints (name, commit_pos, prepare_pos, updated_at) VALUES (?, ?, ?, ?)').run('run-dispatcher/store-subscription', head, head, Date.now());
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-  return { deliveries: count, events: count * 2, seconds: round((performance.now() - started) / 1000), store_bytes: statSync(join(dataDir, 'events.sqlite')).size };
 }
 
 function rebuildReadModels(env) {

@@ -1,0 +1,312 @@
+#!/usr/bin/env node
+/* global setTimeout, performance */
+/**
+ * `npm run bench`: the ingress against a bare Fastify server, side by side in one run with the
+ * same load generator (autocannon) and body, on 127.0.0.1; then POST → run created with the
+ * dispatcher running, the dispatcher's runs/s, and — with a broker (KAFKA_BROKERS, or the test
+ * broker this script starts with --kafka) — the Kafka shape. Writes docs/bench/latest.json,
+ * docs/bench/latest.md and docs/bench/latency.svg. A benchmark, not a timed test: figures drift
+ * with whatever else the machine runs, so ratios measured in the same run are what to compare.
+ *
+ *   npm run bench                        # embedded default (+ Kafka when KAFKA_BROKERS is set)
+ *   npm run bench -- --kafka             # also starts the test broker for the Kafka shape
+ *   npm run bench -- --seconds 5 --quick # shorter
+ *
+ * Options: --seconds N (10: each load run) --connections 1,16,64 --dispatch N (50000: deliveries
+ * the dispatcher drains) --kafka --no-kafka --out DIR (docs/bench).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { MAINS, REPO, adminToken, cpuSeconds, embeddedEnv, freePort, load, msUntilReady, setUpWebhook, startService, stopService } from './bench-kit.mjs';
+import { latencyChart } from './latency-chart.mjs';
+import { writeHistory } from './history-writer.mjs';
+import { countRuns, deliveryToRunLatencies, percentile, runsPerSecond } from './store-timing.mjs';
+
+const options = parseArgs(process.argv.slice(2));
+const BODY = JSON.stringify({ data: { alert: 'disk full', host: 'db-1', service: 'postgres', severity: 'critical', note: 'x'.repeat(80) } });
+const running = [];
+const temporary = [];
+let broker;
+
+try {
+  await main();
+} finally {
+  await Promise.all(running.map(stopService));
+  if (broker) spawnSync('bash', [join(REPO, 'scripts/kafka/kafka.sh'), 'clean'], { env: broker.env, stdio: 'ignore' });
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+}
+
+async function main() {
+  const report = {
+    measured_at: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+    body_bytes: Buffer.byteLength(BODY),
+    seconds_per_run: options.seconds,
+  };
+  log('HTTP: bare Fastify and the ingress, interleaved, at each number of connections');
+  report.http = await httpComparison();
+  const at64 = report.http.find((row) => row.connections === 64) ?? report.http.at(-1);
+  Object.assign(report, {
+    connections: report.http.map((row) => row.connections),
+    fastify_rps: at64.fastify.rps,
+    ingress_rps: at64.ingress.rps,
+    ratio: round(at64.ingress.rps / at64.fastify.rps),
+    p50_ms: at64.ingress.p50_ms,
+    p99_ms: at64.ingress.p99_ms,
+    p999_ms: at64.ingress.p999_ms,
+  });
+  log('POST → run created, embedded default, at fractions of the maximum');
+  report.embedded = await endToEnd('embedded', {}, at64.ingress.rps);
+  report.e2e_p99_ms = report.embedded.at_half_max.e2e_p99_ms;
+  report.e2e_p50_ms = report.embedded.at_half_max.e2e_p50_ms;
+  log(`dispatcher: ${options.dispatch} waiting deliveries drained`);
+  report.dispatcher = await dispatcherThroughput();
+  report.dispatcher_runs_per_s = report.dispatcher.runs_per_s;
+  const brokers = process.env.KAFKA_BROKERS ?? (options.kafka ? startBroker() : undefined);
+  if (brokers && options.kafka !== false) {
+    log(`Kafka shape through ${brokers}`);
+    report.kafka = await kafkaShape(brokers);
+  } else {
+    report.kafka = null;
+    log('Kafka shape skipped: no KAFKA_BROKERS (run with --kafka to start the test broker)');
+  }
+  mkdirSync(options.out, { recursive: true });
+  writeFileSync(join(options.out, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(options.out, 'latest.md'), markdown(report));
+  writeFileSync(join(options.out, 'latency.svg'), latencyChart(report));
+  process.stdout.write(markdown(report));
+}
+
+// ------------------------------------------------------------------ HTTP
+
+async function httpComparison() {
+  const rows = [];
+  const ingress = await startEmbedded({ withDispatcher: false });
+  const bare = await startBare();
+  try {
+    const request = { path: ingress.hook.path, headers: { authorization: `Bearer ${ingress.hook.secret}`, 'content-type': 'application/json' }, body: BODY };
+    for (const connections of options.connections) {
+      await load({ baseUrl: bare.baseUrl, ...request, connections, seconds: 2 });
+      const fastify = await load({ baseUrl: bare.baseUrl, ...request, connections, seconds: options.seconds });
+      await load({ baseUrl: ingress.baseUrl, ...request, connections, seconds: 2 });
+      const cpuBefore = cpuSeconds(ingress.process.child.pid);
+      const measured = await load({ baseUrl: ingress.baseUrl, ...request, connections, seconds: options.seconds });
+      measured.cpu_ms_per_request = round(((cpuSeconds(ingress.process.child.pid) - cpuBefore) * 1000) / Math.max(1, measured.requests));
+      rows.push({ connections, fastify: slim(fastify), ingress: slim(measured), ratio: round(measured.rps / fastify.rps) });
+      log(`  ${connections} connections: Fastify ${Math.round(fastify.rps)}/s, ingress ${Math.round(measured.rps)}/s (${round(measured.rps / fastify.rps)}), p99 ${measured.p99_ms} ms`);
+    }
+  } finally {
+    await stopService(bare.process);
+    await stopService(ingress.process);
+  }
+  return rows;
+}
+
+// ------------------------------------------------------------------ end to end
+
+/** At offered rates from 10 % to 100 % of `maxRps`: HTTP p99 and POST → run created. */
+async function endToEnd(shape, extraEnv, maxRps) {
+  const services = await startEmbedded({ withDispatcher: true, extraEnv });
+  const points = [];
+  try {
+    const request = { path: services.hook.path, headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' }, body: BODY };
+    for (const fraction of options.fractions) {
+      const rate = Math.max(10, Math.round(maxRps * fraction));
+      const from = Date.now();
+      const result = await load({ baseUrl: services.baseUrl, ...request, connections: 64, seconds: options.seconds, overallRate: rate });
+      const to = Date.now();
+      const drained = await waitForRuns(services.storeFile, from, to);
+      const lat = deliveryToRunLatencies(services.storeFile, from, to);
+      points.push({
+        offered_rps: rate,
+        achieved_rps: round(result.rps),
+        http_p50_ms: result.p50_ms,
+        http_p99_ms: result.p99_ms,
+        e2e_p50_ms: percentile(lat.latencies, 50),
+        e2e_p99_ms: percentile(lat.latencies, 99),
+        deliveries: lat.deliveries,
+        runs_missing: lat.missing,
+        drained_after_ms: drained,
+        unexpected_status: result.unexpected_status,
+      });
+      log(`  ${shape} ${rate}/s offered: ${Math.round(result.rps)}/s, HTTP p99 ${result.p99_ms} ms, POST → run p50 ${percentile(lat.latencies, 50)} / p99 ${percentile(lat.latencies, 99)} ms, ${lat.missing} runs missing`);
+    }
+  } finally {
+    await Promise.all([stopService(services.process), stopService(services.dispatcher)]);
+  }
+  const half = points.reduce((best, point) => (Math.abs(point.offered_rps - maxRps / 2) < Math.abs(best.offered_rps - maxRps / 2) ? point : best));
+  return { max_rps: round(maxRps), points, at_half_max: half };
+}
+
+/** Until every delivery accepted in the window has its run (at most 30 s); the time it took after the window. */
+async function waitForRuns(storeFile, from, to) {
+  const started = Date.now();
+  while (Date.now() - started < 30_000) {
+    if (deliveryToRunLatencies(storeFile, from, to).missing === 0) return Date.now() - started;
+    await sleep(50);
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------ dispatcher
+
+/** N deliveries waiting in a store, then the dispatcher started: runs per second from its first run to its last. */
+async function dispatcherThroughput() {
+  const services = await startEmbedded({ withDispatcher: false });
+  await stopService(services.process);
+  const written = writeHistory(services.storeFile, services.hook, options.dispatch, 200, { withRuns: false });
+  const dispatcher = startService('run-dispatcher', MAINS.dispatcher, services.env, { readyLine: 'run-dispatcher following' });
+  running.push(dispatcher);
+  const started = Date.now();
+  while (countRuns(services.storeFile) < options.dispatch && Date.now() - started < 300_000) await sleep(100);
+  await stopService(dispatcher);
+  const rate = runsPerSecond(services.storeFile);
+  return { deliveries: written.deliveries, runs: rate.runs, seconds: round(rate.seconds), runs_per_s: rate.perSecond };
+}
+
+// ------------------------------------------------------------------ Kafka
+
+/** The Kafka shape: ingress + relay → broker → dispatcher consumer, at fixed offered rates. */
+async function kafkaShape(brokers) {
+  const points = [];
+  const services = await startEmbedded({ withDispatcher: true, extraEnv: { KAFKA_BROKERS: brokers } });
+  try {
+    const request = { path: services.hook.path, headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' }, body: BODY };
+    for (const rate of options.kafkaRates) {
+      const from = Date.now();
+      const result = await load({ baseUrl: services.baseUrl, ...request, connections: 64, seconds: options.seconds, overallRate: rate });
+      const to = Date.now();
+      const drained = await waitForRuns(services.storeFile, from, to);
+      const lat = deliveryToRunLatencies(services.storeFile, from, to);
+      const sustained = drained !== null && drained < 2000;
+      points.push({ offered_rps: rate, achieved_rps: round(result.rps), http_p99_ms: result.p99_ms, e2e_p50_ms: percentile(lat.latencies, 50), e2e_p99_ms: percentile(lat.latencies, 99), deliveries: lat.deliveries, runs_missing: lat.missing, drained_after_ms: drained, sustained, unexpected_status: result.unexpected_status });
+      log(`  Kafka ${rate}/s offered: ${Math.round(result.rps)}/s, POST → run p50 ${percentile(lat.latencies, 50)} / p99 ${percentile(lat.latencies, 99)} ms, drained ${drained} ms after`);
+    }
+  } finally {
+    await Promise.all([stopService(services.process), stopService(services.dispatcher)]);
+  }
+  const kept = points.filter((point) => point.sustained && point.runs_missing === 0 && point.achieved_rps >= point.offered_rps * 0.95);
+  return { brokers, points, sustained_rps: kept.length > 0 ? Math.max(...kept.map((point) => point.achieved_rps)) : 0 };
+}
+
+function startBroker() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wts-bench-kafka-'));
+  temporary.push(dataDir);
+  const env = { ...process.env, KAFKA_DATA_DIR: dataDir, KAFKA_OWNER_PID: String(process.pid), KAFKA_OWNER_CLEANUP: '1' };
+  const result = spawnSync('bash', [join(REPO, 'scripts/kafka/kafka.sh'), 'start'], { env, encoding: 'utf8' });
+  const match = /^KAFKA_BROKERS=(\S+)$/m.exec(result.stdout);
+  if (result.status !== 0 || !match) throw new Error(`the test broker did not start:\n${result.stderr}`);
+  broker = { env };
+  return match[1];
+}
+
+// ------------------------------------------------------------------ services
+
+async function startEmbedded({ withDispatcher, extraEnv = {} }) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wts-bench-'));
+  temporary.push(dataDir);
+  const port = await freePort();
+  const token = adminToken();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = embeddedEnv({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: token, WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000', ...extraEnv });
+  const ingress = startService('ingress', MAINS.ingress, env);
+  running.push(ingress);
+  await msUntilReady(ingress, `${baseUrl}/readyz`);
+  const hook = await setUpWebhook(baseUrl, token);
+  let dispatcher;
+  if (withDispatcher) {
+    dispatcher = startService('run-dispatcher', MAINS.dispatcher, env, { readyLine: 'run-dispatcher ' });
+    running.push(dispatcher);
+    await dispatcher.lineSeen;
+  }
+  return { process: ingress, dispatcher, baseUrl, hook, env, storeFile: join(dataDir, 'events.sqlite') };
+}
+
+async function startBare() {
+  const service = startService('bare-fastify', join(REPO, 'scripts/bench/bare-fastify.mjs'), process.env);
+  running.push(service);
+  const port = await new Promise((resolvePort) => service.child.stdout.once('data', (chunk) => resolvePort(Number(String(chunk).trim()))));
+  return { process: service, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+// ------------------------------------------------------------------ output
+
+function markdown(report) {
+  const lines = [
+    `# Benchmark, ${report.measured_at.slice(0, 10)}`,
+    '',
+    `${report.machine.cpus} × ${report.machine.cpu}, Node ${report.machine.node}; load generator, services and broker on the same machine; ${report.body_bytes}-byte JSON body; ${report.seconds_per_run} s per run.`,
+    '',
+    '## Ingress against bare Fastify (same run, same load generator)',
+    '',
+    '| connections | Fastify req/s | ingress req/s | ratio | ingress p50 / p99 / p99.9 (ms) | ingress CPU per request |',
+    '|---|---|---|---|---|---|',
+    ...report.http.map((row) => `| ${row.connections} | ${Math.round(row.fastify.rps)} | ${Math.round(row.ingress.rps)} | ${row.ratio} | ${row.ingress.p50_ms} / ${row.ingress.p99_ms} / ${row.ingress.p999_ms} | ${row.ingress.cpu_ms_per_request} ms |`),
+    '',
+    'Every 202 is durable: answered once its `DeliveryAccepted` is committed and fsynced (the writer thread commits concurrent appends together).',
+    '',
+    '## POST → run created (embedded default, dispatcher running)',
+    '',
+    '| offered req/s | achieved | HTTP p50 / p99 (ms) | POST → run p50 / p99 (ms) | runs missing |',
+    '|---|---|---|---|---|',
+    ...report.embedded.points.map((p) => `| ${p.offered_rps} | ${Math.round(p.achieved_rps)} | ${p.http_p50_ms} / ${p.http_p99_ms} | ${p.e2e_p50_ms} / ${p.e2e_p99_ms} | ${p.runs_missing} |`),
+    '',
+    `Half the measured maximum (${Math.round(report.embedded.max_rps / 2)}/s): POST → run created p99 **${report.e2e_p99_ms} ms**. Latency is read from the store: each \`DeliveryAccepted\`'s commit time against its \`RunCreated\`'s.`,
+    '',
+    `## Dispatcher: ${report.dispatcher.deliveries} waiting deliveries drained at **${report.dispatcher.runs_per_s} runs/s** (first to last run, ${report.dispatcher.seconds} s).`,
+    '',
+  ];
+  if (report.kafka) {
+    lines.push(
+      '## Kafka shape (ingress + relay → broker → dispatcher consumer; SQLite store; test broker on this machine)',
+      '',
+      '| offered req/s | achieved | POST → run p50 / p99 (ms) | drained after (ms) | sustained |',
+      '|---|---|---|---|---|',
+      ...report.kafka.points.map((p) => `| ${p.offered_rps} | ${Math.round(p.achieved_rps)} | ${p.e2e_p50_ms} / ${p.e2e_p99_ms} | ${p.drained_after_ms ?? 'not within 30 s'} | ${p.sustained ? 'yes' : 'no'} |`),
+      '',
+      `Sustained end to end: **${report.kafka.sustained_rps} deliveries/s** (every 202 a run, drained within 2 s of the load's end).`,
+      '',
+    );
+  }
+  lines.push('![latency against load](latency.svg)', '');
+  return lines.join('\n');
+}
+
+function slim(result) {
+  const { connections: _c, seconds: _s, ...rest } = result;
+  return { ...rest, rps: round(rest.rps) };
+}
+
+function parseArgs(argv) {
+  const parsed = { seconds: 10, connections: [1, 16, 64], dispatch: 50_000, kafka: undefined, out: join(REPO, 'docs', 'bench'), fractions: [0.1, 0.25, 0.5, 0.75, 1], kafkaRates: [250, 500, 1000, 2000, 3000] };
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i];
+    const value = () => argv[++i] ?? (() => { throw new Error(`${flag} needs a value`); })();
+    if (flag === '--seconds') parsed.seconds = Number(value());
+    else if (flag === '--connections') parsed.connections = value().split(',').map(Number);
+    else if (flag === '--dispatch') parsed.dispatch = Number(value());
+    else if (flag === '--kafka') parsed.kafka = true;
+    else if (flag === '--no-kafka') parsed.kafka = false;
+    else if (flag === '--out') parsed.out = value();
+    else if (flag === '--quick') Object.assign(parsed, { seconds: 4, dispatch: 10_000, fractions: [0.25, 0.5, 1], kafkaRates: [500, 1000, 2000] });
+    else throw new Error(`unknown option ${flag}`);
+  }
+  for (const n of [parsed.seconds, parsed.dispatch, ...parsed.connections]) if (!Number.isSafeInteger(n) || n < 1) throw new Error('--seconds, --connections and --dispatch take positive integers');
+  return parsed;
+}
+
+function round(value) {
+  return Math.round(value * 100) / 100;
+}
+
+function sleep(ms) {
+  return new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
+}
+
+function log(message) {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+void performance;
