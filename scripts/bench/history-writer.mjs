@@ -1,4 +1,4 @@
-/* global performance */
+/* global Buffer, performance */
 /**
  * Writes a delivery history straight into an embedded store file: the events the ingress (and,
  * with `withRuns`, the dispatcher) would write, made by the same domain code from dist/, inserted

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global setTimeout, performance, Buffer */
+/* global setTimeout, performance */
 /**
  * Restart-to-ready time and memory of the ingress and the run-dispatcher, on an empty store and
  * on one holding N earlier deliveries (with their runs) of a given payload size, and the same
