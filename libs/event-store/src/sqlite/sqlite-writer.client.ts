@@ -73,6 +73,8 @@ export class SqliteWriter {
     this.closing ??= (async () => {
       if (!this.failure) {
         const closed = new Promise<void>((resolve) => (this.closed = resolve));
+        // Waiting for the thread to finish is a pending request too: keep the process alive for it.
+        this.worker.ref();
         this.worker.postMessage('close');
         await Promise.race([closed, new Promise((resolve) => this.worker.once('exit', resolve))]);
       }
