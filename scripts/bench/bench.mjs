@@ -45,6 +45,11 @@ async function main() {
     body_bytes: Buffer.byteLength(BODY),
     seconds_per_run: options.seconds,
   };
+  if (options.only === 'dispatcher') {
+    report.dispatcher = await dispatcherThroughput();
+    process.stdout.write(`${JSON.stringify(report.dispatcher)}\n`);
+    return;
+  }
   log('HTTP: bare Fastify and the ingress, interleaved, at each number of connections');
   report.http = await httpComparison();
   const at64 = report.http.find((row) => row.connections === 64) ?? report.http.at(-1);
@@ -290,6 +295,7 @@ function parseArgs(argv) {
     else if (flag === '--kafka') parsed.kafka = true;
     else if (flag === '--no-kafka') parsed.kafka = false;
     else if (flag === '--out') parsed.out = value();
+    else if (flag === '--only') parsed.only = value();
     else if (flag === '--quick') Object.assign(parsed, { seconds: 4, dispatch: 10_000, fractions: [0.25, 0.5, 1], kafkaRates: [500, 1000, 2000] });
     else throw new Error(`unknown option ${flag}`);
   }

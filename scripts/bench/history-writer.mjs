@@ -12,8 +12,11 @@ import { join } from 'node:path';
 import { REPO } from './bench-kit.mjs';
 
 const require = createRequire(import.meta.url);
-const { decideDelivery, decideRun, extractRequest, idFromBytes, parseContentType, runIdForDelivery, evolveRoutine } = require(join(REPO, 'dist/libs/domain/src'));
-const { toAppend } = require(join(REPO, 'dist/libs/application/src'));
+const { decideDelivery, decideRun, extractRequest, idFromBytes, parseContentType, runIdForDelivery, evolveRoutine, timeOrderedId } = require(join(REPO, 'dist/libs/domain/src'));
+const { toAppend, cryptoRandom } = require(join(REPO, 'dist/libs/application/src'));
+// The ids the services make (time-ordered where the build has them), so the store's indexes look as they would.
+const newDeliveryId = timeOrderedId ? () => timeOrderedId('delivery', Date.now(), randomBytes(16)) : () => idFromBytes('delivery', randomBytes(16));
+const newEventId = cryptoRandom?.uuid ?? randomUUID;
 
 /**
  * N DeliveryAccepted events (and with `withRuns` their RunCreated events, the dispatcher's checkpoint
@@ -36,7 +39,7 @@ export function writeHistory(storeFile, hook, count, payloadBytes, { withRuns, l
   const bodyOf = () => Buffer.from(JSON.stringify({ data: { text: randomBytes(Math.ceil(payloadBytes * 0.75)).toString('base64').slice(0, payloadBytes - 20) } }));
   const writeBatch = db.transaction((from, to) => {
     for (let i = from; i < to; i += 1) {
-      const deliveryId = idFromBytes('delivery', randomBytes(16));
+      const deliveryId = newDeliveryId();
       const extracted = extractRequest({ bytes: bodyOf(), contentType, accountHeader: undefined });
       const now = new Date().toISOString();
       const accepted = decideDelivery(
@@ -44,11 +47,11 @@ export function writeHistory(storeFile, hook, count, payloadBytes, { withRuns, l
         null,
       );
       const context = { correlationId: deliveryId, causationId: deliveryId, traceparent: '' };
-      const [delivery] = toAppend(accepted.events, context, randomUUID);
+      const [delivery] = toAppend(accepted.events, context, newEventId);
       insert.run(`delivery-${deliveryId}`, delivery.id, delivery.type, JSON.stringify(delivery.data), JSON.stringify(delivery.metadata), Date.now());
       if (!withRuns) continue;
       const run = decideRun({ type: 'CreateRun', delivery: accepted.events[0].data, routine, now }, null);
-      const [created] = toAppend(run.events, { ...context, causationId: delivery.id }, randomUUID);
+      const [created] = toAppend(run.events, { ...context, causationId: delivery.id }, newEventId);
       insert.run(`run-${accepted.events[0].data.runId}`, created.id, created.type, JSON.stringify(created.data), JSON.stringify(created.metadata), Date.now());
     }
   });

@@ -6,7 +6,7 @@ import {
   decideDelivery,
   deliveryIdForIdempotencyKey,
   extractRequest,
-  idFromBytes,
+  timeOrderedId,
   isRejection,
   judgeRoutineSafety,
   parseBearerSecret,
@@ -162,7 +162,7 @@ export class TriggerWebhookUseCase {
   }
 
   private async appendFresh(base: Omit<AcceptDelivery, 'deliveryId' | 'runId'>, traceparent: string) {
-    const deliveryId = idFromBytes('delivery', this.random.bytes(16));
+    const deliveryId = timeOrderedId('delivery', Date.parse(base.now), this.random.bytes(16));
     const outcome = await this.tryAppend({ ...base, deliveryId, runId: runIdForDelivery(deliveryId) }, null, traceparent);
     if (outcome === 'conflict') throw new Error(`random delivery id ${deliveryId} collided`);
     return outcome;

@@ -1,4 +1,5 @@
-import { randomFillSync, randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { v7 as uuidV7 } from 'uuid';
 import type { Clock, RandomSource } from './runtime.ports';
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -23,6 +24,7 @@ function randomBytesFromPool(count: number): Buffer {
 
 export const cryptoRandom: RandomSource = {
   bytes: randomBytesFromPool,
-  // Node caches entropy for randomUUID itself.
-  uuid: () => randomUUID(),
+  // Version 7 (RFC 9562): time-ordered, so event ids made together sit together in the store's
+  // event-id index (one page written per commit, not one per event); 74 random bits each.
+  uuid: () => uuidV7(),
 };

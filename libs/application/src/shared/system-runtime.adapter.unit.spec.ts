@@ -20,7 +20,15 @@ describe('cryptoRandom', () => {
     expect(copy.equals(Buffer.alloc(32))).toBe(false);
   });
 
-  it('makes version 4 UUIDs', () => {
-    expect(cryptoRandom.uuid()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  it('makes version 7 UUIDs: distinct, in the order they were made, led by the current time', () => {
+    const before = Date.now();
+    const ids = Array.from({ length: 1000 }, () => cryptoRandom.uuid());
+    const after = Date.now();
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    const firstMs = parseInt(ids[0].replace(/-/g, '').slice(0, 12), 16);
+    expect(firstMs).toBeGreaterThanOrEqual(before);
+    expect(firstMs).toBeLessThanOrEqual(after);
   });
 });

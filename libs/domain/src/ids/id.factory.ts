@@ -34,6 +34,24 @@ export function idFromBytes(kind: IdKind, bytes: Uint8Array): string {
   return ID_PREFIX[kind] + Buffer.from(bytes).toString('base64url');
 }
 
+/** Base64url characters that carry the time of a time-ordered id: 6 bytes, exactly 8 characters. */
+export const TIME_PREFIX_CHARS = 8;
+
+/**
+ * An id whose body starts with the 48-bit millisecond time (big-endian) it was made at, then the
+ * random bytes (as many as the kind needs). Ids made close in time share their leading characters,
+ * so a store's indexes take new ids in a few places instead of all over (fewer pages written per
+ * commit); the random part keeps them unguessable and unique.
+ */
+export function timeOrderedId(kind: IdKind, atMs: number, random: Uint8Array): string {
+  if (!Number.isSafeInteger(atMs) || atMs < 0 || atMs >= 2 ** 48) throw new Error(`not a millisecond time for an id: ${atMs}`);
+  if (random.length < ID_RANDOM_BYTES[kind]) throw new Error(`${kind} ids need at least ${ID_RANDOM_BYTES[kind]} random bytes`);
+  const bytes = Buffer.allocUnsafe(6 + random.length);
+  bytes.writeUIntBE(atMs, 0, 6);
+  bytes.set(random, 6);
+  return ID_PREFIX[kind] + bytes.toString('base64url');
+}
+
 /** True when `value` has the prefix of `kind` and a base64url body of plausible length. */
 export function isWellFormedId(kind: IdKind, value: string): boolean {
   const prefix = ID_PREFIX[kind];
@@ -61,9 +79,15 @@ export function deliveryIdForIdempotencyKey(webhookId: string, key: string, gene
   return idFromBytes('delivery', digest('delivery', webhookId, key, String(generation)).subarray(0, 18));
 }
 
-/** The run id is fixed at acceptance and derived from the delivery: one delivery, one run. */
+/**
+ * The run id is fixed at acceptance and derived from the delivery: one delivery, one run. It starts
+ * with the delivery id's first characters (the time of a time-ordered id, so runs made together are
+ * stored together too), then a digest of the whole delivery id.
+ */
 export function runIdForDelivery(deliveryId: string): string {
-  return idFromBytes('run', digest('run', deliveryId).subarray(0, 18));
+  const body = deliveryId.startsWith(ID_PREFIX.delivery) ? deliveryId.slice(ID_PREFIX.delivery.length) : deliveryId;
+  const timePart = BASE64URL.test(body) ? body.slice(0, TIME_PREFIX_CHARS) : '';
+  return ID_PREFIX.run + timePart + digest('run', deliveryId).subarray(0, 18).toString('base64url');
 }
 
 /** A deterministic UUID (version 8, RFC 9562 custom) for events whose identity is derived. */

@@ -6,6 +6,8 @@ import {
   idFromBytes,
   isWellFormedId,
   runIdForDelivery,
+  timeOrderedId,
+  TIME_PREFIX_CHARS,
   type IdKind,
 } from './id.factory';
 
@@ -150,7 +152,55 @@ describe('deliveryIdForIdempotencyKey', () => {
   });
 });
 
+describe('timeOrderedId', () => {
+  const AT = Date.parse('2026-11-24T10:00:00.000Z');
+
+  it('is a well-formed id of its kind carrying the time in its first characters', () => {
+    const id = timeOrderedId('delivery', AT, bytes(16));
+    expect(isWellFormedId('delivery', id)).toBe(true);
+    const body = Buffer.from(id.slice(ID_PREFIX.delivery.length), 'base64url');
+    expect(body.length).toBe(22);
+    expect(body.readUIntBE(0, 6)).toBe(AT);
+    expect(Buffer.from(body.subarray(6))).toEqual(Buffer.from(bytes(16)));
+  });
+
+  it('sorts by time: ids made in later milliseconds compare greater, whatever their random part', () => {
+    const times = [0, 1, 255, 256, AT - 1, AT, AT + 1, AT + 1000, 2 ** 48 - 1];
+    const ids = times.map((t, i) => timeOrderedId('delivery', t, bytes(16, (255 - i * 17) & 0xff)));
+    // base64url's alphabet is not in ASCII order, so compare the decoded bytes
+    const decoded = ids.map((id) => Buffer.from(id.slice(ID_PREFIX.delivery.length), 'base64url'));
+    for (let i = 1; i < decoded.length; i++) expect(Buffer.compare(decoded[i - 1].subarray(0, 6), decoded[i].subarray(0, 6))).toBe(-1);
+  });
+
+  it('gives ids of one millisecond the same leading characters and different bodies', () => {
+    const a = timeOrderedId('delivery', AT, bytes(16, 1));
+    const b = timeOrderedId('delivery', AT, bytes(16, 2));
+    expect(a.slice(0, ID_PREFIX.delivery.length + TIME_PREFIX_CHARS)).toBe(b.slice(0, ID_PREFIX.delivery.length + TIME_PREFIX_CHARS));
+    expect(a).not.toBe(b);
+  });
+
+  it('refuses too few random bytes and times outside 48 bits', () => {
+    expect(() => timeOrderedId('delivery', AT, bytes(15))).toThrow(/at least 16 random bytes/);
+    expect(() => timeOrderedId('secret', AT, bytes(16))).toThrow(/at least 32 random bytes/);
+    for (const bad of [-1, 2 ** 48, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => timeOrderedId('delivery', bad, bytes(16))).toThrow(/not a millisecond time/);
+    }
+  });
+});
+
 describe('runIdForDelivery', () => {
+  it('starts with the time characters of a time-ordered delivery id, so runs made together sort together', () => {
+    const delivery = timeOrderedId('delivery', Date.parse('2026-11-24T10:00:00.000Z'), bytes(16));
+    const run = runIdForDelivery(delivery);
+    expect(isWellFormedId('run', run)).toBe(true);
+    expect(run.slice(4, 4 + TIME_PREFIX_CHARS)).toBe(delivery.slice(4, 4 + TIME_PREFIX_CHARS));
+    expect(runIdForDelivery(timeOrderedId('delivery', Date.parse('2026-11-24T10:00:00.000Z'), bytes(16, 9)))).not.toBe(run);
+  });
+
+  it('takes no time part from a delivery id that is not base64url', () => {
+    expect(runIdForDelivery('dlv_not base64!')).toMatch(/^run_[A-Za-z0-9_-]{24}$/);
+  });
+
   it('is a well-formed run id, deterministic and distinct per delivery', () => {
     const a = runIdForDelivery('dlv_AAAAAAAAAAAAAAAAAAAAAA');
     expect(a.startsWith('run_')).toBe(true);
