@@ -13,7 +13,8 @@
  *   npm run bench -- --seconds 5 --quick # shorter
  *
  * Options: --seconds N (10: each load run) --connections 1,16,64 --dispatch N (50000: deliveries
- * the dispatcher drains) --kafka --no-kafka --out DIR (docs/bench).
+ * the dispatcher drains) --kafka --no-kafka --out DIR (docs/bench); --only dispatcher | e2e runs
+ * that measurement alone and prints it, writing nothing (e2e takes --max-rps N, --fractions 0.25,0.5).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,12 @@ async function main() {
     body_bytes: Buffer.byteLength(BODY),
     seconds_per_run: options.seconds,
   };
+  if (options.only === 'e2e') {
+    if (!options.maxRps) throw new Error('--only e2e needs --max-rps N (the maximum the fractions are taken of)');
+    const result = await endToEnd('embedded', {}, options.maxRps);
+    process.stdout.write(`${JSON.stringify(result.points.map(({ offered_rps, http_p99_ms, e2e_p50_ms, e2e_p99_ms }) => ({ offered_rps, http_p99_ms, e2e_p50_ms, e2e_p99_ms })))}\n`);
+    return;
+  }
   if (options.only === 'dispatcher') {
     report.dispatcher = await dispatcherThroughput();
     process.stdout.write(`${JSON.stringify(report.dispatcher)}\n`);
@@ -296,6 +303,8 @@ function parseArgs(argv) {
     else if (flag === '--no-kafka') parsed.kafka = false;
     else if (flag === '--out') parsed.out = value();
     else if (flag === '--only') parsed.only = value();
+    else if (flag === '--max-rps') parsed.maxRps = Number(value());
+    else if (flag === '--fractions') parsed.fractions = value().split(',').map(Number);
     else if (flag === '--quick') Object.assign(parsed, { seconds: 4, dispatch: 10_000, fractions: [0.25, 0.5, 1], kafkaRates: [500, 1000, 2000] });
     else throw new Error(`unknown option ${flag}`);
   }

@@ -205,6 +205,23 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     await expect(store.append('s-1', [newEvent()], 'any')).resolves.toMatchObject({ kind: 'appended' });
   });
 
+  it('waits for a write lock another connection holds, then commits every append that waited', async () => {
+    const file = tempFile();
+    const store = openStore(file, { busyTimeoutMs: 10_000 });
+    await store.append('warm-up', [newEvent()], 'no_stream'); // the writer thread is up and has committed once
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const appends = [store.append('s-1', [newEvent()], 'no_stream'), store.append('s-2', [newEvent()], 'no_stream')];
+    let settled = 0;
+    for (const append of appends) void append.then(() => (settled += 1), () => (settled += 1));
+    // The writer is retrying: nothing settles while the lock is held.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).toBe(0);
+    other.exec('COMMIT');
+    other.close();
+    await expect(Promise.all(appends)).resolves.toEqual([expect.objectContaining({ kind: 'appended' }), expect.objectContaining({ kind: 'appended' })]);
+  });
+
   it('has committed an append by the time it resolves (a second connection sees it)', async () => {
     const file = tempFile();
     const store = openStore(file);

@@ -11,13 +11,15 @@ import { EventStoreUnavailableError } from '../event-store.port';
 import { appendInTransaction, type AppendOutcome } from './sqlite-append.transaction';
 import { SqliteEventQueries } from './sqlite-event.queries';
 import { toWriterError, type CommitReport, type WriterOptions, type WriterReply, type WriterRequest } from './sqlite-writer.protocol';
-import { SqliteConnection } from './sqlite.connection';
+import { SqliteConnection, isBusy, sleepSync } from './sqlite.connection';
 
 const port = parentPort;
 if (!port) throw new Error('sqlite-writer.worker runs as a worker thread');
 const options = workerData as WriterOptions;
 
-const connection = SqliteConnection.open(options.filePath, { busyTimeoutMs: options.busyTimeoutMs, alreadyPrepared: true });
+// busy_timeout 0: a BEGIN IMMEDIATE that meets another process's write lock fails at once and is
+// retried below every 0.1–1 ms, not after SQLite's 1, 2, 5, 10, 15 … ms sleeps.
+const connection = SqliteConnection.open(options.filePath, { busyTimeoutMs: options.busyTimeoutMs, alreadyPrepared: true, sqliteBusyTimeoutMs: 0 });
 const queries = connection.use('prepare', (db) => new SqliteEventQueries(db));
 const saveCheckpoint = connection.use('prepare', (db) =>
   db.prepare<[string, bigint, bigint, number]>(
@@ -28,7 +30,13 @@ const saveCheckpoint = connection.use('prepare', (db) =>
 /** One append in a savepoint of the batch's transaction (better-sqlite3 nests transactions as savepoints). */
 const appendOne = connection.use('prepare', (db) => db.transaction((request: Extract<WriterRequest, { op: 'append' }>) => appendInTransaction(queries, request.streamId, request.events, request.expected)));
 /** A batch: one IMMEDIATE transaction, one commit (one fsync with synchronous=FULL). */
-const runBatch = connection.use('prepare', (db) => db.transaction((batch: readonly WriterRequest[]) => batch.map(run)));
+let began = false;
+const runBatch = connection.use('prepare', (db) =>
+  db.transaction((batch: readonly WriterRequest[]) => {
+    began = true;
+    return batch.map(run);
+  }),
+);
 
 const queue: WriterRequest[] = [];
 let scheduled = false;
@@ -57,7 +65,7 @@ function commit(batch: readonly WriterRequest[]): void {
   let replies: WriterReply[];
   const started = performance.now();
   try {
-    replies = connection.use('append', () => runBatch.immediate(batch));
+    replies = withWriteLock(() => connection.use('append', () => runBatch.immediate(batch)), started + options.busyTimeoutMs);
     port?.postMessage({ kind: 'commit', requests: batch.length, ms: performance.now() - started } satisfies CommitReport);
   } catch (error) {
     // The whole batch is rolled back (the disk, a lock held too long): none of it was written.
@@ -66,6 +74,23 @@ function commit(batch: readonly WriterRequest[]): void {
     return;
   }
   for (const reply of replies) port?.postMessage(reply);
+}
+
+/**
+ * Runs the batch, retrying while its BEGIN IMMEDIATE finds the write lock taken (by another process:
+ * the ingress and the dispatcher share the file) until the deadline. Only a BEGIN is retried: once
+ * the transaction has begun, a failure rolls the batch back and is reported as before.
+ */
+function withWriteLock<T>(attempt: () => T, deadline: number): T {
+  for (let tries = 0; ; tries += 1) {
+    began = false;
+    try {
+      return attempt();
+    } catch (error) {
+      if (began || !isBusy(error) || performance.now() >= deadline) throw error;
+      sleepSync(Math.min(0.1 * 2 ** tries, 1));
+    }
+  }
 }
 
 function run(request: WriterRequest): WriterReply {

@@ -14,6 +14,13 @@ export interface SqliteConnectionOptions {
    * WAL switch and no migration, which would take the write lock; the schema must be current.
    */
   readonly alreadyPrepared?: boolean;
+  /**
+   * SQLite's own busy_timeout for this handle when it differs from busyTimeoutMs: the writer thread
+   * sets 0 and retries a busy BEGIN itself, at a finer grain than SQLite's busy handler (which
+   * sleeps 1, 2, 5, 10, 15, 20, 25 … ms between tries, the tail of every commit that meets another
+   * process's).
+   */
+  readonly sqliteBusyTimeoutMs?: number;
 }
 
 /**
@@ -39,7 +46,7 @@ export class SqliteConnection {
       try {
         return SqliteConnection.openOnce(filePath, options);
       } catch (error) {
-        if (!isBusy(error instanceof EventStoreUnavailableError ? error.cause : error) || Date.now() >= deadline) throw error;
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
         sleepSync(Math.min(5 * 2 ** attempt, 100));
       }
     }
@@ -51,7 +58,7 @@ export class SqliteConnection {
     try {
       if (!inMemory) mkdirSync(dirname(filePath), { recursive: true });
       // `timeout` is SQLite's busy_timeout: concurrent writers (other processes) wait instead of failing.
-      db = new Database(filePath, { timeout: options.busyTimeoutMs });
+      db = new Database(filePath, { timeout: options.sqliteBusyTimeoutMs ?? options.busyTimeoutMs });
       db.defaultSafeIntegers(true);
       const journalMode = db.pragma(options.alreadyPrepared ? 'journal_mode' : 'journal_mode = WAL', { simple: true });
       if (!inMemory && journalMode !== 'wal') {
@@ -112,12 +119,14 @@ function isSqliteError(error: unknown): error is { code: string; message: string
   return typeof code === 'string' && code.startsWith('SQLITE_') && typeof message === 'string';
 }
 
-function isBusy(error: unknown): boolean {
+/** SQLITE_BUSY (any extended code), raw or as the cause of an EventStoreUnavailableError. */
+export function isBusy(error: unknown): boolean {
+  if (error instanceof EventStoreUnavailableError) return isBusy(error.cause);
   return isSqliteError(error) && error.code.startsWith('SQLITE_BUSY');
 }
 
-/** Blocks the thread for `ms` (only while opening, before anything is served). */
-function sleepSync(ms: number): void {
+/** Blocks the thread for `ms` (fractions allowed): while opening, and in the writer thread between tries for the lock. */
+export function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
