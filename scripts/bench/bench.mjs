@@ -14,10 +14,11 @@
  *
  * Options: --seconds N (10: each load run) --connections 1,16,64 --dispatch N (50000: deliveries
  * the dispatcher drains) --kafka --no-kafka --out DIR (docs/bench); --only dispatcher | e2e runs
- * that measurement alone and prints it, writing nothing (e2e takes --max-rps N, --fractions 0.25,0.5).
+ * that measurement alone and prints it, writing nothing (e2e takes --max-rps N, --fractions 0.25,0.5);
+ * --render redraws latest.md and latency.svg from latest.json.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { MAINS, REPO, adminToken, cpuSeconds, embeddedEnv, freePort, load, msUntilReady, setUpWebhook, startService, stopService } from './bench-kit.mjs';
@@ -40,6 +41,13 @@ try {
 }
 
 async function main() {
+  if (options.render) {
+    // Rewrites the markdown and the chart from an existing latest.json (after a change to how they are drawn).
+    const saved = JSON.parse(readFileSync(join(options.out, 'latest.json'), 'utf8'));
+    writeFileSync(join(options.out, 'latest.md'), markdown(saved));
+    writeFileSync(join(options.out, 'latency.svg'), latencyChart(saved));
+    return;
+  }
   const report = {
     measured_at: new Date().toISOString(),
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
@@ -253,9 +261,9 @@ function markdown(report) {
     '',
     '## Ingress against bare Fastify (same run, same load generator)',
     '',
-    '| connections | Fastify req/s | ingress req/s | ratio | ingress p50 / p99 / p99.9 (ms) | ingress CPU per request |',
-    '|---|---|---|---|---|---|',
-    ...report.http.map((row) => `| ${row.connections} | ${Math.round(row.fastify.rps)} | ${Math.round(row.ingress.rps)} | ${row.ratio} | ${row.ingress.p50_ms} / ${row.ingress.p99_ms} / ${row.ingress.p999_ms} | ${row.ingress.cpu_ms_per_request} ms |`),
+    '| connections | Fastify req/s | ingress req/s | ratio | Fastify p50 / p99 / p99.9 (ms) | ingress p50 / p99 / p99.9 (ms) | ingress CPU per request |',
+    '|---|---|---|---|---|---|---|',
+    ...report.http.map((row) => `| ${row.connections} | ${Math.round(row.fastify.rps)} | ${Math.round(row.ingress.rps)} | ${row.ratio} | ${row.fastify.p50_ms} / ${row.fastify.p99_ms} / ${row.fastify.p999_ms} | ${row.ingress.p50_ms} / ${row.ingress.p99_ms} / ${row.ingress.p999_ms} | ${row.ingress.cpu_ms_per_request} ms |`),
     '',
     'Every 202 is durable: answered once its `DeliveryAccepted` is committed and fsynced (the writer thread commits concurrent appends together).',
     '',
@@ -303,6 +311,7 @@ function parseArgs(argv) {
     else if (flag === '--no-kafka') parsed.kafka = false;
     else if (flag === '--out') parsed.out = value();
     else if (flag === '--only') parsed.only = value();
+    else if (flag === '--render') parsed.render = true;
     else if (flag === '--max-rps') parsed.maxRps = Number(value());
     else if (flag === '--fractions') parsed.fractions = value().split(',').map(Number);
     else if (flag === '--quick') Object.assign(parsed, { seconds: 4, dispatch: 10_000, fractions: [0.25, 0.5, 1], kafkaRates: [500, 1000, 2000] });
