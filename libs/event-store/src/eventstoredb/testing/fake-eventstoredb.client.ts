@@ -69,6 +69,8 @@ export class FakeEventStoreDb {
   private readonly maxCounts = new Map<string, number>();
   private readonly wakers = new Set<() => void>();
   private readonly live = new Set<FakeSubscription>();
+  /** Subscriptions the server ended: nothing more is pushed to them. */
+  private readonly ended = new WeakSet<FakeSubscription>();
   private readonly failures = new Map<ClientMethod, Error[]>();
   private nextPosition = 1000n;
   private outage: Error | undefined;
@@ -167,6 +169,7 @@ export class FakeEventStoreDb {
   endSubscriptions(error?: Error): void {
     for (const subscription of [...this.live]) {
       this.live.delete(subscription);
+      this.ended.add(subscription);
       if (error) subscription.destroy(error);
       else subscription.push(null);
     }
@@ -321,6 +324,7 @@ export class FakeEventStoreDb {
     };
     let waiting = false;
     const pump = (): void => {
+      if (this.ended.has(subscription)) return;
       for (;;) {
         const next = this.log.find((r) => r.position.commit > cursor && matches(r));
         if (!next) {
