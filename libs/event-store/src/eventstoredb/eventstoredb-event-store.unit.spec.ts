@@ -7,6 +7,7 @@
  * error). It is no substitute for the contract suite against a real server (the .int.spec).
  */
 import { randomUUID } from 'node:crypto';
+import { appendContract } from '../contract/append.contract';
 import { checkpointContract } from '../contract/checkpoint.contract';
 import { newNamespace, type ContractContext, type EventStoreContractSubject } from '../contract/contract.fixtures';
 import { readContract } from '../contract/read.contract';
@@ -36,7 +37,7 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
     await Promise.all(open.splice(0).map((store) => store.close()));
   });
 
-  describe('the read, subscription and checkpoint contracts', () => {
+  describe('the append, read, subscription and checkpoint contracts', () => {
     let current: ContractContext | undefined;
     const context = (): ContractContext => {
       if (!current) throw new Error('contract context used outside a test');
@@ -61,6 +62,7 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
       current = undefined;
     });
 
+    appendContract(context, false);
     readContract(context);
     subscriptionContract(context);
     checkpointContract(context);
