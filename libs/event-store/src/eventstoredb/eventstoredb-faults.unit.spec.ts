@@ -104,6 +104,35 @@ describe('EventStoreDbEventStore under faults', () => {
       expect(await settled(subscription.done)).toBe('pending');
     });
 
+    it('report a filter checkpoint as progress only after the events the server sent before it were handled', async () => {
+      const store = storeOn();
+      const written = [...server.writeEvents('delivery-1', 3), ...server.writeEvents('other-1', 5)];
+      const handled: bigint[] = [];
+      const early: string[] = [];
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const subscription = store.subscribeToAll(
+        {
+          filter: { streamPrefixes: ['delivery-'] },
+          onProgress: (position) => {
+            const unhandled = written.filter((record) => record.streamId === 'delivery-1' && record.position.commit <= position.commit && !handled.includes(record.position.commit));
+            if (unhandled.length > 0) early.push(`progress ${position.commit} before ${unhandled.map((record) => record.position.commit).join(',')}`);
+          },
+        },
+        async (event) => {
+          if (handled.length === 0) await gate;
+          handled.push(event.position.commit);
+        },
+      );
+      subscriptions.push(subscription);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      release();
+      await eventually(() => handled.length === 3, 'the three events');
+      await new Promise((resolve) => setImmediate(resolve));
+
+      expect(early).toEqual([]);
+    });
+
     it('give up after the retry budget: done rejects with EventStoreUnavailableError and readiness fails until a subscription works again', async () => {
       const store = storeOn({ resubscribe: { initialDelayMs: 1, maxDelayMs: 2, maxAttempts: 3 } });
       const unavailable = () => clientError(status.UNAVAILABLE, 'No connection established');
