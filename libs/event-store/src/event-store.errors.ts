@@ -26,3 +26,15 @@ export class InvalidAppendError extends Error {
     this.name = 'InvalidAppendError';
   }
 }
+
+/**
+ * The store refused the request for good: retrying the same request fails the same way (an
+ * argument or position the server rejects, a deleted stream, an error the client cannot decode).
+ * Not EventStoreUnavailableError: callers must not answer 503 and loop on it.
+ */
+export class EventStoreRejectedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EventStoreRejectedError';
+  }
+}

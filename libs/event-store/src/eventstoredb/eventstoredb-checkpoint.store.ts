@@ -29,7 +29,7 @@ export class EventStoreDbCheckpointStore implements CheckpointStore {
     const stream = checkpointStreamOf(assertName(name));
     const last = await this.connection.read(
       'checkpoint load',
-      (client) => client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }),
+      (client) => client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1, requiresLeader: true }),
       async (events: AsyncIterable<ResolvedEvent>) => {
         try {
           for await (const resolved of events) return resolved;
@@ -47,16 +47,17 @@ export class EventStoreDbCheckpointStore implements CheckpointStore {
     const stream = checkpointStreamOf(assertName(name));
     if (!this.capped.has(stream)) {
       await this.connection.call('checkpoint save', async (client, deadline) => {
-        const { metadata } = await client.getStreamMetadata(stream, { deadline });
-        if (metadata?.maxCount !== 1) await client.setStreamMetadata(stream, { ...metadata, maxCount: 1 }, { deadline });
+        const { metadata } = await client.getStreamMetadata(stream, { deadline, requiresLeader: true });
+        if (metadata?.maxCount !== 1) await client.setStreamMetadata(stream, { ...metadata, maxCount: 1 }, { deadline, requiresLeader: true });
       });
       this.capped.add(stream);
     }
     const data: CheckpointData = { commit: position.commit.toString(), prepare: position.prepare.toString() };
     await this.connection.call('checkpoint save', (client, deadline) =>
-      client.appendToStream(stream, jsonEvent({ type: CHECKPOINT_EVENT_TYPE, data: { ...data } }), {
+      client.appendToStream(stream, [jsonEvent({ type: CHECKPOINT_EVENT_TYPE, data: { ...data } })], {
         expectedRevision: ANY,
         deadline,
+        requiresLeader: true,
       }),
     );
   }

@@ -1,19 +1,23 @@
 /**
  * Which @eventstore/db-client failures mean "the store could not be reached or failed" (callers
- * answer 503 and may retry) and which are the caller's own bugs. Pure: unit-tested without a server.
+ * answer 503 and may retry), which are permanent refusals (never retried), and which are the
+ * caller's own bugs. Pure: unit-tested without a server.
  */
 import {
   AccessDeniedError,
   CancelledError,
   DeadlineExceededError,
+  InvalidArgumentError,
   MaxAppendSizeExceededError,
+  NotFoundError,
   NotLeaderError,
-  TimeoutError,
+    TimeoutError,
   UnavailableError,
   UnknownError,
   convertToCommandError,
+  isCommandError,
 } from '@eventstore/db-client';
-import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
+import { DuplicateEventIdError, EventStoreRejectedError, InvalidAppendError } from '../event-store.errors';
 import { EventStoreUnavailableError } from '../event-store.port';
 
 /**
@@ -27,12 +31,25 @@ const UNAVAILABLE_GRPC_CODES: ReadonlySet<number> = new Set([
   4, // DEADLINE_EXCEEDED
   7, // PERMISSION_DENIED (misconfigured credentials: the store is unusable)
   8, // RESOURCE_EXHAUSTED
-  10, // ABORTED (EventStoreDB's server-side timeout)
+  10, // ABORTED (EventStoreDB's server-side timeout; "Consumer too slow" on live subscriptions)
   12, // UNIMPLEMENTED (not an EventStoreDB gRPC endpoint, e.g. a proxy answering 404)
   13, // INTERNAL
   14, // UNAVAILABLE
+  15, // DATA_LOSS
   16, // UNAUTHENTICATED
 ]);
+
+/** Codes for requests the server understood and refused: the same request fails again. */
+const PERMANENT_GRPC_CODES: ReadonlySet<number> = new Set([
+  3, // INVALID_ARGUMENT (e.g. KurrentDB's BadRequest)
+  5, // NOT_FOUND
+  6, // ALREADY_EXISTS
+  9, // FAILED_PRECONDITION
+  11, // OUT_OF_RANGE (e.g. InvalidPosition: a position not on a record boundary)
+]);
+
+/** INTERNAL and DATA_LOSS: 6.2.1 keeps using the channel that produced them; the adapter drops it. */
+const RECONNECT_GRPC_CODES: ReadonlySet<number> = new Set([13, 15]);
 
 /** Node socket errors, e.g. from gossip discovery over HTTP. */
 const UNAVAILABLE_NODE_CODES: ReadonlySet<string> = new Set([
@@ -46,8 +63,61 @@ const UNAVAILABLE_NODE_CODES: ReadonlySet<string> = new Set([
   'EPIPE',
 ]);
 
+/** The server's `exception` trailer that names an event too large for MaxAppendEventSize (KurrentDB 25.1). */
+const EVENT_SIZE_EXCEPTION = 'maximum-append-event-size-exceeded';
+
+/**
+ * The numeric gRPC status of an error: its own `code`, or that of the ServiceError a CommandError
+ * wraps (`_raw` in 6.2.1).
+ */
+export function grpcCodeOf(error: unknown): number | undefined {
+  for (const candidate of [error, rawOf(error)]) {
+    const code = (candidate as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'number') return code;
+  }
+  return undefined;
+}
+
+/** The `exception` trailer the server set (EventStoreDB names its RPC exceptions there). */
+export function serverExceptionOf(error: unknown): string | undefined {
+  for (const candidate of [error, rawOf(error)]) {
+    const metadata = (candidate as { metadata?: { getMap?: () => Record<string, unknown> } } | undefined)?.metadata;
+    const exception = typeof metadata?.getMap === 'function' ? metadata.getMap().exception : undefined;
+    if (exception !== undefined && exception !== null) return String(exception);
+  }
+  return undefined;
+}
+
+function rawOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null ? (error as { _raw?: unknown })._raw : undefined;
+}
+
+/** Whether the channel that produced this error must be dropped (6.2.1 would keep it). */
+export function needsNewChannel(error: unknown): boolean {
+  const code = grpcCodeOf(error);
+  return code !== undefined && RECONNECT_GRPC_CODES.has(code);
+}
+
+/**
+ * A refusal that a retry cannot fix: an argument the server rejects, a deleted stream, an RPC
+ * exception 6.2.1 does not know (it turns those into UnknownError, and the batch-append path into
+ * "Could not recognize …").
+ */
+export function isPermanentError(error: unknown): boolean {
+  if (error instanceof EventStoreRejectedError) return true;
+  if (error instanceof InvalidArgumentError || error instanceof NotFoundError) return true;
+  if (error instanceof Error && isCommandError(error) && !(error instanceof UnknownError)) return false;
+  if (error instanceof UnknownError) {
+    if (serverExceptionOf(error) !== undefined) return true;
+    if (error.message.startsWith('Could not recognize')) return true;
+  }
+  const code = grpcCodeOf(error);
+  return code !== undefined && PERMANENT_GRPC_CODES.has(code);
+}
+
 export function isUnavailableError(error: unknown): boolean {
   if (error instanceof EventStoreUnavailableError) return true;
+  if (isPermanentError(error)) return false;
   if (
     error instanceof UnavailableError ||
     error instanceof DeadlineExceededError ||
@@ -68,14 +138,21 @@ export function isUnavailableError(error: unknown): boolean {
   return typeof message === 'string' && message.startsWith('Failed to discover after');
 }
 
+function isEventSizeRefusal(error: unknown): boolean {
+  if (serverExceptionOf(error) === EVENT_SIZE_EXCEPTION) return true;
+  return error instanceof UnknownError && /MaximumAppendEventSizeExceeded|maximum-append-event-size/i.test(error.message);
+}
+
 /**
  * The error a port method should throw for a client failure: EventStoreUnavailableError for
- * availability problems, InvalidAppendError for an oversized append, anything else unchanged.
- * WrongExpectedVersionError and StreamNotFoundError are values, handled before this.
+ * availability problems, InvalidAppendError for an oversized append, EventStoreRejectedError for
+ * a permanent refusal, anything else unchanged. WrongExpectedVersionError and StreamNotFoundError
+ * are values, handled before this.
  */
 export function toStoreError(operation: string, error: unknown): unknown {
   if (
     error instanceof EventStoreUnavailableError ||
+    error instanceof EventStoreRejectedError ||
     error instanceof InvalidAppendError ||
     error instanceof DuplicateEventIdError
   ) {
@@ -85,6 +162,18 @@ export function toStoreError(operation: string, error: unknown): unknown {
   if (converted instanceof MaxAppendSizeExceededError) {
     return new InvalidAppendError(
       `append exceeds EventStoreDB's maximum append size of ${converted.maxAppendSize} bytes`,
+      { cause: error },
+    );
+  }
+  if (isEventSizeRefusal(converted)) {
+    return new InvalidAppendError(`an event exceeds the server's maximum event size (MaxAppendEventSize): ${describe(converted)}`, {
+      cause: error,
+    });
+  }
+  if (isPermanentError(converted)) {
+    const exception = serverExceptionOf(converted);
+    return new EventStoreRejectedError(
+      `EventStoreDB refused ${operation}${exception ? ` (${exception})` : ''}: ${describe(converted)}; not retryable`,
       { cause: error },
     );
   }

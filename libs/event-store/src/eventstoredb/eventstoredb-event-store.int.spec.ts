@@ -30,12 +30,9 @@ if (connectionString) {
     };
   });
 } else {
-  describe('EventStore contract: EventStoreDB', () => {
-    it('is skipped without EVENTSTORE_CONNECTION_STRING', () => {
-      console.warn(
-        'EventStoreDB contract suite SKIPPED: EVENTSTORE_CONNECTION_STRING is not set (no EventStoreDB server on this machine)',
-      );
-    });
+  // jest's summary counts these as skipped: the contract suite did not run here.
+  describe.skip('EventStore contract: EventStoreDB — SKIPPED: EVENTSTORE_CONNECTION_STRING is not set (no EventStoreDB server on this machine; see docs/eventstoredb.md)', () => {
+    it('runs the EventStore contract suite against a real node', () => undefined);
   });
 }
 
@@ -56,7 +53,8 @@ async function expectUnavailableQuickly(what: string, attempt: () => Promise<unk
 describe('EventStoreDbEventStore against an unreachable server', () => {
   const stores: EventStoreDbEventStore[] = [];
   const connect = (url: string, operationTimeoutMs = 1500): EventStoreDbEventStore => {
-    const store = EventStoreDbEventStore.connect(url, { operationTimeoutMs });
+    // A small retry budget: a subscription to a server that is down reports it within seconds.
+    const store = EventStoreDbEventStore.connect(url, { operationTimeoutMs, resubscribe: { initialDelayMs: 50, maxAttempts: 2 } });
     stores.push(store);
     return store;
   };

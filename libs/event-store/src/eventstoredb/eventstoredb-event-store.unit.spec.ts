@@ -6,19 +6,8 @@
  * position, WrongExpectedVersionError as append.js builds it, StreamNotFoundError as a stream
  * error). It is no substitute for the contract suite against a real server (the .int.spec).
  */
-import {
-  StreamNotFoundError,
-  UnavailableError,
-  WrongExpectedVersionError,
-  type AppendExpectedRevision,
-  type AppendResult as ClientAppendResult,
-  type EventData,
-  type EventStoreDBClient,
-  type Filter,
-  type Position,
-} from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { appendContract } from '../contract/append.contract';
 import { checkpointContract } from '../contract/checkpoint.contract';
 import { newNamespace, type ContractContext, type EventStoreContractSubject } from '../contract/contract.fixtures';
 import { readContract } from '../contract/read.contract';
@@ -26,250 +15,7 @@ import { subscriptionContract } from '../contract/subscription.contract';
 import { EventStoreUnavailableError, type EventToAppend, type RecordedEvent } from '../event-store.port';
 import { CHECKPOINT_EVENT_TYPE, checkpointStreamOf } from './eventstoredb-checkpoint.store';
 import { EventStoreDbEventStore } from './eventstoredb-event-store.adapter';
-
-interface StoredRecord {
-  readonly streamId: string;
-  readonly id: string;
-  readonly type: string;
-  readonly isJson: true;
-  readonly revision: bigint;
-  readonly created: Date;
-  readonly data: unknown;
-  readonly metadata: unknown;
-  readonly position: Position;
-}
-
-type StreamingRead = Readable & { cancel(): Promise<void> };
-type FakeSubscription = Readable & { unsubscribe(): Promise<void> };
-
-/** An in-memory EventStoreDB as seen through the subset of the client the adapter uses. */
-class FakeEventStoreDb {
-  readonly log: StoredRecord[] = [];
-  readonly calls = { appendToStream: 0, setStreamMetadata: 0, readAll: 0, subscribeToAll: 0 };
-  private readonly streams = new Map<string, StoredRecord[]>();
-  private readonly maxCounts = new Map<string, number>();
-  private readonly wakers = new Set<() => void>();
-  private readonly live = new Set<FakeSubscription>();
-  private nextPosition = 1000n;
-  private outage: Error | undefined;
-  /** When set, appendToStream never answers (a server that accepted the call and went silent). */
-  hangAppends = false;
-
-  client(): EventStoreDBClient {
-    const client = {
-      appendToStream: (name: string, events: EventData | EventData[], options?: { expectedRevision?: AppendExpectedRevision }) =>
-        this.appendToStream(name, Array.isArray(events) ? events : [events], options?.expectedRevision ?? 'any'),
-      readStream: (name: string, options?: { direction?: string; fromRevision?: 'start' | 'end' | bigint; maxCount?: number | bigint }) =>
-        this.readStream(name, options ?? {}),
-      readAll: (options?: { direction?: string; fromPosition?: 'start' | 'end' | Position; maxCount?: number | bigint }) =>
-        this.readAll(options ?? {}),
-      subscribeToAll: (options?: { fromPosition?: 'start' | 'end' | Position; filter?: Filter }) =>
-        this.subscribeToAll(options ?? {}),
-      getStreamMetadata: async (name: string) => {
-        this.assertUp();
-        const maxCount = this.maxCounts.get(name);
-        return { streamName: name, metadata: maxCount === undefined ? undefined : { maxCount } };
-      },
-      setStreamMetadata: async (name: string, metadata: { maxCount?: number }) => {
-        this.assertUp();
-        this.calls.setStreamMetadata += 1;
-        if (metadata.maxCount !== undefined) this.maxCounts.set(name, metadata.maxCount);
-        return this.appendToStream(`$$${name}`, [json('$metadata', metadata)], 'any');
-      },
-      dispose: async () => {
-        for (const subscription of this.live) subscription.destroy();
-      },
-    };
-    return client as unknown as EventStoreDBClient;
-  }
-
-  /** What the server writes on its own, e.g. `$statsCollected` to `$stats-<node>`. */
-  writeSystemEvent(streamId = '$stats-127.0.0.1:2113', type = '$statsCollected'): void {
-    this.record(streamId, json(type, {}));
-  }
-
-  /** Every later call and every live subscription fails like a lost connection. */
-  goDown(): void {
-    this.outage = new UnavailableError(undefined, '14 UNAVAILABLE: No connection established');
-    for (const subscription of this.live) subscription.destroy(this.outage);
-  }
-
-  private assertUp(): void {
-    if (this.outage) throw this.outage;
-  }
-
-  private async appendToStream(name: string, events: EventData[], expected: AppendExpectedRevision): Promise<ClientAppendResult> {
-    this.assertUp();
-    this.calls.appendToStream += 1;
-    if (this.hangAppends) return new Promise<never>(() => undefined);
-    const stream = this.streams.get(name) ?? [];
-    const current = BigInt(stream.length - 1);
-    // Idempotent write: the same ids where this append would put them ('any': where the first is).
-    const ids = events.map((event) => event.id);
-    const startAt =
-      expected === 'no_stream' ? 0 : typeof expected === 'bigint' ? Number(expected) + 1 : stream.findIndex((r) => r.id === ids[0]);
-    if (expected !== 'stream_exists' && startAt >= 0 && ids.length > 0 && ids.every((id, i) => stream[startAt + i]?.id === id)) {
-      return { success: true, nextExpectedRevision: BigInt(startAt + ids.length - 1), position: undefined };
-    }
-    const satisfied =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === -1n) ||
-      (expected === 'stream_exists' && current >= 0n) ||
-      current === expected;
-    if (!satisfied) {
-      // As append.js builds it (throwOnAppendFailure defaults to true).
-      throw new WrongExpectedVersionError(undefined, {
-        streamName: name,
-        expected,
-        current: current === -1n ? 'no_stream' : current,
-      });
-    }
-    let last: StoredRecord | undefined;
-    for (const event of events) last = this.record(name, event);
-    return { success: true, nextExpectedRevision: last ? last.revision : current, position: last?.position };
-  }
-
-  private record(streamId: string, event: EventData): StoredRecord {
-    const stream = this.streams.get(streamId) ?? [];
-    const commit = this.nextPosition;
-    this.nextPosition += 137n;
-    const record: StoredRecord = {
-      streamId,
-      id: event.id,
-      type: event.type,
-      isJson: true,
-      revision: BigInt(stream.length),
-      created: new Date(),
-      data: JSON.parse(JSON.stringify(event.data)),
-      metadata: event.metadata === undefined ? undefined : JSON.parse(JSON.stringify(event.metadata)),
-      position: { commit, prepare: commit },
-    };
-    stream.push(record);
-    this.streams.set(streamId, stream);
-    this.log.push(record);
-    for (const wake of [...this.wakers]) wake();
-    return record;
-  }
-
-  private readStream(
-    name: string,
-    options: { direction?: string; fromRevision?: 'start' | 'end' | bigint; maxCount?: number | bigint },
-  ): StreamingRead {
-    const all = this.streams.get(name);
-    if (this.outage || !all) {
-      const error = this.outage ?? new StreamNotFoundError(undefined, name);
-      return streamingRead(new Readable({ objectMode: true, read() { this.destroy(error); } }));
-    }
-    const maxCount = this.maxCounts.get(name);
-    let visible = maxCount === undefined ? all : all.slice(-maxCount);
-    const backwards = options.direction === 'backwards';
-    const from = options.fromRevision ?? (backwards ? 'end' : 'start');
-    if (typeof from === 'bigint') visible = visible.filter((r) => (backwards ? r.revision <= from : r.revision >= from));
-    if (backwards) visible = [...visible].reverse();
-    const items = visible.slice(0, Number(options.maxCount ?? Number.MAX_SAFE_INTEGER)).map((event) => ({ event }));
-    return streamingRead(Readable.from(items));
-  }
-
-  private readAll(options: { direction?: string; fromPosition?: 'start' | 'end' | Position; maxCount?: number | bigint }): StreamingRead {
-    this.calls.readAll += 1;
-    if (this.outage) {
-      const error = this.outage;
-      return streamingRead(new Readable({ objectMode: true, read() { this.destroy(error); } }));
-    }
-    const backwards = options.direction === 'backwards';
-    const from = options.fromPosition ?? (backwards ? 'end' : 'start');
-    assertUnsigned(from);
-    let events: StoredRecord[];
-    if (backwards) {
-      // Backwards from a position excludes it.
-      events = (from === 'end' ? this.log : this.log.filter((r) => from !== 'start' && r.position.commit < from.commit)).slice().reverse();
-    } else {
-      // Forwards from a position includes the event at that position.
-      events = from === 'start' ? this.log : from === 'end' ? [] : this.log.filter((r) => r.position.commit >= from.commit);
-    }
-    const items = events
-      .slice(0, Number(options.maxCount ?? Number.MAX_SAFE_INTEGER))
-      .map((event) => ({ event, commitPosition: event.position.commit }));
-    return streamingRead(Readable.from(items));
-  }
-
-  private subscribeToAll(options: { fromPosition?: 'start' | 'end' | Position; filter?: Filter }): FakeSubscription {
-    this.calls.subscribeToAll += 1;
-    const from = options.fromPosition ?? 'start';
-    assertUnsigned(from);
-    // Exclusive: delivery starts after the given position.
-    let cursor = from === 'start' ? -1n : from === 'end' ? (this.log.at(-1)?.position.commit ?? -1n) : from.commit;
-    const filter = options.filter;
-    const matches = (r: StoredRecord): boolean => {
-      if (!filter) return true;
-      const subject = filter.filterOn === 'streamName' ? r.streamId : r.type;
-      return 'prefixes' in filter ? filter.prefixes.some((p) => subject.startsWith(p)) : new RegExp(filter.regex).test(subject);
-    };
-    let waiting = false;
-    const pump = (): void => {
-      for (;;) {
-        const next = this.log.find((r) => r.position.commit > cursor && matches(r));
-        if (!next) {
-          // Like servers from 23.10: the subscription says when it turns live.
-          if (!waiting) setImmediate(() => subscription.emit('caughtUp'));
-          waiting = true;
-          return;
-        }
-        cursor = next.position.commit;
-        if (!subscription.push({ event: next, commitPosition: next.position.commit })) return;
-      }
-    };
-    const wake = (): void => {
-      if (!waiting) return;
-      waiting = false;
-      pump();
-    };
-    const subscription = Object.assign(
-      new Readable({
-        objectMode: true,
-        highWaterMark: 2,
-        read: () => {
-          waiting = false;
-          pump();
-        },
-        destroy: (error, callback) => {
-          this.wakers.delete(wake);
-          this.live.delete(subscription);
-          callback(error);
-        },
-      }),
-      {
-        unsubscribe: async () => {
-          this.wakers.delete(wake);
-          this.live.delete(subscription);
-          if (!subscription.destroyed) subscription.push(null);
-        },
-      },
-    );
-    this.wakers.add(wake);
-    this.live.add(subscription);
-    if (this.outage) {
-      const error = this.outage;
-      setImmediate(() => subscription.destroy(error));
-    }
-    return subscription;
-  }
-}
-
-/** The client serializes positions as uint64: a negative one makes it throw (seen with google-protobuf). */
-function assertUnsigned(position: 'start' | 'end' | Position): void {
-  if (typeof position === 'object' && (position.commit < 0n || position.prepare < 0n)) {
-    throw new TypeError("Cannot read properties of null (reading 'lo')");
-  }
-}
-
-function json(type: string, data: object): EventData {
-  return { id: randomUUID(), contentType: 'application/json', type, data: data as Record<string, unknown>, metadata: undefined } as EventData;
-}
-
-function streamingRead(readable: Readable): StreamingRead {
-  return Object.assign(readable, { cancel: async () => void readable.destroy() });
-}
+import { FakeEventStoreDb } from './testing/fake-eventstoredb.client';
 
 function newEvent(type = 'Tested'): EventToAppend {
   return { id: randomUUID(), type, data: { type }, metadata: { correlationId: randomUUID() } };
@@ -279,7 +25,7 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
   let server: FakeEventStoreDb;
   const open: EventStoreDbEventStore[] = [];
   const connect = (options?: Parameters<typeof EventStoreDbEventStore.fromClient>[1]): EventStoreDbEventStore => {
-    const store = EventStoreDbEventStore.fromClient(server.client(), options);
+    const store = EventStoreDbEventStore.fromClient(server.handle(), options);
     open.push(store);
     return store;
   };
@@ -291,7 +37,7 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
     await Promise.all(open.splice(0).map((store) => store.close()));
   });
 
-  describe('the read, subscription and checkpoint contracts', () => {
+  describe('the append, read, subscription and checkpoint contracts', () => {
     let current: ContractContext | undefined;
     const context = (): ContractContext => {
       if (!current) throw new Error('contract context used outside a test');
@@ -316,6 +62,7 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
       current = undefined;
     });
 
+    appendContract(context, false);
     readContract(context);
     subscriptionContract(context);
     checkpointContract(context);
@@ -468,8 +215,8 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
       expect(seen.map((event) => event.streamId)).toEqual(['delivery-1']);
     });
 
-    it('rejects done with EventStoreUnavailableError when the connection is lost', async () => {
-      const store = connect();
+    it('rejects done with EventStoreUnavailableError when the connection stays lost past the retry budget', async () => {
+      const store = connect({ resubscribe: { initialDelayMs: 1, maxAttempts: 3 } });
       const subscription = store.subscribeToAll({}, () => undefined);
       await new Promise((resolve) => setTimeout(resolve, 10));
 

@@ -19,12 +19,13 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { InvalidAppendError } from '../event-store.errors';
-import type {
-  ExpectedRevision,
-  EventToAppend,
-  GlobalPosition,
-  RecordedEvent,
-  SubscriptionFilter,
+import {
+  START_POSITION,
+  type ExpectedRevision,
+  type EventToAppend,
+  type GlobalPosition,
+  type RecordedEvent,
+  type SubscriptionFilter,
 } from '../event-store.port';
 
 /**
@@ -123,17 +124,15 @@ export function positionOf(resolved: ResolvedEvent | AllStreamResolvedEvent): Gl
 
 /**
  * A resolved event as the port's RecordedEvent, including system events (for reading one stream).
+ * An event without a known $all position gets START_POSITION.
  * Undefined for a resolved event without a record (an unresolved link).
  */
 export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
   const record = resolved.event;
   if (!record) return undefined;
-  const position = positionOf(resolved);
-  if (!position) {
-    throw new Error(
-      `EventStoreDB returned event ${record.id} of ${record.streamId} without a $all position (server older than 22.6?)`,
-    );
-  }
+  // Servers before 22.6 give events read from a stream no $all position: such an event is still
+  // returned (one old event must not fail a whole read), with START_POSITION as "position unknown".
+  const position = positionOf(resolved) ?? START_POSITION;
   return {
     id: record.id,
     streamId: record.streamId,

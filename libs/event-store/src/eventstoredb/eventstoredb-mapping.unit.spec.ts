@@ -287,8 +287,8 @@ describe('EventStoreDB mapping: positions and recorded events', () => {
     expect(event).toMatchObject({ data: { a: 1 }, metadata: {} });
   });
 
-  it('fails loudly when the server gives no position (servers before 22.6 on stream reads)', () => {
-    expect(() => toRecordedEvent(resolvedEvent({ position: undefined }))).toThrow(/without a \$all position/);
+  it('keeps an event the server gives no position (servers before 22.6 on stream reads), with START_POSITION', () => {
+    expect(toRecordedEvent(resolvedEvent({ position: undefined }))?.position).toEqual({ commit: -1n, prepare: -1n });
   });
 
   it('hides system streams, system event types, links and checkpoint streams', () => {
