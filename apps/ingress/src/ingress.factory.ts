@@ -20,7 +20,8 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
     // Fastify's own pino integration logs requests (one line each, logEachRequest).
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: false,
+    // TRUST_PROXY: only these peers may name the client with X-Forwarded-For (request.ip).
+    trustProxy: deps.config.http.trustProxy === false ? false : [...deps.config.http.trustProxy],
     return503OnClosing: true,
     requestTimeout: 30_000,
     // Ids are matched by the use case (unknown → the one 404), not cut off by the router.
