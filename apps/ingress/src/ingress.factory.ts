@@ -1,4 +1,3 @@
-import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
@@ -7,6 +6,7 @@ import { ServiceLogger, createServiceLogger } from '@wts/platform';
 import { logEachRequest } from './http/access-log';
 import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
+import { AdminValidationPipe } from './http/admin-validation.pipe';
 import { UnreadableBodyPipe } from './http/unreadable-body.pipe';
 import { IngressModule, type IngressDependencies } from './ingress.module';
 import { registerWebhookTriggerRoute } from './webhook/webhook-trigger.route';
@@ -40,10 +40,7 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES);
   registerWebhookTriggerRoute(fastify, app.get(TriggerWebhookUseCase));
   app.useGlobalFilters(new ProblemFilter());
-  app.useGlobalPipes(
-    new UnreadableBodyPipe(),
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, forbidUnknownValues: true }),
-  );
+  app.useGlobalPipes(new UnreadableBodyPipe(), new AdminValidationPipe());
   app.enableShutdownHooks();
   await app.init();
   await fastify.ready();
