@@ -3,6 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { LogController } from 'fastify';
 import { TriggerWebhookUseCase } from '@wts/application';
 import { ServiceLogger, createServiceLogger } from '@wts/platform';
+import { adminTokenDigest } from './admin/admin-token.guard';
 import { logEachRequest } from './http/access-log';
 import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
@@ -37,7 +38,7 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   app.useLogger(new ServiceLogger(logger));
   const fastify = app.getHttpAdapter().getInstance();
   logEachRequest(fastify);
-  installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES);
+  installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES, adminTokenDigest(deps.adminToken));
   registerWebhookTriggerRoute(fastify, app.get(TriggerWebhookUseCase));
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(new UnreadableBodyPipe(), new AdminValidationPipe());
