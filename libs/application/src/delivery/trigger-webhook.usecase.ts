@@ -84,22 +84,32 @@ export class TriggerWebhookUseCase {
     if (routineId !== undefined && routineId !== known) await this.freshness.ensureFresh([Streams.routine(routineId)]);
   }
 
-  /** Same work whether the endpoint is unknown, disabled or the secret wrong: hash and compare. */
+  /**
+   * Same work whether the endpoint is unknown, disabled or the secret wrong: hash and compare, and
+   * one deferred recording (that finds nothing to record for an unknown id).
+   */
   private authenticate(command: TriggerWebhookCommand): Authenticated | undefined {
     const webhook = this.config.webhook(command.webhookId);
     const secret = parseBearerSecret(command.authorization) ?? '';
     const matches = secretMatchesDigest(secret, webhook?.secretDigest ?? DECOY_DIGEST) && secret !== '';
-    if (!webhook) return undefined;
-    if (!matches || webhook.status !== 'enabled') {
-      this.record(webhook.webhookId, matches ? 'webhook_disabled' : 'wrong_secret', command);
+    if (!webhook || !matches || webhook.status !== 'enabled') {
+      this.record(webhook?.webhookId, matches ? 'webhook_disabled' : 'wrong_secret', command);
       return undefined;
     }
     const routine = this.config.routine(webhook.routineId);
     return routine ? { webhook, routine } : undefined;
   }
 
-  private record(webhookId: string, reason: AttemptReason, command: TriggerWebhookCommand): void {
-    this.activity.recordAttempt({ webhookId, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
+  /**
+   * Records a refused attempt after the answer: the outcome is returned (and the reply sent, in the
+   * same turn) before the recording runs, so no refusal waits for it — nor differs in what it does
+   * before answering. Unknown ids are not recorded (nobody owns them).
+   */
+  private record(webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookCommand): void {
+    setImmediate(() => {
+      if (webhookId === undefined) return;
+      this.activity.recordAttempt({ webhookId, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
+    });
   }
 
   private async afterAuthentication(command: TriggerWebhookCommand, { webhook, routine }: Authenticated): Promise<TriggerWebhookOutcome> {
