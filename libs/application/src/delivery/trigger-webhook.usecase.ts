@@ -21,7 +21,8 @@ import {
   type Rejection,
   type RoutineState,
 } from '@wts/domain';
-import type { EventStore } from '@wts/event-store';
+import { EventStoreUnavailableError, InvalidAppendError, type AppendResult, type EventStore } from '@wts/event-store';
+import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import { createHash } from 'node:crypto';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
@@ -202,7 +203,17 @@ export class TriggerWebhookUseCase {
     if (decision.kind === 'rejected') return decision;
     if (decision.events.length === 0 && existing) return { delivery: existing, replayed: true };
     const context = { correlationId: command.deliveryId, causationId: command.deliveryId, traceparent };
-    const result = await this.store.append(Streams.delivery(command.deliveryId), toAppend(decision.events, context, () => this.random.uuid()), 'no_stream');
+    const events = toAppend(decision.events, context, () => this.random.uuid());
+    let result: AppendResult;
+    try {
+      result = await this.store.append(Streams.delivery(command.deliveryId), events, 'no_stream');
+    } catch (error) {
+      // Sent, not confirmed: it may be durable. Never "nothing was accepted" (a retry without the key could make a second run).
+      if (error instanceof EventStoreUnavailableError) throw new AppendOutcomeUnknownError(command.deliveryId, { cause: error });
+      // The store refused the event as too large (a limit below what the start-up check assumed): the body's fault, a 413.
+      if (error instanceof InvalidAppendError) return reject('payload_too_large', 'the body makes an event larger than the event store accepts');
+      throw error;
+    }
     if (result.kind === 'conflict') return 'conflict' as const;
     return { delivery: (decision.events[0] as DeliveryAccepted).data, replayed: false };
   }
