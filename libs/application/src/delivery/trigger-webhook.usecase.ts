@@ -2,9 +2,9 @@ import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type DeliveryEv
 import {
   DECOY_DIGEST,
   bodyFits,
-  MAX_IDEMPOTENCY_GENERATIONS,
   decideDelivery,
   deliveryIdForIdempotencyKey,
+  idempotencyIndexId,
   extractRequest,
   timeOrderedId,
   isRejection,
@@ -180,22 +180,40 @@ export class TriggerWebhookUseCase {
   }
 
   /**
-   * The key names a chain of delivery streams (one per retention window of reuse). The first
-   * stream that is free, or holds this request within retention, decides. Concurrent repeats
-   * race on "stream must not exist": exactly one appends, the others read it and replay.
+   * The key names a chain of delivery streams, one per retention window of reuse (a generation).
+   * The key's index stream says which generation is the newest (its head revision + 1), so a
+   * lookup costs the same however often the key was reused: one look at the index's head, one read
+   * of that generation's delivery, and — when it fell out of the window — one append to the index
+   * and one read of the next. Concurrent repeats race on "stream must not exist": exactly one
+   * appends, the others read it and replay.
    */
   private async appendIdempotent(base: Omit<AcceptDelivery, 'deliveryId' | 'runId'>, key: string, traceparent: string) {
-    for (let generation = 0; generation < MAX_IDEMPOTENCY_GENERATIONS; ) {
+    const index = Streams.idempotencyKey(idempotencyIndexId(base.webhookId, key));
+    let generation = Number((await this.store.streamHeads([index])).get(index) ?? -1n) + 1;
+    for (;;) {
       const deliveryId = deliveryIdForIdempotencyKey(base.webhookId, key, generation);
       const existing = await this.readDelivery(deliveryId);
       if (existing && Date.parse(base.now) - Date.parse(existing.receivedAt) >= base.retentionMs) {
-        generation++;
+        generation = await this.advanceGeneration(index, base.webhookId, generation, traceparent);
         continue;
       }
       const outcome = await this.tryAppend({ ...base, deliveryId, runId: runIdForDelivery(deliveryId) }, existing, traceparent);
       if (outcome !== 'conflict') return outcome;
     }
-    return reject('idempotency_key_reused', 'this idempotency key has been reused too many times');
+  }
+
+  /**
+   * Records that `from` expired: generation `from + 1` is the key's newest. The index event of
+   * generation g sits at revision g - 1, so a concurrent advance is a conflict, and the winner's
+   * generation (or a later one) is taken.
+   */
+  private async advanceGeneration(index: string, webhookId: string, from: number, traceparent: string): Promise<number> {
+    const next = from + 1;
+    const event = { type: 'IdempotencyGenerationAdvanced' as const, data: { webhookId, generation: next } };
+    const context = { correlationId: index, causationId: index, traceparent };
+    const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
+    const result = await this.store.append(index, toAppend([event], context, () => this.random.uuid()), expected);
+    return result.kind === 'conflict' ? Math.max(next, Number(result.actualRevision) + 1) : next;
   }
 
   private async tryAppend(command: AcceptDelivery, existing: DeliveryAccepted['data'] | null, traceparent: string) {
