@@ -1,12 +1,13 @@
-import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
 import { TriggerWebhookUseCase } from '@wts/application';
 import { ServiceLogger, createServiceLogger } from '@wts/platform';
+import { adminTokenDigest } from './admin/admin-token.guard';
 import { logEachRequest } from './http/access-log';
 import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
+import { AdminValidationPipe } from './http/admin-validation.pipe';
 import { UnreadableBodyPipe } from './http/unreadable-body.pipe';
 import { IngressModule, type IngressDependencies } from './ingress.module';
 import { registerWebhookTriggerRoute } from './webhook/webhook-trigger.route';
@@ -20,7 +21,8 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
     // Fastify's own pino integration logs requests (one line each, logEachRequest).
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: false,
+    // TRUST_PROXY: only these peers may name the client with X-Forwarded-For (request.ip).
+    trustProxy: deps.config.http.trustProxy === false ? false : [...deps.config.http.trustProxy],
     return503OnClosing: true,
     requestTimeout: 30_000,
     // Ids are matched by the use case (unknown → the one 404), not cut off by the router.
@@ -36,13 +38,10 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   app.useLogger(new ServiceLogger(logger));
   const fastify = app.getHttpAdapter().getInstance();
   logEachRequest(fastify);
-  installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES);
+  installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES, adminTokenDigest(deps.adminToken));
   registerWebhookTriggerRoute(fastify, app.get(TriggerWebhookUseCase));
   app.useGlobalFilters(new ProblemFilter());
-  app.useGlobalPipes(
-    new UnreadableBodyPipe(),
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, forbidUnknownValues: true }),
-  );
+  app.useGlobalPipes(new UnreadableBodyPipe(), new AdminValidationPipe());
   app.enableShutdownHooks();
   await app.init();
   await fastify.ready();

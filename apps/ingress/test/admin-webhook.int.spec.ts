@@ -132,6 +132,16 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
     noSecretIn((await viewOf(hook.routineId)).text);
   });
 
+  it('the answers carrying the secret (enable, rotate) say Cache-Control: no-store', async () => {
+    const routine = await t.createRoutine({ account_scope: [account.id] });
+    const enabled = await t.admin('POST', webhookPath(routine.id, '/enable'), { default_account: account.email, account_override_allowed: false });
+    expect(enabled.status).toBe(200);
+    expect(enabled.headers.get('cache-control')).toBe('no-store');
+    const rotated = await t.admin('POST', webhookPath(routine.id, '/rotate'));
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('rotate before enable is refused with a problem', async () => {
     const routine = await t.createRoutine({ account_scope: [account.id] });
     const result = await t.admin('POST', webhookPath(routine.id, '/rotate'));

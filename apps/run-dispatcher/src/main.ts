@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { KafkaDispatchServer } from '@wts/messaging';
+import { KafkaDispatchServer, storeParkRecorder } from '@wts/messaging';
 import { ServiceLogger, assertPayloadLimitFits, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   if (brokers) {
     // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy.
     const app = await NestFactory.createMicroservice<MicroserviceOptions>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), {
-      strategy: new KafkaDispatchServer({ brokers }),
+      // Every park is recorded in the store too: the dead-letter topic alone is not the record.
+      strategy: new KafkaDispatchServer({ brokers, recordPark: storeParkRecorder(store) }),
       bufferLogs: true,
       abortOnError: false,
     });

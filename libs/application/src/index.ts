@@ -20,6 +20,7 @@ export * from './delivery/webhook-activity.recorder';
 export * from './delivery/webhook-activity.usecase';
 export * from './delivery/trigger-webhook.command';
 export * from './delivery/trigger-webhook.usecase';
+export * from './delivery/append-outcome.errors';
 export * from './run/run.view';
 export * from './run/run.serializer';
 export * from './run/run-queries.usecase';

@@ -2,10 +2,17 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 import { EnvironmentDto } from './environment.dto';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy.setting';
 
 /** Typed nested configuration: nothing else reads process.env. */
 export interface AppConfig {
-  readonly http: { readonly port: number; readonly publicBaseUrl: string; readonly adminToken: string | undefined };
+  readonly http: {
+    readonly port: number;
+    readonly publicBaseUrl: string;
+    readonly adminToken: string | undefined;
+    /** The peers whose X-Forwarded-For names the client (false: none, the peer is the client). */
+    readonly trustProxy: TrustProxy;
+  };
   readonly storage: { readonly dataDir: string };
   readonly eventStore: { readonly connectionString: string | undefined; readonly maxAppendBytes: number };
   readonly kafka: { readonly brokers: readonly string[] | undefined };
@@ -41,6 +48,7 @@ const ENVIRONMENT_KEYS = [
   'EVENTSTORE_MAX_APPEND_BYTES',
   'KAFKA_BROKERS',
   'REDIS_URL',
+  'TRUST_PROXY',
   'DATABASE_URL',
   'WEBHOOK_MAX_PAYLOAD_BYTES',
   'WEBHOOK_RATE_LIMIT_PER_MINUTE',
@@ -60,7 +68,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   }
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
-    http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN },
+    http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY) },
     storage: { dataDir: resolve(dto.DATA_DIR) },
     eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
     kafka: { brokers: dto.KAFKA_BROKERS?.split(',') },

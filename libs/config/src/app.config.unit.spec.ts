@@ -3,7 +3,7 @@ import { ConfigurationError, loadConfig } from './app.config';
 describe('loadConfig', () => {
   it('given an empty environment, then the documented defaults', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, publicBaseUrl: 'http://localhost:3000', adminToken: undefined });
+    expect(config.http).toEqual({ port: 3000, publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false });
     expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka.brokers).toBeUndefined();
@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       IDEMPOTENCY_RETENTION_SECONDS: '60',
     });
-    expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==' });
+    expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false });
     expect(config.kafka.brokers).toEqual(['k1:9092', 'k2:9092']);
     expect(config.database.url).toBe('postgres://app@db:5432/wts');
     expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
@@ -67,6 +67,20 @@ describe('loadConfig', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigurationError);
       expect((error as ConfigurationError).problems.length).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('given TRUST_PROXY, then the trusted proxies (off by default; addresses, CIDR ranges, named ranges)', () => {
+    expect(loadConfig({ TRUST_PROXY: 'off' }).http.trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8,uniquelocal' }).http.trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      'uniquelocal',
+    ]);
+    for (const bad of ['true', '*', '10.0.0.0/33', 'proxy.example.com', '1.2.3.4,', '1.2.3.4/8/1']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(/TRUST_PROXY must be off/);
     }
   });
 });

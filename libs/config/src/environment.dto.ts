@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, Validate } from 'class-validator';
+import { TrustProxyValue } from './trust-proxy.setting';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
@@ -49,6 +50,12 @@ export class EnvironmentDto {
   @IsOptional()
   @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
   KAFKA_BROKERS?: string;
+
+  /** Which peers may set X-Forwarded-For: off, or addresses / CIDR ranges / loopback, linklocal, uniquelocal. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Validate(TrustProxyValue)
+  TRUST_PROXY?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -1,5 +1,5 @@
 import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
-import type { DeliveryEvent } from './delivery.events';
+import type { DeliveryEvent, IdempotencyGenerationAdvanced } from './delivery.events';
 import type { DispatchParked, RunEvent } from './run.events';
 import type { WebhookEvent, WebhookIdAssigned } from './webhook.events';
 
@@ -9,6 +9,7 @@ export type ServiceEvent =
   | WebhookEvent
   | WebhookIdAssigned
   | DeliveryEvent
+  | IdempotencyGenerationAdvanced
   | RunEvent
   | DispatchParked;
 
@@ -27,6 +28,7 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'WebhookUnblocked',
   'WebhookIdAssigned',
   'DeliveryAccepted',
+  'IdempotencyGenerationAdvanced',
   'RunCreated',
   'DispatchParked',
 ];

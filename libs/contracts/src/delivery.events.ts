@@ -29,3 +29,18 @@ export type DeliveryAccepted = Event<
 >;
 
 export type DeliveryEvent = DeliveryAccepted;
+
+/**
+ * Written to `idempotency_key-<index id>` (one stream per webhook and key) each time the key's
+ * previous delivery fell out of the retention window: the event at revision n announces
+ * generation n + 1. A lookup starts at the newest generation (the stream's head), so its cost does
+ * not grow with how many windows the key was used in. Never relayed, never projected.
+ */
+export type IdempotencyGenerationAdvanced = Event<
+  'IdempotencyGenerationAdvanced',
+  {
+    readonly webhookId: string;
+    /** The generation now in use: its delivery id is deliveryIdForIdempotencyKey(webhook, key, generation). */
+    readonly generation: number;
+  }
+>;

@@ -8,6 +8,8 @@ export const Streams = {
   webhookSlot: (routineId: string): string => `webhook_slot-${routineId}`,
   /** One parked stream per source event: parking twice is a no-op. */
   parked: (sourceEventId: string): string => `parked-${sourceEventId}`,
+  /** The generations of one idempotency key of one webhook (the index id is a digest of both). */
+  idempotencyKey: (indexId: string): string => `idempotency_key-${indexId}`,
 } as const;
 
 export const StreamCategories = {
@@ -20,4 +22,5 @@ export const StreamCategories = {
   /** The category of the account catalog stream (the category index serves whole categories). */
   account: 'account-',
   webhookSlot: 'webhook_slot-',
+  idempotencyKey: 'idempotency_key-',
 } as const;

@@ -1,4 +1,6 @@
-import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
+import { Streams } from '@wts/contracts';
+import type { CheckpointStore, EventStore, EventToAppend, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
+import { randomUUID } from 'node:crypto';
 import { formatPosition } from '@wts/event-store';
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Signal, describeError, nextDelay, sleep } from './async.util';
@@ -36,9 +38,18 @@ interface Entry {
   readonly eventId: string;
   /** What the message adds to a produce request (0 when unpublished). */
   readonly bytes: number;
+  /** Published events: where they came from, for a park record. */
+  readonly source?: ParkSource;
 }
 
-type SendOutcome = 'acknowledged' | 'too_large' | 'stopped';
+interface ParkSource {
+  readonly streamId: string;
+  readonly type: string;
+  readonly deliveryId?: string;
+  readonly routineId?: string;
+}
+
+type SendOutcome = 'acknowledged' | 'too_large' | 'park' | 'stopped';
 
 class RelayStoppedError extends Error {
   constructor() {
@@ -54,8 +65,9 @@ class RelayStoppedError extends Error {
  * through an idempotent producer with acks=all, and saves the checkpoint only after the broker
  * acknowledged. A failed send is retried with backoff (on a fresh producer) without moving the
  * checkpoint. A batch the broker refuses as too large is split in halves, down to single events;
- * a single event the topic refuses is reported (with its event id) and retried with backoff until
- * an operator raises the topic's `max.message.bytes` — never skipped, as that would lose it.
+ * a single event the topic refuses is reported (with its event id), retried a few times
+ * (`tooLargeAttemptsBeforeParking`), then parked in the store (`parked-<event id>`, listed and
+ * replayable) and passed — never silently skipped, and never holding back the events after it.
  * At-least-once: a crash between the acknowledgement and the checkpoint re-sends those events;
  * consumers dedupe on `event-id`.
  */
@@ -71,6 +83,7 @@ export class EventRelay {
   private lastQueued: GlobalPosition | undefined;
   private producer: Producer | undefined;
   private forwarded = 0;
+  private parked = 0;
 
   constructor(private readonly deps: EventRelayDependencies) {}
 
@@ -99,7 +112,7 @@ export class EventRelay {
     await this.subscription?.stop();
     await this.pumping;
     await this.dropProducer();
-    this.deps.logger.info({ relay: this.deps.definition.name, forwarded: this.forwarded }, 'relay stopped');
+    this.deps.logger.info({ relay: this.deps.definition.name, forwarded: this.forwarded, parked: this.parked }, 'relay stopped');
   }
 
   private follow(): void {
@@ -139,7 +152,7 @@ export class EventRelay {
     if (!route) return { position: event.position, eventId: event.id, bytes: 0 };
     const encoded = encodeEvent(event, route);
     const message: Message = { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
-    return { position: event.position, topic: this.deps.topics[route.topic], message, eventId: event.id, bytes: messageBytes(message) };
+    return { position: event.position, topic: this.deps.topics[route.topic], message, eventId: event.id, bytes: messageBytes(message), source: parkSource(event) };
   }
 
   private async pump(): Promise<void> {
@@ -181,6 +194,7 @@ export class EventRelay {
   private async forward(batch: readonly Entry[]): Promise<boolean> {
     const outcome = await this.send(batch);
     if (outcome === 'stopped') return false;
+    if (outcome === 'park' && !(await this.park(batch.find((entry) => entry.message !== undefined) ?? batch[0]))) return false;
     if (outcome === 'too_large') {
       const half = Math.ceil(batch.length / 2);
       this.deps.logger.warn(
@@ -198,8 +212,8 @@ export class EventRelay {
   /**
    * Acknowledged once the broker acknowledged every message of the batch; too_large when the broker
    * refused a batch of several messages as too large (the caller splits it); stopped when the term
-   * ended first. Anything else is retried with backoff on a fresh producer — including a single
-   * message above the topic's limit, which only an operator can let through.
+   * ended first; park when a single message stayed above the topic's limit for
+   * `tooLargeAttemptsBeforeParking` attempts. Anything else is retried with backoff on a fresh producer.
    */
   private async send(batch: readonly Entry[]): Promise<SendOutcome> {
     const topicMessages = groupByTopic(batch);
@@ -219,13 +233,55 @@ export class EventRelay {
         if (isMessageTooLarge(error)) {
           if (published.length > 1) return 'too_large';
           const [single] = published;
+          const parking = attempt >= this.deps.tuning.tooLargeAttemptsBeforeParking;
           this.deps.logger.error(
             { relay: this.deps.definition.name, attempt, eventId: single.eventId, topic: single.topic, position: formatPosition(single.position), bytes: single.bytes, err: describeError(error) },
-            "an event is larger than the topic's max.message.bytes: it is retried, not skipped, and the relay waits until an operator raises the topic's (or the broker's) limit",
+            parking
+              ? "an event is larger than the topic's max.message.bytes: parked in the store (parked-<event id>) and passed; replay it once the topic's limit is raised"
+              : "an event is larger than the topic's max.message.bytes: retried a few times, then parked",
           );
+          if (parking) return 'park';
         } else {
           this.deps.logger.warn({ relay: this.deps.definition.name, attempt, err: describeError(error) }, 'relay produce failed; retrying without moving the checkpoint');
         }
+        await sleep(delay, this.stopRequested);
+        delay = nextDelay(delay, this.deps.tuning.retryMaxDelayMs);
+      }
+    }
+  }
+
+  /**
+   * Records, in the store, an event the topic will not take: `DispatchParked` on
+   * `parked-<event id>` with the reason (listed with the parked deliveries, replayable with the
+   * CLI). Parking twice is a no-op ("stream must not exist"). Store failures are retried: the
+   * event is passed only once its park is durable. False when the term ended first.
+   */
+  private async park(entry: Entry): Promise<boolean> {
+    const source = entry.source;
+    const parked: EventToAppend = {
+      id: randomUUID(),
+      type: 'DispatchParked',
+      data: {
+        sourceEventId: entry.eventId,
+        sourceStream: source?.streamId ?? 'unknown',
+        sourceType: source?.type ?? 'unknown',
+        ...(source?.deliveryId === undefined ? {} : { deliveryId: source.deliveryId }),
+        ...(source?.routineId === undefined ? {} : { routineId: source.routineId }),
+        error: `relay ${this.deps.definition.name}: the event (${entry.bytes} bytes) is larger than topic ${entry.topic ?? '?'} accepts (max.message.bytes); not forwarded`,
+        parkedAt: new Date().toISOString(),
+      },
+      metadata: { eventId: entry.eventId, correlationId: entry.eventId, causationId: entry.eventId, schemaVersion: 1 },
+    };
+    let delay = this.deps.tuning.retryInitialDelayMs;
+    for (;;) {
+      if (!(await this.whileSuspended())) return false;
+      try {
+        await this.deps.store.append(Streams.parked(entry.eventId), [parked], 'no_stream');
+        this.parked += 1;
+        return true;
+      } catch (error) {
+        this.deps.logger.error({ relay: this.deps.definition.name, eventId: entry.eventId, err: describeError(error) }, 'relay could not park an event in the store; retrying');
+        if (this.stopping) return false;
         await sleep(delay, this.stopRequested);
         delay = nextDelay(delay, this.deps.tuning.retryMaxDelayMs);
       }
@@ -289,4 +345,12 @@ export class EventRelay {
 
 function batchBytes(batch: readonly Entry[]): number {
   return batch.reduce((sum, entry) => sum + entry.bytes, 0);
+}
+
+
+function parkSource(event: RecordedEvent): ParkSource {
+  const data = event.data as { deliveryId?: unknown; routineId?: unknown } | null;
+  const deliveryId = typeof data?.deliveryId === 'string' ? data.deliveryId : undefined;
+  const routineId = typeof data?.routineId === 'string' ? data.routineId : undefined;
+  return { streamId: event.streamId, type: event.type, ...(deliveryId === undefined ? {} : { deliveryId }), ...(routineId === undefined ? {} : { routineId }) };
 }

@@ -11,6 +11,12 @@ export interface RelayTuning {
   readonly lingerMs: number;
   readonly retryInitialDelayMs: number;
   readonly retryMaxDelayMs: number;
+  /**
+   * A single event the topic refuses as too large is tried this many times (a topic limit being
+   * raised at start has time to take), then parked in the store (`parked-<event id>`) and passed:
+   * one event never holds back the ones after it.
+   */
+  readonly tooLargeAttemptsBeforeParking: number;
 }
 
 export const DEFAULT_RELAY_TUNING: RelayTuning = {
@@ -20,6 +26,7 @@ export const DEFAULT_RELAY_TUNING: RelayTuning = {
   lingerMs: 10,
   retryInitialDelayMs: 100,
   retryMaxDelayMs: 5000,
+  tooLargeAttemptsBeforeParking: 5,
 };
 
 /**

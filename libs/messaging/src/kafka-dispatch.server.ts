@@ -6,6 +6,7 @@ import { createKafkaClient, nestMessagingLogger, type MessagingLogger } from './
 import type { InboundEvent } from './kafka-message.codec';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
+import type { ParkRecorder } from './park-record';
 import { DEFAULT_CONSUMER_TUNING, WebhookEventsConsumer, type ConsumerTuning, type InboundHandler } from './webhook-events.consumer';
 
 export interface KafkaDispatchServerOptions {
@@ -17,6 +18,8 @@ export interface KafkaDispatchServerOptions {
   readonly partitions?: TopicPartitions;
   readonly tuning?: Partial<ConsumerTuning>;
   readonly logger?: MessagingLogger;
+  /** Every park is recorded here too (the event store), not only on the dead-letter topic. */
+  readonly recordPark?: ParkRecorder;
 }
 
 /** What `@Ctx()` gives a handler: the decoded event with its topic, partition and offset. */
@@ -95,6 +98,7 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
         handlers,
         logger: this.log,
         tuning: { ...DEFAULT_CONSUMER_TUNING, ...this.options.tuning },
+        ...(this.options.recordPark ? { recordPark: this.options.recordPark } : {}),
       });
       this.consumer = consumer;
       try {

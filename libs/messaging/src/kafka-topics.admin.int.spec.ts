@@ -2,7 +2,7 @@ import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
 import { deleteTopics, testKafka } from '../../../test/support/kafka-test-kit';
 import { ensureTopics } from './kafka-topics.admin';
-import { TOPIC_MAX_MESSAGE_BYTES, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
+import { TOPIC_MAX_MESSAGE_BYTES, TOPIC_RETENTION_MS, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
 
 /** Topic creation against the real broker: partitions, and the max.message.bytes the relays need. */
 describe('ensureTopics (real broker)', () => {
@@ -68,5 +68,33 @@ describe('ensureTopics (real broker)', () => {
     expect(events.get('max.message.bytes')).toBe(String(TOPIC_MAX_MESSAGE_BYTES));
     expect(events.get('retention.ms')).toBe('3600000');
     expect((await topicConfigs(topics.routineRuns)).get('max.message.bytes')).toBe(String(32 * 1024 * 1024));
+  });
+
+  it('sets retention as DESIGN says: the dead-letter topic keeps forever, the event topics their own retention (not the broker default)', async () => {
+    await ensureTopics(kafka, topics);
+    expect((await topicConfigs(topics.webhookEventsDeadLetter)).get('retention.ms')).toBe('-1');
+    expect((await topicConfigs(topics.webhookEvents)).get('retention.ms')).toBe(String(TOPIC_RETENTION_MS.webhookEvents));
+    expect((await topicConfigs(topics.routineRuns)).get('retention.ms')).toBe(String(TOPIC_RETENTION_MS.routineRuns));
+  });
+
+  it('on existing topics: a dead-letter topic with a finite retention is set to forever; an event topic without its own retention gets ours; an operator\'s is kept', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({
+        topics: [
+          { topic: topics.webhookEventsDeadLetter, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '86400000' }] },
+          { topic: topics.webhookEvents, numPartitions: 1 },
+          { topic: topics.routineRuns, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
+        ],
+        waitForLeaders: true,
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    await ensureTopics(kafka, topics);
+    expect((await topicConfigs(topics.webhookEventsDeadLetter)).get('retention.ms')).toBe('-1');
+    expect((await topicConfigs(topics.webhookEvents)).get('retention.ms')).toBe(String(TOPIC_RETENTION_MS.webhookEvents));
+    expect((await topicConfigs(topics.routineRuns)).get('retention.ms')).toBe('3600000');
   });
 });

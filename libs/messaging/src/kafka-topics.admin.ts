@@ -1,7 +1,7 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
 import { describeError } from './async.util';
 import { silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
-import { DATA_TOPIC_ROLES, DEFAULT_PARTITIONS, TOPIC_MAX_MESSAGE_BYTES, type KafkaTopicNames, type TopicRole } from './kafka-topics.contract';
+import { DATA_TOPIC_ROLES, DEFAULT_PARTITIONS, TOPIC_MAX_MESSAGE_BYTES, TOPIC_RETENTION_MS, type KafkaTopicNames, type TopicRole } from './kafka-topics.contract';
 
 export type TopicPartitions = { readonly [R in TopicRole]?: number };
 
@@ -12,10 +12,12 @@ export interface EnsureTopicsOptions {
 }
 
 const MAX_MESSAGE_BYTES = 'max.message.bytes';
+const RETENTION_MS = 'retention.ms';
 
 /**
  * Creates the missing topics (idempotent: a replica that loses the creation race to another one is
- * fine), the event topics with `max.message.bytes` = TOPIC_MAX_MESSAGE_BYTES. An existing event
+ * fine), the event topics with `max.message.bytes` = TOPIC_MAX_MESSAGE_BYTES and `retention.ms` =
+ * TOPIC_RETENTION_MS (the dead-letter topic: forever). An existing event
  * topic whose `max.message.bytes` is lower is raised (its other topic-level settings are kept);
  * if that is refused (no ALTER_CONFIGS permission), it is logged and left to the operator — the
  * relays still work, but a message above the topic's limit waits until the limit is raised.
@@ -31,8 +33,9 @@ export async function ensureTopics(kafka: Kafka, topics: KafkaTopicNames, partit
     for (const role of Object.keys(topics) as TopicRole[]) {
       const topic = topics[role];
       const carriesEvents = DATA_TOPIC_ROLES.includes(role);
+      const retentionMs = TOPIC_RETENTION_MS[role];
       if (existing.has(topic)) {
-        if (carriesEvents) await raiseMaxMessageBytes(admin, topic, maxMessageBytes, logger);
+        if (carriesEvents) await alignTopicConfig(admin, topic, maxMessageBytes, retentionMs, logger);
         continue;
       }
       try {
@@ -41,14 +44,21 @@ export async function ensureTopics(kafka: Kafka, topics: KafkaTopicNames, partit
             {
               topic,
               numPartitions: partitions[role] ?? DEFAULT_PARTITIONS[role],
-              ...(carriesEvents ? { configEntries: [{ name: MAX_MESSAGE_BYTES, value: String(maxMessageBytes) }] } : {}),
+              ...(carriesEvents
+                ? {
+                    configEntries: [
+                      { name: MAX_MESSAGE_BYTES, value: String(maxMessageBytes) },
+                      ...(retentionMs === undefined ? [] : [{ name: RETENTION_MS, value: String(retentionMs) }]),
+                    ],
+                  }
+                : {}),
             },
           ],
           waitForLeaders: true,
         });
       } catch (error) {
         if (!isTopicAlreadyExists(error)) throw error;
-        if (carriesEvents) await raiseMaxMessageBytes(admin, topic, maxMessageBytes, logger);
+        if (carriesEvents) await alignTopicConfig(admin, topic, maxMessageBytes, retentionMs, logger);
       }
     }
   } finally {
@@ -57,19 +67,27 @@ export async function ensureTopics(kafka: Kafka, topics: KafkaTopicNames, partit
 }
 
 /**
- * Raises the topic's `max.message.bytes` to `wanted` when it is lower; never lowers it. Kafka's
- * AlterConfigs (kafkajs has no incremental variant) replaces every topic-level setting, so the
- * topic's current overrides are sent along unchanged.
+ * Raises the topic's `max.message.bytes` to `wanted` when it is lower (never lowers it), and sets
+ * `retention.ms` when the topic has none of its own (it inherits the broker's) — or, for the
+ * dead-letter topic (`retentionMs` -1), whenever it is not "forever". Kafka's AlterConfigs (kafkajs
+ * has no incremental variant) replaces every topic-level setting, so the topic's current overrides
+ * are sent along unchanged.
  */
-async function raiseMaxMessageBytes(admin: Admin, topic: string, wanted: number, logger: MessagingLogger): Promise<void> {
+async function alignTopicConfig(admin: Admin, topic: string, wanted: number, retentionMs: number | undefined, logger: MessagingLogger): Promise<void> {
   try {
     const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false });
     const entries = described.resources[0]?.configEntries ?? [];
     const current = Number(entries.find((entry) => entry.configName === MAX_MESSAGE_BYTES)?.configValue);
-    if (Number.isFinite(current) && current >= wanted) return;
-    const overrides = entries.filter((entry) => entry.configSource === ConfigSource.TOPIC_CONFIG && entry.configName !== MAX_MESSAGE_BYTES);
+    const retention = entries.find((entry) => entry.configName === RETENTION_MS);
+    const ownRetention = retention?.configSource === ConfigSource.TOPIC_CONFIG;
+    const retentionWanted =
+      retentionMs !== undefined && (retentionMs === -1 ? retention?.configValue !== '-1' : !ownRetention) ? String(retentionMs) : undefined;
+    const raise = !(Number.isFinite(current) && current >= wanted);
+    if (!raise && retentionWanted === undefined) return;
+    const changed = new Set([...(raise ? [MAX_MESSAGE_BYTES] : []), ...(retentionWanted === undefined ? [] : [RETENTION_MS])]);
+    const overrides = entries.filter((entry) => entry.configSource === ConfigSource.TOPIC_CONFIG && !changed.has(entry.configName));
     if (overrides.some((entry) => entry.isSensitive || entry.configValue === null)) {
-      logger.warn({ topic, current, wanted }, `topic ${MAX_MESSAGE_BYTES} is below what the relays need and holds a sensitive override that cannot be copied: raise it by hand`);
+      logger.warn({ topic, current, wanted, retentionWanted }, 'topic settings differ from what the service needs and a sensitive override cannot be copied: set them by hand');
       return;
     }
     await admin.alterConfigs({
@@ -78,15 +96,19 @@ async function raiseMaxMessageBytes(admin: Admin, topic: string, wanted: number,
         {
           type: ConfigResourceTypes.TOPIC,
           name: topic,
-          configEntries: [...overrides.map((entry) => ({ name: entry.configName, value: entry.configValue })), { name: MAX_MESSAGE_BYTES, value: String(wanted) }],
+          configEntries: [
+            ...overrides.map((entry) => ({ name: entry.configName, value: entry.configValue })),
+            ...(raise ? [{ name: MAX_MESSAGE_BYTES, value: String(wanted) }] : []),
+            ...(retentionWanted === undefined ? [] : [{ name: RETENTION_MS, value: retentionWanted }]),
+          ],
         },
       ],
     });
-    logger.info({ topic, from: Number.isFinite(current) ? current : null, to: wanted }, `raised the topic's ${MAX_MESSAGE_BYTES}`);
+    logger.info({ topic, maxMessageBytes: raise ? { from: Number.isFinite(current) ? current : null, to: wanted } : undefined, retentionMs: retentionWanted }, 'aligned the topic\'s settings');
   } catch (error) {
     logger.warn(
-      { topic, wanted, err: describeError(error) },
-      `cannot check or raise the topic's ${MAX_MESSAGE_BYTES}; messages above its limit will wait until an operator raises it`,
+      { topic, wanted, retentionMs, err: describeError(error) },
+      `cannot check or set the topic's ${MAX_MESSAGE_BYTES} / ${RETENTION_MS}; messages above its limit will wait until an operator raises it`,
     );
   }
 }

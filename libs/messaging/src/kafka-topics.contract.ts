@@ -55,6 +55,20 @@ export const TOPIC_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** The largest event a relay can forward: the topic's limit less room for key, headers and the record batch. */
 export const KAFKA_MAX_EVENT_BYTES = TOPIC_MAX_MESSAGE_BYTES - 64 * 1024;
 
+/**
+ * `retention.ms` set on the topics that carry messages (DESIGN "Kafka": retention never loses an
+ * accepted delivery). The dead-letter topic keeps its messages forever (-1). The event topics keep
+ * 7 days: every accepted delivery and every park is in the event store anyway (the relay re-sends
+ * from its checkpoint, the CLI replays), and the dispatcher's lag is measured against this
+ * retention (consumer-lag.monitor.ts), warning long before an unread message could expire.
+ * An operator's own retention on a topic is kept, except on the dead-letter topic.
+ */
+export const TOPIC_RETENTION_MS: { readonly [R in TopicRole]?: number } = {
+  webhookEvents: 7 * 24 * 3600 * 1000,
+  routineRuns: 7 * 24 * 3600 * 1000,
+  webhookEventsDeadLetter: -1,
+};
+
 /** The topics that carry messages (the leadership topic stays empty). */
 export const DATA_TOPIC_ROLES: readonly TopicRole[] = ['webhookEvents', 'webhookEventsDeadLetter', 'routineRuns'];
 

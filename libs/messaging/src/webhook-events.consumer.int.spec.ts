@@ -24,6 +24,7 @@ import { encodeEvent, type InboundEvent } from './kafka-message.codec';
 import { ensureTopics } from './kafka-topics.admin';
 import { DeliveryAcceptedMessage, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
 import { DEFAULT_CONSUMER_TUNING, WebhookEventsConsumer, type InboundHandler, type WebhookEventsConsumerSettings } from './webhook-events.consumer';
+import { storeParkRecorder } from './park-record';
 
 /**
  * The dispatcher's consumer against the real broker: offsets committed only once the run exists,
@@ -78,7 +79,7 @@ describe('webhook events consumer (real broker)', () => {
   function consumer(
     handler: InboundHandler,
     tuning: Partial<typeof DEFAULT_CONSUMER_TUNING> = {},
-    extra: Partial<Pick<WebhookEventsConsumerSettings, 'supportedSchemaVersions' | 'logger'>> = {},
+    extra: Partial<Pick<WebhookEventsConsumerSettings, 'supportedSchemaVersions' | 'logger' | 'recordPark'>> = {},
   ): WebhookEventsConsumer {
     const created = new WebhookEventsConsumer({
       kafka: createKafkaClient({ brokers, clientId: groupId, logger: silentMessagingLogger }),
@@ -228,7 +229,7 @@ describe('webhook events consumer (real broker)', () => {
     expect(badShape.headers['error']).toMatch(/value\./);
   }, 90_000);
 
-  it('parks a message whose handler keeps failing with a permanent error after a few attempts', async () => {
+  it('parks a message whose handler keeps failing with a permanent error after a few attempts — on the dead-letter topic and in the store', async () => {
     const deliveries = await appendDeliveries(store, hook, 3);
     await publish(deliveries);
     let attempts = 0;
@@ -242,8 +243,14 @@ describe('webhook events consumer (real broker)', () => {
         await dispatch(event);
       },
       { attemptsBeforeParking: 3 },
+      { recordPark: storeParkRecorder(store) },
     ).start();
     await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3, 30_000, 'all 3 offsets committed');
+    // Recorded in the store, which keeps it whatever the topics' retention.
+    const [parked] = await store.readStream(`parked-${deliveries[1].event.id}`);
+    expect(parked).toMatchObject({ type: 'DispatchParked' });
+    expect(parked.data).toMatchObject({ sourceEventId: deliveries[1].event.id, sourceType: 'DeliveryAccepted', deliveryId: deliveries[1].deliveryId, routineId: hook.routineId });
+    expect((parked.data as { error: string }).error).toMatch(/^handler_failed: .*retrying will not fix/);
     const dlq = await new MessageCollector(kafka, [topics.webhookEventsDeadLetter], `${groupId}-dlq-reader`).start();
     collectors.push(dlq);
     await waitFor(async () => dlq.messages.length >= 1, 20_000, 'the dead letter');

@@ -4,6 +4,7 @@ import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.erro
 import type { MessagingLogger } from './kafka-client.factory';
 import { MESSAGE_SCHEMAS, MessageDecodeError, UnsupportedSchemaVersionError, decodeMessage, headerText, type InboundEvent } from './kafka-message.codec';
 import { KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type KafkaTopicNames } from './kafka-topics.contract';
+import type { ParkRecord, ParkRecorder } from './park-record';
 
 /** Handles one decoded event; throws (a ConsumerFailure, ideally) when it could not. */
 export type InboundHandler = (event: InboundEvent) => Promise<void>;
@@ -48,6 +49,11 @@ export interface WebhookEventsConsumerSettings {
   readonly tuning: ConsumerTuning;
   /** SUPPORTED_SCHEMA_VERSIONS unless given (a test plays an upgraded build this way). */
   readonly supportedSchemaVersions?: readonly number[];
+  /**
+   * Records every park durably besides the dead-letter topic (the dispatcher: in the event store,
+   * which keeps it as long as the deliveries; the topic's retention is no guarantee).
+   */
+  readonly recordPark?: ParkRecorder;
 }
 
 /**
@@ -219,7 +225,7 @@ export class WebhookEventsConsumer {
     }
   }
 
-  /** Produces the original message, with its error, to the dead-letter topic and waits for the ack. */
+  /** Records the park (recordPark), then produces the original message, with its error, to the dead-letter topic and waits for the ack. */
   private async park(location: { topic: string; partition: number }, message: KafkaMessage, failure: ConsumerFailure, payload: EachBatchPayload): Promise<boolean> {
     const headers = {
       ...message.headers,
@@ -230,14 +236,19 @@ export class WebhookEventsConsumer {
       [KafkaHeaders.originalOffset]: message.offset,
     };
     let delay = this.settings.tuning.retryInitialDelayMs;
+    let recorded = this.settings.recordPark === undefined;
     for (;;) {
       try {
+        if (!recorded) {
+          await this.settings.recordPark?.(parkRecordOf(location, message, failure));
+          recorded = true;
+        }
         if (!this.producer) throw new Error('dead-letter producer is not connected');
         await this.producer.send({ topic: this.settings.topics.webhookEventsDeadLetter, acks: -1, messages: [{ key: message.key, value: message.value, headers }] });
         this.settings.logger.error({ ...location, offset: message.offset, code: failure.code, err: failure.message }, 'message parked on the dead-letter topic');
         return true;
       } catch (error) {
-        this.settings.logger.warn({ ...location, offset: message.offset, err: describeError(error) }, 'dead-letter produce failed; retrying');
+        this.settings.logger.warn({ ...location, offset: message.offset, err: describeError(error) }, 'recording the park or producing the dead letter failed; retrying');
         if (!(await this.waitHeartbeating(payload, delay))) return false;
         delay = nextDelay(delay, this.settings.tuning.retryMaxDelayMs);
       }
@@ -290,5 +301,32 @@ export class WebhookEventsConsumer {
       await sleep(Math.min(left, this.settings.tuning.heartbeatIntervalMs), this.stopRequested);
       await payload.heartbeat();
     }
+  }
+}
+
+/** What a park record says about a message: its ids from the headers, and what the value tells (when it is JSON). */
+function parkRecordOf(location: { topic: string; partition: number }, message: KafkaMessage, failure: ConsumerFailure): ParkRecord {
+  const where = `kafka:${location.topic}/${location.partition}/${message.offset}`;
+  const value = jsonObject(message.value);
+  const text = (field: string): string | undefined => (typeof value?.[field] === 'string' ? (value[field] as string) : undefined);
+  const deliveryId = text('deliveryId');
+  const routineId = text('routineId');
+  return {
+    sourceEventId: headerText(message.headers, KafkaHeaders.eventId) ?? where,
+    sourceStream: headerText(message.headers, KafkaHeaders.streamId) ?? where,
+    sourceType: headerText(message.headers, KafkaHeaders.eventType) ?? 'unknown',
+    ...(deliveryId === undefined ? {} : { deliveryId }),
+    ...(routineId === undefined ? {} : { routineId }),
+    error: `${failure.code}: ${failure.message}`,
+  };
+}
+
+function jsonObject(value: Buffer | null): Record<string, unknown> | undefined {
+  if (value === null) return undefined;
+  try {
+    const parsed = JSON.parse(value.toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -13,13 +13,20 @@ export class AdminTokenGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
-    const header = request.headers.authorization;
-    const token = parseBearerSecret(typeof header === 'string' ? header : undefined) ?? '';
-    const presented = createHash('sha256').update(token).digest();
-    if (token !== '' && timingSafeEqual(presented, this.expected)) return true;
-    void http.getResponse<FastifyReply>().header('www-authenticate', 'Bearer realm="admin"');
-    throw new UnauthorizedException('a valid admin token is required');
+    if (presentsAdminToken(request.headers.authorization, this.expected)) return true;
+    void http.getResponse<FastifyReply>().header('www-authenticate', ADMIN_WWW_AUTHENTICATE);
+    throw new UnauthorizedException(ADMIN_TOKEN_REQUIRED);
   }
+}
+
+export const ADMIN_WWW_AUTHENTICATE = 'Bearer realm="admin"';
+export const ADMIN_TOKEN_REQUIRED = 'a valid admin token is required';
+
+/** Whether an Authorization header carries the admin token (digests compared in constant time). */
+export function presentsAdminToken(header: string | string[] | undefined, expected: Buffer): boolean {
+  const token = parseBearerSecret(typeof header === 'string' ? header : undefined) ?? '';
+  const presented = createHash('sha256').update(token).digest();
+  return timingSafeEqual(presented, expected) && token !== '';
 }
 
 export function adminTokenDigest(token: string): Buffer {

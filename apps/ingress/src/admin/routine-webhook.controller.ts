@@ -1,8 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { WebhookAdminUseCase, type WebhookView, type WebhookWithSecret } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { EnableWebhookDto } from './dto/webhook.dto';
+
+/** The answers that carry the secret: no cache (browser, proxy) may keep a copy. */
+const NO_STORE = 'no-store';
 
 /** The Webhook section of a routine's Config page. The secret appears only in enable/rotate. */
 @Controller('admin/routines/:id/webhook')
@@ -17,6 +20,7 @@ export class RoutineWebhookController {
 
   @Post('enable')
   @HttpCode(200)
+  @Header('cache-control', NO_STORE)
   async enable(@Param('id') id: string, @Body() body: EnableWebhookDto): Promise<WebhookWithSecret> {
     return orThrow(
       await this.webhooks.enable(id, { defaultAccount: body.default_account, accountOverrideAllowed: body.account_override_allowed }),
@@ -25,6 +29,7 @@ export class RoutineWebhookController {
 
   @Post('rotate')
   @HttpCode(200)
+  @Header('cache-control', NO_STORE)
   async rotate(@Param('id') id: string): Promise<WebhookWithSecret> {
     return orThrow(await this.webhooks.rotate(id));
   }

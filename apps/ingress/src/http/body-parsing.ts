@@ -1,6 +1,7 @@
 import { PayloadTooLargeException, BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AdminBodyError, readJsonBody } from './body-reader';
+import { answerBeforeTheBody } from './early-answers';
 
 /**
  * Route config flag: the route reads the raw body itself, after checking headers, and answers
@@ -12,13 +13,16 @@ export const RAW_BODY_STREAM = { rawBodyStream: true } as const;
  * Body parsing of the admin routes: JSON only, bounded by `adminMaxBytes`. Routes flagged
  * RAW_BODY_STREAM are left alone.
  */
-export function installBodyParsing(fastify: FastifyInstance, adminMaxBytes: number): void {
-  // Fastify refuses a syntactically invalid Content-Type (415) before any handler runs: on admin
-  // routes the header is reduced to "JSON or not", so a malformed header is judged by our parser
-  // (after the admin token guard), never refused by Fastify before authentication.
-  fastify.addHook('onRequest', (request, _reply, done) => {
+export function installBodyParsing(fastify: FastifyInstance, adminMaxBytes: number, adminTokenDigest: Buffer): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (isRawBodyRoute(request)) return done();
+    // Unknown routes and admin routes without the token are answered here, before the body is read.
+    if (answerBeforeTheBody(request, reply, adminTokenDigest)) return;
+    // Fastify refuses a syntactically invalid Content-Type (415) before any handler runs: on admin
+    // routes the header is reduced to "JSON or not", so a malformed header is judged by our parser,
+    // never refused by Fastify before authentication.
     const contentType = request.raw.headers['content-type'];
-    if (contentType !== undefined && !isRawBodyRoute(request)) {
+    if (contentType !== undefined) {
       request.raw.headers['content-type'] = JSON_CONTENT_TYPE.test(contentType) ? 'application/json' : 'application/x-unsupported';
     }
     done();

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { BodyReadResult } from '@wts/application';
+import { ADMIN_MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 
 /**
  * Reads a request body without ever holding more than `maxBytes`: a declared Content-Length
@@ -44,11 +45,17 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
   const result = await readLimitedBody(request, maxBytes);
   if (result.kind === 'too_large') throw new AdminBodyError(413, `the body exceeds ${maxBytes} bytes`);
   if (result.bytes.length === 0) return undefined;
+  const text = result.bytes.toString('utf8');
+  let parsed: unknown;
   try {
-    return JSON.parse(result.bytes.toString('utf8')) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
     throw new AdminBodyError(400, 'the body is not valid JSON');
   }
+  if (nestsDeeperThan(text, ADMIN_MAX_JSON_DEPTH)) {
+    throw new AdminBodyError(400, `the body nests arrays and objects more than ${ADMIN_MAX_JSON_DEPTH} levels deep`);
+  }
+  return parsed;
 }
 
 export class AdminBodyError extends Error {

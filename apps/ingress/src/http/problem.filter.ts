@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { RejectionError } from '@wts/domain';
-import { ReadModelUnavailableError } from '@wts/application';
+import { AppendOutcomeUnknownError, ReadModelUnavailableError } from '@wts/application';
 import { EventStoreUnavailableError } from '@wts/event-store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, WEBHOOK_NOT_FOUND_BODY, problem, type Problem, type ProblemCode } from './problem';
@@ -22,6 +22,11 @@ export class ProblemFilter implements ExceptionFilter {
 
 const logger = new Logger('Problem');
 
+export const APPEND_OUTCOME_UNKNOWN_DETAIL =
+  'the event store did not confirm the append: this delivery may or may not have been accepted. ' +
+  'Retrying with the same X-Service-Idempotency-Key is safe (an accepted delivery is answered again, never created twice); ' +
+  'a retry without that header may start a second run';
+
 /** The answer for an error, on Nest's routes (ProblemFilter) and on the webhook route alike. */
 export function sendProblemFor(exception: unknown, reply: FastifyReply): void {
   const body = toProblem(exception);
@@ -32,6 +37,7 @@ export function sendProblemFor(exception: unknown, reply: FastifyReply): void {
 
 function toProblem(exception: unknown): Problem {
   if (exception instanceof RejectionError) return problem(exception.rejection.code, exception.rejection.detail);
+  if (exception instanceof AppendOutcomeUnknownError) return problem('store_outcome_unknown', APPEND_OUTCOME_UNKNOWN_DETAIL);
   if (exception instanceof EventStoreUnavailableError) return problem('store_unavailable', 'the event store is unavailable; nothing was accepted, retry later');
   if (exception instanceof ReadModelUnavailableError) return problem('read_model_unavailable', 'the read-model database is unavailable; retry later');
   if (exception instanceof HttpException) return fromHttpException(exception);

@@ -5,6 +5,7 @@ export type ProblemCode =
   | RejectionCode
   | 'unauthorized'
   | 'store_unavailable'
+  | 'store_outcome_unknown'
   | 'read_model_unavailable'
   | 'not_found'
   | 'method_not_allowed'
@@ -40,6 +41,7 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   concurrent_modification: 409,
   unauthorized: 401,
   store_unavailable: 503,
+  store_outcome_unknown: 503,
   read_model_unavailable: 503,
   not_found: 404,
   method_not_allowed: 405,

@@ -2,9 +2,9 @@ import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type DeliveryEv
 import {
   DECOY_DIGEST,
   bodyFits,
-  MAX_IDEMPOTENCY_GENERATIONS,
   decideDelivery,
   deliveryIdForIdempotencyKey,
+  idempotencyIndexId,
   extractRequest,
   timeOrderedId,
   isRejection,
@@ -21,7 +21,8 @@ import {
   type Rejection,
   type RoutineState,
 } from '@wts/domain';
-import type { EventStore } from '@wts/event-store';
+import { EventStoreUnavailableError, InvalidAppendError, type AppendResult, type EventStore } from '@wts/event-store';
+import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import { createHash } from 'node:crypto';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
@@ -84,22 +85,32 @@ export class TriggerWebhookUseCase {
     if (routineId !== undefined && routineId !== known) await this.freshness.ensureFresh([Streams.routine(routineId)]);
   }
 
-  /** Same work whether the endpoint is unknown, disabled or the secret wrong: hash and compare. */
+  /**
+   * Same work whether the endpoint is unknown, disabled or the secret wrong: hash and compare, and
+   * one deferred recording (that finds nothing to record for an unknown id).
+   */
   private authenticate(command: TriggerWebhookCommand): Authenticated | undefined {
     const webhook = this.config.webhook(command.webhookId);
     const secret = parseBearerSecret(command.authorization) ?? '';
     const matches = secretMatchesDigest(secret, webhook?.secretDigest ?? DECOY_DIGEST) && secret !== '';
-    if (!webhook) return undefined;
-    if (!matches || webhook.status !== 'enabled') {
-      this.record(webhook.webhookId, matches ? 'webhook_disabled' : 'wrong_secret', command);
+    if (!webhook || !matches || webhook.status !== 'enabled') {
+      this.record(webhook?.webhookId, matches ? 'webhook_disabled' : 'wrong_secret', command);
       return undefined;
     }
     const routine = this.config.routine(webhook.routineId);
     return routine ? { webhook, routine } : undefined;
   }
 
-  private record(webhookId: string, reason: AttemptReason, command: TriggerWebhookCommand): void {
-    this.activity.recordAttempt({ webhookId, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
+  /**
+   * Records a refused attempt after the answer: the outcome is returned (and the reply sent, in the
+   * same turn) before the recording runs, so no refusal waits for it — nor differs in what it does
+   * before answering. Unknown ids are not recorded (nobody owns them).
+   */
+  private record(webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookCommand): void {
+    setImmediate(() => {
+      if (webhookId === undefined) return;
+      this.activity.recordAttempt({ webhookId, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
+    });
   }
 
   private async afterAuthentication(command: TriggerWebhookCommand, { webhook, routine }: Authenticated): Promise<TriggerWebhookOutcome> {
@@ -169,22 +180,40 @@ export class TriggerWebhookUseCase {
   }
 
   /**
-   * The key names a chain of delivery streams (one per retention window of reuse). The first
-   * stream that is free, or holds this request within retention, decides. Concurrent repeats
-   * race on "stream must not exist": exactly one appends, the others read it and replay.
+   * The key names a chain of delivery streams, one per retention window of reuse (a generation).
+   * The key's index stream says which generation is the newest (its head revision + 1), so a
+   * lookup costs the same however often the key was reused: one look at the index's head, one read
+   * of that generation's delivery, and — when it fell out of the window — one append to the index
+   * and one read of the next. Concurrent repeats race on "stream must not exist": exactly one
+   * appends, the others read it and replay.
    */
   private async appendIdempotent(base: Omit<AcceptDelivery, 'deliveryId' | 'runId'>, key: string, traceparent: string) {
-    for (let generation = 0; generation < MAX_IDEMPOTENCY_GENERATIONS; ) {
+    const index = Streams.idempotencyKey(idempotencyIndexId(base.webhookId, key));
+    let generation = Number((await this.store.streamHeads([index])).get(index) ?? -1n) + 1;
+    for (;;) {
       const deliveryId = deliveryIdForIdempotencyKey(base.webhookId, key, generation);
       const existing = await this.readDelivery(deliveryId);
       if (existing && Date.parse(base.now) - Date.parse(existing.receivedAt) >= base.retentionMs) {
-        generation++;
+        generation = await this.advanceGeneration(index, base.webhookId, generation, traceparent);
         continue;
       }
       const outcome = await this.tryAppend({ ...base, deliveryId, runId: runIdForDelivery(deliveryId) }, existing, traceparent);
       if (outcome !== 'conflict') return outcome;
     }
-    return reject('idempotency_key_reused', 'this idempotency key has been reused too many times');
+  }
+
+  /**
+   * Records that `from` expired: generation `from + 1` is the key's newest. The index event of
+   * generation g sits at revision g - 1, so a concurrent advance is a conflict, and the winner's
+   * generation (or a later one) is taken.
+   */
+  private async advanceGeneration(index: string, webhookId: string, from: number, traceparent: string): Promise<number> {
+    const next = from + 1;
+    const event = { type: 'IdempotencyGenerationAdvanced' as const, data: { webhookId, generation: next } };
+    const context = { correlationId: index, causationId: index, traceparent };
+    const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
+    const result = await this.store.append(index, toAppend([event], context, () => this.random.uuid()), expected);
+    return result.kind === 'conflict' ? Math.max(next, Number(result.actualRevision) + 1) : next;
   }
 
   private async tryAppend(command: AcceptDelivery, existing: DeliveryAccepted['data'] | null, traceparent: string) {
@@ -192,7 +221,17 @@ export class TriggerWebhookUseCase {
     if (decision.kind === 'rejected') return decision;
     if (decision.events.length === 0 && existing) return { delivery: existing, replayed: true };
     const context = { correlationId: command.deliveryId, causationId: command.deliveryId, traceparent };
-    const result = await this.store.append(Streams.delivery(command.deliveryId), toAppend(decision.events, context, () => this.random.uuid()), 'no_stream');
+    const events = toAppend(decision.events, context, () => this.random.uuid());
+    let result: AppendResult;
+    try {
+      result = await this.store.append(Streams.delivery(command.deliveryId), events, 'no_stream');
+    } catch (error) {
+      // Sent, not confirmed: it may be durable. Never "nothing was accepted" (a retry without the key could make a second run).
+      if (error instanceof EventStoreUnavailableError) throw new AppendOutcomeUnknownError(command.deliveryId, { cause: error });
+      // The store refused the event as too large (a limit below what the start-up check assumed): the body's fault, a 413.
+      if (error instanceof InvalidAppendError) return reject('payload_too_large', 'the body makes an event larger than the event store accepts');
+      throw error;
+    }
     if (result.kind === 'conflict') return 'conflict' as const;
     return { delivery: (decision.events[0] as DeliveryAccepted).data, replayed: false };
   }

@@ -17,6 +17,3 @@ export function judgeRepeat(
   if (nowMs - Date.parse(original.receivedAt) >= retentionMs) return { kind: 'expired' };
   return original.requestDigest === requestDigest ? { kind: 'replay', original } : { kind: 'reused' };
 }
-
-/** Bounds the walk over key generations (one generation per retention window of reuse). */
-export const MAX_IDEMPOTENCY_GENERATIONS = 10_000;

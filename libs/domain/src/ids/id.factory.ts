@@ -80,6 +80,14 @@ export function deliveryIdForIdempotencyKey(webhookId: string, key: string, gene
 }
 
 /**
+ * The id of the index stream of an idempotency key (its generations): a digest of the webhook and
+ * the key, so the key itself (caller's text) never becomes part of a stream name.
+ */
+export function idempotencyIndexId(webhookId: string, key: string): string {
+  return digest('idempotency-index', webhookId, key).subarray(0, 18).toString('base64url');
+}
+
+/**
  * The run id is fixed at acceptance and derived from the delivery: one delivery, one run. It starts
  * with the delivery id's first characters (the time of a time-ordered id, so runs made together are
  * stored together too), then a digest of the whole delivery id.

@@ -2,6 +2,7 @@ import {
   ID_PREFIX,
   ID_RANDOM_BYTES,
   deliveryIdForIdempotencyKey,
+  idempotencyIndexId,
   derivedEventId,
   idFromBytes,
   isWellFormedId,
@@ -236,5 +237,16 @@ describe('derivedEventId', () => {
       derivedEventId('RunCreated', 'run_1'),
     ];
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('idempotencyIndexId', () => {
+  it('is one stable, base64url id per webhook and key, never the key itself', () => {
+    const id = idempotencyIndexId('whk_AAAAAAAAAAAAAAAAAAAAAA', 'order-42');
+    expect(id).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(id).not.toContain('order-42');
+    expect(idempotencyIndexId('whk_AAAAAAAAAAAAAAAAAAAAAA', 'order-42')).toBe(id);
+    expect(idempotencyIndexId('whk_BBBBBBBBBBBBBBBBBBBBBB', 'order-42')).not.toBe(id);
+    expect(idempotencyIndexId('whk_a', 'bc')).not.toBe(idempotencyIndexId('whk_ab', 'c'));
   });
 });

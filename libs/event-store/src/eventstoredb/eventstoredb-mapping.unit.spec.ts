@@ -344,4 +344,15 @@ describe('EventStoreDB mapping: checkpoints and connection strings', () => {
     );
     expect(describeEventStoreDbConnection('esdb://localhost:2113?tls=false')).toBe('esdb://localhost:2113?tls=false');
   });
+
+  it.each([
+    ['esdb://admin:pa/ss@localhost:2113?tls=false', 'pa/ss'],
+    ['esdb://admin:pa?ss@localhost:2113?tls=false', 'pa?ss'],
+    ['esdb://admin:p@ss@localhost:2113?tls=false', 'ss'],
+    ['esdb://admin:a/b?c@d@localhost:2113', 'a/b?c@d'],
+  ])('never shows a password holding / ? or @ (%s)', (connection, password) => {
+    const described = describeEventStoreDbConnection(connection);
+    expect(described).not.toContain(password);
+    expect(described).toMatch(/^esdb:\/\/\*\*\*@localhost:2113/);
+  });
 });

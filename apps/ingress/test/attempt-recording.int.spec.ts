@@ -1,0 +1,69 @@
+import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookCommand, type WebhookActivityRecorder } from '@wts/application';
+import { MemoryRateLimiter } from '@wts/platform';
+import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingress-test-app';
+
+/**
+ * A refused attempt is recorded after the answer, on every 404 path alike: the use case hands back
+ * its outcome (which the route sends in the same turn) before anything is recorded — a known id
+ * with a wrong secret does no more before answering than an unknown id.
+ */
+describe('refused attempts are recorded after the answer', () => {
+  let t: IngressTestApp;
+  let hook: WebhookFixture;
+  const recorded: RejectedAttempt[] = [];
+  const recorder: WebhookActivityRecorder = { recordAttempt: (attempt) => recorded.push(attempt), recordReplay: () => undefined };
+  let useCase: TriggerWebhookUseCase;
+
+  beforeAll(async () => {
+    t = await IngressTestApp.start();
+    hook = await t.setupWebhook();
+    // The app's own configuration state and freshness; only the recorder is the test's.
+    useCase = new TriggerWebhookUseCase(t.store, t.app.get(ConfigurationState), t.app.get(ConfigurationFeeder), new MemoryRateLimiter(1000), recorder, systemClock, cryptoRandom, {
+      maxPayloadBytes: 1024,
+      idempotencyRetentionMs: 60_000,
+      maxEventBytes: 1024 * 1024,
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const command = (webhookId: string, authorization: string): TriggerWebhookCommand => ({
+    webhookId,
+    authorization,
+    contentType: 'application/json',
+    accountHeader: undefined,
+    idempotencyKey: undefined,
+    traceparent: undefined,
+    sourceAddress: '192.0.2.1',
+    readBody: () => Promise.resolve({ kind: 'read', bytes: Buffer.from('{}') }),
+  });
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('wrong secret: the 404 outcome comes back before the attempt is recorded; the recording follows', async () => {
+    recorded.length = 0;
+    const outcome = await useCase.execute(command(hook.webhookId, 'Bearer whsec_wrong'));
+    expect(outcome).toMatchObject({ kind: 'rejected', code: 'webhook_not_found' });
+    expect(recorded).toEqual([]);
+    await nextTurn();
+    expect(recorded).toEqual([expect.objectContaining({ webhookId: hook.webhookId, reason: 'wrong_secret', sourceAddress: '192.0.2.1' })]);
+  });
+
+  it('a refusal after authentication (415) is recorded after the answer too', async () => {
+    recorded.length = 0;
+    const outcome = await useCase.execute({ ...command(hook.webhookId, `Bearer ${hook.secret}`), contentType: 'application/xml' });
+    expect(outcome).toMatchObject({ kind: 'rejected', code: 'unsupported_media_type' });
+    expect(recorded).toEqual([]);
+    await nextTurn();
+    expect(recorded).toEqual([expect.objectContaining({ webhookId: hook.webhookId, reason: 'unsupported_media_type' })]);
+  });
+
+  it('unknown id: the same 404, and nothing recorded', async () => {
+    recorded.length = 0;
+    const outcome = await useCase.execute(command('whk_AAAAAAAAAAAAAAAAAAAAAA', 'Bearer whsec_wrong'));
+    expect(outcome).toMatchObject({ kind: 'rejected', code: 'webhook_not_found' });
+    await nextTurn();
+    expect(recorded).toEqual([]);
+  });
+});
