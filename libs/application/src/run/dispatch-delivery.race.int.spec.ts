@@ -36,7 +36,7 @@ describe('dispatching one delivery concurrently', () => {
   /** The run stream of each delivery holds exactly one RunCreated, at revision 0, for that delivery. */
   async function expectOneRunEach(deliveries: readonly DeliveryFixture[]): Promise<void> {
     for (const { deliveryId, runId } of deliveries) {
-      const stream: RecordedEvent[] = await store.readStream(Streams.run(runId));
+      const stream: readonly RecordedEvent[] = await store.readStream(Streams.run(runId));
       expect(stream.map((event) => [event.type, event.revision])).toEqual([['RunCreated', 0n]]);
       expect(stream[0].data).toMatchObject({ runId, deliveryId });
     }
