@@ -6,6 +6,8 @@ import { readLimitedBody } from './body-reader';
 function request(headers: Record<string, string>, chunks: readonly (string | Buffer)[], end = true): IncomingMessage {
   const stream = new PassThrough();
   Object.assign(stream, { headers });
+  // A socket error with nobody listening would crash the process; the reader's own listener decides.
+  stream.on('error', () => undefined);
   setImmediate(() => {
     for (const chunk of chunks) stream.write(chunk);
     if (end) stream.end();
