@@ -7,7 +7,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DispatchDeliveryUseCase, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
-import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
+import { createRateLimiter, openReadModelStore } from '@wts/platform';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -145,7 +145,8 @@ export class IngressTestApp {
       adminToken: TEST_ADMIN_TOKEN,
       store: wrapStore(store),
       readModels,
-      rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
+      // As the service chooses it: in memory, or Redis when the env names a REDIS_URL.
+      rateLimiter: createRateLimiter(config, () => undefined),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;
