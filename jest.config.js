@@ -14,6 +14,8 @@ const kafkaBroker = {
 };
 
 module.exports = {
+  /** A run that cannot exit (an open handle) fails after a grace period instead of hanging; never --forceExit. */
+  reporters: ['default', '<rootDir>/test/support/exit-watchdog.reporter.js'],
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.unit.spec.ts'] },
     { ...base, ...kafkaBroker, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },

@@ -36,7 +36,10 @@ describe('structured logs never carry secrets', () => {
       });
     }
     await fetch(`${admin.baseUrl}/admin/accounts`, { headers: { authorization: `Bearer ${token}-wrong` } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Evidence the logs are flushed, not a pause: the line of every request above is in the output
+    // (the last one, the refused admin call, included), so nothing they could leak is still buffered.
+    const requestLines = (): string[] => ingress.output.join('').match(/"msg":"(POST \/workflow-webhooks\/\S+|GET \/admin\/accounts) \d{3} /g) ?? [];
+    await waitFor(async () => requestLines().length >= 4 && requestLines().some((line) => line.includes('GET /admin/accounts 401')), 20_000, 'the four request lines logged');
 
     const output = ingress.output.join('');
     expect(output).toMatch(/"msg":"POST \/workflow-webhooks\/whk_[A-Za-z0-9_-]+ 202 \d+ ms"/);

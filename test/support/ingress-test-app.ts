@@ -7,9 +7,9 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DispatchDeliveryUseCase, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
-import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
+import { createRateLimiter, openReadModelStore } from '@wts/platform';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +108,8 @@ export class IngressTestApp {
   private dispatcher: StoreDispatchWorker | undefined;
   private closed = false;
   private seq = 0;
+  /** rawRequest sockets not yet closed: destroyed by close(), so none keeps the server (or jest) waiting. */
+  private readonly openRequests = new Set<ClientRequest>();
 
   /** False for a replica started on another app's DATA_DIR (the owner removes it). */
   private ownsDataDir = true;
@@ -143,7 +145,8 @@ export class IngressTestApp {
       adminToken: TEST_ADMIN_TOKEN,
       store: wrapStore(store),
       readModels,
-      rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
+      // As the service chooses it: in memory, or Redis when the env names a REDIS_URL.
+      rateLimiter: createRateLimiter(config, () => undefined),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;
@@ -197,6 +200,7 @@ export class IngressTestApp {
   async close(options: { keepData?: boolean } = {}): Promise<void> {
     if (!this.closed) {
       this.closed = true;
+      for (const request of this.openRequests) request.destroy();
       await this.stopDispatcher();
       await this.projector.stop();
       await this.app.close();
@@ -293,34 +297,63 @@ export class IngressTestApp {
    * A request with node:http: exact headers (no defaults added but Host/Connection/framing),
    * optional chunks written one by one, and `end: false` to leave the body unfinished. Resolves
    * with the response as soon as it is complete; `written` tells how many body bytes went out.
+   *
+   * Bounded: a request whose body is left unfinished is one the server must answer from its headers
+   * alone, so no answer within `answerWithinMs` (default 3 s for those, 15 s otherwise) rejects at
+   * once with what went wrong — a fast, named failure instead of a test timeout. The socket is
+   * destroyed whatever happens (answer, error, timeout), and close() destroys any still open, so a
+   * regression never leaves a handle that hangs the run.
    */
   rawRequest(
     method: string,
     path: string,
     headers: OutgoingHttpHeaders,
     chunks: readonly (string | Buffer)[] = [],
-    options: { end?: boolean } = {},
+    options: { end?: boolean; answerWithinMs?: number } = {},
   ): Promise<RawResponse & { written: number }> {
+    const unfinished = options.end === false;
+    const answerWithinMs = options.answerWithinMs ?? (unfinished ? 3000 : 15_000);
     return new Promise((resolve, reject) => {
       let written = 0;
       const req = httpRequest({ host: '127.0.0.1', port: this.port, method, path, headers, agent: false }, (res) => {
         const body: Buffer[] = [];
         res.on('data', (chunk: Buffer) => body.push(chunk));
         res.on('end', () => {
+          settle();
           resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(body), written });
-          req.destroy();
         });
-        res.on('error', reject);
+        res.on('error', (error) => {
+          settle();
+          reject(error);
+        });
       });
+      this.openRequests.add(req);
+      const timer = setTimeout(() => {
+        settle();
+        reject(
+          new Error(
+            `${method} ${path}: no complete answer within ${answerWithinMs} ms` +
+              (unfinished ? ' although the body was left unfinished (the server waits for a body it should have refused from the headers)' : ''),
+          ),
+        );
+      }, answerWithinMs);
+      function settle(): void {
+        clearTimeout(timer);
+        req.destroy();
+      }
+      req.on('close', () => this.openRequests.delete(req));
       // The server may close the connection while we still write (413): not a test failure.
       req.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+        if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') {
+          settle();
+          reject(error);
+        }
       });
       for (const chunk of chunks) {
         written += Buffer.byteLength(chunk);
         req.write(chunk);
       }
-      if (options.end !== false) req.end();
+      if (!unfinished) req.end();
       else req.flushHeaders();
     });
   }

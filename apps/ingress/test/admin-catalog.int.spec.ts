@@ -200,11 +200,10 @@ describe('admin API: token, accounts, routines', () => {
       expectProblem(await t.admin('PATCH', `/admin/routines/${routine.id}`, body), 400, 'validation_failed');
     });
 
-    it('a scope naming an account that does not exist is refused', async () => {
+    it('a scope naming an account that does not exist → 400 unknown_scope_account, naming the account', async () => {
       const result = await t.admin('POST', '/admin/routines', definition('acc_AAAAAAAAAAAAAAAAAAAAAA'));
-      expect(result.status).toBeGreaterThanOrEqual(400);
-      expect(result.status).toBeLessThan(500);
-      expectProblem(result, result.status);
+      const problem = expectProblem(result, 400, 'unknown_scope_account');
+      expect(problem.detail).toContain('acc_AAAAAAAAAAAAAAAAAAAAAA');
     });
   });
 });

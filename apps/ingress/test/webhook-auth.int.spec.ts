@@ -3,6 +3,7 @@
  * missing secret all give one 404 — same status, same headers but Date, byte-identical body —
  * decided from the headers alone, before the body is read.
  */
+import { DECOY_DIGEST } from '@wts/domain';
 import { IngressTestApp, expectProblem, type RawResponse, type WebhookFixture } from '../../../test/support/ingress-test-app';
 
 const MAX_PAYLOAD = 1024;
@@ -75,6 +76,40 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
     }
     expect(firstName).toBe('unknown webhook id');
     expect(await t.acceptedDeliveries()).toHaveLength(0);
+  });
+
+  /**
+   * Same work on every path: one constant-time comparison of two 32-byte digests per request — for
+   * an unknown or malformed id against the decoy digest. Removing the decoy comparison for unknown
+   * ids, or comparing with `===`, fails this test (the comparison primitive is spied on through the
+   * module object the code calls).
+   */
+  it('every path compares once in constant time: the decoy digest for unknown ids, the stored digest otherwise', async () => {
+    const crypto = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+    const spy = jest.spyOn(crypto, 'timingSafeEqual');
+    const decoy = Buffer.from(DECOY_DIGEST, 'hex');
+    const cases: [string, () => Promise<RawResponse>, number, Buffer | 'stored'][] = [
+      ['unknown webhook id', () => post('whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`), 404, decoy],
+      ['malformed webhook id', () => post('not-a-webhook-id', `Bearer ${hook.secret}`), 404, decoy],
+      ['unknown id, no Authorization', () => post('whk_AAAAAAAAAAAAAAAAAAAAAA', undefined), 404, decoy],
+      ['disabled endpoint, its own secret', () => post(disabled.webhookId, `Bearer ${disabled.secret}`), 404, 'stored'],
+      ['wrong secret', () => post(hook.webhookId, `Bearer whsec_${'A'.repeat(43)}`), 404, 'stored'],
+      ['missing Authorization', () => post(hook.webhookId, undefined), 404, 'stored'],
+      ['right secret', () => post(hook.webhookId, `Bearer ${hook.secret}`), 202, 'stored'],
+    ];
+    try {
+      for (const [name, send, status, against] of cases) {
+        spy.mockClear();
+        const response = await send();
+        expect({ name, status: response.status }).toEqual({ name, status });
+        const calls = spy.mock.calls.map(([a, b]) => [Buffer.from(a as Uint8Array).length, Buffer.from(b as Uint8Array)] as const);
+        expect({ name, comparisons: calls.length, lengths: calls.map(([length, b]) => [length, b.length]) }).toEqual({ name, comparisons: 1, lengths: [[32, 32]] });
+        const comparedWithDecoy = calls[0][1].equals(decoy);
+        expect({ name, comparedWithDecoy }).toEqual({ name, comparedWithDecoy: against !== 'stored' });
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('over a keep-alive client (fetch) the 404s are identical too', async () => {

@@ -16,7 +16,6 @@ function jsonOfSize(size: number): string {
 describe('public endpoint: content type (415) and size (413)', () => {
   let t: IngressTestApp;
   let hook: WebhookFixture;
-  let accepted = 0;
 
   beforeAll(async () => {
     t = await IngressTestApp.start({ WEBHOOK_MAX_PAYLOAD_BYTES: String(LIMIT) });
@@ -70,30 +69,48 @@ describe('public endpoint: content type (415) and size (413)', () => {
     ])('accepts %s', async (contentType) => {
       const result = await t.deliver(hook, { contentType, body: '{"data":{"ok":true}}' });
       expect(result.status).toBe(202);
-      accepted += 1;
     });
   });
 
   describe('413 payload too large', () => {
-    it('accepts a body of exactly the limit and refuses one byte more', async () => {
+    /** The body in two chunks, without Content-Length: only byte counting while streaming can judge it. */
+    const streamed = (contentType: string, body: Buffer) =>
+      t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: `Bearer ${hook.secret}`, 'content-type': contentType, 'transfer-encoding': 'chunked' }, [
+        body.subarray(0, 101),
+        body.subarray(101),
+      ]);
+
+    it('accepts a body of exactly the limit and refuses one byte more, declared (Content-Length) and streamed (chunked)', async () => {
       const exact = jsonOfSize(LIMIT);
       expect(Buffer.byteLength(exact)).toBe(LIMIT);
       const ok = await t.deliver(hook, { body: exact });
       expect(ok.status).toBe(202);
-      accepted += 1;
 
       const before = (await t.acceptedDeliveries()).length;
       const over = await t.deliver(hook, { body: jsonOfSize(LIMIT + 1) });
       expectProblem(over, 413, 'payload_too_large');
       expect(await t.acceptedDeliveries()).toHaveLength(before);
+
+      expect((await streamed('application/json', Buffer.from(exact))).status).toBe(202);
+      const streamedOver = await streamed('application/json', Buffer.from(jsonOfSize(LIMIT + 1)));
+      expect(streamedOver.status).toBe(413);
+      expect(JSON.parse(streamedOver.body.toString('utf8'))).toMatchObject({ status: 413, code: 'payload_too_large' });
+      expect(await t.acceptedDeliveries()).toHaveLength(before + 1);
     });
 
-    it('counts bytes, not characters (text/plain with two-byte characters)', async () => {
-      const fits = await t.deliver(hook, { contentType: 'text/plain; charset=utf-8', body: 'é'.repeat(LIMIT / 2) });
+    it('counts bytes, not characters (text/plain with two-byte characters), declared and streamed', async () => {
+      const contentType = 'text/plain; charset=utf-8';
+      const fits = await t.deliver(hook, { contentType, body: 'é'.repeat(LIMIT / 2) });
       expect(fits.status).toBe(202);
-      accepted += 1;
-      const over = await t.deliver(hook, { contentType: 'text/plain; charset=utf-8', body: 'é'.repeat(LIMIT / 2 + 1) });
+      const over = await t.deliver(hook, { contentType, body: 'é'.repeat(LIMIT / 2 + 1) });
       expectProblem(over, 413, 'payload_too_large');
+
+      // Streamed, with a two-byte character split across the chunks (101 is odd): LIMIT / 2
+      // characters are LIMIT bytes and fit; one character more is LIMIT + 2 bytes and does not.
+      const streamedFits = await streamed(contentType, Buffer.from('é'.repeat(LIMIT / 2), 'utf8'));
+      expect(streamedFits.status).toBe(202);
+      const streamedOver = await streamed(contentType, Buffer.from('é'.repeat(LIMIT / 2 + 1), 'utf8'));
+      expect(streamedOver.status).toBe(413);
     });
 
     it('refuses a chunked body without Content-Length that grows past the limit, and accepts one at the limit', async () => {
@@ -104,7 +121,6 @@ describe('public endpoint: content type (415) and size (413)', () => {
 
       const atLimit = await t.rawRequest('POST', t.webhookPath(hook.webhookId), headers, ['a'.repeat(512), 'b'.repeat(512)]);
       expect(atLimit.status).toBe(202);
-      accepted += 1;
     });
 
     it('refuses a declared Content-Length over the limit before the body is sent', async () => {
@@ -130,10 +146,27 @@ describe('public endpoint: content type (415) and size (413)', () => {
       expect(response.status).toBe(413);
     });
 
-    it('appended nothing for any refused request: deliveries equal the accepted requests', async () => {
-      expect(await t.acceptedDeliveries(hook.routineId)).toHaveLength(accepted);
-      const listed = await t.waitForDeliveries(hook.routineId, accepted);
-      expect(listed).toHaveLength(accepted);
+    it('appends nothing for a refused request (415, 413 declared, streamed or endless): the store and the listing stay as they were', async () => {
+      const refused = await t.setupWebhook({ account: hook.account });
+      const path = t.webhookPath(refused.webhookId);
+      const auth = `Bearer ${refused.secret}`;
+      const accepted = await t.deliver(refused, { body: '{"data":"the one accepted"}' });
+      expect(accepted.status).toBe(202);
+      const storedBefore = (await t.acceptedDeliveries()).length;
+
+      expect((await t.deliver(refused, { contentType: 'application/xml', body: '<a/>' })).status).toBe(415);
+      expect((await t.deliver(refused, { body: jsonOfSize(LIMIT + 1) })).status).toBe(413);
+      const chunked = { authorization: auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' };
+      expect((await t.rawRequest('POST', path, chunked, ['x'.repeat(600), 'x'.repeat(600)])).status).toBe(413);
+      expect((await t.rawRequest('POST', path, chunked, ['x'.repeat(LIMIT + 10)], { end: false })).status).toBe(413);
+      const declared = { authorization: auth, 'content-type': 'application/json', 'content-length': 10 * LIMIT };
+      expect((await t.rawRequest('POST', path, declared, ['{"data":'], { end: false })).status).toBe(413);
+
+      expect(await t.acceptedDeliveries()).toHaveLength(storedBefore);
+      expect(await t.acceptedDeliveries(refused.routineId)).toHaveLength(1);
+      // The listing follows the store: exactly the accepted one, nothing from the refused requests.
+      const listed = await t.waitForDeliveries(refused.routineId, 1);
+      expect(listed.map((delivery) => delivery.delivery_id)).toEqual([(accepted.json as { delivery_id: string }).delivery_id]);
     });
   });
 });

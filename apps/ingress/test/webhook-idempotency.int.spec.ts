@@ -4,7 +4,7 @@
  * keys are scoped to the webhook; 1–255 visible ASCII else 400; concurrent repeats → one delivery,
  * one run; after retention the key starts a new delivery.
  */
-import { IngressTestApp, eventually, expectProblem, sleep, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { IngressTestApp, eventually, expectProblem, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
 
 const KEY = 'X-Service-Idempotency-Key';
 
@@ -12,11 +12,14 @@ describe('public endpoint: idempotency', () => {
   let t: IngressTestApp;
   let hook: WebhookFixture;
   let other: WebhookFixture;
+  /** Receives one delivery per settledRuns(): the evidence that the dispatcher got past the others. */
+  let marker: WebhookFixture;
 
   beforeAll(async () => {
     t = await IngressTestApp.start();
     hook = await t.setupWebhook();
     other = await t.setupWebhook({ account: hook.account });
+    marker = await t.setupWebhook({ account: hook.account });
     await t.startDispatcher();
   });
 
@@ -27,13 +30,20 @@ describe('public endpoint: idempotency', () => {
   const send = (target: WebhookFixture, key: string | undefined, body = '{"data":{"order":1}}', contentType = 'application/json'): ReturnType<IngressTestApp['deliver']> =>
     t.deliver(target, { body, contentType, headers: key === undefined ? {} : { [KEY]: key } });
 
-  /** Waits until the dispatcher has caught up, then returns the runs of the routine. */
+  /**
+   * Waits until the dispatcher has caught up, then returns the runs of the routine. Evidence, not
+   * time: a delivery sent after the others gets its run listed, and the listings follow the store
+   * in order — a duplicate run of an earlier delivery would be listed by then.
+   */
   async function settledRuns(routineId: string, expected: number): Promise<Json[]> {
     await eventually(async () => {
       const list = await t.runs(routineId);
       return list.length >= expected ? list : undefined;
-    }, 5000, `${expected} runs`);
-    await sleep(150); // a duplicate run, if any, would show up now
+    }, 15_000, `${expected} runs`);
+    const later = await send(marker, undefined);
+    expect(later.status).toBe(202);
+    const laterRun = (later.json as Json).run_id as string;
+    await eventually(async () => ((await t.runs(marker.routineId)).some((run: Json) => run.run_id === laterRun) ? true : undefined), 15_000, 'the later delivery run listed');
     return t.runs(routineId);
   }
 

@@ -110,6 +110,20 @@ describe('Kafka relay (real broker)', () => {
     return supervisor;
   }
 
+  /**
+   * Evidence that nothing was sent twice, without waiting "long enough": once the relay's checkpoint
+   * is at the store's last event, everything it will send is acknowledged, so the topic's own size
+   * counts any duplicate; the reader then has exactly that many messages.
+   */
+  async function expectSentOnce(reader: MessageCollector, expected: number, checkpointName = relayCheckpointName(name)): Promise<void> {
+    const last = (await stored()).at(-1)?.position;
+    await waitFor(async () => (await store.checkpoints().load(checkpointName))?.commit === last?.commit, 30_000, 'the checkpoint at the last event');
+    expect(await topicSize(kafka, topics.webhookEvents)).toBe(expected);
+    await waitFor(async () => reader.messages.length >= expected, 20_000, `${expected} messages read`);
+    expect(reader.messages).toHaveLength(expected);
+    expect(reader.distinctEventIds().size).toBe(expected);
+  }
+
   async function collector(): Promise<MessageCollector> {
     const c = await new MessageCollector(kafka, [topics.webhookEvents], `${name}-reader-${collectors.length}`).start();
     collectors.push(c);
@@ -207,52 +221,58 @@ describe('Kafka relay (real broker)', () => {
     const second = relay();
     await second.start();
     await waitFor(async () => reader.messages.length >= 201, 20_000, 'all 201 messages');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(reader.distinctEventIds().size).toBe(201);
-    expect(reader.messages).toHaveLength(201);
+    await expectSentOnce(reader, 201);
     expect(new Set(reader.messages.map((message) => message.headers['event-id']))).toEqual(new Set((await stored()).map((event) => event.id)));
   }, 60_000);
 
   it('with two replicas, only the leader forwards; a joining replica does not move the leadership; the other takes over from the checkpoint', async () => {
     const hook = (await fixtures(1))[0];
-    const a = relay();
-    const b = relay();
+    // Every leadership change of each replica, as it happens (not sampled): the terms must not overlap.
+    const changes: { replica: 'a' | 'b'; at: number; state: string }[] = [];
+    const leadershipLog = (replica: 'a' | 'b'): MessagingLogger => ({
+      info: (fields) => {
+        const state = (fields as { state?: string }).state;
+        if (state !== undefined) changes.push({ replica, at: performance.now(), state });
+      },
+      warn: () => undefined,
+      error: () => undefined,
+    });
+    const a = relay({ logger: leadershipLog('a') });
+    const b = relay({ logger: leadershipLog('b') });
     await a.start();
     await waitFor(async () => a.isForwarding(), 30_000, 'the first replica to lead');
-
-    let bothForwarding = 0;
-    const sampler = setInterval(() => {
-      if (a.isForwarding() && b.isForwarding()) bothForwarding++;
-    }, 5);
     const reader = await collector();
-    try {
+    {
       await appendDeliveries(store, hook, 50);
       // The second replica joins while events flow: the sticky assignment keeps partition 0 with
       // the leader, whose term survives the rebalance (same member): nothing is sent twice.
       const joining = b.start();
       for (let chunk = 0; chunk < 5; chunk++) await appendDeliveries(store, hook, 50);
       await joining;
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The second replica is in the group (start() resolves once joined) and the leader leads again
+      // after the rebalance, before more flows.
+      await waitFor(async () => a.isForwarding(), 30_000, 'the leader forwarding after the rebalance');
       await appendDeliveries(store, hook, 50);
-      await waitFor(async () => reader.messages.length >= 351, 20_000, '351 messages');
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await expectSentOnce(reader, 351);
       expect(a.isForwarding()).toBe(true);
       expect(b.isForwarding()).toBe(false);
-      expect(reader.messages).toHaveLength(351);
-      expect(reader.distinctEventIds().size).toBe(351);
 
       await a.stop();
       await waitFor(async () => b.isForwarding(), 30_000, 'the follower to take over');
       await appendDeliveries(store, hook, 100);
       await waitFor(async () => reader.distinctEventIds().size >= 451, 20_000, 'all 451 events');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(reader.distinctEventIds()).toEqual(new Set((await stored()).map((event) => event.id)));
       // A graceful handover checkpoints before leaving: still no duplicate.
-      expect(reader.messages).toHaveLength(451);
-    } finally {
-      clearInterval(sampler);
+      await expectSentOnce(reader, 451);
+      expect(reader.distinctEventIds()).toEqual(new Set((await stored()).map((event) => event.id)));
     }
-    expect(bothForwarding).toBe(0);
+    // Never two leaders: each replica's leading terms, from its own reports, never overlap the other's.
+    const terms = (replica: 'a' | 'b'): [number, number][] => {
+      const mine = changes.filter((change) => change.replica === replica);
+      return mine.flatMap((change, i) => (change.state === 'leading' ? [[change.at, mine[i + 1]?.at ?? Infinity] as [number, number]] : []));
+    };
+    expect(terms('a').length).toBeGreaterThan(0);
+    expect(terms('b').length).toBeGreaterThan(0);
+    for (const [aFrom, aTo] of terms('a')) for (const [bFrom, bTo] of terms('b')) expect({ aFrom, aTo, bFrom, bTo, overlap: aFrom < bTo && bFrom < aTo }).toMatchObject({ overlap: false });
   }, 90_000);
   it('forwards a backlog of 600 × 2 KiB events of one webhook and a ~2 MB event, on a broker with the default message.max.bytes', async () => {
     // The broker keeps its default limit (about 1 MiB per record batch): the topic-level
@@ -269,7 +289,7 @@ describe('Kafka relay (real broker)', () => {
     expect(expected).toHaveLength(1 + 600 + 1 + 10);
     await waitFor(async () => reader.messages.length >= expected.length, 60_000, `${expected.length} messages`);
     process.stderr.write(`[relay] 600 × 2 KiB + 1 × 2 MiB + 10 events forwarded in ${Date.now() - started} ms\n`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expectSentOnce(reader, expected.length);
 
     expect(await configValue(kafka, ConfigResourceTypes.TOPIC, topics.webhookEvents, 'max.message.bytes')).toBe(String(16 * 1024 * 1024));
     expect(reader.messages).toHaveLength(expected.length);
@@ -293,8 +313,7 @@ describe('Kafka relay (real broker)', () => {
     await relay({ logger, maxMessageBytes: 1048588 }).start();
     const reader = await collector();
     await waitFor(async () => reader.messages.length >= 601, 30_000, '601 messages');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(reader.messages).toHaveLength(601);
+    await expectSentOnce(reader, 601);
     expect(logger.lines.filter((line) => line.level !== 'info')).toEqual([]);
   }, 60_000);
 
@@ -313,6 +332,7 @@ describe('Kafka relay (real broker)', () => {
 
     // Everything but the large message arrives, in order: the relay is not wedged by it.
     await waitFor(async () => reader.messages.length >= expected.length, 30_000, `the ${expected.length} other messages`);
+    await expectSentOnce(reader, expected.length);
     expect(reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id'])).toEqual(expected.map((event) => event.id));
     expect(logger.lines.filter((line) => line.message.includes('splitting')).length).toBeGreaterThan(1);
     const attempts = logger.lines.filter((line) => line.level === 'error' && (line.fields as { eventId?: string }).eventId === tooLarge.id).length;

@@ -1,4 +1,4 @@
-import { DispatchDeliveryUseCase, systemClock } from '@wts/application';
+import { DispatchDeliveryUseCase, systemClock, type DispatchOutcome } from '@wts/application';
 import { EventStoreUnavailableError, SqliteEventStore } from '@wts/event-store';
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -167,6 +167,49 @@ describe('webhook events consumer (real broker)', () => {
     expect(violations).toEqual([]);
   }, 90_000);
 
+  it('two consumers across a forced rebalance: messages handled twice still make one RunCreated at revision 0, one created and the rest already_created', async () => {
+    const N = 40;
+    const deliveries = await appendDeliveries(store, hook, N);
+    await publish(deliveries);
+    const outcomes: DispatchOutcome[] = [];
+    const attempts = new Map<string, number>();
+    let rebalanceSeen = false;
+    // The first member hears of the rebalance through a failed heartbeat while its handlers work.
+    const logger = { ...silentMessagingLogger, warn: (_fields: object, message: string) => void (message.includes('heartbeat') && (rebalanceSeen = true)) };
+    const handled = (gated: boolean): InboundHandler => {
+      const dispatch = new DispatchDeliveryUseCase(store, systemClock); // one per member, as in two replicas
+      return async (event) => {
+        const typed = event as InboundEvent<DeliveryAcceptedMessage.Value>;
+        const attempt = (attempts.get(typed.value.deliveryId) ?? 0) + 1;
+        attempts.set(typed.value.deliveryId, attempt);
+        outcomes.push(await dispatch.execute({ delivery: typed.value, position: typed.position, eventId: typed.eventId, traceparent: typed.traceparent }));
+        const index = deliveries.findIndex((delivery) => delivery.deliveryId === typed.value.deliveryId);
+        if (!gated || attempt > 1 || index < 10 || index >= 20) return;
+        // Messages 10–19: the run is appended, then the acknowledgement is lost across the
+        // rebalance, so the message is handled again — by whichever member owns it next.
+        await waitFor(async () => rebalanceSeen, 30_000, 'the rebalance');
+        throw new ConsumerFailureError('retry', 'store_unavailable', 'acknowledgement lost across the rebalance');
+      };
+    };
+    const first = consumer(handled(true), { messagesInFlight: 10, heartbeatIntervalMs: 300, commitEveryMs: 60_000 }, { logger });
+    await first.start();
+    await waitFor(async () => (attempts.get(deliveries[19].deliveryId) ?? 0) >= 1 && attempts.size >= 20, 30_000, 'messages 10–19 dispatched by the first member');
+    // A second member joins the group: the coordinator forces a rebalance.
+    await consumer(handled(false), { messagesInFlight: 10, heartbeatIntervalMs: 300 }).start();
+    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === N, 60_000, 'every offset committed');
+
+    expect(rebalanceSeen).toBe(true);
+    for (const delivery of deliveries.slice(10, 20)) expect(attempts.get(delivery.deliveryId)).toBeGreaterThanOrEqual(2);
+    for (const { runId } of deliveries) {
+      const mine = outcomes.filter((outcome) => outcome.runId === runId);
+      expect(mine.filter((outcome) => outcome.kind === 'created')).toHaveLength(1);
+      expect(mine.filter((outcome) => outcome.kind !== 'created').every((outcome) => outcome.kind === 'already_created')).toBe(true);
+      const stream = await store.readStream(`run-${runId}`);
+      expect(stream.map((event) => [event.type, event.revision])).toEqual([['RunCreated', 0n]]);
+    }
+    expect(outcomes.filter((outcome) => outcome.kind === 'already_created').length).toBeGreaterThanOrEqual(10);
+  }, 90_000);
+
   it('parks poison messages on the dead-letter topic with their error, and the partition keeps flowing', async () => {
     const deliveries = await appendDeliveries(store, hook, 5);
     const valid = (i: number) => {
@@ -204,7 +247,8 @@ describe('webhook events consumer (real broker)', () => {
     const dlq = await new MessageCollector(kafka, [topics.webhookEventsDeadLetter], `${groupId}-dlq-reader`).start();
     collectors.push(dlq);
     await waitFor(async () => dlq.messages.length >= 4, 20_000, '4 dead letters');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Every offset is committed, so every park was acknowledged: the topic holds all there will be.
+    expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(4);
 
     expect(transientFailures).toBe(2);
     expect(new Set(await runIds())).toEqual(new Set(deliveries.map((d) => d.runId)));
@@ -290,17 +334,22 @@ describe('webhook events consumer (real broker)', () => {
     await publish(deliveries);
     let storeDown = true;
     let attempts = 0;
+    let firstAttemptAt = 0;
+    let lastAttemptAt = 0;
     const dispatch = dispatching();
     await consumer(
       async (event) => {
         attempts++;
+        lastAttemptAt = Date.now();
+        firstAttemptAt ||= lastAttemptAt;
         if (storeDown) throw new ConsumerFailureError('retry', 'store_unavailable', new EventStoreUnavailableError('down').message);
         await dispatch(event);
       },
       { retryMaxDelayMs: 200, heartbeatIntervalMs: 500 },
     ).start();
-    // Longer than a session timeout: the retries heartbeat, so the member is not kicked out.
-    await new Promise((resolve) => setTimeout(resolve, 7000));
+    // Evidence, not a sleep: the same member still retries after more than a session timeout (6 s)
+    // has passed since its first attempt — its retries heartbeat, so it was not kicked out.
+    await waitFor(async () => firstAttemptAt > 0 && lastAttemptAt - firstAttemptAt > 6500, 30_000, 'a retry after a whole session timeout');
     expect(attempts).toBeGreaterThan(10);
     expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1).toBe(-1);
     storeDown = false;
@@ -308,23 +357,26 @@ describe('webhook events consumer (real broker)', () => {
     await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 10_000, 'the commit');
   }, 60_000);
   it('keeps its membership while a handler runs longer than the session timeout: handled once, committed once', async () => {
-    const deliveries = await appendDeliveries(store, hook, 2);
+    const [marker, ...deliveries] = await appendDeliveries(store, hook, 3);
     await publish(deliveries);
     const calls: string[] = [];
     const dispatch = dispatching();
     const started = Date.now();
-    // Every call is slower than the 6 s session: without heartbeats during the call, the member is
-    // evicted, its commit refused, and the message handled again and again.
+    // Every call is slower than the 6 s session (the broker's minimum): without heartbeats during
+    // the call, the member is evicted, its commit refused, and the message handled again and again.
     await consumer(async (event) => {
-      calls.push((event.value as DeliveryAcceptedMessage.Value).deliveryId);
-      await new Promise((resolve) => setTimeout(resolve, 8000));
+      const deliveryId = (event.value as DeliveryAcceptedMessage.Value).deliveryId;
+      calls.push(deliveryId);
+      if (deliveryId !== marker.deliveryId) await new Promise((resolve) => setTimeout(resolve, 8000));
       await dispatch(event);
     }).start();
     await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 40_000, 'both offsets committed');
     process.stderr.write(`[consumer] two 8 s handlers with a 6 s session committed after ${Date.now() - started} ms\n`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(calls).toEqual(deliveries.map((delivery) => delivery.deliveryId));
-    expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
+    // Evidence that nothing is handled again: a later marker on the same partition arrives next.
+    await publish([marker]);
+    await waitFor(async () => calls.includes(marker.deliveryId), 20_000, 'the marker handled');
+    expect(calls).toEqual([...deliveries, marker].map((delivery) => delivery.deliveryId));
+    expect(new Set(await runIds())).toEqual(new Set([...deliveries, marker].map((delivery) => delivery.runId)));
   }, 60_000);
 
   it('waits in place on a newer schema version (rolling deploy) instead of parking it, until an upgraded member handles it', async () => {
@@ -337,7 +389,14 @@ describe('webhook events consumer (real broker)', () => {
     await producer.send({ topic: topics.webhookEvents, acks: -1, messages: [encode(0, '1'), encode(1, '2'), encode(2, '1')] });
 
     const warnings: { fields: object; message: string }[] = [];
-    const logger = { ...silentMessagingLogger, warn: (fields: object, message: string) => warnings.push({ fields, message }) };
+    const waitingAt: number[] = [];
+    const logger = {
+      ...silentMessagingLogger,
+      warn: (fields: object, message: string) => {
+        warnings.push({ fields, message });
+        if ((fields as { eventId?: string }).eventId === deliveries[1].event.id) waitingAt.push(Date.now());
+      },
+    };
     const handledByOld: string[] = [];
     const dispatch = dispatching();
     const old = consumer(
@@ -351,8 +410,9 @@ describe('webhook events consumer (real broker)', () => {
     );
     await old.start();
     await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 1, 20_000, 'the first offset committed');
-    // Longer than a session: it keeps waiting (heartbeating), parks nothing, and nothing overtakes it.
-    await new Promise((resolve) => setTimeout(resolve, 7000));
+    // Longer than a session: it keeps waiting (heartbeating), parks nothing, and nothing overtakes
+    // it. Evidence, not a sleep: the same member still reports the wait after a session timeout.
+    await waitFor(async () => waitingAt.length > 1 && waitingAt[waitingAt.length - 1] - waitingAt[0] > 6500, 30_000, 'the wait reported after a whole session timeout');
     expect(handledByOld).toEqual([deliveries[0].deliveryId]);
     expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0)).toBe(1);
     expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(0);

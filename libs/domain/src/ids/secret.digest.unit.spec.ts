@@ -61,3 +61,48 @@ describe('secretMatchesDigest', () => {
     expect(secretMatchesDigest(SECRET, DECOY_DIGEST)).toBe(false);
   });
 });
+
+/**
+ * The verdict must come from `crypto.timingSafeEqual` on the two raw 32-byte digests, never from
+ * `===` on strings (whose time depends on the first differing character). Spied on through the
+ * module object, so replacing the call with a string comparison fails these tests.
+ */
+describe('secretMatchesDigest compares in constant time', () => {
+  /** The module object the code under test calls through (not an ES namespace copy). */
+  const crypto = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+  const digest = digestSecret(SECRET);
+  let spy: jest.SpyInstance<boolean, Parameters<typeof crypto.timingSafeEqual>>;
+
+  beforeEach(() => {
+    spy = jest.spyOn(crypto, 'timingSafeEqual');
+  });
+
+  afterEach(() => {
+    spy.mockRestore();
+  });
+
+  it('decides with exactly one timingSafeEqual of two 32-byte digests, for a match and a mismatch', () => {
+    expect(secretMatchesDigest(SECRET, digest)).toBe(true);
+    expect(secretMatchesDigest(SECRET.slice(0, -1) + 'R', digest)).toBe(false);
+    expect(spy).toHaveBeenCalledTimes(2);
+    for (const [presented, expected] of spy.mock.calls) {
+      expect(Buffer.isBuffer(presented) && Buffer.isBuffer(expected)).toBe(true);
+      expect([(presented as Buffer).length, (expected as Buffer).length]).toEqual([32, 32]);
+    }
+    expect((spy.mock.calls[0][1] as Buffer).toString('hex')).toBe(digest);
+  });
+
+  it("returns timingSafeEqual's verdict, whatever the strings say", () => {
+    spy.mockReturnValueOnce(false);
+    expect(secretMatchesDigest(SECRET, digest)).toBe(false);
+    spy.mockReturnValueOnce(true);
+    expect(secretMatchesDigest('whsec_wrong', digest)).toBe(true);
+  });
+
+  it('does the same comparison work for a digest of the wrong length, and still says no', () => {
+    spy.mockReturnValue(true);
+    expect(secretMatchesDigest(SECRET, 'abcd')).toBe(false);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(spy.mock.calls[0].map((buffer) => (buffer as Buffer).length)).toEqual([32, 32]);
+  });
+});

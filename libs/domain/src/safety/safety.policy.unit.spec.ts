@@ -36,8 +36,26 @@ describe('judgeRoutineSafety', () => {
     expect(verdict.reason).toContain('email.send, slack.post');
   });
 
-  it('is pure: the same routine always gets the same verdict', () => {
-    const routine = { mode: 'autonomous' as const, tools: [mailer] };
-    expect(judgeRoutineSafety(routine)).toEqual(judgeRoutineSafety(routine));
+  it('is pure: it leaves its input as it was, and equal routines get equal verdicts whatever the clock or the calls before', () => {
+    const deepFreeze = <T>(value: T): T => {
+      if (value && typeof value === 'object') for (const inner of Object.values(value)) deepFreeze(inner);
+      return Object.freeze(value);
+    };
+    const routine = () => ({ mode: 'autonomous' as const, tools: [{ ...reader }, { ...mailer }, { ...poster }] });
+    // Frozen: any write to the input throws (strict mode), so mutating it fails this test.
+    const frozen = deepFreeze(routine());
+    const first = judgeRoutineSafety(frozen);
+    expect(frozen).toEqual(routine());
+
+    // Another time, other calls in between, a distinct but equal input: the same verdict.
+    jest.useFakeTimers({ now: new Date('2099-12-31T23:59:59Z') });
+    try {
+      judgeRoutineSafety({ mode: 'supervised', tools: [] });
+      judgeRoutineSafety({ mode: 'autonomous', tools: [reader] });
+      expect(judgeRoutineSafety(routine())).toEqual(first);
+    } finally {
+      jest.useRealTimers();
+    }
+    expect(first).toEqual({ blocked: true, reason: expect.stringContaining('email.send, slack.post'), remedy: expect.any(String) });
   });
 });

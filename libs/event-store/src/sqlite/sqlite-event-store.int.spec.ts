@@ -236,7 +236,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     }
   });
 
-  it('lets a subscription on another instance of the same file see appends within a few polls', async () => {
+  it('lets a subscription on another instance of the same file see appends by polling, in order', async () => {
     const file = tempFile();
     const writer = openStore(file);
     const reader = openStore(file, { pollIntervalMs: 20 });
@@ -250,14 +250,16 @@ describe('SqliteEventStore (SQLite specifics)', () => {
       const event = newEvent();
       await writer.append(`s-${index}`, [event], 'no_stream');
       while (!seen.some((entry) => entry.event.id === event.id)) {
-        if (Date.now() - sentAt > 2000) throw new Error('the other instance never saw the append');
+        if (Date.now() - sentAt > 10_000) throw new Error('the other instance never saw the append');
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
       latencies.push(Date.now() - sentAt);
     }
     await subscription.stop();
 
-    expect(Math.max(...latencies)).toBeLessThan(300);
+    // Polling every 20 ms: well under the 60 s a missed wake-up would cost elsewhere, and loose
+    // enough that a loaded machine does not fail it (this measures the code, not the machine).
+    expect(Math.max(...latencies)).toBeLessThan(2_000);
     expect(seen.map((entry) => entry.event.streamId)).toEqual(['s-0', 's-1', 's-2', 's-3', 's-4']);
   });
 
@@ -269,11 +271,12 @@ describe('SqliteEventStore (SQLite specifics)', () => {
 
     const sentAt = Date.now();
     await store.append('s-1', [newEvent()], 'no_stream');
-    while (seen.length === 0 && Date.now() - sentAt < 2000) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (seen.length === 0 && Date.now() - sentAt < 10_000) await new Promise((resolve) => setTimeout(resolve, 1));
     await subscription.stop();
 
     expect(seen).toHaveLength(1);
-    expect(seen[0] - sentAt).toBeLessThan(100);
+    // The poll is 60 s away: seeing it within seconds can only be the in-process wake-up.
+    expect(seen[0] - sentAt).toBeLessThan(5_000);
   });
 
   it('delivers filtered events across small batches and long skipped ranges', async () => {
@@ -286,7 +289,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     await store.append('wanted-1', [newEvent()], 'no_stream');
     for (let index = 20; index < 30; index += 1) await store.append(`other-${index}`, [newEvent()], 'no_stream');
     await store.append('wanted-2', [newEvent()], 'no_stream');
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + 10_000;
     while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     await subscription.stop();
 
