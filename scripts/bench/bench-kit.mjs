@@ -5,7 +5,7 @@
  * from /proc, a webhook set up through the admin API, and a bounded autocannon run.
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -184,9 +184,10 @@ export function median(values) {
 
 /**
  * The ingress (and the dispatcher when `withDispatcher`) on a fresh temporary DATA_DIR, rate
- * limit out of the way, ready to answer. `stop()` stops both and deletes the directory.
+ * limit out of the way, ready to answer. `nodeFlags` go to both processes, `perService.ingress`
+ * / `perService.dispatcher` add environment to one. `stop()` stops both and deletes the directory.
  */
-export async function startStack({ withDispatcher = true, extraEnv = {}, label = 'stack' } = {}) {
+export async function startStack({ withDispatcher = true, extraEnv = {}, label = 'stack', nodeFlags = [], perService = {} } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), `wts-${label}-`));
   const port = await freePort();
   const token = adminToken();
@@ -194,11 +195,11 @@ export async function startStack({ withDispatcher = true, extraEnv = {}, label =
   const env = embeddedEnv({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: token, WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000', ...extraEnv });
   const stack = { dataDir, port, token, baseUrl, env, storeFile: join(dataDir, 'events.sqlite'), ingress: undefined, dispatcher: undefined };
   stack.startIngress = async () => {
-    stack.ingress = startService('ingress', MAINS.ingress, env);
+    stack.ingress = startService('ingress', MAINS.ingress, { ...env, ...perService.ingress }, { nodeFlags });
     await msUntilReady(stack.ingress, `${baseUrl}/readyz`);
   };
   stack.startDispatcher = async () => {
-    stack.dispatcher = startService('run-dispatcher', MAINS.dispatcher, env, { readyLine: 'run-dispatcher ' });
+    stack.dispatcher = startService('run-dispatcher', MAINS.dispatcher, { ...env, ...perService.dispatcher }, { readyLine: 'run-dispatcher ', nodeFlags });
     await stack.dispatcher.lineSeen;
   };
   stack.stop = async () => {
@@ -230,6 +231,14 @@ export function startKafkaBroker() {
     if (result.status !== 0 || !match) throw new Error(`the test broker did not start:\n${result.stderr}`);
     return match[1];
   };
+  /** The same start without blocking the event loop (load keeps flowing while the JVM starts). */
+  const startAsync = () =>
+    new Promise((resolveStart, rejectStart) => {
+      execFile('bash', [join(REPO, 'scripts/kafka/kafka.sh'), 'start'], { env }, (error, stdout, stderr) => {
+        if (error) rejectStart(new Error(`the test broker did not start again:\n${stderr}`));
+        else resolveStart(/^KAFKA_BROKERS=(\S+)$/m.exec(stdout)?.[1]);
+      });
+    });
   const brokers = start();
-  return { brokers, dataDir, start, kill: () => run('kill'), clean: () => run('clean') };
+  return { brokers, dataDir, start, startAsync, kill: () => run('kill'), clean: () => run('clean') };
 }
