@@ -2,7 +2,8 @@
 /**
  * Can a caller tell the public endpoint's 404s apart by latency? Four kinds of request that must
  * all answer the same 404 (spec: unknown endpoint, disabled endpoint, wrong secret, no
- * Authorization header) are sent interleaved — each round sends one of each, in a seeded random
+ * Authorization header), of the same size in bytes (same id length, same secret length, a filler
+ * header in place of the missing one), are sent interleaved — each round sends one of each, in a seeded random
  * order, over one keep-alive connection — against the ingress started from dist/ (embedded
  * store, 127.0.0.1). Per kind, `--samples` latencies (after `--warm-up` discarded rounds), then
  * for each of the six pairs:
@@ -68,7 +69,9 @@ export async function runTiming(options, log = () => {}) {
       unknown_endpoint: { path: `/workflow-webhooks/${unknownId}`, headers: { ...json, authorization: `Bearer ${enabled.secret}` } },
       disabled_endpoint: { path: disabled.path, headers: { ...json, authorization: `Bearer ${disabled.secret}` } },
       wrong_secret: { path: enabled.path, headers: { ...json, authorization: `Bearer ${wrongSecret}` } },
-      missing_header: { path: enabled.path, headers: json },
+      // The same number of bytes as the others: a header of the same name length and value length in its place,
+      // so that what is compared is the server's work, not the size of the request.
+      missing_header: { path: enabled.path, headers: { ...json, 'x-placeholder': `Bearer ${wrongSecret}` } },
     };
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const r = prng(options.seed);

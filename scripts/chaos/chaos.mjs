@@ -60,9 +60,10 @@ function storeCounts(storeFile) {
       runs_created: one("SELECT count(*) AS n FROM events WHERE category = 'run-' AND type = 'RunCreated'"),
       duplicate_runs: one("SELECT coalesce(sum(c - 1), 0) AS n FROM (SELECT count(*) AS c FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY json_extract(data, '$.deliveryId'))"),
       run_streams_with_more_than_one_created: one("SELECT count(*) AS n FROM (SELECT stream_id FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY stream_id HAVING count(*) > 1)"),
+      // Through the delivery's stream id (indexed): a run whose delivery was never accepted, or names another run.
       orphan_runs: one(`SELECT count(*) AS n FROM events r WHERE r.category = 'run-' AND r.type = 'RunCreated' AND NOT EXISTS (
-          SELECT 1 FROM events d WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted'
-           AND json_extract(d.data, '$.deliveryId') = json_extract(r.data, '$.deliveryId') AND json_extract(d.data, '$.runId') = json_extract(r.data, '$.runId'))`),
+          SELECT 1 FROM events d WHERE d.stream_id = 'delivery-' || json_extract(r.data, '$.deliveryId') AND d.type = 'DeliveryAccepted'
+           AND json_extract(d.data, '$.runId') = json_extract(r.data, '$.runId'))`),
       deliveries_without_run: one(`SELECT count(*) AS n FROM events d WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND NOT EXISTS (
           SELECT 1 FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated')`),
       parked: one("SELECT count(*) AS n FROM events WHERE type = 'DispatchParked'"),
