@@ -6,9 +6,11 @@
  */
 const { appendFileSync } = require('node:fs');
 const { getHeapStatistics } = require('node:v8');
+const { isMainThread } = require('node:worker_threads');
 
 const file = process.env.SOAK_PROBE_FILE;
-if (file) {
+// --require also runs in worker threads (the SQLite writer): only the main thread reports.
+if (file && isMainThread) {
   const name = process.env.SOAK_PROBE_NAME || 'service';
   setInterval(() => {
     const heap = getHeapStatistics();

@@ -12,7 +12,7 @@
  *   npm run soak -- --minutes 3 --only embedded
  */
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO, load, rssMiB, setUpWebhook, startKafkaBroker, startStack } from './bench-kit.mjs';
@@ -152,6 +152,7 @@ async function soakShape(shape, options, log) {
   } finally {
     await stack.stop();
     broker?.clean();
+    rmSync(probeDir, { recursive: true, force: true });
   }
 }
 
