@@ -5,10 +5,11 @@
  * from /proc, a webhook set up through the admin API, and a bounded autocannon run.
  */
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -116,8 +117,11 @@ async function admin(baseUrl, token, method, path, body) {
   return JSON.parse(text);
 }
 
-/** An account, a supervised routine and its enabled webhook: { webhookId, routineId, secret, url }. */
-export async function setUpWebhook(baseUrl, token, label = 'bench') {
+/**
+ * An account, a supervised routine and its enabled webhook: { webhookId, routineId, secret, path, email }.
+ * `accountOverrideAllowed` lets requests select the account (account_email / X-Service-Account-Email).
+ */
+export async function setUpWebhook(baseUrl, token, label = 'bench', { accountOverrideAllowed = false } = {}) {
   const email = `${label}-${randomBytes(4).toString('hex')}@example.com`;
   const account = await admin(baseUrl, token, 'POST', '/admin/accounts', { email });
   const routine = await admin(baseUrl, token, 'POST', '/admin/routines', {
@@ -127,8 +131,13 @@ export async function setUpWebhook(baseUrl, token, label = 'bench') {
     mode: 'supervised',
     account_scope: [account.id],
   });
-  const webhook = await admin(baseUrl, token, 'POST', `/admin/routines/${routine.id}/webhook/enable`, { default_account: email, account_override_allowed: false });
-  return { webhookId: webhook.webhook_id, routineId: routine.id, secret: webhook.secret, path: `/workflow-webhooks/${webhook.webhook_id}` };
+  const webhook = await admin(baseUrl, token, 'POST', `/admin/routines/${routine.id}/webhook/enable`, { default_account: email, account_override_allowed: accountOverrideAllowed });
+  return { webhookId: webhook.webhook_id, routineId: routine.id, secret: webhook.secret, path: `/workflow-webhooks/${webhook.webhook_id}`, email };
+}
+
+/** Disables a routine's webhook (its URL then answers the same 404 as an unknown one). */
+export async function disableWebhook(baseUrl, token, routineId) {
+  await admin(baseUrl, token, 'POST', `/admin/routines/${routineId}/webhook/disable`, {});
 }
 
 /**
@@ -171,4 +180,65 @@ export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * The ingress (and the dispatcher when `withDispatcher`) on a fresh temporary DATA_DIR, rate
+ * limit out of the way, ready to answer. `nodeFlags` go to both processes, `perService.ingress`
+ * / `perService.dispatcher` add environment to one. `stop()` stops both and deletes the directory.
+ */
+export async function startStack({ withDispatcher = true, extraEnv = {}, label = 'stack', nodeFlags = [], perService = {} } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), `wts-${label}-`));
+  const port = await freePort();
+  const token = adminToken();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = embeddedEnv({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: token, WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000', ...extraEnv });
+  const stack = { dataDir, port, token, baseUrl, env, storeFile: join(dataDir, 'events.sqlite'), ingress: undefined, dispatcher: undefined };
+  stack.startIngress = async () => {
+    stack.ingress = startService('ingress', MAINS.ingress, { ...env, ...perService.ingress }, { nodeFlags });
+    await msUntilReady(stack.ingress, `${baseUrl}/readyz`);
+  };
+  stack.startDispatcher = async () => {
+    stack.dispatcher = startService('run-dispatcher', MAINS.dispatcher, { ...env, ...perService.dispatcher }, { readyLine: 'run-dispatcher ', nodeFlags });
+    await stack.dispatcher.lineSeen;
+  };
+  stack.stop = async () => {
+    await Promise.all([stack.ingress, stack.dispatcher].filter(Boolean).map(stopService));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await stack.startIngress();
+    if (withDispatcher) await stack.startDispatcher();
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+  return stack;
+}
+
+/**
+ * The single-node test broker (scripts/kafka/kafka.sh) on a temporary data dir, stopped and
+ * deleted with `clean()` (and by its watchdog if this process dies). `kill()` is kill -9,
+ * `start()` starts it again on the same ports and data.
+ */
+export function startKafkaBroker() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wts-kafka-'));
+  const env = { ...process.env, KAFKA_DATA_DIR: dataDir, KAFKA_OWNER_PID: String(process.pid), KAFKA_OWNER_CLEANUP: '1' };
+  const run = (command) => spawnSync('bash', [join(REPO, 'scripts/kafka/kafka.sh'), command], { env, encoding: 'utf8' });
+  const start = () => {
+    const result = run('start');
+    const match = /^KAFKA_BROKERS=(\S+)$/m.exec(result.stdout);
+    if (result.status !== 0 || !match) throw new Error(`the test broker did not start:\n${result.stderr}`);
+    return match[1];
+  };
+  /** The same start without blocking the event loop (load keeps flowing while the JVM starts). */
+  const startAsync = () =>
+    new Promise((resolveStart, rejectStart) => {
+      execFile('bash', [join(REPO, 'scripts/kafka/kafka.sh'), 'start'], { env }, (error, stdout, stderr) => {
+        if (error) rejectStart(new Error(`the test broker did not start again:\n${stderr}`));
+        else resolveStart(/^KAFKA_BROKERS=(\S+)$/m.exec(stdout)?.[1]);
+      });
+    });
+  const brokers = start();
+  return { brokers, dataDir, start, startAsync, kill: () => run('kill'), clean: () => run('clean') };
 }

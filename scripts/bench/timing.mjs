@@ -1,0 +1,142 @@
+/* global setTimeout, Buffer */
+/**
+ * Can a caller tell the public endpoint's 404s apart by latency? Four kinds of request that must
+ * all answer the same 404 (spec: unknown endpoint, disabled endpoint, wrong secret, no
+ * Authorization header), of the same size in bytes (same id length, same secret length, a filler
+ * header in place of the missing one), are sent interleaved — each round sends one of each, in a seeded random
+ * order, over one keep-alive connection — against the ingress started from dist/ (embedded
+ * store, 127.0.0.1). Per kind, `--samples` latencies (after `--warm-up` discarded rounds), then
+ * for each of the six pairs:
+ *
+ *  - two-sample Kolmogorov–Smirnov on the whole distributions (D and its asymptotic p), and
+ *  - Yuen's test: Welch's t-test on 10 %-trimmed means with winsorised variances (t, df, p).
+ *
+ * A pair counts as distinguishable when either p is below α = 0.01 / 12 (Bonferroni over the six
+ * pairs × two tests). A control pair — the unknown-endpoint samples of even rounds against those
+ * of odd rounds — shows what "indistinguishable" looks like on this machine.
+ *
+ *   npm run bench:timing                       # 10,000 samples per kind
+ *   node scripts/bench/timing.mjs --samples 2000 --out /tmp/timing.json
+ */
+import { writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { disableWebhook, setUpWebhook, startStack } from './bench-kit.mjs';
+import { ksTest, quantile, yuenTest } from './timing-stats.mjs';
+import { prng } from '../fuzz/fuzz-cases.mjs';
+
+const KINDS = ['unknown_endpoint', 'disabled_endpoint', 'wrong_secret', 'missing_header'];
+const TESTS_PER_FAMILY = 12;
+const ALPHA = 0.01 / TESTS_PER_FAMILY;
+
+function parseArgs(argv) {
+  const options = { samples: 10_000, warmUp: 1_000, seed: 1, out: undefined };
+  for (let i = 0; i < argv.length; i += 2) {
+    const value = argv[i + 1];
+    if (argv[i] === '--samples') options.samples = Number(value);
+    else if (argv[i] === '--warm-up') options.warmUp = Number(value);
+    else if (argv[i] === '--seed') options.seed = Number(value);
+    else if (argv[i] === '--out') options.out = value;
+    else throw new Error(`unknown option ${argv[i]}`);
+  }
+  return options;
+}
+
+/** One POST on the shared keep-alive agent; microseconds from the request to the end of the answer. */
+function timed(agent, port, path, headers, body) {
+  return new Promise((resolveTimed, rejectTimed) => {
+    const start = process.hrtime.bigint();
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => resolveTimed({ status: res.statusCode, us: Number(process.hrtime.bigint() - start) / 1000 }));
+    });
+    req.on('error', rejectTimed);
+    req.end(body);
+  });
+}
+
+export async function runTiming(options, log = () => {}) {
+  const stack = await startStack({ label: 'timing', withDispatcher: false });
+  try {
+    const enabled = await setUpWebhook(stack.baseUrl, stack.token, 'timing');
+    const disabled = await setUpWebhook(stack.baseUrl, stack.token, 'timing-off');
+    await disableWebhook(stack.baseUrl, stack.token, disabled.routineId);
+    const unknownId = `wh_${randomBytes(enabled.webhookId.length).toString('base64url').slice(0, enabled.webhookId.length - 3)}`;
+    const wrongSecret = randomBytes(Buffer.from(enabled.secret).length).toString('base64url').slice(0, enabled.secret.length);
+    const json = { 'content-type': 'application/json' };
+    const body = JSON.stringify({ data: { order: 42, note: 'timing' } });
+    const requests = {
+      unknown_endpoint: { path: `/workflow-webhooks/${unknownId}`, headers: { ...json, authorization: `Bearer ${enabled.secret}` } },
+      disabled_endpoint: { path: disabled.path, headers: { ...json, authorization: `Bearer ${disabled.secret}` } },
+      wrong_secret: { path: enabled.path, headers: { ...json, authorization: `Bearer ${wrongSecret}` } },
+      // The same number of bytes as the others: a header of the same name length and value length in its place,
+      // so that what is compared is the server's work, not the size of the request.
+      missing_header: { path: enabled.path, headers: { ...json, 'x-placeholder': `Bearer ${wrongSecret}` } },
+    };
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const r = prng(options.seed);
+    const samples = Object.fromEntries(KINDS.map((kind) => [kind, []]));
+    const evenOdd = [[], []];
+    const statuses = {};
+    const rounds = options.warmUp + options.samples;
+    for (let round = 0; round < rounds; round++) {
+      const order = [...KINDS];
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = r.int(0, i);
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      for (const kind of order) {
+        const { status, us } = await timed(agent, stack.port, requests[kind].path, requests[kind].headers, body);
+        statuses[`${kind}:${status}`] = (statuses[`${kind}:${status}`] ?? 0) + 1;
+        if (round < options.warmUp) continue;
+        samples[kind].push(us);
+        if (kind === 'unknown_endpoint') evenOdd[round % 2].push(us);
+      }
+      if (round % 2000 === 0) log(`${round}/${rounds} rounds`);
+    }
+    agent.destroy();
+
+    const describe = (values) => ({ n: values.length, p10_us: round1(quantile(values, 0.1)), median_us: round1(quantile(values, 0.5)), p90_us: round1(quantile(values, 0.9)), p99_us: round1(quantile(values, 0.99)) });
+    const compare = (a, b) => {
+      const ks = ksTest(a, b);
+      const yuen = yuenTest(a, b, 0.1);
+      return {
+        ks_d: round4(ks.d),
+        ks_p: ks.p,
+        yuen_t: round4(yuen.t),
+        yuen_df: Math.round(yuen.df),
+        yuen_p: yuen.p,
+        trimmed_mean_difference_us: round1(yuen.trimmedMeanA - yuen.trimmedMeanB),
+        distinguishable: ks.p < ALPHA || yuen.p < ALPHA,
+      };
+    };
+    const pairs = [];
+    for (let i = 0; i < KINDS.length; i++) for (let j = i + 1; j < KINDS.length; j++) pairs.push({ a: KINDS[i], b: KINDS[j], ...compare(samples[KINDS[i]], samples[KINDS[j]]) });
+    const control = { a: 'unknown_endpoint (even rounds)', b: 'unknown_endpoint (odd rounds)', ...compare(evenOdd[0], evenOdd[1]) };
+    return {
+      measured_at: new Date().toISOString(),
+      seed: options.seed,
+      samples_per_kind: options.samples,
+      warm_up_rounds: options.warmUp,
+      alpha_per_test: ALPHA,
+      statuses,
+      kinds: Object.fromEntries(KINDS.map((kind) => [kind, describe(samples[kind])])),
+      pairs,
+      control,
+      indistinguishable: pairs.every((pair) => !pair.distinguishable),
+    };
+  } finally {
+    await stack.stop();
+  }
+}
+
+const round1 = (value) => Math.round(value * 10) / 10;
+const round4 = (value) => Math.round(value * 10_000) / 10_000;
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const options = parseArgs(process.argv.slice(2));
+  const result = await runTiming(options, (line) => console.error(line));
+  if (options.out) writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(JSON.stringify(result, null, 2));
+  setTimeout(() => process.exit(result.indistinguishable ? 0 : 1), 10);
+}

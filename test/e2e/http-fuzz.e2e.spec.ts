@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { assertBuilt } from '../support/service-processes';
+
+const FUZZ_SCRIPT = join(__dirname, '..', '..', 'scripts', 'fuzz', 'http-fuzz.mjs');
+
+interface FuzzSummary {
+  requests: number;
+  statuses: Record<string, number>;
+  outcomes: Record<string, number>;
+  unexpected_5xx: number;
+  timeouts: number;
+  failures: unknown[];
+  alive: { ingress: boolean; dispatcher: boolean };
+  readyz_after: number;
+  valid_delivery_after: number;
+  memory: { flat: boolean; ingress_after_warm_up_mib: number; ingress_last_quarter_mib: number };
+  families: Record<string, { requests: number }>;
+  passed: boolean;
+}
+
+function runFuzz(args: string[]): Promise<FuzzSummary> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [FUZZ_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-5000)));
+    child.once('exit', () => {
+      try {
+        resolve(JSON.parse(stdout) as FuzzSummary);
+      } catch {
+        reject(new Error(`the fuzz run printed no summary:\n${stdout.slice(-2000)}\n${stderr}`));
+      }
+    });
+  });
+}
+
+/**
+ * The short HTTP fuzz run (the long one is `npm run fuzz`): a fixed seed, a few thousand malformed
+ * requests over raw sockets against the ingress and dispatcher started from dist/.
+ *
+ * Leaves out, until issue 10's fix of finding 1 is merged, the one family that hits it (admin
+ * bodies nested thousands of levels deep with a valid admin token answer 500): remove
+ * `--exclude-findings 1` then.
+ */
+describe('HTTP fuzz (short run, fixed seed)', () => {
+  it('answers 3,000 malformed requests with no 5xx but a deliberate 503, no hang, no crash, and flat memory', async () => {
+    assertBuilt();
+    const summary = await runFuzz(['--requests', '3000', '--seed', '20261124', '--exclude-findings', '1', '--json']);
+    expect(summary.requests).toBe(3000);
+    expect(Object.keys(summary.families).length).toBeGreaterThanOrEqual(15);
+    expect({ unexpected_5xx: summary.unexpected_5xx, timeouts: summary.timeouts, failures: summary.failures }).toEqual({ unexpected_5xx: 0, timeouts: 0, failures: [] });
+    expect(summary.alive).toEqual({ ingress: true, dispatcher: true });
+    expect(summary.readyz_after).toBe(200);
+    expect(summary.valid_delivery_after).toBe(202);
+    expect(summary.statuses['202']).toBeGreaterThan(100);
+    expect(summary.memory.flat).toBe(true);
+    expect(summary.passed).toBe(true);
+  }, 90_000);
+});
