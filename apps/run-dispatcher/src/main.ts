@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { KafkaDispatchServer, storeParkRecorder } from '@wts/messaging';
+import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, createKafkaClient, kafkaTopicNames, storeParkRecorder } from '@wts/messaging';
 import { ServiceLogger, assertPayloadLimitFits, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
@@ -25,6 +25,9 @@ async function main(): Promise<void> {
     app.enableShutdownHooks();
     // listen() registers the handlers, runs the lifecycle hooks, then starts the strategy.
     await app.listen();
+    // Lag against the events topic's retention: a warning long before an unread delivery could expire.
+    const lag = new ConsumerLagMonitor(createKafkaClient({ brokers, clientId: 'run-dispatcher-lag', logger }), kafkaTopicNames().webhookEvents, ConsumerGroups.runDispatcher, logger);
+    lag.start();
     process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${brokers.join(',')} (${description})\n`);
     stopWhenSupervisorGone(config.supervisorPid);
     return;
