@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { readLimitedBody } from './body-reader';
+import { AdminBodyError, readJsonBody, readLimitedBody } from './body-reader';
 
 /** A request as node:http gives it: a stream of the body's bytes with headers (no socket). */
 function request(headers: Record<string, string>, chunks: readonly (string | Buffer)[], end = true): IncomingMessage {
@@ -60,5 +60,19 @@ describe('readLimitedBody', () => {
     const aborted = request({}, [], false);
     setImmediate(() => aborted.emit('aborted'));
     await expect(readLimitedBody(aborted, LIMIT)).rejects.toThrow(/aborted/);
+  });
+});
+
+describe('readJsonBody (admin requests)', () => {
+  it('parses a JSON body, and reads an empty one as no body', async () => {
+    await expect(readJsonBody(request({}, ['{"a":', '1}']), LIMIT)).resolves.toEqual({ a: 1 });
+    await expect(readJsonBody(request({}, []), LIMIT)).resolves.toBeUndefined();
+  });
+
+  it('refuses a body over the limit with 413 and invalid JSON with 400', async () => {
+    const tooLarge = readJsonBody(request({}, ['{"a":"' + 'x'.repeat(LIMIT) + '"}']), LIMIT);
+    await expect(tooLarge).rejects.toBeInstanceOf(AdminBodyError);
+    await expect(tooLarge).rejects.toMatchObject({ statusCode: 413, message: `the body exceeds ${LIMIT} bytes` });
+    await expect(readJsonBody(request({}, ['{"a":']), LIMIT)).rejects.toMatchObject({ statusCode: 400, message: 'the body is not valid JSON' });
   });
 });

@@ -1,9 +1,10 @@
 import { Streams } from '@wts/contracts';
 import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendDeliveries, appendRoutineWithWebhook, type DeliveryFixture } from '../../../../test/support/kafka-test-kit';
+import { appendDeliveries, appendRoutineWithWebhook, shortId, type DeliveryFixture } from '../../../../test/support/kafka-test-kit';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
 import { StoreDispatchWorker } from './store-dispatch.worker';
@@ -29,8 +30,10 @@ describe('dispatching one delivery concurrently', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
   function input({ event }: DeliveryFixture): DeliveryToDispatch {
-    return { delivery: event.data as DeliveryToDispatch['delivery'], position: event.position, eventId: event.id, traceparent: '' };
+    return { delivery: event.data as DeliveryToDispatch['delivery'], position: event.position, eventId: event.id, traceparent: TRACEPARENT };
   }
 
   /** The run stream of each delivery holds exactly one RunCreated, at revision 0, for that delivery. */
@@ -69,6 +72,43 @@ describe('dispatching one delivery concurrently', () => {
     expect(await dispatch.execute(input(delivery))).toEqual({ kind: 'created', runId: delivery.runId });
     expect(await dispatch.execute(input(delivery))).toEqual({ kind: 'already_created', runId: delivery.runId });
     await expectOneRunEach([delivery]);
+  });
+
+  it('the run carries the causation of its delivery: correlation = delivery id, causation = the DeliveryAccepted event, its traceparent', async () => {
+    const hook = await appendRoutineWithWebhook(store);
+    const [delivery] = await appendDeliveries(store, hook, 1);
+    await new DispatchDeliveryUseCase(store, systemClock).execute(input(delivery));
+    const [run] = await store.readStream(Streams.run(delivery.runId));
+    expect(run.metadata).toMatchObject({ correlationId: delivery.deliveryId, causationId: delivery.event.id, traceparent: TRACEPARENT, eventId: run.id });
+  });
+
+  it('a delivery that can never become a run is parked with its error, once per source event; if its run exists after all, it is already_created', async () => {
+    const hook = await appendRoutineWithWebhook(store);
+    const ghost = { ...hook, routineId: shortId('rtn') }; // a routine that was never created
+    const [delivery] = await appendDeliveries(store, ghost, 1);
+    const dispatch = new DispatchDeliveryUseCase(store, systemClock);
+    const outcome = await dispatch.execute(input(delivery));
+    expect(outcome).toMatchObject({ kind: 'parked', runId: delivery.runId });
+    const error = (outcome as { error: string }).error;
+    expect(error).toMatch(/\S+: \S+/);
+    const parked = await store.readStream(Streams.parked(delivery.event.id));
+    expect(parked.map((event) => event.type)).toEqual(['DispatchParked']);
+    expect(parked[0].data).toEqual({
+      sourceEventId: delivery.event.id,
+      sourceStream: Streams.delivery(delivery.deliveryId),
+      sourceType: 'DeliveryAccepted',
+      deliveryId: delivery.deliveryId,
+      routineId: ghost.routineId,
+      error,
+      parkedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(parked[0].metadata).toMatchObject({ correlationId: delivery.deliveryId, causationId: delivery.event.id, traceparent: TRACEPARENT });
+    expect(await store.readStream(Streams.run(delivery.runId))).toEqual([]);
+
+    // A run an earlier build made for it is still its run: reported, not parked again.
+    await store.append(Streams.run(delivery.runId), [{ id: randomUUID(), type: 'RunCreated', data: { runId: delivery.runId }, metadata: {} }], 'no_stream');
+    expect(await dispatch.execute(input(delivery))).toEqual({ kind: 'already_created', runId: delivery.runId });
+    expect(await store.readStream(Streams.parked(delivery.event.id))).toHaveLength(1);
   });
 
   it('two dispatch workers on one store and a replay during live dispatch: each delivery one run, one created among three callers', async () => {

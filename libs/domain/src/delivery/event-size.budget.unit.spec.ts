@@ -101,3 +101,12 @@ describe('event size budget', () => {
     expect(bodyFits(1, 200_000, 100_000)).toBe(false);
   });
 });
+
+describe('bodyFits at the exact boundary', () => {
+  it('a body whose run event is exactly the limit fits; one byte of limit less does not', () => {
+    const snapshot = 1234;
+    const exact = worstRunEventBytes(100, snapshot);
+    expect(bodyFits(100, snapshot, exact)).toBe(true);
+    expect(bodyFits(100, snapshot, exact - 1)).toBe(false);
+  });
+});

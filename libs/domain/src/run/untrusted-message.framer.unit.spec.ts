@@ -542,3 +542,35 @@ describe('decodeFramedPayload', () => {
     expect(() => decodeFramedPayload(message)).toThrow('different deliveries');
   });
 });
+
+describe('framer edges (pinned by mutation testing)', () => {
+  const framed = (lines: string[]): string => ['Service text.', ...lines, 'More service text.'].join('\n');
+
+  it('refuses a delivery id that is not an id, naming the argument', () => {
+    expect(() => beginMarkerLine('dlv_bad id>>>')).toThrow(/deliveryId/);
+    expect(() => endMarkerLine('dlv_bad id>>>')).toThrow(/deliveryId/);
+  });
+
+  it('refuses a message with two begin markers, or none', () => {
+    expect(() => extractFramedPayloadLine(framed([REAL_BEGIN_MARKER, REAL_BEGIN_MARKER, '"x"', REAL_END_MARKER]))).toThrow(/exactly one begin and one end/);
+    expect(() => extractFramedPayloadLine(framed(['"x"', REAL_END_MARKER]))).toThrow(/exactly one begin and one end/);
+    expect(() => extractFramedPayloadLine(framed([REAL_BEGIN_MARKER, '"x"']))).toThrow(/exactly one begin and one end/);
+  });
+
+  it('refuses markers with other than exactly one line between them', () => {
+    expect(() => extractFramedPayloadLine(framed([REAL_BEGIN_MARKER, '"x"', '"y"', REAL_END_MARKER]))).toThrow(/exactly one line between/);
+    expect(() => extractFramedPayloadLine(framed([REAL_BEGIN_MARKER, REAL_END_MARKER]))).toThrow(/exactly one line between/);
+    expect(() => extractFramedPayloadLine(framed([REAL_END_MARKER, '"x"', REAL_BEGIN_MARKER]))).toThrow(/exactly one line between/);
+  });
+
+  it('refuses markers of different deliveries', () => {
+    expect(() => extractFramedPayloadLine(framed([REAL_BEGIN_MARKER, '"x"', endMarkerLine('dlv_other')]))).toThrow(/different deliveries/);
+  });
+
+  it('trims only the outer spaces and tabs of a media type, all of them', () => {
+    expect(normaliseMediaType(' \t text/plain \t ; charset=utf-8')).toBe('text/plain');
+    expect(normaliseMediaType('\t\tAPPLICATION/JSON\t\t')).toBe('application/json');
+    expect(normaliseMediaType('text /plain')).toBe('unknown');
+    expect(normaliseMediaType('text/ plain')).toBe('unknown');
+  });
+});
