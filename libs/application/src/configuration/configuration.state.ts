@@ -96,6 +96,17 @@ export class ConfigurationState {
     return state && state.status !== 'not_configured' ? state : undefined;
   }
 
+  /**
+   * A routine whose webhook was enabled here at some point, so its stream exists (the first one
+   * folded; it never changes afterwards): the routine an unknown webhook id's freshness look reads in
+   * place of one, so that it finds a stream where a known id finds its routine's. Undefined while
+   * no webhook was ever enabled (then there is no known id to tell apart either).
+   */
+  decoyRoutineId(): string | undefined {
+    for (const routineId of this.firstEnabled.keys()) return routineId;
+    return undefined;
+  }
+
   /** The id claimed for the routine's webhook, once claimed (it may not be enabled yet). */
   webhookIdOfRoutine(routineId: string): string | undefined {
     return this.slots.get(routineId)?.state ?? this.firstEnabled.get(routineId);

@@ -99,6 +99,20 @@ describe('ConfigurationState', () => {
     expect(state.webhookIdOfRoutine(ROUTINE)).toBe(WEBHOOK);
   });
 
+  it('given a webhook enabled, then its routine is the decoy an unknown id looks at, for good', () => {
+    const state = new ConfigurationState();
+    state.apply(at(Streams.routine(ROUTINE), 0, routineCreated(ROUTINE)));
+    // A routine alone is not enough: only a routine that had a webhook is one a known id looks at.
+    expect(state.decoyRoutineId()).toBeUndefined();
+    state.apply(at(Streams.webhook(WEBHOOK), 0, webhookEnabled));
+    expect(state.decoyRoutineId()).toBe(ROUTINE);
+    const other = 'whk_BBBBBBBBBBBBBBBBBBBBBB';
+    state.apply(at(Streams.routine(OTHER_ROUTINE), 0, routineCreated(OTHER_ROUTINE)));
+    state.apply(at(Streams.webhook(other), 0, { ...webhookEnabled, data: { ...webhookEnabled.data, webhookId: other, routineId: OTHER_ROUTINE } } as ServiceEvent));
+    state.apply(at(Streams.webhook(WEBHOOK), 1, webhookDisabled));
+    expect(state.decoyRoutineId()).toBe(ROUTINE);
+  });
+
   it('given routines, then they are listed newest first and sized as a run records them', () => {
     const state = new ConfigurationState();
     state.apply(at(Streams.routine(ROUTINE), 0, routineCreated(ROUTINE)));

@@ -42,7 +42,7 @@ export interface TriggerLimits {
 
 type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState };
 
-/** Looked at in place of a routine when the webhook is unknown: never written, always absent. */
+/** Looked at in place of a routine while no webhook was ever enabled (no known id exists to compare with). */
 const UNKNOWN_ROUTINE = 'rtn_unknown';
 
 /**
@@ -74,12 +74,17 @@ export class TriggerWebhookUseCase {
   /**
    * The streams this decision reads — the webhook, its routine and the account catalog — checked
    * against their heads (one cheap look whatever the traffic), and read only where they moved.
-   * An unknown id looks at the same number of streams. A store that cannot be read fails the
-   * request (503): a decision on a view that may be stale could accept a revoked secret.
+   * An unknown id does the same look: its own webhook stream (a webhook enabled through another
+   * replica a moment ago is found), the catalog, and in place of a routine the stream of an existing
+   * one (the decoy routine), so that the store finds a routine stream on every 404 path — an absent
+   * stream is a cheaper lookup, and that difference was measurable (docs/timing.md). A store that
+   * cannot be read fails the request (503): a decision on a view that may be stale could accept a
+   * revoked secret.
    */
   private async freshen(webhookId: string): Promise<void> {
     const known = this.config.webhook(webhookId)?.routineId;
-    await this.freshness.ensureFresh([Streams.webhook(webhookId), ACCOUNT_CATALOG_STREAM, Streams.routine(known ?? UNKNOWN_ROUTINE)]);
+    const routine = known ?? this.config.decoyRoutineId() ?? UNKNOWN_ROUTINE;
+    await this.freshness.ensureFresh([Streams.webhook(webhookId), ACCOUNT_CATALOG_STREAM, Streams.routine(routine)]);
     const routineId = this.config.webhook(webhookId)?.routineId;
     // First sight of this webhook here (enabled through another replica a moment ago).
     if (routineId !== undefined && routineId !== known) await this.freshness.ensureFresh([Streams.routine(routineId)]);
