@@ -9,6 +9,7 @@ import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
 import { UnreadableBodyPipe } from './http/unreadable-body.pipe';
 import { IngressModule, type IngressDependencies } from './ingress.module';
+import { meteredTrigger } from './webhook/metered-trigger';
 import { registerWebhookTriggerRoute } from './webhook/webhook-trigger.route';
 
 const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
@@ -37,7 +38,7 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   const fastify = app.getHttpAdapter().getInstance();
   logEachRequest(fastify);
   installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES);
-  registerWebhookTriggerRoute(fastify, app.get(TriggerWebhookUseCase));
+  registerWebhookTriggerRoute(fastify, meteredTrigger(app.get(TriggerWebhookUseCase)));
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(
     new UnreadableBodyPipe(),

@@ -3,7 +3,8 @@ import { DispatchDeliveryUseCase, EVENT_STORE, READ_MODELS, ReadModelProjector, 
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
-import { APP_CONFIG } from '@wts/platform';
+import { OperationsModule } from '@wts/observability';
+import { APP_CONFIG, readinessChecks } from '@wts/platform';
 import type { Logger } from 'pino';
 import { DeliveryAcceptedController } from './delivery-accepted.controller';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
@@ -33,6 +34,7 @@ export class DispatcherModule {
     const brokers = deps.config.kafka.brokers;
     return {
       module: DispatcherModule,
+      imports: [OperationsModule.forRoot(readinessChecks({ ...deps, service: 'run-dispatcher' }))],
       controllers: brokers ? [DeliveryAcceptedController] : [],
       providers: [
         { provide: APP_CONFIG, useValue: deps.config },

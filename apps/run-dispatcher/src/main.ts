@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { MicroserviceOptions } from '@nestjs/microservices';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { KafkaDispatchServer } from '@wts/messaging';
 import { ServiceLogger, assertPayloadLimitFits, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
@@ -13,29 +14,26 @@ async function main(): Promise<void> {
   const logger = createServiceLogger(config.log, 'run-dispatcher');
   const { readModels } = await openReadModelStore(config);
   const brokers = config.kafka.brokers;
-  if (brokers) {
-    // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy.
-    const app = await NestFactory.createMicroservice<MicroserviceOptions>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), {
-      strategy: new KafkaDispatchServer({ brokers }),
-      bufferLogs: true,
-      abortOnError: false,
-    });
-    app.useLogger(new ServiceLogger(logger));
-    app.enableShutdownHooks();
-    // listen() registers the handlers, runs the lifecycle hooks, then starts the strategy.
-    await app.listen();
-    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${brokers.join(',')} (${description})\n`);
-    stopWhenSupervisorGone(config.supervisorPid);
-    return;
-  }
-  const app = await NestFactory.createApplicationContext(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), {
+  // An HTTP server of its own for health and metrics only (DISPATCHER_PORT).
+  const adapter = new FastifyAdapter({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
+  const app = await NestFactory.create<NestFastifyApplication>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), adapter, {
     bufferLogs: true,
     abortOnError: false,
   });
   app.useLogger(new ServiceLogger(logger));
   app.enableShutdownHooks();
-  await app.init();
-  process.stdout.write(`run-dispatcher following accepted deliveries (${description})\n`);
+  // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy (a hybrid app).
+  if (brokers) app.connectMicroservice({ strategy: new KafkaDispatchServer({ brokers }) }, { inheritAppConfig: true });
+  // listen() runs the lifecycle hooks; health answers while the consumer is still joining.
+  await app.listen({ port: config.http.dispatcherPort, host: '0.0.0.0' });
+  const port = new URL(await app.getUrl()).port;
+  process.stdout.write(`run-dispatcher health and metrics on port ${port}\n`);
+  if (brokers) {
+    await app.startAllMicroservices();
+    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${brokers.join(',')} (${description})\n`);
+  } else {
+    process.stdout.write(`run-dispatcher following accepted deliveries (${description})\n`);
+  }
   stopWhenSupervisorGone(config.supervisorPid);
 }
 

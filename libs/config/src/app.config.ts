@@ -5,7 +5,13 @@ import { EnvironmentDto } from './environment.dto';
 
 /** Typed nested configuration: nothing else reads process.env. */
 export interface AppConfig {
-  readonly http: { readonly port: number; readonly publicBaseUrl: string; readonly adminToken: string | undefined };
+  readonly http: {
+    readonly port: number;
+    readonly publicBaseUrl: string;
+    readonly adminToken: string | undefined;
+    /** The run-dispatcher's own HTTP port: health and metrics only (0: any free port). */
+    readonly dispatcherPort: number;
+  };
   readonly storage: { readonly dataDir: string };
   readonly eventStore: { readonly connectionString: string | undefined; readonly maxAppendBytes: number };
   readonly kafka: { readonly brokers: readonly string[] | undefined };
@@ -34,6 +40,7 @@ export class ConfigurationError extends Error {
 
 const ENVIRONMENT_KEYS = [
   'PORT',
+  'DISPATCHER_PORT',
   'PUBLIC_BASE_URL',
   'ADMIN_TOKEN',
   'DATA_DIR',
@@ -60,7 +67,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   }
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
-    http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN },
+    http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN, dispatcherPort: dto.DISPATCHER_PORT },
     storage: { dataDir: resolve(dto.DATA_DIR) },
     eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
     kafka: { brokers: dto.KAFKA_BROKERS?.split(',') },

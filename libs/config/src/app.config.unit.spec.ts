@@ -3,7 +3,7 @@ import { ConfigurationError, loadConfig } from './app.config';
 describe('loadConfig', () => {
   it('given an empty environment, then the documented defaults', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, publicBaseUrl: 'http://localhost:3000', adminToken: undefined });
+    expect(config.http).toEqual({ port: 3000, publicBaseUrl: 'http://localhost:3000', adminToken: undefined, dispatcherPort: 3001 });
     expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka.brokers).toBeUndefined();
@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       IDEMPOTENCY_RETENTION_SECONDS: '60',
     });
-    expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==' });
+    expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', dispatcherPort: 3001 });
     expect(config.kafka.brokers).toEqual(['k1:9092', 'k2:9092']);
     expect(config.database.url).toBe('postgres://app@db:5432/wts');
     expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
@@ -42,6 +42,7 @@ describe('loadConfig', () => {
   it.each([
     ['PORT', 'abc', 'PORT'],
     ['PORT', '70000', 'PORT'],
+    ['DISPATCHER_PORT', 'x', 'DISPATCHER_PORT'],
     ['PUBLIC_BASE_URL', 'ftp://x', 'PUBLIC_BASE_URL'],
     ['ADMIN_TOKEN', 'short', 'ADMIN_TOKEN'],
     ['ADMIN_TOKEN', 'Str0ng!Passw0rd#2024', 'ADMIN_TOKEN may hold only'],

@@ -10,3 +10,4 @@ export * from './kafka-relay.supervisor';
 export * from './relay.lifecycle';
 export * from './webhook-events.consumer';
 export * from './kafka-dispatch.server';
+export * from './kafka.readiness';

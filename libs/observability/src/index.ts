@@ -1,0 +1,5 @@
+export * from './service.metrics';
+export * from './health/readiness.check';
+export * from './health/health.controller';
+export * from './metrics.controller';
+export * from './operations.module';
