@@ -3,10 +3,12 @@ import { DispatchDeliveryUseCase, EVENT_STORE, READ_MODELS, ReadModelProjector, 
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
-import { OperationsModule } from '@wts/observability';
+import { OperationsModule, metrics } from '@wts/observability';
 import { APP_CONFIG, readinessChecks } from '@wts/platform';
 import type { Logger } from 'pino';
 import { DeliveryAcceptedController } from './delivery-accepted.controller';
+import { countDispatch } from './dispatch.metrics';
+import { projectorProgress } from './projector.metrics';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { EventStoreLifecycle } from './event-store.lifecycle';
 import { ProjectorLifecycle } from './projector.lifecycle';
@@ -45,7 +47,9 @@ export class DispatcherModule {
           provide: ReadModelProjector,
           useFactory: () => {
             const logger = deps.logger.child({ context: 'ReadModelProjector' });
-            return new ReadModelProjector(deps.store, deps.readModels, { info: (fields, message) => logger.info(fields, message), error: (fields, message) => logger.error(fields, message) });
+            const projector = new ReadModelProjector(deps.store, deps.readModels, { info: (fields, message) => logger.info(fields, message), error: (fields, message) => logger.error(fields, message) });
+            metrics.trackProjector(projectorProgress(deps.store, projector));
+            return projector;
           },
         },
         ProjectorLifecycle,
@@ -72,7 +76,7 @@ function embeddedProviders(deps: DispatcherDependencies): Provider[] {
         return new StoreDispatchWorker(deps.store, deps.checkpoints, dispatch, {
           info: (fields, message) => logger.info(fields, message),
           error: (fields, message) => logger.error(fields, message),
-        });
+        }, {}, countDispatch);
       },
     },
     DispatchWorkerLifecycle,

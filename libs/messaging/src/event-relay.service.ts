@@ -1,5 +1,6 @@
 import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { formatPosition } from '@wts/event-store';
+import { metrics } from '@wts/observability';
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Signal, describeError, nextDelay, sleep } from './async.util';
 import type { MessagingLogger } from './kafka-client.factory';
@@ -34,6 +35,8 @@ interface Entry {
   readonly topic?: string;
   readonly message?: Message;
   readonly eventId: string;
+  /** When the event was recorded (epoch ms): the relay's lag in seconds. */
+  readonly at: number;
   /** What the message adds to a produce request (0 when unpublished). */
   readonly bytes: number;
 }
@@ -71,8 +74,24 @@ export class EventRelay {
   private lastQueued: GlobalPosition | undefined;
   private producer: Producer | undefined;
   private forwarded = 0;
+  private checkpointSaved: number | undefined;
 
   constructor(private readonly deps: EventRelayDependencies) {}
+
+  /** Metrics: events read from the store and not yet acknowledged by Kafka. */
+  pendingEvents(): number {
+    return this.buffer.length;
+  }
+
+  /** Metrics: when the oldest unacknowledged event was recorded (epoch ms); undefined when caught up. */
+  oldestPendingAt(): number | undefined {
+    return this.buffer[0]?.at;
+  }
+
+  /** Metrics: when the checkpoint last moved; undefined while there is nothing to forward (an idle relay is not late). */
+  checkpointSavedAt(): number | undefined {
+    return this.buffer.length === 0 ? undefined : this.checkpointSaved;
+  }
 
   private get checkpointName(): string {
     return relayCheckpointName(this.deps.definition.name);
@@ -85,6 +104,8 @@ export class EventRelay {
       { relay: this.deps.definition.name, after: this.lastQueued ? formatPosition(this.lastQueued) : 'start' },
       'relay forwarding from its checkpoint',
     );
+    this.checkpointSaved = Date.now();
+    metrics.trackRelay(this.deps.definition.name, this);
     this.follow();
     this.pumping = this.pump();
   }
@@ -136,10 +157,11 @@ export class EventRelay {
 
   private entryOf(event: RecordedEvent): Entry {
     const route = routeEvent(event);
-    if (!route) return { position: event.position, eventId: event.id, bytes: 0 };
+    const at = event.createdAt.getTime();
+    if (!route) return { position: event.position, eventId: event.id, at, bytes: 0 };
     const encoded = encodeEvent(event, route);
     const message: Message = { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
-    return { position: event.position, topic: this.deps.topics[route.topic], message, eventId: event.id, bytes: messageBytes(message) };
+    return { position: event.position, topic: this.deps.topics[route.topic], message, eventId: event.id, at, bytes: messageBytes(message) };
   }
 
   private async pump(): Promise<void> {
@@ -239,6 +261,7 @@ export class EventRelay {
       if (!(await this.whileSuspended())) return false;
       try {
         await this.deps.checkpoints.save(this.checkpointName, position);
+        this.checkpointSaved = Date.now();
         return true;
       } catch (error) {
         this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay checkpoint save failed; retrying');

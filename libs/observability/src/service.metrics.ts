@@ -94,26 +94,33 @@ export class ServiceMetrics {
       },
     });
     const projector = (): ProjectorProgress | undefined => this.projector;
+    // Both projector gauges come from one look at the store per scrape.
+    let lagNow: Promise<ProjectorLag | undefined> | undefined;
+    const projectorLag = (): Promise<ProjectorLag | undefined> => {
+      lagNow ??= (projector()?.lag() ?? Promise.resolve(undefined)).catch(() => undefined).finally(() => setTimeout(() => (lagNow = undefined), 100).unref());
+      return lagNow;
+    };
     new Gauge({
       name: 'wts_projector_lag_events',
-      help: 'Events the read-model projector has received and not yet committed',
+      help: 'Events in the store after the read models\' checkpoint (embedded store: events; EventStoreDB: log positions)',
       registers: [this.registry],
-      collect() {
-        const progress = projector();
-        if (progress) this.set(progress.pendingEvents());
+      async collect() {
+        const lag = await projectorLag();
+        if (lag) this.set(lag.events);
       },
     });
     new Gauge({
       name: 'wts_projector_lag_seconds',
-      help: 'Age of the oldest event the read-model projector has not committed yet (0 when caught up)',
+      help: 'Age of the oldest event the read models do not show yet (0 when caught up)',
       registers: [this.registry],
-      collect() {
-        const progress = projector();
-        if (progress) this.set(ageSeconds(progress.oldestPendingAt()));
+      async collect() {
+        const lag = await projectorLag();
+        if (lag) this.set(ageSeconds(lag.oldestAt));
       },
     });
   }
 
+  /** A refused delivery, by its problem code. */
   rejection(code: string): void {
     let child = this.rejectionsByCode.get(code);
     if (!child) {
@@ -141,9 +148,15 @@ export interface RelayProgress {
   checkpointSavedAt(): number | undefined;
 }
 
+export interface ProjectorLag {
+  readonly events: number;
+  /** Epoch ms of the oldest event not projected yet; undefined when caught up. */
+  readonly oldestAt: number | undefined;
+}
+
 export interface ProjectorProgress {
-  pendingEvents(): number;
-  oldestPendingAt(): number | undefined;
+  /** Undefined where this replica does not run the projector (another holds the lease). */
+  lag(): Promise<ProjectorLag | undefined>;
 }
 
 function ageSeconds(since: number | undefined): number {
