@@ -3,7 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { KafkaDispatchServer } from '@wts/messaging';
+import { ConsumerGroups, KafkaDispatchServer, consumerGroupLag, kafkaTopicNames } from '@wts/messaging';
+import { metrics } from '@wts/observability';
 import { ServiceLogger, assertPayloadLimitFits, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
@@ -23,7 +24,11 @@ async function main(): Promise<void> {
   app.useLogger(new ServiceLogger(logger));
   app.enableShutdownHooks();
   // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy (a hybrid app).
-  if (brokers) app.connectMicroservice({ strategy: new KafkaDispatchServer({ brokers }) }, { inheritAppConfig: true });
+  if (brokers) {
+    app.connectMicroservice({ strategy: new KafkaDispatchServer({ brokers, onDeadLetter: () => metrics.deadLetters.inc() }) }, { inheritAppConfig: true });
+    const topic = kafkaTopicNames().webhookEvents;
+    metrics.trackConsumerLag(topic, consumerGroupLag(brokers, ConsumerGroups.runDispatcher, topic));
+  }
   // listen() runs the lifecycle hooks; health answers while the consumer is still joining.
   await app.listen({ port: config.http.dispatcherPort, host: '0.0.0.0' });
   const port = new URL(await app.getUrl()).port;

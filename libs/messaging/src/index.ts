@@ -11,3 +11,4 @@ export * from './relay.lifecycle';
 export * from './webhook-events.consumer';
 export * from './kafka-dispatch.server';
 export * from './kafka.readiness';
+export * from './consumer-group.lag';

@@ -17,6 +17,8 @@ export interface KafkaDispatchServerOptions {
   readonly partitions?: TopicPartitions;
   readonly tuning?: Partial<ConsumerTuning>;
   readonly logger?: MessagingLogger;
+  /** Called once a message is on the dead-letter topic (metrics). */
+  readonly onDeadLetter?: () => void;
 }
 
 /** What `@Ctx()` gives a handler: the decoded event with its topic, partition and offset. */
@@ -95,6 +97,7 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
         handlers,
         logger: this.log,
         tuning: { ...DEFAULT_CONSUMER_TUNING, ...this.options.tuning },
+        onDeadLetter: this.options.onDeadLetter,
       });
       this.consumer = consumer;
       try {

@@ -1,5 +1,4 @@
 import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
-import { metrics } from '@wts/observability';
 import { Signal, describeError, nextDelay, sleep } from './async.util';
 import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
 import type { MessagingLogger } from './kafka-client.factory';
@@ -47,6 +46,8 @@ export interface WebhookEventsConsumerSettings {
   readonly handlers: ReadonlyMap<string, InboundHandler>;
   readonly logger: MessagingLogger;
   readonly tuning: ConsumerTuning;
+  /** Called once a message is on the dead-letter topic (metrics). */
+  readonly onDeadLetter?: () => void;
   /** SUPPORTED_SCHEMA_VERSIONS unless given (a test plays an upgraded build this way). */
   readonly supportedSchemaVersions?: readonly number[];
 }
@@ -157,10 +158,6 @@ export class WebhookEventsConsumer {
     const size = this.settings.tuning.messagesInFlight;
     // With autoCommit off, commitOffsetsIfNecessary() alone never commits: pass the offsets.
     const commit = (): Promise<void> => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
-    // Lag of this partition: messages from the next one to handle up to the high watermark.
-    const lag = metrics.consumerLag.labels(batch.topic, String(batch.partition));
-    const highWatermark = Number(batch.highWatermark);
-    if (batch.messages.length > 0) lag.set(Math.max(0, highWatermark - Number(batch.messages[0].offset)));
     for (let start = 0; start < batch.messages.length; start += size) {
       if (!payload.isRunning() || payload.isStale()) return;
       const slice = batch.messages.slice(start, start + size);
@@ -178,10 +175,7 @@ export class WebhookEventsConsumer {
       } finally {
         clearInterval(committer);
       }
-      if (resolved > 0) {
-        await commit();
-        lag.set(Math.max(0, highWatermark - Number(slice[resolved - 1].offset) - 1));
-      }
+      if (resolved > 0) await commit();
       if (resolved < slice.length) return;
       await payload.heartbeat();
     }
@@ -242,7 +236,7 @@ export class WebhookEventsConsumer {
       try {
         if (!this.producer) throw new Error('dead-letter producer is not connected');
         await this.producer.send({ topic: this.settings.topics.webhookEventsDeadLetter, acks: -1, messages: [{ key: message.key, value: message.value, headers }] });
-        metrics.deadLetters.inc();
+        this.settings.onDeadLetter?.();
         this.settings.logger.error({ ...location, offset: message.offset, code: failure.code, err: failure.message }, 'message parked on the dead-letter topic');
         return true;
       } catch (error) {

@@ -48,13 +48,6 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
   readonly deadLetters = new Counter({ name: 'wts_dead_letters_total', help: 'Messages parked on the dead-letter topic', registers: [this.registry] });
-  readonly consumerLag = new Gauge({
-    name: 'wts_consumer_lag_messages',
-    help: 'Messages of a partition not yet handled by this consumer (high watermark minus next offset)',
-    labelNames: ['topic', 'partition'] as const,
-    registers: [this.registry],
-  });
-
   /** Children bound once per label value: the hot path neither allocates nor hashes labels. */
   private readonly rejectionsByCode = new Map<string, Counter.Internal>();
   readonly rateLimitAllowed = this.rateLimitDecisions.labels('allowed');
@@ -62,6 +55,8 @@ export class ServiceMetrics {
 
   private readonly relays = new Map<string, RelayProgress>();
   private projector: ProjectorProgress | undefined;
+  private consumerLag: (() => Promise<ReadonlyMap<number, number>>) | undefined;
+  private consumerTopic = '';
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -91,6 +86,22 @@ export class ServiceMetrics {
       registers: [this.registry],
       collect() {
         for (const [relay, progress] of relays) this.set({ relay }, ageSeconds(progress.checkpointSavedAt()));
+      },
+    });
+    const consumerLag = (): { topic: string; lag: () => Promise<ReadonlyMap<number, number>> } | undefined =>
+      this.consumerLag ? { topic: this.consumerTopic, lag: this.consumerLag } : undefined;
+    new Gauge({
+      name: 'wts_consumer_lag_messages',
+      help: 'Messages of a partition after the consumer group\'s committed offset (high watermark minus committed offset)',
+      labelNames: ['topic', 'partition'] as const,
+      registers: [this.registry],
+      async collect() {
+        const consumer = consumerLag();
+        if (!consumer) return;
+        // Kafka unreachable: no sample this scrape (the readiness check says why).
+        const lags = await consumer.lag().catch(() => undefined);
+        this.reset();
+        for (const [partition, lag] of lags ?? []) this.set({ topic: consumer.topic, partition: String(partition) }, lag);
       },
     });
     const projector = (): ProjectorProgress | undefined => this.projector;
@@ -133,6 +144,12 @@ export class ServiceMetrics {
   /** A relay reports its progress here; the gauges read it at scrape time. */
   trackRelay(name: string, progress: RelayProgress): void {
     this.relays.set(name, progress);
+  }
+
+  /** The consumer group's lag per partition of `topic`, asked of Kafka at scrape time. */
+  trackConsumerLag(topic: string, lag: () => Promise<ReadonlyMap<number, number>>): void {
+    this.consumerTopic = topic;
+    this.consumerLag = lag;
   }
 
   trackProjector(progress: ProjectorProgress): void {
