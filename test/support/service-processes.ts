@@ -70,6 +70,13 @@ export class ServiceProcess {
     });
   }
 
+  /** How the last run ended: undefined while it runs (or before the first start). */
+  get exit(): { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined {
+    const child = this.child;
+    if (!child || (child.exitCode === null && child.signalCode === null)) return undefined;
+    return { code: child.exitCode, signal: child.signalCode };
+  }
+
   tail(lines = 40): string {
     return this.output.join('').split('\n').slice(-lines).join('\n');
   }

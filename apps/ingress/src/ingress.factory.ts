@@ -44,7 +44,6 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
     new UnreadableBodyPipe(),
     new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, forbidUnknownValues: true }),
   );
-  app.enableShutdownHooks();
   await app.init();
   await fastify.ready();
   return app;

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { assertPayloadLimitFits, createRateLimiter, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
+import { assertPayloadLimitFits, createRateLimiter, exitGracefullyOnSignals, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   const { readModels } = await openReadModelStore(config);
   const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
   const app = await createIngressApp({ config, adminToken, store, checkpoints, readModels, rateLimiter });
+  exitGracefullyOnSignals(app);
   await app.listen({ port: config.http.port, host: '0.0.0.0' });
   process.stdout.write(`ingress listening on ${config.http.publicBaseUrl}\n`);
   stopWhenSupervisorGone(config.supervisorPid);

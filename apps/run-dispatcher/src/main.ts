@@ -5,7 +5,7 @@ import { LogController } from 'fastify';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { ConsumerGroups, KafkaDispatchServer, consumerGroupLag, kafkaTopicNames } from '@wts/messaging';
 import { metrics } from '@wts/observability';
-import { ServiceLogger, assertPayloadLimitFits, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
+import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
 async function main(): Promise<void> {
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   app.useLogger(new ServiceLogger(logger));
-  app.enableShutdownHooks();
+  exitGracefullyOnSignals(app);
   // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy (a hybrid app).
   if (brokers) {
     app.connectMicroservice({ strategy: new KafkaDispatchServer({ brokers, onDeadLetter: () => metrics.deadLetters.inc() }) }, { inheritAppConfig: true });

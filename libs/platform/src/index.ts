@@ -9,3 +9,4 @@ export * from './supervisor.watch';
 export * from './read-model.factory';
 export * from './event-size.budget';
 export * from './readiness.checks';
+export * from './graceful.shutdown';
