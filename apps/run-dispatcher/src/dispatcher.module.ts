@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { DeliveryAcceptedController } from './delivery-accepted.controller';
 import { countDispatch } from './dispatch.metrics';
 import { projectorProgress } from './projector.metrics';
+import { TracedDispatchDeliveryUseCase } from './traced-dispatch.usecase';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { EventStoreLifecycle } from './event-store.lifecycle';
 import { ProjectorLifecycle } from './projector.lifecycle';
@@ -41,7 +42,7 @@ export class DispatcherModule {
       providers: [
         { provide: APP_CONFIG, useValue: deps.config },
         { provide: EVENT_STORE, useValue: deps.store },
-        { provide: DispatchDeliveryUseCase, useValue: new DispatchDeliveryUseCase(deps.store, systemClock) },
+        { provide: DispatchDeliveryUseCase, useValue: new TracedDispatchDeliveryUseCase(deps.store, systemClock) },
         { provide: READ_MODELS, useValue: deps.readModels },
         {
           provide: ReadModelProjector,

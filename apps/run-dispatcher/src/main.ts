@@ -4,13 +4,17 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { LogController } from 'fastify';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { ConsumerGroups, KafkaDispatchServer, consumerGroupLag, kafkaTopicNames } from '@wts/messaging';
-import { metrics } from '@wts/observability';
+import { metrics, startTracing, traceAppends } from '@wts/observability';
 import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const { store, checkpoints, description } = await openEventStore(config);
+  // OTEL_* variables: off by default; when on, started before anything makes a span.
+  const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'run-dispatcher' });
+  const opened = await openEventStore(config);
+  const { checkpoints, description } = opened;
+  const store = tracing ? traceAppends(opened.store) : opened.store;
   assertPayloadLimitFits(config, store);
   const logger = createServiceLogger(config.log, 'run-dispatcher');
   const { readModels } = await openReadModelStore(config);
@@ -22,7 +26,7 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   app.useLogger(new ServiceLogger(logger));
-  exitGracefullyOnSignals(app);
+  exitGracefullyOnSignals(app, { afterClose: async () => tracing?.shutdown() });
   // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy (a hybrid app).
   if (brokers) {
     app.connectMicroservice({ strategy: new KafkaDispatchServer({ brokers, onDeadLetter: () => metrics.deadLetters.inc() }) }, { inheritAppConfig: true });

@@ -24,6 +24,8 @@ export interface AppConfig {
     readonly idempotencyRetentionMs: number;
   };
   readonly log: { readonly level: string; readonly format: LogFormat };
+  /** OpenTelemetry traces: on only when the standard OTEL_* variables ask (the SDK reads the rest). */
+  readonly tracing: { readonly enabled: boolean };
   /** The process that spawned this one and whose end ends this one (npm start, tests). */
   readonly supervisorPid: number | undefined;
 }
@@ -80,5 +82,20 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     },
     log: { level: dto.LOG_LEVEL, format: dto.LOG_FORMAT as LogFormat },
     supervisorPid: dto.SUPERVISOR_PID,
+    tracing: { enabled: tracingRequested(env) },
   };
 }
+
+/**
+ * Tracing is asked for by the standard variables: OTEL_TRACES_EXPORTER (other than `none`), or an
+ * OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); never with
+ * OTEL_SDK_DISABLED=true. Everything else (service name, sampler, exporter settings, resource
+ * attributes) the SDK reads from its own OTEL_* variables.
+ */
+export function tracingRequested(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  if (exporter) return exporter !== 'none';
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+

@@ -1,11 +1,12 @@
 import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { formatPosition } from '@wts/event-store';
-import { metrics } from '@wts/observability';
+import type { Span } from '@opentelemetry/api';
+import { SpanKind, contextOf, metrics, traceparentOf, tracer, tracingEnabled } from '@wts/observability';
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Signal, describeError, nextDelay, sleep } from './async.util';
 import type { MessagingLogger } from './kafka-client.factory';
 import { encodeEvent } from './kafka-message.codec';
-import { routeEvent, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
+import { KafkaHeaders, routeEvent, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 import { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.tuning';
 export { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning };
 import { groupByTopic, isMessageTooLarge, messageBytes } from './produce-batching';
@@ -35,6 +36,8 @@ interface Entry {
   readonly topic?: string;
   readonly message?: Message;
   readonly eventId: string;
+  /** With tracing on: the publish span, ended once the broker acknowledged. */
+  readonly span?: Span;
   /** When the event was recorded (epoch ms): the relay's lag in seconds. */
   readonly at: number;
   /** What the message adds to a produce request (0 when unpublished). */
@@ -161,7 +164,19 @@ export class EventRelay {
     if (!route) return { position: event.position, eventId: event.id, at, bytes: 0 };
     const encoded = encodeEvent(event, route);
     const message: Message = { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
-    return { position: event.position, topic: this.deps.topics[route.topic], message, eventId: event.id, at, bytes: messageBytes(message) };
+    const topic = this.deps.topics[route.topic];
+    const span = tracingEnabled() ? this.publishSpan(topic, message) : undefined;
+    return { position: event.position, topic, message, eventId: event.id, at, span, bytes: messageBytes(message) };
+  }
+
+  /** A producer span continuing the event's trace; the message carries it on in its traceparent header. */
+  private publishSpan(topic: string, message: Message): Span {
+    const headers = message.headers ?? {};
+    const incoming = headers[KafkaHeaders.traceparent];
+    const span = tracer().startSpan(`publish ${topic}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic } }, contextOf(typeof incoming === 'string' ? incoming : undefined));
+    headers[KafkaHeaders.traceparent] = traceparentOf(span);
+    message.headers = headers;
+    return span;
   }
 
   private async pump(): Promise<void> {
@@ -212,6 +227,7 @@ export class EventRelay {
       return (await this.forward(batch.slice(0, half))) && (await this.forward(batch.slice(half)));
     }
     this.buffer.splice(0, batch.length);
+    for (const entry of batch) entry.span?.end();
     this.bufferedBytes -= batchBytes(batch);
     this.spaceFreed.notify();
     return this.saveCheckpoint(batch[batch.length - 1].position);
