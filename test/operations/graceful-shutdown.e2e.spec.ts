@@ -17,15 +17,15 @@ interface Answer {
 }
 
 /**
- * SIGTERM during load, to each service as a process from dist/ (Kafka shape, a broker of the
- * test's own). Senders post with idempotency keys and retry what was not answered 202 (503 while
+ * SIGTERM during load, to each service as a process from dist/, in the Kafka shape (a broker of
+ * the test's own) and the embedded one. Senders post with idempotency keys and retry what was not answered 202 (503 while
  * closing, refused while down), like a sender with retries. Proven: each service exits 0 on its
  * own (no kill), every 202 names a delivery the store holds, every key is one delivery and one
  * run, and the dispatcher committed its offsets on the way out (its successor creates nothing
  * twice: no already-created run, no redelivery).
  */
-describe('graceful shutdown on SIGTERM during load', () => {
-  let brokerEnv: NodeJS.ProcessEnv;
+describe.each([['the Kafka shape', true], ['the embedded shape', false]])('graceful shutdown on SIGTERM during load (%s)', (_shape, withKafka) => {
+  let brokerEnv: NodeJS.ProcessEnv | undefined;
   let dataDir: string;
   let ingress: ServiceProcess;
   let dispatcher: ServiceProcess;
@@ -35,14 +35,14 @@ describe('graceful shutdown on SIGTERM during load', () => {
 
   beforeAll(async () => {
     assertBuilt();
-    brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
-    const brokers = await startKafkaBroker(brokerEnv);
+    if (withKafka) brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
+    const kafka = brokerEnv ? { KAFKA_BROKERS: await startKafkaBroker(brokerEnv) } : {};
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-'));
     const [port, dispatcherPort] = [await freePort(), await freePort()];
     ingressUrl = `http://127.0.0.1:${port}`;
     dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
     const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, KAFKA_BROKERS: brokers, LOG_LEVEL: 'warn', PORT: String(port), PUBLIC_BASE_URL: ingressUrl, DISPATCHER_PORT: String(dispatcherPort), WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, ...kafka, LOG_LEVEL: 'warn', PORT: String(port), PUBLIC_BASE_URL: ingressUrl, DISPATCHER_PORT: String(dispatcherPort), WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
     ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
     dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
     ingress.start();
@@ -55,10 +55,11 @@ describe('graceful shutdown on SIGTERM during load', () => {
   afterAll(async () => {
     await Promise.all([ingress?.stop(), dispatcher?.stop()]);
     if (brokerEnv) await runKafkaScript('clean', brokerEnv);
+    brokerEnv = undefined;
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  it('loses nothing, answers no 202 it did not keep, and the dispatcher commits its offsets on the way out', async () => {
+  it('loses nothing, answers no 202 it did not keep, and the dispatcher saves its progress on the way out', async () => {
     const hook = await admin.setUpWebhook('sigterm@example.com');
     const answers = new Map<number, Answer[]>();
     let next = 0;
@@ -129,8 +130,8 @@ describe('graceful shutdown on SIGTERM during load', () => {
       const runs = events.filter((event) => event.type === 'RunCreated').map((event) => (event.data as { deliveryId: string }).deliveryId);
       expect(runs.length).toBe(DELIVERIES);
       expect(new Set(runs)).toEqual(new Set(kept.keys()));
-      // The dispatcher's successor created every remaining run and met none twice: the offsets of
-      // the runs its predecessor created were committed on SIGTERM.
+      // The dispatcher's successor created every remaining run and met none twice: its predecessor
+      // committed the offsets (Kafka) or saved the checkpoint (embedded) of every run it created.
       const successor = await scrape(dispatcherUrl);
       expect(valueOf(successor, 'wts_runs_total', { outcome: 'already_created' })).toBe(0);
       // Some senders met the closing or stopped ingress and retried: the test exercised the window.

@@ -71,3 +71,19 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('tracing from the standard OTEL_* variables', () => {
+  it.each([
+    [{}, false],
+    [{ OTEL_TRACES_EXPORTER: 'none' }, false],
+    [{ OTEL_TRACES_EXPORTER: 'console' }, true],
+    [{ OTEL_TRACES_EXPORTER: 'otlp' }, true],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, true],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }, true],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }, false],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }, false],
+    [{ OTEL_SERVICE_NAME: 'ingress' }, false],
+  ])('given %j, tracing enabled is %s', (env, enabled) => {
+    expect(loadConfig(env).tracing).toEqual({ enabled });
+  });
+});
