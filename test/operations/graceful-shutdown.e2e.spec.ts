@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
+import { ConsumerGroups, KafkaHeaders, KafkaTopics } from '@wts/messaging';
 import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
+import { MessageCollector, committedOffsets, testKafka } from '../support/kafka-test-kit';
 import { scrape, valueOf } from '../support/metrics-scrape';
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
 
@@ -21,9 +23,13 @@ interface Answer {
  * the test's own) and the embedded one. Senders post with idempotency keys and retry what was not answered 202 (503 while
  * closing, refused while down), like a sender with retries. Proven: each service exits 0 on its
  * own (no kill), every 202 names a delivery the store holds, every key is one delivery and one
- * run, and the dispatcher committed its offsets on the way out (its successor creates nothing
- * twice: no already-created run, no redelivery).
+ * run; once the dispatcher is down its progress is saved exactly: Kafka — the committed offsets
+ * cover the messages with a run and no other (the relay's at-least-once duplicates aside);
+ * embedded — its successor meets no delivery twice.
  */
+let currentDataDir = '';
+const dataDirOf = (): string => currentDataDir;
+
 describe.each([['the Kafka shape', true], ['the embedded shape', false]])('graceful shutdown on SIGTERM during load (%s)', (_shape, withKafka) => {
   let brokerEnv: NodeJS.ProcessEnv | undefined;
   let dataDir: string;
@@ -32,12 +38,15 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
   let ingressUrl: string;
   let dispatcherUrl: string;
   let admin: AdminClient;
+  let brokers: string | undefined;
 
   beforeAll(async () => {
     assertBuilt();
     if (withKafka) brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
-    const kafka = brokerEnv ? { KAFKA_BROKERS: await startKafkaBroker(brokerEnv) } : {};
+    brokers = brokerEnv ? await startKafkaBroker(brokerEnv) : undefined;
+    const kafka = brokers ? { KAFKA_BROKERS: brokers } : {};
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-'));
+    currentDataDir = dataDir;
     const [port, dispatcherPort] = [await freePort(), await freePort()];
     ingressUrl = `http://127.0.0.1:${port}`;
     dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
@@ -62,6 +71,7 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
   it('loses nothing, answers no 202 it did not keep, and the dispatcher saves its progress on the way out', async () => {
     const hook = await admin.setUpWebhook('sigterm@example.com');
     const answers = new Map<number, Answer[]>();
+    let uncommitted: string[] | undefined;
     let next = 0;
     let completed = 0;
     const deliver = async (i: number): Promise<void> => {
@@ -98,6 +108,7 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
       expect(runsBefore).toBeGreaterThan(0);
       await dispatcher.stop();
       expect(dispatcher.exit).toEqual({ code: 0, signal: null });
+      if (brokers) uncommitted = await handledButUncommitted(brokers);
       dispatcher.start();
     };
     const senders = Array.from({ length: CONCURRENCY }, async () => {
@@ -130,10 +141,15 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
       const runs = events.filter((event) => event.type === 'RunCreated').map((event) => (event.data as { deliveryId: string }).deliveryId);
       expect(runs.length).toBe(DELIVERIES);
       expect(new Set(runs)).toEqual(new Set(kept.keys()));
-      // The dispatcher's successor created every remaining run and met none twice: its predecessor
-      // committed the offsets (Kafka) or saved the checkpoint (embedded) of every run it created.
-      const successor = await scrape(dispatcherUrl);
-      expect(valueOf(successor, 'wts_runs_total', { outcome: 'already_created' })).toBe(0);
+      if (withKafka) {
+        // Checked while the stopped dispatcher was down: its committed offsets covered exactly the
+        // messages it had turned into runs.
+        expect(uncommitted).toEqual([]);
+      } else {
+        // The successor created every remaining run and met none twice: the predecessor saved the
+        // checkpoint of every run it created.
+        expect(valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'already_created' })).toBe(0);
+      }
       // Some senders met the closing or stopped ingress and retried: the test exercised the window.
       expect([...answers.values()].some((seen) => seen.length > 1)).toBe(true);
     } finally {
@@ -141,3 +157,38 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
     }
   }, 300_000);
 });
+
+/**
+ * With the dispatcher stopped: the messages of webhooks.events.v1 whose delivery has a run although
+ * their offset is not committed (handled, not committed), and those below the committed offset
+ * without a run (committed, not handled). A message the relay sent twice (at-least-once) counts as
+ * handled when its first copy was.
+ */
+async function handledButUncommitted(brokers: string): Promise<string[]> {
+  const kafka = testKafka(brokers.split(','), 'sigterm-check');
+  const committed = await committedOffsets(kafka, ConsumerGroups.runDispatcher, KafkaTopics.webhookEvents);
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(KafkaTopics.webhookEvents).finally(() => admin.disconnect());
+  const total = ends.reduce((sum, end) => sum + Number(end.high) - Number(end.low), 0);
+  const collector = await new MessageCollector(kafka, [KafkaTopics.webhookEvents], `sigterm-check-${randomBytes(4).toString('hex')}`).start();
+  try {
+    await waitFor(async () => collector.messages.length >= total, 30_000, 'the topic read to its end');
+  } finally {
+    await collector.stop();
+  }
+  const store = SqliteEventStore.open(join(dataDirOf(), 'events.sqlite'));
+  const withRun = new Set((await store.readAll({ limit: 1_000_000, filter: { streamPrefixes: ['run-'] } })).map((event) => (event.data as { deliveryId: string }).deliveryId));
+  await store.close();
+  const accepted = collector.messages.filter((message) => message.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' && Number(message.offset) < Number(ends.find((end) => end.partition === message.partition)?.high ?? 0));
+  const below = (message: (typeof accepted)[number]): boolean => Number(message.offset) < (committed.get(message.partition) ?? -1);
+  const handledIds = new Set(accepted.filter(below).map((message) => message.headers[KafkaHeaders.eventId]));
+  const problems: string[] = [];
+  for (const message of accepted) {
+    const deliveryId = (JSON.parse(message.value?.toString('utf8') ?? '{}') as { deliveryId?: string }).deliveryId ?? '';
+    const where = `p${message.partition}@${message.offset} ${deliveryId}`;
+    if (below(message) && !withRun.has(deliveryId)) problems.push(`committed without a run: ${where}`);
+    if (!below(message) && withRun.has(deliveryId) && !handledIds.has(message.headers[KafkaHeaders.eventId])) problems.push(`run created, offset not committed: ${where}`);
+  }
+  return problems;
+}
