@@ -23,20 +23,20 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function start(): Promise<{ port: number; services: number[] }> {
-    const port = await freePort();
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: join(dataDir, 'data'), PORT: String(port) };
+  async function start(): Promise<{ port: number; dispatcherPort: number; services: number[] }> {
+    const [port, dispatcherPort] = [await freePort(), await freePort()];
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: join(dataDir, 'data'), PORT: String(port), DISPATCHER_PORT: String(dispatcherPort) };
     launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     await waitFor(async () => output.includes('Webhook trigger service is running'), 60_000, `the banner; output so far:\n${output}`);
     const services = childrenOf(launcher.pid as number);
     expect(services).toHaveLength(2);
-    return { port, services };
+    return { port, dispatcherPort, services };
   }
 
   it('starts both services with no error line, shows the banner and a generated admin token, not a wall of route mappings', async () => {
-    const { port } = await start();
+    const { port, dispatcherPort } = await start();
     // Both services have opened the store and are serving by now; give them a moment to say more.
     await waitFor(async () => output.includes('run-dispatcher following accepted deliveries'), 10_000, 'the dispatcher line');
     expect(output).not.toMatch(/error|failed|SQLITE_BUSY|exited/i);
@@ -44,6 +44,12 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     expect(output).toContain(`Base URL      http://localhost:${port}`);
     expect(output).toMatch(/Authorization: Bearer [A-Za-z0-9_-]{32}/);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    expect(output).toContain(`Health        http://localhost:${port}/health/ready   (run-dispatcher: http://localhost:${dispatcherPort}/health/ready)`);
+    // Both services: health and metrics.
+    for (const base of [`http://127.0.0.1:${port}`, `http://127.0.0.1:${dispatcherPort}`]) {
+      expect((await fetch(`${base}/health/ready`)).status).toBe(200);
+      expect(await (await fetch(`${base}/metrics`)).text()).toContain('process_cpu_seconds_total');
+    }
 
     launcher?.kill('SIGINT');
     await new Promise((resolve) => launcher?.once('exit', resolve));

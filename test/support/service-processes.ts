@@ -38,7 +38,9 @@ export class ServiceProcess {
 
   start(): void {
     // SUPERVISOR_PID: if this test process dies (crash, kill -9), the service stops by itself.
-    const env = { ...process.env, SUPERVISOR_PID: String(process.pid), ...this.env };
+    // DISPATCHER_PORT 0: several dispatchers on one machine each take a free port (a test that
+    // scrapes one passes its own).
+    const env = { ...process.env, SUPERVISOR_PID: String(process.pid), DISPATCHER_PORT: '0', ...this.env };
     const child = spawn(process.execPath, [this.script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => this.keep(chunk));
     child.stderr?.on('data', (chunk: Buffer) => this.keep(chunk));
@@ -66,6 +68,13 @@ export class ServiceProcess {
       child.once('exit', () => resolve());
       child.kill(signal);
     });
+  }
+
+  /** How the last run ended: undefined while it runs (or before the first start). */
+  get exit(): { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined {
+    const child = this.child;
+    if (!child || (child.exitCode === null && child.signalCode === null)) return undefined;
+    return { code: child.exitCode, signal: child.signalCode };
   }
 
   tail(lines = 40): string {

@@ -10,6 +10,7 @@ import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
 import { AdminValidationPipe } from './http/admin-validation.pipe';
 import { UnreadableBodyPipe } from './http/unreadable-body.pipe';
 import { IngressModule, type IngressDependencies } from './ingress.module';
+import { meteredTrigger } from './webhook/metered-trigger';
 import { registerWebhookTriggerRoute } from './webhook/webhook-trigger.route';
 
 const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
@@ -39,10 +40,9 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   const fastify = app.getHttpAdapter().getInstance();
   logEachRequest(fastify);
   installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES, adminTokenDigest(deps.adminToken));
-  registerWebhookTriggerRoute(fastify, app.get(TriggerWebhookUseCase));
+  registerWebhookTriggerRoute(fastify, meteredTrigger(app.get(TriggerWebhookUseCase)));
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(new UnreadableBodyPipe(), new AdminValidationPipe());
-  app.enableShutdownHooks();
   await app.init();
   await fastify.ready();
   return app;

@@ -3,7 +3,8 @@ import { CLOCK, EVENT_STORE, RANDOM, RATE_LIMITER, READ_MODELS, cryptoRandom, sy
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
-import { APP_CONFIG } from '@wts/platform';
+import { OperationsModule } from '@wts/observability';
+import { APP_CONFIG, readinessChecks } from '@wts/platform';
 import { AccountsController } from './admin/accounts.controller';
 import { ADMIN_TOKEN_DIGEST, AdminTokenGuard, adminTokenDigest } from './admin/admin-token.guard';
 import { ParkedController } from './admin/parked.controller';
@@ -12,7 +13,6 @@ import { RoutineWebhookController } from './admin/routine-webhook.controller';
 import { RoutinesController } from './admin/routines.controller';
 import { RunsController } from './admin/runs.controller';
 import { WebhookActivityController } from './admin/webhook-activity.controller';
-import { HealthController } from './health/health.controller';
 import { useCaseProviders } from './ingress.providers';
 import { RateLimiterLifecycle } from './rate-limiter.lifecycle';
 import { ReadModelLifecycle } from './read-model.lifecycle';
@@ -24,7 +24,8 @@ export interface IngressDependencies {
   readonly store: EventStore;
   /** Listings (deliveries, runs, parked, rejected attempts): SQLite beside the store, or PostgreSQL. */
   readonly readModels: ReadModelStore;
-  readonly rateLimiter: RateLimiter;
+  /** With REDIS_URL, `ping` is its readiness check. */
+  readonly rateLimiter: RateLimiter & { readonly ping?: () => Promise<void> };
   /** Needed when KAFKA_BROKERS is set: the relay's durable checkpoint. */
   readonly checkpoints?: CheckpointStore;
 }
@@ -34,6 +35,7 @@ export class IngressModule {
   static forRoot(deps: IngressDependencies): DynamicModule {
     return {
       module: IngressModule,
+      imports: [OperationsModule.forRoot(readinessChecks({ ...deps, service: 'ingress' }))],
       controllers: [
         AccountsController,
         RoutineListController,
@@ -42,7 +44,6 @@ export class IngressModule {
         WebhookActivityController,
         ParkedController,
         RunsController,
-        HealthController,
         UiController,
       ],
       providers: [

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { assertPayloadLimitFits, createRateLimiter, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
+import { assertPayloadLimitFits, createRateLimiter, exitGracefullyOnSignals, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
+import { startTracing, traceAppends } from '@wts/observability';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
@@ -11,11 +12,16 @@ async function main(): Promise<void> {
     adminToken = randomBytes(24).toString('base64url');
     process.stdout.write(`ADMIN_TOKEN was not set; generated for this run: ${adminToken}\n`);
   }
-  const { store, checkpoints } = await openEventStore(config);
+  // OTEL_* variables: off by default; when on, started before anything makes a span.
+  const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'ingress' });
+  const opened = await openEventStore(config);
+  const { checkpoints } = opened;
+  const store = tracing ? traceAppends(opened.store) : opened.store;
   assertPayloadLimitFits(config, store);
   const { readModels } = await openReadModelStore(config);
   const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
   const app = await createIngressApp({ config, adminToken, store, checkpoints, readModels, rateLimiter });
+  exitGracefullyOnSignals(app, { afterClose: async () => tracing?.shutdown() });
   await app.listen({ port: config.http.port, host: '0.0.0.0' });
   process.stdout.write(`ingress listening on ${config.http.publicBaseUrl}\n`);
   stopWhenSupervisorGone(config.supervisorPid);

@@ -466,9 +466,16 @@ describe('docs/openapi.json', () => {
       const admin = async (method: string, url: string, docPath: string, body?: unknown, token?: string | null): Promise<Json> =>
         expectDocumented(await t.admin(method, url, body, token), method, docPath);
 
-      it('health: /healthz, /readyz', async () => {
-        expect(expectDocumented(await t.http('GET', '/healthz'), 'GET', '/healthz')).toEqual({ status: 'ok' });
-        expect(expectDocumented(await t.http('GET', '/readyz'), 'GET', '/readyz')).toEqual({ status: 'ready' });
+      it('health: /health/live, /health/ready and their aliases /healthz, /readyz; metrics', async () => {
+        const live = { status: 'ok', info: {}, error: {}, details: {} };
+        expect(expectDocumented(await t.http('GET', '/health/live'), 'GET', '/health/live')).toEqual(live);
+        expect(expectDocumented(await t.http('GET', '/healthz'), 'GET', '/healthz')).toEqual(live);
+        const ready = { status: 'ok', info: { event_store: { status: 'up' }, read_models: { status: 'up' } }, error: {}, details: { event_store: { status: 'up' }, read_models: { status: 'up' } } };
+        expect(expectDocumented(await t.http('GET', '/health/ready'), 'GET', '/health/ready')).toEqual(ready);
+        expect(expectDocumented(await t.http('GET', '/readyz'), 'GET', '/readyz')).toEqual(ready);
+        const scrape = await t.http('GET', '/metrics');
+        expectDocumented(scrape, 'GET', '/metrics');
+        expect(scrape.text).toContain('# TYPE wts_deliveries_accepted_total counter');
       });
 
       it('accounts: 401 with WWW-Authenticate, 201, 200, 400, 404, 409, 415', async () => {
@@ -665,12 +672,12 @@ describe('docs/openapi.json', () => {
         expectDocumented(await t.http('GET', '/ui/assets/missing.js'), 'GET', '/ui/assets/{name}');
       });
 
-      it('store down: 503 store_unavailable with Retry-After (webhook, admin, readiness)', async () => {
+      it('store down: 503 store_unavailable with Retry-After (webhook, admin); readiness 503 naming event_store', async () => {
         const live = await t.setupWebhook({ account });
         await t.store.close();
         expect(expectDocumented(await t.deliver(live), 'POST', WEBHOOK).code).toBe('store_unavailable');
         expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'late@example.com' })).code).toBe('store_unavailable');
-        expect(expectDocumented(await t.http('GET', '/readyz'), 'GET', '/readyz').code).toBe('store_unavailable');
+        for (const path of ['/health/ready', '/readyz']) expect(expectDocumented(await t.http('GET', path), 'GET', path).error).toMatchObject({ event_store: { status: 'down', message: expect.any(String) } });
       });
 
       it('exercised every documented operation', () => {

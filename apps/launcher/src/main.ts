@@ -33,9 +33,9 @@ async function main(): Promise<void> {
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
 
-  await waitUntilReady(`http://127.0.0.1:${config.http.port}/readyz`);
+  await waitUntilReady(`http://127.0.0.1:${config.http.port}/health/ready`);
   // A generated token is printed (the only way to learn it); one the operator chose is not.
-  process.stdout.write(banner(config.http.publicBaseUrl, generated ? adminToken : '<your ADMIN_TOKEN>', config.storage.dataDir));
+  process.stdout.write(banner(config.http.publicBaseUrl, generated ? adminToken : '<your ADMIN_TOKEN>', config.storage.dataDir, config.http.dispatcherPort));
 }
 
 async function waitUntilReady(url: string): Promise<void> {
@@ -51,7 +51,7 @@ async function waitUntilReady(url: string): Promise<void> {
   process.stderr.write(`[launcher] the ingress did not become ready at ${url} within 60 s\n`);
 }
 
-function banner(baseUrl: string, adminToken: string, dataDir: string): string {
+function banner(baseUrl: string, adminToken: string, dataDir: string, dispatcherPort: number): string {
   return [
     '',
     '  Webhook trigger service is running (embedded default: no external server).',
@@ -59,7 +59,8 @@ function banner(baseUrl: string, adminToken: string, dataDir: string): string {
     `  Config page   ${baseUrl}/ui/   (sign in with the admin token)`,
     `  Admin API     ${baseUrl}/admin/…   Authorization: Bearer ${adminToken}`,
     `  Webhooks      POST ${baseUrl}/workflow-webhooks/<webhook_id>`,
-    `  Health        ${baseUrl}/readyz`,
+    `  Health        ${baseUrl}/health/ready   (run-dispatcher: http://localhost:${dispatcherPort}/health/ready)`,
+    `  Metrics       ${baseUrl}/metrics        (run-dispatcher: http://localhost:${dispatcherPort}/metrics)`,
     `  Data          ${dataDir}`,
     '  Stop with Ctrl+C.',
     '',

@@ -3,9 +3,13 @@ import { DispatchDeliveryUseCase, EVENT_STORE, READ_MODELS, ReadModelProjector, 
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
-import { APP_CONFIG } from '@wts/platform';
+import { OperationsModule, metrics } from '@wts/observability';
+import { APP_CONFIG, readinessChecks } from '@wts/platform';
 import type { Logger } from 'pino';
 import { DeliveryAcceptedController } from './delivery-accepted.controller';
+import { countDispatch } from './dispatch.metrics';
+import { projectorProgress } from './projector.metrics';
+import { TracedDispatchDeliveryUseCase } from './traced-dispatch.usecase';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { EventStoreLifecycle } from './event-store.lifecycle';
 import { ProjectorLifecycle } from './projector.lifecycle';
@@ -33,17 +37,20 @@ export class DispatcherModule {
     const brokers = deps.config.kafka.brokers;
     return {
       module: DispatcherModule,
+      imports: [OperationsModule.forRoot(readinessChecks({ ...deps, service: 'run-dispatcher' }))],
       controllers: brokers ? [DeliveryAcceptedController] : [],
       providers: [
         { provide: APP_CONFIG, useValue: deps.config },
         { provide: EVENT_STORE, useValue: deps.store },
-        { provide: DispatchDeliveryUseCase, useValue: new DispatchDeliveryUseCase(deps.store, systemClock) },
+        { provide: DispatchDeliveryUseCase, useValue: new TracedDispatchDeliveryUseCase(deps.store, systemClock) },
         { provide: READ_MODELS, useValue: deps.readModels },
         {
           provide: ReadModelProjector,
           useFactory: () => {
             const logger = deps.logger.child({ context: 'ReadModelProjector' });
-            return new ReadModelProjector(deps.store, deps.readModels, { info: (fields, message) => logger.info(fields, message), error: (fields, message) => logger.error(fields, message) });
+            const projector = new ReadModelProjector(deps.store, deps.readModels, { info: (fields, message) => logger.info(fields, message), error: (fields, message) => logger.error(fields, message) });
+            metrics.trackProjector(projectorProgress(deps.store, projector));
+            return projector;
           },
         },
         ProjectorLifecycle,
@@ -70,7 +77,7 @@ function embeddedProviders(deps: DispatcherDependencies): Provider[] {
         return new StoreDispatchWorker(deps.store, deps.checkpoints, dispatch, {
           info: (fields, message) => logger.info(fields, message),
           error: (fields, message) => logger.error(fields, message),
-        });
+        }, {}, countDispatch);
       },
     },
     DispatchWorkerLifecycle,

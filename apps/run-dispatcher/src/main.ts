@@ -1,45 +1,60 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { MicroserviceOptions } from '@nestjs/microservices';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, createKafkaClient, kafkaTopicNames, storeParkRecorder } from '@wts/messaging';
-import { ServiceLogger, assertPayloadLimitFits, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
+import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, kafkaTopicNames, storeParkRecorder } from '@wts/messaging';
+import { metrics, startTracing, traceAppends } from '@wts/observability';
+import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const { store, checkpoints, description } = await openEventStore(config);
+  // OTEL_* variables: off by default; when on, started before anything makes a span.
+  const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'run-dispatcher' });
+  const opened = await openEventStore(config);
+  const { checkpoints, description } = opened;
+  const store = tracing ? traceAppends(opened.store) : opened.store;
   assertPayloadLimitFits(config, store);
   const logger = createServiceLogger(config.log, 'run-dispatcher');
   const { readModels } = await openReadModelStore(config);
   const brokers = config.kafka.brokers;
-  if (brokers) {
-    // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy.
-    const app = await NestFactory.createMicroservice<MicroserviceOptions>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), {
-      // Every park is recorded in the store too: the dead-letter topic alone is not the record.
-      strategy: new KafkaDispatchServer({ brokers, recordPark: storeParkRecorder(store) }),
-      bufferLogs: true,
-      abortOnError: false,
-    });
-    app.useLogger(new ServiceLogger(logger));
-    app.enableShutdownHooks();
-    // listen() registers the handlers, runs the lifecycle hooks, then starts the strategy.
-    await app.listen();
-    // Lag against the events topic's retention: a warning long before an unread delivery could expire.
-    const lag = new ConsumerLagMonitor(createKafkaClient({ brokers, clientId: 'run-dispatcher-lag', logger }), kafkaTopicNames().webhookEvents, ConsumerGroups.runDispatcher, logger);
-    lag.start();
-    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${brokers.join(',')} (${description})\n`);
-    stopWhenSupervisorGone(config.supervisorPid);
-    return;
-  }
-  const app = await NestFactory.createApplicationContext(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), {
+  // An HTTP server of its own for health and metrics only (DISPATCHER_PORT).
+  const adapter = new FastifyAdapter({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
+  const app = await NestFactory.create<NestFastifyApplication>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), adapter, {
     bufferLogs: true,
     abortOnError: false,
   });
   app.useLogger(new ServiceLogger(logger));
-  app.enableShutdownHooks();
-  await app.init();
-  process.stdout.write(`run-dispatcher following accepted deliveries (${description})\n`);
+  // Kafka: lag against the events topic's retention, a warning long before an unread delivery could expire.
+  const retentionLag = brokers
+    ? new ConsumerLagMonitor(createKafkaClient({ brokers, clientId: 'run-dispatcher-lag', logger }), kafkaTopicNames().webhookEvents, ConsumerGroups.runDispatcher, logger)
+    : undefined;
+  exitGracefullyOnSignals(app, {
+    afterClose: async () => {
+      await retentionLag?.stop();
+      await tracing?.shutdown();
+    },
+  });
+  // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy (a hybrid app).
+  if (brokers) {
+    // Every park is recorded in the store too: the dead-letter topic alone is not the record.
+    const strategy = new KafkaDispatchServer({ brokers, recordPark: storeParkRecorder(store), onDeadLetter: () => metrics.deadLetters.inc() });
+    app.connectMicroservice({ strategy }, { inheritAppConfig: true });
+    const topic = kafkaTopicNames().webhookEvents;
+    metrics.trackConsumerLag(topic, consumerGroupLag(brokers, ConsumerGroups.runDispatcher, topic));
+  }
+  // listen() runs the lifecycle hooks; health answers while the consumer is still joining.
+  await app.listen({ port: config.http.dispatcherPort, host: '0.0.0.0' });
+  const port = new URL(await app.getUrl()).port;
+  process.stdout.write(`run-dispatcher health and metrics on port ${port}\n`);
+  if (brokers) {
+    await app.startAllMicroservices();
+    retentionLag?.start();
+    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${brokers.join(',')} (${description})\n`);
+  } else {
+    process.stdout.write(`run-dispatcher following accepted deliveries (${description})\n`);
+  }
   stopWhenSupervisorGone(config.supervisorPid);
 }
 

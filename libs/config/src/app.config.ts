@@ -12,6 +12,8 @@ export interface AppConfig {
     readonly adminToken: string | undefined;
     /** The peers whose X-Forwarded-For names the client (false: none, the peer is the client). */
     readonly trustProxy: TrustProxy;
+    /** The run-dispatcher's own HTTP port: health and metrics only (0: any free port). */
+    readonly dispatcherPort: number;
   };
   readonly storage: { readonly dataDir: string };
   readonly eventStore: { readonly connectionString: string | undefined; readonly maxAppendBytes: number };
@@ -25,6 +27,8 @@ export interface AppConfig {
     readonly idempotencyRetentionMs: number;
   };
   readonly log: { readonly level: string; readonly format: LogFormat };
+  /** OpenTelemetry traces: on only when the standard OTEL_* variables ask (the SDK reads the rest). */
+  readonly tracing: { readonly enabled: boolean };
   /** The process that spawned this one and whose end ends this one (npm start, tests). */
   readonly supervisorPid: number | undefined;
 }
@@ -41,6 +45,7 @@ export class ConfigurationError extends Error {
 
 const ENVIRONMENT_KEYS = [
   'PORT',
+  'DISPATCHER_PORT',
   'PUBLIC_BASE_URL',
   'ADMIN_TOKEN',
   'DATA_DIR',
@@ -68,7 +73,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   }
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
-    http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY) },
+    http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY), dispatcherPort: dto.DISPATCHER_PORT },
     storage: { dataDir: resolve(dto.DATA_DIR) },
     eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
     kafka: { brokers: dto.KAFKA_BROKERS?.split(',') },
@@ -81,5 +86,20 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     },
     log: { level: dto.LOG_LEVEL, format: dto.LOG_FORMAT as LogFormat },
     supervisorPid: dto.SUPERVISOR_PID,
+    tracing: { enabled: tracingRequested(env) },
   };
 }
+
+/**
+ * Tracing is asked for by the standard variables: OTEL_TRACES_EXPORTER (other than `none`), or an
+ * OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); never with
+ * OTEL_SDK_DISABLED=true. Everything else (service name, sampler, exporter settings, resource
+ * attributes) the SDK reads from its own OTEL_* variables.
+ */
+export function tracingRequested(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  if (exporter) return exporter !== 'none';
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+

@@ -3,7 +3,7 @@ import { ConfigurationError, loadConfig } from './app.config';
 describe('loadConfig', () => {
   it('given an empty environment, then the documented defaults', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false });
+    expect(config.http).toEqual({ port: 3000, publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false, dispatcherPort: 3001 });
     expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka.brokers).toBeUndefined();
@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       IDEMPOTENCY_RETENTION_SECONDS: '60',
     });
-    expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false });
+    expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false, dispatcherPort: 3001 });
     expect(config.kafka.brokers).toEqual(['k1:9092', 'k2:9092']);
     expect(config.database.url).toBe('postgres://app@db:5432/wts');
     expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
@@ -42,6 +42,7 @@ describe('loadConfig', () => {
   it.each([
     ['PORT', 'abc', 'PORT'],
     ['PORT', '70000', 'PORT'],
+    ['DISPATCHER_PORT', 'x', 'DISPATCHER_PORT'],
     ['PUBLIC_BASE_URL', 'ftp://x', 'PUBLIC_BASE_URL'],
     ['ADMIN_TOKEN', 'short', 'ADMIN_TOKEN'],
     ['ADMIN_TOKEN', 'Str0ng!Passw0rd#2024', 'ADMIN_TOKEN may hold only'],
@@ -82,5 +83,21 @@ describe('loadConfig', () => {
     for (const bad of ['true', '*', '10.0.0.0/33', 'proxy.example.com', '1.2.3.4,', '1.2.3.4/8/1']) {
       expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(/TRUST_PROXY must be off/);
     }
+  });
+});
+
+describe('tracing from the standard OTEL_* variables', () => {
+  it.each([
+    [{}, false],
+    [{ OTEL_TRACES_EXPORTER: 'none' }, false],
+    [{ OTEL_TRACES_EXPORTER: 'console' }, true],
+    [{ OTEL_TRACES_EXPORTER: 'otlp' }, true],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, true],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }, true],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }, false],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }, false],
+    [{ OTEL_SERVICE_NAME: 'ingress' }, false],
+  ])('given %j, tracing enabled is %s', (env, enabled) => {
+    expect(loadConfig(env).tracing).toEqual({ enabled });
   });
 });

@@ -15,6 +15,13 @@ export class EnvironmentDto {
   @Max(65535)
   PORT = 3000;
 
+  /** The run-dispatcher's health and metrics port (0: any free port, printed at start). */
+  @Transform(toInt)
+  @IsInt({ message: 'DISPATCHER_PORT must be an integer' })
+  @Min(0)
+  @Max(65535)
+  DISPATCHER_PORT = 3001;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })

@@ -2,11 +2,13 @@ import { Streams } from '@wts/contracts';
 import type { CheckpointStore, EventStore, EventToAppend, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
 import { formatPosition } from '@wts/event-store';
+import type { Span } from '@opentelemetry/api';
+import { SpanKind, contextOf, metrics, traceparentOf, tracer, tracingEnabled } from '@wts/observability';
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Signal, describeError, nextDelay, sleep } from './async.util';
 import type { MessagingLogger } from './kafka-client.factory';
 import { encodeEvent } from './kafka-message.codec';
-import { routeEvent, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
+import { KafkaHeaders, routeEvent, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 import { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.tuning';
 export { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning };
 import { groupByTopic, isMessageTooLarge, messageBytes } from './produce-batching';
@@ -36,6 +38,10 @@ interface Entry {
   readonly topic?: string;
   readonly message?: Message;
   readonly eventId: string;
+  /** With tracing on: the publish span, ended once the broker acknowledged. */
+  readonly span?: Span;
+  /** When the event was recorded (epoch ms): the relay's lag in seconds. */
+  readonly at: number;
   /** What the message adds to a produce request (0 when unpublished). */
   readonly bytes: number;
   /** Published events: where they came from, for a park record. */
@@ -84,8 +90,24 @@ export class EventRelay {
   private producer: Producer | undefined;
   private forwarded = 0;
   private parked = 0;
+  private checkpointSaved: number | undefined;
 
   constructor(private readonly deps: EventRelayDependencies) {}
+
+  /** Metrics: events read from the store and not yet acknowledged by Kafka. */
+  pendingEvents(): number {
+    return this.buffer.length;
+  }
+
+  /** Metrics: when the oldest unacknowledged event was recorded (epoch ms); undefined when caught up. */
+  oldestPendingAt(): number | undefined {
+    return this.buffer[0]?.at;
+  }
+
+  /** Metrics: when the checkpoint last moved; undefined while there is nothing to forward (an idle relay is not late). */
+  checkpointSavedAt(): number | undefined {
+    return this.buffer.length === 0 ? undefined : this.checkpointSaved;
+  }
 
   private get checkpointName(): string {
     return relayCheckpointName(this.deps.definition.name);
@@ -98,6 +120,8 @@ export class EventRelay {
       { relay: this.deps.definition.name, after: this.lastQueued ? formatPosition(this.lastQueued) : 'start' },
       'relay forwarding from its checkpoint',
     );
+    this.checkpointSaved = Date.now();
+    metrics.trackRelay(this.deps.definition.name, this);
     this.follow();
     this.pumping = this.pump();
   }
@@ -149,10 +173,23 @@ export class EventRelay {
 
   private entryOf(event: RecordedEvent): Entry {
     const route = routeEvent(event);
-    if (!route) return { position: event.position, eventId: event.id, bytes: 0 };
+    const at = event.createdAt.getTime();
+    if (!route) return { position: event.position, eventId: event.id, at, bytes: 0 };
     const encoded = encodeEvent(event, route);
     const message: Message = { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
-    return { position: event.position, topic: this.deps.topics[route.topic], message, eventId: event.id, bytes: messageBytes(message), source: parkSource(event) };
+    const topic = this.deps.topics[route.topic];
+    const span = tracingEnabled() ? this.publishSpan(topic, message) : undefined;
+    return { position: event.position, topic, message, eventId: event.id, at, span, bytes: messageBytes(message), source: parkSource(event) };
+  }
+
+  /** A producer span continuing the event's trace; the message carries it on in its traceparent header. */
+  private publishSpan(topic: string, message: Message): Span {
+    const headers = message.headers ?? {};
+    const incoming = headers[KafkaHeaders.traceparent];
+    const span = tracer().startSpan(`publish ${topic}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic } }, contextOf(typeof incoming === 'string' ? incoming : undefined));
+    headers[KafkaHeaders.traceparent] = traceparentOf(span);
+    message.headers = headers;
+    return span;
   }
 
   private async pump(): Promise<void> {
@@ -204,6 +241,7 @@ export class EventRelay {
       return (await this.forward(batch.slice(0, half))) && (await this.forward(batch.slice(half)));
     }
     this.buffer.splice(0, batch.length);
+    for (const entry of batch) entry.span?.end();
     this.bufferedBytes -= batchBytes(batch);
     this.spaceFreed.notify();
     return this.saveCheckpoint(batch[batch.length - 1].position);
@@ -295,6 +333,7 @@ export class EventRelay {
       if (!(await this.whileSuspended())) return false;
       try {
         await this.deps.checkpoints.save(this.checkpointName, position);
+        this.checkpointSaved = Date.now();
         return true;
       } catch (error) {
         this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay checkpoint save failed; retrying');

@@ -12,3 +12,5 @@ export * from './webhook-events.consumer';
 export * from './kafka-dispatch.server';
 export * from './park-record';
 export * from './consumer-lag.monitor';
+export * from './kafka.readiness';
+export * from './consumer-group.lag';

@@ -20,6 +20,8 @@ export interface KafkaDispatchServerOptions {
   readonly logger?: MessagingLogger;
   /** Every park is recorded here too (the event store), not only on the dead-letter topic. */
   readonly recordPark?: ParkRecorder;
+  /** Called once a message is on the dead-letter topic (metrics). */
+  readonly onDeadLetter?: () => void;
 }
 
 /** What `@Ctx()` gives a handler: the decoded event with its topic, partition and offset. */
@@ -99,6 +101,7 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
         logger: this.log,
         tuning: { ...DEFAULT_CONSUMER_TUNING, ...this.options.tuning },
         ...(this.options.recordPark ? { recordPark: this.options.recordPark } : {}),
+        onDeadLetter: this.options.onDeadLetter,
       });
       this.consumer = consumer;
       try {

@@ -47,6 +47,8 @@ export interface WebhookEventsConsumerSettings {
   readonly handlers: ReadonlyMap<string, InboundHandler>;
   readonly logger: MessagingLogger;
   readonly tuning: ConsumerTuning;
+  /** Called once a message is on the dead-letter topic (metrics). */
+  readonly onDeadLetter?: () => void;
   /** SUPPORTED_SCHEMA_VERSIONS unless given (a test plays an upgraded build this way). */
   readonly supportedSchemaVersions?: readonly number[];
   /**
@@ -245,6 +247,7 @@ export class WebhookEventsConsumer {
         }
         if (!this.producer) throw new Error('dead-letter producer is not connected');
         await this.producer.send({ topic: this.settings.topics.webhookEventsDeadLetter, acks: -1, messages: [{ key: message.key, value: message.value, headers }] });
+        this.settings.onDeadLetter?.();
         this.settings.logger.error({ ...location, offset: message.offset, code: failure.code, err: failure.message }, 'message parked on the dead-letter topic');
         return true;
       } catch (error) {

@@ -1,5 +1,6 @@
 import type { AppConfig } from '@wts/config';
 import { SqliteEventStore, type CheckpointStore, type EventStore } from '@wts/event-store';
+import { metrics } from '@wts/observability';
 import { join } from 'node:path';
 
 export interface OpenedStore {
@@ -30,5 +31,10 @@ export async function openEventStore(config: AppConfig): Promise<OpenedStore> {
   }
   const file = join(config.storage.dataDir, EMBEDDED_STORE_FILE);
   const store = SqliteEventStore.open(file);
+  // Group commit, as the writer thread reports it: appends per commit, and the commit's duration.
+  store.onCommit((report) => {
+    metrics.appendBatchSize.observe(report.requests);
+    metrics.commitSeconds.observe(report.ms / 1000);
+  });
   return { store, checkpoints: store.checkpoints(), description: `embedded SQLite store at ${file}` };
 }

@@ -8,3 +8,5 @@ export * from './service.logger';
 export * from './supervisor.watch';
 export * from './read-model.factory';
 export * from './event-size.budget';
+export * from './readiness.checks';
+export * from './graceful.shutdown';

@@ -8,6 +8,8 @@ export interface ClosableRateLimiter extends RateLimiter {
   /** For the startup log line, e.g. "Redis (shared across replicas)". Never contains credentials. */
   readonly description: string;
   close(): Promise<void>;
+  /** Readiness: Redis answers; undefined for the in-memory limiter (nothing to depend on). */
+  readonly ping?: () => Promise<void>;
 }
 
 /**
@@ -23,6 +25,7 @@ export function createRateLimiter(config: AppConfig, onWarning: RateLimiterWarni
       description: 'Redis (shared across replicas; per replica in memory while Redis is down)',
       consume: (key) => limiter.consume(key),
       close: () => limiter.close(),
+      ping: () => limiter.ping(),
     };
   }
   const limiter = new MemoryRateLimiter(points);

@@ -122,6 +122,11 @@ export class RedisRateLimiter implements RateLimiter {
     return this.degraded;
   }
 
+  /** Health: resolves when Redis answers a PING (no offline queue: fails at once while disconnected). */
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.client.status === 'end') return;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
-/** Probes (the launcher, orchestrators) poll these: one log line per poll would drown the rest. */
-const UNLOGGED_PATHS = new Set(['/healthz', '/readyz', '/health/live', '/health/ready']);
+/** Probes (the launcher, orchestrators) and Prometheus poll these: one log line per poll would drown the rest. */
+const UNLOGGED_PATHS = new Set(['/healthz', '/readyz', '/health/live', '/health/ready', '/metrics']);
 
 /**
  * One log line per request, written by Fastify's own logger once the answer is sent: method,

@@ -12,7 +12,7 @@ import { presentTriggerOutcome } from './trigger-outcome.presenter';
  * reads it, with its limit, only after the header checks) and the request skips Nest's router,
  * pipes and filters: the hot path is this function, the use case and the store.
  */
-export function registerWebhookTriggerRoute(fastify: FastifyInstance, triggerWebhook: TriggerWebhookUseCase): void {
+export function registerWebhookTriggerRoute(fastify: FastifyInstance, triggerWebhook: Pick<TriggerWebhookUseCase, 'execute'>): void {
   fastify.route({
     method: 'POST',
     url: '/workflow-webhooks/:webhookId',
@@ -26,7 +26,7 @@ export function registerWebhookTriggerRoute(fastify: FastifyInstance, triggerWeb
   });
 }
 
-async function trigger(triggerWebhook: TriggerWebhookUseCase, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function trigger(triggerWebhook: Pick<TriggerWebhookUseCase, 'execute'>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   try {
     const outcome = await triggerWebhook.execute({
       webhookId: (request.params as { webhookId: string }).webhookId,

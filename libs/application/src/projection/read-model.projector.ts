@@ -47,6 +47,18 @@ export class ReadModelProjector {
     private readonly options: ProjectorOptions = DEFAULT_PROJECTOR_OPTIONS,
   ) {}
 
+  private committed: GlobalPosition | undefined;
+
+  /** Metrics: where the read models are, as last committed (or loaded) by this projector. */
+  committedPosition(): GlobalPosition | undefined {
+    return this.committed;
+  }
+
+  /** Metrics: whether this replica's projector runs (it holds the lease). */
+  get isRunning(): boolean {
+    return !this.stopped && this.readModels.holdsProjectorLease();
+  }
+
   start(): void {
     this.running ??= this.loop();
   }
@@ -82,6 +94,7 @@ export class ReadModelProjector {
   /** Runs until stopped (resolves) or until something fails (rejects). */
   private async projectFromCheckpoint(): Promise<void> {
     let checkpoint = await this.readModels.loadCheckpoint(READ_MODEL_PROJECTION);
+    this.committed = checkpoint;
     const pending: { position: GlobalPosition; change: ProjectionChange | undefined }[] = [];
     let progress: GlobalPosition | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -97,6 +110,7 @@ export class ReadModelProjector {
       const changes = batch.flatMap((item) => (item.change ? [item.change] : []));
       if (!(await this.readModels.commit(READ_MODEL_PROJECTION, changes, checkpoint, to))) throw new CheckpointMovedError();
       checkpoint = to;
+      this.committed = to;
     };
     const flush = (): Promise<void> => {
       if (timer) clearTimeout(timer);

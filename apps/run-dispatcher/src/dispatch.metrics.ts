@@ -1,0 +1,14 @@
+import type { DispatchOutcome } from '@wts/application';
+import { metrics } from '@wts/observability';
+
+const byOutcome = {
+  created: metrics.runs.labels('created'),
+  already_created: metrics.runs.labels('already_created'),
+  parked: metrics.runs.labels('parked'),
+} satisfies Record<DispatchOutcome['kind'], unknown>;
+
+/** Counts a dispatch outcome (wts_runs_total) and hands it back. */
+export function countDispatch(outcome: DispatchOutcome): DispatchOutcome {
+  byOutcome[outcome.kind].inc();
+  return outcome;
+}

@@ -1,0 +1,184 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every metric the services export, on one registry per process (GET /metrics). Counters and
+ * histograms only cost an increment on the hot path; gauges that describe lag are computed when
+ * Prometheus scrapes (`collect`), from what the components record as they go. Labels are bounded
+ * and carry no identifier (no webhook id, no account): a 404 is one code, whatever its cause.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+
+  readonly deliveriesAccepted = new Counter({ name: 'wts_deliveries_accepted_total', help: 'Deliveries answered 202 (new ones; replays are counted apart)', registers: [this.registry] });
+  readonly deliveryRejections = new Counter({
+    name: 'wts_delivery_rejections_total',
+    help: 'Deliveries refused, by problem code (webhook_not_found covers every 404 cause alike)',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  readonly acceptanceSeconds = new Histogram({
+    name: 'wts_delivery_acceptance_seconds',
+    help: 'Time from the request to the 202 (durable append included)',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly idempotentReplays = new Counter({ name: 'wts_idempotent_replays_total', help: 'Deliveries answered with the original 202 of their idempotency key', registers: [this.registry] });
+  readonly rateLimitDecisions = new Counter({
+    name: 'wts_rate_limit_decisions_total',
+    help: 'Rate-limit decisions, allowed or limited',
+    labelNames: ['decision'] as const,
+    registers: [this.registry],
+  });
+  readonly appendBatchSize = new Histogram({
+    name: 'wts_event_store_append_batch_size',
+    help: 'Appends sharing one commit of the embedded store (group commit)',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers: [this.registry],
+  });
+  readonly commitSeconds = new Histogram({
+    name: 'wts_event_store_commit_seconds',
+    help: 'Duration of one commit (transaction and fsync) of the embedded store',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+  readonly runs = new Counter({
+    name: 'wts_runs_total',
+    help: 'Dispatch outcomes: created, already_created (a redelivery or replay), parked',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly deadLetters = new Counter({ name: 'wts_dead_letters_total', help: 'Messages parked on the dead-letter topic', registers: [this.registry] });
+  /** Children bound once per label value: the hot path neither allocates nor hashes labels. */
+  private readonly rejectionsByCode = new Map<string, Counter.Internal>();
+  readonly rateLimitAllowed = this.rateLimitDecisions.labels('allowed');
+  readonly rateLimitLimited = this.rateLimitDecisions.labels('limited');
+
+  private readonly relays = new Map<string, RelayProgress>();
+  private projector: ProjectorProgress | undefined;
+  private consumerLag: (() => Promise<ReadonlyMap<number, number>>) | undefined;
+  private consumerTopic = '';
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const relays = this.relays;
+    new Gauge({
+      name: 'wts_relay_lag_events',
+      help: 'Events the relay has read from the store and Kafka has not acknowledged yet',
+      labelNames: ['relay'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [relay, progress] of relays) this.set({ relay }, progress.pendingEvents());
+      },
+    });
+    new Gauge({
+      name: 'wts_relay_lag_seconds',
+      help: 'Age of the oldest event the relay has not had acknowledged by Kafka (0 when caught up)',
+      labelNames: ['relay'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [relay, progress] of relays) this.set({ relay }, ageSeconds(progress.oldestPendingAt()));
+      },
+    });
+    new Gauge({
+      name: 'wts_relay_checkpoint_age_seconds',
+      help: 'Time since the relay last saved its checkpoint (grows while Kafka is unreachable)',
+      labelNames: ['relay'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [relay, progress] of relays) this.set({ relay }, ageSeconds(progress.checkpointSavedAt()));
+      },
+    });
+    const consumerLag = (): { topic: string; lag: () => Promise<ReadonlyMap<number, number>> } | undefined =>
+      this.consumerLag ? { topic: this.consumerTopic, lag: this.consumerLag } : undefined;
+    new Gauge({
+      name: 'wts_consumer_lag_messages',
+      help: 'Messages of a partition after the consumer group\'s committed offset (high watermark minus committed offset)',
+      labelNames: ['topic', 'partition'] as const,
+      registers: [this.registry],
+      async collect() {
+        const consumer = consumerLag();
+        if (!consumer) return;
+        // Kafka unreachable: no sample this scrape (the readiness check says why).
+        const lags = await consumer.lag().catch(() => undefined);
+        this.reset();
+        for (const [partition, lag] of lags ?? []) this.set({ topic: consumer.topic, partition: String(partition) }, lag);
+      },
+    });
+    const projector = (): ProjectorProgress | undefined => this.projector;
+    // Both projector gauges come from one look at the store per scrape.
+    let lagNow: Promise<ProjectorLag | undefined> | undefined;
+    const projectorLag = (): Promise<ProjectorLag | undefined> => {
+      lagNow ??= (projector()?.lag() ?? Promise.resolve(undefined)).catch(() => undefined).finally(() => setTimeout(() => (lagNow = undefined), 100).unref());
+      return lagNow;
+    };
+    new Gauge({
+      name: 'wts_projector_lag_events',
+      help: 'Events in the store after the read models\' checkpoint (embedded store: events; EventStoreDB: log positions)',
+      registers: [this.registry],
+      async collect() {
+        const lag = await projectorLag();
+        if (lag) this.set(lag.events);
+      },
+    });
+    new Gauge({
+      name: 'wts_projector_lag_seconds',
+      help: 'Age of the oldest event the read models do not show yet (0 when caught up)',
+      registers: [this.registry],
+      async collect() {
+        const lag = await projectorLag();
+        if (lag) this.set(ageSeconds(lag.oldestAt));
+      },
+    });
+  }
+
+  /** A refused delivery, by its problem code. */
+  rejection(code: string): void {
+    let child = this.rejectionsByCode.get(code);
+    if (!child) {
+      child = this.deliveryRejections.labels(code);
+      this.rejectionsByCode.set(code, child);
+    }
+    child.inc();
+  }
+
+  /** A relay reports its progress here; the gauges read it at scrape time. */
+  trackRelay(name: string, progress: RelayProgress): void {
+    this.relays.set(name, progress);
+  }
+
+  /** The consumer group's lag per partition of `topic`, asked of Kafka at scrape time. */
+  trackConsumerLag(topic: string, lag: () => Promise<ReadonlyMap<number, number>>): void {
+    this.consumerTopic = topic;
+    this.consumerLag = lag;
+  }
+
+  trackProjector(progress: ProjectorProgress): void {
+    this.projector = progress;
+  }
+}
+
+export interface RelayProgress {
+  pendingEvents(): number;
+  /** Epoch ms of the oldest event not acknowledged yet; undefined when caught up. */
+  oldestPendingAt(): number | undefined;
+  /** Epoch ms of the last checkpoint save; undefined before the first. */
+  checkpointSavedAt(): number | undefined;
+}
+
+export interface ProjectorLag {
+  readonly events: number;
+  /** Epoch ms of the oldest event not projected yet; undefined when caught up. */
+  readonly oldestAt: number | undefined;
+}
+
+export interface ProjectorProgress {
+  /** Undefined where this replica does not run the projector (another holds the lease). */
+  lag(): Promise<ProjectorLag | undefined>;
+}
+
+function ageSeconds(since: number | undefined): number {
+  return since === undefined ? 0 : Math.max(0, (Date.now() - since) / 1000);
+}
+
+/** The process's metrics: one registry, shared by every component of the service. */
+export const metrics = new ServiceMetrics();

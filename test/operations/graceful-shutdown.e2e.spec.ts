@@ -1,0 +1,194 @@
+import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminClient } from '../support/admin-client';
+import { ConsumerGroups, KafkaHeaders, KafkaTopics } from '@wts/messaging';
+import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
+import { MessageCollector, committedOffsets, testKafka } from '../support/kafka-test-kit';
+import { scrape, valueOf } from '../support/metrics-scrape';
+import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+
+const DELIVERIES = 600;
+const CONCURRENCY = 12;
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
+/**
+ * SIGTERM during load, to each service as a process from dist/, in the Kafka shape (a broker of
+ * the test's own) and the embedded one. Senders post with idempotency keys and retry what was not answered 202 (503 while
+ * closing, refused while down), like a sender with retries. Proven: each service exits 0 on its
+ * own (no kill), every 202 names a delivery the store holds, every key is one delivery and one
+ * run; once the dispatcher is down its progress is saved exactly: Kafka — the committed offsets
+ * cover the messages with a run and no other (the relay's at-least-once duplicates aside);
+ * embedded — its successor meets no delivery twice.
+ */
+let currentDataDir = '';
+const dataDirOf = (): string => currentDataDir;
+
+describe.each([['the Kafka shape', true], ['the embedded shape', false]])('graceful shutdown on SIGTERM during load (%s)', (_shape, withKafka) => {
+  let brokerEnv: NodeJS.ProcessEnv | undefined;
+  let dataDir: string;
+  let ingress: ServiceProcess;
+  let dispatcher: ServiceProcess;
+  let ingressUrl: string;
+  let dispatcherUrl: string;
+  let admin: AdminClient;
+  let brokers: string | undefined;
+
+  beforeAll(async () => {
+    assertBuilt();
+    if (withKafka) brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
+    brokers = brokerEnv ? await startKafkaBroker(brokerEnv) : undefined;
+    const kafka = brokers ? { KAFKA_BROKERS: brokers } : {};
+    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-'));
+    currentDataDir = dataDir;
+    const [port, dispatcherPort] = [await freePort(), await freePort()];
+    ingressUrl = `http://127.0.0.1:${port}`;
+    dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
+    const token = randomBytes(24).toString('base64url');
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, ...kafka, LOG_LEVEL: 'warn', PORT: String(port), PUBLIC_BASE_URL: ingressUrl, DISPATCHER_PORT: String(dispatcherPort), WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
+    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
+    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
+    ingress.start();
+    dispatcher.start();
+    admin = new AdminClient(ingressUrl, token);
+    await waitFor(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
+    await waitFor(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all([ingress?.stop(), dispatcher?.stop()]);
+    if (brokerEnv) await runKafkaScript('clean', brokerEnv);
+    brokerEnv = undefined;
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('loses nothing, answers no 202 it did not keep, and the dispatcher saves its progress on the way out', async () => {
+    const hook = await admin.setUpWebhook('sigterm@example.com');
+    const answers = new Map<number, Answer[]>();
+    let uncommitted: string[] | undefined;
+    let next = 0;
+    let completed = 0;
+    const deliver = async (i: number): Promise<void> => {
+      const seen: Answer[] = [];
+      answers.set(i, seen);
+      for (let attempt = 0; attempt < 1000; attempt++) {
+        try {
+          const response = await fetch(hook.url, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': `k-${i}` },
+            body: JSON.stringify({ data: { i } }),
+          });
+          const answer = { status: response.status, body: await response.text() };
+          seen.push(answer);
+          if (answer.status === 202) return;
+          if (answer.status !== 503) throw new Error(`k-${i}: unexpected ${answer.status} ${answer.body}`);
+        } catch (error) {
+          if (error instanceof Error && error.message.startsWith(`k-${i}:`)) throw error;
+          // refused or reset while the ingress is down: retry with the same key
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`k-${i} never got a 202`);
+    };
+    const at = (fraction: number): Promise<void> => waitFor(async () => completed >= DELIVERIES * fraction, 120_000, `${fraction * 100}% sent`);
+
+    const chaos = async (): Promise<void> => {
+      await at(0.25);
+      await ingress.stop(); // SIGTERM, and wait for the exit
+      expect(ingress.exit).toEqual({ code: 0, signal: null });
+      ingress.start();
+      await at(0.55);
+      const runsBefore = valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'created' });
+      expect(runsBefore).toBeGreaterThan(0);
+      await dispatcher.stop();
+      expect(dispatcher.exit).toEqual({ code: 0, signal: null });
+      if (brokers) uncommitted = await handledButUncommitted(brokers);
+      dispatcher.start();
+    };
+    const senders = Array.from({ length: CONCURRENCY }, async () => {
+      while (next < DELIVERIES) {
+        const i = next++;
+        await deliver(i);
+        completed++;
+      }
+    });
+    await Promise.all([...senders, chaos()]);
+
+    const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    try {
+      let events: RecordedEvent[] = [];
+      await waitFor(
+        async () => {
+          events = [...(await store.readAll({ limit: 1_000_000, filter: { streamPrefixes: ['delivery-', 'run-'] } }))];
+          return events.filter((event) => event.type === 'RunCreated').length >= DELIVERIES;
+        },
+        120_000,
+        `every run (dispatcher:\n${dispatcher.tail(20)})`,
+      );
+      const kept = new Map(events.filter((event) => event.type === 'DeliveryAccepted').map((event) => [(event.data as { deliveryId: string }).deliveryId, event]));
+      const accepted = [...answers.values()].flatMap((seen) => seen.filter((answer) => answer.status === 202).map((answer) => JSON.parse(answer.body) as { delivery_id: string; run_id: string }));
+      // Every 202 — including those answered while the ingress was closing — names a kept delivery.
+      expect(accepted.filter((body) => !kept.has(body.delivery_id))).toEqual([]);
+      // One delivery per key, one run per delivery.
+      expect(new Set(accepted.map((body) => body.delivery_id)).size).toBe(DELIVERIES);
+      expect(kept.size).toBe(DELIVERIES);
+      const runs = events.filter((event) => event.type === 'RunCreated').map((event) => (event.data as { deliveryId: string }).deliveryId);
+      expect(runs.length).toBe(DELIVERIES);
+      expect(new Set(runs)).toEqual(new Set(kept.keys()));
+      if (withKafka) {
+        // Checked while the stopped dispatcher was down: its committed offsets covered exactly the
+        // messages it had turned into runs.
+        expect(uncommitted).toEqual([]);
+      } else {
+        // The successor created every remaining run and met none twice: the predecessor saved the
+        // checkpoint of every run it created.
+        expect(valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'already_created' })).toBe(0);
+      }
+      // Some senders met the closing or stopped ingress and retried: the test exercised the window.
+      expect([...answers.values()].some((seen) => seen.length > 1)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
+});
+
+/**
+ * With the dispatcher stopped: the messages of webhooks.events.v1 whose delivery has a run although
+ * their offset is not committed (handled, not committed), and those below the committed offset
+ * without a run (committed, not handled). A message the relay sent twice (at-least-once) counts as
+ * handled when its first copy was.
+ */
+async function handledButUncommitted(brokers: string): Promise<string[]> {
+  const kafka = testKafka(brokers.split(','), 'sigterm-check');
+  const committed = await committedOffsets(kafka, ConsumerGroups.runDispatcher, KafkaTopics.webhookEvents);
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(KafkaTopics.webhookEvents).finally(() => admin.disconnect());
+  const total = ends.reduce((sum, end) => sum + Number(end.high) - Number(end.low), 0);
+  const collector = await new MessageCollector(kafka, [KafkaTopics.webhookEvents], `sigterm-check-${randomBytes(4).toString('hex')}`).start();
+  try {
+    await waitFor(async () => collector.messages.length >= total, 30_000, 'the topic read to its end');
+  } finally {
+    await collector.stop();
+  }
+  const store = SqliteEventStore.open(join(dataDirOf(), 'events.sqlite'));
+  const withRun = new Set((await store.readAll({ limit: 1_000_000, filter: { streamPrefixes: ['run-'] } })).map((event) => (event.data as { deliveryId: string }).deliveryId));
+  await store.close();
+  const accepted = collector.messages.filter((message) => message.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' && Number(message.offset) < Number(ends.find((end) => end.partition === message.partition)?.high ?? 0));
+  const below = (message: (typeof accepted)[number]): boolean => Number(message.offset) < (committed.get(message.partition) ?? -1);
+  const handledIds = new Set(accepted.filter(below).map((message) => message.headers[KafkaHeaders.eventId]));
+  const problems: string[] = [];
+  for (const message of accepted) {
+    const deliveryId = (JSON.parse(message.value?.toString('utf8') ?? '{}') as { deliveryId?: string }).deliveryId ?? '';
+    const where = `p${message.partition}@${message.offset} ${deliveryId}`;
+    if (below(message) && !withRun.has(deliveryId)) problems.push(`committed without a run: ${where}`);
+    if (!below(message) && withRun.has(deliveryId) && !handledIds.has(message.headers[KafkaHeaders.eventId])) problems.push(`run created, offset not committed: ${where}`);
+  }
+  return problems;
+}

@@ -1,0 +1,200 @@
+import { SqliteEventStore } from '@wts/event-store';
+import { KafkaHeaders, KafkaTopics } from '@wts/messaging';
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminClient } from '../support/admin-client';
+import { kafkaScriptOrThrow, runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
+import { MessageCollector, testKafka, type CollectedMessage } from '../support/kafka-test-kit';
+import { scrape, valueOf, type Sample } from '../support/metrics-scrape';
+import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { appendDeliveryOutsideScope } from '../support/undispatchable-delivery';
+
+const RATE_LIMIT = 20;
+
+/**
+ * Traffic through both services as processes from dist/ (the production shape on one machine: a
+ * broker of the test's own, the embedded store), and GET /metrics of each: every metric the
+ * README lists moves when what it counts happens — including the lags, made to grow by taking the
+ * broker away (relay), locking the read-model database (projector) and stalling a partition
+ * (consumer), and to fall back once the cause is gone.
+ */
+describe('metrics: every metric moves under traffic', () => {
+  let brokerEnv: NodeJS.ProcessEnv;
+  let brokers: string;
+  let dataDir: string;
+  let ingress: ServiceProcess;
+  let dispatcher: ServiceProcess;
+  let ingressUrl: string;
+  let dispatcherUrl: string;
+  let admin: AdminClient;
+  let store: SqliteEventStore;
+
+  beforeAll(async () => {
+    assertBuilt();
+    brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
+    brokers = await startKafkaBroker(brokerEnv);
+    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-'));
+    const [port, dispatcherPort] = [await freePort(), await freePort()];
+    ingressUrl = `http://127.0.0.1:${port}`;
+    dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
+    const token = randomBytes(24).toString('base64url');
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, KAFKA_BROKERS: brokers, LOG_LEVEL: 'warn', PORT: String(port), PUBLIC_BASE_URL: ingressUrl, DISPATCHER_PORT: String(dispatcherPort), WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
+    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
+    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
+    ingress.start();
+    dispatcher.start();
+    admin = new AdminClient(ingressUrl, token);
+    await waitFor(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
+    await waitFor(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
+    store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+  }, 240_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await Promise.all([ingress?.stop(), dispatcher?.stop()]);
+    if (brokerEnv) await runKafkaScript('clean', brokerEnv);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  const post = (url: string, secret: string, body: string, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(url, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers }, body });
+  const eventually = async (url: string, what: string, check: (samples: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> => {
+    let last: Sample[] = [];
+    await waitFor(async () => check((last = await scrape(url))), timeoutMs, what).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nlast scrape:\n${last.filter((s) => s.name.startsWith('wts_')).map((s) => `${s.name}${JSON.stringify(s.labels)} ${s.value}`).join('\n')}\n--- ingress\n${ingress.tail(20)}\n--- dispatcher\n${dispatcher.tail(20)}`);
+    });
+    return last;
+  };
+
+  it('serves the process and Node.js defaults on both services', async () => {
+    for (const url of [ingressUrl, dispatcherUrl]) {
+      const samples = await scrape(url);
+      expect(valueOf(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+      expect(valueOf(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    }
+  });
+
+  it('ingress: accepted, replays, rejections by code (one 404 code for every cause), rate-limit decisions, acceptance latency, group commits', async () => {
+    const hook = await admin.setUpWebhook('metrics@example.com');
+    const before = await scrape(ingressUrl);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await post(hook.url, hook.secret, JSON.stringify({ data: { i } }))).status);
+    statuses.push((await post(hook.url, hook.secret, '{"data":"once"}', { 'x-service-idempotency-key': 'k-1' })).status);
+    statuses.push((await post(hook.url, hook.secret, '{"data":"once"}', { 'x-service-idempotency-key': 'k-1' })).status);
+    statuses.push((await post(hook.url, 'whsec_wrong', '{}')).status);
+    statuses.push((await post(`${ingressUrl}/workflow-webhooks/whk_AAAAAAAAAAAAAAAAAAAAAA`, hook.secret, '{}')).status);
+    statuses.push((await fetch(hook.url, { method: 'POST', headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/xml' }, body: '<x/>' })).status);
+    statuses.push((await post(hook.url, hook.secret, '{not json')).status);
+    // The webhook's window is now spent except what is left: exhaust it.
+    for (let i = 0; i < RATE_LIMIT; i++) statuses.push((await post(hook.url, hook.secret, JSON.stringify({ data: { over: i } }))).status);
+    expect(statuses.slice(0, 11)).toEqual([202, 202, 202, 202, 202, 202, 202, 404, 404, 415, 400]);
+    const accepted = statuses.filter((status) => status === 202).length - 1;
+    const limited = statuses.filter((status) => status === 429).length;
+    expect(limited).toBeGreaterThan(0);
+
+    const after = await scrape(ingressUrl);
+    const delta = (name: string, labels: Record<string, string> = {}): number => valueOf(after, name, labels) - valueOf(before, name, labels);
+    expect(delta('wts_deliveries_accepted_total')).toBe(accepted);
+    expect(delta('wts_idempotent_replays_total')).toBe(1);
+    expect(delta('wts_delivery_rejections_total', { code: 'webhook_not_found' })).toBe(2);
+    expect(delta('wts_delivery_rejections_total', { code: 'unsupported_media_type' })).toBe(1);
+    expect(delta('wts_delivery_rejections_total', { code: 'invalid_json' }) + delta('wts_delivery_rejections_total', { code: 'validation_failed' })).toBeGreaterThanOrEqual(1);
+    expect(delta('wts_delivery_rejections_total', { code: 'rate_limited' })).toBe(limited);
+    // The one 404 is one label value: a wrong secret and an unknown id are not told apart.
+    const notFoundCodes = after.filter((s) => s.name === 'wts_delivery_rejections_total' && s.value > 0 && /not_found|secret|unknown|disabled/.test(s.labels.code ?? ''));
+    expect(notFoundCodes.map((s) => s.labels.code)).toEqual(['webhook_not_found']);
+    expect(delta('wts_rate_limit_decisions_total', { decision: 'limited' })).toBe(limited);
+    expect(delta('wts_rate_limit_decisions_total', { decision: 'allowed' })).toBeGreaterThanOrEqual(accepted + 1);
+    expect(delta('wts_delivery_acceptance_seconds_count')).toBe(accepted);
+    expect(delta('wts_delivery_acceptance_seconds_sum')).toBeGreaterThan(0);
+    expect(delta('wts_event_store_append_batch_size_count')).toBeGreaterThan(0);
+    expect(delta('wts_event_store_append_batch_size_sum')).toBeGreaterThanOrEqual(accepted);
+    expect(delta('wts_event_store_commit_seconds_count')).toBeGreaterThan(0);
+
+    // Each accepted delivery becomes a run, counted by the dispatcher.
+    await eventually(dispatcherUrl, 'runs created', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'created' }) >= accepted);
+  }, 60_000);
+
+  it('dispatcher: a parked delivery, a redelivered message (already created), a dead letter', async () => {
+    const hook = await admin.setUpWebhook('parked@example.com');
+    const webhookId = hook.url.slice(hook.url.lastIndexOf('/') + 1);
+    await appendDeliveryOutsideScope(store, { webhookId, routineId: hook.routineId });
+    await eventually(dispatcherUrl, 'a parked run', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'parked' }) >= 1);
+
+    // A delivery with its run: the message to deliver again.
+    const accepted = (await (await post(hook.url, hook.secret, '{"data":"twice"}')).json()) as { delivery_id: string };
+    await waitFor(async () => (await admin.call('GET', `/admin/runs/${(accepted as { run_id?: string }).run_id ?? ''}`)).status === 200, 30_000, 'the run');
+    const kafka = testKafka(brokers.split(','), 'metrics-test');
+    const collector = await new MessageCollector(kafka, [KafkaTopics.webhookEvents], `metrics-test-${randomBytes(4).toString('hex')}`).start();
+    let delivered: CollectedMessage | undefined;
+    try {
+      await waitFor(async () => (delivered = collector.messages.find((m) => m.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' && (m.value?.toString('utf8') ?? '').includes(accepted.delivery_id))) !== undefined, 30_000, 'a DeliveryAccepted message');
+    } finally {
+      await collector.stop();
+    }
+    if (!delivered) throw new Error('unreachable');
+    const producer = kafka.producer();
+    await producer.connect();
+    try {
+      // The same message again (a redelivery): the run exists already.
+      await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: delivered.key, value: delivered.value, headers: delivered.headers }] });
+      await eventually(dispatcherUrl, 'an already-created run', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'already_created' }) >= 1);
+      // A message nothing can decode: parked on the dead-letter topic.
+      await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: 'poison', value: 'not json', headers: { [KafkaHeaders.eventType]: 'DeliveryAccepted', [KafkaHeaders.schemaVersion]: '1' } }] });
+      await eventually(dispatcherUrl, 'a dead letter', (samples) => valueOf(samples, 'wts_dead_letters_total') >= 1);
+    } finally {
+      await producer.disconnect();
+    }
+  }, 90_000);
+
+  it('relay lag and checkpoint age grow while the broker is down, and fall back once it returns', async () => {
+    const hook = await admin.setUpWebhook('relay@example.com');
+    await eventually(ingressUrl, 'the relay caught up', (samples) => valueOf(samples, 'wts_relay_lag_events') === 0);
+    await kafkaScriptOrThrow('kill', brokerEnv);
+    try {
+      for (let i = 0; i < 3; i++) expect((await post(hook.url, hook.secret, JSON.stringify({ data: { whileDown: i } }))).status).toBe(202);
+      const lagging = await eventually(ingressUrl, 'relay lag', (samples) => valueOf(samples, 'wts_relay_lag_events') >= 3 && valueOf(samples, 'wts_relay_checkpoint_age_seconds') > 0.5);
+      expect(valueOf(lagging, 'wts_relay_lag_seconds')).toBeGreaterThan(0);
+    } finally {
+      await kafkaScriptOrThrow('start', brokerEnv);
+    }
+    const caughtUp = await eventually(ingressUrl, 'the relay to catch up', (samples) => valueOf(samples, 'wts_relay_lag_events') === 0, 90_000);
+    expect(valueOf(caughtUp, 'wts_relay_lag_seconds')).toBe(0);
+    expect(valueOf(caughtUp, 'wts_relay_checkpoint_age_seconds')).toBe(0);
+  }, 180_000);
+
+  it('projector lag grows while the read-model database is locked, and falls back once it is free', async () => {
+    const hook = await admin.setUpWebhook('projector@example.com');
+    await eventually(dispatcherUrl, 'the projector caught up', (samples) => valueOf(samples, 'wts_projector_lag_events') === 0, 60_000);
+    const readModels = new Database(join(dataDir, 'readmodels.sqlite'));
+    readModels.exec('BEGIN EXCLUSIVE');
+    try {
+      for (let i = 0; i < 2; i++) expect((await post(hook.url, hook.secret, JSON.stringify({ data: { locked: i } }))).status).toBe(202);
+      const lagging = await eventually(dispatcherUrl, 'projector lag', (samples) => valueOf(samples, 'wts_projector_lag_events') >= 2 && valueOf(samples, 'wts_projector_lag_seconds') > 0);
+      expect(valueOf(lagging, 'wts_projector_lag_seconds')).toBeGreaterThan(0);
+    } finally {
+      readModels.exec('ROLLBACK');
+      readModels.close();
+    }
+    await eventually(dispatcherUrl, 'the projector to catch up', (samples) => valueOf(samples, 'wts_projector_lag_events') === 0 && valueOf(samples, 'wts_projector_lag_seconds') === 0, 60_000);
+  }, 120_000);
+
+  it('consumer lag per partition: a partition held by a message of a newer schema shows what waits behind it', async () => {
+    const kafka = testKafka(brokers.split(','), 'metrics-test-lag');
+    const producer = kafka.producer();
+    await producer.connect();
+    try {
+      const stall = { key: 'stalled-partition', headers: { [KafkaHeaders.eventType]: 'DeliveryAccepted', [KafkaHeaders.schemaVersion]: '99' } };
+      await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ ...stall, value: '{}' }] });
+      await producer.send({ topic: KafkaTopics.webhookEvents, messages: [1, 2, 3].map(() => ({ ...stall, value: '{}' })) });
+    } finally {
+      await producer.disconnect();
+    }
+    const samples = await eventually(dispatcherUrl, 'consumer lag', (s) => s.some((sample) => sample.name === 'wts_consumer_lag_messages' && sample.value >= 4));
+    const partitions = samples.filter((sample) => sample.name === 'wts_consumer_lag_messages');
+    expect(partitions.every((sample) => sample.labels.topic === KafkaTopics.webhookEvents && /^\d+$/.test(sample.labels.partition ?? ''))).toBe(true);
+  }, 60_000);
+});
