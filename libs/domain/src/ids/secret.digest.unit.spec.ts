@@ -59,6 +59,9 @@ describe('secretMatchesDigest', () => {
   it('does not match the decoy digest used for unknown endpoints', () => {
     expect(DECOY_DIGEST).toMatch(/^[0-9a-f]{64}$/);
     expect(secretMatchesDigest(SECRET, DECOY_DIGEST)).toBe(false);
+    // Not the digest of a secret a caller could send: the empty one, or the prefix alone.
+    for (const guess of ['', 'whsec_', 'decoy']) expect(secretMatchesDigest(guess, DECOY_DIGEST)).toBe(false);
+    expect(DECOY_DIGEST).toBe(digestSecret('whsec_decoy-for-unknown-endpoints'));
   });
 });
 
