@@ -41,28 +41,37 @@ export function adminToken() {
 
 /** The environment of a service on the embedded default: nothing inherited that would switch it elsewhere. */
 export function embeddedEnv(extra) {
-  const env = { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', SUPERVISOR_PID: String(process.pid), ...extra };
+  // DISPATCHER_PORT 0: each run-dispatcher's health/metrics server takes a free port, so several stacks run side by side.
+  const env = { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', SUPERVISOR_PID: String(process.pid), DISPATCHER_PORT: '0', ...extra };
   for (const name of ['EVENTSTORE_CONNECTION_STRING', 'KAFKA_BROKERS', 'REDIS_URL', 'DATABASE_URL']) if (!(name in extra)) delete env[name];
   return env;
 }
 
 /**
  * One service as an OS process. `node` flags (e.g. --max-old-space-size) go before the script;
- * `readyLine` resolves `ready` once stdout shows it.
+ * `readyLine` (a string or a RegExp) resolves `lineSeen` once the output shows it; `lineSeen` rejects
+ * if the process exits first.
  */
 export function startService(name, script, env, { nodeFlags = [], readyLine } = {}) {
   const startedAt = performance.now();
   const child = spawn(process.execPath, [...nodeFlags, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let markReady;
-  const lineSeen = new Promise((resolveLine) => (markReady = resolveLine));
+  let markFailed;
+  const lineSeen = new Promise((resolveLine, rejectLine) => {
+    markReady = resolveLine;
+    markFailed = rejectLine;
+  });
+  lineSeen.catch(() => undefined); // awaited only by callers that wait for the line
+  const shows = (text) => (readyLine instanceof RegExp ? readyLine.test(text) : text.includes(readyLine));
   const keep = (chunk) => {
     output = (output + chunk.toString('utf8')).slice(-20_000);
-    if (readyLine && output.includes(readyLine)) markReady(performance.now() - startedAt);
+    if (readyLine && shows(output)) markReady(performance.now() - startedAt);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const exited = new Promise((resolveExit) => child.once('exit', (code, signal) => resolveExit({ code, signal })));
+  void exited.then(({ code, signal }) => markFailed(new Error(`${name} exited (${signal ?? code}) before it was ready:\n${output}`)));
   return { name, child, startedAt, exited, lineSeen, output: () => output };
 }
 
@@ -199,7 +208,7 @@ export async function startStack({ withDispatcher = true, extraEnv = {}, label =
     await msUntilReady(stack.ingress, `${baseUrl}/readyz`);
   };
   stack.startDispatcher = async () => {
-    stack.dispatcher = startService('run-dispatcher', MAINS.dispatcher, { ...env, ...perService.dispatcher }, { readyLine: 'run-dispatcher ', nodeFlags });
+    stack.dispatcher = startService('run-dispatcher', MAINS.dispatcher, { ...env, ...perService.dispatcher }, { readyLine: /run-dispatcher (following|consuming)/, nodeFlags });
     await stack.dispatcher.lineSeen;
   };
   stack.stop = async () => {

@@ -237,7 +237,7 @@ async function startEmbedded({ withDispatcher, extraEnv = {} }) {
   const hook = await setUpWebhook(baseUrl, token);
   let dispatcher;
   if (withDispatcher) {
-    dispatcher = startService('run-dispatcher', MAINS.dispatcher, env, { readyLine: 'run-dispatcher ' });
+    dispatcher = startService('run-dispatcher', MAINS.dispatcher, env, { readyLine: /run-dispatcher (following|consuming)/ });
     running.push(dispatcher);
     await dispatcher.lineSeen;
   }
