@@ -1,5 +1,6 @@
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import type { Kafka } from 'kafkajs';
+import { metrics } from '@wts/observability';
 import { Signal, describeError, nextDelay, sleep } from './async.util';
 import { createKafkaClient, silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
@@ -48,6 +49,7 @@ export class KafkaRelaySupervisor {
   constructor(private readonly settings: KafkaRelaySettings) {
     this.logger = settings.logger ?? silentMessagingLogger;
     this.topics = settings.topics ?? kafkaTopicNames();
+    metrics.trackRelayLeadership(settings.definition.name, () => this.relay !== undefined);
     this.kafka = createKafkaClient({ brokers: settings.brokers, clientId: `relay-${settings.definition.name}`, logger: this.logger });
     this.producerKafka = createKafkaClient({
       brokers: settings.brokers,

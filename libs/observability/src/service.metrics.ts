@@ -54,6 +54,7 @@ export class ServiceMetrics {
   readonly rateLimitLimited = this.rateLimitDecisions.labels('limited');
 
   private readonly relays = new Map<string, RelayProgress>();
+  private readonly relayLeadership = new Map<string, () => boolean>();
   private projector: ProjectorProgress | undefined;
   private consumerLag: (() => Promise<ReadonlyMap<number, number>>) | undefined;
   private consumerTopic = '';
@@ -77,6 +78,16 @@ export class ServiceMetrics {
       registers: [this.registry],
       collect() {
         for (const [relay, progress] of relays) this.set({ relay }, ageSeconds(progress.oldestPendingAt()));
+      },
+    });
+    const leadership = this.relayLeadership;
+    new Gauge({
+      name: 'wts_relay_leading',
+      help: 'Whether this replica runs the relay (1) or not (0). The lag gauges describe only a running relay: max over the replicas at 0 means nothing forwards (e.g. Kafka down long enough to depose every replica)',
+      labelNames: ['relay'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [relay, leading] of leadership) this.set({ relay }, leading() ? 1 : 0);
       },
     });
     new Gauge({
@@ -144,6 +155,11 @@ export class ServiceMetrics {
   /** A relay reports its progress here; the gauges read it at scrape time. */
   trackRelay(name: string, progress: RelayProgress): void {
     this.relays.set(name, progress);
+  }
+
+  /** A relay's supervisor reports whether this replica runs the relay now. */
+  trackRelayLeadership(name: string, leading: () => boolean): void {
+    this.relayLeadership.set(name, leading);
   }
 
   /** The consumer group's lag per partition of `topic`, asked of Kafka at scrape time. */
