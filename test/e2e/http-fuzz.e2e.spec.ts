@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { runJsonScript } from '../support/json-script';
 import { assertBuilt } from '../support/service-processes';
 
 const FUZZ_SCRIPT = join(__dirname, '..', '..', 'scripts', 'fuzz', 'http-fuzz.mjs');
@@ -20,20 +20,7 @@ interface FuzzSummary {
 }
 
 function runFuzz(args: string[]): Promise<FuzzSummary> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FUZZ_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-5000)));
-    child.once('exit', () => {
-      try {
-        resolve(JSON.parse(stdout) as FuzzSummary);
-      } catch {
-        reject(new Error(`the fuzz run printed no summary:\n${stdout.slice(-2000)}\n${stderr}`));
-      }
-    });
-  });
+  return runJsonScript<FuzzSummary>(FUZZ_SCRIPT, args, 'fuzz');
 }
 
 /**

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { runJsonScript } from '../support/json-script';
 import { assertBuilt } from '../support/service-processes';
 
 const CHAOS_SCRIPT = join(__dirname, '..', '..', 'scripts', 'chaos', 'chaos.mjs');
@@ -24,20 +24,7 @@ interface ChaosSummary {
 }
 
 function runChaos(args: string[]): Promise<ChaosSummary> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHAOS_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-5000)));
-    child.once('exit', () => {
-      try {
-        resolve(JSON.parse(stdout) as ChaosSummary);
-      } catch {
-        reject(new Error(`the chaos run printed no summary:\n${stdout.slice(-2000)}\n${stderr}`));
-      }
-    });
-  });
+  return runJsonScript<ChaosSummary>(CHAOS_SCRIPT, args, 'chaos');
 }
 
 /**

@@ -1,17 +1,13 @@
-import { Streams } from '@wts/contracts';
+import { Streams, type DispatchParked } from '@wts/contracts';
 import type { EventStore, EventToAppend } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
 
-/** A message (or event) set aside because it can never be processed, with why. */
-export interface ParkRecord {
-  /** The stored event's id (the `event-id` header), else `kafka:<topic>/<partition>/<offset>`. */
-  readonly sourceEventId: string;
-  readonly sourceStream: string;
-  readonly sourceType: string;
-  readonly deliveryId?: string;
-  readonly routineId?: string;
-  readonly error: string;
-}
+/**
+ * A message (or event) set aside because it can never be processed, with why: `DispatchParked`'s
+ * data less the time it is recorded at. `sourceEventId` is the stored event's id (the `event-id`
+ * header), else `kafka:<topic>/<partition>/<offset>`.
+ */
+export type ParkRecord = Omit<DispatchParked['data'], 'parkedAt'>;
 
 /** Records a park durably; resolves once it is (parking the same source twice is a no-op). */
 export type ParkRecorder = (record: ParkRecord) => Promise<void>;
