@@ -8,7 +8,7 @@ import { ConsumerGroups, KafkaHeaders, KafkaTopics } from '@wts/messaging';
 import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
 import { MessageCollector, committedOffsets, testKafka } from '../support/kafka-test-kit';
 import { scrape, valueOf } from '../support/metrics-scrape';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { ServiceProcess, assertBuilt, startReadyPair, waitFor } from '../support/service-processes';
 
 const DELIVERIES = 600;
 const CONCURRENCY = 12;
@@ -47,18 +47,10 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
     const kafka = brokers ? { KAFKA_BROKERS: brokers } : {};
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-'));
     currentDataDir = dataDir;
-    const [port, dispatcherPort] = [await freePort(), await freePort()];
-    ingressUrl = `http://127.0.0.1:${port}`;
-    dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
     const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, ...kafka, LOG_LEVEL: 'warn', PORT: String(port), PUBLIC_BASE_URL: ingressUrl, DISPATCHER_PORT: String(dispatcherPort), WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
-    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
-    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
-    ingress.start();
-    dispatcher.start();
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, ...kafka, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
+    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env));
     admin = new AdminClient(ingressUrl, token);
-    await waitFor(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
-    await waitFor(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
   }, 240_000);
 
   afterAll(async () => {

@@ -9,7 +9,7 @@ import { AdminClient } from '../support/admin-client';
 import { kafkaScriptOrThrow, runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
 import { MessageCollector, testKafka, type CollectedMessage } from '../support/kafka-test-kit';
 import { scrape, valueOf, type Sample } from '../support/metrics-scrape';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { ServiceProcess, assertBuilt, startReadyPair, waitFor } from '../support/service-processes';
 import { appendDeliveryOutsideScope } from '../support/undispatchable-delivery';
 
 const RATE_LIMIT = 20;
@@ -37,18 +37,10 @@ describe('metrics: every metric moves under traffic', () => {
     brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
     brokers = await startKafkaBroker(brokerEnv);
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-'));
-    const [port, dispatcherPort] = [await freePort(), await freePort()];
-    ingressUrl = `http://127.0.0.1:${port}`;
-    dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
     const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, KAFKA_BROKERS: brokers, LOG_LEVEL: 'warn', PORT: String(port), PUBLIC_BASE_URL: ingressUrl, DISPATCHER_PORT: String(dispatcherPort), WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
-    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
-    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
-    ingress.start();
-    dispatcher.start();
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, KAFKA_BROKERS: brokers, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
+    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env));
     admin = new AdminClient(ingressUrl, token);
-    await waitFor(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
-    await waitFor(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
     store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
   }, 240_000);
 

@@ -90,3 +90,34 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+export interface ReadyPair {
+  readonly ingress: ServiceProcess;
+  readonly dispatcher: ServiceProcess;
+  readonly ingressUrl: string;
+  readonly dispatcherUrl: string;
+}
+
+/**
+ * The ingress and the run-dispatcher from dist/ with `env`, each on a free port (PORT,
+ * PUBLIC_BASE_URL and DISPATCHER_PORT set here), resolved once both answer /health/ready; both
+ * stopped again if they never do.
+ */
+export async function startReadyPair(env: NodeJS.ProcessEnv): Promise<ReadyPair> {
+  const [port, dispatcherPort] = [await freePort(), await freePort()];
+  const ingressUrl = `http://127.0.0.1:${port}`;
+  const dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
+  const withPorts = { ...env, PORT: String(port), PUBLIC_BASE_URL: ingressUrl, DISPATCHER_PORT: String(dispatcherPort) };
+  const ingress = new ServiceProcess('ingress', INGRESS_MAIN, withPorts);
+  const dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, withPorts);
+  ingress.start();
+  dispatcher.start();
+  try {
+    await waitFor(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
+    await waitFor(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
+  } catch (error) {
+    await Promise.all([ingress.stop(), dispatcher.stop()]);
+    throw error;
+  }
+  return { ingress, dispatcher, ingressUrl, dispatcherUrl };
+}
