@@ -251,3 +251,8 @@ export function startKafkaBroker() {
   const brokers = start();
   return { brokers, dataDir, start, startAsync, kill: () => run('kill'), clean: () => run('clean') };
 }
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms) {
+  return new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global setTimeout, Buffer */
+/* global Buffer */
 /**
  * `npm run bench`: the ingress against a bare Fastify server, side by side in one run with the
  * same load generator (autocannon) and body, on 127.0.0.1; then POST → run created with the
@@ -21,7 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { MAINS, REPO, adminToken, cpuSeconds, embeddedEnv, freePort, load, msUntilReady, setUpWebhook, startService, stopService } from './bench-kit.mjs';
+import { MAINS, REPO, adminToken, cpuSeconds, embeddedEnv, freePort, load, msUntilReady, setUpWebhook, startService, stopService, sleep } from './bench-kit.mjs';
 import { latencyChart } from './latency-chart.mjs';
 import { writeHistory } from './history-writer.mjs';
 import { countRuns, deliveryToRunLatencies, percentile, runsPerSecond } from './store-timing.mjs';
@@ -323,10 +323,6 @@ function parseArgs(argv) {
 
 function round(value) {
   return Math.round(value * 100) / 100;
-}
-
-function sleep(ms) {
-  return new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 }
 
 function log(message) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global setTimeout, performance */
+/* global performance */
 /**
  * Restart-to-ready time and memory of the ingress and the run-dispatcher, on an empty store and
  * on one holding N earlier deliveries (with their runs) of a given payload size, and the same
@@ -34,6 +34,7 @@ import {
   msUntilReady,
   rssMiB,
   setUpWebhook,
+  sleep,
   startService,
   stopService,
 } from './bench-kit.mjs';
@@ -206,10 +207,6 @@ function parseArgs(argv) {
 
 function round(value) {
   return Math.round(value * 100) / 100;
-}
-
-function sleep(ms) {
-  return new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 }
 
 function log(message) {

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO, load, rssMiB, setUpWebhook, startKafkaBroker, startStack } from './bench-kit.mjs';
+import { REPO, load, rssMiB, setUpWebhook, startKafkaBroker, startStack, sleep } from './bench-kit.mjs';
 import { soakChart } from './soak-chart.mjs';
 
 const PROBE = join(REPO, 'scripts', 'bench', 'soak-probe.cjs');
@@ -34,7 +34,6 @@ function parseArgs(argv) {
   return options;
 }
 
-const sleep = (ms) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 const round1 = (value) => Math.round(value * 10) / 10;
 const median = (values) => {
   const sorted = values.filter((v) => typeof v === 'number').sort((a, b) => a - b);

@@ -15,7 +15,7 @@
  */
 import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
-import { setUpWebhook, startKafkaBroker, startStack, stopService } from '../bench/bench-kit.mjs';
+import { setUpWebhook, startKafkaBroker, startStack, stopService, sleep } from '../bench/bench-kit.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
 
 function parseArgs(argv) {
@@ -35,7 +35,6 @@ function parseArgs(argv) {
   return options;
 }
 
-const sleep = (ms) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 
 /** Seeded plan: each target `kills` times, shuffled, at sorted moments (fractions of the deliveries sent) in [0.08, 0.85]. */
 export function chaosPlan(seed, kills) {
