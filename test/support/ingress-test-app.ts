@@ -391,6 +391,11 @@ export class IngressTestApp {
     return eventually(async () => (await this.deliveries(routineId)).find((item: Json) => item.delivery_id === deliveryId), 5000, `delivery ${deliveryId}`);
   }
 
+  /** Waits until the runs listing of the routine shows `runId` (the listing follows the store, after GET /admin/runs/{id} does); returns the item. */
+  async waitForListedRun(routineId: string, runId: string): Promise<Json> {
+    return eventually(async () => (await this.runs(routineId)).find((item: Json) => item.run_id === runId), 8000, `run ${runId} listed`);
+  }
+
   /** Polls GET /admin/runs/{id} until the dispatcher has created the run. */
   async waitForRun(runId: string): Promise<HttpResult> {
     return eventually(async () => {

@@ -60,8 +60,8 @@ describe('public endpoint: trigger account selection', () => {
     expect(await triggerAccountOf(open, accepted.delivery_id)).toEqual(expected);
     const run = (await t.waitForRun(accepted.run_id)).json as Json;
     expect(run.trigger_account).toEqual(expected);
-    const runs = await t.runs(open.routineId);
-    expect(runs.find((r: Json) => r.run_id === accepted.run_id)?.trigger_account).toEqual(expected);
+    // The listing is a read model: it may show the run a moment after GET /admin/runs/{id} does.
+    expect((await t.waitForListedRun(open.routineId, accepted.run_id)).trigger_account).toEqual(expected);
   });
 
   it.each([
