@@ -19,6 +19,7 @@ module.exports = {
   testMatch: [
     '<rootDir>/libs/domain/src/**/*.unit.spec.ts',
     '<rootDir>/libs/application/src/**/*.unit.spec.ts',
+    '<rootDir>/libs/application/src/delivery/trigger-webhook.usecase.int.spec.ts',
     '<rootDir>/libs/application/src/run/dispatch-delivery.race.int.spec.ts',
     '<rootDir>/libs/application/src/run/store-dispatch.worker.int.spec.ts',
     '<rootDir>/apps/ingress/src/http/*.unit.spec.ts',

@@ -25,8 +25,13 @@ const config = {
     'libs/domain/src/ids/secret.digest.ts',
     // idempotency: key rules, deterministic delivery ids per retention generation
     'libs/domain/src/delivery/idempotency.policy.ts',
+    // the delivery append: the public endpoint's order, the decoy comparison of unknown ids, "stream
+    // must not exist", idempotency generations, the outcome of an unconfirmed append
+    'libs/application/src/delivery/trigger-webhook.usecase.ts',
+    'libs/domain/src/delivery/delivery.decider.ts',
     // the run append: one run per delivery ("stream must not exist", already_created on conflict)
     'libs/application/src/run/dispatch-delivery.usecase.ts',
+    'libs/domain/src/run/run.decider.ts',
     // body limits: the size budget of an event and the streaming body reader
     'libs/domain/src/delivery/event-size.budget.ts',
     'apps/ingress/src/http/body-reader.ts',

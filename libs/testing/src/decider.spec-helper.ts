@@ -1,7 +1,7 @@
 import type { Decider, Decision, RejectionCode } from '@wts/domain';
 
 /**
- * given(pastEvents).when(command).then(expectedEvents) | .thenRejects(code) — for any decider.
+ * given(pastEvents).when(command).then(expectedEvents) | .thenRejects(code, detail?) — for any decider.
  * No I/O: the past is folded with evolve, the command decided against the result.
  */
 export function specFor<C, E, S>(decider: Decider<C, E, S>) {
@@ -18,8 +18,10 @@ export function specFor<C, E, S>(decider: Decider<C, E, S>) {
               }
               expect(decision.events).toEqual(expected);
             },
-            thenRejects(code: RejectionCode): void {
+            /** The rejection's code and, when given, what its detail tells the caller (text or pattern). */
+            thenRejects(code: RejectionCode, detail?: string | RegExp): void {
               expect(decision.kind === 'rejected' ? decision.code : 'accepted').toBe(code);
+              if (detail !== undefined && decision.kind === 'rejected') expect(decision.detail).toMatch(detail);
             },
             decision,
             state,

@@ -117,7 +117,10 @@ describe('deliveryDecider', () => {
   });
 
   it('given an accepted delivery, when another request reuses the key within retention, then idempotency_key_reused', () => {
-    spec.given([original]).when(command({ requestDigest: DIGEST_B, now: later(60_000) })).thenRejects('idempotency_key_reused');
+    spec
+      .given([original])
+      .when(command({ requestDigest: DIGEST_B, now: later(60_000) }))
+      .thenRejects('idempotency_key_reused', 'this idempotency key was used for a different request');
   });
 
   it('given an accepted delivery, when another request reuses the key at the very same instant, then idempotency_key_reused', () => {

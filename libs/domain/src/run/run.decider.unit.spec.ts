@@ -170,6 +170,6 @@ describe('run decider: judged again on the routine as it was at acceptance', () 
   });
 
   it('given no run, when the trigger account is outside the routine scope, then account_out_of_scope (no run)', () => {
-    spec.given([]).when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } })).thenRejects('account_out_of_scope');
+    spec.given([]).when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } })).thenRejects('account_out_of_scope', "the trigger account is outside the routine's account scope");
   });
 });

@@ -1,0 +1,580 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ACCOUNT_CATALOG_STREAM, Streams } from '@wts/contracts';
+import {
+  DECOY_DIGEST,
+  deliveryIdForIdempotencyKey,
+  digestSecret,
+  idempotencyIndexId,
+  largestBodyThatFits,
+  runIdForDelivery,
+} from '@wts/domain';
+import {
+  EventStoreUnavailableError,
+  InvalidAppendError,
+  SqliteEventStore,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+} from '@wts/event-store';
+import { ConfigurationState } from '../configuration/configuration.state';
+import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
+import { cryptoRandom } from '../shared/system-runtime.adapter';
+import { AppendOutcomeUnknownError } from './append-outcome.errors';
+import type { RateLimitState, RateLimiter } from './rate-limiter.port';
+import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
+import { TriggerWebhookUseCase, type TriggerLimits } from './trigger-webhook.usecase';
+import type { RejectedAttempt, WebhookActivityRecorder } from './webhook-activity.recorder';
+
+/**
+ * The public endpoint's use case without HTTP, on a real SQLite store: the contract's order, the
+ * equal work of every 404 path, the delivery append ("stream must not exist", the outcome of an
+ * unconfirmed append) and idempotency across retention windows. The HTTP specs cover the same
+ * rules through the route; these are fast enough for mutation testing (`npm run mutate`).
+ */
+
+const SECRET = 'whsec_use-case-spec-secret';
+const ACCOUNT = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
+const OTHER_ACCOUNT = 'acc_BBBBBBBBBBBBBBBBBBBBBB';
+/** Its email is ACCOUNT's minus the last letter: two requests can differ only in where the header ends and the body starts. */
+const PREFIX_ACCOUNT = 'acc_CCCCCCCCCCCCCCCCCCCCCC';
+const ROUTINE = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
+const WEBHOOK = 'whk_AAAAAAAAAAAAAAAAAAAAAA';
+const UNKNOWN_WEBHOOK = 'whk_ZZZZZZZZZZZZZZZZZZZZZZ';
+const T0 = Date.parse('2026-05-01T12:00:00.000Z');
+const RETENTION_MS = 60_000;
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+const ALLOWED: RateLimitState = { allowed: true, limit: 60, remaining: 59, resetSeconds: 60, windowSeconds: 60 };
+
+function event(type: string, data: object): EventToAppend {
+  const id = randomUUID();
+  return { id, type, data, metadata: { eventId: id, correlationId: id, causationId: id, schemaVersion: 1 } };
+}
+
+const routineCreated = (routineId: string, extra: object = {}): EventToAppend =>
+  event('RoutineCreated', {
+    routineId,
+    name: 'Triage',
+    instructions: 'Triage the alert.',
+    tools: [],
+    mode: 'supervised',
+    accountScope: [ACCOUNT, OTHER_ACCOUNT, PREFIX_ACCOUNT],
+    createdAt: new Date(T0).toISOString(),
+    ...extra,
+  });
+
+const webhookEnabled = (webhookId: string, routineId: string, secretDigest = digestSecret(SECRET)): EventToAppend =>
+  event('WebhookEnabled', {
+    webhookId,
+    routineId,
+    secretDigest,
+    defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+    accountOverrideAllowed: true,
+    enabledAt: new Date(T0).toISOString(),
+  });
+
+/** Folds exactly the streams a decision asks for, when it asks (as ConfigurationFeeder does after a head moved), and records each ask. */
+class RecordingFreshness implements ConfigurationFreshness {
+  readonly asked: string[][] = [];
+  failWith: Error | undefined;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly state: ConfigurationState,
+  ) {}
+
+  async ensureFresh(streamIds: readonly string[]): Promise<void> {
+    this.asked.push([...streamIds]);
+    if (this.failWith) throw this.failWith;
+    for (const streamId of streamIds) await this.catchUpStream(streamId);
+  }
+
+  async catchUpStream(streamId: string): Promise<void> {
+    for (const recorded of await this.store.readStream(streamId)) this.state.apply(recorded);
+  }
+}
+
+/** A limiter the test sets: allowed by default, counting the calls. */
+class ScriptedLimiter implements RateLimiter {
+  readonly keys: string[] = [];
+  next: RateLimitState = ALLOWED;
+
+  consume(key: string): Promise<RateLimitState> {
+    this.keys.push(key);
+    return Promise.resolve(this.next);
+  }
+}
+
+/** The real store, with appends that can be made to fail or conflict the way a remote store can. */
+class FaultyStore {
+  appendFault: (() => Promise<AppendResult>) | undefined;
+  readonly appends: { streamId: string; expected: ExpectedRevision }[] = [];
+  /** Streams whose head the next look reports as absent: the stream moved after this request looked. */
+  readonly staleOnce = new Set<string>();
+
+  constructor(readonly real: EventStore) {}
+
+  asEventStore(): EventStore {
+    return new Proxy(this.real, {
+      get: (target, property, receiver) => {
+        if (property === 'streamHeads') {
+          return async (streamIds: readonly string[]): Promise<ReadonlyMap<string, bigint>> => {
+            const heads = new Map(await target.streamHeads(streamIds));
+            for (const streamId of streamIds) if (this.staleOnce.delete(streamId)) heads.set(streamId, -1n);
+            return heads;
+          };
+        }
+        if (property === 'append') {
+          return async (streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> => {
+            this.appends.push({ streamId, expected });
+            if (this.appendFault && streamId.startsWith('delivery-')) return this.appendFault();
+            return target.append(streamId, events, expected);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+}
+
+describe('TriggerWebhookUseCase', () => {
+  let dir: string;
+  let real: SqliteEventStore;
+  let store: FaultyStore;
+  let state: ConfigurationState;
+  let freshness: RecordingFreshness;
+  let limiter: ScriptedLimiter;
+  let attempts: RejectedAttempt[];
+  let replays: string[];
+  let nowMs: number;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wts-trigger-'));
+    real = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    store = new FaultyStore(real);
+    await real.append(
+      ACCOUNT_CATALOG_STREAM,
+      [
+        event('AccountConnected', { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
+        event('AccountConnected', { accountId: OTHER_ACCOUNT, email: 'other@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
+        event('AccountConnected', { accountId: PREFIX_ACCOUNT, email: 'ops@example.co', aliases: [], connectedAt: new Date(T0).toISOString() }),
+      ],
+      'no_stream',
+    );
+    await real.append(Streams.routine(ROUTINE), [routineCreated(ROUTINE)], 'no_stream');
+    await real.append(Streams.webhook(WEBHOOK), [webhookEnabled(WEBHOOK, ROUTINE)], 'no_stream');
+    state = new ConfigurationState();
+    freshness = new RecordingFreshness(real, state);
+    limiter = new ScriptedLimiter();
+    attempts = [];
+    replays = [];
+    nowMs = T0;
+  });
+
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await real.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function useCase(limits: Partial<TriggerLimits> = {}): TriggerWebhookUseCase {
+    const recorder: WebhookActivityRecorder = {
+      recordAttempt: (attempt) => attempts.push(attempt),
+      recordReplay: (deliveryId) => replays.push(deliveryId),
+    };
+    return new TriggerWebhookUseCase(store.asEventStore(), state, freshness, limiter, recorder, { now: () => new Date(nowMs) }, cryptoRandom, {
+      maxPayloadBytes: 1024,
+      idempotencyRetentionMs: RETENTION_MS,
+      maxEventBytes: 1024 * 1024,
+      ...limits,
+    });
+  }
+
+  const bodyReads: number[] = [];
+  function command(overrides: Partial<TriggerWebhookCommand> & { body?: string } = {}): TriggerWebhookCommand {
+    const { body = '{"alert":"disk full"}', ...rest } = overrides;
+    return {
+      webhookId: WEBHOOK,
+      authorization: `Bearer ${SECRET}`,
+      contentType: 'application/json',
+      accountHeader: undefined,
+      idempotencyKey: undefined,
+      traceparent: TRACEPARENT,
+      sourceAddress: '192.0.2.7',
+      readBody: (maxBytes) => {
+        bodyReads.push(maxBytes);
+        return Promise.resolve({ kind: 'read', bytes: Buffer.from(body) });
+      },
+      ...rest,
+    };
+  }
+
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  function accepted(outcome: TriggerWebhookOutcome): Extract<TriggerWebhookOutcome, { kind: 'accepted' }> {
+    if (outcome.kind !== 'accepted') throw new Error(`expected a 202, got ${outcome.code}: ${outcome.detail}`);
+    return outcome;
+  }
+
+  async function deliveryStream(deliveryId: string) {
+    return real.readStream(Streams.delivery(deliveryId));
+  }
+
+  describe('accepting', () => {
+    it('appends one DeliveryAccepted at revision 0 of a new delivery stream, with the run id derived from the delivery id', async () => {
+      const outcome = accepted(await useCase().execute(command()));
+      const { delivery_id: deliveryId, run_id: runId } = outcome.body;
+      expect(outcome).toMatchObject({ replayed: false, rateLimit: ALLOWED, body: { status: 'accepted' } });
+      expect(deliveryId).toMatch(/^dlv_/);
+      expect(runId).toBe(runIdForDelivery(deliveryId));
+      const stream = await deliveryStream(deliveryId);
+      expect(stream.map((recorded) => [recorded.type, recorded.revision])).toEqual([['DeliveryAccepted', 0n]]);
+      expect(stream[0].data).toMatchObject({
+        deliveryId,
+        runId,
+        webhookId: WEBHOOK,
+        routineId: ROUTINE,
+        triggerAccount: { accountId: ACCOUNT },
+        contentType: 'application/json',
+        idempotencyKey: null,
+        receivedAt: new Date(T0).toISOString(),
+      });
+      expect(store.appends).toEqual([{ streamId: Streams.delivery(deliveryId), expected: 'no_stream' }]);
+      expect(limiter.keys).toEqual([WEBHOOK]);
+      await nextTurn();
+      expect(attempts).toEqual([]);
+      expect(replays).toEqual([]);
+    });
+
+    it('the event carries the delivery as correlation and causation and a child of the caller trace (same trace, new span)', async () => {
+      const outcome = accepted(await useCase().execute(command()));
+      const [recorded] = await deliveryStream(outcome.body.delivery_id);
+      expect(recorded.metadata).toMatchObject({ correlationId: outcome.body.delivery_id, causationId: outcome.body.delivery_id });
+      const traceparent = String((recorded.metadata as { traceparent?: unknown }).traceparent);
+      expect(traceparent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
+      expect(traceparent).not.toBe(TRACEPARENT);
+    });
+
+    it('two requests without a key are two deliveries, each of the time the clock gives', async () => {
+      const first = accepted(await useCase().execute(command()));
+      nowMs += 1_000;
+      const second = accepted(await useCase().execute(command()));
+      expect(second.body.delivery_id).not.toBe(first.body.delivery_id);
+      expect((await deliveryStream(second.body.delivery_id))[0].data).toMatchObject({ receivedAt: new Date(T0 + 1_000).toISOString() });
+    });
+
+    it('the account a request names (override allowed) is the trigger account the delivery records', async () => {
+      const viaHeader = accepted(await useCase().execute(command({ contentType: 'text/plain', accountHeader: 'other@example.com', body: 'disk full' })));
+      expect((await deliveryStream(viaHeader.body.delivery_id))[0].data).toMatchObject({ triggerAccount: { accountId: OTHER_ACCOUNT }, contentType: 'text/plain' });
+      const viaBody = accepted(await useCase().execute(command({ body: '{"account_email":"other@example.com","data":{}}' })));
+      expect((await deliveryStream(viaBody.body.delivery_id))[0].data).toMatchObject({ triggerAccount: { accountId: OTHER_ACCOUNT } });
+    });
+  });
+
+  describe('the 404 paths do the same work', () => {
+    /** Every timingSafeEqual the request makes, as [presented, expected] hex. */
+    function spyComparisons(): string[][] {
+      const calls: string[][] = [];
+      // The module object secret.digest calls through (a spy on an `import * as` namespace cannot be set).
+      const crypto = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+      const original = crypto.timingSafeEqual;
+      jest.spyOn(crypto, 'timingSafeEqual').mockImplementation((a, b) => {
+        calls.push([Buffer.from(a as Uint8Array).toString('hex'), Buffer.from(b as Uint8Array).toString('hex')]);
+        return original(a, b);
+      });
+      return calls;
+    }
+
+    it('an unknown id is compared once against the decoy digest, looks at a routine stream that exists, and is not recorded', async () => {
+      await freshness.ensureFresh([Streams.webhook(WEBHOOK), Streams.routine(ROUTINE)]);
+      freshness.asked.length = 0;
+      const calls = spyComparisons();
+      const outcome = await useCase().execute(command({ webhookId: UNKNOWN_WEBHOOK }));
+      expect(outcome).toEqual({ kind: 'rejected', code: 'webhook_not_found', detail: 'not found' });
+      expect(calls).toEqual([[digestSecret(SECRET), DECOY_DIGEST]]);
+      expect(freshness.asked).toEqual([[Streams.webhook(UNKNOWN_WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE)]]);
+      await nextTurn();
+      expect(attempts).toEqual([]);
+      expect(limiter.keys).toEqual([]);
+      expect(store.appends).toEqual([]);
+    });
+
+    it('before any webhook was ever enabled here, an unknown id looks at a placeholder routine stream', async () => {
+      await useCase().execute(command({ webhookId: UNKNOWN_WEBHOOK }));
+      expect(freshness.asked[0]).toEqual([Streams.webhook(UNKNOWN_WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine('rtn_unknown')]);
+    });
+
+    it('a wrong secret is compared once against the stored digest, answered, and recorded after the answer', async () => {
+      const calls = spyComparisons();
+      const outcome = await useCase().execute(command({ authorization: 'Bearer whsec_wrong' }));
+      expect(outcome).toEqual({ kind: 'rejected', code: 'webhook_not_found', detail: 'not found' });
+      expect(calls).toEqual([[digestSecret('whsec_wrong'), digestSecret(SECRET)]]);
+      expect(attempts).toEqual([]);
+      await nextTurn();
+      expect(attempts).toEqual([{ webhookId: WEBHOOK, reason: 'wrong_secret', at: new Date(T0).toISOString(), sourceAddress: '192.0.2.7' }]);
+      expect(store.appends).toEqual([]);
+    });
+
+    it('a missing or malformed Authorization header is a wrong secret (one comparison, recorded as such)', async () => {
+      const calls = spyComparisons();
+      for (const authorization of [undefined, 'Basic abc', `bearer${SECRET}`]) {
+        expect(await useCase().execute(command({ authorization }))).toMatchObject({ code: 'webhook_not_found' });
+      }
+      expect(calls).toHaveLength(3);
+      await nextTurn();
+      expect(attempts.map((attempt) => attempt.reason)).toEqual(['wrong_secret', 'wrong_secret', 'wrong_secret']);
+    });
+
+    it('an empty secret never matches, even a digest of the empty string', async () => {
+      await real.append(Streams.webhook(WEBHOOK), [event('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret(''), rotatedAt: new Date(T0).toISOString() })], 0n);
+      expect(await useCase().execute(command({ authorization: 'Bearer ' }))).toMatchObject({ code: 'webhook_not_found' });
+      expect(await useCase().execute(command({ authorization: undefined }))).toMatchObject({ code: 'webhook_not_found' });
+    });
+
+    it('a disabled webhook with the right secret is the same 404, recorded as webhook_disabled', async () => {
+      await real.append(Streams.webhook(WEBHOOK), [event('WebhookDisabled', { webhookId: WEBHOOK, disabledAt: new Date(T0).toISOString() })], 0n);
+      const calls = spyComparisons();
+      const outcome = await useCase().execute(command());
+      expect(outcome).toEqual({ kind: 'rejected', code: 'webhook_not_found', detail: 'not found' });
+      expect(calls).toHaveLength(1);
+      await nextTurn();
+      expect(attempts).toEqual([expect.objectContaining({ webhookId: WEBHOOK, reason: 'webhook_disabled' })]);
+      expect(store.appends).toEqual([]);
+    });
+
+    it('a webhook whose routine is not known is a 404, nothing appended', async () => {
+      const orphan = 'whk_OOOOOOOOOOOOOOOOOOOOOO';
+      await real.append(Streams.webhook(orphan), [webhookEnabled(orphan, 'rtn_MMMMMMMMMMMMMMMMMMMMMM')], 'no_stream');
+      expect(await useCase().execute(command({ webhookId: orphan }))).toMatchObject({ code: 'webhook_not_found' });
+      expect(store.appends).toEqual([]);
+    });
+  });
+
+  describe('freshness', () => {
+    it('reads the webhook, the catalog and the routine before deciding, and a routine seen for the first time is folded before use', async () => {
+      // The webhook and its routine were made through another replica: nothing is folded here yet.
+      accepted(await useCase().execute(command()));
+      expect(freshness.asked).toEqual([[Streams.webhook(WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine('rtn_unknown')], [Streams.routine(ROUTINE)]]);
+      freshness.asked.length = 0;
+      accepted(await useCase().execute(command()));
+      expect(freshness.asked).toEqual([[Streams.webhook(WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE)]]);
+    });
+
+    it('a secret rotated elsewhere is seen by the next request: the old secret is a 404', async () => {
+      accepted(await useCase().execute(command()));
+      await real.append(Streams.webhook(WEBHOOK), [event('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret('whsec_new'), rotatedAt: new Date(T0).toISOString() })], 0n);
+      expect(await useCase().execute(command())).toMatchObject({ code: 'webhook_not_found' });
+      accepted(await useCase().execute(command({ authorization: 'Bearer whsec_new' })));
+    });
+
+    it('when freshness cannot be confirmed the request fails (a 503 at the route): no decision, no append, nothing recorded', async () => {
+      freshness.failWith = new EventStoreUnavailableError('heads unreadable');
+      await expect(useCase().execute(command())).rejects.toBeInstanceOf(EventStoreUnavailableError);
+      await expect(useCase().execute(command({ authorization: 'Bearer whsec_wrong' }))).rejects.toBeInstanceOf(EventStoreUnavailableError);
+      await nextTurn();
+      expect(attempts).toEqual([]);
+      expect(store.appends).toEqual([]);
+    });
+  });
+
+  describe("after authentication, in the contract's order, each refusal recorded after the answer", () => {
+    async function refusal(outcomePromise: Promise<TriggerWebhookOutcome>) {
+      const outcome = await outcomePromise;
+      if (outcome.kind !== 'rejected') throw new Error('expected a refusal');
+      expect(attempts).toEqual([]);
+      await nextTurn();
+      expect(attempts).toEqual([expect.objectContaining({ webhookId: WEBHOOK, reason: outcome.code, sourceAddress: '192.0.2.7' })]);
+      expect(store.appends).toEqual([]);
+      return outcome;
+    }
+
+    it('415 before the body is read or the limiter consumed', async () => {
+      bodyReads.length = 0;
+      const outcome = await refusal(useCase().execute(command({ contentType: 'application/xml' })));
+      expect(outcome.code).toBe('unsupported_media_type');
+      expect(outcome.rateLimit).toBeUndefined();
+      expect(bodyReads).toEqual([]);
+      expect(limiter.keys).toEqual([]);
+    });
+
+    it('413 when the body reader stops at the limit it was given, before the limiter', async () => {
+      bodyReads.length = 0;
+      const tooLarge = command({ readBody: (maxBytes) => (bodyReads.push(maxBytes), Promise.resolve({ kind: 'too_large' as const })) });
+      const outcome = await refusal(useCase({ maxPayloadBytes: 777 }).execute(tooLarge));
+      expect(outcome).toMatchObject({ code: 'payload_too_large', detail: 'the body exceeds 777 bytes' });
+      expect(outcome.rateLimit).toBeUndefined();
+      expect(bodyReads).toEqual([777]);
+      expect(limiter.keys).toEqual([]);
+    });
+
+    it('413 when, with this routine, the body could make a run larger than the store takes; the largest body that fits is accepted', async () => {
+      await real.append(Streams.routine(ROUTINE), [event('RoutineUpdated', { routineId: ROUTINE, changes: { instructions: 'x'.repeat(40_000) }, updatedAt: new Date(T0).toISOString() })], 0n);
+      await freshness.ensureFresh([Streams.routine(ROUTINE)]);
+      const maxEventBytes = 120_000;
+      const fits = largestBodyThatFits(maxEventBytes, state.routineSnapshotBytes(ROUTINE));
+      expect(fits).toBeGreaterThan(20);
+      const exact = useCase({ maxEventBytes, maxPayloadBytes: 1024 * 1024 });
+      accepted(await exact.execute(command({ body: `"${'a'.repeat(fits - 2)}"` })));
+      store.appends.length = 0;
+      const outcome = await refusal(exact.execute(command({ body: `"${'a'.repeat(fits - 1)}"` })));
+      expect(outcome.code).toBe('payload_too_large');
+      expect(outcome.detail).toContain(`a body of ${fits + 1} bytes`);
+      expect(limiter.keys).toEqual([WEBHOOK]);
+    });
+
+    it('429 with the limiter state, keyed by the webhook', async () => {
+      const denied: RateLimitState = { allowed: false, limit: 60, remaining: 0, resetSeconds: 12, windowSeconds: 60 };
+      limiter.next = denied;
+      const outcome = await refusal(useCase().execute(command({ body: 'not json' })));
+      expect(outcome).toEqual({ kind: 'rejected', code: 'rate_limited', detail: 'too many requests for this webhook', rateLimit: denied });
+      expect(limiter.keys).toEqual([WEBHOOK]);
+    });
+
+    it.each([
+      ['invalid_json', { body: '{"unterminated"' }],
+      ['account_header_requires_text', { accountHeader: 'ops@example.com' }],
+      ['account_not_found', { body: '{"account_email":"nobody@example.com"}' }],
+      ['invalid_idempotency_key', { idempotencyKey: 'x'.repeat(300) }],
+    ] as const)('400 %s carries the limiter state', async (code, overrides) => {
+      const outcome = await refusal(useCase().execute(command(overrides)));
+      expect(outcome).toMatchObject({ code, rateLimit: ALLOWED });
+    });
+
+    it('403 for a routine that runs autonomously with a tool that sends externally, saying why and what to do', async () => {
+      await real.append(
+        Streams.routine(ROUTINE),
+        [event('RoutineUpdated', { routineId: ROUTINE, changes: { mode: 'autonomous', tools: [{ name: 'email', sendsExternally: true }] }, updatedAt: new Date(T0).toISOString() })],
+        0n,
+      );
+      const outcome = await refusal(useCase().execute(command()));
+      expect(outcome).toMatchObject({ code: 'webhook_blocked', rateLimit: ALLOWED });
+      expect(outcome.detail).toMatch(/runs autonomously and can send externally \(email\).* Switch the routine to supervised mode/);
+    });
+  });
+
+  describe('idempotency', () => {
+    const KEY = 'order-42';
+    const keyed = (overrides: Partial<TriggerWebhookCommand> & { body?: string } = {}) => command({ idempotencyKey: KEY, ...overrides });
+    const generation = (g: number) => deliveryIdForIdempotencyKey(WEBHOOK, KEY, g);
+    const indexStream = Streams.idempotencyKey(idempotencyIndexId(WEBHOOK, KEY));
+
+    it('a text request under the same key with another account header (same bytes) is 422', async () => {
+      const text = (accountHeader: string | undefined) => keyed({ contentType: 'text/plain', accountHeader, body: 'disk full' });
+      accepted(await useCase().execute(text('ops@example.com')));
+      expect(await useCase().execute(text('other@example.com'))).toMatchObject({ code: 'idempotency_key_reused' });
+      expect(await useCase().execute(text(undefined))).toMatchObject({ code: 'idempotency_key_reused' });
+      expect(accepted(await useCase().execute(text('ops@example.com'))).replayed).toBe(true);
+    });
+
+    it('the first request under a key is generation 0; the same request again replays it (recorded as a replay), nothing appended twice', async () => {
+      const first = accepted(await useCase().execute(keyed()));
+      expect(first).toMatchObject({ replayed: false, body: { delivery_id: generation(0), run_id: runIdForDelivery(generation(0)) } });
+      expect((await deliveryStream(generation(0)))[0].data).toMatchObject({ idempotencyKey: KEY });
+      nowMs += RETENTION_MS - 1;
+      const again = accepted(await useCase().execute(keyed()));
+      expect(again).toMatchObject({ replayed: true, body: first.body });
+      expect(replays).toEqual([generation(0)]);
+      expect(await deliveryStream(generation(0))).toHaveLength(1);
+      expect(await real.readStream(indexStream)).toEqual([]);
+    });
+
+    it.each([
+      ['another body', { body: '{"alert":"cpu"}' }],
+      ['the same bytes as another media type', { contentType: 'text/plain' }],
+      ['the same bytes declared in another charset', { contentType: 'application/json; charset=iso-8859-1' }],
+    ] as const)('another request under the same key within retention (%s) is 422 and appends nothing', async (_, overrides) => {
+      accepted(await useCase().execute(keyed()));
+      store.appends.length = 0;
+      const outcome = await useCase().execute(keyed(overrides));
+      expect(outcome).toEqual({ kind: 'rejected', code: 'idempotency_key_reused', detail: 'this idempotency key was used for a different request', rateLimit: ALLOWED });
+      expect(store.appends).toEqual([]);
+    });
+
+    it('once retention has passed the key starts generation 1, recorded at revision 0 of its index; then generation 2 at revision 1', async () => {
+      accepted(await useCase().execute(keyed()));
+      nowMs += RETENTION_MS;
+      const second = accepted(await useCase().execute(keyed({ body: '{"alert":"again"}' })));
+      expect(second).toMatchObject({ replayed: false, body: { delivery_id: generation(1) } });
+      nowMs += RETENTION_MS;
+      const third = accepted(await useCase().execute(keyed()));
+      expect(third.body.delivery_id).toBe(generation(2));
+      const index = await real.readStream(indexStream);
+      expect(index.map((recorded) => [recorded.type, recorded.revision, recorded.data])).toEqual([
+        ['IdempotencyGenerationAdvanced', 0n, { webhookId: WEBHOOK, generation: 1 }],
+        ['IdempotencyGenerationAdvanced', 1n, { webhookId: WEBHOOK, generation: 2 }],
+      ]);
+      expect(index[0].metadata).toMatchObject({ correlationId: indexStream, causationId: indexStream });
+      // The newest generation is found from the index's head: no walk over the expired ones.
+      nowMs += 1;
+      const readsBefore = jest.spyOn(real, 'readStream');
+      expect(accepted(await useCase().execute(keyed()))).toMatchObject({ replayed: true, body: third.body });
+      expect(readsBefore.mock.calls.map(([streamId]) => streamId).filter((streamId) => streamId.startsWith('delivery-'))).toEqual([Streams.delivery(generation(2))]);
+    });
+
+    it('when the index moved after this request looked at it, the request goes on from the newest generation (never a second delivery in one window)', async () => {
+      accepted(await useCase().execute(keyed()));
+      // Other replicas advanced the key to generation 3 (their deliveries not appended yet, e.g. they crashed in between).
+      await real.append(indexStream, [1, 2, 3].map((g) => event('IdempotencyGenerationAdvanced', { webhookId: WEBHOOK, generation: g })), 'no_stream');
+      nowMs += RETENTION_MS;
+      store.staleOnce.add(indexStream);
+      const late = accepted(await useCase().execute(keyed()));
+      expect(late).toMatchObject({ replayed: false, body: { delivery_id: generation(3) } });
+      for (const skipped of [1, 2]) expect(await deliveryStream(generation(skipped))).toEqual([]);
+      // The same request again, now seeing the head: the same delivery.
+      expect(accepted(await useCase().execute(keyed()))).toMatchObject({ replayed: true, body: late.body });
+    });
+
+    it('requests whose parts differ only in where one ends and the next starts are different requests (422)', async () => {
+      const text = (accountHeader: string, body: string) => keyed({ contentType: 'text/plain', accountHeader, body });
+      accepted(await useCase().execute(text('ops@example.com', 'disk')));
+      expect(await useCase().execute(text('ops@example.co', 'mdisk'))).toMatchObject({ code: 'idempotency_key_reused' });
+    });
+
+    it('eight identical keyed requests at once: one appends, seven replay the same delivery', async () => {
+      const outcomes = await Promise.all(Array.from({ length: 8 }, () => useCase().execute(keyed())));
+      const deliveries = outcomes.map((outcome) => accepted(outcome));
+      expect(deliveries.filter((outcome) => !outcome.replayed)).toHaveLength(1);
+      expect(new Set(deliveries.map((outcome) => outcome.body.delivery_id))).toEqual(new Set([generation(0)]));
+      expect(await deliveryStream(generation(0))).toHaveLength(1);
+    });
+
+    it('requests racing past retention agree on one next generation', async () => {
+      accepted(await useCase().execute(keyed()));
+      nowMs += RETENTION_MS;
+      const outcomes = (await Promise.all(Array.from({ length: 4 }, () => useCase().execute(keyed())))).map((outcome) => accepted(outcome));
+      expect(new Set(outcomes.map((outcome) => outcome.body.delivery_id))).toEqual(new Set([generation(1)]));
+      expect(outcomes.filter((outcome) => !outcome.replayed)).toHaveLength(1);
+      expect((await real.readStream(indexStream)).map((recorded) => recorded.revision)).toEqual([0n]);
+    });
+  });
+
+  describe('when the append fails', () => {
+    it('sent but not confirmed (store unavailable) is "outcome unknown" naming the delivery, never "nothing accepted"', async () => {
+      store.appendFault = () => Promise.reject(new EventStoreUnavailableError('deadline exceeded'));
+      const error: unknown = await useCase().execute(command()).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(AppendOutcomeUnknownError);
+      expect((error as AppendOutcomeUnknownError).deliveryId).toMatch(/^dlv_/);
+      expect((error as AppendOutcomeUnknownError).cause).toBeInstanceOf(EventStoreUnavailableError);
+    });
+
+    it('refused as too large by the store is a 413, not a failure', async () => {
+      store.appendFault = () => Promise.reject(new InvalidAppendError('event too large'));
+      expect(await useCase().execute(command())).toMatchObject({ kind: 'rejected', code: 'payload_too_large', detail: 'the body makes an event larger than the event store accepts' });
+    });
+
+    it('any other error passes through unchanged', async () => {
+      const boom = new TypeError('boom');
+      store.appendFault = () => Promise.reject(boom);
+      await expect(useCase().execute(command())).rejects.toBe(boom);
+    });
+
+    it('a conflict on a fresh random delivery id is an error, never a replay of somebody else\'s delivery', async () => {
+      store.appendFault = () => Promise.resolve<AppendResult>({ kind: 'conflict', streamId: 'delivery-x', expected: 'no_stream', actualRevision: 0n });
+      await expect(useCase().execute(command())).rejects.toThrow(/collided/);
+    });
+  });
+});
