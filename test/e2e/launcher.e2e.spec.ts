@@ -58,7 +58,12 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
   it('takes its services down with it when it is killed -9', async () => {
     const { services } = await start();
     launcher?.kill('SIGKILL');
+    // The services notice within a second and exit after at most a 10 s grace (supervisor.watch.ts).
+    // Their stdout and stderr went away with the launcher: exiting must not wait on them (it did once:
+    // sonic-boom 4's flushSync retried a write to a broken pipe forever — see service-logger.exit.int).
+    const killedAt = Date.now();
     await waitFor(async () => services.every((pid) => !alive(pid)), 15_000, `services ${services.join(', ')} to stop after the launcher died`);
+    process.stderr.write(`[launcher] services gone ${Date.now() - killedAt} ms after the launcher was killed -9\n`);
   }, 90_000);
 });
 
