@@ -118,7 +118,8 @@ export async function deleteTopics(kafka: Kafka, topics: readonly string[]): Pro
 
 const TRACEPARENT = `00-${'4bf92f3577b34da6a3ce929d0e0e4736'}-${'00f067aa0ba902b7'}-01`;
 
-function stored(type: string, data: object): EventToAppend {
+/** An event to append, with a fresh id and the metadata every appended event carries. */
+export function stored(type: string, data: object): EventToAppend {
   const id = randomUUID();
   return { id, type, data, metadata: { eventId: id, correlationId: id, causationId: id, schemaVersion: 1, traceparent: TRACEPARENT } };
 }

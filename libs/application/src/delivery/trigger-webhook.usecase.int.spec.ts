@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +26,7 @@ import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import type { RateLimitState, RateLimiter } from './rate-limiter.port';
 import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
 import { TriggerWebhookUseCase, type TriggerLimits } from './trigger-webhook.usecase';
+import { stored } from '../../../../test/support/kafka-test-kit';
 import type { RejectedAttempt, WebhookActivityRecorder } from './webhook-activity.recorder';
 
 /**
@@ -49,13 +49,9 @@ const RETENTION_MS = 60_000;
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const ALLOWED: RateLimitState = { allowed: true, limit: 60, remaining: 59, resetSeconds: 60, windowSeconds: 60 };
 
-function event(type: string, data: object): EventToAppend {
-  const id = randomUUID();
-  return { id, type, data, metadata: { eventId: id, correlationId: id, causationId: id, schemaVersion: 1 } };
-}
 
 const routineCreated = (routineId: string, extra: object = {}): EventToAppend =>
-  event('RoutineCreated', {
+  stored('RoutineCreated', {
     routineId,
     name: 'Triage',
     instructions: 'Triage the alert.',
@@ -67,7 +63,7 @@ const routineCreated = (routineId: string, extra: object = {}): EventToAppend =>
   });
 
 const webhookEnabled = (webhookId: string, routineId: string, secretDigest = digestSecret(SECRET)): EventToAppend =>
-  event('WebhookEnabled', {
+  stored('WebhookEnabled', {
     webhookId,
     routineId,
     secretDigest,
@@ -159,9 +155,9 @@ describe('TriggerWebhookUseCase', () => {
     await real.append(
       ACCOUNT_CATALOG_STREAM,
       [
-        event('AccountConnected', { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
-        event('AccountConnected', { accountId: OTHER_ACCOUNT, email: 'other@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
-        event('AccountConnected', { accountId: PREFIX_ACCOUNT, email: 'ops@example.co', aliases: [], connectedAt: new Date(T0).toISOString() }),
+        stored('AccountConnected', { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
+        stored('AccountConnected', { accountId: OTHER_ACCOUNT, email: 'other@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
+        stored('AccountConnected', { accountId: PREFIX_ACCOUNT, email: 'ops@example.co', aliases: [], connectedAt: new Date(T0).toISOString() }),
       ],
       'no_stream',
     );
@@ -330,13 +326,13 @@ describe('TriggerWebhookUseCase', () => {
     });
 
     it('an empty secret never matches, even a digest of the empty string', async () => {
-      await real.append(Streams.webhook(WEBHOOK), [event('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret(''), rotatedAt: new Date(T0).toISOString() })], 0n);
+      await real.append(Streams.webhook(WEBHOOK), [stored('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret(''), rotatedAt: new Date(T0).toISOString() })], 0n);
       expect(await useCase().execute(command({ authorization: 'Bearer ' }))).toMatchObject({ code: 'webhook_not_found' });
       expect(await useCase().execute(command({ authorization: undefined }))).toMatchObject({ code: 'webhook_not_found' });
     });
 
     it('a disabled webhook with the right secret is the same 404, recorded as webhook_disabled', async () => {
-      await real.append(Streams.webhook(WEBHOOK), [event('WebhookDisabled', { webhookId: WEBHOOK, disabledAt: new Date(T0).toISOString() })], 0n);
+      await real.append(Streams.webhook(WEBHOOK), [stored('WebhookDisabled', { webhookId: WEBHOOK, disabledAt: new Date(T0).toISOString() })], 0n);
       const calls = spyComparisons();
       const outcome = await useCase().execute(command());
       expect(outcome).toEqual({ kind: 'rejected', code: 'webhook_not_found', detail: 'not found' });
@@ -366,7 +362,7 @@ describe('TriggerWebhookUseCase', () => {
 
     it('a secret rotated elsewhere is seen by the next request: the old secret is a 404', async () => {
       accepted(await useCase().execute(command()));
-      await real.append(Streams.webhook(WEBHOOK), [event('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret('whsec_new'), rotatedAt: new Date(T0).toISOString() })], 0n);
+      await real.append(Streams.webhook(WEBHOOK), [stored('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret('whsec_new'), rotatedAt: new Date(T0).toISOString() })], 0n);
       expect(await useCase().execute(command())).toMatchObject({ code: 'webhook_not_found' });
       accepted(await useCase().execute(command({ authorization: 'Bearer whsec_new' })));
     });
@@ -412,7 +408,7 @@ describe('TriggerWebhookUseCase', () => {
     });
 
     it('413 when, with this routine, the body could make a run larger than the store takes; the largest body that fits is accepted', async () => {
-      await real.append(Streams.routine(ROUTINE), [event('RoutineUpdated', { routineId: ROUTINE, changes: { instructions: 'x'.repeat(40_000) }, updatedAt: new Date(T0).toISOString() })], 0n);
+      await real.append(Streams.routine(ROUTINE), [stored('RoutineUpdated', { routineId: ROUTINE, changes: { instructions: 'x'.repeat(40_000) }, updatedAt: new Date(T0).toISOString() })], 0n);
       await freshness.ensureFresh([Streams.routine(ROUTINE)]);
       const maxEventBytes = 120_000;
       const fits = largestBodyThatFits(maxEventBytes, state.routineSnapshotBytes(ROUTINE));
@@ -447,7 +443,7 @@ describe('TriggerWebhookUseCase', () => {
     it('403 for a routine that runs autonomously with a tool that sends externally, saying why and what to do', async () => {
       await real.append(
         Streams.routine(ROUTINE),
-        [event('RoutineUpdated', { routineId: ROUTINE, changes: { mode: 'autonomous', tools: [{ name: 'email', sendsExternally: true }] }, updatedAt: new Date(T0).toISOString() })],
+        [stored('RoutineUpdated', { routineId: ROUTINE, changes: { mode: 'autonomous', tools: [{ name: 'email', sendsExternally: true }] }, updatedAt: new Date(T0).toISOString() })],
         0n,
       );
       const outcome = await refusal(useCase().execute(command()));
@@ -518,7 +514,7 @@ describe('TriggerWebhookUseCase', () => {
     it('when the index moved after this request looked at it, the request goes on from the newest generation (never a second delivery in one window)', async () => {
       accepted(await useCase().execute(keyed()));
       // Other replicas advanced the key to generation 3 (their deliveries not appended yet, e.g. they crashed in between).
-      await real.append(indexStream, [1, 2, 3].map((g) => event('IdempotencyGenerationAdvanced', { webhookId: WEBHOOK, generation: g })), 'no_stream');
+      await real.append(indexStream, [1, 2, 3].map((g) => stored('IdempotencyGenerationAdvanced', { webhookId: WEBHOOK, generation: g })), 'no_stream');
       nowMs += RETENTION_MS;
       store.staleOnce.add(indexStream);
       const late = accepted(await useCase().execute(keyed()));
