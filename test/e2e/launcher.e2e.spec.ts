@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createServer, type Server } from 'node:http';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DIST, assertBuilt, freePort, waitFor } from '../support/service-processes';
 
@@ -23,9 +24,9 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function start(): Promise<{ port: number; dispatcherPort: number; services: number[] }> {
+  async function start(extraEnv: Record<string, string> = {}): Promise<{ port: number; dispatcherPort: number; services: number[] }> {
     const [port, dispatcherPort] = [await freePort(), await freePort()];
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: join(dataDir, 'data'), PORT: String(port), DISPATCHER_PORT: String(dispatcherPort) };
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: join(dataDir, 'data'), PORT: String(port), DISPATCHER_PORT: String(dispatcherPort), ...extraEnv };
     launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -55,6 +56,41 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     await new Promise((resolve) => launcher?.once('exit', resolve));
   }, 90_000);
 
+  it('listens on the loopback interface only by default: the admin API, health and metrics are not on the network', async () => {
+    const { port, dispatcherPort } = await start();
+    expect(listeningAddresses(port)).toEqual(['127.0.0.1']);
+    expect(listeningAddresses(dispatcherPort)).toEqual(['127.0.0.1']);
+    expect(output).toContain('Listening on  127.0.0.1 only');
+    // Where this machine has another address, nothing answers there.
+    for (const address of externalAddresses()) {
+      await expect(fetch(`http://${address}:${port}/health/live`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+    }
+    launcher?.kill('SIGINT');
+    await new Promise((resolve) => launcher?.once('exit', resolve));
+  }, 90_000);
+
+  it('HOST=0.0.0.0 listens on every interface (what docker-compose sets), and says so', async () => {
+    const { port, dispatcherPort } = await start({ HOST: '0.0.0.0' });
+    expect(listeningAddresses(port)).toEqual(['0.0.0.0']);
+    expect(listeningAddresses(dispatcherPort)).toEqual(['0.0.0.0']);
+    expect(output).toContain('Listening on  0.0.0.0: reachable from other machines');
+    for (const address of externalAddresses()) {
+      expect((await fetch(`http://${address}:${port}/health/live`, { signal: AbortSignal.timeout(2_000) })).status).toBe(200);
+    }
+    launcher?.kill('SIGINT');
+    await new Promise((resolve) => launcher?.once('exit', resolve));
+  }, 90_000);
+
+  it('DISPATCHER_PORT=0: the banner names the port the run-dispatcher got, not 0', async () => {
+    await start({ DISPATCHER_PORT: '0' });
+    const reported = /run-dispatcher: http:\/\/localhost:(\d+)\/health\/ready/.exec(output)?.[1];
+    expect(reported).toBeDefined();
+    expect(Number(reported)).toBeGreaterThan(0);
+    expect((await fetch(`http://127.0.0.1:${reported}/health/ready`)).status).toBe(200);
+    launcher?.kill('SIGINT');
+    await new Promise((resolve) => launcher?.once('exit', resolve));
+  }, 90_000);
+
   it('takes its services down with it when it is killed -9', async () => {
     const { services } = await start();
     launcher?.kill('SIGKILL');
@@ -66,6 +102,81 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     process.stderr.write(`[launcher] services gone ${Date.now() - killedAt} ms after the launcher was killed -9\n`);
   }, 90_000);
 });
+
+/**
+ * Another program on a service's port, answering 200 to everything (readiness included): the
+ * launcher must neither count it as its service nor lead a newcomer to it.
+ */
+describe('npm start with a port already taken', () => {
+  let dataDir: string;
+  let impostor: Server | undefined;
+
+  beforeEach(() => {
+    assertBuilt();
+    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-launcher-taken-'));
+  });
+
+  afterEach(async () => {
+    await new Promise((resolve) => (impostor ? impostor.close(resolve) : resolve(undefined)));
+    impostor = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function listenImpostor(port: number, host: string): Promise<void> {
+    impostor = createServer((_, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'));
+    await new Promise<void>((resolve) => impostor?.listen(port, host, resolve));
+  }
+
+  it.each([
+    ['PORT', '127.0.0.1'],
+    ['DISPATCHER_PORT', '0.0.0.0'],
+  ])('%s taken (by a server on %s that answers 200): one line naming it, a non-zero exit within seconds, no banner, no token, no service left', async (variable, impostorHost) => {
+    const [port, dispatcherPort] = [await freePort(), await freePort()];
+    const taken = variable === 'PORT' ? port : dispatcherPort;
+    await listenImpostor(taken, impostorHost);
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: join(dataDir, 'data'), PORT: String(port), DISPATCHER_PORT: String(dispatcherPort) };
+    const startedAt = Date.now();
+    const launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const spawnedServices: number[] = [];
+    const watch = setInterval(() => spawnedServices.push(...childrenOf(launcher.pid as number)), 50);
+    const code = await new Promise<number | null>((resolve) => launcher.once('exit', (exitCode) => resolve(exitCode)));
+    clearInterval(watch);
+    const elapsed = Date.now() - startedAt;
+    expect(code).not.toBe(0);
+    expect(elapsed).toBeLessThan(10_000);
+    const lines = output.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`port ${taken} (${variable}) is already in use`);
+    expect(lines[0]).toContain(`set ${variable} to a free port`);
+    expect(output).not.toContain('is running');
+    expect(output).not.toContain('Bearer');
+    expect(spawnedServices).toEqual([]);
+  }, 30_000);
+});
+
+/** The local addresses with a listening TCP socket on `port`, read from the kernel's tables (IPv4). */
+function listeningAddresses(port: number): string[] {
+  const listening = readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields.length > 3 && fields[3] === '0A' && parseInt(fields[1].split(':')[1], 16) === port);
+  return listening.map((fields) => {
+    const hex = fields[1].split(':')[0];
+    return [3, 2, 1, 0].map((i) => parseInt(hex.slice(i * 2, i * 2 + 2), 16)).join('.');
+  });
+}
+
+/** This machine's non-loopback IPv4 addresses (none on some machines: then only the kernel's table is checked). */
+function externalAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((entry) => entry !== undefined && !entry.internal && entry.family === 'IPv4')
+    .map((entry) => (entry as { address: string }).address);
+}
 
 function childrenOf(parent: number): number[] {
   return readdirSync('/proc')

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { assertPayloadLimitFits, createRateLimiter, exitGracefullyOnSignals, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
+import { assertPayloadLimitFits, createRateLimiter, exitGracefullyOnSignals, listenOrExit, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { startTracing, traceAppends } from '@wts/observability';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
@@ -22,8 +22,8 @@ async function main(): Promise<void> {
   const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
   const app = await createIngressApp({ config, adminToken, store, checkpoints, readModels, rateLimiter });
   exitGracefullyOnSignals(app, { afterClose: async () => tracing?.shutdown() });
-  await app.listen({ port: config.http.port, host: '0.0.0.0' });
-  process.stdout.write(`ingress listening on ${config.http.publicBaseUrl}\n`);
+  const url = await listenOrExit(app, { service: 'ingress', port: config.http.port, host: config.http.host, portVariable: 'PORT' });
+  process.stdout.write(`ingress listening on ${url.origin} (public base URL ${config.http.publicBaseUrl})\n`);
   stopWhenSupervisorGone(config.supervisorPid);
 }
 

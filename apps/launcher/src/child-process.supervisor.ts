@@ -1,3 +1,4 @@
+import { EXIT_CANNOT_LISTEN, type LaunchReport } from '@wts/platform';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface SupervisedProcess {
@@ -6,38 +7,72 @@ export interface SupervisedProcess {
   readonly env: NodeJS.ProcessEnv;
 }
 
+export interface SupervisorOptions {
+  /** Deaths in a row, each within `stableAfterMs` of its start, before the supervisor gives up. */
+  readonly maxRapidExits: number;
+  /** A run that lasted this long counts as a success: the next death starts the count again. */
+  readonly stableAfterMs: number;
+  /** The first restart's delay; each quick death doubles it, up to 15 s. */
+  readonly backoffBaseMs: number;
+  /** Called once when a service cannot be kept running: the reason, in one line. */
+  readonly onGiveUp: (reason: string) => void;
+}
+
+export const DEFAULT_SUPERVISOR_OPTIONS: Omit<SupervisorOptions, 'onGiveUp'> = { maxRapidExits: 5, stableAfterMs: 30_000, backoffBaseMs: 500 };
+
 /**
- * Runs each service as its own OS process, prefixes its output, and restarts it (with backoff)
- * if it dies, until stop() is called. The services are crash-safe by design; this keeps the
- * one-command embedded default running through a crash.
+ * Runs each service as its own OS process with an IPC channel, prefixes its output, and restarts
+ * it (with backoff) if it dies — but not forever: a service that says it cannot listen (the port is
+ * taken) is given up at once, one that dies `maxRapidExits` times in a row soon after starting is
+ * given up with its last exit. Where a service listens is what that very process reports over its
+ * channel, never whatever answers on a port.
  */
 export class ChildProcessSupervisor {
   private readonly children = new Map<string, ChildProcess>();
+  private readonly listening = new Map<string, { promise: Promise<URL>; resolve: (url: URL) => void }>();
   private stopping = false;
+  private gaveUp = false;
 
-  start(process_: SupervisedProcess, attempt = 0): void {
-    const child = spawn(process.execPath, [process_.script], { env: process_.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.children.set(process_.name, child);
-    const prefix = (stream: NodeJS.ReadableStream, out: NodeJS.WritableStream): void => {
-      let buffered = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        buffered += chunk;
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        for (const line of lines) out.write(`[${process_.name}] ${line}\n`);
-      });
-    };
-    if (child.stdout) prefix(child.stdout, process.stdout);
-    if (child.stderr) prefix(child.stderr, process.stderr);
+  constructor(private readonly options: SupervisorOptions) {}
+
+  start(service: SupervisedProcess, rapidExits = 0): void {
+    if (this.stopping) return;
+    const child = spawn(process.execPath, [service.script], { env: service.env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    this.children.set(service.name, child);
+    // The channel must not keep the launcher alive on its own (signals and stop() end it).
+    child.channel?.unref();
+    if (child.stdout) prefixLines(child.stdout, process.stdout, service.name);
+    if (child.stderr) prefixLines(child.stderr, process.stderr, service.name);
+    let fatal: string | undefined;
+    child.on('message', (message: unknown) => {
+      if (!isLaunchReport(message) || message.pid !== child.pid) return;
+      if (message.type === 'wts:listening') this.listeningEntry(service.name).resolve(new URL(message.url));
+      else fatal = message.reason;
+    });
     const startedAt = Date.now();
     child.on('exit', (code, signal) => {
       if (this.stopping) return;
-      const next = Date.now() - startedAt > 30_000 ? 0 : attempt + 1;
-      const delay = Math.min(500 * 2 ** next, 15_000);
-      process.stderr.write(`[launcher] ${process_.name} exited (${signal ?? code}); restarting in ${delay} ms\n`);
-      setTimeout(() => this.start(process_, next), delay).unref();
+      const how = signal ?? `exit code ${code}`;
+      if (code === EXIT_CANNOT_LISTEN) return this.giveUp(fatal ?? `${service.name} cannot listen (${how})`);
+      const next = Date.now() - startedAt >= this.options.stableAfterMs ? 1 : rapidExits + 1;
+      if (next >= this.options.maxRapidExits) {
+        return this.giveUp(`${service.name} exited ${next} times in a row within ${this.options.stableAfterMs / 1000} s of starting (last: ${how}); giving up — its log lines above say why`);
+      }
+      const delay = Math.min(this.options.backoffBaseMs * 2 ** (next - 1), 15_000);
+      process.stderr.write(`[launcher] ${service.name} exited (${how}); restarting in ${delay} ms (${next} of ${this.options.maxRapidExits - 1} quick restarts)\n`);
+      setTimeout(() => this.start(service, next), delay).unref();
     });
+  }
+
+  /** Where the named service listens, as that process reported it (its first report). */
+  whenListening(name: string): Promise<URL> {
+    return this.listeningEntry(name).promise;
+  }
+
+  /** Whether the named service's current process is alive (not exited). */
+  isRunning(name: string): boolean {
+    const child = this.children.get(name);
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
   }
 
   async stop(): Promise<void> {
@@ -57,4 +92,40 @@ export class ChildProcessSupervisor {
       ),
     );
   }
+
+  private giveUp(reason: string): void {
+    if (this.gaveUp) return;
+    this.gaveUp = true;
+    this.options.onGiveUp(reason);
+  }
+
+  private listeningEntry(name: string): { promise: Promise<URL>; resolve: (url: URL) => void } {
+    let entry = this.listening.get(name);
+    if (!entry) {
+      let resolve: (url: URL) => void = () => undefined;
+      const promise = new Promise<URL>((done) => (resolve = done));
+      entry = { promise, resolve };
+      this.listening.set(name, entry);
+    }
+    return entry;
+  }
+}
+
+function prefixLines(stream: NodeJS.ReadableStream, out: NodeJS.WritableStream, name: string): void {
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) out.write(`[${name}] ${line}\n`);
+  });
+}
+
+function isLaunchReport(message: unknown): message is LaunchReport {
+  if (typeof message !== 'object' || message === null) return false;
+  const candidate = message as Partial<Record<keyof LaunchReport, unknown>> & { url?: unknown; reason?: unknown };
+  if (typeof candidate.pid !== 'number' || typeof candidate.service !== 'string') return false;
+  if (candidate.type === 'wts:listening') return typeof candidate.url === 'string';
+  return candidate.type === 'wts:fatal' && typeof candidate.reason === 'string';
 }

@@ -5,7 +5,7 @@ import { LogController } from 'fastify';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, kafkaTopicNames, storeParkRecorder } from '@wts/messaging';
 import { metrics, startTracing, traceAppends } from '@wts/observability';
-import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
+import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, listenOrExit, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
 async function main(): Promise<void> {
@@ -45,9 +45,8 @@ async function main(): Promise<void> {
     metrics.trackConsumerLag(topic, consumerGroupLag(brokers, ConsumerGroups.runDispatcher, topic));
   }
   // listen() runs the lifecycle hooks; health answers while the consumer is still joining.
-  await app.listen({ port: config.http.dispatcherPort, host: '0.0.0.0' });
-  const port = new URL(await app.getUrl()).port;
-  process.stdout.write(`run-dispatcher health and metrics on port ${port}\n`);
+  const url = await listenOrExit(app, { service: 'run-dispatcher', port: config.http.dispatcherPort, host: config.http.host, portVariable: 'DISPATCHER_PORT' });
+  process.stdout.write(`run-dispatcher health and metrics on ${url.origin}\n`);
   if (brokers) {
     await app.startAllMicroservices();
     retentionLag?.start();

@@ -8,6 +8,8 @@ import { parseTrustProxy, type TrustProxy } from './trust-proxy.setting';
 export interface AppConfig {
   readonly http: {
     readonly port: number;
+    /** The address both services listen on (HOST): 127.0.0.1 unless a deployment asks for more. */
+    readonly host: string;
     readonly publicBaseUrl: string;
     readonly adminToken: string | undefined;
     /** The peers whose X-Forwarded-For names the client (false: none, the peer is the client). */
@@ -46,6 +48,7 @@ export class ConfigurationError extends Error {
 const ENVIRONMENT_KEYS = [
   'PORT',
   'DISPATCHER_PORT',
+  'HOST',
   'PUBLIC_BASE_URL',
   'ADMIN_TOKEN',
   'DATA_DIR',
@@ -68,12 +71,12 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const known = Object.fromEntries(ENVIRONMENT_KEYS.filter((key) => env[key] !== undefined).map((key) => [key, env[key]]));
   const dto = plainToInstance(EnvironmentDto, known);
   const errors = validateSync(dto, { whitelist: true, forbidUnknownValues: true });
-  if (errors.length > 0) {
-    throw new ConfigurationError(errors.flatMap((error) => Object.values(error.constraints ?? { invalid: `${error.property} is invalid` })));
-  }
+  const problems = errors.flatMap((error) => Object.values(error.constraints ?? { invalid: `${error.property} is invalid` }));
+  if (dto.PORT === dto.DISPATCHER_PORT && dto.PORT !== 0) problems.push(`PORT and DISPATCHER_PORT must differ (both are ${dto.PORT})`);
+  if (problems.length > 0) throw new ConfigurationError(problems);
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
-    http: { port: dto.PORT, publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY), dispatcherPort: dto.DISPATCHER_PORT },
+    http: { port: dto.PORT, host: dto.HOST.trim(), publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY), dispatcherPort: dto.DISPATCHER_PORT },
     storage: { dataDir: resolve(dto.DATA_DIR) },
     eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
     kafka: { brokers: dto.KAFKA_BROKERS?.split(',') },

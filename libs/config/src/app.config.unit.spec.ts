@@ -3,7 +3,7 @@ import { ConfigurationError, loadConfig } from './app.config';
 describe('loadConfig', () => {
   it('given an empty environment, then the documented defaults', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false, dispatcherPort: 3001 });
+    expect(config.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false, dispatcherPort: 3001 });
     expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka.brokers).toBeUndefined();
@@ -23,6 +23,7 @@ describe('loadConfig', () => {
   it('given values, then typed nested config (trailing slash of the base URL dropped)', () => {
     const config = loadConfig({
       PORT: '8080',
+      HOST: '0.0.0.0',
       PUBLIC_BASE_URL: 'https://hooks.example.com/',
       ADMIN_TOKEN: 'a-valid_token.with~chars+/==',
       KAFKA_BROKERS: 'k1:9092,k2:9092',
@@ -33,7 +34,7 @@ describe('loadConfig', () => {
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       IDEMPOTENCY_RETENTION_SECONDS: '60',
     });
-    expect(config.http).toEqual({ port: 8080, publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false, dispatcherPort: 3001 });
+    expect(config.http).toEqual({ port: 8080, host: '0.0.0.0', publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false, dispatcherPort: 3001 });
     expect(config.kafka.brokers).toEqual(['k1:9092', 'k2:9092']);
     expect(config.database.url).toBe('postgres://app@db:5432/wts');
     expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
@@ -43,6 +44,9 @@ describe('loadConfig', () => {
     ['PORT', 'abc', 'PORT'],
     ['PORT', '70000', 'PORT'],
     ['DISPATCHER_PORT', 'x', 'DISPATCHER_PORT'],
+    ['HOST', 'every interface', 'HOST'],
+    ['HOST', '0.0.0.0:3000', 'HOST'],
+    ['HOST', '-bad-.example', 'HOST'],
     ['PUBLIC_BASE_URL', 'ftp://x', 'PUBLIC_BASE_URL'],
     ['ADMIN_TOKEN', 'short', 'ADMIN_TOKEN'],
     ['ADMIN_TOKEN', 'Str0ng!Passw0rd#2024', 'ADMIN_TOKEN may hold only'],
@@ -59,6 +63,15 @@ describe('loadConfig', () => {
   ])('given %s=%s, then a ConfigurationError naming it', (name, value, mention) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigurationError);
     expect(() => loadConfig({ [name]: value })).toThrow(mention);
+  });
+
+  it.each(['::', '::1', '10.0.0.5', 'localhost', 'api.internal.example'])('given HOST=%s, then listened on as given', (host) => {
+    expect(loadConfig({ HOST: host }).http.host).toBe(host);
+  });
+
+  it('given PORT and DISPATCHER_PORT equal, then a ConfigurationError naming both (the second service could never listen)', () => {
+    expect(() => loadConfig({ PORT: '4000', DISPATCHER_PORT: '4000' })).toThrow('PORT and DISPATCHER_PORT must differ');
+    expect(loadConfig({ PORT: '0', DISPATCHER_PORT: '0' }).http.port).toBe(0);
   });
 
   it('given several bad values, then every problem is listed at once', () => {

@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, Validate } from 'class-validator';
+import { ListenHostValue } from './listen-host.setting';
 import { TrustProxyValue } from './trust-proxy.setting';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
@@ -21,6 +22,12 @@ export class EnvironmentDto {
   @Min(0)
   @Max(65535)
   DISPATCHER_PORT = 3001;
+
+  /** The address both services listen on: loopback unless a deployment asks for more (compose: 0.0.0.0). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Validate(ListenHostValue)
+  HOST = '127.0.0.1';
 
   @Transform(emptyToUndefined)
   @IsOptional()

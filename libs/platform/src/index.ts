@@ -10,3 +10,4 @@ export * from './read-model.factory';
 export * from './event-size.budget';
 export * from './readiness.checks';
 export * from './graceful.shutdown';
+export * from './service.listener';
