@@ -80,9 +80,26 @@ describe('public endpoint: idempotency', () => {
     expectProblem(result, 422, 'idempotency_key_reused');
   });
 
-  it('the same JSON value written with other whitespace is a different body → 422', async () => {
-    const result = await send(hook, 'order-1', '{ "data": { "order": 1 } }');
-    expectProblem(result, 422, 'idempotency_key_reused');
+  it('the same JSON value re-serialised by a retrying sender (other whitespace, member order, escapes) → 202 replay of the first, nothing appended', async () => {
+    const first = await send(hook, 'reserialised', '{"data":{"order":7,"items":["a","é"]},"source":"shop"}');
+    expect(first.status).toBe(202);
+    const before = (await t.acceptedDeliveries()).length;
+    const again = await send(hook, 'reserialised', '{\n  "source" : "shop",\n  "data" : { "items" : [ "a", "\\u00e9" ], "order" : 7.0 }\n}');
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await t.acceptedDeliveries()).toHaveLength(before);
+  });
+
+  it('a different JSON value under the key (one value changed, deep inside) is still 422', async () => {
+    expect((await send(hook, 'deep-change', '{"data":{"a":[1,{"b":"x"}]}}')).status).toBe(202);
+    expectProblem(await send(hook, 'deep-change', '{ "data": { "a": [1, {"b": "y"}] } }'), 422, 'idempotency_key_reused');
+  });
+
+  it('a text/plain body is compared byte for byte: the same words with other whitespace → 422', async () => {
+    expect((await send(hook, 'text-key', 'disk full', 'text/plain')).status).toBe(202);
+    expect((await send(hook, 'text-key', 'disk full', 'text/plain')).headers.get('idempotent-replayed')).toBe('true');
+    expectProblem(await send(hook, 'text-key', 'disk  full', 'text/plain'), 422, 'idempotency_key_reused');
   });
 
   it('keys are scoped to the webhook: the same key on another webhook is a new delivery', async () => {

@@ -7,6 +7,8 @@ export * from './webhook/webhook.decider';
 export * from './safety/safety.policy';
 export * from './delivery/request-headers.rules';
 export * from './delivery/request-body.rules';
+export * from './delivery/request.digest';
+export * from './delivery/json-canonical.form';
 export * from './delivery/trigger-account.resolver';
 export * from './delivery/idempotency.policy';
 export * from './delivery/delivery.decider';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ACCOUNT_CATALOG_STREAM, Streams } from '@wts/contracts';
 import {
   DECOY_DIGEST,
+  bytesDigest,
   deliveryIdForIdempotencyKey,
   digestSecret,
   idempotencyIndexId,
@@ -481,13 +482,68 @@ describe('TriggerWebhookUseCase', () => {
     it.each([
       ['another body', { body: '{"alert":"cpu"}' }],
       ['the same bytes as another media type', { contentType: 'text/plain' }],
-      ['the same bytes declared in another charset', { contentType: 'application/json; charset=iso-8859-1' }],
+      ['the same bytes read as another value in another charset', { contentType: 'application/json; charset=iso-8859-1' }],
+      ['a number that differs only past what a double holds', { body: '{"alert":"café","n":12345678901234567891}' }],
+      ['one more member', { body: '{"alert":"café","n":12345678901234567890,"x":null}' }],
+      ['a value one character longer', { body: '{"alert":"café ","n":12345678901234567890}' }],
     ] as const)('another request under the same key within retention (%s) is 422 and appends nothing', async (_, overrides) => {
-      accepted(await useCase().execute(keyed()));
+      accepted(await useCase().execute(keyed({ body: '{"alert":"café","n":12345678901234567890}' })));
       store.appends.length = 0;
       const outcome = await useCase().execute(keyed(overrides));
       expect(outcome).toEqual({ kind: 'rejected', code: 'idempotency_key_reused', detail: 'this idempotency key was used for a different request', rateLimit: ALLOWED });
       expect(store.appends).toEqual([]);
+    });
+
+    it.each([
+      ['members in another order, other whitespace', '{ "n" : 12345678901234567890,\n  "alert" : "café" }'],
+      ['other escapes and number spellings', '{"alert":"caf\\u00e9","n":12345678901234567890.0e0}'],
+      ['the same value in another charset (UTF-16)', { utf16: '{"alert":"café","n":12345678901234567890}' }],
+    ] as const)('the same JSON value written differently (%s) replays the first delivery: compared in RFC 8785 canonical form', async (_, second) => {
+      const first = accepted(await useCase().execute(keyed({ body: '{"alert":"café","n":12345678901234567890}' })));
+      store.appends.length = 0;
+      const again =
+        typeof second === 'string'
+          ? keyed({ body: second })
+          : keyed({ contentType: 'application/json; charset=utf-16le', readBody: () => Promise.resolve({ kind: 'read', bytes: Buffer.from(second.utf16, 'utf16le') }) });
+      expect(accepted(await useCase().execute(again))).toMatchObject({ replayed: true, body: first.body });
+      expect(store.appends).toEqual([]);
+      expect(((await deliveryStream(generation(0)))[0].data as { requestDigest: string }).requestDigest).toMatch(/^jcs:[0-9a-f]{64}$/);
+    });
+
+    it('a text/plain body is still compared byte for byte: the same words with other whitespace are 422', async () => {
+      const text = (body: string) => keyed({ contentType: 'text/plain', body });
+      accepted(await useCase().execute(text('disk full on db-1')));
+      expect(accepted(await useCase().execute(text('disk full on db-1'))).replayed).toBe(true);
+      expect(await useCase().execute(text('disk  full on db-1'))).toMatchObject({ code: 'idempotency_key_reused' });
+      expect(await useCase().execute(text('\ufeffdisk full on db-1'))).toMatchObject({ code: 'idempotency_key_reused' });
+    });
+
+    it('a delivery accepted before canonical comparison (its digest over the bytes) still replays to the same bytes, and nothing else', async () => {
+      const body = '{"alert":"café","n":1}';
+      const deliveryId = generation(0);
+      const legacyDigest = bytesDigest({ mediaType: 'application/json', charset: 'utf-8', accountHeader: undefined, bytes: Buffer.from(body) });
+      expect(legacyDigest).toMatch(/^[0-9a-f]{64}$/);
+      await real.append(
+        Streams.delivery(deliveryId),
+        [
+          stored('DeliveryAccepted', {
+            deliveryId,
+            webhookId: WEBHOOK,
+            routineId: ROUTINE,
+            runId: runIdForDelivery(deliveryId),
+            triggerAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+            payload: { format: 'json', json: '{"alert":"café","n":1}' },
+            contentType: 'application/json',
+            idempotencyKey: KEY,
+            requestDigest: legacyDigest,
+            receivedAt: new Date(nowMs).toISOString(),
+          }),
+        ],
+        'no_stream',
+      );
+      expect(accepted(await useCase().execute(keyed({ body })))).toMatchObject({ replayed: true, body: { delivery_id: deliveryId } });
+      expect(await useCase().execute(keyed({ body: '{"alert":"café","n":2}' }))).toMatchObject({ code: 'idempotency_key_reused' });
+      expect(await deliveryStream(deliveryId)).toHaveLength(1);
     });
 
     it('once retention has passed the key starts generation 1, recorded at revision 0 of its index; then generation 2 at revision 1', async () => {

@@ -2,6 +2,7 @@ import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type DeliveryEv
 import {
   DECOY_DIGEST,
   bodyFits,
+  bytesDigest,
   decideDelivery,
   deliveryIdForIdempotencyKey,
   idempotencyIndexId,
@@ -13,17 +14,18 @@ import {
   parseContentType,
   parseIdempotencyKey,
   reject,
+  requestDigest,
   resolveTriggerAccount,
   runIdForDelivery,
   secretMatchesDigest,
   type AcceptDelivery,
   type ConfiguredWebhook,
+  type DigestedRequest,
   type Rejection,
   type RoutineState,
 } from '@wts/domain';
 import { EventStoreUnavailableError, InvalidAppendError, type AppendResult, type EventStore } from '@wts/event-store';
 import { AppendOutcomeUnknownError } from './append-outcome.errors';
-import { createHash } from 'node:crypto';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { asEvent, toAppend } from '../shared/event-envelope';
@@ -158,7 +160,7 @@ export class TriggerWebhookUseCase {
       payload: extracted.payload,
       contentType: contentType.mediaType,
       idempotencyKey: idempotencyKey ?? null,
-      requestDigest: requestDigest(`${contentType.mediaType};charset=${contentType.charset}`, command.accountHeader, body.bytes),
+      ...digests({ mediaType: contentType.mediaType, charset: contentType.charset, accountHeader: command.accountHeader, bytes: body.bytes, json: extracted.json }, idempotencyKey),
       now: now.toISOString(),
       retentionMs: this.limits.idempotencyRetentionMs,
     };
@@ -247,14 +249,15 @@ export class TriggerWebhookUseCase {
   }
 }
 
-/** SHA-256 over the bytes received (never re-serialised JSON), the media type with its charset and the account header. */
-function requestDigest(mediaType: string, accountHeader: string | undefined, bytes: Buffer): string {
-  const hash = createHash('sha256');
-  for (const part of [Buffer.from(mediaType), Buffer.from(accountHeader ?? '\u0000none'), bytes]) {
-    hash.update(`${part.length}:`);
-    hash.update(part);
-  }
-  return hash.digest('hex');
+/**
+ * The request's digest (canonical for JSON); with an idempotency key and a JSON body, also the
+ * digest over the bytes that deliveries accepted before the canonical form stored, so a repeat of
+ * one of those still replays.
+ */
+function digests(request: DigestedRequest, idempotencyKey: string | undefined): Pick<AcceptDelivery, 'requestDigest' | 'legacyRequestDigest'> {
+  const current = requestDigest(request);
+  const legacy = idempotencyKey !== undefined && request.json !== undefined ? bytesDigest(request) : undefined;
+  return legacy === undefined ? { requestDigest: current } : { requestDigest: current, legacyRequestDigest: legacy };
 }
 
 export type { RateLimitState };

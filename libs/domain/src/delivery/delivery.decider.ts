@@ -13,6 +13,8 @@ export interface AcceptDelivery {
   readonly contentType: string;
   readonly idempotencyKey: string | null;
   readonly requestDigest: string;
+  /** This request's digest in the form deliveries stored before canonical JSON comparison (see judgeRepeat). */
+  readonly legacyRequestDigest?: string;
   readonly now: string;
   readonly retentionMs: number;
 }
@@ -27,7 +29,7 @@ export type DeliveryState = DeliveryAccepted['data'] | null;
  */
 export function decideDelivery(command: AcceptDelivery, state: DeliveryState): Decision<DeliveryEvent> {
   if (state !== null) {
-    const verdict = judgeRepeat(state, command.requestDigest, Date.parse(command.now), command.retentionMs);
+    const verdict = judgeRepeat(state, command.requestDigest, Date.parse(command.now), command.retentionMs, command.legacyRequestDigest);
     if (verdict.kind === 'reused') {
       return reject('idempotency_key_reused', 'this idempotency key was used for a different request');
     }

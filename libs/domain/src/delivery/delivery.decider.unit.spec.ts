@@ -127,6 +127,14 @@ describe('deliveryDecider', () => {
     spec.given([original]).when(command({ requestDigest: DIGEST_B })).thenRejects('idempotency_key_reused');
   });
 
+  it('given a delivery accepted before canonical digests (its digest over the bytes), when the request brings that digest as its legacy one, then a replay: no events', () => {
+    spec.given([original]).when(command({ requestDigest: DIGEST_B, legacyRequestDigest: DIGEST_A, now: later(1_000) })).then([]);
+  });
+
+  it('given an accepted delivery, when neither the digest nor the legacy digest is the stored one, then idempotency_key_reused', () => {
+    spec.given([original]).when(command({ requestDigest: DIGEST_B, legacyRequestDigest: DIGEST_B, now: later(1_000) })).thenRejects('idempotency_key_reused');
+  });
+
   it('given an accepted delivery past retention, when decided here, then no new event on this stream (the caller moves on)', () => {
     spec.given([original]).when(command({ requestDigest: DIGEST_B, now: later(DAY_MS) })).then([]);
   });

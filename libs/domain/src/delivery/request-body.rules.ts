@@ -10,6 +10,8 @@ export interface ExtractedRequest {
   readonly payload: PayloadRecord;
   /** The account the request names (account_email or X-Service-Account-Email), if any. */
   readonly accountSelection: string | undefined;
+  /** A JSON body as parsed (numbers as lossless-json keeps them): what a repeat is compared on. */
+  readonly json?: unknown;
 }
 
 export interface RequestBody {
@@ -23,9 +25,11 @@ export interface RequestBody {
  * raw text. The account selection is `account_email` for JSON and the header for text.
  */
 export function extractRequest(body: RequestBody): ExtractedRequest | Rejection {
-  const text = decode(body.bytes, body.contentType.charset);
+  const isText = body.contentType.mediaType === 'text/plain';
+  // Text is the raw text: a byte order mark at its start is part of it. JSON may begin with one (RFC 8259 §8.1).
+  const text = decode(body.bytes, body.contentType.charset, isText);
   if (typeof text !== 'string') return text;
-  if (body.contentType.mediaType === 'text/plain') {
+  if (isText) {
     return { payload: { format: 'text', text }, accountSelection: body.accountHeader };
   }
   if (body.accountHeader !== undefined) {
@@ -37,9 +41,9 @@ export function extractRequest(body: RequestBody): ExtractedRequest | Rejection 
   return extractJson(text);
 }
 
-function decode(bytes: Buffer, charset: string): string | Rejection {
+function decode(bytes: Buffer, charset: string, keepByteOrderMark: boolean): string | Rejection {
   try {
-    return new TextDecoder(charset, { fatal: true }).decode(bytes);
+    return new TextDecoder(charset, { fatal: true, ignoreBOM: keepByteOrderMark }).decode(bytes);
   } catch {
     return reject('invalid_encoding', `the body is not valid ${charset}`);
   }
@@ -56,13 +60,13 @@ function extractJson(text: string): ExtractedRequest | Rejection {
     const reason = error instanceof Error ? error.message : 'unparseable';
     return reject('invalid_json', `the body is not valid JSON: ${reason}`);
   }
-  if (!isPlainObject(value)) return { payload: jsonPayload(value), accountSelection: undefined };
+  if (!isPlainObject(value)) return { payload: jsonPayload(value), accountSelection: undefined, json: value };
   const selection = value['account_email'];
   if (selection !== undefined && typeof selection !== 'string') {
     return reject('invalid_account_email', 'account_email must be a string');
   }
   const hasData = Object.prototype.hasOwnProperty.call(value, 'data');
-  return { payload: jsonPayload(hasData ? value['data'] : value), accountSelection: selection };
+  return { payload: jsonPayload(hasData ? value['data'] : value), accountSelection: selection, json: value };
 }
 
 function jsonPayload(value: unknown): PayloadRecord {

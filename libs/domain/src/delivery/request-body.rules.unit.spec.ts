@@ -1,6 +1,7 @@
 import { isRejection, type RejectionCode } from '../shared/decision';
 import { MAX_JSON_DEPTH, extractRequest, type ExtractedRequest, type RequestBody } from './request-body.rules';
 import type { ParsedContentType } from './request-headers.rules';
+import { canonicalJson } from './json-canonical.form';
 
 const JSON_UTF8: ParsedContentType = { mediaType: 'application/json', charset: 'utf-8' };
 const TEXT_UTF8: ParsedContentType = { mediaType: 'text/plain', charset: 'utf-8' };
@@ -9,10 +10,12 @@ function body(content: string | Buffer, contentType: ParsedContentType = JSON_UT
   return { bytes: typeof content === 'string' ? Buffer.from(content, 'utf8') : content, contentType, accountHeader };
 }
 
-function accepted(request: RequestBody): ExtractedRequest {
+/** The payload and the selection (the parsed body handed on for idempotency is checked on its own below). */
+function accepted(request: RequestBody): Omit<ExtractedRequest, 'json'> {
   const result = extractRequest(request);
   if (isRejection(result)) throw new Error(`expected the request to be accepted, got ${result.code}: ${result.detail}`);
-  return result;
+  const { payload, accountSelection } = result;
+  return { payload, accountSelection };
 }
 
 function rejectionOf(request: RequestBody): RejectionCode | 'accepted' {
@@ -27,6 +30,14 @@ const jsonPayload = (request: RequestBody): string => {
 };
 
 describe('extractRequest — JSON bodies (spec rule 5)', () => {
+  it('given JSON, then the whole parsed body is handed on (what a repeat of the key is compared on); text hands on none', () => {
+    const result = extractRequest(body('{"data":{"n":12345678901234567890},"account_email":"a@example.com"}'));
+    if (isRejection(result)) throw new Error(result.code);
+    expect(canonicalJson(result.json)).toBe('{"account_email":"a@example.com","data":{"n":{"\\u0000exact-number":"1234567890123456789e1"}}}');
+    const text = extractRequest(body('{"a":1}', TEXT_UTF8));
+    expect(isRejection(text) ? text.code : text.json).toBeUndefined();
+  });
+
   it('given data, then the payload is the value of data', () => {
     expect(accepted(body('{"data":{"order":42,"items":["a","b"]},"other":true}'))).toEqual({
       payload: { format: 'json', json: '{"order":42,"items":["a","b"]}' },
@@ -248,6 +259,12 @@ describe('extractRequest — text bodies (spec rule 6)', () => {
     expect(accepted(body('Grüße 🚀', TEXT_UTF8)).payload).toEqual({ format: 'text', text: 'Grüße 🚀' });
   });
 
+  it('given a UTF-8 byte order mark at the start of text, then it is kept: the payload is the raw text', () => {
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('alert')]);
+    expect(accepted(body(withBom, TEXT_UTF8)).payload).toEqual({ format: 'text', text: '\ufeffalert' });
+    expect(accepted(body(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hi', 'utf16le')]), { mediaType: 'text/plain', charset: 'utf-16le' })).payload).toEqual({ format: 'text', text: '\ufeffhi' });
+  });
+
   it('given the account header, then it is the selection, exactly as sent', () => {
     expect(accepted(body('hello', TEXT_UTF8, 'Ops@Example.com'))).toEqual({
       payload: { format: 'text', text: 'hello' },
@@ -257,6 +274,10 @@ describe('extractRequest — text bodies (spec rule 6)', () => {
 });
 
 describe('extractRequest — encodings', () => {
+  it('given a JSON body that starts with a UTF-8 byte order mark, then the mark is not part of the JSON (RFC 8259 §8.1 lets a parser ignore it)', () => {
+    expect(jsonPayload(body(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"data":1}')])))).toBe('1');
+  });
+
   const invalidUtf8 = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]); // {"a":"\xC3("}
 
   it.each([
