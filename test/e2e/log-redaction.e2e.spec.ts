@@ -43,6 +43,9 @@ describe('structured logs never carry secrets', () => {
 
     const output = ingress.output.join('');
     expect(output).toMatch(/"msg":"POST \/workflow-webhooks\/whk_[A-Za-z0-9_-]+ 202 \d+ ms"/);
+    // A refused request's line names its problem code (one for every 404 cause), as a field too.
+    expect(output).toMatch(/"code":"webhook_not_found","msg":"POST \/workflow-webhooks\/whk_[A-Za-z0-9_-]+ 404 webhook_not_found \d+ ms"/);
+    expect(output).toMatch(/"code":"unauthorized","msg":"GET \/admin\/accounts 401 unauthorized \d+ ms"/);
     // Request lines hold method, path, status, time and peer: never a header or a body.
     expect(output).not.toMatch(/"headers"|"authorization"|"body"/i);
     for (const secretValue of [token, secret, rotated.body.secret, 'whsec_wrong', bodyMarker]) {

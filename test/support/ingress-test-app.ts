@@ -76,6 +76,8 @@ export interface DeliveryOptions {
 
 export interface RawResponse {
   readonly status: number;
+  /** The status line's reason phrase. */
+  readonly statusMessage?: string;
   readonly headers: IncomingHttpHeaders;
   readonly rawHeaders: string[];
   readonly body: Buffer;
@@ -320,7 +322,7 @@ export class IngressTestApp {
         res.on('data', (chunk: Buffer) => body.push(chunk));
         res.on('end', () => {
           settle();
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(body), written });
+          resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(body), written });
         });
         res.on('error', (error) => {
           settle();

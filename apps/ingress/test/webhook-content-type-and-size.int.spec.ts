@@ -3,6 +3,7 @@
  * such as charset allowed) else 415; the size limit is enforced on bytes while reading (declared
  * or streamed), never by truncating, else 413 — and nothing is appended.
  */
+import { gzipSync } from 'node:zlib';
 import { IngressTestApp, expectProblem, type WebhookFixture } from '../../../test/support/ingress-test-app';
 
 const LIMIT = 1024;
@@ -72,6 +73,35 @@ describe('public endpoint: content type (415) and size (413)', () => {
     });
   });
 
+  describe('415 for a Content-Encoding the service does not decode (RFC 9110 §15.5.16)', () => {
+    const gzipped = gzipSync(Buffer.from('{"data":{"compressed":true}}'));
+    const send = (webhookId: string, secret: string, encoding: string, body: Buffer) =>
+      t.rawRequest('POST', t.webhookPath(webhookId), { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-encoding': encoding, 'content-length': body.length }, [body]);
+
+    it.each(['gzip', 'br', 'deflate', 'GZIP', 'identity, gzip', 'x-custom'])('Content-Encoding: %s → 415 unsupported_content_encoding with Accept-Encoding: identity, nothing appended', async (encoding) => {
+      const before = (await t.acceptedDeliveries()).length;
+      const result = await send(hook.webhookId, hook.secret, encoding, gzipped);
+      expect(result.status).toBe(415);
+      expect(result.headers['accept-encoding']).toBe('identity');
+      expect(JSON.parse(result.body.toString('utf8'))).toMatchObject({ status: 415, code: 'unsupported_content_encoding', title: 'Unsupported Media Type' });
+      expect(await t.acceptedDeliveries()).toHaveLength(before);
+    });
+
+    it('Content-Encoding: identity (any case, listed twice) is a body as sent → 202', async () => {
+      const plain = Buffer.from('{"data":{"compressed":false}}');
+      expect((await send(hook.webhookId, hook.secret, 'identity', plain)).status).toBe(202);
+      expect((await send(hook.webhookId, hook.secret, 'Identity, identity', plain)).status).toBe(202);
+    });
+
+    it('authentication still comes first: a compressed body to an unknown id or with a wrong secret is the one 404', async () => {
+      for (const [webhookId, secret] of [['whk_AAAAAAAAAAAAAAAAAAAAAA', hook.secret], [hook.webhookId, 'whsec_wrong']]) {
+        const result = await send(webhookId, secret, 'gzip', gzipped);
+        expect(result.status).toBe(404);
+        expect(result.headers['accept-encoding']).toBeUndefined();
+      }
+    });
+  });
+
   describe('413 payload too large', () => {
     /** The body in two chunks, without Content-Length: only byte counting while streaming can judge it. */
     const streamed = (contentType: string, body: Buffer) =>
@@ -94,7 +124,9 @@ describe('public endpoint: content type (415) and size (413)', () => {
       expect((await streamed('application/json', Buffer.from(exact))).status).toBe(202);
       const streamedOver = await streamed('application/json', Buffer.from(jsonOfSize(LIMIT + 1)));
       expect(streamedOver.status).toBe(413);
-      expect(JSON.parse(streamedOver.body.toString('utf8'))).toMatchObject({ status: 413, code: 'payload_too_large' });
+      // The status line says what the problem's title says (RFC 9110's name, not Node's "Payload Too Large").
+      expect(streamedOver.statusMessage).toBe('Content Too Large');
+      expect(JSON.parse(streamedOver.body.toString('utf8'))).toMatchObject({ status: 413, code: 'payload_too_large', title: 'Content Too Large' });
       expect(await t.acceptedDeliveries()).toHaveLength(before + 1);
     });
 

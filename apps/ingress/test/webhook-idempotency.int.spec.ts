@@ -94,6 +94,9 @@ describe('public endpoint: idempotency', () => {
   it('a different JSON value under the key (one value changed, deep inside) is still 422', async () => {
     expect((await send(hook, 'deep-change', '{"data":{"a":[1,{"b":"x"}]}}')).status).toBe(202);
     expectProblem(await send(hook, 'deep-change', '{ "data": { "a": [1, {"b": "y"}] } }'), 422, 'idempotency_key_reused');
+    // The status line says what the problem's title says (RFC 9110's name, not Node's "Unprocessable Entity").
+    const raw = await t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', [KEY]: 'deep-change' }, ['{"data":0}']);
+    expect([raw.status, raw.statusMessage, JSON.parse(raw.body.toString('utf8')).title]).toEqual([422, 'Unprocessable Content', 'Unprocessable Content']);
   });
 
   it('a text/plain body is compared byte for byte: the same words with other whitespace → 422', async () => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { problemCodeOf } from './problem.reply';
 
 /** Probes (the launcher, orchestrators) and Prometheus poll these: one log line per poll would drown the rest. */
 const UNLOGGED_PATHS = new Set(['/healthz', '/readyz', '/health/live', '/health/ready', '/metrics']);
@@ -14,9 +15,11 @@ export function logEachRequest(fastify: FastifyInstance): void {
     if (!UNLOGGED_PATHS.has(path)) {
       const status = reply.statusCode;
       const ms = Math.round(reply.elapsedTime);
-      const fields = { method: request.method, path, status, ms, remoteAddress: request.ip };
-      if (status >= 500) request.log.error(fields, `${request.method} ${path} ${status} ${ms} ms`);
-      else request.log.info(fields, `${request.method} ${path} ${status} ${ms} ms`);
+      const code = problemCodeOf(reply);
+      const fields = { method: request.method, path, status, ms, remoteAddress: request.ip, ...(code === undefined ? {} : { code }) };
+      const line = `${request.method} ${path} ${status}${code === undefined ? '' : ` ${code}`} ${ms} ms`;
+      if (status >= 500) request.log.error(fields, line);
+      else request.log.info(fields, line);
     }
     done();
   });

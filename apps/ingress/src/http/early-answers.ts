@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ADMIN_TOKEN_REQUIRED, ADMIN_WWW_AUTHENTICATE, presentsAdminToken } from '../admin/admin-token.guard';
-import { PROBLEM_CONTENT_TYPE, WEBHOOK_NOT_FOUND_BODY, problem } from './problem';
+import { WEBHOOK_NOT_FOUND_BODY, problem, type ProblemCode } from './problem';
+import { sendProblemBody } from './problem.reply';
 
 const NOT_FOUND_BODY = JSON.stringify(problem('not_found', 'no such resource'));
 const UNAUTHORIZED_BODY = JSON.stringify(problem('unauthorized', ADMIN_TOKEN_REQUIRED));
@@ -13,13 +14,13 @@ const UNAUTHORIZED_BODY = JSON.stringify(problem('unauthorized', ADMIN_TOKEN_REQ
  */
 export function answerBeforeTheBody(request: FastifyRequest, reply: FastifyReply, adminTokenDigest: Buffer): boolean {
   if (request.is404) {
-    const body = request.url.startsWith('/workflow-webhooks/') ? WEBHOOK_NOT_FOUND_BODY : NOT_FOUND_BODY;
-    sendEarly(reply, 404, body);
+    const webhook = request.url.startsWith('/workflow-webhooks/');
+    sendEarly(reply, 404, webhook ? 'webhook_not_found' : 'not_found', webhook ? WEBHOOK_NOT_FOUND_BODY : NOT_FOUND_BODY);
     return true;
   }
   if (isAdminRoute(request) && !presentsAdminToken(request.headers.authorization, adminTokenDigest)) {
     void reply.header('www-authenticate', ADMIN_WWW_AUTHENTICATE);
-    sendEarly(reply, 401, UNAUTHORIZED_BODY);
+    sendEarly(reply, 401, 'unauthorized', UNAUTHORIZED_BODY);
     return true;
   }
   return false;
@@ -30,10 +31,10 @@ function isAdminRoute(request: FastifyRequest): boolean {
   return url !== undefined && (url === '/admin' || url.startsWith('/admin/'));
 }
 
-function sendEarly(reply: FastifyReply, status: number, body: string): void {
+function sendEarly(reply: FastifyReply, status: number, code: ProblemCode, body: string): void {
   // A body still on its way is never read: close rather than drain it for keep-alive.
   if (hasBody(reply.request)) void reply.header('connection', 'close');
-  void reply.status(status).header('content-type', PROBLEM_CONTENT_TYPE).send(body);
+  sendProblemBody(reply, status, code, body);
 }
 
 function hasBody(request: FastifyRequest): boolean {

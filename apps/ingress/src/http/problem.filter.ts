@@ -3,7 +3,8 @@ import { RejectionError } from '@wts/domain';
 import { AppendOutcomeUnknownError, ReadModelUnavailableError } from '@wts/application';
 import { EventStoreUnavailableError } from '@wts/event-store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, WEBHOOK_NOT_FOUND_BODY, problem, type Problem, type ProblemCode } from './problem';
+import { WEBHOOK_NOT_FOUND_BODY, problem, type Problem, type ProblemCode } from './problem';
+import { sendProblemBody } from './problem.reply';
 
 const CODE_BY_HTTP_STATUS: Record<number, ProblemCode> = {
   401: 'unauthorized',
@@ -32,7 +33,7 @@ export function sendProblemFor(exception: unknown, reply: FastifyReply): void {
   const body = toProblem(exception);
   if (body.status >= 500) logger.error({ err: exception }, body.detail ?? body.title);
   if (body.status === 503) void reply.header('retry-after', '5');
-  void reply.status(body.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  sendProblemBody(reply, body.status, body.code, JSON.stringify(body));
 }
 
 function toProblem(exception: unknown): Problem {
@@ -63,6 +64,6 @@ function fromHttpException(exception: HttpException): Problem {
  * the public path they are an unknown endpoint: the one identical 404; elsewhere a plain 404.
  */
 export function answerFrameworkError(_error: Error, request: FastifyRequest, reply: FastifyReply): void {
-  const body = request.url.startsWith('/workflow-webhooks/') ? WEBHOOK_NOT_FOUND_BODY : JSON.stringify(problem('not_found', 'no such resource'));
-  void reply.status(404).header('content-type', PROBLEM_CONTENT_TYPE).send(body);
+  const webhook = request.url.startsWith('/workflow-webhooks/');
+  sendProblemBody(reply, 404, webhook ? 'webhook_not_found' : 'not_found', webhook ? WEBHOOK_NOT_FOUND_BODY : JSON.stringify(problem('not_found', 'no such resource')));
 }

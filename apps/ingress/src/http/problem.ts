@@ -14,6 +14,7 @@ export type ProblemCode =
 export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   webhook_not_found: 404,
   unsupported_media_type: 415,
+  unsupported_content_encoding: 415,
   payload_too_large: 413,
   rate_limited: 429,
   invalid_json: 400,
@@ -63,6 +64,11 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** The reason phrase of a status as RFC 9110 names it: the problem's title and the status line's text. */
+export function reasonPhrase(status: number): string {
+  return TITLES[status] ?? 'Error';
+}
+
 export interface Problem {
   readonly type: string;
   readonly title: string;
@@ -79,7 +85,7 @@ export function problem(code: ProblemCode, detail?: string, errors?: readonly st
   const status = STATUS_BY_CODE[code];
   return {
     type: `urn:webhook-trigger:problem:${code}`,
-    title: TITLES[status] ?? 'Error',
+    title: reasonPhrase(status),
     status,
     code,
     ...(detail === undefined ? {} : { detail }),

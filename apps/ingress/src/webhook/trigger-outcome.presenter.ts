@@ -1,6 +1,7 @@
 import type { RateLimitState, TriggerWebhookOutcome } from '@wts/application';
 import type { FastifyReply } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, WEBHOOK_NOT_FOUND_BODY, problem } from '../http/problem';
+import { WEBHOOK_NOT_FOUND_BODY, problem } from '../http/problem';
+import { sendProblemBody } from '../http/problem.reply';
 
 const POLICY = 'per-webhook';
 
@@ -26,11 +27,13 @@ export function presentTriggerOutcome(reply: FastifyReply, outcome: TriggerWebho
     return;
   }
   if (outcome.code === 'webhook_not_found') {
-    void reply.status(404).header('content-type', PROBLEM_CONTENT_TYPE).send(WEBHOOK_NOT_FOUND_BODY);
+    sendProblemBody(reply, 404, 'webhook_not_found', WEBHOOK_NOT_FOUND_BODY);
     return;
   }
   const body = problem(outcome.code, outcome.detail);
   if (outcome.rateLimit) void reply.headers(rateLimitHeaders(outcome.rateLimit));
   if (outcome.code === 'payload_too_large') void reply.header('connection', 'close');
-  void reply.status(body.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  // RFC 9110 §15.5.16: say which codings would have been accepted.
+  if (outcome.code === 'unsupported_content_encoding') void reply.header('accept-encoding', 'identity');
+  sendProblemBody(reply, body.status, body.code, JSON.stringify(body));
 }

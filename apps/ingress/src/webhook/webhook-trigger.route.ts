@@ -32,6 +32,7 @@ async function trigger(triggerWebhook: Pick<TriggerWebhookUseCase, 'execute'>, r
       webhookId: (request.params as { webhookId: string }).webhookId,
       authorization: headerValue(request, 'authorization'),
       contentType: headerValue(request, 'content-type'),
+      contentEncoding: headerValue(request, 'content-encoding'),
       accountHeader: headerValue(request, 'x-service-account-email'),
       idempotencyKey: headerValue(request, 'x-service-idempotency-key'),
       traceparent: headerValue(request, 'traceparent'),

@@ -8,6 +8,8 @@ export interface TriggerWebhookCommand {
   readonly webhookId: string;
   readonly authorization: string | undefined;
   readonly contentType: string | undefined;
+  /** Content-Encoding as received; only identity (or none) is read. */
+  readonly contentEncoding?: string | undefined;
   readonly accountHeader: string | undefined;
   readonly idempotencyKey: string | undefined;
   readonly traceparent: string | undefined;

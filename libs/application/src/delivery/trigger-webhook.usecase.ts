@@ -3,6 +3,7 @@ import {
   DECOY_DIGEST,
   bodyFits,
   bytesDigest,
+  checkContentEncoding,
   decideDelivery,
   deliveryIdForIdempotencyKey,
   idempotencyIndexId,
@@ -123,6 +124,8 @@ export class TriggerWebhookUseCase {
   private async afterAuthentication(command: TriggerWebhookCommand, { webhook, routine }: Authenticated): Promise<TriggerWebhookOutcome> {
     const contentType = parseContentType(command.contentType);
     if (isRejection(contentType)) return contentType;
+    const encoding = checkContentEncoding(command.contentEncoding);
+    if (encoding) return encoding;
     const body = await command.readBody(this.limits.maxPayloadBytes);
     if (body.kind === 'too_large') {
       return reject('payload_too_large', `the body exceeds ${this.limits.maxPayloadBytes} bytes`);

@@ -40,6 +40,17 @@ export function parseContentType(header: string | undefined): ParsedContentType 
   return { mediaType: parsed.type, charset };
 }
 
+/**
+ * The service reads bodies as sent: no Content-Encoding but `identity` (RFC 9110 §8.4). A
+ * compressed body is refused with 415 (§15.5.16) before it is read, never decoded into a 400.
+ */
+export function checkContentEncoding(header: string | undefined): Rejection | undefined {
+  if (header === undefined) return undefined;
+  const codings = header.split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '');
+  if (codings.every((coding) => coding === 'identity')) return undefined;
+  return reject('unsupported_content_encoding', `Content-Encoding ${codings.join(', ')} is not supported: send the body uncompressed`);
+}
+
 function isSupportedCharset(label: string): boolean {
   try {
     new TextDecoder(label);

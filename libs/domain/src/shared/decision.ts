@@ -3,6 +3,7 @@ export type RejectionCode =
   // public endpoint
   | 'webhook_not_found'
   | 'unsupported_media_type'
+  | 'unsupported_content_encoding'
   | 'payload_too_large'
   | 'rate_limited'
   | 'invalid_json'
