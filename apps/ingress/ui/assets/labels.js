@@ -18,6 +18,7 @@ const ATTEMPT_REASONS = {
   webhook_disabled: 'Webhook disabled',
   payload_too_large: 'Too large',
   unsupported_media_type: 'Unsupported content type',
+  unsupported_content_encoding: 'Compressed body (Content-Encoding)',
   rate_limited: 'Rate limited',
   invalid_account_email: 'Bad account (not an email address)',
   account_not_found: 'Bad account (no such active account or alias)',

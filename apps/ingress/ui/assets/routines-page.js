@@ -2,6 +2,8 @@
 import { byId, clear, h, setError, show } from './dom.js';
 import { badgeOf } from './labels.js';
 import { SignedOutError, api, describeFailure, withSession } from './session.js';
+import { loadAccounts, onAccounts, wireAccountForm } from './accounts-panel.js';
+import { wireRoutineForm } from './routine-form.js';
 
 async function loadRoutines() {
   const error = byId('routines-error');
@@ -37,6 +39,10 @@ function renderRoutines(routines) {
   }
 }
 
+wireAccountForm();
+wireRoutineForm(onAccounts);
+
 withSession(() => {
   void loadRoutines();
+  void loadAccounts();
 });
