@@ -33,7 +33,9 @@ export class CommanderSetup implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     this.root.name('wts');
-    this.root.description('Operator tools of the webhook trigger service: replay, tail, show. Configured by the services\' environment (DATA_DIR, EVENTSTORE_CONNECTION_STRING, KAFKA_BROKERS).');
+    this.root.description(
+      "Operator tools of the webhook trigger service: replay, tail, show, rebuild-read-models. Configured by the services' environment (DATA_DIR, EVENTSTORE_CONNECTION_STRING, KAFKA_BROKERS, DATABASE_URL).",
+    );
     const configure = (command: CommanderCommand): void => {
       command.exitOverride();
       command.showHelpAfterError('(add --help for usage)');

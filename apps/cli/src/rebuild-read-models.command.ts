@@ -80,6 +80,9 @@ export class RebuildReadModelsCommand extends CommandRunner {
         }
         progress.update({ scanned: events, replayed: rows.delivery + rows.run + rows.parked, position: checkpoint ?? START_POSITION });
       }
+      // Read to the end: the events past the last projected one (configuration, idempotency
+      // indexes) are not projected, so the bar is brought to the head it measures against (100 %).
+      if (!this.context.signal.aborted) progress.update({ scanned: events, replayed: rows.delivery + rows.run + rows.parked, position: head });
     } finally {
       progress.stop();
     }

@@ -13,13 +13,19 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export async function cli(argv: readonly string[], env: Record<string, string>, signal: AbortSignal = new AbortController().signal): Promise<CliResult> {
+export async function cli(
+  argv: readonly string[],
+  env: Record<string, string>,
+  signal: AbortSignal = new AbortController().signal,
+  progressTerminal?: NodeJS.WritableStream,
+): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
   const context: CliContext = {
     env: { LOG_LEVEL: 'silent', ...env },
     stdout: { write: (text: string) => out.push(text) },
     stderr: { write: (text: string) => err.push(text) },
+    ...(progressTerminal === undefined ? {} : { progressTerminal }),
     signal,
     exitCode: ExitCode.ok,
   };

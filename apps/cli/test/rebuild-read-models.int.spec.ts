@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import type { Json } from '../../../test/support/ingress-test-app';
 import { cli } from './cli-harness';
 import { appendOrphanDelivery, createAllRuns, seedStore, type SeededStore } from './cli-fixtures';
@@ -54,5 +55,19 @@ describe('rebuild-read-models', () => {
     expect(summary.rows.delivery).toBeLessThanOrEqual(seeded.deliveryIds.length + 1);
     expect(summary.rows.run).toBeLessThanOrEqual(seeded.deliveryIds.length);
     expect(summary.rows.parked).toBeLessThanOrEqual(1);
+  });
+
+  it('on a terminal, its progress bar ends at 100 % (the events after the last projected one are read too)', async () => {
+    // The newest events are not projected (an account connected: configuration, not a listing).
+    await seeded.app.createAccount();
+    await seeded.app.createAccount();
+    const terminal = Object.assign(new PassThrough(), { isTTY: true, columns: 160 });
+    let drawn = '';
+    terminal.on('data', (chunk: Buffer) => (drawn += chunk.toString('utf8')));
+    const result = await cli(['rebuild-read-models', '--yes'], seeded.env, undefined, terminal);
+    expect(result.code).toBe(0);
+    const percentages = [...drawn.matchAll(/\] (\d+)%/g)].map((match) => Number(match[1]));
+    expect(percentages.length).toBeGreaterThan(0);
+    expect(percentages[percentages.length - 1]).toBe(100);
   });
 });

@@ -98,12 +98,16 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
     });
 
     it.each([
-      ['no default account', { account_override_allowed: false }],
-      ['no override flag', { default_account: 'owner@example.com' }],
-      ['a default account that is not an address', { default_account: 'owner', account_override_allowed: false }],
-      ['an override flag that is not a boolean', { default_account: 'owner@example.com', account_override_allowed: 'yes' }],
-    ])('a body with %s → 400 validation_failed', async (_name, body) => {
-      expectProblem(await t.admin('POST', webhookPath(routineId, '/enable'), body), 400, 'validation_failed');
+      ['no default account', { account_override_allowed: false }, "default_account is required: the email of an active account inside the routine's scope"],
+      ['an empty default account', { default_account: '', account_override_allowed: false }, "default_account is required: the email of an active account inside the routine's scope"],
+      ['no override flag', { default_account: 'owner@example.com' }, 'account_override_allowed is required: true or false'],
+      ['a default account that is not an address', { default_account: 'owner', account_override_allowed: false }, 'default_account must be the email of an account'],
+      ['a default account that is a number', { default_account: 42, account_override_allowed: false }, 'default_account must be a string: the email of an account'],
+      ['a default account of 255 characters', { default_account: `${'a'.repeat(243)}@example.com`, account_override_allowed: false }, 'default_account must be at most 254 characters'],
+      ['an override flag that is not a boolean', { default_account: 'owner@example.com', account_override_allowed: 'yes' }, 'account_override_allowed is required: true or false'],
+    ])('a body with %s → 400 validation_failed, with one message that says what is wrong', async (_name, body, message) => {
+      const problem = expectProblem(await t.admin('POST', webhookPath(routineId, '/enable'), body), 400, 'validation_failed');
+      expect(problem.errors).toEqual([message]);
     });
 
     it('a default account named by its alias, in any case, is accepted', async () => {

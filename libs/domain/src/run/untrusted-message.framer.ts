@@ -67,7 +67,7 @@ export const UNTRUSTED_PAYLOAD_CLOSING =
 
 /** Fixed description of the payload line, per payload format. */
 export const UNTRUSTED_PAYLOAD_FORMAT_LINES: Readonly<Record<PayloadRecord['format'], string>> = {
-  json: 'Payload format: json (the line is the request body as a JSON value)',
+  json: 'Payload format: json (the line is the payload as one JSON value: the request\'s "data" member when it had one, otherwise the whole request body)',
   text: 'Payload format: text (the line is a JSON string holding the request body as text)',
 };
 

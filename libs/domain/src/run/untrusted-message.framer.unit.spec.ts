@@ -122,7 +122,7 @@ describe('frameUntrustedPayload', () => {
           'Webhook id: wh_7f3a',
           'Received at: 2024-05-01T12:34:56.789Z',
           'Content type: application/json',
-          'Payload format: json (the line is the request body as a JSON value)',
+          'Payload format: json (the line is the payload as one JSON value: the request\'s "data" member when it had one, otherwise the whole request body)',
           REAL_BEGIN_MARKER,
           '{"event":"push","ref":"main"}',
           REAL_END_MARKER,
