@@ -72,7 +72,7 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
   it('HOST=0.0.0.0 listens on every interface (what docker-compose sets), and says so', async () => {
     // The compose file's services share this setting (its x-app-env block).
     const compose = readFileSync(join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8');
-    expect(/x-app-env: &app-env\n(?:  .*\n)*  HOST: 0\.0\.0\.0\n/.test(compose)).toBe(true);
+    expect(/x-app-env: &app-env\n(?: {2}.*\n)* {2}HOST: 0\.0\.0\.0\n/.test(compose)).toBe(true);
     const { port, dispatcherPort } = await start({ HOST: '0.0.0.0' });
     expect(listeningAddresses(port)).toEqual(['0.0.0.0']);
     expect(listeningAddresses(dispatcherPort)).toEqual(['0.0.0.0']);
