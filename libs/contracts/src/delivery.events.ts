@@ -22,7 +22,11 @@ export type DeliveryAccepted = Event<
     /** The media type as received, lower-cased, e.g. "application/json". */
     readonly contentType: string;
     readonly idempotencyKey: string | null;
-    /** SHA-256 (hex) over the request's body bytes, media type and account header: detects key reuse. */
+    /**
+     * Detects key reuse. With an idempotency key and a JSON body: `jcs:` + SHA-256 (hex) over the
+     * body's RFC 8785 canonical form; otherwise SHA-256 (hex) over the body bytes, media type and
+     * account header.
+     */
     readonly requestDigest: string;
     readonly receivedAt: string;
   }

@@ -253,14 +253,14 @@ export class TriggerWebhookUseCase {
 }
 
 /**
- * The request's digest (canonical for JSON); with an idempotency key and a JSON body, also the
- * digest over the bytes that deliveries accepted before the canonical form stored, so a repeat of
- * one of those still replays.
+ * A digest is only ever compared under an idempotency key (a request without one is never a
+ * repeat), so only a keyed JSON request pays for the canonical form; with it comes the digest over
+ * the bytes that deliveries accepted before the canonical form stored, so a repeat of one of those
+ * still replays. Without a key: the digest over the bytes, as always.
  */
 function digests(request: DigestedRequest, idempotencyKey: string | undefined): Pick<AcceptDelivery, 'requestDigest' | 'legacyRequestDigest'> {
-  const current = requestDigest(request);
-  const legacy = idempotencyKey !== undefined && request.json !== undefined ? bytesDigest(request) : undefined;
-  return legacy === undefined ? { requestDigest: current } : { requestDigest: current, legacyRequestDigest: legacy };
+  if (idempotencyKey === undefined || request.json === undefined) return { requestDigest: bytesDigest(request) };
+  return { requestDigest: requestDigest(request), legacyRequestDigest: bytesDigest(request) };
 }
 
 export type { RateLimitState };
