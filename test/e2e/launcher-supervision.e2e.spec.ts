@@ -50,7 +50,7 @@ describe('ChildProcessSupervisor', () => {
     void supervise(5);
     supervisor?.start({ name: 'fake', script, env: process.env });
     supervisor?.start({ name: 'other', script: impostor, env: process.env });
-    expect((await supervisor?.whenListening('fake'))?.port).toBe('1234');
+    expect((await supervisor?.whenListening('fake'))?.url.port).toBe('1234');
     const other = await Promise.race([supervisor?.whenListening('other'), new Promise((resolve) => setTimeout(() => resolve('no report'), 1000))]);
     expect(other).toBe('no report');
   }, 20_000);

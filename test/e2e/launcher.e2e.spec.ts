@@ -84,6 +84,25 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     await new Promise((resolve) => launcher?.once('exit', resolve));
   }, 90_000);
 
+  it('OPS_PORT: health and metrics on their own listener (and in the banner), none of them on PORT', async () => {
+    const opsPort = await freePort();
+    const { port } = await start({ OPS_PORT: String(opsPort) });
+    expect(output).toContain(`Health        http://localhost:${opsPort}/health/ready`);
+    expect(output).toContain(`Metrics       http://localhost:${opsPort}/metrics`);
+    const ops = `http://127.0.0.1:${opsPort}`;
+    expect((await fetch(`${ops}/health/ready`)).status).toBe(200);
+    expect((await fetch(`${ops}/health/live`)).status).toBe(200);
+    expect(await (await fetch(`${ops}/metrics`)).text()).toContain('wts_deliveries_accepted_total');
+    for (const path of ['/health/ready', '/readyz', '/health/live', '/healthz', '/metrics']) {
+      expect([path, (await fetch(`http://127.0.0.1:${port}${path}`)).status]).toEqual([path, 404]);
+    }
+    // The API is where it was, and not on the operations listener.
+    expect((await fetch(`http://127.0.0.1:${port}/admin/accounts`)).status).toBe(401);
+    expect((await fetch(`${ops}/admin/accounts`)).status).toBe(404);
+    launcher?.kill('SIGINT');
+    await new Promise((resolve) => launcher?.once('exit', resolve));
+  }, 90_000);
+
   it('DISPATCHER_PORT=0: the banner names the port the run-dispatcher got, not 0', async () => {
     await start({ DISPATCHER_PORT: '0' });
     const reported = /run-dispatcher: http:\/\/localhost:(\d+)\/health\/ready/.exec(output)?.[1];

@@ -28,6 +28,8 @@ export interface IngressDependencies {
   readonly rateLimiter: RateLimiter & { readonly ping?: () => Promise<void> };
   /** Needed when KAFKA_BROKERS is set: the relay's durable checkpoint. */
   readonly checkpoints?: CheckpointStore;
+  /** Health and metrics are served by a listener of their own (OPS_PORT): this app leaves them out. */
+  readonly operationsElsewhere?: boolean;
 }
 
 @Module({})
@@ -35,7 +37,7 @@ export class IngressModule {
   static forRoot(deps: IngressDependencies): DynamicModule {
     return {
       module: IngressModule,
-      imports: [OperationsModule.forRoot(readinessChecks({ ...deps, service: 'ingress' }))],
+      imports: deps.operationsElsewhere ? [] : [OperationsModule.forRoot(readinessChecks({ ...deps, service: 'ingress' }))],
       controllers: [
         AccountsController,
         RoutineListController,

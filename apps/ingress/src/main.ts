@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { assertPayloadLimitFits, createRateLimiter, exitGracefullyOnSignals, listenOrExit, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
-import { startTracing, traceAppends } from '@wts/observability';
+import { assertPayloadLimitFits, createRateLimiter, exitGracefullyOnSignals, listenOrExit, openEventStore, openReadModelStore, readinessChecks, stopWhenSupervisorGone } from '@wts/platform';
+import { createOperationsApp, startTracing, traceAppends } from '@wts/observability';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
@@ -20,10 +20,20 @@ async function main(): Promise<void> {
   assertPayloadLimitFits(config, store);
   const { readModels } = await openReadModelStore(config);
   const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
-  const app = await createIngressApp({ config, adminToken, store, checkpoints, readModels, rateLimiter });
-  exitGracefullyOnSignals(app, { afterClose: async () => tracing?.shutdown() });
-  const url = await listenOrExit(app, { service: 'ingress', port: config.http.port, host: config.http.host, portVariable: 'PORT' });
-  process.stdout.write(`ingress listening on ${url.origin} (public base URL ${config.http.publicBaseUrl})\n`);
+  const deps = { config, adminToken, store, checkpoints, readModels, rateLimiter };
+  const opsPort = config.http.opsPort;
+  // OPS_PORT: health and metrics on a listener of their own, none of them on PORT.
+  const ops = opsPort === undefined ? undefined : await createOperationsApp(readinessChecks({ ...deps, service: 'ingress' }));
+  const app = await createIngressApp({ ...deps, operationsElsewhere: ops !== undefined });
+  exitGracefullyOnSignals(app, {
+    afterClose: async () => {
+      await ops?.close();
+      await tracing?.shutdown();
+    },
+  });
+  const opsUrl = ops && opsPort !== undefined ? await listenOrExit(ops, { service: 'ingress', port: opsPort, host: config.http.host, portVariable: 'OPS_PORT' }, { report: false }) : undefined;
+  const url = await listenOrExit(app, { service: 'ingress', port: config.http.port, host: config.http.host, portVariable: 'PORT' }, { opsUrl });
+  process.stdout.write(`ingress listening on ${url.origin} (public base URL ${config.http.publicBaseUrl})${opsUrl ? `; health and metrics on ${opsUrl.origin}` : ''}\n`);
   stopWhenSupervisorGone(config.supervisorPid);
 }
 

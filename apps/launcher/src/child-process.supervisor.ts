@@ -18,6 +18,12 @@ export interface SupervisorOptions {
   readonly onGiveUp: (reason: string) => void;
 }
 
+/** Where a service listens, and where its health and metrics are (the same place unless the ingress has OPS_PORT). */
+export interface ServiceAddress {
+  readonly url: URL;
+  readonly opsUrl: URL;
+}
+
 export const DEFAULT_SUPERVISOR_OPTIONS: Omit<SupervisorOptions, 'onGiveUp'> = { maxRapidExits: 5, stableAfterMs: 30_000, backoffBaseMs: 500 };
 
 /**
@@ -29,7 +35,7 @@ export const DEFAULT_SUPERVISOR_OPTIONS: Omit<SupervisorOptions, 'onGiveUp'> = {
  */
 export class ChildProcessSupervisor {
   private readonly children = new Map<string, ChildProcess>();
-  private readonly listening = new Map<string, { promise: Promise<URL>; resolve: (url: URL) => void }>();
+  private readonly listening = new Map<string, { promise: Promise<ServiceAddress>; resolve: (address: ServiceAddress) => void }>();
   private stopping = false;
   private gaveUp = false;
 
@@ -46,7 +52,10 @@ export class ChildProcessSupervisor {
     let fatal: string | undefined;
     child.on('message', (message: unknown) => {
       if (!isLaunchReport(message) || message.pid !== child.pid) return;
-      if (message.type === 'wts:listening') this.listeningEntry(service.name).resolve(new URL(message.url));
+      if (message.type === 'wts:listening') {
+        const url = new URL(message.url);
+        this.listeningEntry(service.name).resolve({ url, opsUrl: message.opsUrl === undefined ? url : new URL(message.opsUrl) });
+      }
       else fatal = message.reason;
     });
     const startedAt = Date.now();
@@ -65,7 +74,7 @@ export class ChildProcessSupervisor {
   }
 
   /** Where the named service listens, as that process reported it (its first report). */
-  whenListening(name: string): Promise<URL> {
+  whenListening(name: string): Promise<ServiceAddress> {
     return this.listeningEntry(name).promise;
   }
 
@@ -99,11 +108,11 @@ export class ChildProcessSupervisor {
     this.options.onGiveUp(reason);
   }
 
-  private listeningEntry(name: string): { promise: Promise<URL>; resolve: (url: URL) => void } {
+  private listeningEntry(name: string): { promise: Promise<ServiceAddress>; resolve: (address: ServiceAddress) => void } {
     let entry = this.listening.get(name);
     if (!entry) {
-      let resolve: (url: URL) => void = () => undefined;
-      const promise = new Promise<URL>((done) => (resolve = done));
+      let resolve: (address: ServiceAddress) => void = () => undefined;
+      const promise = new Promise<ServiceAddress>((done) => (resolve = done));
       entry = { promise, resolve };
       this.listening.set(name, entry);
     }
@@ -124,8 +133,8 @@ function prefixLines(stream: NodeJS.ReadableStream, out: NodeJS.WritableStream, 
 
 function isLaunchReport(message: unknown): message is LaunchReport {
   if (typeof message !== 'object' || message === null) return false;
-  const candidate = message as Partial<Record<keyof LaunchReport, unknown>> & { url?: unknown; reason?: unknown };
+  const candidate = message as Partial<Record<keyof LaunchReport, unknown>> & { url?: unknown; opsUrl?: unknown; reason?: unknown };
   if (typeof candidate.pid !== 'number' || typeof candidate.service !== 'string') return false;
-  if (candidate.type === 'wts:listening') return typeof candidate.url === 'string';
+  if (candidate.type === 'wts:listening') return typeof candidate.url === 'string' && (candidate.opsUrl === undefined || typeof candidate.opsUrl === 'string');
   return candidate.type === 'wts:fatal' && typeof candidate.reason === 'string';
 }

@@ -1,19 +1,20 @@
 import type { AppConfig } from '@wts/config';
+import type { ServiceAddress } from './child-process.supervisor';
 
 export interface BannerFacts {
   readonly config: AppConfig;
   /** The generated token, or a placeholder when the operator chose one. */
   readonly adminToken: string;
   /** Where each service listens, as the service itself reported it. */
-  readonly ingress: URL;
-  readonly dispatcher: URL;
+  readonly ingress: ServiceAddress;
+  readonly dispatcher: ServiceAddress;
 }
 
 /** What npm start prints once both services it started are ready. */
 export function banner({ config, adminToken, ingress, dispatcher }: BannerFacts): string {
   const base = config.http.publicBaseUrl;
-  const local = reachable(ingress);
-  const ops = reachable(dispatcher);
+  const local = reachable(ingress.opsUrl);
+  const ops = reachable(dispatcher.opsUrl);
   const exposure = ['127.0.0.1', '::1', 'localhost'].includes(config.http.host)
     ? `${config.http.host} only: this machine (HOST=0.0.0.0 to accept others)`
     : `${config.http.host}: reachable from other machines`;

@@ -2,7 +2,7 @@ import { ConfigurationError, loadConfig } from '@wts/config';
 import { prepareEventStore, resolveLogFormat } from '@wts/platform';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ChildProcessSupervisor, DEFAULT_SUPERVISOR_OPTIONS } from './child-process.supervisor';
+import { ChildProcessSupervisor, DEFAULT_SUPERVISOR_OPTIONS, type ServiceAddress } from './child-process.supervisor';
 import { anyFreePort, firstUnavailablePort } from './port.check';
 import { banner } from './launch.banner';
 import { waitUntilReady } from './readiness.wait';
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const taken = await firstUnavailablePort(config.http.host, [
     { port: config.http.port, variable: 'PORT' },
     { port: config.http.dispatcherPort, variable: 'DISPATCHER_PORT' },
+    ...(config.http.opsPort === undefined ? [] : [{ port: config.http.opsPort, variable: 'OPS_PORT' }]),
   ]);
   if (taken) throw new LaunchFailed(taken);
   const generated = config.http.adminToken === undefined;
@@ -70,15 +71,15 @@ async function main(): Promise<void> {
 }
 
 /** Both services listening (as each process reported) and ready at those addresses, within the deadline. */
-async function started(supervisor: ChildProcessSupervisor): Promise<[URL, URL]> {
+async function started(supervisor: ChildProcessSupervisor): Promise<[ServiceAddress, ServiceAddress]> {
   const deadline = Date.now() + READY_WITHIN_MS;
   const timeout = new Promise<never>((_, reject) =>
     setTimeout(() => reject(new LaunchFailed(`the services did not become ready within ${READY_WITHIN_MS / 1000} s; their log lines above say why`)), READY_WITHIN_MS).unref(),
   );
-  const ready = async (name: string): Promise<URL> => {
-    const url = await supervisor.whenListening(name);
-    await waitUntilReady(new URL('/health/ready', url), deadline, () => supervisor.isRunning(name));
-    return url;
+  const ready = async (name: string): Promise<ServiceAddress> => {
+    const address = await supervisor.whenListening(name);
+    await waitUntilReady(new URL('/health/ready', address.opsUrl), deadline, () => supervisor.isRunning(name));
+    return address;
   };
   return Promise.race([timeout, Promise.all([ready('ingress'), ready('run-dispatcher')])]);
 }

@@ -16,6 +16,8 @@ export interface AppConfig {
     readonly trustProxy: TrustProxy;
     /** The run-dispatcher's own HTTP port: health and metrics only (0: any free port). */
     readonly dispatcherPort: number;
+    /** The ingress's separate health-and-metrics listener (OPS_PORT); undefined: served on PORT. */
+    readonly opsPort: number | undefined;
   };
   readonly storage: { readonly dataDir: string };
   readonly eventStore: { readonly connectionString: string | undefined; readonly maxAppendBytes: number };
@@ -49,6 +51,7 @@ const ENVIRONMENT_KEYS = [
   'PORT',
   'DISPATCHER_PORT',
   'HOST',
+  'OPS_PORT',
   'PUBLIC_BASE_URL',
   'ADMIN_TOKEN',
   'DATA_DIR',
@@ -73,10 +76,13 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const errors = validateSync(dto, { whitelist: true, forbidUnknownValues: true });
   const problems = errors.flatMap((error) => Object.values(error.constraints ?? { invalid: `${error.property} is invalid` }));
   if (dto.PORT === dto.DISPATCHER_PORT && dto.PORT !== 0) problems.push(`PORT and DISPATCHER_PORT must differ (both are ${dto.PORT})`);
+  if (dto.OPS_PORT !== undefined && (dto.OPS_PORT === dto.PORT || dto.OPS_PORT === dto.DISPATCHER_PORT)) {
+    problems.push(`OPS_PORT must differ from PORT and DISPATCHER_PORT (it is ${dto.OPS_PORT})`);
+  }
   if (problems.length > 0) throw new ConfigurationError(problems);
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
-    http: { port: dto.PORT, host: dto.HOST.trim(), publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY), dispatcherPort: dto.DISPATCHER_PORT },
+    http: { port: dto.PORT, host: dto.HOST.trim(), publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY), dispatcherPort: dto.DISPATCHER_PORT, opsPort: dto.OPS_PORT },
     storage: { dataDir: resolve(dto.DATA_DIR) },
     eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
     kafka: { brokers: dto.KAFKA_BROKERS?.split(',') },

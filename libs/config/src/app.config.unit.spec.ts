@@ -3,7 +3,7 @@ import { ConfigurationError, loadConfig } from './app.config';
 describe('loadConfig', () => {
   it('given an empty environment, then the documented defaults', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false, dispatcherPort: 3001 });
+    expect(config.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false, dispatcherPort: 3001, opsPort: undefined });
     expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka.brokers).toBeUndefined();
@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       IDEMPOTENCY_RETENTION_SECONDS: '60',
     });
-    expect(config.http).toEqual({ port: 8080, host: '0.0.0.0', publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false, dispatcherPort: 3001 });
+    expect(config.http).toEqual({ port: 8080, host: '0.0.0.0', publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false, dispatcherPort: 3001, opsPort: undefined });
     expect(config.kafka.brokers).toEqual(['k1:9092', 'k2:9092']);
     expect(config.database.url).toBe('postgres://app@db:5432/wts');
     expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
@@ -67,6 +67,12 @@ describe('loadConfig', () => {
 
   it.each(['::', '::1', '10.0.0.5', 'localhost', 'api.internal.example'])('given HOST=%s, then listened on as given', (host) => {
     expect(loadConfig({ HOST: host }).http.host).toBe(host);
+  });
+
+  it('given OPS_PORT, then the ingress\'s health and metrics listener; equal to another port, a ConfigurationError', () => {
+    expect(loadConfig({ OPS_PORT: '9464' }).http.opsPort).toBe(9464);
+    expect(() => loadConfig({ OPS_PORT: '3000' })).toThrow('OPS_PORT must differ from PORT and DISPATCHER_PORT');
+    expect(() => loadConfig({ OPS_PORT: '0' })).toThrow('OPS_PORT');
   });
 
   it('given PORT and DISPATCHER_PORT equal, then a ConfigurationError naming both (the second service could never listen)', () => {

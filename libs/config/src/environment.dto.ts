@@ -23,6 +23,17 @@ export class EnvironmentDto {
   @Max(65535)
   DISPATCHER_PORT = 3001;
 
+  /**
+   * The ingress's separate listener for health and metrics (unset: they are served on PORT). Set,
+   * PORT serves neither, so the public edge can expose PORT alone.
+   */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt({ message: 'OPS_PORT must be an integer' })
+  @Min(1)
+  @Max(65535)
+  OPS_PORT?: number;
+
   /** The address both services listen on: loopback unless a deployment asks for more (compose: 0.0.0.0). */
   @Transform(emptyToUndefined)
   @IsOptional()

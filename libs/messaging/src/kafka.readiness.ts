@@ -1,23 +1,35 @@
+import type { Admin } from 'kafkajs';
 import { createKafkaClient, silentMessagingLogger } from './kafka-client.factory';
 
 /**
- * Readiness of Kafka: a fresh admin connection asks the cluster for its brokers. A new connection
- * each time, so a dead broker is seen at once (a kept one would answer from its metadata cache);
- * one call per probe, seconds apart, costs nothing worth keeping a connection for.
+ * Readiness of Kafka: one long-lived admin connection asks the cluster for its brokers (a metadata
+ * request that goes to a broker every time, so a dead one fails it). A failed check drops the
+ * connection, and the next one connects afresh; close() ends it with the service. Probes share
+ * checks (at most one a second: sharedReadinessCheck), so this is a request a second at most.
  */
-export function kafkaReadinessCheck(brokers: readonly string[], clientId: string): { readonly name: 'kafka'; check(): Promise<void> } {
+export function kafkaReadinessCheck(brokers: readonly string[], clientId: string): { readonly name: 'kafka'; check(): Promise<void>; close(): Promise<void> } {
   const kafka = createKafkaClient({ brokers, clientId: `${clientId}-health`, logger: silentMessagingLogger, connectionTimeoutMs: 1000, requestTimeoutMs: 1500 });
+  let admin: Admin | undefined;
+  const drop = async (): Promise<void> => {
+    const current = admin;
+    admin = undefined;
+    await current?.disconnect().catch(() => undefined);
+  };
   return {
     name: 'kafka',
     async check(): Promise<void> {
-      const admin = kafka.admin({ retry: { retries: 0 } });
       try {
-        await admin.connect();
+        if (!admin) {
+          admin = kafka.admin({ retry: { retries: 0 } });
+          await admin.connect();
+        }
         const cluster = await admin.describeCluster();
         if (cluster.brokers.length === 0) throw new Error('the cluster reports no broker');
-      } finally {
-        await admin.disconnect().catch(() => undefined);
+      } catch (error) {
+        await drop();
+        throw error;
       }
     },
+    close: drop,
   };
 }

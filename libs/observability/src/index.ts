@@ -5,3 +5,5 @@ export * from './metrics.controller';
 export * from './operations.module';
 export * from './tracing/tracing';
 export * from './tracing/traced-event-store';
+export * from './health/shared-readiness.check';
+export * from './operations.app';

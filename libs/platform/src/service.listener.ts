@@ -17,7 +17,15 @@ export const EXIT_CANNOT_LISTEN = 78;
 
 /** The messages a service sends to the launcher that spawned it (over the IPC channel npm start opens). */
 export type LaunchReport =
-  | { readonly type: 'wts:listening'; readonly service: string; readonly pid: number; readonly port: number; readonly url: string }
+  | {
+      readonly type: 'wts:listening';
+      readonly service: string;
+      readonly pid: number;
+      readonly port: number;
+      readonly url: string;
+      /** Where its health and metrics are served, when not at `url` (the ingress's OPS_PORT). */
+      readonly opsUrl?: string;
+    }
   | { readonly type: 'wts:fatal'; readonly service: string; readonly pid: number; readonly reason: string };
 
 const LISTEN_ERRORS: Readonly<Record<string, (target: ListenTarget) => string>> = {
@@ -33,7 +41,14 @@ const LISTEN_ERRORS: Readonly<Record<string, (target: ListenTarget) => string>> 
  * service. A port that is taken or an address that is not this machine's ends the process with
  * one line saying what to change and EXIT_CANNOT_LISTEN (the launcher does not restart it).
  */
-export async function listenOrExit(app: Listenable, target: ListenTarget): Promise<URL> {
+export interface ListenOptions {
+  /** false: listen without telling the launcher (a second listener; the main one reports). */
+  readonly report?: boolean;
+  /** Where this service's health and metrics are, when another listener serves them. */
+  readonly opsUrl?: URL | undefined;
+}
+
+export async function listenOrExit(app: Listenable, target: ListenTarget, options: ListenOptions = {}): Promise<URL> {
   try {
     await app.listen({ port: target.port, host: target.host });
   } catch (error) {
@@ -46,7 +61,9 @@ export async function listenOrExit(app: Listenable, target: ListenTarget): Promi
     process.exit(EXIT_CANNOT_LISTEN);
   }
   const url = new URL(await app.getUrl());
-  await report({ type: 'wts:listening', service: target.service, pid: process.pid, port: Number(url.port), url: url.origin });
+  if (options.report === false) return url;
+  const ops = options.opsUrl ? { opsUrl: options.opsUrl.origin } : {};
+  await report({ type: 'wts:listening', service: target.service, pid: process.pid, port: Number(url.port), url: url.origin, ...ops });
   return url;
 }
 

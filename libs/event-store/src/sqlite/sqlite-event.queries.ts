@@ -33,6 +33,8 @@ interface RefRow {
 }
 
 const MAX_SEQ = 9223372036854775807n;
+/** Filter shapes whose statements stay prepared (the code uses a handful). */
+const MAX_CACHED_RANGE_SHAPES = 16;
 const COLUMNS = 'seq, stream_id, revision, event_id, type, data, metadata, created_at';
 /** Literal prefix test: no LIKE, so `_` and `%` in stream names mean themselves. */
 const PREFIX_TEST = 'substr(stream_id, 1, length(?)) = ?';
@@ -53,10 +55,14 @@ export class SqliteEventQueries {
   private readonly insertStmt;
   private readonly headStmt;
   private readonly streamStmt;
-  /** readRange statements by filter shape: "all", "p<n>" (n prefixes), "c<n>" (n categories). */
+  /**
+   * readRange statements by filter shape: "all", "p<n>" (n prefixes), "c<n>" (n categories). The
+   * filters come from the code (the relays', projector's and configuration feed's own), never from
+   * a request; past MAX_CACHED_RANGE_SHAPES a shape is prepared for its call and not kept.
+   */
   private readonly rangeStmts = new Map<string, Database.Statement<unknown[], EventRow>>();
-  /** streamHeads statements by number of streams. */
-  private readonly headsStmts = new Map<number, Database.Statement<string[], (bigint | null)[]>>();
+  /** streamHeads: one statement whatever the number of streams (their ids as one JSON array). */
+  private readonly headsStmt;
 
   constructor(private readonly db: Database.Database) {
     this.lastRevisionStmt = db
@@ -73,6 +79,9 @@ export class SqliteEventQueries {
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.headStmt = db.prepare<[], bigint | null>('SELECT max(seq) FROM events').pluck();
+    this.headsStmt = db
+      .prepare<[string], [string, bigint | null]>('SELECT j.value, (SELECT max(revision) FROM events WHERE stream_id = j.value) FROM json_each(?) AS j')
+      .raw();
     this.streamStmt = db.prepare<[string, bigint, number], EventRow>(
       `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
     );
@@ -111,25 +120,23 @@ export class SqliteEventQueries {
   }
 
   /**
-   * The last revision of each stream that exists (absent from the map: no stream). One statement of
-   * scalar subqueries, one index lookup each: the per-request freshness check of the ingress.
+   * The last revision of each stream that exists (absent from the map: no stream): the
+   * per-request freshness check of the ingress. One prepared statement for any number of streams
+   * (their ids bound as one JSON array, walked by json_each), one index lookup each — so no
+   * statement is built per batch size, and no batch is too large for SQLite's parameter limit.
    */
   streamHeads(streamIds: readonly string[]): Map<string, bigint> {
-    const unique = [...new Set(streamIds)];
-    if (unique.length === 0) return new Map();
-    let stmt = this.headsStmts.get(unique.length);
-    if (!stmt) {
-      const lookups = unique.map(() => '(SELECT max(revision) FROM events WHERE stream_id = ?)').join(', ');
-      stmt = this.db.prepare<string[], (bigint | null)[]>(`SELECT ${lookups}`).raw();
-      this.headsStmts.set(unique.length, stmt);
-    }
-    const heads = stmt.get(...unique) ?? [];
     const found = new Map<string, bigint>();
-    unique.forEach((streamId, index) => {
-      const revision = heads[index];
-      if (revision !== null && revision !== undefined) found.set(streamId, revision);
-    });
+    if (streamIds.length === 0) return found;
+    for (const [streamId, revision] of this.headsStmt.all(JSON.stringify([...new Set(streamIds)]))) {
+      if (revision !== null) found.set(streamId, revision);
+    }
     return found;
+  }
+
+  /** How many statements this connection keeps prepared for the variable-shape queries (bounded). */
+  cachedStatementCount(): number {
+    return this.rangeStmts.size + 1;
   }
 
   /** Events with afterSeq < seq <= uptoSeq in global order, at most `limit`, optionally by prefix. */
@@ -157,7 +164,7 @@ export class SqliteEventQueries {
     let stmt = this.rangeStmts.get(shape);
     if (!stmt) {
       stmt = this.db.prepare<unknown[], EventRow>(`SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ${filter} ORDER BY seq LIMIT ?`);
-      this.rangeStmts.set(shape, stmt);
+      if (this.rangeStmts.size < MAX_CACHED_RANGE_SHAPES) this.rangeStmts.set(shape, stmt);
     }
     return stmt;
   }

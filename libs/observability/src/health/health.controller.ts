@@ -1,21 +1,31 @@
-import { Controller, Get, Inject, Res, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Inject, type OnApplicationShutdown, Res, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
-import { READINESS_CHECKS, READINESS_TIMEOUT_MS, withinTimeout, type ReadinessCheck } from './readiness.check';
+import { READINESS_CHECKS, type ReadinessCheck } from './readiness.check';
+import { sharedReadinessCheck } from './shared-readiness.check';
 
 /**
  * Liveness and readiness (Terminus). Live: the process answers; it checks nothing else, so a
  * dependency outage never gets a healthy process restarted. Ready: every configured dependency
  * answers; the body lists each check (`info`/`error`/`details`), 503 when one is down.
- * /healthz and /readyz are the same answers under their older names.
+ * /healthz and /readyz are the same answers under their older names. Each dependency is checked at
+ * most once a second however many probes arrive (sharedReadinessCheck).
  */
 @Controller()
-export class HealthController {
+export class HealthController implements OnApplicationShutdown {
+  private readonly checks: readonly ReadinessCheck[];
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
-    @Inject(READINESS_CHECKS) private readonly checks: readonly ReadinessCheck[],
-  ) {}
+    @Inject(READINESS_CHECKS) checks: readonly ReadinessCheck[],
+  ) {
+    this.checks = checks.map((check) => sharedReadinessCheck(check));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.checks.map((check) => check.close?.().catch(() => undefined)));
+  }
 
   @Get(['health/live', 'healthz'])
   live(): Promise<HealthCheckResult> {
@@ -37,7 +47,7 @@ export class HealthController {
   private async probe(dependency: ReadinessCheck): Promise<HealthIndicatorResult> {
     const session = this.indicators.check(dependency.name);
     try {
-      await withinTimeout(dependency.check(), READINESS_TIMEOUT_MS, dependency.name);
+      await dependency.check();
       return session.up();
     } catch (error) {
       return session.down({ message: error instanceof Error ? error.message : String(error) });

@@ -3,6 +3,8 @@ export interface ReadinessCheck {
   /** The key in the health body: event_store, kafka, redis, postgresql, read_models. */
   readonly name: string;
   check(): Promise<void>;
+  /** Releases what the check keeps open (a long-lived client), when the service stops. */
+  close?(): Promise<void>;
 }
 
 /** Nest token of the service's ReadinessCheck[]. */
