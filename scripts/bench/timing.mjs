@@ -15,8 +15,15 @@
  * pairs × two tests). A control pair — the unknown-endpoint samples of even rounds against those
  * of odd rounds — shows what "indistinguishable" looks like on this machine.
  *
- *   npm run bench:timing                       # 10,000 samples per kind
- *   node scripts/bench/timing.mjs --samples 2000 --out /tmp/timing.json
+ * Then **burst, then probe**: what a refusal leaves behind after its answer (work deferred to
+ * later, such as recording the attempt). Per trial, a burst of `--burst` requests of one kind
+ * (unknown endpoint, wrong secret, disabled endpoint; kinds in seeded random order) is sent over 8
+ * connections, then the same probe request (an unknown endpoint) is timed every 5 ms for 250 ms
+ * (past the recorder's 100 ms flush); a trial's figure is its slowest probe. The kinds are compared
+ * pairwise like the samples above; `--trials` per kind (0: skipped).
+ *
+ *   npm run bench:timing                       # 10,000 samples per kind, 150 burst trials per kind
+ *   node scripts/bench/timing.mjs --samples 2000 --trials 50 --out /tmp/timing.json
  */
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -30,13 +37,15 @@ const TESTS_PER_FAMILY = 12;
 const ALPHA = 0.01 / TESTS_PER_FAMILY;
 
 function parseArgs(argv) {
-  const options = { samples: 10_000, warmUp: 1_000, seed: 1, out: undefined };
+  const options = { samples: 10_000, warmUp: 1_000, seed: 1, out: undefined, trials: 150, burst: 400 };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1];
     if (argv[i] === '--samples') options.samples = Number(value);
     else if (argv[i] === '--warm-up') options.warmUp = Number(value);
     else if (argv[i] === '--seed') options.seed = Number(value);
     else if (argv[i] === '--out') options.out = value;
+    else if (argv[i] === '--trials') options.trials = Number(value);
+    else if (argv[i] === '--burst') options.burst = Number(value);
     else throw new Error(`unknown option ${argv[i]}`);
   }
   return options;
@@ -95,6 +104,7 @@ export async function runTiming(options, log = () => {}) {
       if (round % 2000 === 0) log(`${round}/${rounds} rounds`);
     }
     agent.destroy();
+    const bursts = options.trials > 0 ? await burstThenProbe(stack.port, requests, body, options, r, log) : undefined;
 
     const describe = (values) => ({ n: values.length, p10_us: round1(quantile(values, 0.1)), median_us: round1(quantile(values, 0.5)), p90_us: round1(quantile(values, 0.9)), p99_us: round1(quantile(values, 0.99)) });
     const compare = (a, b) => {
@@ -113,6 +123,8 @@ export async function runTiming(options, log = () => {}) {
     const pairs = [];
     for (let i = 0; i < KINDS.length; i++) for (let j = i + 1; j < KINDS.length; j++) pairs.push({ a: KINDS[i], b: KINDS[j], ...compare(samples[KINDS[i]], samples[KINDS[j]]) });
     const control = { a: 'unknown_endpoint (even rounds)', b: 'unknown_endpoint (odd rounds)', ...compare(evenOdd[0], evenOdd[1]) };
+    const burstPairs = [];
+    if (bursts) for (let i = 0; i < BURST_KINDS.length; i++) for (let j = i + 1; j < BURST_KINDS.length; j++) burstPairs.push({ a: BURST_KINDS[i], b: BURST_KINDS[j], ...compare(bursts[BURST_KINDS[i]], bursts[BURST_KINDS[j]]) });
     return {
       measured_at: new Date().toISOString(),
       seed: options.seed,
@@ -123,11 +135,57 @@ export async function runTiming(options, log = () => {}) {
       kinds: Object.fromEntries(KINDS.map((kind) => [kind, describe(samples[kind])])),
       pairs,
       control,
-      indistinguishable: pairs.every((pair) => !pair.distinguishable),
+      burst_then_probe: bursts
+        ? {
+            trials_per_kind: options.trials,
+            burst: options.burst,
+            slowest_probe_after_burst: Object.fromEntries(BURST_KINDS.map((kind) => [kind, describe(bursts[kind])])),
+            pairs: burstPairs,
+          }
+        : null,
+      indistinguishable: pairs.every((pair) => !pair.distinguishable) && burstPairs.every((pair) => !pair.distinguishable),
     };
   } finally {
     await stack.stop();
   }
+}
+
+const BURST_KINDS = ['unknown_endpoint', 'wrong_secret', 'disabled_endpoint'];
+const PROBE_EVERY_MS = 5;
+const PROBE_FOR_MS = 250;
+
+/** Per kind, the slowest probe (µs) of each trial: a burst of that kind, then probes for 250 ms. */
+async function burstThenProbe(port, requests, body, options, r, log) {
+  const burstAgent = new Agent({ keepAlive: true, maxSockets: 8 });
+  const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const probe = requests.unknown_endpoint;
+  const slowest = Object.fromEntries(BURST_KINDS.map((kind) => [kind, []]));
+  try {
+    for (let trial = 0; trial < options.trials; trial++) {
+      const order = [...BURST_KINDS];
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = r.int(0, i);
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      for (const kind of order) {
+        const { path, headers } = requests[kind];
+        await Promise.all(Array.from({ length: options.burst }, () => timed(burstAgent, port, path, headers, body)));
+        let max = 0;
+        const until = Date.now() + PROBE_FOR_MS;
+        while (Date.now() < until) {
+          const { us } = await timed(probeAgent, port, probe.path, probe.headers, body);
+          max = Math.max(max, us);
+          await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+        }
+        slowest[kind].push(max);
+      }
+      if (trial % 25 === 0) log(`burst-then-probe ${trial}/${options.trials} trials`);
+    }
+  } finally {
+    burstAgent.destroy();
+    probeAgent.destroy();
+  }
+  return slowest;
 }
 
 const round1 = (value) => Math.round(value * 10) / 10;

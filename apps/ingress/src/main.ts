@@ -18,7 +18,8 @@ async function main(): Promise<void> {
   const { checkpoints } = opened;
   const store = tracing ? traceAppends(opened.store) : opened.store;
   assertPayloadLimitFits(config, store);
-  const { readModels } = await openReadModelStore(config);
+  // Rejected attempts are written off the event loop: a flood of refusals never delays an answer.
+  const { readModels } = await openReadModelStore(config, { activityOffThread: true });
   const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
   const deps = { config, adminToken, store, checkpoints, readModels, rateLimiter };
   const opsPort = config.http.opsPort;

@@ -1,4 +1,4 @@
-import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookCommand, type WebhookActivityRecorder } from '@wts/application';
+import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookCommand, type WebhookActivityRecorder } from '@wts/application';
 import { MemoryRateLimiter } from '@wts/platform';
 import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingress-test-app';
 
@@ -59,11 +59,14 @@ describe('refused attempts are recorded after the answer', () => {
     expect(recorded).toEqual([expect.objectContaining({ webhookId: hook.webhookId, reason: 'unsupported_media_type' })]);
   });
 
-  it('unknown id: the same 404, and nothing recorded', async () => {
+  it('unknown id: the same 404, recorded the same way after the answer — under the unknown-id bucket, which no listing shows', async () => {
     recorded.length = 0;
     const outcome = await useCase.execute(command('whk_AAAAAAAAAAAAAAAAAAAAAA', 'Bearer whsec_wrong'));
     expect(outcome).toMatchObject({ kind: 'rejected', code: 'webhook_not_found' });
-    await nextTurn();
     expect(recorded).toEqual([]);
+    await nextTurn();
+    expect(recorded).toEqual([{ webhookId: UNKNOWN_WEBHOOK_ATTEMPTS, reason: 'wrong_secret', at: expect.any(String) as unknown, sourceAddress: '192.0.2.1' }]);
+    // The owner of a real webhook never sees it.
+    expect(((await t.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/attempts`, undefined, 200)).attempts as unknown[]).some((a) => JSON.stringify(a).includes('whk_unknown'))).toBe(false);
   });
 });

@@ -8,3 +8,4 @@ export {
 } from './eventstoredb/eventstoredb-event-store.adapter';
 export { EventStoreDbCheckpointStore } from './eventstoredb/eventstoredb-checkpoint.store';
 export { describeEventStoreDbConnection } from './eventstoredb/eventstoredb-connection.description';
+export { workerThreadScript } from './worker-thread.script';

@@ -26,7 +26,7 @@ import { cryptoRandom } from '../shared/system-runtime.adapter';
 import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import type { RateLimitState, RateLimiter } from './rate-limiter.port';
 import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
-import { TriggerWebhookUseCase, type TriggerLimits } from './trigger-webhook.usecase';
+import { TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, type TriggerLimits } from './trigger-webhook.usecase';
 import { stored } from '../../../../test/support/kafka-test-kit';
 import type { RejectedAttempt, WebhookActivityRecorder } from './webhook-activity.recorder';
 
@@ -286,7 +286,7 @@ describe('TriggerWebhookUseCase', () => {
       return calls;
     }
 
-    it('an unknown id is compared once against the decoy digest, looks at a routine stream that exists, and is not recorded', async () => {
+    it('an unknown id is compared once against the decoy digest, looks at a routine stream that exists, and is recorded after the answer under the unknown-id bucket', async () => {
       await freshness.ensureFresh([Streams.webhook(WEBHOOK), Streams.routine(ROUTINE)]);
       freshness.asked.length = 0;
       const calls = spyComparisons();
@@ -294,8 +294,9 @@ describe('TriggerWebhookUseCase', () => {
       expect(outcome).toEqual({ kind: 'rejected', code: 'webhook_not_found', detail: 'not found' });
       expect(calls).toEqual([[digestSecret(SECRET), DECOY_DIGEST]]);
       expect(freshness.asked).toEqual([[Streams.webhook(UNKNOWN_WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE)]]);
-      await nextTurn();
       expect(attempts).toEqual([]);
+      await nextTurn();
+      expect(attempts).toEqual([{ webhookId: UNKNOWN_WEBHOOK_ATTEMPTS, reason: 'wrong_secret', at: new Date(T0).toISOString(), sourceAddress: '192.0.2.7' }]);
       expect(limiter.keys).toEqual([]);
       expect(store.appends).toEqual([]);
     });

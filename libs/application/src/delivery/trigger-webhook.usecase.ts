@@ -45,6 +45,12 @@ export interface TriggerLimits {
 
 type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState };
 
+/**
+ * Where attempts at unknown webhook ids are recorded: not a webhook id (too short to be one), so no
+ * routine's listing ever shows them.
+ */
+export const UNKNOWN_WEBHOOK_ATTEMPTS = 'whk_unknown';
+
 /** Looked at in place of a routine while no webhook was ever enabled (no known id exists to compare with). */
 const UNKNOWN_ROUTINE = 'rtn_unknown';
 
@@ -112,12 +118,13 @@ export class TriggerWebhookUseCase {
   /**
    * Records a refused attempt after the answer: the outcome is returned (and the reply sent, in the
    * same turn) before the recording runs, so no refusal waits for it — nor differs in what it does
-   * before answering. Unknown ids are not recorded (nobody owns them).
+   * before answering or after. An unknown id is recorded the same way, under UNKNOWN_WEBHOOK_ATTEMPTS
+   * (listed nowhere: nobody owns it, and only its newest rows are kept like any webhook's), so that
+   * an unknown id and a known one with a wrong secret cost the same, even in aggregate.
    */
   private record(webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookCommand): void {
     setImmediate(() => {
-      if (webhookId === undefined) return;
-      this.activity.recordAttempt({ webhookId, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
+      this.activity.recordAttempt({ webhookId: webhookId ?? UNKNOWN_WEBHOOK_ATTEMPTS, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
     });
   }
 

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EventStoreUnavailableError, type ExpectedRevision, type GlobalPosition } from '../event-store.port';
+import { workerThreadScript } from '../worker-thread.script';
 import type { AppendOutcome } from './sqlite-append.transaction';
 import type { SerializedEvent } from './sqlite-event.queries';
 import { fromWriterError, type CommitReport, type WriterOptions, type WriterReply, type WriterRequest } from './sqlite-writer.protocol';
@@ -52,7 +51,8 @@ export class SqliteWriter {
    * and brought its schema up to date already: the thread's own open does not fail for those.)
    */
   static spawn(options: WriterOptions): SqliteWriter {
-    return new SqliteWriter(new Worker(workerScript(), { workerData: { ...options, entry: join(__dirname, 'sqlite-writer.worker.ts') } }));
+    const { script, entry } = workerThreadScript(__dirname, 'sqlite-writer.worker');
+    return new SqliteWriter(new Worker(script, { workerData: { ...options, entry } }));
   }
 
   onCommit(listener: CommitListener): () => void {
@@ -103,13 +103,4 @@ export class SqliteWriter {
     }
     this.worker.unref();
   }
-}
-
-/**
- * The compiled worker next to this file in dist/; under the tests (TypeScript sources, no build)
- * a loader in testing/ transpiles the .ts worker on the fly.
- */
-function workerScript(): string {
-  const compiled = join(__dirname, 'sqlite-writer.worker.js');
-  return existsSync(compiled) ? compiled : join(__dirname, 'testing', 'typescript-worker.loader.js');
 }

@@ -19,22 +19,24 @@ afterAll(() => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-readModelContract('SqliteReadModelStore', async () => {
-  const file = tempFile();
-  const opened: ReadModelStore[] = [];
-  const open = (): ReadModelStore => {
-    const store = SqliteReadModelStore.open(file);
-    opened.push(store);
-    return store;
-  };
-  return {
-    store: open(),
-    openAnother: async () => open(),
-    cleanup: async () => {
-      await Promise.all(opened.map((store) => store.close()));
-    },
-  };
-});
+for (const activityOffThread of [false, true]) {
+  readModelContract(`SqliteReadModelStore${activityOffThread ? ' (attempts and replays written on the activity thread, as the ingress does)' : ''}`, async () => {
+    const file = tempFile();
+    const opened: ReadModelStore[] = [];
+    const open = (): ReadModelStore => {
+      const store = SqliteReadModelStore.open(file, { activityOffThread });
+      opened.push(store);
+      return store;
+    };
+    return {
+      store: open(),
+      openAnother: async () => open(),
+      cleanup: async () => {
+        await Promise.all(opened.map((store) => store.close()));
+      },
+    };
+  });
+}
 
 /**
  * A second OS process: transpiles the TypeScript sources on require (there is no build output in
@@ -43,7 +45,16 @@ readModelContract('SqliteReadModelStore', async () => {
  */
 const OPEN_AND_COMMIT_WORKER = `
 const fs = require('node:fs');
+const path = require('node:path');
+const Module = require('node:module');
 const ts = require('typescript');
+// The @wts/* path aliases, as jest's moduleNameMapper maps them: libs/<name>/src.
+const resolve = Module._resolveFilename;
+const libs = path.resolve(path.dirname(process.argv[1]), '..', '..', '..');
+Module._resolveFilename = function (request, ...rest) {
+  const alias = /^@wts\\/([a-z-]+)$/.exec(request);
+  return resolve.call(this, alias ? path.join(libs, alias[1], 'src', 'index.ts') : request, ...rest);
+};
 require.extensions['.ts'] = (module, filename) => {
   const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
     fileName: filename,

@@ -23,12 +23,18 @@ import {
   type AttemptRecord,
   type ParkedRecord,
 } from '../read-model.records';
+import { SqliteActivityWriter } from './sqlite-activity.writer';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
 import { prepareQueries, type ListAfter, type SqliteReadModelQueries } from './sqlite-read-model.queries';
 
 export interface SqliteReadModelStoreOptions {
   /** How long a writer waits for another process's write lock (and how long open retries). */
   readonly busyTimeoutMs?: number;
+  /**
+   * Rejected attempts and replay counts are written on a thread of their own (the ingress): a
+   * flood of refusals never runs a transaction on the event loop. Not for `:memory:`.
+   */
+  readonly activityOffThread?: boolean;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -47,7 +53,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly replaysTransaction: Transaction<(counts: ReadonlyMap<string, number>) => void>;
   private leaseAcquired = false;
 
-  private constructor(private readonly connection: SqliteReadModelConnection) {
+  private constructor(
+    private readonly connection: SqliteReadModelConnection,
+    private readonly activity: SqliteActivityWriter | undefined,
+  ) {
     const { db } = connection;
     const q = prepareQueries(db);
     this.queries = q;
@@ -75,7 +84,10 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   /** Creates the file, its parent directories and the schema when missing. */
   static open(filePath: string, options: SqliteReadModelStoreOptions = {}): SqliteReadModelStore {
-    return new SqliteReadModelStore(SqliteReadModelConnection.open(filePath, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+    const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    const connection = SqliteReadModelConnection.open(filePath, busyTimeoutMs);
+    const offThread = options.activityOffThread === true && filePath !== ':memory:';
+    return new SqliteReadModelStore(connection, offThread ? SqliteActivityWriter.spawn(filePath, busyTimeoutMs) : undefined);
   }
 
   async loadCheckpoint(name: string): Promise<GlobalPosition | undefined> {
@@ -114,6 +126,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void> {
     const keep = checkKeepPerWebhook(keepPerWebhook);
     if (attempts.length === 0) return;
+    if (this.activity) return this.connection.use('recordAttempts', () => this.activity as SqliteActivityWriter).recordAttempts(attempts, keep);
     this.connection.use('recordAttempts', () => this.attemptsTransaction.immediate(attempts, keep));
   }
 
@@ -130,6 +143,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (deliveryIds.length === 0) return;
     const counts = new Map<string, number>();
     for (const id of deliveryIds) counts.set(id, (counts.get(id) ?? 0) + 1);
+    if (this.activity) return this.connection.use('recordReplays', () => this.activity as SqliteActivityWriter).recordReplays(counts);
     this.connection.use('recordReplays', () => this.replaysTransaction.immediate(counts));
   }
 
@@ -148,6 +162,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async close(): Promise<void> {
+    await this.activity?.close();
     this.connection.close();
   }
 }

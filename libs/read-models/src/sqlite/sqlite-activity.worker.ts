@@ -1,0 +1,40 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { attemptValues } from '../read-model.records';
+import type { ActivityReply, ActivityRequest, ActivityWorkerData } from './sqlite-activity.protocol';
+import { SqliteReadModelConnection } from './sqlite-read-model.connection';
+import { prepareQueries } from './sqlite-read-model.queries';
+
+/**
+ * The ingress's rejected attempts and replay counts, written on a thread of their own with a
+ * connection of their own: a flood of refused requests costs the event loop a push onto a queue,
+ * never a SQLite transaction (which, on the loop, would delay the answers that follow it).
+ */
+const { filePath, busyTimeoutMs } = workerData as ActivityWorkerData;
+const port = parentPort;
+if (!port) throw new Error('sqlite-activity.worker runs as a worker thread');
+const connection = SqliteReadModelConnection.open(filePath, busyTimeoutMs);
+const q = prepareQueries(connection.db);
+const writeAttempts = connection.db.transaction((request: Extract<ActivityRequest, { op: 'attempts' }>) => {
+  for (const attempt of request.attempts) q.insertAttempt.run(...attemptValues(attempt));
+  for (const webhookId of new Set(request.attempts.map((attempt) => attempt.webhookId))) q.pruneAttempts.run({ webhookId, keep: request.keep });
+});
+const writeReplays = connection.db.transaction((request: Extract<ActivityRequest, { op: 'replays' }>) => {
+  for (const [deliveryId, count] of request.counts) q.addReplays.run(deliveryId, count);
+});
+
+port.on('message', (request: ActivityRequest | 'close') => {
+  if (request === 'close') {
+    connection.close();
+    port.postMessage('closed');
+    port.close();
+    return;
+  }
+  let reply: ActivityReply;
+  try {
+    connection.use(request.op, () => (request.op === 'attempts' ? writeAttempts.immediate(request) : writeReplays.immediate(request)));
+    reply = { id: request.id, ok: true };
+  } catch (error) {
+    reply = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(reply);
+});
