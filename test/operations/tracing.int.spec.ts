@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { StoreDispatchWorker, systemClock } from '@wts/application';
+import { DispatchNotifiedDeliveryUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { Streams } from '@wts/contracts';
 import { SqliteEventStore, type EventStore } from '@wts/event-store';
@@ -121,7 +121,7 @@ describe('traces: one delivery, one trace', () => {
     const relay = new KafkaRelaySupervisor({ brokers, definition: { ...Relays.ingressWebhooks, name }, store, checkpoints: raw.checkpoints(), topics });
     stops.push(() => relay.stop());
     await relay.start();
-    const dispatch = new TracedDispatchDeliveryUseCase(store, systemClock);
+    const dispatch = new DispatchNotifiedDeliveryUseCase(store, new TracedDispatchDeliveryUseCase(store, systemClock), systemClock);
     const newConsumer = (): WebhookEventsConsumer => new WebhookEventsConsumer({
       kafka: createKafkaClient({ brokers, clientId: name, logger: silentMessagingLogger }),
       topics,
@@ -130,7 +130,7 @@ describe('traces: one delivery, one trace', () => {
         [
           DeliveryAcceptedMessage.eventType,
           async (event) => {
-            await dispatch.execute({ delivery: event.value as DeliveryAcceptedMessage.Value, position: event.position, eventId: event.eventId, traceparent: event.traceparent });
+            await dispatch.execute({ eventId: event.eventId, streamId: event.streamId, traceparent: event.traceparent, claimed: event.value as DeliveryAcceptedMessage.Value });
           },
         ],
       ]),

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { DispatchDeliveryUseCase, EVENT_STORE, READ_MODELS, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
+import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, EVENT_STORE, READ_MODELS, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
@@ -62,6 +62,12 @@ export class DispatcherModule {
 
 function kafkaProviders(deps: DispatcherDependencies, brokers: readonly string[]): Provider[] {
   return [
+    // The message names a delivery; the run is made from what the store holds for it.
+    {
+      provide: DispatchNotifiedDeliveryUseCase,
+      inject: [DispatchDeliveryUseCase],
+      useFactory: (dispatch: DispatchDeliveryUseCase) => new DispatchNotifiedDeliveryUseCase(deps.store, dispatch, systemClock),
+    },
     ...kafkaRelayProviders({ brokers, definition: Relays.dispatcherRuns, store: deps.store, checkpoints: deps.checkpoints }),
     EventStoreLifecycle,
   ];

@@ -25,4 +25,6 @@ export * from './run/run.view';
 export * from './run/run.serializer';
 export * from './run/run-queries.usecase';
 export * from './run/dispatch-delivery.usecase';
+export * from './run/dispatch-notified-delivery.usecase';
+export * from './run/stored-delivery.reader';
 export * from './run/store-dispatch.worker';

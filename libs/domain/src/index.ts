@@ -15,3 +15,4 @@ export * from './delivery/delivery.decider';
 export * from './run/run.decider';
 export * from './run/untrusted-message.framer';
 export * from './delivery/event-size.budget';
+export * from './run/delivery-notification.check';

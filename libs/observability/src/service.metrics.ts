@@ -47,6 +47,11 @@ export class ServiceMetrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly unverifiedNotifications = new Counter({
+    name: 'wts_unverified_notifications_total',
+    help: 'Kafka messages claiming a DeliveryAccepted the event store does not hold as claimed (absent, or different): parked, no run',
+    registers: [this.registry],
+  });
   readonly deadLetters = new Counter({ name: 'wts_dead_letters_total', help: 'Messages parked on the dead-letter topic', registers: [this.registry] });
   /** Children bound once per label value: the hot path neither allocates nor hashes labels. */
   private readonly rejectionsByCode = new Map<string, Counter.Internal>();
