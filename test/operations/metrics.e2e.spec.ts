@@ -137,6 +137,10 @@ describe('metrics: every metric moves under traffic', () => {
       // A message nothing can decode: parked on the dead-letter topic.
       await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: 'poison', value: 'not json', headers: { [KafkaHeaders.eventType]: 'DeliveryAccepted', [KafkaHeaders.schemaVersion]: '1' } }] });
       await eventually(dispatcherUrl, 'a dead letter', (samples) => valueOf(samples, 'wts_dead_letters_total') >= 1);
+      // The same message with another payload: the store holds it otherwise — no run, counted.
+      const forged = { ...(JSON.parse(delivered.value?.toString('utf8') ?? '{}') as object), payload: { format: 'text', text: 'forged' } };
+      await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: delivered.key, value: JSON.stringify(forged), headers: delivered.headers }] });
+      await eventually(dispatcherUrl, 'an unverified notification', (samples) => valueOf(samples, 'wts_unverified_notifications_total') >= 1);
     } finally {
       await producer.disconnect();
     }
