@@ -112,7 +112,8 @@ export function listingContract(context: Context): void {
       expect((await unchanged((page) => store.parked(routine, page))).map((row) => row.sourceEventId).slice(-25)).toEqual(expectedIds(changes, 'parked'));
       expect((await unchanged((page) => store.attempts(webhook, page))).slice(-25)).toEqual([...attempts].reverse());
       expect(newer).toBeGreaterThan(0);
-    });
+      // A commit per page at limit 1 (about a hundred): seconds on PostgreSQL with fsync, more on a loaded machine.
+    }, 30_000);
 
     it('rejects malformed, tampered and wrong-kind cursors with InvalidCursorError (an attempts cursor on deliveries and back)', async () => {
       const { store, ns } = context();
