@@ -89,11 +89,7 @@ export async function runTiming(options, log = () => {}) {
     const statuses = {};
     const rounds = options.warmUp + options.samples;
     for (let round = 0; round < rounds; round++) {
-      const order = [...KINDS];
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = r.int(0, i);
-        [order[i], order[j]] = [order[j], order[i]];
-      }
+      const order = shuffled(KINDS, r);
       for (const kind of order) {
         const { status, us } = await timed(agent, stack.port, requests[kind].path, requests[kind].headers, body);
         statuses[`${kind}:${status}`] = (statuses[`${kind}:${status}`] ?? 0) + 1;
@@ -162,11 +158,7 @@ async function burstThenProbe(port, requests, body, options, r, log) {
   const slowest = Object.fromEntries(BURST_KINDS.map((kind) => [kind, []]));
   try {
     for (let trial = 0; trial < options.trials; trial++) {
-      const order = [...BURST_KINDS];
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = r.int(0, i);
-        [order[i], order[j]] = [order[j], order[i]];
-      }
+      const order = shuffled(BURST_KINDS, r);
       for (const kind of order) {
         const { path, headers } = requests[kind];
         await Promise.all(Array.from({ length: options.burst }, () => timed(burstAgent, port, path, headers, body)));
@@ -186,6 +178,16 @@ async function burstThenProbe(port, requests, body, options, r, log) {
     probeAgent.destroy();
   }
   return slowest;
+}
+
+/** A copy of `items` in the seeded PRNG's order (Fisher–Yates). */
+function shuffled(items, r) {
+  const order = [...items];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = r.int(0, i);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
 }
 
 const round1 = (value) => Math.round(value * 10) / 10;

@@ -9,3 +9,4 @@ export {
 export { EventStoreDbCheckpointStore } from './eventstoredb/eventstoredb-checkpoint.store';
 export { describeEventStoreDbConnection } from './eventstoredb/eventstoredb-connection.description';
 export { workerThreadScript } from './worker-thread.script';
+export { WorkerThreadChannel, type WorkerThreadChannelOptions } from './worker-thread.channel';

@@ -38,14 +38,13 @@ export class DispatchNotifiedDeliveryUseCase {
 
   async execute(notification: DeliveryNotification): Promise<NotifiedDispatchOutcome> {
     const recorded = await this.reader.read(notification.claimed.deliveryId);
-    const stored = recorded && { id: recorded.id, streamId: recorded.streamId, type: recorded.type, data: recorded.data as DeliveryAccepted['data'] };
-    const verdict = checkDeliveryNotice({ eventId: notification.eventId, streamId: notification.streamId, data: notification.claimed }, stored);
-    if (verdict.kind === 'verified' && recorded) {
-      return this.dispatch.execute({ delivery: verdict.stored.data, position: recorded.position, eventId: recorded.id, traceparent: notification.traceparent });
+    const verdict = checkDeliveryNotice({ eventId: notification.eventId, streamId: notification.streamId, data: notification.claimed }, recorded);
+    if (verdict.kind === 'verified') {
+      const { data, position, id } = verdict.stored;
+      return this.dispatch.execute({ delivery: data as DeliveryAccepted['data'], position, eventId: id, traceparent: notification.traceparent });
     }
-    const error = verdict.kind === 'verified' ? 'unverified_notification' : verdict.reason;
-    await this.parkUnverified(notification, error, verdict.kind === 'differs' ? verdict.stored.data : undefined);
-    return { kind: 'unverified', error };
+    await this.parkUnverified(notification, verdict.reason, verdict.kind === 'differs' ? (verdict.stored.data as DeliveryAccepted['data']) : undefined);
+    return { kind: 'unverified', error: verdict.reason };
   }
 
   /**

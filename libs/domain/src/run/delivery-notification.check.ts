@@ -8,18 +8,18 @@ export interface DeliveryNotice {
   readonly data: { readonly deliveryId: string };
 }
 
-/** The DeliveryAccepted the store holds for that delivery, if any. */
-export interface StoredDelivery<TData> {
+/** The first event the store holds at that delivery's stream, if any. */
+export interface StoredDelivery {
   readonly id: string;
   readonly streamId: string;
   readonly type: string;
-  readonly data: TData;
+  readonly data: unknown;
 }
 
-export type NoticeVerdict<TData> =
-  | { readonly kind: 'verified'; readonly stored: StoredDelivery<TData> }
+export type NoticeVerdict<S extends StoredDelivery> =
+  | { readonly kind: 'verified'; readonly stored: S }
   | { readonly kind: 'not_in_store'; readonly reason: string }
-  | { readonly kind: 'differs'; readonly stored: StoredDelivery<TData>; readonly reason: string };
+  | { readonly kind: 'differs'; readonly stored: S; readonly reason: string };
 
 /**
  * Kafka is a notification, the store is the truth: a message stands for a delivery only when the
@@ -27,7 +27,7 @@ export type NoticeVerdict<TData> =
  * (every field). The reason names the delivery only by a well-formed id and never quotes the
  * message's values — they are untrusted, and would end up in an operator's listing.
  */
-export function checkDeliveryNotice<TData>(notice: DeliveryNotice, stored: StoredDelivery<TData> | undefined): NoticeVerdict<TData> {
+export function checkDeliveryNotice<S extends StoredDelivery>(notice: DeliveryNotice, stored: S | undefined): NoticeVerdict<S> {
   const deliveryId = notice.data.deliveryId;
   const named = typeof deliveryId === 'string' && isWellFormedId('delivery', deliveryId) ? `delivery ${deliveryId}` : 'a malformed delivery id';
   if (!stored || stored.type !== 'DeliveryAccepted') {

@@ -2,7 +2,7 @@ import { checkDeliveryNotice, type StoredDelivery } from './delivery-notificatio
 
 const DELIVERY = 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA';
 const data = { deliveryId: DELIVERY, routineId: 'rtn_AAAAAAAAAAAAAAAAAAAAAA', payload: { format: 'json', json: '{"a":1}' } };
-const stored: StoredDelivery<typeof data> = { id: '0190d6f0-0000-7000-8000-000000000001', streamId: `delivery-${DELIVERY}`, type: 'DeliveryAccepted', data };
+const stored: StoredDelivery = { id: '0190d6f0-0000-7000-8000-000000000001', streamId: `delivery-${DELIVERY}`, type: 'DeliveryAccepted', data };
 const notice = { eventId: stored.id, streamId: stored.streamId, data };
 
 describe('checkDeliveryNotice (Kafka is a notification, the store is the truth)', () => {

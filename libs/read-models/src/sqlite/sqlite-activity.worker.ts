@@ -34,7 +34,7 @@ port.on('message', (request: ActivityRequest | 'close') => {
     connection.use(request.op, () => (request.op === 'attempts' ? writeAttempts.immediate(request) : writeReplays.immediate(request)));
     reply = { id: request.id, ok: true };
   } catch (error) {
-    reply = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+    reply = { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };
   }
   port.postMessage(reply);
 });

@@ -126,7 +126,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   async recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void> {
     const keep = checkKeepPerWebhook(keepPerWebhook);
     if (attempts.length === 0) return;
-    if (this.activity) return this.connection.use('recordAttempts', () => this.activity as SqliteActivityWriter).recordAttempts(attempts, keep);
+    const activity = this.activity;
+    if (activity) return this.connection.use('recordAttempts', () => activity).recordAttempts(attempts, keep);
     this.connection.use('recordAttempts', () => this.attemptsTransaction.immediate(attempts, keep));
   }
 
@@ -143,7 +144,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (deliveryIds.length === 0) return;
     const counts = new Map<string, number>();
     for (const id of deliveryIds) counts.set(id, (counts.get(id) ?? 0) + 1);
-    if (this.activity) return this.connection.use('recordReplays', () => this.activity as SqliteActivityWriter).recordReplays(counts);
+    const activity = this.activity;
+    if (activity) return this.connection.use('recordReplays', () => activity).recordReplays(counts);
     this.connection.use('recordReplays', () => this.replaysTransaction.immediate(counts));
   }
 
