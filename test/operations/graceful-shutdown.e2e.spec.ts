@@ -96,6 +96,8 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
     const chaos = async (): Promise<void> => {
       await at(0.25);
       await ingress.stop(); // SIGTERM, and wait for the exit
+      // Why, when it did not exit cleanly (its own last lines say: a failed close, or the deadline).
+      if (ingress.exit?.code !== 0) process.stderr.write(`[graceful-shutdown] the ingress exited ${JSON.stringify(ingress.exit)}; its last lines:\n${ingress.tail(60)}\n`);
       expect(ingress.exit).toEqual({ code: 0, signal: null });
       ingress.start();
       await at(0.55);
@@ -103,6 +105,7 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
       // after the ingress's restart its relay takes over again before runs flow).
       await waitFor(async () => valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'created' }) > 0, 60_000, 'the dispatcher creating runs');
       await dispatcher.stop();
+      if (dispatcher.exit?.code !== 0) process.stderr.write(`[graceful-shutdown] the dispatcher exited ${JSON.stringify(dispatcher.exit)}; its last lines:\n${dispatcher.tail(60)}\n`);
       expect(dispatcher.exit).toEqual({ code: 0, signal: null });
       if (brokers) uncommitted = await handledButUncommitted(brokers);
       dispatcher.start();
