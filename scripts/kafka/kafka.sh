@@ -5,6 +5,9 @@
 #   kafka.sh fetch      copy the jars into $KAFKA_HOME_DIR/libs (once; cached)
 #   kafka.sh start      fetch, format storage (first time), start, wait until ready;
 #                       prints KAFKA_BROKERS=127.0.0.1:<port> on stdout. Idempotent.
+#                       With KAFKA_SCRAM_USERS ("name:password ..."), also a SASL/SCRAM listener
+#                       with ACLs enforced (StandardAuthorizer), printed as KAFKA_SASL_BROKERS=...;
+#                       the PLAINTEXT listener stays open as the test tooling's super user.
 #                       Ports: KAFKA_PORT / KAFKA_CONTROLLER_PORT when set, else the ones this
 #                       data dir used before when free, else free ones (so runs coexist).
 #                       With KAFKA_OWNER_PID set, a watchdog stops the broker (and with
@@ -32,6 +35,8 @@ KAFKA_DATA_DIR="$(realpath -m "${KAFKA_DATA_DIR:-$KAFKA_HOME_DIR/data}")"
 KAFKA_HOST=127.0.0.1
 KAFKA_PORT="${KAFKA_PORT:-}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-}"
+KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-}"
+KAFKA_SCRAM_USERS="${KAFKA_SCRAM_USERS:-}"
 KAFKA_OWNER_PID="${KAFKA_OWNER_PID:-}"
 KAFKA_OWNER_CLEANUP="${KAFKA_OWNER_CLEANUP:-0}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
@@ -51,7 +56,8 @@ PROPS="$KAFKA_DATA_DIR/server.properties"
 LOG4J="$KAFKA_DATA_DIR/log4j.properties"
 TOOLS_LOG4J="$KAFKA_HOME_DIR/tools-log4j.properties"  # for StorageTool and run-class
 CLUSTER_ID_FILE="$KAFKA_DATA_DIR/cluster.id"
-PORTS_FILE="$KAFKA_DATA_DIR/ports"          # "<client port> <controller port>" of this data dir
+PORTS_FILE="$KAFKA_DATA_DIR/ports"          # "<client port> <controller port> [<sasl port>]" of this data dir
+SCRAM_MARKER="$KAFKA_DATA_DIR/scram-users.sha256"  # which KAFKA_SCRAM_USERS the metadata holds
 WATCHDOG_LOG="$KAFKA_DATA_DIR/watchdog.log"
 WATCHDOG_PID_FILE="$KAFKA_DATA_DIR/watchdog.pid"
 
@@ -61,7 +67,7 @@ die() { log "ERROR: $*"; exit 1; }
 for v in KAFKA_START_TIMEOUT KAFKA_STOP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
-for v in KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_OWNER_PID; do
+for v in KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_SASL_PORT KAFKA_OWNER_PID; do
   [[ -z "${!v}" || "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
 
@@ -144,14 +150,27 @@ free_port() {
   die "found no free port in 20000-31999"
 }
 
-# Sets KAFKA_PORT / KAFKA_CONTROLLER_PORT. $1=any: for a broker that is (or may be) running, the
-# recorded ports win; $1=new: explicit ports, else the recorded ones if free, else free ones.
+# SCRAM users as "name password" lines (KAFKA_SCRAM_USERS: "name:password" words, space or comma
+# separated; names and passwords of letters, digits and - _ . only, so that no quoting is needed).
+scram_users() {
+  local pair
+  for pair in ${KAFKA_SCRAM_USERS//,/ }; do
+    [[ "$pair" =~ ^([A-Za-z0-9._-]+):([A-Za-z0-9._-]+)$ ]] || die "KAFKA_SCRAM_USERS: '${pair%%:*}:…' is not name:password (letters, digits, - _ . only)"
+    echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+  done
+}
+sasl_enabled() { [[ -n "${KAFKA_SCRAM_USERS//[ ,]/}" ]]; }
+
+# Sets KAFKA_PORT / KAFKA_CONTROLLER_PORT (/ KAFKA_SASL_PORT). $1=any: for a broker that is (or may
+# be) running, the recorded ports win; $1=new: explicit ports, else the recorded ones if free, else
+# free ones.
 resolve_ports() {
-  local recorded_port="" recorded_controller=""
-  if [[ -s "$PORTS_FILE" ]]; then read -r recorded_port recorded_controller <"$PORTS_FILE" || true; fi
+  local recorded_port="" recorded_controller="" recorded_sasl=""
+  if [[ -s "$PORTS_FILE" ]]; then read -r recorded_port recorded_controller recorded_sasl <"$PORTS_FILE" || true; fi
   if [[ "$1" == any ]]; then
     KAFKA_PORT="${KAFKA_PORT:-$recorded_port}"
     KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$recorded_controller}"
+    KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-$recorded_sasl}"
     return 0
   fi
   if [[ -z "$KAFKA_PORT" && -n "$recorded_port" ]] && ! port_open "$recorded_port"; then KAFKA_PORT="$recorded_port"; fi
@@ -160,8 +179,15 @@ resolve_ports() {
   KAFKA_PORT="${KAFKA_PORT:-$(free_port)}"
   KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$(free_port "$KAFKA_PORT")}"
   [[ "$KAFKA_PORT" != "$KAFKA_CONTROLLER_PORT" ]] || die "KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ"
+  if sasl_enabled; then
+    if [[ -z "$KAFKA_SASL_PORT" && -n "$recorded_sasl" && "$recorded_sasl" != "$KAFKA_PORT" && "$recorded_sasl" != "$KAFKA_CONTROLLER_PORT" ]] \
+      && ! port_open "$recorded_sasl"; then KAFKA_SASL_PORT="$recorded_sasl"; fi
+    while [[ -z "$KAFKA_SASL_PORT" || "$KAFKA_SASL_PORT" == "$KAFKA_CONTROLLER_PORT" ]]; do KAFKA_SASL_PORT="$(free_port "$KAFKA_PORT")"; done
+  else
+    KAFKA_SASL_PORT=""
+  fi
   mkdir -p "$KAFKA_DATA_DIR"
-  echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT" >"$PORTS_FILE"
+  echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_SASL_PORT" >"$PORTS_FILE"
 }
 
 # Sends a Kafka ApiVersions v0 request (correlation id 7) and checks the
@@ -178,7 +204,10 @@ api_versions_ok() {
   [[ "$hex" =~ ^[0-9a-f]{8}000000070000$ ]]
 }
 
-print_address() { echo "KAFKA_BROKERS=$KAFKA_HOST:$KAFKA_PORT"; }
+print_address() {
+  echo "KAFKA_BROKERS=$KAFKA_HOST:$KAFKA_PORT"
+  if [[ -n "$KAFKA_SASL_PORT" ]]; then echo "KAFKA_SASL_BROKERS=$KAFKA_HOST:$KAFKA_SASL_PORT"; fi
+}
 
 gen_cluster_id() {  # 16 random bytes, base64url without padding, like kafka-storage random-uuid
   local id
@@ -226,6 +255,7 @@ num.recovery.threads.per.data.dir=1
 log.retention.hours=24
 log.segment.bytes=67108864
 EOF
+  if sasl_enabled; then write_sasl_config; fi
   if [[ -n "$KAFKA_EXTRA_CONFIG" ]]; then
     printf '\n# KAFKA_EXTRA_CONFIG\n%s\n' "$KAFKA_EXTRA_CONFIG" >>"$PROPS"
   fi
@@ -244,6 +274,46 @@ log4j.logger.kafka.network.RequestChannel\$=WARN
 log4j.logger.kafka.authorizer.logger=WARN
 log4j.logger.state.change.logger=INFO
 EOF
+}
+
+# A SASL/SCRAM listener next to PLAINTEXT, and ACLs enforced. PLAINTEXT and the controller listener
+# stay unauthenticated (principal ANONYMOUS, a super user): the test tooling's door, on 127.0.0.1 only.
+write_sasl_config() {
+  local jaas='org.apache.kafka.common.security.scram.ScramLoginModule required;'
+  sed -i \
+    -e "s|^listeners=.*|listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT,SASL_PLAINTEXT://$KAFKA_HOST:$KAFKA_SASL_PORT|" \
+    -e "s|^advertised.listeners=.*|advertised.listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,SASL_PLAINTEXT://$KAFKA_HOST:$KAFKA_SASL_PORT|" \
+    -e "s|^listener.security.protocol.map=.*|listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT|" \
+    "$PROPS"
+  cat >>"$PROPS" <<EOF
+
+# KAFKA_SCRAM_USERS: SASL/SCRAM clients on $KAFKA_SASL_PORT, authorised by ACLs.
+sasl.enabled.mechanisms=SCRAM-SHA-512,SCRAM-SHA-256
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=$jaas
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=$jaas
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=false
+super.users=User:ANONYMOUS
+EOF
+}
+
+users_digest() { printf '%s' "$KAFKA_SCRAM_USERS" | sha256sum | cut -d' ' -f1; }
+
+# Users the metadata does not hold yet (a data dir formatted with other KAFKA_SCRAM_USERS): added
+# through the PLAINTEXT listener once the broker answers.
+add_scram_users() {
+  sasl_enabled || return 0
+  [[ -f "$SCRAM_MARKER" && "$(cat "$SCRAM_MARKER")" == "$(users_digest)" ]] && return 0
+  local name password
+  write_tools_log4j
+  while read -r name password; do
+    "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS_DIR/*" \
+      kafka.admin.ConfigCommand --bootstrap-server "$KAFKA_HOST:$KAFKA_PORT" --alter --entity-type users --entity-name "$name" \
+      --add-config "SCRAM-SHA-512=[password=$password],SCRAM-SHA-256=[password=$password]" >>"$APP_LOG_DIR/scram.log" 2>&1 9>&- 8>&- \
+      || die "could not add SCRAM user $name (see $APP_LOG_DIR/scram.log)"
+  done < <(scram_users)
+  users_digest >"$SCRAM_MARKER"
+  log "SCRAM users added: $(scram_users | cut -d' ' -f1 | tr '\n' ' ')"
 }
 
 write_tools_log4j() {
@@ -265,12 +335,19 @@ format_storage() {
   [[ -s "$CLUSTER_ID_FILE" ]] || gen_cluster_id >"$CLUSTER_ID_FILE"
   id="$(cat "$CLUSTER_ID_FILE")"
   log "formatting KRaft storage in $LOG_DIRS (cluster id $id) ..."
+  local scram=() name password
+  if sasl_enabled; then
+    while read -r name password; do
+      scram+=(--add-scram "SCRAM-SHA-512=[name=$name,password=$password]" --add-scram "SCRAM-SHA-256=[name=$name,password=$password]")
+    done < <(scram_users)
+  fi
   if ! "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" \
-        -cp "$LIBS_DIR/*" kafka.tools.StorageTool format -t "$id" -c "$PROPS" --ignore-formatted \
+        -cp "$LIBS_DIR/*" kafka.tools.StorageTool format -t "$id" -c "$PROPS" --ignore-formatted "${scram[@]}" \
         >"$APP_LOG_DIR/format.log" 2>&1 9>&- 8>&-; then
     cat "$APP_LOG_DIR/format.log" >&2
     die "kafka.tools.StorageTool format failed"
   fi
+  if sasl_enabled; then users_digest >"$SCRAM_MARKER"; fi
 }
 
 # Waits until the broker $1 logged "Kafka Server started" after byte $2 of
@@ -359,7 +436,7 @@ do_start() {
   fi
   resolve_ports new
   local p
-  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" $KAFKA_SASL_PORT; do
     port_open "$p" && die "port $KAFKA_HOST:$p is already in use by another process (not a broker started by this script for $KAFKA_DATA_DIR); set KAFKA_PORT / KAFKA_CONTROLLER_PORT"
   done
 
@@ -391,7 +468,7 @@ do_start() {
   local rc=0
   wait_ready "$pid" "$LOG_OFFSET" || rc=$?
   case $rc in
-    0) log "ready in $((SECONDS - t0)) s (log: $SERVER_LOG)"; print_address ;;
+    0) add_scram_users; log "ready in $((SECONDS - t0)) s (log: $SERVER_LOG)"; print_address ;;
     2) rm -f "$PID_FILE"; fail_start "the broker exited during startup" ;;
     *) fail_start "the broker was not ready within ${KAFKA_START_TIMEOUT}s (pid $pid still running; use 'kafka.sh stop')" ;;
   esac
@@ -416,7 +493,7 @@ do_stop() {
   fi
   # Wait for the ports to be released so that an immediate start can bind them.
   deadline=$((SECONDS + 10))
-  while { port_open "$KAFKA_PORT" || port_open "$KAFKA_CONTROLLER_PORT"; } && ((SECONDS < deadline)); do sleep 0.1; done
+  while { port_open "$KAFKA_PORT" || port_open "$KAFKA_CONTROLLER_PORT" || { [[ -n "$KAFKA_SASL_PORT" ]] && port_open "$KAFKA_SASL_PORT"; }; } && ((SECONDS < deadline)); do sleep 0.1; done
   rm -f "$PID_FILE"
   log "stopped (pid $pid, SIG$sig) in $((SECONDS - t0)) s"
 }
@@ -438,7 +515,7 @@ cmd_status() {
 }
 
 usage() {  # $1: exit code
-  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit "${1:-2}"
 }
 

@@ -118,12 +118,12 @@ describe('traces: one delivery, one trace', () => {
     const kafka = testKafka(brokers);
     await ensureTopics(kafka, topics);
     stops.push(() => deleteTopics(kafka, Object.values(topics)));
-    const relay = new KafkaRelaySupervisor({ brokers, definition: { ...Relays.ingressWebhooks, name }, store, checkpoints: raw.checkpoints(), topics });
+    const relay = new KafkaRelaySupervisor({ connection: { brokers }, definition: { ...Relays.ingressWebhooks, name }, store, checkpoints: raw.checkpoints(), topics });
     stops.push(() => relay.stop());
     await relay.start();
     const dispatch = new DispatchNotifiedDeliveryUseCase(store, new TracedDispatchDeliveryUseCase(store, systemClock), systemClock);
     const newConsumer = (): WebhookEventsConsumer => new WebhookEventsConsumer({
-      kafka: createKafkaClient({ brokers, clientId: name, logger: silentMessagingLogger }),
+      kafka: createKafkaClient({ connection: { brokers }, clientId: name, logger: silentMessagingLogger }),
       topics,
       groupId: `${name}-dispatcher`,
       handlers: new Map([

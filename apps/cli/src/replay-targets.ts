@@ -3,6 +3,7 @@ import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
 import { formatPosition, type RecordedEvent } from '@wts/event-store';
 import {
   MAX_PRODUCE_REQUEST_BYTES,
+  Relays,
   chunkBySize,
   createKafkaClient,
   encodeEvent,
@@ -10,6 +11,7 @@ import {
   isMessageTooLarge,
   messageBytes,
   routeEvent,
+  type KafkaConnection,
   type KafkaTopicNames,
   type MessagingLogger,
 } from '@wts/messaging';
@@ -118,11 +120,11 @@ export class KafkaReplayTarget implements ReplayTarget {
     private readonly maxRequestBytes: number,
   ) {}
 
-  static async connect(brokers: readonly string[], topics: KafkaTopicNames, logger: MessagingLogger, maxRequestBytes = MAX_PRODUCE_REQUEST_BYTES): Promise<KafkaReplayTarget> {
-    const kafka = createKafkaClient({ brokers, clientId: 'wts-cli-replay', logger });
+  static async connect(connection: KafkaConnection, topics: KafkaTopicNames, logger: MessagingLogger, maxRequestBytes = MAX_PRODUCE_REQUEST_BYTES): Promise<KafkaReplayTarget> {
+    const kafka = createKafkaClient({ connection, clientId: 'wts-cli-replay', logger });
     // Same as the relays: missing topics are created with the contract's partition counts and
     // max.message.bytes; an existing topic below that limit is raised.
-    await ensureTopics(kafka, topics, {}, { logger });
+    await ensureTopics(kafka, topics, {}, { logger, roles: [Relays.ingressWebhooks.topic, Relays.dispatcherRuns.topic] });
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
     return new KafkaReplayTarget(producer, topics, maxRequestBytes);

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { DispatchDeliveryUseCase, systemClock } from '@wts/application';
 import { formatPosition, type EventStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
-import { kafkaTopicNames, type MessagingLogger } from '@wts/messaging';
+import { kafkaTopicNames, type KafkaConnection, type MessagingLogger } from '@wts/messaging';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
@@ -28,6 +28,8 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
  * use case. Reads $all in batches up to the head as it was at start; nothing in the store is
  * changed except runs the dispatcher creates (or parks) for deliveries that have none yet.
  */
+const KAFKA_NEEDED = '--to kafka needs KAFKA_BROKERS (host:port[,host:port…]) in the environment (and KAFKA_SASL_* where the brokers ask for credentials)';
+
 @Command({
   name: 'replay',
   description: 'replay stored events to Kafka or to the run dispatcher (idempotent; --dry-run to preview)',
@@ -39,14 +41,14 @@ export class ReplayCommand extends CommandRunner {
 
   async run(_params: string[], options: RawReplayOptions): Promise<void> {
     const plan = parseReplayOptions(options);
-    const brokers = cliConfig(this.context).kafka.brokers;
-    if (plan.target === 'kafka' && !plan.dryRun && !brokers) throw new UsageError(['--to kafka needs KAFKA_BROKERS (host:port[,host:port…]) in the environment']);
-    const report = await withStore(this.context, (session) => this.replay(session.store, plan, brokers));
+    const kafka = cliConfig(this.context).kafka;
+    if (plan.target === 'kafka' && !plan.dryRun && !kafka) throw new UsageError([KAFKA_NEEDED]);
+    const report = await withStore(this.context, (session) => this.replay(session.store, plan, kafka));
     this.context.stdout.write(plan.json ? `${JSON.stringify(report)}\n` : formatReplayReport(report));
     if (report.interrupted) this.context.exitCode = ExitCode.interrupted;
   }
 
-  private async replay(store: EventStore, plan: ReplayPlan, brokers: readonly string[] | undefined): Promise<ReplayReport> {
+  private async replay(store: EventStore, plan: ReplayPlan, kafka: KafkaConnection | undefined): Promise<ReplayReport> {
     const classifier: ReplayClassifier = plan.target === 'kafka' ? kafkaClassifier : dispatcherClassifier;
     const tally = new ReplayTally(classifier);
     const counts = emptyCounts();
@@ -54,7 +56,7 @@ export class ReplayCommand extends CommandRunner {
     const upTo = head && plan.selection.toPosition && plan.selection.toPosition.commit < head.commit ? plan.selection.toPosition : head;
     if (!upTo) return tally.report({ dryRun: plan.dryRun, counts, interrupted: false });
 
-    const target = plan.dryRun ? undefined : await this.openTarget(plan, store, brokers ?? []);
+    const target = plan.dryRun ? undefined : await this.openTarget(plan, store, kafka);
     const start = (plan.selection.fromPosition ?? plan.selection.afterPosition)?.commit ?? 0n;
     const progress = replayProgress(this.context, plan.dryRun ? 'dry run' : `replay to ${plan.target}`, { start, end: upTo.commit });
     let scanned = 0;
@@ -92,12 +94,13 @@ export class ReplayCommand extends CommandRunner {
     }
   }
 
-  private async openTarget(plan: ReplayPlan, store: EventStore, brokers: readonly string[]): Promise<ReplayTarget> {
+  private async openTarget(plan: ReplayPlan, store: EventStore, kafka: KafkaConnection | undefined): Promise<ReplayTarget> {
     if (plan.target === 'dispatcher') return new DispatcherReplayTarget(new DispatchDeliveryUseCase(store, systemClock));
+    if (!kafka) throw new UsageError([KAFKA_NEEDED]);
     try {
-      return await KafkaReplayTarget.connect(brokers, kafkaTopicNames(plan.topicPrefix), this.kafkaLogger());
+      return await KafkaReplayTarget.connect(kafka, kafkaTopicNames(plan.topicPrefix), this.kafkaLogger());
     } catch (error) {
-      throw new CliFailure(`cannot reach Kafka at ${brokers.join(',')}: ${describeError(error)}`, { cause: error });
+      throw new CliFailure(`cannot reach Kafka at ${kafka.brokers.join(',')}: ${describeError(error)}`, { cause: error });
     }
   }
 

@@ -82,7 +82,7 @@ describe('replay --to kafka (real broker)', () => {
     // The relays of both services, as the services run them, to topics of their own.
     for (const definition of [Relays.ingressWebhooks, Relays.dispatcherRuns]) {
       const relay = new KafkaRelaySupervisor({
-        brokers,
+        connection: { brokers },
         definition,
         store: seeded.app.store,
         checkpoints: seeded.app.store.checkpoints(),

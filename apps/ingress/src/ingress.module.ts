@@ -68,8 +68,8 @@ export class IngressModule {
 
 /** With KAFKA_BROKERS: webhook lifecycle and accepted deliveries are relayed to webhooks.events.v1. */
 function kafkaRelay(deps: IngressDependencies): Provider[] {
-  const brokers = deps.config.kafka.brokers;
-  if (!brokers) return [];
+  const connection = deps.config.kafka;
+  if (!connection) return [];
   if (!deps.checkpoints) throw new Error('KAFKA_BROKERS is set but the ingress was given no checkpoint store for its relay');
-  return kafkaRelayProviders({ brokers, definition: Relays.ingressWebhooks, store: deps.store, checkpoints: deps.checkpoints });
+  return kafkaRelayProviders({ connection, definition: Relays.ingressWebhooks, store: deps.store, checkpoints: deps.checkpoints });
 }

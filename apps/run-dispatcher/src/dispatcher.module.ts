@@ -2,7 +2,7 @@ import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, EVENT_STORE, READ_MODELS, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
-import { Relays, kafkaRelayProviders } from '@wts/messaging';
+import { Relays, kafkaRelayProviders, type KafkaConnection } from '@wts/messaging';
 import { OperationsModule, metrics } from '@wts/observability';
 import { APP_CONFIG, readinessChecks } from '@wts/platform';
 import type { Logger } from 'pino';
@@ -34,11 +34,11 @@ export interface DispatcherDependencies {
 @Module({})
 export class DispatcherModule {
   static forRoot(deps: DispatcherDependencies): DynamicModule {
-    const brokers = deps.config.kafka.brokers;
+    const kafka = deps.config.kafka;
     return {
       module: DispatcherModule,
       imports: [OperationsModule.forRoot(readinessChecks({ ...deps, service: 'run-dispatcher' }))],
-      controllers: brokers ? [DeliveryAcceptedController] : [],
+      controllers: kafka ? [DeliveryAcceptedController] : [],
       providers: [
         { provide: APP_CONFIG, useValue: deps.config },
         { provide: EVENT_STORE, useValue: deps.store },
@@ -54,13 +54,13 @@ export class DispatcherModule {
           },
         },
         ProjectorLifecycle,
-        ...(brokers ? kafkaProviders(deps, brokers) : embeddedProviders(deps)),
+        ...(kafka ? kafkaProviders(deps, kafka) : embeddedProviders(deps)),
       ],
     };
   }
 }
 
-function kafkaProviders(deps: DispatcherDependencies, brokers: readonly string[]): Provider[] {
+function kafkaProviders(deps: DispatcherDependencies, connection: KafkaConnection): Provider[] {
   return [
     // The message names a delivery; the run is made from what the store holds for it.
     {
@@ -68,7 +68,7 @@ function kafkaProviders(deps: DispatcherDependencies, brokers: readonly string[]
       inject: [DispatchDeliveryUseCase],
       useFactory: (dispatch: DispatchDeliveryUseCase) => new DispatchNotifiedDeliveryUseCase(deps.store, dispatch, systemClock),
     },
-    ...kafkaRelayProviders({ brokers, definition: Relays.dispatcherRuns, store: deps.store, checkpoints: deps.checkpoints }),
+    ...kafkaRelayProviders({ connection, definition: Relays.dispatcherRuns, store: deps.store, checkpoints: deps.checkpoints }),
     EventStoreLifecycle,
   ];
 }

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   assertPayloadLimitFits(config, store);
   const logger = createServiceLogger(config.log, 'run-dispatcher');
   const { readModels } = await openReadModelStore(config);
-  const brokers = config.kafka.brokers;
+  const kafka = config.kafka;
   // An HTTP server of its own for health and metrics only (DISPATCHER_PORT).
   const adapter = new FastifyAdapter({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
   const app = await NestFactory.create<NestFastifyApplication>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), adapter, {
@@ -27,8 +27,8 @@ async function main(): Promise<void> {
   });
   app.useLogger(new ServiceLogger(logger));
   // Kafka: lag against the events topic's retention, a warning long before an unread delivery could expire.
-  const retentionLag = brokers
-    ? new ConsumerLagMonitor(createKafkaClient({ brokers, clientId: 'run-dispatcher-lag', logger }), kafkaTopicNames().webhookEvents, ConsumerGroups.runDispatcher, logger)
+  const retentionLag = kafka
+    ? new ConsumerLagMonitor(createKafkaClient({ connection: kafka, clientId: 'run-dispatcher-lag', logger }), kafkaTopicNames().webhookEvents, ConsumerGroups.runDispatcher, logger)
     : undefined;
   exitGracefullyOnSignals(app, {
     afterClose: async () => {
@@ -37,20 +37,20 @@ async function main(): Promise<void> {
     },
   });
   // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy (a hybrid app).
-  if (brokers) {
+  if (kafka) {
     // Every park is recorded in the store too: the dead-letter topic alone is not the record.
-    const strategy = new KafkaDispatchServer({ brokers, recordPark: storeParkRecorder(store), onDeadLetter: () => metrics.deadLetters.inc() });
+    const strategy = new KafkaDispatchServer({ connection: kafka, recordPark: storeParkRecorder(store), onDeadLetter: () => metrics.deadLetters.inc() });
     app.connectMicroservice({ strategy }, { inheritAppConfig: true });
     const topic = kafkaTopicNames().webhookEvents;
-    metrics.trackConsumerLag(topic, consumerGroupLag(brokers, ConsumerGroups.runDispatcher, topic));
+    metrics.trackConsumerLag(topic, consumerGroupLag(kafka, ConsumerGroups.runDispatcher, topic));
   }
   // listen() runs the lifecycle hooks; health answers while the consumer is still joining.
   const url = await listenOrExit(app, { service: 'run-dispatcher', port: config.http.dispatcherPort, host: config.http.host, portVariable: 'DISPATCHER_PORT' });
   process.stdout.write(`run-dispatcher health and metrics on ${url.origin}\n`);
-  if (brokers) {
+  if (kafka) {
     await app.startAllMicroservices();
     retentionLag?.start();
-    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${brokers.join(',')} (${description})\n`);
+    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${kafka.brokers.join(',')}${kafka.sasl ? ` as ${kafka.sasl.username} (SASL ${kafka.sasl.mechanism.toUpperCase()}${kafka.ssl ? ', TLS' : ''})` : kafka.ssl ? ' (TLS)' : ''} (${description})\n`);
   } else {
     process.stdout.write(`run-dispatcher following accepted deliveries (${description})\n`);
   }

@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 import { EnvironmentDto } from './environment.dto';
+import { parseKafkaConnection, type KafkaConnectionSettings } from './kafka-connection.setting';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.setting';
 
 /** Typed nested configuration: nothing else reads process.env. */
@@ -21,7 +22,8 @@ export interface AppConfig {
   };
   readonly storage: { readonly dataDir: string };
   readonly eventStore: { readonly connectionString: string | undefined; readonly maxAppendBytes: number };
-  readonly kafka: { readonly brokers: readonly string[] | undefined };
+  /** Undefined without KAFKA_BROKERS: the embedded default, no broker at all. */
+  readonly kafka: KafkaConnectionSettings | undefined;
   readonly redis: { readonly url: string | undefined };
   /** Read models: PostgreSQL at this URL; unset: SQLite under DATA_DIR. */
   readonly database: { readonly url: string | undefined };
@@ -58,6 +60,10 @@ const ENVIRONMENT_KEYS = [
   'EVENTSTORE_CONNECTION_STRING',
   'EVENTSTORE_MAX_APPEND_BYTES',
   'KAFKA_BROKERS',
+  'KAFKA_SASL_MECHANISM',
+  'KAFKA_SASL_USERNAME',
+  'KAFKA_SASL_PASSWORD',
+  'KAFKA_SSL',
   'REDIS_URL',
   'TRUST_PROXY',
   'DATABASE_URL',
@@ -79,13 +85,14 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   if (dto.OPS_PORT !== undefined && (dto.OPS_PORT === dto.PORT || dto.OPS_PORT === dto.DISPATCHER_PORT)) {
     problems.push(`OPS_PORT must differ from PORT and DISPATCHER_PORT (it is ${dto.OPS_PORT})`);
   }
+  const kafka = parseKafkaConnection(dto, problems);
   if (problems.length > 0) throw new ConfigurationError(problems);
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
     http: { port: dto.PORT, host: dto.HOST.trim(), publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY), dispatcherPort: dto.DISPATCHER_PORT, opsPort: dto.OPS_PORT },
     storage: { dataDir: resolve(dto.DATA_DIR) },
     eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
-    kafka: { brokers: dto.KAFKA_BROKERS?.split(',') },
+    kafka,
     redis: { url: dto.REDIS_URL },
     database: { url: dto.DATABASE_URL },
     limits: {

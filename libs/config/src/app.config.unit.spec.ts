@@ -6,7 +6,7 @@ describe('loadConfig', () => {
     expect(config.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false, dispatcherPort: 3001, opsPort: undefined });
     expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
     expect(config.eventStore.connectionString).toBeUndefined();
-    expect(config.kafka.brokers).toBeUndefined();
+    expect(config.kafka).toBeUndefined();
     expect(config.redis.url).toBeUndefined();
     expect(config.database.url).toBeUndefined();
     expect(config.storage.dataDir.endsWith('/data')).toBe(true);
@@ -35,7 +35,7 @@ describe('loadConfig', () => {
       IDEMPOTENCY_RETENTION_SECONDS: '60',
     });
     expect(config.http).toEqual({ port: 8080, host: '0.0.0.0', publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false, dispatcherPort: 3001, opsPort: undefined });
-    expect(config.kafka.brokers).toEqual(['k1:9092', 'k2:9092']);
+    expect(config.kafka).toEqual({ brokers: ['k1:9092', 'k2:9092'], sasl: undefined, ssl: false });
     expect(config.database.url).toBe('postgres://app@db:5432/wts');
     expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
   });
@@ -120,3 +120,52 @@ describe('tracing from the standard OTEL_* variables', () => {
     expect(loadConfig(env).tracing).toEqual({ enabled });
   });
 });
+
+describe('Kafka credentials (KAFKA_SASL_*, KAFKA_SSL)', () => {
+  const brokers = { KAFKA_BROKERS: 'k1:9093' };
+
+  it('given a SCRAM mechanism, a user and a password, then the connection authenticates (mechanism case-insensitive)', () => {
+    const config = loadConfig({ ...brokers, KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512', KAFKA_SASL_USERNAME: 'ingress', KAFKA_SASL_PASSWORD: ' pass word ' });
+    expect(config.kafka).toEqual({ brokers: ['k1:9093'], sasl: { mechanism: 'scram-sha-512', username: 'ingress', password: ' pass word ' }, ssl: false });
+  });
+
+  it('given KAFKA_SSL, then TLS; plain only over TLS', () => {
+    expect(loadConfig({ ...brokers, KAFKA_SSL: 'true' }).kafka).toEqual({ brokers: ['k1:9093'], sasl: undefined, ssl: true });
+    expect(loadConfig({ ...brokers, KAFKA_SSL: 'false' }).kafka?.ssl).toBe(false);
+    const plain = { ...brokers, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' };
+    expect(() => loadConfig(plain)).toThrow('KAFKA_SASL_MECHANISM=plain sends the password as it is: set KAFKA_SSL=true');
+    expect(loadConfig({ ...plain, KAFKA_SSL: '1' }).kafka?.sasl?.mechanism).toBe('plain');
+  });
+
+  it.each([
+    [{ KAFKA_SASL_MECHANISM: 'scram-sha-512' }, ['KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM', 'KAFKA_SASL_PASSWORD is required with KAFKA_SASL_MECHANISM']],
+    [{ KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }, ['KAFKA_SASL_MECHANISM is required with KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD (one of scram-sha-256, scram-sha-512, plain)']],
+    [{ KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }, ['KAFKA_SASL_MECHANISM must be one of scram-sha-256, scram-sha-512, plain']],
+    [{ KAFKA_SSL: 'maybe' }, ['KAFKA_SSL must be true or false']],
+  ])('given %j with brokers, then a ConfigurationError naming every fault', (env, messages) => {
+    const error = captureError(() => loadConfig({ ...brokers, ...env }));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).problems).toEqual(messages);
+  });
+
+  it('given credentials without KAFKA_BROKERS, then a ConfigurationError (they would be ignored)', () => {
+    expect(() => loadConfig({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' })).toThrow(
+      'KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD need KAFKA_BROKERS',
+    );
+    expect(() => loadConfig({ KAFKA_SSL: 'true' })).toThrow('KAFKA_SSL needs KAFKA_BROKERS');
+  });
+
+  it('given a password, then the configuration error never shows it', () => {
+    const error = captureError(() => loadConfig({ ...brokers, KAFKA_SASL_MECHANISM: 'nope', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'hunter2-secret' }));
+    expect(String(error)).not.toContain('hunter2-secret');
+  });
+});
+
+function captureError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}

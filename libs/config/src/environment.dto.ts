@@ -76,6 +76,23 @@ export class EnvironmentDto {
   @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
   KAFKA_BROKERS?: string;
 
+  /** scram-sha-256, scram-sha-512 or plain (plain only with KAFKA_SSL); checked with the rest in kafka-connection.setting.ts. */
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_MECHANISM?: string;
+
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_USERNAME?: string;
+
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_PASSWORD?: string;
+
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL?: string;
+
   /** Which peers may set X-Forwarded-For: off, or addresses / CIDR ranges / loopback, linklocal, uniquelocal. */
   @Transform(emptyToUndefined)
   @IsOptional()

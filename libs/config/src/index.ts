@@ -1,2 +1,3 @@
 export * from './app.config';
 export type { TrustProxy } from './trust-proxy.setting';
+export type { KafkaConnectionSettings, KafkaSaslMechanism, KafkaSaslSettings } from './kafka-connection.setting';

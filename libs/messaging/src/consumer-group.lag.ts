@@ -1,4 +1,4 @@
-import { createKafkaClient, silentMessagingLogger } from './kafka-client.factory';
+import { createKafkaClient, silentMessagingLogger, type KafkaConnection } from './kafka-client.factory';
 
 /**
  * Consumer lag per partition as Kafka sees it (what `kafka-consumer-groups --describe` shows):
@@ -6,8 +6,8 @@ import { createKafkaClient, silentMessagingLogger } from './kafka-client.factory
  * Prometheus scrapes, so it is right whether the consumer is busy, stuck on a message or down,
  * and costs nothing on the message path. A fresh admin connection per scrape, seconds apart.
  */
-export function consumerGroupLag(brokers: readonly string[], groupId: string, topic: string): () => Promise<ReadonlyMap<number, number>> {
-  const kafka = createKafkaClient({ brokers, clientId: `${groupId}-lag`, logger: silentMessagingLogger, connectionTimeoutMs: 1000, requestTimeoutMs: 2000 });
+export function consumerGroupLag(connection: KafkaConnection, groupId: string, topic: string): () => Promise<ReadonlyMap<number, number>> {
+  const kafka = createKafkaClient({ connection, clientId: `${groupId}-lag`, logger: silentMessagingLogger, connectionTimeoutMs: 1000, requestTimeoutMs: 2000 });
   return async () => {
     const admin = kafka.admin({ retry: { retries: 0 } });
     try {

@@ -99,7 +99,7 @@ describe('Kafka relay (real broker)', () => {
 
   function relay(overrides: Partial<KafkaRelaySettings> = {}): KafkaRelaySupervisor {
     const supervisor = new KafkaRelaySupervisor({
-      brokers,
+      connection: { brokers },
       definition: { ...Relays.ingressWebhooks, name },
       store,
       checkpoints: store.checkpoints(),

@@ -14,3 +14,5 @@ export * from './park-record';
 export * from './consumer-lag.monitor';
 export * from './kafka.readiness';
 export * from './consumer-group.lag';
+export * from './kafka-access.plan';
+export * from './kafka-access.admin';

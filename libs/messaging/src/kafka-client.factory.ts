@@ -1,5 +1,5 @@
 import { Logger as NestLogger } from '@nestjs/common';
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 
 /** What the messaging code logs through: structured fields first, like pino. */
 export interface MessagingLogger {
@@ -20,8 +20,18 @@ export function nestMessagingLogger(context: string): MessagingLogger {
 
 export const silentMessagingLogger: MessagingLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export interface KafkaClientOptions {
+/**
+ * Where the brokers are and how to authenticate (the services' KAFKA_BROKERS, KAFKA_SASL_*,
+ * KAFKA_SSL). Without `sasl` the connection is unauthenticated, as a plain broker expects.
+ */
+export interface KafkaConnection {
   readonly brokers: readonly string[];
+  readonly sasl?: { readonly mechanism: 'scram-sha-256' | 'scram-sha-512' | 'plain'; readonly username: string; readonly password: string } | undefined;
+  readonly ssl?: boolean;
+}
+
+export interface KafkaClientOptions {
+  readonly connection: KafkaConnection;
   readonly clientId: string;
   readonly logger: MessagingLogger;
   /** Per request; 10 s unless given (the relay's producer uses a shorter one, see RELAY_PRODUCER_TIMING). */
@@ -37,10 +47,12 @@ export interface KafkaClientOptions {
  * timeouts are short: the callers retry with backoff.
  */
 export function createKafkaClient(options: KafkaClientOptions): Kafka {
-  const { logger } = options;
+  const { logger, connection } = options;
   return new Kafka({
     clientId: options.clientId,
-    brokers: [...options.brokers],
+    brokers: [...connection.brokers],
+    ...saslOptions(connection),
+    ssl: connection.ssl === true,
     connectionTimeout: options.connectionTimeoutMs ?? 3000,
     requestTimeout: options.requestTimeoutMs ?? 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
@@ -50,4 +62,19 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
       logger.warn({ kafkajs: entry.namespace, ...extra }, message);
     },
   });
+}
+
+/** kafkajs' `sasl` option: a fresh object of the mechanism's own type (kafkajs narrows on it). */
+function saslOptions(connection: KafkaConnection): Pick<KafkaConfig, 'sasl'> {
+  const sasl = connection.sasl;
+  if (!sasl) return {};
+  const { username, password } = sasl;
+  switch (sasl.mechanism) {
+    case 'scram-sha-256':
+      return { sasl: { mechanism: 'scram-sha-256', username, password } };
+    case 'scram-sha-512':
+      return { sasl: { mechanism: 'scram-sha-512', username, password } };
+    case 'plain':
+      return { sasl: { mechanism: 'plain', username, password } };
+  }
 }

@@ -2,15 +2,15 @@ import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandl
 import type { Kafka } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
 import { Signal, describeError, nextDelay, sleep } from './async.util';
-import { createKafkaClient, nestMessagingLogger, type MessagingLogger } from './kafka-client.factory';
+import { createKafkaClient, nestMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
 import type { InboundEvent } from './kafka-message.codec';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
-import { ConsumerGroups, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
+import { ConsumerGroups, DISPATCH_CONSUMER_TOPICS, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
 import type { ParkRecorder } from './park-record';
 import { DEFAULT_CONSUMER_TUNING, WebhookEventsConsumer, type ConsumerTuning, type InboundHandler } from './webhook-events.consumer';
 
 export interface KafkaDispatchServerOptions {
-  readonly brokers: readonly string[];
+  readonly connection: KafkaConnection;
   readonly clientId?: string;
   /** `run-dispatcher` unless a test isolates itself. */
   readonly groupId?: string;
@@ -88,7 +88,7 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
   private async connect(): Promise<void> {
     this._status$.next('connecting');
     const topics = this.options.topics ?? kafkaTopicNames();
-    const kafka = createKafkaClient({ brokers: this.options.brokers, clientId: this.options.clientId ?? ConsumerGroups.runDispatcher, logger: this.log });
+    const kafka = createKafkaClient({ connection: this.options.connection, clientId: this.options.clientId ?? ConsumerGroups.runDispatcher, logger: this.log });
     this.kafka = kafka;
     const handlers = this.eventHandlers();
     let delay = 250;
@@ -105,7 +105,7 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
       });
       this.consumer = consumer;
       try {
-        await ensureTopics(kafka, topics, this.options.partitions, { logger: this.log });
+        await ensureTopics(kafka, topics, this.options.partitions, { logger: this.log, roles: DISPATCH_CONSUMER_TOPICS });
         await consumer.start();
         if (this.closed) return consumer.stop();
         this._status$.next('connected');

@@ -2,14 +2,14 @@ import type { CheckpointStore, EventStore } from '@wts/event-store';
 import type { Kafka } from 'kafkajs';
 import { metrics } from '@wts/observability';
 import { Signal, describeError, nextDelay, sleep } from './async.util';
-import { createKafkaClient, silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
+import { createKafkaClient, silentMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
-import { ConsumerGroups, kafkaTopicNames, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
+import { ConsumerGroups, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 import { DEFAULT_RELAY_TUNING, EventRelay, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.service';
 import { DEFAULT_LEADERSHIP_TUNING, RelayLeadershipElector, type LeadershipChange, type LeadershipTuning } from './relay-leadership.elector';
 
 export interface KafkaRelaySettings {
-  readonly brokers: readonly string[];
+  readonly connection: KafkaConnection;
   readonly definition: RelayDefinition;
   readonly store: EventStore;
   readonly checkpoints: CheckpointStore;
@@ -50,9 +50,9 @@ export class KafkaRelaySupervisor {
     this.logger = settings.logger ?? silentMessagingLogger;
     this.topics = settings.topics ?? kafkaTopicNames();
     metrics.trackRelayLeadership(settings.definition.name, () => this.relay !== undefined);
-    this.kafka = createKafkaClient({ brokers: settings.brokers, clientId: `relay-${settings.definition.name}`, logger: this.logger });
+    this.kafka = createKafkaClient({ connection: settings.connection, clientId: `relay-${settings.definition.name}`, logger: this.logger });
     this.producerKafka = createKafkaClient({
-      brokers: settings.brokers,
+      connection: settings.connection,
       clientId: `relay-${settings.definition.name}`,
       logger: this.logger,
       connectionTimeoutMs: RELAY_PRODUCER_TIMING.connectionTimeoutMs,
@@ -105,7 +105,11 @@ export class KafkaRelaySupervisor {
     let delay = 250;
     while (!this.stopped) {
       try {
-        await ensureTopics(this.kafka, this.topics, this.settings.partitions, { maxMessageBytes: this.settings.maxMessageBytes, logger: this.logger });
+        await ensureTopics(this.kafka, this.topics, this.settings.partitions, {
+          maxMessageBytes: this.settings.maxMessageBytes,
+          logger: this.logger,
+          roles: relayTopics(this.settings.definition),
+        });
         if (this.stopped) return;
         await this.elector.start();
         return;

@@ -9,6 +9,11 @@ export interface EnsureTopicsOptions {
   /** `max.message.bytes` of the topics that carry events; TOPIC_MAX_MESSAGE_BYTES unless a test lowers it. */
   readonly maxMessageBytes?: number;
   readonly logger?: MessagingLogger;
+  /**
+   * The topics this part uses, the only ones it creates or aligns (all of them unless given): with
+   * ACLs on the brokers, a service may see and create its own topics only (kafka-access.plan.ts).
+   */
+  readonly roles?: readonly TopicRole[];
 }
 
 const MAX_MESSAGE_BYTES = 'max.message.bytes';
@@ -30,7 +35,7 @@ export async function ensureTopics(kafka: Kafka, topics: KafkaTopicNames, partit
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    for (const role of Object.keys(topics) as TopicRole[]) {
+    for (const role of options.roles ?? (Object.keys(topics) as TopicRole[])) {
       const topic = topics[role];
       const carriesEvents = DATA_TOPIC_ROLES.includes(role);
       const retentionMs = TOPIC_RETENTION_MS[role];

@@ -161,12 +161,22 @@ export namespace DeadLetterMessage {
 export interface RelayDefinition {
   readonly name: string;
   readonly streamPrefixes: readonly string[];
+  /** The one topic it writes (routeEvent sends its streams' events there); nobody else may. */
+  readonly topic: TopicRole;
 }
 
 export const Relays = {
-  ingressWebhooks: { name: 'ingress-webhooks', streamPrefixes: [StreamCategories.webhook, StreamCategories.delivery] },
-  dispatcherRuns: { name: 'dispatcher-runs', streamPrefixes: [StreamCategories.run] },
+  ingressWebhooks: { name: 'ingress-webhooks', streamPrefixes: [StreamCategories.webhook, StreamCategories.delivery], topic: 'webhookEvents' },
+  dispatcherRuns: { name: 'dispatcher-runs', streamPrefixes: [StreamCategories.run], topic: 'routineRuns' },
 } as const satisfies Record<string, RelayDefinition>;
+
+/** The topics the dispatcher's consumer uses: it reads the events topic and parks on the dead-letter topic. */
+export const DISPATCH_CONSUMER_TOPICS: readonly TopicRole[] = ['webhookEvents', 'webhookEventsDeadLetter'];
+
+/** The topics a relay uses: the one it writes, and the leadership topic its group subscribes to. */
+export function relayTopics(definition: RelayDefinition): readonly TopicRole[] {
+  return [definition.topic, 'relayLeadership'];
+}
 
 export interface MessageRoute {
   readonly topic: TopicRole;

@@ -83,7 +83,7 @@ describe('webhook events consumer (real broker)', () => {
     extra: Partial<Pick<WebhookEventsConsumerSettings, 'supportedSchemaVersions' | 'logger' | 'recordPark'>> = {},
   ): WebhookEventsConsumer {
     const created = new WebhookEventsConsumer({
-      kafka: createKafkaClient({ brokers, clientId: groupId, logger: silentMessagingLogger }),
+      kafka: createKafkaClient({ connection: { brokers }, clientId: groupId, logger: silentMessagingLogger }),
       topics,
       groupId,
       handlers: new Map([[DeliveryAcceptedMessage.eventType, handler]]),

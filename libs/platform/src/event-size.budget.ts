@@ -5,7 +5,7 @@ import { KAFKA_MAX_EVENT_BYTES } from '@wts/messaging';
 
 /** The largest event every part of this deployment takes: the store's limit, and Kafka's when relayed. */
 export function maxEventBytes(config: AppConfig, store: EventStore): number {
-  return Math.min(store.maxEventBytes, config.kafka.brokers ? KAFKA_MAX_EVENT_BYTES : Number.POSITIVE_INFINITY);
+  return Math.min(store.maxEventBytes, config.kafka ? KAFKA_MAX_EVENT_BYTES : Number.POSITIVE_INFINITY);
 }
 
 /**

@@ -21,8 +21,7 @@ export function readinessChecks(deps: ReadinessDependencies): ReadinessCheck[] {
     { name: 'event_store', check: () => store.ping() },
     { name: config.database.url ? 'postgresql' : 'read_models', check: () => readModels.ping() },
   ];
-  const brokers = config.kafka.brokers;
-  if (brokers) checks.push(kafkaReadinessCheck(brokers, deps.service));
+  if (config.kafka) checks.push(kafkaReadinessCheck(config.kafka, deps.service));
   const pingRedis = rateLimiter?.ping;
   if (config.redis.url && pingRedis) checks.push({ name: 'redis', check: () => pingRedis() });
   return checks;

@@ -15,7 +15,7 @@ describe('GET /health/ready under a flood of probes', () => {
   const calls = { kafka: 0, event_store: 0 };
 
   beforeAll(async () => {
-    const kafka = kafkaReadinessCheck(kafkaBrokers(), 'readiness-flood');
+    const kafka = kafkaReadinessCheck({ brokers: kafkaBrokers() }, 'readiness-flood');
     const counted = (name: 'kafka' | 'event_store', check: () => Promise<void>, close?: () => Promise<void>): ReadinessCheck => ({
       name,
       check: () => {
