@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
-import { kafkaScriptOrThrow, runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
+import { kafkaScriptOrThrow, runKafkaScript } from '../support/kafka-broker';
+import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../support/kafka-secured-broker';
 import { MessageCollector, testKafka, topicSize } from '../support/kafka-test-kit';
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
 import { postUntilAccepted } from '../support/delivery-sender';
@@ -34,16 +35,18 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
   beforeAll(async () => {
     assertBuilt();
     // Free ports, chosen by the script and kept across its restarts.
-    brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
-    brokers = await startKafkaBroker(brokerEnv);
+    // SASL/SCRAM and the deployment's ACLs: each service with its own credentials.
+    brokerEnv = securedBrokerEnv(mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-')));
+    const secured = await startSecuredKafkaBroker(brokerEnv);
+    brokers = secured.adminBrokers;
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-kafka-chaos-'));
     const token = randomBytes(24).toString('base64url');
-    const shared = { DATA_DIR: dataDir, ADMIN_TOKEN: token, KAFKA_BROKERS: brokers, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
+    const shared = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      ingress.push(new ServiceProcess(`ingress-${i}`, INGRESS_MAIN, { ...shared, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }));
+      ingress.push(new ServiceProcess(`ingress-${i}`, INGRESS_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'ingress'), PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }));
       admins.push(new AdminClient(`http://127.0.0.1:${port}`, token));
-      dispatchers.push(new ServiceProcess(`run-dispatcher-${i}`, DISPATCHER_MAIN, { ...shared, PORT: String(await freePort()) }));
+      dispatchers.push(new ServiceProcess(`run-dispatcher-${i}`, DISPATCHER_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'dispatcher'), PORT: String(await freePort()) }));
     }
     for (const service of [...ingress, ...dispatchers]) service.start();
     for (const admin of admins) await waitFor(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, `${admin.baseUrl} to be ready`);

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
 import { ConsumerGroups, KafkaHeaders, KafkaTopics } from '@wts/messaging';
-import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
+import { runKafkaScript } from '../support/kafka-broker';
+import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../support/kafka-secured-broker';
 import { MessageCollector, committedOffsets, testKafka } from '../support/kafka-test-kit';
 import { scrape, valueOf } from '../support/metrics-scrape';
 import { ServiceProcess, assertBuilt, startReadyPair, waitFor } from '../support/service-processes';
@@ -42,14 +43,15 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
 
   beforeAll(async () => {
     assertBuilt();
-    if (withKafka) brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
-    brokers = brokerEnv ? await startKafkaBroker(brokerEnv) : undefined;
-    const kafka = brokers ? { KAFKA_BROKERS: brokers } : {};
+    if (withKafka) brokerEnv = securedBrokerEnv(mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-kafka-')));
+    const secured = brokerEnv ? await startSecuredKafkaBroker(brokerEnv) : undefined;
+    brokers = secured?.adminBrokers;
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-'));
     currentDataDir = dataDir;
     const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, ...kafka, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
-    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env));
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
+    const own = secured ? { ingress: serviceKafkaEnv(secured, 'ingress'), dispatcher: serviceKafkaEnv(secured, 'dispatcher') } : {};
+    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env, own));
     admin = new AdminClient(ingressUrl, token);
   }, 240_000);
 

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
-import { kafkaScriptOrThrow, runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
+import { kafkaScriptOrThrow, runKafkaScript } from '../support/kafka-broker';
+import { clientAs, securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker, type SecuredKafka } from '../support/kafka-secured-broker';
 import { MessageCollector, testKafka, type CollectedMessage } from '../support/kafka-test-kit';
 import { scrape, valueOf, type Sample } from '../support/metrics-scrape';
 import { ServiceProcess, assertBuilt, startReadyPair, waitFor } from '../support/service-processes';
@@ -16,7 +17,7 @@ const RATE_LIMIT = 20;
 
 /**
  * Traffic through both services as processes from dist/ (the production shape on one machine: a
- * broker of the test's own, the embedded store), and GET /metrics of each: every metric the
+ * broker of the test's own with SASL/SCRAM and the deployment's ACLs, the embedded store), and GET /metrics of each: every metric the
  * README lists moves when what it counts happens — including the lags, made to grow by taking the
  * broker away (relay), locking the read-model database (projector) and stalling a partition
  * (consumer), and to fall back once the cause is gone.
@@ -24,6 +25,7 @@ const RATE_LIMIT = 20;
 describe('metrics: every metric moves under traffic', () => {
   let brokerEnv: NodeJS.ProcessEnv;
   let brokers: string;
+  let secured: SecuredKafka;
   let dataDir: string;
   let ingress: ServiceProcess;
   let dispatcher: ServiceProcess;
@@ -34,12 +36,13 @@ describe('metrics: every metric moves under traffic', () => {
 
   beforeAll(async () => {
     assertBuilt();
-    brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
-    brokers = await startKafkaBroker(brokerEnv);
+    brokerEnv = securedBrokerEnv(mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-kafka-')));
+    secured = await startSecuredKafkaBroker(brokerEnv);
+    brokers = secured.adminBrokers;
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-'));
     const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, KAFKA_BROKERS: brokers, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
-    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env));
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
+    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env, { ingress: serviceKafkaEnv(secured, 'ingress'), dispatcher: serviceKafkaEnv(secured, 'dispatcher') }));
     admin = new AdminClient(ingressUrl, token);
     store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
   }, 240_000);
@@ -128,7 +131,8 @@ describe('metrics: every metric moves under traffic', () => {
       await collector.stop();
     }
     if (!delivered) throw new Error('unreachable');
-    const producer = kafka.producer();
+    // Whoever may write the topic (here, with the ingress relay's own credentials) still makes no run the store does not back.
+    const producer = clientAs(secured, 'ingress').producer();
     await producer.connect();
     try {
       // The same message again (a redelivery): the run exists already.

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kafkaScriptOrThrow, runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
+import { kafkaScriptOrThrow, runKafkaScript } from '../support/kafka-broker';
+import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../support/kafka-secured-broker';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-test-database';
 import { PrivateRedis } from '../support/private-redis';
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
@@ -30,17 +31,18 @@ describe('health: liveness and readiness against the real servers', () => {
 
   beforeAll(async () => {
     assertBuilt();
-    brokerEnv = { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-e2e-health-kafka-')), KAFKA_OWNER_CLEANUP: '1' };
-    const [brokers, redisServer, db] = await Promise.all([startKafkaBroker(brokerEnv), PrivateRedis.start(), createTestDatabase('health')]);
+    brokerEnv = securedBrokerEnv(mkdtempSync(join(tmpdir(), 'wts-e2e-health-kafka-')));
+    const [secured, redisServer, db] = await Promise.all([startSecuredKafkaBroker(brokerEnv), PrivateRedis.start(), createTestDatabase('health')]);
     redis = redisServer;
     database = db;
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-health-'));
     const [port, dispatcherPort] = [await freePort(), await freePort()];
     ingressUrl = `http://127.0.0.1:${port}`;
     dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
-    const shared = { DATA_DIR: dataDir, ADMIN_TOKEN: randomBytes(24).toString('base64url'), KAFKA_BROKERS: brokers, REDIS_URL: redis.url, DATABASE_URL: database.url, LOG_LEVEL: 'warn', PORT: String(port), DISPATCHER_PORT: String(dispatcherPort) };
-    ingress = new ServiceProcess('ingress', INGRESS_MAIN, shared);
-    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, shared);
+    const shared = { DATA_DIR: dataDir, ADMIN_TOKEN: randomBytes(24).toString('base64url'), REDIS_URL: redis.url, DATABASE_URL: database.url, LOG_LEVEL: 'warn', PORT: String(port), DISPATCHER_PORT: String(dispatcherPort) };
+    // Each with its own Kafka credentials (SASL/SCRAM), as compose runs them.
+    ingress = new ServiceProcess('ingress', INGRESS_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'ingress') });
+    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'dispatcher') });
     ingress.start();
     dispatcher.start();
     await waitFor(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);

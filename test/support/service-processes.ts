@@ -98,18 +98,24 @@ export interface ReadyPair {
   readonly dispatcherUrl: string;
 }
 
+/** What only one of the pair gets (e.g. its own Kafka credentials). */
+export interface PairEnvironments {
+  readonly ingress?: NodeJS.ProcessEnv;
+  readonly dispatcher?: NodeJS.ProcessEnv;
+}
+
 /**
- * The ingress and the run-dispatcher from dist/ with `env`, each on a free port (PORT,
- * PUBLIC_BASE_URL and DISPATCHER_PORT set here), resolved once both answer /health/ready; both
- * stopped again if they never do.
+ * The ingress and the run-dispatcher from dist/ with `env` (and each its own of `own`), each on a
+ * free port (PORT, PUBLIC_BASE_URL and DISPATCHER_PORT set here), resolved once both answer
+ * /health/ready; both stopped again if they never do.
  */
-export async function startReadyPair(env: NodeJS.ProcessEnv): Promise<ReadyPair> {
+export async function startReadyPair(env: NodeJS.ProcessEnv, own: PairEnvironments = {}): Promise<ReadyPair> {
   const [port, dispatcherPort] = [await freePort(), await freePort()];
   const ingressUrl = `http://127.0.0.1:${port}`;
   const dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
   const withPorts = { ...env, PORT: String(port), PUBLIC_BASE_URL: ingressUrl, DISPATCHER_PORT: String(dispatcherPort) };
-  const ingress = new ServiceProcess('ingress', INGRESS_MAIN, withPorts);
-  const dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, withPorts);
+  const ingress = new ServiceProcess('ingress', INGRESS_MAIN, { ...withPorts, ...own.ingress });
+  const dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, { ...withPorts, ...own.dispatcher });
   ingress.start();
   dispatcher.start();
   try {
