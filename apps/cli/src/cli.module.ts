@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CLI_CONTEXT, type CliContext } from './cli.context';
 import { CommanderSetup } from './cli.runner';
+import { KafkaAclsCommand } from './kafka-acls.command';
 import { RebuildReadModelsCommand } from './rebuild-read-models.command';
 import { ReplayCommand } from './replay.command';
 import { ShowDeliveryCommand } from './show-delivery.command';
@@ -23,6 +24,7 @@ export class CliModule {
         ShowCommand,
         ShowDeliveryCommand,
         ShowRunCommand,
+        KafkaAclsCommand,
       ],
     };
   }
