@@ -11,6 +11,10 @@ import { Kafka, type KafkaMessage } from 'kafkajs';
 const TOPIC = process.env.TOPIC ?? 'routines.runs.v1';
 const brokers = (process.env.KAFKA_BROKERS ?? 'localhost:29092').split(',');
 const groupId = process.env.GROUP_ID ?? 'example-run-events-consumer';
+// The compose broker asks for SASL/SCRAM: a reader's principal may read routines.runs.v1 only.
+const username = process.env.KAFKA_SASL_USERNAME;
+const password = process.env.KAFKA_SASL_PASSWORD ?? '';
+const sasl = username ? { mechanism: 'scram-sha-512' as const, username, password } : undefined;
 
 interface RunCreated {
   runId: string;
@@ -43,7 +47,7 @@ async function onRunCreated(run: RunCreated, eventId: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const consumer = new Kafka({ clientId: groupId, brokers }).consumer({ groupId });
+  const consumer = new Kafka({ clientId: groupId, brokers, sasl }).consumer({ groupId });
   await consumer.connect();
   await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
   await consumer.run({
