@@ -304,13 +304,16 @@ users_digest() { printf '%s' "$KAFKA_SCRAM_USERS" | sha256sum | cut -d' ' -f1; }
 add_scram_users() {
   sasl_enabled || return 0
   [[ -f "$SCRAM_MARKER" && "$(cat "$SCRAM_MARKER")" == "$(users_digest)" ]] && return 0
-  local name password
+  local name password mechanism
   write_tools_log4j
   while read -r name password; do
-    "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS_DIR/*" \
-      kafka.admin.ConfigCommand --bootstrap-server "$KAFKA_HOST:$KAFKA_PORT" --alter --entity-type users --entity-name "$name" \
-      --add-config "SCRAM-SHA-512=[password=$password],SCRAM-SHA-256=[password=$password]" >>"$APP_LOG_DIR/scram.log" 2>&1 9>&- 8>&- \
-      || die "could not add SCRAM user $name (see $APP_LOG_DIR/scram.log)"
+    # One mechanism per request: the broker refuses two credentials of one user in a request.
+    for mechanism in SCRAM-SHA-512 SCRAM-SHA-256; do
+      "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS_DIR/*" \
+        kafka.admin.ConfigCommand --bootstrap-server "$KAFKA_HOST:$KAFKA_PORT" --alter --entity-type users --entity-name "$name" \
+        --add-config "$mechanism=[password=$password]" >>"$APP_LOG_DIR/scram.log" 2>&1 9>&- 8>&- \
+        || die "could not add SCRAM user $name (see $APP_LOG_DIR/scram.log)"
+    done
   done < <(scram_users)
   users_digest >"$SCRAM_MARKER"
   log "SCRAM users added: $(scram_users | cut -d' ' -f1 | tr '\n' ' ')"
@@ -429,6 +432,7 @@ cmd_watch() {
 # ---------------------------------------------------------------- commands
 do_start() {
   local pid t0=$SECONDS
+  if sasl_enabled; then scram_users >/dev/null; fi   # a malformed list stops here (in this shell), before anything starts
   if pid="$(running_pid)"; then
     resolve_ports any
     if wait_ready "$pid" -1; then start_watchdog "$pid"; print_address; return 0; fi
