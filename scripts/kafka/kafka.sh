@@ -8,6 +8,8 @@
 #                       With KAFKA_SCRAM_USERS ("name:password ..."), also a SASL/SCRAM listener
 #                       with ACLs enforced (StandardAuthorizer), printed as KAFKA_SASL_BROKERS=...;
 #                       the PLAINTEXT listener stays open as the test tooling's super user.
+#                       With KAFKA_TLS=1 too, that listener is SASL_SSL with a private CA
+#                       (make-certs.sh), printed as KAFKA_TLS_CA=<its PEM file>.
 #                       Ports: KAFKA_PORT / KAFKA_CONTROLLER_PORT when set, else the ones this
 #                       data dir used before when free, else free ones (so runs coexist).
 #                       With KAFKA_OWNER_PID set, a watchdog stops the broker (and with
@@ -37,6 +39,7 @@ KAFKA_PORT="${KAFKA_PORT:-}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-}"
 KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-}"
 KAFKA_SCRAM_USERS="${KAFKA_SCRAM_USERS:-}"
+KAFKA_TLS="${KAFKA_TLS:-0}"
 KAFKA_OWNER_PID="${KAFKA_OWNER_PID:-}"
 KAFKA_OWNER_CLEANUP="${KAFKA_OWNER_CLEANUP:-0}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
@@ -58,12 +61,14 @@ TOOLS_LOG4J="$KAFKA_HOME_DIR/tools-log4j.properties"  # for StorageTool and run-
 CLUSTER_ID_FILE="$KAFKA_DATA_DIR/cluster.id"
 PORTS_FILE="$KAFKA_DATA_DIR/ports"          # "<client port> <controller port> [<sasl port>]" of this data dir
 SCRAM_MARKER="$KAFKA_DATA_DIR/scram-users.sha256"  # which KAFKA_SCRAM_USERS the metadata holds
+TLS_DIR="$KAFKA_DATA_DIR/tls"               # KAFKA_TLS=1: ca.pem, broker.p12, password
 WATCHDOG_LOG="$KAFKA_DATA_DIR/watchdog.log"
 WATCHDOG_PID_FILE="$KAFKA_DATA_DIR/watchdog.pid"
 
 log() { printf '[kafka.sh] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
+[[ "$KAFKA_TLS" == 0 || "$KAFKA_TLS" == 1 ]] || die "KAFKA_TLS must be 0 or 1, got '$KAFKA_TLS'"
 for v in KAFKA_START_TIMEOUT KAFKA_STOP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
@@ -207,6 +212,7 @@ api_versions_ok() {
 print_address() {
   echo "KAFKA_BROKERS=$KAFKA_HOST:$KAFKA_PORT"
   if [[ -n "$KAFKA_SASL_PORT" ]]; then echo "KAFKA_SASL_BROKERS=$KAFKA_HOST:$KAFKA_SASL_PORT"; fi
+  if [[ -n "$KAFKA_SASL_PORT" && -s "$TLS_DIR/ca.pem" ]] && grep -q '^ssl.keystore.location=' "$PROPS" 2>/dev/null; then echo "KAFKA_TLS_CA=$TLS_DIR/ca.pem"; fi
 }
 
 gen_cluster_id() {  # 16 random bytes, base64url without padding, like kafka-storage random-uuid
@@ -276,25 +282,40 @@ log4j.logger.state.change.logger=INFO
 EOF
 }
 
-# A SASL/SCRAM listener next to PLAINTEXT, and ACLs enforced. PLAINTEXT and the controller listener
-# stay unauthenticated (principal ANONYMOUS, a super user): the test tooling's door, on 127.0.0.1 only.
+# A SASL/SCRAM listener (named SASL) next to PLAINTEXT, and ACLs enforced; with KAFKA_TLS=1 it is
+# SASL_SSL. PLAINTEXT and the controller listener stay unauthenticated (principal ANONYMOUS, a super
+# user): the test tooling's door, on 127.0.0.1 only.
 write_sasl_config() {
-  local jaas='org.apache.kafka.common.security.scram.ScramLoginModule required;'
+  local jaas='org.apache.kafka.common.security.scram.ScramLoginModule required;' protocol=SASL_PLAINTEXT
+  if [[ "$KAFKA_TLS" == 1 ]]; then protocol=SASL_SSL; fi
   sed -i \
-    -e "s|^listeners=.*|listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT,SASL_PLAINTEXT://$KAFKA_HOST:$KAFKA_SASL_PORT|" \
-    -e "s|^advertised.listeners=.*|advertised.listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,SASL_PLAINTEXT://$KAFKA_HOST:$KAFKA_SASL_PORT|" \
-    -e "s|^listener.security.protocol.map=.*|listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT|" \
+    -e "s|^listeners=.*|listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT,SASL://$KAFKA_HOST:$KAFKA_SASL_PORT|" \
+    -e "s|^advertised.listeners=.*|advertised.listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,SASL://$KAFKA_HOST:$KAFKA_SASL_PORT|" \
+    -e "s|^listener.security.protocol.map=.*|listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL:$protocol|" \
     "$PROPS"
   cat >>"$PROPS" <<EOF
 
-# KAFKA_SCRAM_USERS: SASL/SCRAM clients on $KAFKA_SASL_PORT, authorised by ACLs.
+# KAFKA_SCRAM_USERS: SASL/SCRAM clients on $KAFKA_SASL_PORT ($protocol), authorised by ACLs.
 sasl.enabled.mechanisms=SCRAM-SHA-512,SCRAM-SHA-256
-listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=$jaas
-listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=$jaas
+listener.name.sasl.scram-sha-512.sasl.jaas.config=$jaas
+listener.name.sasl.scram-sha-256.sasl.jaas.config=$jaas
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 allow.everyone.if.no.acl.found=false
 super.users=User:ANONYMOUS
 EOF
+  if [[ "$KAFKA_TLS" == 1 ]]; then
+    [[ -s "$TLS_DIR/password" ]] || { mkdir -p "$TLS_DIR"; head -c 18 /dev/urandom | base64 | tr '+/' '-_' >"$TLS_DIR/password"; }
+    local password
+    password="$(cat "$TLS_DIR/password")"
+    PATH="${JAVA_HOME:+$JAVA_HOME/bin:}$PATH" sh "$SCRIPT_DIR/make-certs.sh" "$TLS_DIR" "$password" "dns:localhost,ip:$KAFKA_HOST" >&2 \
+      || die "make-certs.sh failed"
+    cat >>"$PROPS" <<EOF
+ssl.keystore.location=$TLS_DIR/broker.p12
+ssl.keystore.type=PKCS12
+ssl.keystore.password=$password
+ssl.key.password=$password
+EOF
+  fi
 }
 
 users_digest() { printf '%s' "$KAFKA_SCRAM_USERS" | sha256sum | cut -d' ' -f1; }
@@ -433,6 +454,7 @@ cmd_watch() {
 do_start() {
   local pid t0=$SECONDS
   if sasl_enabled; then scram_users >/dev/null; fi   # a malformed list stops here (in this shell), before anything starts
+  if [[ "$KAFKA_TLS" == 1 ]] && ! sasl_enabled; then die "KAFKA_TLS=1 needs KAFKA_SCRAM_USERS (TLS is for the SASL listener)"; fi
   if pid="$(running_pid)"; then
     resolve_ports any
     if wait_ready "$pid" -1; then start_watchdog "$pid"; print_address; return 0; fi

@@ -1,12 +1,14 @@
 /**
- * A test broker as production runs it: SASL/SCRAM and ACLs (kafka.sh with KAFKA_SCRAM_USERS), the
- * grants applied from the product's own plan (kafkaAccessPlan). Services connect to the SASL
- * listener with their own credentials; the test tooling keeps the PLAINTEXT listener, whose
- * anonymous principal is the broker's super user (127.0.0.1 only, never in compose).
+ * A test broker as production runs it: SASL/SCRAM over TLS (a private CA) and ACLs (kafka.sh with
+ * KAFKA_SCRAM_USERS and KAFKA_TLS=1), the grants applied from the product's own plan
+ * (kafkaAccessPlan). Services connect to the SASL_SSL listener with their own credentials, trusting
+ * the CA (KAFKA_SSL_CA_FILE); the test tooling keeps the PLAINTEXT listener, whose anonymous
+ * principal is the broker's super user (127.0.0.1 only, never in compose).
  */
 import { applyKafkaAccess, createKafkaClient, kafkaAccessPlan, kafkaTopicNames, silentMessagingLogger, type KafkaConnection, type KafkaTopicNames } from '@wts/messaging';
 import type { Kafka } from 'kafkajs';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { runKafkaScript } from './kafka-broker';
 import { testKafka } from './kafka-test-kit';
 
@@ -20,15 +22,17 @@ export const READER_GROUP_PREFIX = 'reader-';
 export interface SecuredKafka {
   /** PLAINTEXT: the tooling's super user (collectors, fixtures, topic sizes). */
   readonly adminBrokers: string;
-  /** SASL_PLAINTEXT with SCRAM-SHA-512: where the services connect. */
+  /** SASL_SSL with SCRAM-SHA-512: where the services connect. */
   readonly saslBrokers: string;
+  /** The PEM file of the CA that signed the broker's certificate. */
+  readonly caFile: string;
   readonly passwords: Readonly<Record<TestKafkaUser, string>>;
 }
 
 /** kafka.sh's environment for a secured broker: fresh passwords, kept across the script's restarts. */
 export function securedBrokerEnv(dataDir: string): NodeJS.ProcessEnv {
   const users = TEST_KAFKA_USERS.map((user) => `${user}:${randomBytes(12).toString('hex')}`);
-  return { KAFKA_DATA_DIR: dataDir, KAFKA_OWNER_CLEANUP: '1', KAFKA_SCRAM_USERS: users.join(' ') };
+  return { KAFKA_DATA_DIR: dataDir, KAFKA_OWNER_CLEANUP: '1', KAFKA_SCRAM_USERS: users.join(' '), KAFKA_TLS: '1' };
 }
 
 /**
@@ -39,18 +43,19 @@ export async function startSecuredKafkaBroker(env: NodeJS.ProcessEnv, topics: Ka
   const result = await runKafkaScript('start', env);
   const adminBrokers = /^KAFKA_BROKERS=(\S+)$/m.exec(result.stdout)?.[1];
   const saslBrokers = /^KAFKA_SASL_BROKERS=(\S+)$/m.exec(result.stdout)?.[1];
-  if (result.code !== 0 || !adminBrokers || !saslBrokers) throw new Error(`kafka.sh start (SCRAM) failed (exit ${result.code}):\n${result.stderr.slice(-4000)}`);
+  const caFile = /^KAFKA_TLS_CA=(\S+)$/m.exec(result.stdout)?.[1];
+  if (result.code !== 0 || !adminBrokers || !saslBrokers || !caFile) throw new Error(`kafka.sh start (SCRAM) failed (exit ${result.code}):\n${result.stderr.slice(-4000)}`);
   const passwords = Object.fromEntries((env.KAFKA_SCRAM_USERS ?? '').split(' ').map((pair) => pair.split(':'))) as Record<TestKafkaUser, string>;
   await applyKafkaAccess(testKafka([adminBrokers], 'acl-setup'), kafkaAccessPlan(
     { ingress: 'User:ingress', dispatcher: 'User:dispatcher', readers: [{ principal: 'User:reader', group: `${READER_GROUP_PREFIX}*` }] },
     topics,
   ));
-  return { adminBrokers, saslBrokers, passwords };
+  return { adminBrokers, saslBrokers, caFile, passwords };
 }
 
 /** How `user` connects (the services' KAFKA_* settings, as a connection). */
 export function connectionAs(kafka: SecuredKafka, user: TestKafkaUser, password = kafka.passwords[user]): KafkaConnection {
-  return { brokers: [kafka.saslBrokers], sasl: { mechanism: 'scram-sha-512', username: user, password } };
+  return { brokers: [kafka.saslBrokers], sasl: { mechanism: 'scram-sha-512', username: user, password }, ssl: true, ca: readFileSync(kafka.caFile, 'utf8') };
 }
 
 /** A client as `user`, with the services' own factory. */
@@ -60,5 +65,11 @@ export function clientAs(kafka: SecuredKafka, user: TestKafkaUser, password?: st
 
 /** A service's environment to reach the broker as `user`. */
 export function serviceKafkaEnv(kafka: SecuredKafka, user: 'ingress' | 'dispatcher'): NodeJS.ProcessEnv {
-  return { KAFKA_BROKERS: kafka.saslBrokers, KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: user, KAFKA_SASL_PASSWORD: kafka.passwords[user] };
+  return {
+    KAFKA_BROKERS: kafka.saslBrokers,
+    KAFKA_SASL_MECHANISM: 'scram-sha-512',
+    KAFKA_SASL_USERNAME: user,
+    KAFKA_SASL_PASSWORD: kafka.passwords[user],
+    KAFKA_SSL_CA_FILE: kafka.caFile,
+  };
 }

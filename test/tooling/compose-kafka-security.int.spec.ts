@@ -1,6 +1,6 @@
 /**
  * docker-compose.yml's Kafka security, checked without an engine (none on this machine): the
- * services authenticate as themselves, nothing unauthenticated is reachable from the network, the
+ * services authenticate as themselves over TLS, nothing unauthenticated is reachable from the network, the
  * ACLs come from the service's own plan for exactly those principals, and every principal is a
  * user that docker/kafka/create-users.sh creates. (create-users.sh itself was run against the test
  * broker's ConfigCommand; the SCRAM path is what the Kafka-shape suites run.)
@@ -34,8 +34,16 @@ describe('docker-compose.yml: Kafka with SASL/SCRAM and ACLs', () => {
     expect(listeners.length).toBeGreaterThan(2);
     for (const [name = '', host = ''] of listeners) {
       if (protocols.get(name) === 'PLAINTEXT') expect([name, host]).toEqual([name, '127.0.0.1']);
-      else expect([name, protocols.get(name)]).toEqual([name, 'SASL_PLAINTEXT']);
+      else expect([name, protocols.get(name)]).toEqual([name, expect.stringMatching(/^SASL_(SSL|PLAINTEXT)$/)]);
     }
+    // The services' listener is TLS with the broker's own key pair; the one without TLS is published on the host's loopback only.
+    expect(protocols.get('SASL')).toBe('SASL_SSL');
+    expect(env(kafka).KAFKA_SSL_KEYSTORE_LOCATION).toBe('/etc/kafka/wts-certs/broker.p12');
+    expect(kafka?.volumes).toContain('kafka-certs:/etc/kafka/wts-certs:ro');
+    expect(kafka?.depends_on).toMatchObject({ 'kafka-certs': { condition: 'service_completed_successfully' } });
+    expect(services['kafka-certs']?.volumes).toEqual(['./scripts/kafka/make-certs.sh:/etc/kafka/wts/make-certs.sh:ro', 'kafka-certs:/certs']);
+    expect(protocols.get('HOST')).toBe('SASL_PLAINTEXT');
+    expect(kafka?.ports).toEqual(['127.0.0.1:29092:29092']);
     expect(env(kafka).KAFKA_SASL_ENABLED_MECHANISMS).toBe('SCRAM-SHA-512');
     expect(env(kafka).KAFKA_AUTHORIZER_CLASS_NAME).toBe('org.apache.kafka.metadata.authorizer.StandardAuthorizer');
     expect(env(kafka).KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND).toBe('false');
@@ -50,7 +58,8 @@ describe('docker-compose.yml: Kafka with SASL/SCRAM and ACLs', () => {
     ['run-dispatcher-2', 'dispatcher'],
   ])('%s authenticates as %s (SCRAM-SHA-512, its own password) once users and ACLs exist', (name, user) => {
     const service = services[name];
-    expect(env(service)).toMatchObject({ KAFKA_BROKERS: 'kafka:9092', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: user });
+    expect(env(service)).toMatchObject({ KAFKA_BROKERS: 'kafka:9092', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: user, KAFKA_SSL_CA_FILE: '/etc/wts/kafka-certs/ca.pem' });
+    expect(service?.volumes).toContain('kafka-certs:/etc/wts/kafka-certs:ro');
     expect(env(service).KAFKA_SASL_PASSWORD).toMatch(new RegExp(`^\\$\\{KAFKA_${user.toUpperCase()}_PASSWORD:-`));
     expect(service?.depends_on).toMatchObject({ 'kafka-users': { condition: 'service_completed_successfully' }, 'kafka-acls': { condition: 'service_completed_successfully' } });
     expect(users).toContain(user);

@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKafkaScript } from '../../../test/support/kafka-broker';
-import { securedBrokerEnv, startSecuredKafkaBroker, type SecuredKafka } from '../../../test/support/kafka-secured-broker';
+import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker, type SecuredKafka } from '../../../test/support/kafka-secured-broker';
 import { testKafka } from '../../../test/support/kafka-test-kit';
 import { cli } from './cli-harness';
 
@@ -79,7 +79,7 @@ describe('kafka-acls', () => {
 
     it("refused with a service's credentials (exit 1, nothing created); created with an administrator's, once however often", async () => {
       const args = [...BASE, '--reader', 'User:analytics=analytics-*', '--json', '--apply'];
-      const asService = { KAFKA_BROKERS: kafka.saslBrokers, KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'ingress', KAFKA_SASL_PASSWORD: kafka.passwords.ingress };
+      const asService = { ...serviceKafkaEnv(kafka, 'ingress') } as Record<string, string>;
       const refused = await cli(args, asService);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/cannot create the ACLs on 127\.0\.0\.1:\d+: .*(authoriz|Authoriz)/);

@@ -93,6 +93,11 @@ export class EnvironmentDto {
   @IsString()
   KAFKA_SSL?: string;
 
+  /** PEM file of the certificate authorities the brokers' certificates are checked against (means TLS). */
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_CA_FILE?: string;
+
   /** Which peers may set X-Forwarded-For: off, or addresses / CIDR ranges / loopback, linklocal, uniquelocal. */
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
+
 /** How the services reach Kafka: brokers, and SASL / TLS when the cluster asks for them. */
 export interface KafkaConnectionSettings {
   readonly brokers: readonly string[];
   /** Unset: no authentication (a plain broker, e.g. on a private network). */
   readonly sasl: KafkaSaslSettings | undefined;
-  /** TLS to the brokers (KAFKA_SSL), with the system's trusted certificate authorities. */
+  /** TLS to the brokers (KAFKA_SSL), with the system's trusted certificate authorities, or: */
   readonly ssl: boolean;
+  /** …only the certificate authorities of KAFKA_SSL_CA_FILE (PEM text), when given. */
+  readonly ca?: string;
 }
 
 export type KafkaSaslMechanism = 'scram-sha-256' | 'scram-sha-512' | 'plain';
@@ -22,6 +26,7 @@ export interface KafkaConnectionEnvironment {
   readonly KAFKA_SASL_USERNAME?: string;
   readonly KAFKA_SASL_PASSWORD?: string;
   readonly KAFKA_SSL?: string;
+  readonly KAFKA_SSL_CA_FILE?: string;
 }
 
 const MECHANISMS: readonly KafkaSaslMechanism[] = ['scram-sha-256', 'scram-sha-512', 'plain'];
@@ -42,9 +47,12 @@ export function parseKafkaConnection(env: KafkaConnectionEnvironment, problems: 
   const password = value(env.KAFKA_SASL_PASSWORD);
   const sslText = value(env.KAFKA_SSL)?.trim().toLowerCase();
 
-  const ssl = sslText !== undefined && TRUE.has(sslText);
+  const caFile = value(env.KAFKA_SSL_CA_FILE)?.trim();
   if (sslText !== undefined && !TRUE.has(sslText) && !FALSE.has(sslText)) problems.push('KAFKA_SSL must be true or false');
-  const given = [mechanismText && 'KAFKA_SASL_MECHANISM', username && 'KAFKA_SASL_USERNAME', password && 'KAFKA_SASL_PASSWORD', ssl && 'KAFKA_SSL'].filter(Boolean);
+  if (caFile !== undefined && sslText !== undefined && FALSE.has(sslText)) problems.push('KAFKA_SSL_CA_FILE means TLS: drop KAFKA_SSL=false');
+  // A CA file means TLS, trusting that authority.
+  const ssl = (sslText !== undefined && TRUE.has(sslText)) || caFile !== undefined;
+  const given = [mechanismText && 'KAFKA_SASL_MECHANISM', username && 'KAFKA_SASL_USERNAME', password && 'KAFKA_SASL_PASSWORD', sslText !== undefined && TRUE.has(sslText) && 'KAFKA_SSL', caFile && 'KAFKA_SSL_CA_FILE'].filter(Boolean);
   if (!brokers) {
     if (given.length > 0) problems.push(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} KAFKA_BROKERS`);
     return undefined;
@@ -59,5 +67,22 @@ export function parseKafkaConnection(env: KafkaConnectionEnvironment, problems: 
     if (mechanism === 'plain' && !ssl) problems.push('KAFKA_SASL_MECHANISM=plain sends the password as it is: set KAFKA_SSL=true, or use scram-sha-512');
     if (mechanism && username !== undefined && password !== undefined) sasl = { mechanism, username, password };
   }
-  return { brokers, sasl, ssl };
+  const ca = caFile === undefined ? undefined : readCertificates(caFile, problems);
+  return { brokers, sasl, ssl, ...(ca === undefined ? {} : { ca }) };
+}
+
+/** The PEM certificates of KAFKA_SSL_CA_FILE, read once at start; a problem when it holds none. */
+function readCertificates(file: string, problems: string[]): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    problems.push(`KAFKA_SSL_CA_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ${file}`);
+    return undefined;
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    problems.push(`KAFKA_SSL_CA_FILE holds no PEM certificate: ${file}`);
+    return undefined;
+  }
+  return text;
 }

@@ -9,12 +9,13 @@ import { MessageCollector, appendDeliveries, appendRoutineWithWebhook, testKafka
 import { waitFor } from '../../../test/support/service-processes';
 import { aclEntries, applyKafkaAccess } from './kafka-access.admin';
 import { kafkaAccessPlan } from './kafka-access.plan';
+import { createKafkaClient, silentMessagingLogger, type KafkaConnection } from './kafka-client.factory';
 import { KafkaRelaySupervisor } from './kafka-relay.supervisor';
 import { ensureTopics } from './kafka-topics.admin';
 import { Relays, kafkaTopicNames } from './kafka-topics.contract';
 
 /**
- * The brokers as a deployment runs them: SASL/SCRAM and the ACLs of kafkaAccessPlan, on a broker of
+ * The brokers as a deployment runs them: SASL/SCRAM over TLS and the ACLs of kafkaAccessPlan, on a broker of
  * this suite's own. Only the ingress relay's principal writes webhooks.events.v1, only the
  * dispatcher's writes routines.runs.v1 (and parks), an internal consumer only reads
  * routines.runs.v1; anyone else — authenticated or not — is refused.
@@ -109,6 +110,24 @@ describe('Kafka access: SASL/SCRAM and the deployment ACLs (real broker)', () =>
     });
     // The relay's own credentials, with its idempotent producer, may.
     expect(await refusal(() => produce(clientAs(kafka, 'ingress'), topics.webhookEvents, { idempotent: true }))).toBe('allowed');
+  }, 60_000);
+
+  it("the SASL listener speaks TLS only, and a client checks the broker's certificate: without the CA, or without TLS, no connection", async () => {
+    const check = async (connection: KafkaConnection): Promise<string> =>
+      refusal(async () => {
+        const client = createKafkaClient({ connection, clientId: 'tls-check', logger: silentMessagingLogger, connectionTimeoutMs: 2000, requestTimeoutMs: 3000 }).admin({ retry: { retries: 0 } });
+        try {
+          await client.connect();
+          await client.describeCluster();
+        } finally {
+          await client.disconnect().catch(() => undefined);
+        }
+      });
+    const { ca: _ca, ...withoutCa } = connectionAs(kafka, 'ingress');
+    expect(await check(connectionAs(kafka, 'ingress'))).toBe('allowed');
+    // The system's authorities do not know the test CA.
+    expect(await check(withoutCa)).toMatch(/certificate/i);
+    expect(await check({ ...withoutCa, ssl: false })).not.toBe('allowed');
   }, 60_000);
 
   it('only the dispatcher writes routines.runs.v1 and the dead-letter topic', async () => {

@@ -28,6 +28,8 @@ export interface KafkaConnection {
   readonly brokers: readonly string[];
   readonly sasl?: { readonly mechanism: 'scram-sha-256' | 'scram-sha-512' | 'plain'; readonly username: string; readonly password: string } | undefined;
   readonly ssl?: boolean;
+  /** PEM certificate authorities to check the brokers against (TLS), instead of the system's. */
+  readonly ca?: string;
 }
 
 export interface KafkaClientOptions {
@@ -52,7 +54,7 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
     clientId: options.clientId,
     brokers: [...connection.brokers],
     ...saslOptions(connection),
-    ssl: connection.ssl === true,
+    ssl: connection.ca !== undefined ? { ca: [connection.ca] } : connection.ssl === true,
     connectionTimeout: options.connectionTimeoutMs ?? 3000,
     requestTimeout: options.requestTimeoutMs ?? 10_000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
