@@ -203,4 +203,10 @@ describe('metrics: every metric moves under traffic', () => {
     const partitions = samples.filter((sample) => sample.name === 'wts_consumer_lag_messages');
     expect(partitions.every((sample) => sample.labels.topic === KafkaTopics.webhookEvents && /^\d+$/.test(sample.labels.partition ?? ''))).toBe(true);
   }, 60_000);
+
+  it("no line either service wrote — the broker's outage and refusals included — holds its Kafka password", () => {
+    const written = [...ingress.output, ...dispatcher.output].join('');
+    expect(written.length).toBeGreaterThan(0);
+    for (const user of ['ingress', 'dispatcher'] as const) expect(written).not.toContain(secured.passwords[user]);
+  });
 });
