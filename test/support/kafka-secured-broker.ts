@@ -6,7 +6,7 @@
  * principal is the broker's super user (127.0.0.1 only, never in compose).
  */
 import { applyKafkaAccess, createKafkaClient, kafkaAccessPlan, kafkaTopicNames, silentMessagingLogger, type KafkaConnection, type KafkaTopicNames } from '@wts/messaging';
-import type { Kafka } from 'kafkajs';
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Kafka } from 'kafkajs';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { runKafkaScript } from './kafka-broker';
@@ -24,8 +24,9 @@ export interface SecuredKafka {
   readonly adminBrokers: string;
   /** SASL_SSL with SCRAM-SHA-512: where the services connect. */
   readonly saslBrokers: string;
-  /** The PEM file of the CA that signed the broker's certificate. */
+  /** The PEM file of the CA that signed the broker's certificate, and its text. */
   readonly caFile: string;
+  readonly ca: string;
   readonly passwords: Readonly<Record<TestKafkaUser, string>>;
 }
 
@@ -50,17 +51,44 @@ export async function startSecuredKafkaBroker(env: NodeJS.ProcessEnv, topics: Ka
     { ingress: 'User:ingress', dispatcher: 'User:dispatcher', readers: [{ principal: 'User:reader', group: `${READER_GROUP_PREFIX}*` }] },
     topics,
   ));
-  return { adminBrokers, saslBrokers, caFile, passwords };
+  return { adminBrokers, saslBrokers, caFile, ca: readFileSync(caFile, 'utf8'), passwords };
 }
 
 /** How `user` connects (the services' KAFKA_* settings, as a connection). */
 export function connectionAs(kafka: SecuredKafka, user: TestKafkaUser, password = kafka.passwords[user]): KafkaConnection {
-  return { brokers: [kafka.saslBrokers], sasl: { mechanism: 'scram-sha-512', username: user, password }, ssl: true, ca: readFileSync(kafka.caFile, 'utf8') };
+  return { brokers: [kafka.saslBrokers], sasl: { mechanism: 'scram-sha-512', username: user, password }, ssl: true, ca: kafka.ca };
 }
 
 /** A client as `user`, with the services' own factory. */
 export function clientAs(kafka: SecuredKafka, user: TestKafkaUser, password?: string): Kafka {
   return createKafkaClient({ connection: connectionAs(kafka, user, password), clientId: `test-${user}`, logger: silentMessagingLogger, connectionTimeoutMs: 2000, requestTimeoutMs: 5000 });
+}
+
+export interface AclBinding {
+  readonly resource: string;
+  readonly principal: string;
+  readonly operation: AclOperationTypes;
+  readonly permission: AclPermissionTypes;
+}
+
+/** Every ACL binding the broker holds (of `principal`, when given), asked through the tooling's listener. */
+export async function aclBindings(kafka: SecuredKafka, principal?: string): Promise<AclBinding[]> {
+  const admin = testKafka([kafka.adminBrokers], 'acl-check').admin();
+  await admin.connect();
+  try {
+    const described = await admin.describeAcls({
+      resourceType: AclResourceTypes.ANY,
+      resourcePatternType: ResourcePatternTypes.ANY,
+      operation: AclOperationTypes.ANY,
+      permissionType: AclPermissionTypes.ANY,
+      ...(principal === undefined ? {} : { principal }),
+    });
+    return described.resources.flatMap((resource) =>
+      resource.acls.map((acl) => ({ resource: resource.resourceName, principal: acl.principal, operation: acl.operation, permission: acl.permissionType })),
+    );
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** A service's environment to reach the broker as `user`. */

@@ -3,13 +3,11 @@
  * on a SASL/SCRAM broker with the credentials of the environment (an administrator may, a service
  * may not).
  */
-import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKafkaScript } from '../../../test/support/kafka-broker';
-import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker, type SecuredKafka } from '../../../test/support/kafka-secured-broker';
-import { testKafka } from '../../../test/support/kafka-test-kit';
+import { aclBindings, securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker, type SecuredKafka } from '../../../test/support/kafka-secured-broker';
 import { cli } from './cli-harness';
 
 jest.setTimeout(60_000);
@@ -60,22 +58,7 @@ describe('kafka-acls', () => {
       if (env) await runKafkaScript('clean', env);
     }, 60_000);
 
-    async function bindingsOf(principal: string): Promise<number> {
-      const admin = testKafka([kafka.adminBrokers], 'cli-acls-check').admin();
-      await admin.connect();
-      try {
-        const described = await admin.describeAcls({
-          resourceType: AclResourceTypes.ANY,
-          resourcePatternType: ResourcePatternTypes.ANY,
-          operation: AclOperationTypes.ANY,
-          permissionType: AclPermissionTypes.ANY,
-          principal,
-        });
-        return described.resources.reduce((sum, resource) => sum + resource.acls.length, 0);
-      } finally {
-        await admin.disconnect();
-      }
-    }
+    const bindingsOf = async (principal: string): Promise<number> => (await aclBindings(kafka, principal)).length;
 
     it("refused with a service's credentials (exit 1, nothing created); created with an administrator's, once however often", async () => {
       const args = [...BASE, '--reader', 'User:analytics=analytics-*', '--json', '--apply'];

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, kafkaTopicNames, storeParkRecorder } from '@wts/messaging';
+import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, describeKafkaConnection, kafkaTopicNames, storeParkRecorder } from '@wts/messaging';
 import { metrics, startTracing, traceAppends } from '@wts/observability';
 import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, listenOrExit, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   if (kafka) {
     await app.startAllMicroservices();
     retentionLag?.start();
-    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${kafka.brokers.join(',')}${kafka.sasl ? ` as ${kafka.sasl.username} (SASL ${kafka.sasl.mechanism.toUpperCase()}${kafka.ssl ? ', TLS' : ''})` : kafka.ssl ? ' (TLS)' : ''} (${description})\n`);
+    process.stdout.write(`run-dispatcher consuming webhook events from Kafka at ${describeKafkaConnection(kafka)} (${description})\n`);
   } else {
     process.stdout.write(`run-dispatcher following accepted deliveries (${description})\n`);
   }

@@ -48,11 +48,13 @@ export function parseKafkaConnection(env: KafkaConnectionEnvironment, problems: 
   const sslText = value(env.KAFKA_SSL)?.trim().toLowerCase();
 
   const caFile = value(env.KAFKA_SSL_CA_FILE)?.trim();
-  if (sslText !== undefined && !TRUE.has(sslText) && !FALSE.has(sslText)) problems.push('KAFKA_SSL must be true or false');
-  if (caFile !== undefined && sslText !== undefined && FALSE.has(sslText)) problems.push('KAFKA_SSL_CA_FILE means TLS: drop KAFKA_SSL=false');
+  const sslOn = sslText !== undefined && TRUE.has(sslText);
+  const sslOff = sslText !== undefined && FALSE.has(sslText);
+  if (sslText !== undefined && !sslOn && !sslOff) problems.push('KAFKA_SSL must be true or false');
+  if (caFile !== undefined && sslOff) problems.push('KAFKA_SSL_CA_FILE means TLS: drop KAFKA_SSL=false');
   // A CA file means TLS, trusting that authority.
-  const ssl = (sslText !== undefined && TRUE.has(sslText)) || caFile !== undefined;
-  const given = [mechanismText && 'KAFKA_SASL_MECHANISM', username && 'KAFKA_SASL_USERNAME', password && 'KAFKA_SASL_PASSWORD', sslText !== undefined && TRUE.has(sslText) && 'KAFKA_SSL', caFile && 'KAFKA_SSL_CA_FILE'].filter(Boolean);
+  const ssl = sslOn || caFile !== undefined;
+  const given = [mechanismText && 'KAFKA_SASL_MECHANISM', username && 'KAFKA_SASL_USERNAME', password && 'KAFKA_SASL_PASSWORD', sslOn && 'KAFKA_SSL', caFile && 'KAFKA_SSL_CA_FILE'].filter(Boolean);
   if (!brokers) {
     if (given.length > 0) problems.push(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} KAFKA_BROKERS`);
     return undefined;

@@ -1,10 +1,10 @@
 import { SqliteEventStore } from '@wts/event-store';
-import { AclOperationTypes, AclResourceTypes, Partitioners, ResourcePatternTypes, AclPermissionTypes, type Kafka } from 'kafkajs';
+import { AclPermissionTypes, Partitioners, type Kafka } from 'kafkajs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKafkaScript } from '../../../test/support/kafka-broker';
-import { READER_GROUP_PREFIX, clientAs, connectionAs, securedBrokerEnv, startSecuredKafkaBroker, type SecuredKafka, type TestKafkaUser } from '../../../test/support/kafka-secured-broker';
+import { READER_GROUP_PREFIX, aclBindings, clientAs, connectionAs, securedBrokerEnv, startSecuredKafkaBroker, type SecuredKafka, type TestKafkaUser } from '../../../test/support/kafka-secured-broker';
 import { MessageCollector, appendDeliveries, appendRoutineWithWebhook, testKafka } from '../../../test/support/kafka-test-kit';
 import { waitFor } from '../../../test/support/service-processes';
 import { aclEntries, applyKafkaAccess } from './kafka-access.admin';
@@ -61,22 +61,11 @@ describe('Kafka access: SASL/SCRAM and the deployment ACLs (real broker)', () =>
   it('the plan applied twice leaves each binding once, and every grant is an ALLOW for a named principal', async () => {
     const plan = kafkaAccessPlan({ ingress: 'User:ingress', dispatcher: 'User:dispatcher', readers: [{ principal: 'User:reader', group: `${READER_GROUP_PREFIX}*` }] });
     expect(await applyKafkaAccess(admin, plan)).toBe(aclEntries(plan).length);
-    const client = admin.admin();
-    await client.connect();
-    try {
-      const described = await client.describeAcls({
-        resourceType: AclResourceTypes.ANY,
-        resourcePatternType: ResourcePatternTypes.ANY,
-        operation: AclOperationTypes.ANY,
-        permissionType: AclPermissionTypes.ANY,
-      });
-      const bindings = described.resources.flatMap((resource) => resource.acls.map((acl) => `${resource.resourceName}|${acl.principal}|${acl.operation}`));
-      expect(bindings).toHaveLength(aclEntries(plan).length);
-      expect(new Set(bindings).size).toBe(bindings.length);
-      expect(described.resources.flatMap((resource) => resource.acls).every((acl) => acl.permissionType === AclPermissionTypes.ALLOW)).toBe(true);
-    } finally {
-      await client.disconnect();
-    }
+    const described = await aclBindings(kafka);
+    const bindings = described.map((acl) => `${acl.resource}|${acl.principal}|${acl.operation}`);
+    expect(bindings).toHaveLength(aclEntries(plan).length);
+    expect(new Set(bindings).size).toBe(bindings.length);
+    expect(described.every((acl) => acl.permission === AclPermissionTypes.ALLOW)).toBe(true);
   });
 
   it('the ingress relay, with its own credentials, creates its topics and forwards accepted deliveries to webhooks.events.v1', async () => {

@@ -10,7 +10,7 @@
  * - A replay principal (an operator's `replay --to kafka`), if named, writes both event topics:
  *   what it sends is copied from the store, and the dispatcher checks every message against it.
  */
-import { ConsumerGroups, DISPATCH_CONSUMER_TOPICS, Relays, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition, type TopicRole } from './kafka-topics.contract';
+import { ConsumerGroups, Relays, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 
 export type AclOperation = 'READ' | 'WRITE' | 'CREATE' | 'DESCRIBE' | 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS';
 
@@ -74,15 +74,11 @@ function relayGrants(principal: string, relay: RelayDefinition, topics: KafkaTop
   ];
 }
 
+/** The dispatcher's consumer (DISPATCH_CONSUMER_TOPICS): it reads the events topic and parks on the dead-letter topic. */
 function dispatcherConsumerGrants(principal: string, topics: KafkaTopicNames): AclGrant[] {
-  const operations: Record<TopicRole, readonly AclOperation[]> = {
-    webhookEvents: ['READ', ...OWN_TOPIC],
-    webhookEventsDeadLetter: ['WRITE', ...OWN_TOPIC],
-    routineRuns: [],
-    relayLeadership: [],
-  };
   return [
-    ...DISPATCH_CONSUMER_TOPICS.map((role): AclGrant => ({ principal, resource: topic(topics[role]), operations: operations[role] })),
+    { principal, resource: topic(topics.webhookEvents), operations: ['READ', ...OWN_TOPIC] },
+    { principal, resource: topic(topics.webhookEventsDeadLetter), operations: ['WRITE', ...OWN_TOPIC] },
     { principal, resource: group(ConsumerGroups.runDispatcher), operations: ['READ', 'DESCRIBE'] },
   ];
 }

@@ -66,6 +66,12 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
   });
 }
 
+/** For a start-up line: brokers, and how the connection authenticates (never the password). */
+export function describeKafkaConnection(connection: KafkaConnection): string {
+  const security = [connection.sasl && `as ${connection.sasl.username} (SASL ${connection.sasl.mechanism.toUpperCase()})`, connection.ssl || connection.ca ? 'over TLS' : undefined].filter(Boolean);
+  return [connection.brokers.join(','), ...security].join(' ');
+}
+
 /** kafkajs' `sasl` option: a fresh object of the mechanism's own type (kafkajs narrows on it). */
 function saslOptions(connection: KafkaConnection): Pick<KafkaConfig, 'sasl'> {
   const sasl = connection.sasl;
