@@ -1,4 +1,6 @@
 export * from './shared/runtime.ports';
+export * from './shared/async.util';
+export * from './shared/retry-with-backoff';
 export * from './shared/system-runtime.adapter';
 export * from './shared/trace-context';
 export * from './shared/event-envelope';

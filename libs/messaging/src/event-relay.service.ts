@@ -5,7 +5,7 @@ import { formatPosition } from '@wts/event-store';
 import type { Span } from '@opentelemetry/api';
 import { SpanKind, contextOf, metrics, traceparentOf, tracer, tracingEnabled } from '@wts/observability';
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
-import { Signal, describeError, nextDelay, sleep } from './async.util';
+import { Signal, describeError, nextDelay, sleep } from '@wts/application';
 import type { MessagingLogger } from './kafka-client.factory';
 import { encodeEvent } from './kafka-message.codec';
 import { KafkaHeaders, routeEvent, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';

@@ -1,7 +1,7 @@
 import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import type { Kafka } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
-import { Signal, describeError, nextDelay, sleep } from './async.util';
+import { Signal, describeError, nextDelay, sleep } from '@wts/application';
 import { createKafkaClient, nestMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
 import type { InboundEvent } from './kafka-message.codec';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';

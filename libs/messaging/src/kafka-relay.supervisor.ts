@@ -1,7 +1,7 @@
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import type { Kafka } from 'kafkajs';
 import { metrics } from '@wts/observability';
-import { Signal, describeError, nextDelay, sleep } from './async.util';
+import { Signal, describeError, nextDelay, sleep } from '@wts/application';
 import { createKafkaClient, silentMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';

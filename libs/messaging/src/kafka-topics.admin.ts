@@ -1,5 +1,5 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
-import { describeError } from './async.util';
+import { describeError } from '@wts/application';
 import { silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
 import { DATA_TOPIC_ROLES, DEFAULT_PARTITIONS, TOPIC_MAX_MESSAGE_BYTES, TOPIC_RETENTION_MS, type KafkaTopicNames, type TopicRole } from './kafka-topics.contract';
 

@@ -1,5 +1,5 @@
 import { AssignerProtocol, type Consumer, type Kafka, type PartitionAssigner } from 'kafkajs';
-import { describeError, nextDelay } from './async.util';
+import { describeError, nextDelay } from '@wts/application';
 import type { MessagingLogger } from './kafka-client.factory';
 
 export interface LeadershipTuning {

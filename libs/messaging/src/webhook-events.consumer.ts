@@ -1,5 +1,5 @@
 import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
-import { Signal, describeError, nextDelay, sleep } from './async.util';
+import { Signal, describeError, nextDelay, sleep } from '@wts/application';
 import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
 import type { MessagingLogger } from './kafka-client.factory';
 import { MESSAGE_SCHEMAS, MessageDecodeError, UnsupportedSchemaVersionError, decodeMessage, headerText, type InboundEvent } from './kafka-message.codec';

@@ -33,11 +33,6 @@ export function sleep(ms: number, interrupt?: Signal): Promise<void> {
   });
 }
 
-/** Exponential backoff: the next delay after `delay`, capped. */
-export function nextDelay(delay: number, max: number): number {
-  return Math.min(delay * 2, max);
-}
-
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
