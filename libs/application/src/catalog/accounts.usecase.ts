@@ -1,5 +1,5 @@
 import { ACCOUNT_CATALOG_STREAM } from '@wts/contracts';
-import { accountCatalogDecider, idFromBytes, reject, type Rejection } from '@wts/domain';
+import { accountCatalogDecider, idFromBytes, isRejection, reject, type Rejection } from '@wts/domain';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { toAccountView, type AccountView } from './account.view';
 
@@ -29,7 +29,7 @@ export class AccountsUseCase {
       primary: input.primary,
       now: this.context.nowIso(),
     });
-    return 'kind' in result ? result : this.view(accountId);
+    return isRejection(result) ? result : this.view(accountId);
   }
 
   async update(accountId: string, input: UpdateAccountInput): Promise<AccountView | Rejection> {
@@ -39,7 +39,7 @@ export class AccountsUseCase {
       ...input,
       now: this.context.nowIso(),
     });
-    return 'kind' in result ? result : this.view(accountId);
+    return isRejection(result) ? result : this.view(accountId);
   }
 
   async list(): Promise<AccountView[]> {

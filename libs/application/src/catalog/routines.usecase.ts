@@ -1,5 +1,5 @@
 import { ACCOUNT_CATALOG_STREAM, Streams, type RoutineDefinition } from '@wts/contracts';
-import { idFromBytes, judgeRoutineSafety, reject, routineDecider, webhookDecider, type Rejection, type RoutineState } from '@wts/domain';
+import { idFromBytes, isRejection, judgeRoutineSafety, reject, routineDecider, webhookDecider, type Rejection, type RoutineState } from '@wts/domain';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { toRoutineView, type RoutineView } from './routine.view';
 
@@ -17,7 +17,7 @@ export class RoutinesUseCase {
       knownAccountIds: this.knownAccountIds(),
       now: this.context.nowIso(),
     });
-    return 'kind' in result ? result : this.current(routineId);
+    return isRejection(result) ? result : this.current(routineId);
   }
 
   /** After a change the webhook's safety block is reassessed: making it safer lifts the block. */
@@ -30,7 +30,7 @@ export class RoutinesUseCase {
       knownAccountIds: this.knownAccountIds(),
       now: this.context.nowIso(),
     });
-    if ('kind' in result) return result;
+    if (isRejection(result)) return result;
     const webhook = this.context.config.webhookOfRoutine(routineId);
     if (webhook && result.state) {
       const reassessed = await this.context.run(Streams.webhook(webhook.webhookId), webhookDecider, {
@@ -38,7 +38,7 @@ export class RoutinesUseCase {
         safety: judgeRoutineSafety(result.state),
         now: this.context.nowIso(),
       });
-      if ('kind' in reassessed) return reassessed;
+      if (isRejection(reassessed)) return reassessed;
     }
     return this.current(routineId);
   }

@@ -29,7 +29,7 @@ import { EventStoreUnavailableError, InvalidAppendError, type AppendResult, type
 import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
-import { asEvent, toAppend } from '../shared/event-envelope';
+import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { childTraceparent } from '../shared/trace-context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
@@ -227,7 +227,7 @@ export class TriggerWebhookUseCase {
   private async advanceGeneration(index: string, webhookId: string, from: number, traceparent: string): Promise<number> {
     const next = from + 1;
     const event = { type: 'IdempotencyGenerationAdvanced' as const, data: { webhookId, generation: next } };
-    const context = { correlationId: index, causationId: index, traceparent };
+    const context = causedBy(index, index, traceparent);
     const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
     const result = await this.store.append(index, toAppend([event], context, () => this.random.uuid()), expected);
     return result.kind === 'conflict' ? Math.max(next, Number(result.actualRevision) + 1) : next;
@@ -237,7 +237,7 @@ export class TriggerWebhookUseCase {
     const decision = decideDelivery(command, existing);
     if (decision.kind === 'rejected') return decision;
     if (decision.events.length === 0 && existing) return { delivery: existing, replayed: true };
-    const context = { correlationId: command.deliveryId, causationId: command.deliveryId, traceparent };
+    const context = causedBy(command.deliveryId, command.deliveryId, traceparent);
     const events = toAppend(decision.events, context, () => this.random.uuid());
     let result: AppendResult;
     try {

@@ -1,24 +1,38 @@
 import { schemaVersionOf, upcastEvent, type Event, type EventMetadata } from '@wts/contracts';
 import type { EventToAppend, RecordedEvent } from '@wts/event-store';
 
+/** Why an event is written: the metadata every stored event carries besides its id and schema version. */
 export interface CausationContext {
   readonly correlationId: string;
   readonly causationId: string;
   readonly traceparent: string;
 }
 
+/**
+ * The causation of what is written: correlation (the delivery id where there is one, else the
+ * request's or the cause's own id), the id of the event or request that caused it, and the trace it
+ * continues ('' when there is none). With `toAppend`, the one way event metadata is put together.
+ */
+export function causedBy(correlationId: string, causationId: string, traceparent = ''): CausationContext {
+  return { correlationId, causationId, traceparent };
+}
+
+/** The stored metadata of one event: its id, its type's schema version and its causation. */
+export function eventMetadata(eventId: string, eventType: string, context: CausationContext): EventMetadata {
+  return {
+    eventId,
+    correlationId: context.correlationId,
+    causationId: context.causationId,
+    schemaVersion: schemaVersionOf(eventType),
+    traceparent: context.traceparent,
+  };
+}
+
 /** Wraps decided events with ids and metadata for the store. */
 export function toAppend(events: readonly Event[], context: CausationContext, newId: () => string): EventToAppend[] {
   return events.map((event) => {
     const eventId = newId();
-    const metadata: EventMetadata = {
-      eventId,
-      correlationId: context.correlationId,
-      causationId: context.causationId,
-      schemaVersion: schemaVersionOf(event.type),
-      traceparent: context.traceparent,
-    };
-    return { id: eventId, type: event.type, data: event.data, metadata };
+    return { id: eventId, type: event.type, data: event.data, metadata: eventMetadata(eventId, event.type, context) };
   });
 }
 

@@ -4,6 +4,7 @@ import type { EventStore } from '@wts/event-store';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { handleCommand } from './command.handler';
+import { causedBy } from './event-envelope';
 import type { Clock, RandomSource } from './runtime.ports';
 import { childTraceparent } from './trace-context';
 
@@ -46,7 +47,7 @@ export class UseCaseContext {
       streamId,
       decider,
       command,
-      { correlationId: requestId, causationId: requestId, traceparent: childTraceparent(traceparent, this.random) },
+      causedBy(requestId, requestId, childTraceparent(traceparent, this.random)),
       () => this.random.uuid(),
     );
     if (result.kind === 'rejected') return result;

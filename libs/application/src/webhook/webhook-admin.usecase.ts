@@ -1,9 +1,10 @@
 import { Streams, type WebhookIdAssigned } from '@wts/contracts';
-import { asEvent, toAppend } from '../shared/event-envelope';
+import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
 import { childTraceparent } from '../shared/trace-context';
 import {
   digestSecret,
   idFromBytes,
+  isRejection,
   judgeRoutineSafety,
   matchActiveAccount,
   reject,
@@ -66,7 +67,7 @@ export class WebhookAdminUseCase {
         safety: judgeRoutineSafety(routine),
         now: this.context.nowIso(),
       });
-      return 'kind' in result ? result : this.withSecret(routine, secret);
+      return isRejection(result) ? result : this.withSecret(routine, secret);
     });
   }
 
@@ -74,14 +75,14 @@ export class WebhookAdminUseCase {
     return this.serialised(routineId, async () => {
       await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
-      if ('kind' in found) return found;
+      if (isRejection(found)) return found;
       const secret = this.newSecret();
       const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
         type: 'RotateSecret',
         secretDigest: digestSecret(secret),
         now: this.context.nowIso(),
       });
-      return 'kind' in result ? result : this.withSecret(found.routine, secret);
+      return isRejection(result) ? result : this.withSecret(found.routine, secret);
     });
   }
 
@@ -89,12 +90,12 @@ export class WebhookAdminUseCase {
     return this.serialised(routineId, async () => {
       await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
-      if ('kind' in found) return found;
+      if (isRejection(found)) return found;
       const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
         type: 'DisableWebhook',
         now: this.context.nowIso(),
       });
-      return 'kind' in result ? result : this.current(routineId);
+      return isRejection(result) ? result : this.current(routineId);
     });
   }
 
@@ -117,7 +118,7 @@ export class WebhookAdminUseCase {
       const id = this.context.random.uuid();
       const result = await this.context.store.append(
         stream,
-        toAppend([assigned], { correlationId: id, causationId: id, traceparent: childTraceparent(undefined, this.context.random) }, () => id),
+        toAppend([assigned], causedBy(id, id, childTraceparent(undefined, this.context.random)), () => id),
         'no_stream',
       );
       if (result.kind === 'appended') return webhookId;
