@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchNotifiedDeliveryUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
+import { DispatchNotifiedDeliveryUseCase, ParkDispatchUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { Streams } from '@wts/contracts';
 import { SqliteEventStore, type EventStore } from '@wts/event-store';
@@ -104,7 +104,7 @@ describe('traces: one delivery, one trace', () => {
   }
 
   it('embedded shape: request → append DeliveryAccepted → dispatch → append RunCreated', async () => {
-    const worker = new StoreDispatchWorker(store, raw.checkpoints(), new TracedDispatchDeliveryUseCase(store, systemClock), { info: () => undefined, error: () => undefined });
+    const worker = new StoreDispatchWorker({ store, checkpoints: raw.checkpoints(), dispatch: new TracedDispatchDeliveryUseCase(store, systemClock), park: new ParkDispatchUseCase(store, systemClock), logger: { info: () => undefined, error: () => undefined } });
     await worker.start();
     stops.push(() => worker.stop());
     const { spans, ...ids } = await deliverOne();
@@ -160,7 +160,7 @@ describe('traces: one delivery, one trace', () => {
   it('with tracing off, no span is made and the events keep the caller\'s trace id', async () => {
     await tracing?.shutdown();
     tracing = undefined;
-    const worker = new StoreDispatchWorker(store, raw.checkpoints(), new TracedDispatchDeliveryUseCase(store, systemClock), { info: () => undefined, error: () => undefined });
+    const worker = new StoreDispatchWorker({ store, checkpoints: raw.checkpoints(), dispatch: new TracedDispatchDeliveryUseCase(store, systemClock), park: new ParkDispatchUseCase(store, systemClock), logger: { info: () => undefined, error: () => undefined } });
     await worker.start();
     stops.push(() => worker.stop());
     const hook = await admin.setUpWebhook('untraced@example.com');

@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
+import { DispatchDeliveryUseCase, ParkDispatchUseCase, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
 import { createRateLimiter, openReadModelStore } from '@wts/platform';
@@ -186,7 +186,7 @@ export class IngressTestApp {
   async startDispatcher(): Promise<void> {
     if (this.dispatcher) return;
     const silent = { info: (): void => undefined, error: (): void => undefined };
-    this.dispatcher = new StoreDispatchWorker(this.store, this.store.checkpoints(), new DispatchDeliveryUseCase(this.store, systemClock), silent);
+    this.dispatcher = new StoreDispatchWorker({ store: this.store, checkpoints: this.store.checkpoints(), dispatch: new DispatchDeliveryUseCase(this.store, systemClock), park: new ParkDispatchUseCase(this.store, systemClock), logger: silent });
     await this.dispatcher.start();
   }
 

@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, ReadModelProjector, StoreDispatchWorker, systemClock } from '@wts/application';
+import { DispatchDeliveryUseCase, ParkDispatchUseCase, ReadModelProjector, StoreDispatchWorker, systemClock } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
@@ -87,7 +87,7 @@ export class UiTestServer {
     });
     await app.listen({ port, host: '127.0.0.1' });
     const silent = { info: (): void => undefined, error: (): void => undefined };
-    const dispatcher = new StoreDispatchWorker(store, store.checkpoints(), new DispatchDeliveryUseCase(store, systemClock), silent);
+    const dispatcher = new StoreDispatchWorker({ store, checkpoints: store.checkpoints(), dispatch: new DispatchDeliveryUseCase(store, systemClock), park: new ParkDispatchUseCase(store, systemClock), logger: silent });
     await dispatcher.start();
     const projector = new ReadModelProjector(store, readModels, silent, { batchSize: 500, flushEveryMs: 5, leaseRetryMs: 100, retryDelayMs: 100, verifyEveryMs: 200 });
     projector.start();

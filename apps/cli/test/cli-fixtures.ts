@@ -1,4 +1,4 @@
-import { DispatchDeliveryUseCase, StoreDispatchWorker, systemClock, toAppend, type DispatchOutcome } from '@wts/application';
+import { DispatchDeliveryUseCase, ParkDispatchUseCase, StoreDispatchWorker, systemClock, toAppend, type DispatchOutcome } from '@wts/application';
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
@@ -76,14 +76,15 @@ export async function appendOrphanDelivery(app: IngressTestApp): Promise<string>
 export async function startCountingWorker(app: IngressTestApp): Promise<{ worker: StoreDispatchWorker; outcomes: DispatchOutcome[] }> {
   const outcomes: DispatchOutcome[] = [];
   const silent = { info: (): void => undefined, error: (): void => undefined };
-  const worker = new StoreDispatchWorker(
-    app.store,
-    app.store.checkpoints(),
-    new DispatchDeliveryUseCase(app.store, systemClock),
-    silent,
-    { checkpointEveryMs: 0, retryDelayMs: 50, maxRetryDelayMs: 200 },
-    (outcome) => outcomes.push(outcome),
-  );
+  const worker = new StoreDispatchWorker({
+    store: app.store,
+    checkpoints: app.store.checkpoints(),
+    dispatch: new DispatchDeliveryUseCase(app.store, systemClock),
+    park: new ParkDispatchUseCase(app.store, systemClock),
+    logger: silent,
+    options: { checkpointEveryMs: 0, retryDelayMs: 50, maxRetryDelayMs: 200 },
+    onDispatched: (outcome) => outcomes.push(outcome),
+  });
   await worker.start();
   return { worker, outcomes };
 }

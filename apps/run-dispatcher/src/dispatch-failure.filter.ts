@@ -1,22 +1,21 @@
 import { Catch, type RpcExceptionFilter } from '@nestjs/common';
-import { EventStoreUnavailableError } from '@wts/event-store';
+import { classifyDispatchFailure } from '@wts/application';
 import type { ConsumerFailure } from '@wts/messaging';
 import { throwError, type Observable } from 'rxjs';
 
 /**
- * The dispatcher's errors, mapped once to the consumer's taxonomy: the store being unavailable is
- * transient (retry in place, offset uncommitted); anything else is a bug or bad data that retrying
- * will not fix (parked on the dead-letter topic after a few attempts).
+ * The dispatcher's errors, mapped once to the consumer's taxonomy by the application's dispatch
+ * failure policy: transient (the store unavailable) is retried in place, offset uncommitted;
+ * deterministic is parked on the dead-letter topic after the policy's attempts.
  */
 @Catch()
 export class DispatchFailureFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown): Observable<never> {
-    return throwError(() => classifyDispatchFailure(exception));
+    return throwError(() => dispatchConsumerFailure(exception));
   }
 }
 
-export function classifyDispatchFailure(error: unknown): ConsumerFailure {
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  if (error instanceof EventStoreUnavailableError) return { disposition: 'retry', code: 'store_unavailable', message };
-  return { disposition: 'park', code: 'dispatch_failed', message };
+export function dispatchConsumerFailure(error: unknown): ConsumerFailure {
+  const { kind, code, message } = classifyDispatchFailure(error);
+  return { disposition: kind === 'transient' ? 'retry' : 'park', code, message };
 }

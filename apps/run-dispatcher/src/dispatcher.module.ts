@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, EVENT_STORE, READ_MODELS, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
+import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, EVENT_STORE, ParkDispatchUseCase, READ_MODELS, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders, type KafkaConnection } from '@wts/messaging';
@@ -80,10 +80,14 @@ function embeddedProviders(deps: DispatcherDependencies): Provider[] {
       inject: [DispatchDeliveryUseCase],
       useFactory: (dispatch: DispatchDeliveryUseCase) => {
         const logger = deps.logger.child({ context: 'StoreDispatchWorker' });
-        return new StoreDispatchWorker(deps.store, deps.checkpoints, dispatch, {
-          info: (fields, message) => logger.info(fields, message),
-          error: (fields, message) => logger.error(fields, message),
-        }, {}, countDispatch);
+        return new StoreDispatchWorker({
+          store: deps.store,
+          checkpoints: deps.checkpoints,
+          dispatch,
+          park: new ParkDispatchUseCase(deps.store, systemClock),
+          logger: { info: (fields, message) => logger.info(fields, message), error: (fields, message) => logger.error(fields, message) },
+          onDispatched: countDispatch,
+        });
       },
     },
     DispatchWorkerLifecycle,

@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
+import { DISPATCH_ATTEMPTS_BEFORE_PARKING, ParkDispatchUseCase, systemClock } from '@wts/application';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, describeKafkaConnection, kafkaTopicNames, storeParkRecorder } from '@wts/messaging';
+import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, describeKafkaConnection, kafkaTopicNames } from '@wts/messaging';
 import { metrics, startTracing, traceAppends } from '@wts/observability';
 import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, listenOrExit, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
@@ -39,7 +40,9 @@ async function main(): Promise<void> {
   // Kafka: deliveries arrive on webhooks.events.v1 through our own transport strategy (a hybrid app).
   if (kafka) {
     // Every park is recorded in the store too: the dead-letter topic alone is not the record.
-    const strategy = new KafkaDispatchServer({ connection: kafka, recordPark: storeParkRecorder(store), onDeadLetter: () => metrics.deadLetters.inc() });
+    // Parked after the attempts of the dispatch failure policy the embedded worker applies too.
+    const park = new ParkDispatchUseCase(store, systemClock);
+    const strategy = new KafkaDispatchServer({ connection: kafka, tuning: { attemptsBeforeParking: DISPATCH_ATTEMPTS_BEFORE_PARKING }, recordPark: (record) => park.execute(record), onDeadLetter: () => metrics.deadLetters.inc() });
     app.connectMicroservice({ strategy }, { inheritAppConfig: true });
     const topic = kafkaTopicNames().webhookEvents;
     metrics.trackConsumerLag(topic, consumerGroupLag(kafka, ConsumerGroups.runDispatcher, topic));

@@ -26,6 +26,8 @@ export * from './delivery/append-outcome.errors';
 export * from './run/run.view';
 export * from './run/run.serializer';
 export * from './run/run-queries.usecase';
+export * from './run/park-dispatch.usecase';
+export * from './run/dispatch-failure.policy';
 export * from './run/dispatch-delivery.usecase';
 export * from './run/dispatch-notified-delivery.usecase';
 export * from './run/stored-delivery.reader';

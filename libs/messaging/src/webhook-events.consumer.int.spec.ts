@@ -1,4 +1,4 @@
-import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, systemClock, type DispatchOutcome } from '@wts/application';
+import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, ParkDispatchUseCase, systemClock, type DispatchOutcome } from '@wts/application';
 import { EventStoreUnavailableError, SqliteEventStore } from '@wts/event-store';
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
@@ -25,7 +25,6 @@ import { encodeEvent, type InboundEvent } from './kafka-message.codec';
 import { ensureTopics } from './kafka-topics.admin';
 import { DeliveryAcceptedMessage, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
 import { DEFAULT_CONSUMER_TUNING, WebhookEventsConsumer, type InboundHandler, type WebhookEventsConsumerSettings } from './webhook-events.consumer';
-import { storeParkRecorder } from './park-record';
 
 /**
  * The dispatcher's consumer against the real broker: offsets committed only once the run exists,
@@ -328,7 +327,7 @@ describe('webhook events consumer (real broker)', () => {
         await dispatch(event);
       },
       { attemptsBeforeParking: 3 },
-      { recordPark: storeParkRecorder(store) },
+      { recordPark: (record) => new ParkDispatchUseCase(store, systemClock).execute(record) },
     ).start();
     await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3, 30_000, 'all 3 offsets committed');
     // Recorded in the store, which keeps it whatever the topics' retention.

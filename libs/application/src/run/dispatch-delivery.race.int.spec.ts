@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { appendDeliveries, appendRoutineWithWebhook, shortId, type DeliveryFixture } from '../../../../test/support/kafka-test-kit';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
+import { ParkDispatchUseCase } from './park-dispatch.usecase';
 import { StoreDispatchWorker } from './store-dispatch.worker';
 
 /**
@@ -118,7 +119,7 @@ describe('dispatching one delivery concurrently', () => {
     const logger = { info: () => undefined, error: () => undefined };
     const options = { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 20, concurrency: 8 };
     const workers = [0, 1].map(
-      () => new StoreDispatchWorker(store, store.checkpoints(), new DispatchDeliveryUseCase(store, systemClock), logger, options, (outcome) => outcomes.push(outcome)),
+      () => new StoreDispatchWorker({ store, checkpoints: store.checkpoints(), dispatch: new DispatchDeliveryUseCase(store, systemClock), park: new ParkDispatchUseCase(store, systemClock), logger, options, onDispatched: (outcome) => outcomes.push(outcome) }),
     );
     // The operator's replay (`replay --to dispatcher` hands each delivery to the use case) runs
     // while both workers follow the store, in the same order they read it.

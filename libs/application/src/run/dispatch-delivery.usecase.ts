@@ -1,9 +1,11 @@
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
-import { decideRun, derivedEventId } from '@wts/domain';
+import { decideRun, runDecider, type CreateRun } from '@wts/domain';
 import type { EventStore, GlobalPosition } from '@wts/event-store';
-import { toAppend } from '../shared/event-envelope';
+import { foldStream } from '../shared/command.handler';
+import { causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
+import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
 import { RoutineHistoryCache } from './routine-history.cache';
 
 export interface DeliveryToDispatch {
@@ -20,12 +22,13 @@ export type DispatchOutcome =
   | { readonly kind: 'parked'; readonly runId: string; readonly error: string };
 
 /**
- * One accepted delivery → exactly one run. `run-<run_id>` is appended with "stream must not
- * exist": a conflict means the run exists (a redelivery or a replay), which is success. The
- * decision depends only on the delivery and the routine as it was at acceptance, so deciding again
- * for a redelivery decides the same: there is nothing to read first. Concurrent calls are safe (the
- * append is the guard) and share the store's commits. Store failures throw: the caller retries
- * without acknowledging, so nothing is lost.
+ * One accepted delivery → exactly one run. The fast path reads nothing first: the decision depends
+ * only on the delivery and the routine as it was at acceptance, and `run-<run_id>` is appended with
+ * "stream must not exist" — the guard, which proves the run stream was empty when it succeeds. A
+ * conflict means the stream exists (a redelivery or a replay): the run stream is read and folded,
+ * and the decider decides again on it (an existing run: no events, already created). Concurrent
+ * calls are safe (the append is the guard) and share the store's commits. Store failures throw: the
+ * caller retries without acknowledging, so nothing is lost.
  */
 export class DispatchDeliveryUseCase {
   private readonly routines: RoutineHistoryCache;
@@ -34,49 +37,53 @@ export class DispatchDeliveryUseCase {
     private readonly store: EventStore,
     private readonly clock: Clock,
     private readonly random: RandomSource = cryptoRandom,
+    private readonly park: ParkDispatchUseCase = new ParkDispatchUseCase(store, clock),
   ) {
     this.routines = new RoutineHistoryCache(store);
   }
 
   async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
     const { delivery } = input;
-    const runStream = Streams.run(delivery.runId);
     const routine = await this.routines.at(delivery.routineId, input.position);
-    const decision = decideRun({ type: 'CreateRun', delivery, routine, now: this.clock.now().toISOString() }, null);
-    const context = { correlationId: delivery.deliveryId, causationId: input.eventId, traceparent: input.traceparent };
-    if (decision.kind === 'rejected') {
-      // Rare: a run made by an earlier build that judged differently is still the delivery's run.
-      if ((await this.store.readStream(runStream, { maxCount: 1 })).length > 0) return { kind: 'already_created', runId: delivery.runId };
-      return this.park(input, `${decision.code}: ${decision.detail}`);
-    }
+    const command: CreateRun = { type: 'CreateRun', delivery, routine, now: this.clock.now().toISOString() };
+    // Decided as if no run existed; the append below proves it (or conflicts).
+    const decision = decideRun(command, null);
+    // Rare: a run made by an earlier build that judged differently is still the delivery's run.
+    if (decision.kind === 'rejected') return this.decideOnRecordedRun(command, input);
     if (decision.events.length === 0) return { kind: 'already_created', runId: delivery.runId };
-    // "Stream must not exist" is the guard. A fresh event id each time: a redelivery, a replay or a
-    // retry after a lost acknowledgement meets the existing run as a conflict (already created),
-    // never as an idempotent repeat that would look like a new run.
+    // A fresh event id each time: a redelivery, a replay or a retry after a lost acknowledgement
+    // meets the existing run as a conflict (already created), never as an idempotent repeat that
+    // would look like a new run.
+    const context = causedBy(delivery.deliveryId, input.eventId, input.traceparent);
     const events = toAppend(decision.events, context, () => this.random.uuid());
-    const result = await this.store.append(runStream, events, 'no_stream');
-    return result.kind === 'appended' ? { kind: 'created', runId: delivery.runId } : { kind: 'already_created', runId: delivery.runId };
+    const result = await this.store.append(Streams.run(delivery.runId), events, 'no_stream');
+    return result.kind === 'appended' ? { kind: 'created', runId: delivery.runId } : this.decideOnRecordedRun(command, input);
   }
 
-  /**
-   * Parks a delivery that can never become a run (rejected, or failing the same way again and
-   * again), on `parked-<event id>` with its error: kept, visible, replayable — never dropped.
-   */
-  async park(input: DeliveryToDispatch, error: string): Promise<DispatchOutcome> {
-    const context = { correlationId: input.delivery.deliveryId, causationId: input.eventId, traceparent: input.traceparent };
-    const parked = {
-      type: 'DispatchParked' as const,
-      data: {
-        sourceEventId: input.eventId,
-        sourceStream: Streams.delivery(input.delivery.deliveryId),
-        sourceType: 'DeliveryAccepted',
-        deliveryId: input.delivery.deliveryId,
-        routineId: input.delivery.routineId,
-        error,
-        parkedAt: this.clock.now().toISOString(),
-      },
-    };
-    await this.store.append(Streams.parked(input.eventId), toAppend([parked], context, () => derivedEventId('DispatchParked', input.eventId)), 'no_stream');
-    return { kind: 'parked', runId: input.delivery.runId, error };
+  /** The decision on the run stream as it is: an existing run is already created; no run and a rejection parks. */
+  private async decideOnRecordedRun(command: CreateRun, input: DeliveryToDispatch): Promise<DispatchOutcome> {
+    const runId = input.delivery.runId;
+    const state = foldStream(await this.store.readStream(Streams.run(runId)), runDecider);
+    const decision = decideRun(command, state);
+    if (decision.kind === 'rejected') {
+      const error = `${decision.code}: ${decision.detail}`;
+      await this.park.execute(parkedDelivery(input, error), input.traceparent);
+      return { kind: 'parked', runId, error };
+    }
+    if (decision.events.length === 0) return { kind: 'already_created', runId };
+    // The append conflicted, so the stream exists, yet it holds no run: not a stream this service wrote.
+    throw new Error(`${Streams.run(runId)} exists but holds no run`);
   }
+}
+
+/** A delivery that can never become a run, parked on `parked-<event id>` with its error. */
+export function parkedDelivery(input: DeliveryToDispatch, error: string): DispatchToPark {
+  return {
+    sourceEventId: input.eventId,
+    sourceStream: Streams.delivery(input.delivery.deliveryId),
+    sourceType: 'DeliveryAccepted',
+    deliveryId: input.delivery.deliveryId,
+    routineId: input.delivery.routineId,
+    error,
+  };
 }

@@ -2,9 +2,9 @@ import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import { checkDeliveryNotice, derivedEventId } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { createHash } from 'node:crypto';
-import { toAppend } from '../shared/event-envelope';
-import type { Clock } from '../shared/runtime.ports';
 import type { DispatchDeliveryUseCase, DispatchOutcome } from './dispatch-delivery.usecase';
+import type { Clock } from '../shared/runtime.ports';
+import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
 import { StoredDeliveryReader } from './stored-delivery.reader';
 
 /** A Kafka message saying a delivery was accepted: what it claims, untrusted until the store agrees. */
@@ -29,9 +29,10 @@ export class DispatchNotifiedDeliveryUseCase {
   private readonly reader: StoredDeliveryReader;
 
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly dispatch: DispatchDeliveryUseCase,
-    private readonly clock: Clock,
+    clock: Clock,
+    private readonly park: ParkDispatchUseCase = new ParkDispatchUseCase(store, clock),
   ) {
     this.reader = new StoredDeliveryReader(store);
   }
@@ -55,18 +56,13 @@ export class DispatchNotifiedDeliveryUseCase {
   private async parkUnverified(notification: DeliveryNotification, error: string, stored: DeliveryAccepted['data'] | undefined): Promise<void> {
     const fingerprint = createHash('sha256').update(JSON.stringify([notification.eventId, notification.streamId, notification.claimed])).digest('hex');
     const parkId = derivedEventId('UnverifiedNotification', fingerprint);
-    const parked = {
-      type: 'DispatchParked' as const,
-      data: {
-        sourceEventId: parkId,
-        sourceStream: Streams.delivery(stored?.deliveryId ?? 'unknown'),
-        sourceType: 'DeliveryAccepted',
-        ...(stored ? { deliveryId: stored.deliveryId, routineId: stored.routineId } : {}),
-        error,
-        parkedAt: this.clock.now().toISOString(),
-      },
+    const park: DispatchToPark = {
+      sourceEventId: parkId,
+      sourceStream: Streams.delivery(stored?.deliveryId ?? 'unknown'),
+      sourceType: 'DeliveryAccepted',
+      ...(stored ? { deliveryId: stored.deliveryId, routineId: stored.routineId } : {}),
+      error,
     };
-    const context = { correlationId: stored?.deliveryId ?? parkId, causationId: parkId, traceparent: notification.traceparent };
-    await this.store.append(Streams.parked(parkId), toAppend([parked], context, () => derivedEventId('DispatchParked', parkId)), 'no_stream');
+    await this.park.execute(park, notification.traceparent);
   }
 }

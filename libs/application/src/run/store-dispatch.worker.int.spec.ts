@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { toAppend } from '../shared/event-envelope';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
-import { MAX_DETERMINISTIC_FAILURES, StoreDispatchWorker } from './store-dispatch.worker';
+import { DISPATCH_ATTEMPTS_BEFORE_PARKING } from './dispatch-failure.policy';
+import { ParkDispatchUseCase } from './park-dispatch.usecase';
+import { StoreDispatchWorker } from './store-dispatch.worker';
 
 const routineId = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
 const accountId = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
@@ -78,13 +80,13 @@ describe('StoreDispatchWorker', () => {
     const dispatch = new FailingFor(store, first.data.deliveryId);
     const outcomes: DispatchOutcome[] = [];
     const logger = { info: () => undefined, error: () => undefined };
-    const worker = new StoreDispatchWorker(store, store.checkpoints(), dispatch, logger, { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 10 }, (o) => outcomes.push(o));
+    const worker = new StoreDispatchWorker({ store, checkpoints: store.checkpoints(), dispatch, park: new ParkDispatchUseCase(store, systemClock), logger, options: { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 10 }, onDispatched: (o) => outcomes.push(o) });
     await worker.start();
     const deadline = Date.now() + 5000;
     while (outcomes.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     await worker.stop();
 
-    expect(dispatch.attempts).toBe(MAX_DETERMINISTIC_FAILURES);
+    expect(dispatch.attempts).toBe(DISPATCH_ATTEMPTS_BEFORE_PARKING);
     expect(outcomes.find((o) => o.runId === first.data.runId)).toMatchObject({ kind: 'parked' });
     expect(outcomes.find((o) => o.runId === second.data.runId)).toEqual({ kind: 'created', runId: second.data.runId });
     const parked = await store.readAll({ limit: 100, filter: { streamPrefixes: ['parked-'] } });

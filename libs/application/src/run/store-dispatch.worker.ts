@@ -1,6 +1,10 @@
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
-import { EventStoreUnavailableError, type CheckpointStore, type EventStore, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
-import type { DispatchDeliveryUseCase, DispatchOutcome } from './dispatch-delivery.usecase';
+import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
+import { Signal } from '../shared/async.util';
+import { retryWithBackoff } from '../shared/retry-with-backoff';
+import { classifyDispatchFailure, parksAfter } from './dispatch-failure.policy';
+import { parkedDelivery, type DeliveryToDispatch, type DispatchDeliveryUseCase, type DispatchOutcome } from './dispatch-delivery.usecase';
+import type { ParkDispatchUseCase } from './park-dispatch.usecase';
 
 export interface DispatchWorkerLogger {
   info(fields: object, message: string): void;
@@ -8,9 +12,6 @@ export interface DispatchWorkerLogger {
 }
 
 export const STORE_DISPATCH_CHECKPOINT = 'run-dispatcher/store-subscription';
-
-/** Attempts before an error that is not a store outage parks the delivery. */
-export const MAX_DETERMINISTIC_FAILURES = 5;
 
 export interface StoreDispatchOptions {
   /** How often the checkpoint is saved at most (handling is idempotent: a replay after a crash is harmless). */
@@ -22,6 +23,18 @@ export interface StoreDispatchOptions {
 }
 
 export const DEFAULT_STORE_DISPATCH_OPTIONS: StoreDispatchOptions = { checkpointEveryMs: 200, retryDelayMs: 250, maxRetryDelayMs: 5000, concurrency: 256 };
+
+export interface StoreDispatchDependencies {
+  readonly store: EventStore;
+  readonly checkpoints: CheckpointStore;
+  readonly dispatch: DispatchDeliveryUseCase;
+  /** Where a delivery goes that fails deterministically too often (the dispatch failure policy). */
+  readonly park: ParkDispatchUseCase;
+  readonly logger: DispatchWorkerLogger;
+  readonly options?: Partial<StoreDispatchOptions>;
+  /** Told of every delivery's outcome (metrics, tests). */
+  readonly onDispatched?: (outcome: DispatchOutcome) => void;
+}
 
 interface InFlight {
   readonly position: GlobalPosition;
@@ -45,16 +58,22 @@ export class StoreDispatchWorker {
   private saved: GlobalPosition | undefined;
   private lastSave = 0;
   private saving: Promise<void> = Promise.resolve();
+  private readonly stopping = new Signal();
+  private readonly store: EventStore;
+  private readonly checkpoints: CheckpointStore;
+  private readonly dispatch: DispatchDeliveryUseCase;
+  private readonly park: ParkDispatchUseCase;
+  private readonly logger: DispatchWorkerLogger;
+  private readonly onDispatched: (outcome: DispatchOutcome) => void;
 
-  constructor(
-    private readonly store: EventStore,
-    private readonly checkpoints: CheckpointStore,
-    private readonly dispatch: DispatchDeliveryUseCase,
-    private readonly logger: DispatchWorkerLogger,
-    options: Partial<StoreDispatchOptions> = {},
-    private readonly onDispatched: (outcome: DispatchOutcome) => void = () => undefined,
-  ) {
-    this.options = { ...DEFAULT_STORE_DISPATCH_OPTIONS, ...options };
+  constructor(dependencies: StoreDispatchDependencies) {
+    this.store = dependencies.store;
+    this.checkpoints = dependencies.checkpoints;
+    this.dispatch = dependencies.dispatch;
+    this.park = dependencies.park;
+    this.logger = dependencies.logger;
+    this.options = { ...DEFAULT_STORE_DISPATCH_OPTIONS, ...dependencies.options };
+    this.onDispatched = dependencies.onDispatched ?? (() => undefined);
   }
 
   async start(): Promise<void> {
@@ -67,6 +86,7 @@ export class StoreDispatchWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.notify();
     await this.subscription?.stop().catch(() => undefined);
     await Promise.all(this.inFlight.map((entry) => entry.task));
     await this.saveCheckpoint().catch(() => undefined);
@@ -103,28 +123,41 @@ export class StoreDispatchWorker {
     if (this.inFlight.length >= this.options.concurrency) await this.inFlight[0].task;
   }
 
+  /**
+   * Dispatches until the delivery has its run or is parked, with backoff between attempts. The
+   * dispatch failure policy decides: a store outage is retried for as long as it lasts; any other
+   * error that repeats (a bug, an event the store refuses) parks the delivery instead of blocking
+   * the rest.
+   */
   private async dispatchUntilDone(event: RecordedEvent): Promise<void> {
     const delivery = event.data as DeliveryAccepted['data'];
     const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
     const input = { delivery, position: event.position, eventId: event.id, traceparent };
-    let delay = this.options.retryDelayMs;
+    let failures = 0;
     let lastError = '';
-    for (let failures = 0; ; ) {
-      if (this.stopped) throw new Error('stopping: delivery left for the next start');
-      try {
-        // A store outage is retried for as long as it lasts; any other error that repeats
-        // (a bug, an event the store refuses) parks the delivery instead of blocking the rest.
-        const outcome = failures >= MAX_DETERMINISTIC_FAILURES ? await this.dispatch.park(input, lastError) : await this.dispatch.execute(input);
+    const result = await retryWithBackoff(
+      async () => {
+        const outcome = parksAfter(failures) ? await this.parkDelivery(input, lastError) : await this.dispatch.execute(input);
         this.onDispatched(outcome);
-        return;
-      } catch (error) {
-        if (!(error instanceof EventStoreUnavailableError)) failures++;
-        lastError = error instanceof Error ? error.message : String(error);
-        this.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'run creation failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(delay * 2, this.options.maxRetryDelayMs);
-      }
-    }
+      },
+      {
+        initialDelayMs: this.options.retryDelayMs,
+        maxDelayMs: this.options.maxRetryDelayMs,
+        proceed: () => !this.stopped,
+        interrupt: this.stopping,
+        onFailure: (error) => {
+          if (classifyDispatchFailure(error).kind === 'deterministic') failures++;
+          lastError = error instanceof Error ? error.message : String(error);
+          this.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'run creation failed; retrying');
+        },
+      },
+    );
+    if (result.kind === 'stopped') throw new Error('stopping: delivery left for the next start');
+  }
+
+  private async parkDelivery(input: DeliveryToDispatch, error: string): Promise<DispatchOutcome> {
+    await this.park.execute(parkedDelivery(input, error), input.traceparent);
+    return { kind: 'parked', runId: input.delivery.runId, error };
   }
 
   /** Moves `done` over the leading deliveries that have their runs; saves the checkpoint now and then. */

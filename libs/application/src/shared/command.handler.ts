@@ -1,6 +1,6 @@
 import type { Event } from '@wts/contracts';
 import type { Decider, Rejection } from '@wts/domain';
-import type { EventStore, GlobalPosition } from '@wts/event-store';
+import type { EventStore, GlobalPosition, RecordedEvent } from '@wts/event-store';
 import { asEvent, toAppend, type CausationContext } from './event-envelope';
 
 export type HandledCommand<E, S> =
@@ -8,6 +8,11 @@ export type HandledCommand<E, S> =
   | Rejection;
 
 const MAX_ATTEMPTS = 5;
+
+/** A stream's state: its events (in today's shape) folded with the decider's evolve. */
+export function foldStream<E extends Event, S>(recorded: readonly RecordedEvent[], decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>): S {
+  return recorded.map((r) => asEvent<E>(r)).reduce(decider.evolve, decider.initialState());
+}
 
 /**
  * Read the stream, fold it, decide, append with the expected revision. A concurrent writer
@@ -23,7 +28,7 @@ export async function handleCommand<C, E extends Event, S>(
 ): Promise<HandledCommand<E, S>> {
   for (let attempt = 1; ; attempt++) {
     const recorded = await store.readStream(streamId);
-    const state = recorded.map((r) => asEvent<E>(r)).reduce(decider.evolve, decider.initialState());
+    const state = foldStream(recorded, decider);
     const decision = decider.decide(command, state);
     if (decision.kind === 'rejected') return decision;
     if (decision.events.length === 0) return { kind: 'handled', events: [], state, position: undefined };

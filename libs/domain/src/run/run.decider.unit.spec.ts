@@ -144,6 +144,16 @@ describe('runDecider', () => {
     spec.given([createdRun()]).when(create({ routine: null })).then([]);
   });
 
+  it('given an existing run, when created again with a routine that would now be refused, then no events (the run stands; nothing is parked)', () => {
+    spec.given([createdRun()]).when(create({ routine: { ...routine, mode: 'autonomous' } })).then([]);
+    spec.given([createdRun()]).when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } })).then([]);
+  });
+
+  it('given a run written by an earlier build, when created again, then no events', () => {
+    const older = { type: 'RunCreated', data: { runId: delivery.runId } } as unknown as RunCreated;
+    spec.given([older]).when(create()).then([]);
+  });
+
   it('given no run and no routine, then routine_not_found', () => {
     spec.given([]).when(create({ routine: null })).thenRejects('routine_not_found');
   });
