@@ -58,8 +58,8 @@ export const useCaseProviders: Provider[] = [
   ),
   factory(
     TriggerWebhookUseCase,
-    [EVENT_STORE, ConfigurationState, ConfigurationFeeder, RATE_LIMITER, BatchedActivityRecorder, CLOCK, RANDOM, APP_CONFIG],
-    (store: EventStore, state: ConfigurationState, feeder: ConfigurationFeeder, limiter: RateLimiter, recorder: BatchedActivityRecorder, clock: Clock, random: RandomSource, config: AppConfig) =>
-      new TriggerWebhookUseCase(store, state, feeder, limiter, recorder, clock, random, { ...config.limits, maxEventBytes: maxEventBytes(config, store) }),
+    [UseCaseContext, RATE_LIMITER, BatchedActivityRecorder, APP_CONFIG],
+    (context: UseCaseContext, rateLimiter: RateLimiter, activity: BatchedActivityRecorder, config: AppConfig) =>
+      new TriggerWebhookUseCase({ context, rateLimiter, activity, limits: { ...config.limits, maxEventBytes: maxEventBytes(config, context.store) } }),
   ),
 ];

@@ -1,4 +1,4 @@
-import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookCommand, type WebhookActivityRecorder } from '@wts/application';
+import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, UseCaseContext, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookCommand, type WebhookActivityRecorder } from '@wts/application';
 import { MemoryRateLimiter } from '@wts/platform';
 import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingress-test-app';
 
@@ -18,10 +18,12 @@ describe('refused attempts are recorded after the answer', () => {
     t = await IngressTestApp.start();
     hook = await t.setupWebhook();
     // The app's own configuration state and freshness; only the recorder is the test's.
-    useCase = new TriggerWebhookUseCase(t.store, t.app.get(ConfigurationState), t.app.get(ConfigurationFeeder), new MemoryRateLimiter(1000), recorder, systemClock, cryptoRandom, {
-      maxPayloadBytes: 1024,
-      idempotencyRetentionMs: 60_000,
-      maxEventBytes: 1024 * 1024,
+    const context = new UseCaseContext(t.store, t.app.get(ConfigurationState), systemClock, cryptoRandom, t.app.get(ConfigurationFeeder));
+    useCase = new TriggerWebhookUseCase({
+      context,
+      rateLimiter: new MemoryRateLimiter(1000),
+      activity: recorder,
+      limits: { maxPayloadBytes: 1024, idempotencyRetentionMs: 60_000, maxEventBytes: 1024 * 1024 },
     });
   });
 

@@ -23,6 +23,7 @@ import {
 import { ConfigurationState } from '../configuration/configuration.state';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
+import { UseCaseContext } from '../shared/use-case.context';
 import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import type { RateLimitState, RateLimiter } from './rate-limiter.port';
 import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
@@ -183,11 +184,12 @@ describe('TriggerWebhookUseCase', () => {
       recordAttempt: (attempt) => attempts.push(attempt),
       recordReplay: (deliveryId) => replays.push(deliveryId),
     };
-    return new TriggerWebhookUseCase(store.asEventStore(), state, freshness, limiter, recorder, { now: () => new Date(nowMs) }, cryptoRandom, {
-      maxPayloadBytes: 1024,
-      idempotencyRetentionMs: RETENTION_MS,
-      maxEventBytes: 1024 * 1024,
-      ...limits,
+    const context = new UseCaseContext(store.asEventStore(), state, { now: () => new Date(nowMs) }, cryptoRandom, freshness);
+    return new TriggerWebhookUseCase({
+      context,
+      rateLimiter: limiter,
+      activity: recorder,
+      limits: { maxPayloadBytes: 1024, idempotencyRetentionMs: RETENTION_MS, maxEventBytes: 1024 * 1024, ...limits },
     });
   }
 

@@ -10,6 +10,7 @@ import {
   extractRequest,
   timeOrderedId,
   isRejection,
+  judgeRepeat,
   judgeRoutineSafety,
   parseBearerSecret,
   parseContentType,
@@ -27,11 +28,11 @@ import {
 } from '@wts/domain';
 import { EventStoreUnavailableError, InvalidAppendError, type AppendResult, type EventStore } from '@wts/event-store';
 import { AppendOutcomeUnknownError } from './append-outcome.errors';
-import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { childTraceparent } from '../shared/trace-context';
+import type { UseCaseContext } from '../shared/use-case.context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
 import type { AttemptReason, WebhookActivityRecorder } from './webhook-activity.recorder';
 import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
@@ -41,6 +42,14 @@ export interface TriggerLimits {
   readonly idempotencyRetentionMs: number;
   /** The largest event the store (and Kafka, when relayed) takes: a body whose events could exceed it is a 413. */
   readonly maxEventBytes: number;
+}
+
+export interface TriggerWebhookDependencies {
+  /** The store, the configuration (kept fresh through it), the clock and randomness. */
+  readonly context: UseCaseContext;
+  readonly rateLimiter: RateLimiter;
+  readonly activity: WebhookActivityRecorder;
+  readonly limits: TriggerLimits;
 }
 
 type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState };
@@ -59,16 +68,22 @@ const UNKNOWN_ROUTINE = 'rtn_unknown';
  * rate limit (429) → body and account rules (400) → safety block (403) → idempotency → append.
  */
 export class TriggerWebhookUseCase {
-  constructor(
-    private readonly store: EventStore,
-    private readonly config: ConfigurationState,
-    private readonly freshness: ConfigurationFreshness,
-    private readonly rateLimiter: RateLimiter,
-    private readonly activity: WebhookActivityRecorder,
-    private readonly clock: Clock,
-    private readonly random: RandomSource,
-    private readonly limits: TriggerLimits,
-  ) {}
+  private readonly context: UseCaseContext;
+  private readonly store: EventStore;
+  private readonly config: ConfigurationState;
+  private readonly clock: Clock;
+  private readonly random: RandomSource;
+  private readonly rateLimiter: RateLimiter;
+  private readonly activity: WebhookActivityRecorder;
+  private readonly limits: TriggerLimits;
+
+  constructor(dependencies: TriggerWebhookDependencies) {
+    this.context = dependencies.context;
+    this.rateLimiter = dependencies.rateLimiter;
+    this.activity = dependencies.activity;
+    this.limits = dependencies.limits;
+    ({ store: this.store, config: this.config, clock: this.clock, random: this.random } = this.context);
+  }
 
   async execute(command: TriggerWebhookCommand): Promise<TriggerWebhookOutcome> {
     // Decide on state that includes every change committed before this request (any replica).
@@ -93,10 +108,10 @@ export class TriggerWebhookUseCase {
   private async freshen(webhookId: string): Promise<void> {
     const known = this.config.webhook(webhookId)?.routineId;
     const routine = known ?? this.config.decoyRoutineId() ?? UNKNOWN_ROUTINE;
-    await this.freshness.ensureFresh([Streams.webhook(webhookId), ACCOUNT_CATALOG_STREAM, Streams.routine(routine)]);
+    await this.context.fresh([Streams.webhook(webhookId), ACCOUNT_CATALOG_STREAM, Streams.routine(routine)]);
     const routineId = this.config.webhook(webhookId)?.routineId;
     // First sight of this webhook here (enabled through another replica a moment ago).
-    if (routineId !== undefined && routineId !== known) await this.freshness.ensureFresh([Streams.routine(routineId)]);
+    if (routineId !== undefined && routineId !== known) await this.context.fresh([Streams.routine(routineId)]);
   }
 
   /**
@@ -210,7 +225,7 @@ export class TriggerWebhookUseCase {
     for (;;) {
       const deliveryId = deliveryIdForIdempotencyKey(base.webhookId, key, generation);
       const existing = await this.readDelivery(deliveryId);
-      if (existing && Date.parse(base.now) - Date.parse(existing.receivedAt) >= base.retentionMs) {
+      if (existing && judgeRepeat(existing, base.requestDigest, Date.parse(base.now), base.retentionMs, base.legacyRequestDigest).kind === 'expired') {
         generation = await this.advanceGeneration(index, base.webhookId, generation, traceparent);
         continue;
       }
