@@ -1,6 +1,6 @@
 import { Logger, type Provider } from '@nestjs/common';
 import {
-  AccountsUseCase,
+  AccountsService,
   BatchedActivityRecorder,
   CLOCK,
   ConfigurationFeeder,
@@ -9,12 +9,12 @@ import {
   RANDOM,
   RATE_LIMITER,
   READ_MODELS,
-  RoutinesUseCase,
-  RunQueriesUseCase,
+  RoutinesService,
+  RunQueries,
   TriggerWebhookUseCase,
   UseCaseContext,
-  WebhookActivityUseCase,
-  WebhookAdminUseCase,
+  WebhookActivityQueries,
+  WebhookAdminService,
   type Clock,
   type RandomSource,
   type RateLimiter,
@@ -45,16 +45,16 @@ export const useCaseProviders: Provider[] = [
   factory(UseCaseContext, [EVENT_STORE, ConfigurationState, CLOCK, RANDOM, ConfigurationFeeder], (store: EventStore, state: ConfigurationState, clock: Clock, random: RandomSource, feeder: ConfigurationFeeder) =>
     new UseCaseContext(store, state, clock, random, feeder),
   ),
-  factory(AccountsUseCase, [UseCaseContext], (context: UseCaseContext) => new AccountsUseCase(context)),
-  factory(RoutinesUseCase, [UseCaseContext], (context: UseCaseContext) => new RoutinesUseCase(context)),
-  factory(WebhookAdminUseCase, [UseCaseContext, APP_CONFIG], (context: UseCaseContext, config: AppConfig) =>
-    new WebhookAdminUseCase(context, config.http.publicBaseUrl),
+  factory(AccountsService, [UseCaseContext], (context: UseCaseContext) => new AccountsService(context)),
+  factory(RoutinesService, [UseCaseContext], (context: UseCaseContext) => new RoutinesService(context)),
+  factory(WebhookAdminService, [UseCaseContext, APP_CONFIG], (context: UseCaseContext, config: AppConfig) =>
+    new WebhookAdminService(context, config.http.publicBaseUrl),
   ),
-  factory(RunQueriesUseCase, [EVENT_STORE, ConfigurationState, ConfigurationFeeder, READ_MODELS], (store: EventStore, state: ConfigurationState, feeder: ConfigurationFeeder, readModels: ReadModelStore) =>
-    new RunQueriesUseCase(store, state, feeder, readModels),
+  factory(RunQueries, [EVENT_STORE, ConfigurationState, ConfigurationFeeder, READ_MODELS], (store: EventStore, state: ConfigurationState, feeder: ConfigurationFeeder, readModels: ReadModelStore) =>
+    new RunQueries(store, state, feeder, readModels),
   ),
-  factory(WebhookActivityUseCase, [ConfigurationState, ConfigurationFeeder, READ_MODELS, BatchedActivityRecorder], (state: ConfigurationState, feeder: ConfigurationFeeder, readModels: ReadModelStore, recorder: BatchedActivityRecorder) =>
-    new WebhookActivityUseCase(state, feeder, readModels, recorder),
+  factory(WebhookActivityQueries, [ConfigurationState, ConfigurationFeeder, READ_MODELS, BatchedActivityRecorder], (state: ConfigurationState, feeder: ConfigurationFeeder, readModels: ReadModelStore, recorder: BatchedActivityRecorder) =>
+    new WebhookActivityQueries(state, feeder, readModels, recorder),
   ),
   factory(
     TriggerWebhookUseCase,

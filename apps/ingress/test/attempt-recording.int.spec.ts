@@ -1,4 +1,4 @@
-import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, UseCaseContext, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookCommand, type WebhookActivityRecorder } from '@wts/application';
+import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, UseCaseContext, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookRequest, type WebhookActivityRecorder } from '@wts/application';
 import { MemoryRateLimiter } from '@wts/platform';
 import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingress-test-app';
 
@@ -31,7 +31,7 @@ describe('refused attempts are recorded after the answer', () => {
     await t.close();
   });
 
-  const command = (webhookId: string, authorization: string): TriggerWebhookCommand => ({
+  const command = (webhookId: string, authorization: string): TriggerWebhookRequest => ({
     webhookId,
     authorization,
     contentType: 'application/json',

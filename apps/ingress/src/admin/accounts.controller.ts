@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { AccountsUseCase, type AccountView } from '@wts/application';
+import { AccountsService, type AccountView } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { CreateAccountDto, UpdateAccountDto } from './dto/account.dto';
@@ -7,7 +7,7 @@ import { CreateAccountDto, UpdateAccountDto } from './dto/account.dto';
 @Controller('admin/accounts')
 @UseGuards(AdminTokenGuard)
 export class AccountsController {
-  constructor(private readonly accounts: AccountsUseCase) {}
+  constructor(private readonly accounts: AccountsService) {}
 
   @Post()
   async connect(@Body() body: CreateAccountDto): Promise<AccountView> {

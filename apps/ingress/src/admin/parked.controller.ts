@@ -1,5 +1,5 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { RunQueriesUseCase, type ParkedListItem } from '@wts/application';
+import { RunQueries, type ParkedListItem } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
@@ -8,7 +8,7 @@ import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
 @Controller('admin/parked')
 @UseGuards(AdminTokenGuard)
 export class ParkedController {
-  constructor(private readonly queries: RunQueriesUseCase) {}
+  constructor(private readonly queries: RunQueries) {}
 
   @Get()
   async list(@Query() query: ListQueryDto): Promise<{ parked: readonly ParkedListItem[]; next_cursor: string | null }> {

@@ -1,5 +1,5 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
-import { RoutinesUseCase, WebhookAdminUseCase, toRoutineView, type RoutineView } from '@wts/application';
+import { RoutinesService, WebhookAdminService, toRoutineView, type RoutineView } from '@wts/application';
 import { isRejection } from '@wts/domain';
 import { AdminTokenGuard } from './admin-token.guard';
 
@@ -13,8 +13,8 @@ export type RoutineListItem = RoutineView & {
 @UseGuards(AdminTokenGuard)
 export class RoutineListController {
   constructor(
-    private readonly routines: RoutinesUseCase,
-    private readonly webhooks: WebhookAdminUseCase,
+    private readonly routines: RoutinesService,
+    private readonly webhooks: WebhookAdminService,
   ) {}
 
   @Get()

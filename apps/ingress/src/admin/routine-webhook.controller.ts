@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { WebhookAdminUseCase, type WebhookView, type WebhookWithSecret } from '@wts/application';
+import { WebhookAdminService, type WebhookView, type WebhookWithSecret } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { EnableWebhookDto } from './dto/webhook.dto';
@@ -11,7 +11,7 @@ const NO_STORE = 'no-store';
 @Controller('admin/routines/:id/webhook')
 @UseGuards(AdminTokenGuard)
 export class RoutineWebhookController {
-  constructor(private readonly webhooks: WebhookAdminUseCase) {}
+  constructor(private readonly webhooks: WebhookAdminService) {}
 
   @Get()
   async view(@Param('id') id: string): Promise<WebhookView> {

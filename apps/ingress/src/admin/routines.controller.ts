@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { RoutinesUseCase, RunQueriesUseCase, type DeliveryListItem, type ParkedListItem, type RoutineView, type RunListItem } from '@wts/application';
+import { RoutinesService, RunQueries, type DeliveryListItem, type ParkedListItem, type RoutineView, type RunListItem } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
@@ -9,8 +9,8 @@ import { CreateRoutineDto, UpdateRoutineDto, toChanges, toDefinition } from './d
 @UseGuards(AdminTokenGuard)
 export class RoutinesController {
   constructor(
-    private readonly routines: RoutinesUseCase,
-    private readonly queries: RunQueriesUseCase,
+    private readonly routines: RoutinesService,
+    private readonly queries: RunQueries,
   ) {}
 
   @Post()

@@ -1,12 +1,12 @@
 import { Controller, Get, Header, Param, UseGuards } from '@nestjs/common';
-import { RunQueriesUseCase, serializeRunView } from '@wts/application';
+import { RunQueries, serializeRunView } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 
 @Controller('admin/runs')
 @UseGuards(AdminTokenGuard)
 export class RunsController {
-  constructor(private readonly queries: RunQueriesUseCase) {}
+  constructor(private readonly queries: RunQueries) {}
 
   /** 404 until the dispatcher has created the run. The payload is spliced in verbatim. */
   @Get(':runId')

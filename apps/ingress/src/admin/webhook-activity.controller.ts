@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { WebhookActivityUseCase, type DeliveryReplaysItem, type RejectedAttemptItem } from '@wts/application';
+import { WebhookActivityQueries, type DeliveryReplaysItem, type RejectedAttemptItem } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
@@ -12,7 +12,7 @@ import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
 @Controller('admin/routines/:id/webhook')
 @UseGuards(AdminTokenGuard)
 export class WebhookActivityController {
-  constructor(private readonly activity: WebhookActivityUseCase) {}
+  constructor(private readonly activity: WebhookActivityQueries) {}
 
   /** Rejected attempts on this routine's webhook, newest first (the newest 100 are kept per webhook). */
   @Get('attempts')

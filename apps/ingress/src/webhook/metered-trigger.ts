@@ -1,4 +1,4 @@
-import type { TriggerWebhookCommand, TriggerWebhookOutcome, TriggerWebhookUseCase } from '@wts/application';
+import type { TriggerWebhookRequest, TriggerWebhookOutcome, TriggerWebhookUseCase } from '@wts/application';
 import { EventStoreUnavailableError } from '@wts/event-store';
 import { SpanKind, contextOf, inSpan, metrics, traceparentOf, tracingEnabled } from '@wts/observability';
 
@@ -11,7 +11,7 @@ const ROUTE = '/workflow-webhooks/{webhook_id}';
  * a server span (continuing the caller's `traceparent`), and the use case continues from it.
  */
 export function meteredTrigger(useCase: TriggerWebhookUseCase): Pick<TriggerWebhookUseCase, 'execute'> {
-  const counted = async (command: TriggerWebhookCommand): Promise<TriggerWebhookOutcome> => {
+  const counted = async (command: TriggerWebhookRequest): Promise<TriggerWebhookOutcome> => {
     const started = performance.now();
     let outcome: TriggerWebhookOutcome;
     try {
@@ -29,7 +29,7 @@ export function meteredTrigger(useCase: TriggerWebhookUseCase): Pick<TriggerWebh
     }
     return outcome;
   };
-  const traced = (command: TriggerWebhookCommand): Promise<TriggerWebhookOutcome> =>
+  const traced = (command: TriggerWebhookRequest): Promise<TriggerWebhookOutcome> =>
     inSpan(`POST ${ROUTE}`, SpanKind.SERVER, contextOf(command.traceparent), async (span) => {
       span.setAttribute('http.request.method', 'POST');
       span.setAttribute('http.route', ROUTE);

@@ -26,7 +26,7 @@ import { cryptoRandom } from '../shared/system-runtime.adapter';
 import { UseCaseContext } from '../shared/use-case.context';
 import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import type { RateLimitState, RateLimiter } from './rate-limiter.port';
-import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
+import type { TriggerWebhookRequest, TriggerWebhookOutcome } from './trigger-webhook.request';
 import { TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, type TriggerLimits } from './trigger-webhook.usecase';
 import { stored } from '../../../../test/support/kafka-test-kit';
 import type { RejectedAttempt, WebhookActivityRecorder } from './webhook-activity.recorder';
@@ -194,7 +194,7 @@ describe('TriggerWebhookUseCase', () => {
   }
 
   const bodyReads: number[] = [];
-  function command(overrides: Partial<TriggerWebhookCommand> & { body?: string } = {}): TriggerWebhookCommand {
+  function command(overrides: Partial<TriggerWebhookRequest> & { body?: string } = {}): TriggerWebhookRequest {
     const { body = '{"alert":"disk full"}', ...rest } = overrides;
     return {
       webhookId: WEBHOOK,
@@ -458,7 +458,7 @@ describe('TriggerWebhookUseCase', () => {
 
   describe('idempotency', () => {
     const KEY = 'order-42';
-    const keyed = (overrides: Partial<TriggerWebhookCommand> & { body?: string } = {}) => command({ idempotencyKey: KEY, ...overrides });
+    const keyed = (overrides: Partial<TriggerWebhookRequest> & { body?: string } = {}) => command({ idempotencyKey: KEY, ...overrides });
     const generation = (g: number) => deliveryIdForIdempotencyKey(WEBHOOK, KEY, g);
     const indexStream = Streams.idempotencyKey(idempotencyIndexId(WEBHOOK, KEY));
 

@@ -35,7 +35,7 @@ import { childTraceparent } from '../shared/trace-context';
 import type { UseCaseContext } from '../shared/use-case.context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
 import type { AttemptReason, WebhookActivityRecorder } from './webhook-activity.recorder';
-import type { TriggerWebhookCommand, TriggerWebhookOutcome } from './trigger-webhook.command';
+import type { TriggerWebhookRequest, TriggerWebhookOutcome } from './trigger-webhook.request';
 
 export interface TriggerLimits {
   readonly maxPayloadBytes: number;
@@ -85,7 +85,7 @@ export class TriggerWebhookUseCase {
     ({ store: this.store, config: this.config, clock: this.clock, random: this.random } = this.context);
   }
 
-  async execute(command: TriggerWebhookCommand): Promise<TriggerWebhookOutcome> {
+  async execute(command: TriggerWebhookRequest): Promise<TriggerWebhookOutcome> {
     // Decide on state that includes every change committed before this request (any replica).
     await this.freshen(command.webhookId);
     const auth = this.authenticate(command);
@@ -118,7 +118,7 @@ export class TriggerWebhookUseCase {
    * Same work whether the endpoint is unknown, disabled or the secret wrong: hash and compare, and
    * one deferred recording (that finds nothing to record for an unknown id).
    */
-  private authenticate(command: TriggerWebhookCommand): Authenticated | undefined {
+  private authenticate(command: TriggerWebhookRequest): Authenticated | undefined {
     const webhook = this.config.webhook(command.webhookId);
     const secret = parseBearerSecret(command.authorization) ?? '';
     const matches = secretMatchesDigest(secret, webhook?.secretDigest ?? DECOY_DIGEST) && secret !== '';
@@ -137,13 +137,13 @@ export class TriggerWebhookUseCase {
    * (listed nowhere: nobody owns it, and only its newest rows are kept like any webhook's), so that
    * an unknown id and a known one with a wrong secret cost the same, even in aggregate.
    */
-  private record(webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookCommand): void {
+  private record(webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookRequest): void {
     setImmediate(() => {
       this.activity.recordAttempt({ webhookId: webhookId ?? UNKNOWN_WEBHOOK_ATTEMPTS, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
     });
   }
 
-  private async afterAuthentication(command: TriggerWebhookCommand, { webhook, routine }: Authenticated): Promise<TriggerWebhookOutcome> {
+  private async afterAuthentication(command: TriggerWebhookRequest, { webhook, routine }: Authenticated): Promise<TriggerWebhookOutcome> {
     const contentType = parseContentType(command.contentType);
     if (isRejection(contentType)) return contentType;
     const encoding = checkContentEncoding(command.contentEncoding);

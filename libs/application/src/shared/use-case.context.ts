@@ -8,7 +8,7 @@ import { causedBy } from './event-envelope';
 import type { Clock, RandomSource } from './runtime.ports';
 import { childTraceparent } from './trace-context';
 
-/** What every admin use case needs, bundled so constructors stay small. */
+/** What the admin services and the trigger use case need, bundled so constructors stay small. */
 export class UseCaseContext {
   constructor(
     readonly store: EventStore,

@@ -43,7 +43,7 @@ export interface Listing<T> {
 }
 
 /** Deliveries, runs and parked deliveries for operators and the Config page, from the read-model database. */
-export class RunQueriesUseCase {
+export class RunQueries {
   constructor(
     private readonly store: EventStore,
     private readonly config: ConfigurationState,

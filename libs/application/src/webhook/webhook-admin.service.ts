@@ -24,7 +24,7 @@ export interface EnableWebhookInput {
 export type WebhookWithSecret = WebhookView & { readonly secret: string };
 
 /** Enable, rotate, disable: the Config page's Webhook section. */
-export class WebhookAdminUseCase {
+export class WebhookAdminService {
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(

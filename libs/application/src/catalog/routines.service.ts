@@ -4,7 +4,7 @@ import type { UseCaseContext } from '../shared/use-case.context';
 import { toRoutineView, type RoutineView } from './routine.view';
 
 /** Routines: the tools, instructions, mode and account scope a run uses. */
-export class RoutinesUseCase {
+export class RoutinesService {
   constructor(private readonly context: UseCaseContext) {}
 
   async create(definition: RoutineDefinition): Promise<RoutineView | Rejection> {

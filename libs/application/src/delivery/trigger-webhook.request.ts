@@ -4,7 +4,7 @@ import type { RejectionCode } from '@wts/domain';
 export type BodyReadResult = { readonly kind: 'read'; readonly bytes: Buffer } | { readonly kind: 'too_large' };
 
 /** Everything the public endpoint needs from an HTTP request, as plain values. */
-export interface TriggerWebhookCommand {
+export interface TriggerWebhookRequest {
   readonly webhookId: string;
   readonly authorization: string | undefined;
   readonly contentType: string | undefined;

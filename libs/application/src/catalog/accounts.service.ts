@@ -16,7 +16,7 @@ export interface UpdateAccountInput {
 }
 
 /** Connected accounts and their synced aliases: one catalog stream keeps addresses unique. */
-export class AccountsUseCase {
+export class AccountsService {
   constructor(private readonly context: UseCaseContext) {}
 
   async connect(input: ConnectAccountInput): Promise<AccountView | Rejection> {

@@ -3,7 +3,7 @@ import { reject, type Rejection } from '@wts/domain';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import type { PageRequest, ReadModelStore } from '../projection/read-model.port';
-import { listing, type Listing } from '../run/run-queries.usecase';
+import { listing, type Listing } from '../run/run.queries';
 import type { BatchedActivityRecorder } from './webhook-activity.recorder';
 
 export interface RejectedAttemptItem {
@@ -21,7 +21,7 @@ export interface DeliveryReplaysItem {
  * For the owner only: what callers never learn (which of wrong secret, disabled endpoint and the
  * other refusals it was), shared by every replica through the read-model database.
  */
-export class WebhookActivityUseCase {
+export class WebhookActivityQueries {
   constructor(
     private readonly config: ConfigurationState,
     private readonly freshness: ConfigurationFreshness,
