@@ -11,6 +11,7 @@ import {
   EventStoreUnavailableError,
   comparePositions,
   type GlobalPosition,
+  type ReadAllOptions,
   type RecordedEvent,
   type SubscriptionFilter,
 } from '../event-store.port';
@@ -37,11 +38,7 @@ export class EventStoreDbAllReader {
     private readonly readPageSize: number,
   ) {}
 
-  async readAll(options: {
-    readonly after?: GlobalPosition;
-    readonly limit: number;
-    readonly filter?: SubscriptionFilter;
-  }): Promise<readonly RecordedEvent[]> {
+  async readAll(options: ReadAllOptions): Promise<readonly RecordedEvent[]> {
     assertNonNegativeInteger('readAll limit', options.limit);
     this.connection.assertOpen('readAll');
     const prefixes = options.filter?.streamPrefixes?.slice();

@@ -6,6 +6,7 @@ import type {
   EventToAppend,
   ExpectedRevision,
   GlobalPosition,
+  ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
   SubscribeOptions,
@@ -111,11 +112,7 @@ export class EventStoreDbEventStore implements EventStore {
     return this.streams.streamHeads(streamIds);
   }
 
-  readAll(options: {
-    readonly after?: GlobalPosition;
-    readonly limit: number;
-    readonly filter?: SubscriptionFilter;
-  }): Promise<readonly RecordedEvent[]> {
+  readAll(options: ReadAllOptions): Promise<readonly RecordedEvent[]> {
     return this.all.readAll(options);
   }
 

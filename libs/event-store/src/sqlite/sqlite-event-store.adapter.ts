@@ -9,11 +9,11 @@ import {
   type EventToAppend,
   type ExpectedRevision,
   type GlobalPosition,
+  type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
-  type SubscriptionFilter,
 } from '../event-store.port';
 import { OpenSubscriptions } from '../open-subscriptions.registry';
 import { assertNonNegativeInteger, assertPositiveInteger, withDefaults } from '../store-options.validation';
@@ -124,11 +124,7 @@ export class SqliteEventStore implements EventStore {
     return new Map(streamIds.map((streamId) => [streamId, found.get(streamId) ?? -1n]));
   }
 
-  async readAll(options: {
-    readonly after?: GlobalPosition;
-    readonly limit: number;
-    readonly filter?: SubscriptionFilter;
-  }): Promise<readonly RecordedEvent[]> {
+  async readAll(options: ReadAllOptions): Promise<readonly RecordedEvent[]> {
     assertNonNegativeInteger('readAll limit', options.limit);
     const afterSeq = (options.after ?? START_POSITION).commit;
     const prefixes = options.filter?.streamPrefixes;
