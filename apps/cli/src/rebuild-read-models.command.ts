@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
-import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChange, type ReadModelStore } from '@wts/application';
+import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChange } from '@wts/application';
 import { START_POSITION, formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { openReadModelStore } from '@wts/platform';
+import type { ReadModelStore } from '@wts/read-models';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';

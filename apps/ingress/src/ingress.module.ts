@@ -1,10 +1,11 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { CLOCK, EVENT_STORE, RANDOM, RATE_LIMITER, READ_MODELS, cryptoRandom, systemClock, type RateLimiter, type ReadModelStore } from '@wts/application';
+import { CLOCK, EVENT_STORE, RANDOM, RATE_LIMITER, READ_MODELS, cryptoRandom, systemClock, type RateLimiter } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders } from '@wts/messaging';
 import { OperationsModule } from '@wts/observability';
 import { APP_CONFIG, readinessChecks } from '@wts/platform';
+import type { ReadModelStore } from '@wts/read-models';
 import { AccountsController } from './admin/accounts.controller';
 import { ADMIN_TOKEN_DIGEST, AdminTokenGuard, adminTokenDigest } from './admin/admin-token.guard';
 import { ParkedController } from './admin/parked.controller';

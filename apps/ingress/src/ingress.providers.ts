@@ -18,11 +18,11 @@ import {
   type Clock,
   type RandomSource,
   type RateLimiter,
-  type ReadModelStore,
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { EventStore } from '@wts/event-store';
 import { APP_CONFIG, maxEventBytes } from '@wts/platform';
+import type { ReadModelStore } from '@wts/read-models';
 
 const factory = <T>(provide: abstract new (...args: never[]) => T, inject: unknown[], useFactory: (...deps: never[]) => T): Provider => ({
   provide,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { BatchedActivityRecorder, ConfigurationFeeder, EVENT_STORE, READ_MODELS, type ReadModelStore } from '@wts/application';
+import { BatchedActivityRecorder, ConfigurationFeeder, EVENT_STORE, READ_MODELS } from '@wts/application';
 import type { EventStore } from '@wts/event-store';
+import type { ReadModelStore } from '@wts/read-models';
 
 /**
  * Before serving: the configuration is folded. On shutdown: recorded activity is written, then

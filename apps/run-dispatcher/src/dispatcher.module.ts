@@ -1,10 +1,11 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, EVENT_STORE, ParkDispatchUseCase, READ_MODELS, ReadModelProjector, StoreDispatchWorker, systemClock, type ReadModelStore } from '@wts/application';
+import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, EVENT_STORE, ParkDispatchUseCase, READ_MODELS, ReadModelProjector, StoreDispatchWorker, systemClock } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { Relays, kafkaRelayProviders, type KafkaConnection } from '@wts/messaging';
 import { OperationsModule, metrics } from '@wts/observability';
 import { APP_CONFIG, readinessChecks } from '@wts/platform';
+import type { ReadModelStore } from '@wts/read-models';
 import type { Logger } from 'pino';
 import { DeliveryAcceptedController } from './delivery-accepted.controller';
 import { countDispatch } from './dispatch.metrics';

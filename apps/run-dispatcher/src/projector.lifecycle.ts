@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { READ_MODELS, ReadModelProjector, type ReadModelStore } from '@wts/application';
+import { READ_MODELS, ReadModelProjector } from '@wts/application';
+import type { ReadModelStore } from '@wts/read-models';
 
 /** The read-model projector runs once the service is up (where this replica holds the lease); on shutdown it stops after its batch in flight. */
 @Injectable()

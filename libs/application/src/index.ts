@@ -8,7 +8,6 @@ export * from './shared/command.handler';
 export * from './shared/use-case.context';
 export * from './configuration/configuration.state';
 export * from './configuration/configuration.feeder';
-export * from './projection/read-model.port';
 export * from './projection/read-model.projection';
 export * from './projection/read-model.projector';
 export * from './catalog/account.view';

@@ -59,6 +59,14 @@ export interface SubscribeOptions {
   readonly onCaughtUp?: () => void;
 }
 
+export interface ReadAllOptions {
+  /** Events strictly after this position; from the start when absent. */
+  readonly after?: GlobalPosition;
+  /** At most this many (a non-negative integer). */
+  readonly limit: number;
+  readonly filter?: SubscriptionFilter;
+}
+
 export interface ReadStreamOptions {
   /** The first revision to read (inclusive); 0n when absent. */
   readonly fromRevision?: bigint;
@@ -94,11 +102,7 @@ export interface EventStore {
    */
   streamHeads(streamIds: readonly string[]): Promise<ReadonlyMap<string, bigint>>;
   /** Events of $all in global order, strictly after `after`, at most `limit` of them. */
-  readAll(options: {
-    readonly after?: GlobalPosition;
-    readonly limit: number;
-    readonly filter?: SubscriptionFilter;
-  }): Promise<readonly RecordedEvent[]>;
+  readAll(options: ReadAllOptions): Promise<readonly RecordedEvent[]>;
   /**
    * A catch-up subscription to $all in global order. The handler is awaited: one event at a time,
    * in order. A throwing handler ends the subscription (done rejects).

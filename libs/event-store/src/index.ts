@@ -2,10 +2,8 @@ export * from './event-store.port';
 export * from './event-store.errors';
 export { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.adapter';
 export { SqliteCheckpointStore } from './sqlite/sqlite-checkpoint.store';
-export {
-  EventStoreDbEventStore,
-  type EventStoreDbEventStoreOptions,
-} from './eventstoredb/eventstoredb-event-store.adapter';
+export { EventStoreDbEventStore } from './eventstoredb/eventstoredb-event-store.adapter';
+export type { EventStoreDbEventStoreOptions } from './eventstoredb/eventstoredb-event-store.options';
 export { EventStoreDbCheckpointStore } from './eventstoredb/eventstoredb-checkpoint.store';
 export { describeEventStoreDbConnection } from './eventstoredb/eventstoredb-connection.description';
 export { workerThreadScript } from './worker-thread.script';

@@ -1,6 +1,5 @@
-import type { ReadModelStore } from '@wts/application';
 import type { AppConfig } from '@wts/config';
-import { PostgresReadModelStore, SqliteReadModelStore } from '@wts/read-models';
+import { PostgresReadModelStore, SqliteReadModelStore, type ReadModelStore } from '@wts/read-models';
 import { join } from 'node:path';
 
 export const EMBEDDED_READ_MODEL_FILE = 'readmodels.sqlite';

@@ -1,8 +1,9 @@
-import type { RateLimiter, ReadModelStore } from '@wts/application';
+import type { RateLimiter } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { EventStore } from '@wts/event-store';
 import { kafkaReadinessCheck } from '@wts/messaging';
 import type { ReadinessCheck } from '@wts/observability';
+import type { ReadModelStore } from '@wts/read-models';
 
 export interface ReadinessDependencies {
   readonly config: AppConfig;

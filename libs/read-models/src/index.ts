@@ -1,2 +1,3 @@
+export * from './read-model.port';
 export { SqliteReadModelStore, type SqliteReadModelStoreOptions } from './sqlite/sqlite-read-model.store';
 export { PostgresReadModelStore, type PostgresReadModelStoreOptions } from './postgres/postgres-read-model.store';

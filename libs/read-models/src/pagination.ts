@@ -1,4 +1,6 @@
-import type { Page, PageRequest } from './read-model.port';
+import { encodeAttemptCursor, encodePositionCursor } from './cursor';
+import type { AttemptRow, Page, PageRequest } from './read-model.port';
+import { positionOf, toAttemptRow, type AttemptRecord, type Positioned } from './read-model.records';
 
 /** The port's bounds: a page is one index range scan of at most 1000 rows (plus one look-ahead). */
 export const MAX_PAGE_LIMIT = 1000;
@@ -22,11 +24,21 @@ export function checkKeepPerWebhook(keep: number): number {
  * `records` were fetched with `limit + 1`: the extra one only says that another page exists, so
  * the cursor points at the last item returned, and the next page starts strictly after it.
  */
-export function toPage<R, T>(records: readonly R[], limit: number, toItem: (record: R) => T, cursorOf: (record: R) => string): Page<T> {
+function toPage<R, T>(records: readonly R[], limit: number, toItem: (record: R) => T, cursorOf: (record: R) => string): Page<T> {
   const items = records.slice(0, limit);
   const last = items[items.length - 1];
   return {
     items: items.map(toItem),
     nextCursor: records.length > limit && last !== undefined ? cursorOf(last) : null,
   };
+}
+
+/** A page of deliveries, runs or parked rows: the next one continues after the last row's position. */
+export function toPositionPage<R extends Positioned, T>(records: readonly R[], limit: number, toItem: (record: R) => T): Page<T> {
+  return toPage(records, limit, toItem, (record) => encodePositionCursor(positionOf(record)));
+}
+
+/** A page of rejected attempts: the next one continues after the last attempt's id. */
+export function toAttemptPage(records: readonly AttemptRecord[], limit: number): Page<AttemptRow> {
+  return toPage(records, limit, toAttemptRow, (record) => encodeAttemptCursor(BigInt(record.id)));
 }

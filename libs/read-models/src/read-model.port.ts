@@ -1,21 +1,136 @@
+import type { GlobalPosition } from '@wts/event-store';
+
 /**
- * The port this library implements, re-exported from its one home (the same module that
- * `@wts/application` re-exports), so the adapters, their callers and the tests share the same
- * error classes and `instanceof` holds across them. Imported by path rather than through the
- * `@wts/application` index: the adapters need two error classes at run time, not the whole
- * application layer, and the multi-process SQLite test loads these sources without path aliases.
+ * The read-model database: listings for operators and the Config page (deliveries, runs, parked
+ * deliveries, rejected attempts). Adapters: SQLite (embedded default, a file beside the event
+ * store) and PostgreSQL (DATABASE_URL). Rows come from one checkpointed projector that writes
+ * its rows and its checkpoint in one transaction; rejected attempts and replay counts are written
+ * by the ingress directly (they are not events).
+ *
+ * The port lives beside its adapters, as the EventStore port does in @wts/event-store: the use
+ * cases import it from `@wts/read-models`, and the adapters' own sources (also those a worker
+ * thread or a second process loads without the `@wts/*` aliases) reach it by a relative path.
  */
-export {
-  InvalidCursorError,
-  ReadModelUnavailableError,
-  type AttemptRow,
-  type DeliveryListRow,
-  type DeliveryRow,
-  type Page,
-  type PageRequest,
-  type ParkedRow,
-  type ProjectionChange,
-  type ReadModelStore,
-  type RunRow,
-  type TriggerAccountRow,
-} from '../../application/src/projection/read-model.port';
+
+export interface TriggerAccountRow {
+  readonly accountId: string;
+  readonly email: string;
+}
+
+export interface DeliveryRow {
+  readonly deliveryId: string;
+  readonly routineId: string;
+  readonly webhookId: string;
+  readonly runId: string;
+  readonly receivedAt: string;
+  readonly triggerAccount: TriggerAccountRow;
+  readonly contentType: string;
+  readonly idempotencyKey: string | null;
+}
+
+export interface RunRow {
+  readonly runId: string;
+  readonly routineId: string;
+  readonly webhookId: string;
+  readonly deliveryId: string;
+  readonly triggerAccount: TriggerAccountRow;
+  readonly status: string;
+  readonly createdAt: string;
+}
+
+export interface ParkedRow {
+  /** The event that could not be handled (the DeliveryAccepted event's id). */
+  readonly sourceEventId: string;
+  readonly sourceStream: string;
+  readonly sourceType: string;
+  /** The delivery and routine it belongs to, when known. */
+  readonly deliveryId: string | null;
+  readonly routineId: string | null;
+  readonly error: string;
+  readonly parkedAt: string;
+}
+
+export interface AttemptRow {
+  readonly webhookId: string;
+  /** Why it was refused (callers saw one 404 for wrong secret / disabled; the owner sees which). */
+  readonly reason: string;
+  readonly at: string;
+  readonly sourceAddress: string;
+}
+
+/** One projected row, placed in the global order by the event it came from. */
+export type ProjectionChange =
+  | { readonly kind: 'delivery'; readonly position: GlobalPosition; readonly row: DeliveryRow }
+  | { readonly kind: 'run'; readonly position: GlobalPosition; readonly row: RunRow }
+  | { readonly kind: 'parked'; readonly position: GlobalPosition; readonly row: ParkedRow };
+
+/** `limit` 1–1000; `cursor` is the opaque `nextCursor` of the previous page (absent: first page). */
+export interface PageRequest {
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+/** Newest first. `nextCursor` is null on the last page. */
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
+
+export type DeliveryListRow = DeliveryRow & {
+  /** Idempotent repeats answered with the original 202, by any ingress replica. */
+  readonly replays: number;
+};
+
+/** A cursor the adapter did not issue (malformed or tampered): the caller answers 400. */
+export class InvalidCursorError extends Error {
+  constructor(cursor: string) {
+    super(`not a cursor of this listing: ${JSON.stringify(cursor.slice(0, 64))}`);
+    this.name = 'InvalidCursorError';
+  }
+}
+
+/** The read-model database cannot be reached: callers answer 503. */
+export class ReadModelUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ReadModelUnavailableError';
+  }
+}
+
+export interface ReadModelStore {
+  /** The checkpoint of projection `name`; undefined before its first commit (or after reset). */
+  loadCheckpoint(name: string): Promise<GlobalPosition | undefined>;
+  /**
+   * In one transaction: writes `changes` (idempotent: a row whose key exists is left as it is)
+   * and moves the checkpoint of `name` from `from` (undefined: no checkpoint yet) to `to`.
+   * Returns false, and writes nothing, when the checkpoint is not at `from` (another writer moved
+   * it, or a rebuild reset it): the caller reloads the checkpoint and goes on from there.
+   */
+  commit(name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition): Promise<boolean>;
+  /** Deletes every projected row (deliveries, runs, parked) and the checkpoint of `name`, in one transaction. */
+  reset(name: string): Promise<void>;
+
+  deliveries(routineId: string, page: PageRequest): Promise<Page<DeliveryListRow>>;
+  runs(routineId: string, page: PageRequest): Promise<Page<RunRow>>;
+  /** Every parked delivery, or those of one routine. */
+  parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>>;
+
+  /** Appends rejected attempts, then keeps only the newest `keepPerWebhook` of each webhook in the batch. */
+  recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void>;
+  attempts(webhookId: string, page: PageRequest): Promise<Page<AttemptRow>>;
+  /** Adds one replay per id (an id may appear several times: it counts that many). */
+  recordReplays(deliveryIds: readonly string[]): Promise<void>;
+
+  /**
+   * Whether this instance should run the projector: one writer among replicas (PostgreSQL: a
+   * session advisory lock, held until close or until the connection is lost; SQLite: always true,
+   * the checkpoint compare-and-set in commit() keeps a second writer harmless).
+   */
+  tryAcquireProjectorLease(): Promise<boolean>;
+  /** False once a lease that was acquired has been lost (connection dropped). */
+  holdsProjectorLease(): boolean;
+
+  /** Health: resolves when the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,7 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { RejectionError } from '@wts/domain';
-import { AppendOutcomeUnknownError, ReadModelUnavailableError } from '@wts/application';
+import { AppendOutcomeUnknownError } from '@wts/application';
 import { EventStoreUnavailableError } from '@wts/event-store';
+import { ReadModelUnavailableError } from '@wts/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WEBHOOK_NOT_FOUND_BODY, problem, type Problem, type ProblemCode } from './problem';
 import { sendProblemBody } from './problem.reply';

@@ -1,8 +1,8 @@
 import { Streams } from '@wts/contracts';
 import { reject, type Rejection } from '@wts/domain';
+import type { PageRequest, ReadModelStore } from '@wts/read-models';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
-import type { PageRequest, ReadModelStore } from '../projection/read-model.port';
 import { listing, type Listing } from '../run/run.queries';
 import type { BatchedActivityRecorder } from './webhook-activity.recorder';
 

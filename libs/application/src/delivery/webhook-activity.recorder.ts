@@ -1,5 +1,5 @@
 import type { RejectionCode } from '@wts/domain';
-import type { AttemptRow, ReadModelStore } from '../projection/read-model.port';
+import type { AttemptRow, ReadModelStore } from '@wts/read-models';
 
 /** Why an attempt was refused. Callers saw one 404 for the first two; the owner sees which. */
 export type AttemptReason = RejectionCode | 'wrong_secret' | 'webhook_disabled';

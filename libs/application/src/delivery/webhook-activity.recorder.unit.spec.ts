@@ -1,4 +1,4 @@
-import type { AttemptRow, ReadModelStore } from '../projection/read-model.port';
+import type { AttemptRow, ReadModelStore } from '@wts/read-models';
 import { BatchedActivityRecorder, type RejectedAttempt } from './webhook-activity.recorder';
 
 /** The two writes the recorder makes, kept in memory; the next `fail…` writes of each kind throw. */

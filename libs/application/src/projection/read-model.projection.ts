@@ -1,7 +1,7 @@
 import { StreamCategories, type DispatchParked, type ServiceEvent } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
+import type { ProjectionChange } from '@wts/read-models';
 import { asEvent } from '../shared/event-envelope';
-import type { ProjectionChange } from './read-model.port';
 
 /** The projection's name: its checkpoint in the read-model database. */
 export const READ_MODEL_PROJECTION = 'read-models';

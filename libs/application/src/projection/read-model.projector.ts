@@ -1,6 +1,6 @@
 import { comparePositions, type EventStore, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
+import type { ProjectionChange, ReadModelStore } from '@wts/read-models';
 import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChange } from './read-model.projection';
-import type { ProjectionChange, ReadModelStore } from './read-model.port';
 
 export interface ProjectorLogger {
   info(fields: object, message: string): void;

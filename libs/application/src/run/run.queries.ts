@@ -1,9 +1,9 @@
 import { Streams, type DeliveryEvent, type RunEvent } from '@wts/contracts';
 import { reject, type Rejection } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
+import { InvalidCursorError, type Page, type PageRequest, type ParkedRow, type ReadModelStore } from '@wts/read-models';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
-import { InvalidCursorError, type Page, type PageRequest, type ParkedRow, type ReadModelStore } from '../projection/read-model.port';
 import { asEvent } from '../shared/event-envelope';
 import { toRunView, toTriggerAccountView, type RunView, type TriggerAccountView } from './run.view';
 

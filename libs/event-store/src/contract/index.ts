@@ -1,5 +1,5 @@
 /** Test-only: imports jest globals. Not re-exported from the library's main index. */
-export { describeEventStoreContract } from './event-store.contract';
+export { describeEventStoreContract } from './event-store.suite';
 export type {
   EventStoreContractFactory,
   EventStoreContractSubject,

@@ -5,6 +5,7 @@ import {
   type EventHandler,
   type GlobalPosition,
   type RecordedEvent,
+  type SubscribeOptions,
   type Subscription,
 } from '../event-store.port';
 import type { ClientSubscription } from './eventstoredb-client.port';
@@ -44,7 +45,12 @@ function isFilterCheckpoint(item: AllStreamResolvedEvent | FilterCheckpoint): it
   return 'filterCheckpoint' in item;
 }
 
-export interface CatchUpSource {
+/**
+ * What the subscription needs from the store: a server-fed client subscription from a position,
+ * and the store's view of its events and failures (the SQLite subscription pulls instead, see
+ * SqliteCatchUpSource).
+ */
+export interface EventStoreDbCatchUpSource {
   /**
    * Opens a client subscription delivering events strictly after `after` (from the start when
    * undefined), with filter checkpoints in between; undefined when nothing can ever match (an
@@ -63,11 +69,6 @@ export interface CatchUpSource {
   /** Readiness: the subscription gave up, or works again. */
   reportGaveUp(error: Error): void;
   reportHealthy(): void;
-}
-
-interface Progress {
-  readonly onProgress?: (position: GlobalPosition) => void;
-  readonly onCaughtUp?: () => void;
 }
 
 type AttemptEnd =
@@ -93,11 +94,11 @@ export class EventStoreDbCatchUpSubscription implements Subscription {
   private cursor: GlobalPosition | undefined;
 
   constructor(
-    private readonly from: CatchUpSource,
+    private readonly from: EventStoreDbCatchUpSource,
     /** Events at or before this position are never delivered (the server excludes it already). */
     after: GlobalPosition | undefined,
     private readonly handler: EventHandler,
-    private readonly progress: Progress = {},
+    private readonly progress: Pick<SubscribeOptions, 'onProgress' | 'onCaughtUp'> = {},
     private readonly policy: ResubscribePolicy = DEFAULT_RESUBSCRIBE_POLICY,
   ) {
     this.cursor = after;

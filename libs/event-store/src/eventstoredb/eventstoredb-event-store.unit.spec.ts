@@ -7,11 +7,11 @@
  * error). It is no substitute for the contract suite against a real server (the .int.spec).
  */
 import { randomUUID } from 'node:crypto';
-import { appendContract } from '../contract/append.contract';
-import { checkpointContract } from '../contract/checkpoint.contract';
+import { appendContract } from '../contract/append.suite';
+import { checkpointContract } from '../contract/checkpoint.suite';
 import { newNamespace, type ContractContext, type EventStoreContractSubject } from '../contract/contract.fixtures';
-import { readContract } from '../contract/read.contract';
-import { subscriptionContract } from '../contract/subscription.contract';
+import { readContract } from '../contract/read.suite';
+import { subscriptionContract } from '../contract/subscription.suite';
 import { EventStoreUnavailableError, type EventToAppend, type RecordedEvent } from '../event-store.port';
 import { CHECKPOINT_EVENT_TYPE, checkpointStreamOf } from './eventstoredb-checkpoint.store';
 import { EventStoreDbEventStore } from './eventstoredb-event-store.adapter';

@@ -1,4 +1,3 @@
-import { assertEventSize, validatedEventIds } from '../append.validation';
 /**
  * Pure conversions between the port's types and @eventstore/db-client's (6.x) types. No I/O here,
  * so everything is unit-testable without a server.
@@ -18,6 +17,7 @@ import {
   type Position,
   type ResolvedEvent,
 } from '@eventstore/db-client';
+import { serializeEvents } from '../append.validation';
 import { InvalidAppendError } from '../event-store.errors';
 import {
   START_POSITION,
@@ -70,19 +70,23 @@ export function toActualRevision(current: CurrentRevision): bigint {
 export { satisfiesExpected } from '../event-store.port';
 
 /**
- * Validates like the SQLite store (UUID ids, no id twice in one append, a type, JSON-serializable
- * data and metadata) and builds the client's JSON events. Ids are lowercased.
+ * Validates and sizes the events as the SQLite store does (serializeEvents: UUID ids, no id twice
+ * in one append, a type, JSON-serializable data and metadata), refuses what only this adapter
+ * refuses, and builds the client's JSON events. Ids are lowercased.
  */
 export function toEventData(events: readonly EventToAppend[], maxEventBytes: number): EventData[] {
-  const ids = validatedEventIds(events);
-  return events.map((event, index) => {
-    const id = ids[index];
-    if (event.type.startsWith('$')) {
-      throw new InvalidAppendError(`event ${id} has type ${event.type}: types starting with $ are reserved`);
-    }
-    assertEventSize(id, jsonText(event.data, id, 'data'), jsonText(event.metadata, id, 'metadata'), maxEventBytes);
-    return jsonEvent({ id, type: event.type, data: event.data as JSONType, metadata: event.metadata as JSONType });
-  });
+  return serializeEvents(events, maxEventBytes, assertAccepted).map(({ id, type }, index) =>
+    jsonEvent({ id, type, data: events[index].data as JSONType, metadata: events[index].metadata as JSONType }),
+  );
+}
+
+/** What this adapter refuses beyond the shared checks: $-types (the server's) and JSON that is not an object or array. */
+function assertAccepted(event: EventToAppend, id: string): void {
+  if (event.type.startsWith('$')) {
+    throw new InvalidAppendError(`event ${id} has type ${event.type}: types starting with $ are reserved`);
+  }
+  assertJsonObject(event.data, id, 'data');
+  assertJsonObject(event.metadata, id, 'metadata');
 }
 
 export function toGlobalPosition(position: Position): GlobalPosition {
@@ -152,19 +156,11 @@ export function toVisibleEvent(resolved: ResolvedEvent | AllStreamResolvedEvent)
   return toRecordedEvent(resolved);
 }
 
-/** The JSON text of an object or array; anything else (or unserializable) is the caller's bug. */
-function jsonText(value: object, id: string, field: string): string {
+/** Data and metadata are objects or arrays; anything else is the caller's bug. */
+function assertJsonObject(value: object, id: string, field: string): void {
   if (typeof value !== 'object' || value === null) {
     throw new InvalidAppendError(`event ${id} ${field} must be a JSON object or array`);
   }
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`, { cause: error });
-  }
-  if (json === undefined) throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`);
-  return json;
 }
 
 /** Binary (non-JSON) payloads written by other clients: parsed when they hold JSON, else raw bytes. */

@@ -7,7 +7,8 @@ import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { DuplicateEventIdError, EventStoreRejectedError, InvalidAppendError } from '../event-store.errors';
 import { EventStoreUnavailableError, type EventToAppend, type RecordedEvent, type Subscription } from '../event-store.port';
-import { EventStoreDbEventStore, type EventStoreDbEventStoreOptions } from './eventstoredb-event-store.adapter';
+import { EventStoreDbEventStore } from './eventstoredb-event-store.adapter';
+import type { EventStoreDbEventStoreOptions } from './eventstoredb-event-store.options';
 import { FakeEventStoreDb } from './testing/fake-eventstoredb.client';
 
 function serviceError(code: status, details: string, entries: Record<string, string> = {}): ServiceError {

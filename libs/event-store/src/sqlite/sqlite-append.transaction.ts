@@ -1,30 +1,18 @@
-import { assertEventSize, validatedEventIds } from '../append.validation';
-import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
+import type { SerializedEvent } from '../append.validation';
+import { DuplicateEventIdError } from '../event-store.errors';
 import {
   START_POSITION,
   satisfiesExpected,
   type AppendResult,
-  type EventToAppend,
   type ExpectedRevision,
   type GlobalPosition,
 } from '../event-store.port';
-import type { SerializedEvent, SqliteEventQueries, StoredEventRef } from './sqlite-event.queries';
+import type { SqliteEventQueries, StoredEventRef } from './sqlite-event.queries';
 
 export interface AppendOutcome {
   readonly result: AppendResult;
   /** False for conflicts, idempotent retries and empty appends: nothing new to announce. */
   readonly inserted: boolean;
-}
-
-/** Validates and serializes outside the transaction: a bad request is never a 503. */
-export function serializeEvents(events: readonly EventToAppend[], maxEventBytes: number): SerializedEvent[] {
-  const ids = validatedEventIds(events);
-  return events.map((event, index) => {
-    const id = ids[index];
-    const serialized = { id, type: event.type, data: toJson(event.data, id, 'data'), metadata: toJson(event.metadata, id, 'metadata') };
-    assertEventSize(id, serialized.data, serialized.metadata, maxEventBytes);
-    return serialized;
-  });
 }
 
 /** The body of one append; must run inside an IMMEDIATE transaction. */
@@ -81,15 +69,4 @@ function isIdempotentRetry(refs: readonly StoredEventRef[], expected: ExpectedRe
 
 function appended(nextRevision: bigint, position: GlobalPosition): AppendResult {
   return { kind: 'appended', nextRevision, position };
-}
-
-function toJson(value: object, id: string, field: string): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`, { cause: error });
-  }
-  if (json === undefined) throw new InvalidAppendError(`event ${id} ${field} is not JSON-serializable`);
-  return json;
 }

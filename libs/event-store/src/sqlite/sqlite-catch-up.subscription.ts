@@ -1,7 +1,11 @@
-import type { EventHandler, GlobalPosition, RecordedEvent, Subscription } from '../event-store.port';
+import type { EventHandler, RecordedEvent, SubscribeOptions, Subscription } from '../event-store.port';
 
-/** What the subscription needs from the store. Calls may throw EventStoreUnavailableError. */
-export interface CatchUpSource {
+/**
+ * What the subscription needs from the store: pulls by sequence number, and a wake-up on appends
+ * through this instance (EventStoreDB's subscription is fed by the server instead, see
+ * EventStoreDbCatchUpSource). Calls may throw EventStoreUnavailableError.
+ */
+export interface SqliteCatchUpSource {
   /** The highest global sequence number committed so far. */
   headSeq(): bigint;
   /** Events with afterSeq < seq <= uptoSeq, in global order, at most `limit`, filtered. */
@@ -13,14 +17,12 @@ export interface CatchUpSource {
   onNextAppend(listener: () => void): () => void;
 }
 
-export interface CatchUpOptions {
+export interface SqliteCatchUpOptions extends Pick<SubscribeOptions, 'onProgress' | 'onCaughtUp'> {
   /** Deliver events with a sequence number strictly greater than this. */
   readonly afterSeq: bigint;
   readonly batchSize: number;
   /** Wake-up interval to notice appends made by other processes (or other store instances). */
   readonly pollIntervalMs: number;
-  readonly onProgress?: (position: GlobalPosition) => void;
-  readonly onCaughtUp?: () => void;
 }
 
 /**
@@ -33,8 +35,8 @@ export class SqliteCatchUpSubscription implements Subscription {
   private wake: (() => void) | undefined;
 
   constructor(
-    private readonly source: CatchUpSource,
-    private readonly options: CatchUpOptions,
+    private readonly source: SqliteCatchUpSource,
+    private readonly options: SqliteCatchUpOptions,
     private readonly handler: EventHandler,
   ) {
     this.done = this.run();

@@ -1,4 +1,4 @@
-import { OpenSubscriptions } from '../open-subscriptions';
+import { serializeEvents } from '../append.validation';
 import { InvalidAppendError } from '../event-store.errors';
 import {
   EventStoreUnavailableError,
@@ -9,13 +9,14 @@ import {
   type EventToAppend,
   type ExpectedRevision,
   type GlobalPosition,
+  type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
-  type SubscriptionFilter,
 } from '../event-store.port';
-import { serializeEvents } from './sqlite-append.transaction';
+import { OpenSubscriptions } from '../open-subscriptions.registry';
+import { assertNonNegativeInteger, assertPositiveInteger, withDefaults } from '../store-options.validation';
 import { SqliteCatchUpSubscription } from './sqlite-catch-up.subscription';
 import { SqliteCheckpointStore } from './sqlite-checkpoint.store';
 import { SqliteEventQueries } from './sqlite-event.queries';
@@ -51,7 +52,6 @@ export class SqliteEventStore implements EventStore {
   private readonly appendListeners = new Map<() => void, readonly string[] | undefined>();
   private readonly subscriptions = new OpenSubscriptions();
   private readonly checkpointStore: SqliteCheckpointStore;
-  private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly connection: SqliteConnection,
@@ -66,13 +66,11 @@ export class SqliteEventStore implements EventStore {
 
   /** Opens (creating the file, its parent directories and the schema if needed). */
   static open(filePath: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
-    const resolved = { ...DEFAULTS, ...withoutUndefined(options) };
+    const resolved = withDefaults(DEFAULTS, options);
     assertPositiveInteger('pollIntervalMs', resolved.pollIntervalMs);
     assertPositiveInteger('subscriptionBatchSize', resolved.subscriptionBatchSize);
     assertPositiveInteger('maxEventBytes', resolved.maxEventBytes);
-    if (!Number.isSafeInteger(resolved.busyTimeoutMs) || resolved.busyTimeoutMs < 0) {
-      throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${resolved.busyTimeoutMs}`);
-    }
+    assertNonNegativeInteger('busyTimeoutMs', resolved.busyTimeoutMs);
     const connection = SqliteConnection.open(filePath, { busyTimeoutMs: resolved.busyTimeoutMs });
     try {
       const queries = connection.use('prepare', (db) => new SqliteEventQueries(db));
@@ -116,9 +114,7 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEvent[]> {
     const { fromRevision = 0n, maxCount } = options;
-    if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 0)) {
-      throw new RangeError(`readStream maxCount must be a non-negative integer, got ${maxCount}`);
-    }
+    if (maxCount !== undefined) assertNonNegativeInteger('readStream maxCount', maxCount);
     if (maxCount === 0) return [];
     return this.connection.use('readStream', () => this.queries.readStream(streamId, fromRevision < 0n ? 0n : fromRevision, maxCount ?? -1));
   }
@@ -128,14 +124,8 @@ export class SqliteEventStore implements EventStore {
     return new Map(streamIds.map((streamId) => [streamId, found.get(streamId) ?? -1n]));
   }
 
-  async readAll(options: {
-    readonly after?: GlobalPosition;
-    readonly limit: number;
-    readonly filter?: SubscriptionFilter;
-  }): Promise<readonly RecordedEvent[]> {
-    if (!Number.isSafeInteger(options.limit) || options.limit < 0) {
-      throw new RangeError(`readAll limit must be a non-negative integer, got ${options.limit}`);
-    }
+  async readAll(options: ReadAllOptions): Promise<readonly RecordedEvent[]> {
+    assertNonNegativeInteger('readAll limit', options.limit);
     const afterSeq = (options.after ?? START_POSITION).commit;
     const prefixes = options.filter?.streamPrefixes;
     return this.connection.use('readAll', () => this.queries.readRange(afterSeq, options.limit, prefixes));
@@ -176,12 +166,10 @@ export class SqliteEventStore implements EventStore {
 
   /** Stops every subscription (after their handlers in flight), then closes the file. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      await this.subscriptions.stopAll();
+    return this.subscriptions.closeThen(async () => {
       await this.writer.close();
       this.connection.close();
-    })();
-    return this.closing;
+    });
   }
 
   /** Wakes the subscriptions that would deliver an event of this stream (others poll for other processes' appends). */
@@ -192,14 +180,4 @@ export class SqliteEventStore implements EventStore {
       listener();
     }
   }
-}
-
-function assertPositiveInteger(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  }
-}
-
-function withoutUndefined(options: SqliteEventStoreOptions): SqliteEventStoreOptions {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 }

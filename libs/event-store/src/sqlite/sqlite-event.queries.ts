@@ -1,13 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { SerializedEvent } from '../append.validation';
 import type { RecordedEvent } from '../event-store.port';
-
-/** An event ready to be inserted: validated id, JSON already serialized. */
-export interface SerializedEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly data: string;
-  readonly metadata: string;
-}
 
 export interface StoredEventRef {
   readonly streamId: string;

@@ -1,9 +1,9 @@
 import { Worker } from 'node:worker_threads';
+import type { SerializedEvent } from '../append.validation';
 import { EventStoreUnavailableError, type ExpectedRevision, type GlobalPosition } from '../event-store.port';
 import { WorkerThreadChannel } from '../worker-thread.channel';
 import { workerThreadScript } from '../worker-thread.script';
 import type { AppendOutcome } from './sqlite-append.transaction';
-import type { SerializedEvent } from './sqlite-event.queries';
 import { fromWriterError, type CommitReport, type WriterError, type WriterOptions, type WriterRequest } from './sqlite-writer.protocol';
 
 /** A request as sent: the channel gives it its id. */

@@ -1,7 +1,7 @@
+import type { SerializedEvent } from '../append.validation';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
 import { EventStoreUnavailableError, type ExpectedRevision } from '../event-store.port';
 import type { AppendOutcome } from './sqlite-append.transaction';
-import type { SerializedEvent } from './sqlite-event.queries';
 
 /** What the main thread asks of the writer thread (structured-cloned: bigints included). */
 export type WriterRequest =

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { readModelContract } from '../contract/read-model.contract';
+import { readModelContract } from '../contract/read-model.suite';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
 import { schemaLockKey } from './postgres-lock.keys';
 import { PostgresReadModelStore, type PostgresReadModelStoreOptions } from './postgres-read-model.store';

@@ -1,13 +1,12 @@
 import type { GlobalPosition } from '@wts/event-store';
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
-import { decodeAttemptCursor, decodePositionCursor, encodeAttemptCursor, encodePositionCursor } from '../cursor';
-import { checkKeepPerWebhook, checkLimit, toPage } from '../pagination';
+import { decodeAttemptCursor, decodePositionCursor } from '../cursor';
+import { checkKeepPerWebhook, checkLimit, toAttemptPage, toPositionPage } from '../pagination';
 import type { AttemptRow, DeliveryListRow, Page, PageRequest, ParkedRow, ProjectionChange, ReadModelStore, RunRow } from '../read-model.port';
 import { ReadModelUnavailableError } from '../read-model.port';
 import {
   attemptValues,
   positionOf,
-  toAttemptRow,
   toDeliveryRow,
   toParkedRow,
   toRunRow,
@@ -125,20 +124,20 @@ export class PostgresReadModelStore implements ReadModelStore {
   async deliveries(routineId: string, page: PageRequest): Promise<Page<DeliveryListRow>> {
     const [after, limit] = listAfter(page);
     const { rows } = await this.query<DeliveryRecord>('deliveries', sql.LIST_DELIVERIES, [routineId, ...after]);
-    return toPage(rows, limit, toDeliveryRow, (record) => encodePositionCursor(positionOf(record)));
+    return toPositionPage(rows, limit, toDeliveryRow);
   }
 
   async runs(routineId: string, page: PageRequest): Promise<Page<RunRow>> {
     const [after, limit] = listAfter(page);
     const { rows } = await this.query<RunRecord>('runs', sql.LIST_RUNS, [routineId, ...after]);
-    return toPage(rows, limit, toRunRow, (record) => encodePositionCursor(positionOf(record)));
+    return toPositionPage(rows, limit, toRunRow);
   }
 
   async parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>> {
     const [after, limit] = listAfter(page);
     const text = routineId === undefined ? sql.LIST_PARKED_ALL : sql.LIST_PARKED_OF_ROUTINE;
     const { rows } = await this.query<ParkedRecord>('parked', text, [routineId ?? null, ...after]);
-    return toPage(rows, limit, toParkedRow, (record) => encodePositionCursor(positionOf(record)));
+    return toPositionPage(rows, limit, toParkedRow);
   }
 
   async recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void> {
@@ -158,7 +157,7 @@ export class PostgresReadModelStore implements ReadModelStore {
     const limit = checkLimit(page);
     const afterId = decodeAttemptCursor(page.cursor);
     const { rows } = await this.query<AttemptRecord>('attempts', sql.LIST_ATTEMPTS, [webhookId, String(afterId), limit + 1]);
-    return toPage(rows, limit, toAttemptRow, (record) => encodeAttemptCursor(BigInt(record.id)));
+    return toAttemptPage(rows, limit);
   }
 
   async recordReplays(deliveryIds: readonly string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Transaction } from 'better-sqlite3';
 import type { GlobalPosition } from '@wts/event-store';
-import { decodeAttemptCursor, decodePositionCursor, encodeAttemptCursor, encodePositionCursor } from '../cursor';
-import { checkKeepPerWebhook, checkLimit, toPage } from '../pagination';
+import { decodeAttemptCursor, decodePositionCursor } from '../cursor';
+import { checkKeepPerWebhook, checkLimit, toAttemptPage, toPositionPage } from '../pagination';
 import type {
   AttemptRow,
   DeliveryListRow,
@@ -16,7 +16,6 @@ import {
   attemptValues,
   changeValues,
   positionOf,
-  toAttemptRow,
   toDeliveryRow,
   toParkedRow,
   toRunRow,
@@ -106,13 +105,13 @@ export class SqliteReadModelStore implements ReadModelStore {
   async deliveries(routineId: string, page: PageRequest): Promise<Page<DeliveryListRow>> {
     const [after, limit] = listAfter(page);
     const records = this.connection.use('deliveries', () => this.queries.deliveries.all({ ...after, routineId }));
-    return toPage(records, limit, toDeliveryRow, (record) => encodePositionCursor(positionOf(record)));
+    return toPositionPage(records, limit, toDeliveryRow);
   }
 
   async runs(routineId: string, page: PageRequest): Promise<Page<RunRow>> {
     const [after, limit] = listAfter(page);
     const records = this.connection.use('runs', () => this.queries.runs.all({ ...after, routineId }));
-    return toPage(records, limit, toRunRow, (record) => encodePositionCursor(positionOf(record)));
+    return toPositionPage(records, limit, toRunRow);
   }
 
   async parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>> {
@@ -120,7 +119,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const records: ParkedRecord[] = this.connection.use('parked', () =>
       routineId === undefined ? this.queries.parkedAll.all(after) : this.queries.parkedOfRoutine.all({ ...after, routineId }),
     );
-    return toPage(records, limit, toParkedRow, (record) => encodePositionCursor(positionOf(record)));
+    return toPositionPage(records, limit, toParkedRow);
   }
 
   async recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void> {
@@ -137,7 +136,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const records: AttemptRecord[] = this.connection.use('attempts', () =>
       this.queries.attempts.all({ webhookId, afterId, limit: limit + 1 }),
     );
-    return toPage(records, limit, toAttemptRow, (record) => encodeAttemptCursor(BigInt(record.id)));
+    return toAttemptPage(records, limit);
   }
 
   async recordReplays(deliveryIds: readonly string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { OptionalNotNull } from './optional-not-null.decorator';
 import { Transform } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import type { PageRequest } from '@wts/application';
+import type { PageRequest } from '@wts/read-models';
 
 /** `?limit=&cursor=` of every listing: newest first, `cursor` is the `next_cursor` of the page before. */
 export class ListQueryDto {

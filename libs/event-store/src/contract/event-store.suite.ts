@@ -1,8 +1,8 @@
-import { appendContract } from './append.contract';
-import { checkpointContract } from './checkpoint.contract';
+import { appendContract } from './append.suite';
+import { checkpointContract } from './checkpoint.suite';
 import { newNamespace, type ContractContext, type EventStoreContractFactory } from './contract.fixtures';
-import { readContract } from './read.contract';
-import { subscriptionContract } from './subscription.contract';
+import { readContract } from './read.suite';
+import { subscriptionContract } from './subscription.suite';
 
 /**
  * The behaviour every EventStore + CheckpointStore adapter must show. Call it at the top level of

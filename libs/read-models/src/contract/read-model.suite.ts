@@ -1,10 +1,10 @@
 /// <reference types="jest" />
-import { checkpointContract } from './checkpoint.contract';
+import { checkpointContract } from './checkpoint.suite';
 import { newNamespace, newPositionBase, type ContractContext, type ReadModelContractSubject } from './contract.fixtures';
-import { ingressWritesContract } from './ingress-writes.contract';
-import { lifecycleContract } from './lifecycle.contract';
-import { listingContract } from './listing.contract';
-import { roundTripContract } from './round-trip.contract';
+import { ingressWritesContract } from './ingress-writes.suite';
+import { lifecycleContract } from './lifecycle.suite';
+import { listingContract } from './listing.suite';
+import { roundTripContract } from './round-trip.suite';
 
 export type { ReadModelContractFactory, ReadModelContractSubject } from './contract.fixtures';
 
