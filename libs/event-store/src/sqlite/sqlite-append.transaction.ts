@@ -7,7 +7,7 @@ import {
   type ExpectedRevision,
   type GlobalPosition,
 } from '../event-store.port';
-import type { SqliteEventQueries, StoredEventRef } from './sqlite-event.queries';
+import type { SqliteEventStatements, StoredEventRef } from './sqlite-event.statements';
 
 export interface AppendOutcome {
   readonly result: AppendResult;
@@ -17,7 +17,7 @@ export interface AppendOutcome {
 
 /** The body of one append; must run inside an IMMEDIATE transaction. */
 export function appendInTransaction(
-  queries: SqliteEventQueries,
+  queries: SqliteEventStatements,
   streamId: string,
   events: readonly SerializedEvent[],
   expected: ExpectedRevision,

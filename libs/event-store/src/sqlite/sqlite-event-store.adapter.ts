@@ -19,7 +19,7 @@ import { OpenSubscriptions } from '../open-subscriptions.registry';
 import { assertNonNegativeInteger, assertPositiveInteger, withDefaults } from '../store-options.validation';
 import { SqliteCatchUpSubscription } from './sqlite-catch-up.subscription';
 import { SqliteCheckpointStore } from './sqlite-checkpoint.store';
-import { SqliteEventQueries } from './sqlite-event.queries';
+import { SqliteEventStatements } from './sqlite-event.statements';
 import { SqliteWriter, type CommitListener } from './sqlite-writer.client';
 import { SqliteConnection } from './sqlite.connection';
 
@@ -55,7 +55,7 @@ export class SqliteEventStore implements EventStore {
 
   private constructor(
     private readonly connection: SqliteConnection,
-    private readonly queries: SqliteEventQueries,
+    private readonly queries: SqliteEventStatements,
     private readonly options: Required<SqliteEventStoreOptions>,
     /** Appends and checkpoint saves: a writer thread, group commit. Reads stay on this thread. */
     private readonly writer: SqliteWriter,
@@ -73,7 +73,7 @@ export class SqliteEventStore implements EventStore {
     assertNonNegativeInteger('busyTimeoutMs', resolved.busyTimeoutMs);
     const connection = SqliteConnection.open(filePath, { busyTimeoutMs: resolved.busyTimeoutMs });
     try {
-      const queries = connection.use('prepare', (db) => new SqliteEventQueries(db));
+      const queries = connection.use('prepare', (db) => new SqliteEventStatements(db));
       const writer = SqliteWriter.spawn({ filePath, busyTimeoutMs: resolved.busyTimeoutMs, maxBatch: MAX_APPENDS_PER_COMMIT });
       return new SqliteEventStore(connection, queries, resolved, writer);
     } catch (error) {

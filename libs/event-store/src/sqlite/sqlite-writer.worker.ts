@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventStoreUnavailableError } from '../event-store.port';
 import { appendInTransaction, type AppendOutcome } from './sqlite-append.transaction';
-import { SqliteEventQueries } from './sqlite-event.queries';
+import { SqliteEventStatements } from './sqlite-event.statements';
 import { toWriterError, type CommitReport, type WriterOptions, type WriterReply, type WriterRequest } from './sqlite-writer.protocol';
 import { SqliteConnection, isBusy, sleepSync } from './sqlite.connection';
 
@@ -20,7 +20,7 @@ const options = workerData as WriterOptions;
 // busy_timeout 0: a BEGIN IMMEDIATE that meets another process's write lock fails at once and is
 // retried below every 0.1–1 ms, not after SQLite's 1, 2, 5, 10, 15 … ms sleeps.
 const connection = SqliteConnection.open(options.filePath, { busyTimeoutMs: options.busyTimeoutMs, alreadyPrepared: true, sqliteBusyTimeoutMs: 0 });
-const queries = connection.use('prepare', (db) => new SqliteEventQueries(db));
+const queries = connection.use('prepare', (db) => new SqliteEventStatements(db));
 const saveCheckpoint = connection.use('prepare', (db) =>
   db.prepare<[string, bigint, bigint, number]>(
     `INSERT INTO checkpoints (name, commit_pos, prepare_pos, updated_at) VALUES (?, ?, ?, ?)

@@ -20,7 +20,7 @@ import { schemaLockKey } from './postgres-lock.keys';
 import { PostgresProjectorLease } from './postgres-projector.lease';
 import { describePgError, toUnavailable } from './postgres-read-model.errors';
 import { migrate } from './postgres-read-model.migrations';
-import * as sql from './postgres-read-model.queries';
+import * as sql from './postgres-read-model.statements';
 
 export interface PostgresReadModelStoreOptions {
   readonly connectionString: string;

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { attemptValues } from '../read-model.records';
 import type { ActivityReply, ActivityRequest, ActivityWorkerData } from './sqlite-activity.protocol';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
-import { prepareQueries } from './sqlite-read-model.queries';
+import { prepareStatements } from './sqlite-read-model.statements';
 
 /**
  * The ingress's rejected attempts and replay counts, written on a thread of their own with a
@@ -13,7 +13,7 @@ const { filePath, busyTimeoutMs } = workerData as ActivityWorkerData;
 const port = parentPort;
 if (!port) throw new Error('sqlite-activity.worker runs as a worker thread');
 const connection = SqliteReadModelConnection.open(filePath, busyTimeoutMs);
-const q = prepareQueries(connection.db);
+const q = prepareStatements(connection.db);
 const writeAttempts = connection.db.transaction((request: Extract<ActivityRequest, { op: 'attempts' }>) => {
   for (const attempt of request.attempts) q.insertAttempt.run(...attemptValues(attempt));
   for (const webhookId of new Set(request.attempts.map((attempt) => attempt.webhookId))) q.pruneAttempts.run({ webhookId, keep: request.keep });

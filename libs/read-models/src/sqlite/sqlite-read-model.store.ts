@@ -24,7 +24,7 @@ import {
 } from '../read-model.records';
 import { SqliteActivityWriter } from './sqlite-activity.writer';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
-import { prepareQueries, type ListAfter, type SqliteReadModelQueries } from './sqlite-read-model.queries';
+import { prepareStatements, type ListAfter, type SqliteReadModelStatements } from './sqlite-read-model.statements';
 
 export interface SqliteReadModelStoreOptions {
   /** How long a writer waits for another process's write lock (and how long open retries). */
@@ -45,7 +45,7 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * the checkpoint compare-and-set in commit() already makes a second projector harmless.
  */
 export class SqliteReadModelStore implements ReadModelStore {
-  private readonly queries: SqliteReadModelQueries;
+  private readonly queries: SqliteReadModelStatements;
   private readonly commitTransaction: Transaction<(name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition) => boolean>;
   private readonly resetTransaction: Transaction<(name: string) => void>;
   private readonly attemptsTransaction: Transaction<(attempts: readonly AttemptRow[], keep: number) => void>;
@@ -57,7 +57,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     private readonly activity: SqliteActivityWriter | undefined,
   ) {
     const { db } = connection;
-    const q = prepareQueries(db);
+    const q = prepareStatements(db);
     this.queries = q;
     this.commitTransaction = db.transaction((name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition) => {
       const moved = from === undefined

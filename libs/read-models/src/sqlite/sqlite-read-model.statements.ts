@@ -15,7 +15,7 @@ import {
 import type { SqliteDatabase } from './sqlite-read-model.connection';
 
 /** Every statement the store runs, prepared once per connection. */
-export interface SqliteReadModelQueries {
+export interface SqliteReadModelStatements {
   readonly loadCheckpoint: Statement<[string], CheckpointRecord>;
   readonly insertFirstCheckpoint: Statement<[string, bigint, bigint]>;
   readonly moveCheckpoint: Statement<[MoveCheckpoint]>;
@@ -51,7 +51,7 @@ export interface ListAfter {
 const AFTER = '(commit_pos, prepare_pos) < (@commit, @prepare)';
 const NEWEST_FIRST = 'ORDER BY commit_pos DESC, prepare_pos DESC LIMIT @limit';
 
-export function prepareQueries(db: SqliteDatabase): SqliteReadModelQueries {
+export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements {
   const { delivery, run, parked } = PROJECTION_TABLES;
   return {
     loadCheckpoint: db.prepare('SELECT commit_pos, prepare_pos FROM rm_checkpoints WHERE name = ?'),

@@ -41,7 +41,7 @@ function isCategoryPrefix(prefix: string): boolean {
  * The prepared statements of the events table, prepared once per connection (hot path).
  * The handle must have defaultSafeIntegers(true): positions and revisions are bigints.
  */
-export class SqliteEventQueries {
+export class SqliteEventStatements {
   private readonly lastRevisionStmt;
   private readonly lastEventStmt;
   private readonly refByEventIdStmt;

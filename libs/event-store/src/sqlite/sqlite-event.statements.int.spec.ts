@@ -2,17 +2,17 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventQueries } from './sqlite-event.queries';
+import { SqliteEventStatements } from './sqlite-event.statements';
 import { migrate } from './sqlite-schema.migrations';
 
 /**
  * The stream-head lookup runs on every request, unauthenticated ones included, with as many
  * streams as requests arrived in one event-loop turn: its statement must not depend on that count.
  */
-describe('SqliteEventQueries.streamHeads', () => {
+describe('SqliteEventStatements.streamHeads', () => {
   let dir: string;
   let db: Database.Database;
-  let queries: SqliteEventQueries;
+  let queries: SqliteEventStatements;
   let prepared: number;
 
   beforeAll(() => {
@@ -20,7 +20,7 @@ describe('SqliteEventQueries.streamHeads', () => {
     db = new Database(join(dir, 'events.sqlite'));
     db.defaultSafeIntegers(true);
     migrate(db);
-    queries = new SqliteEventQueries(db);
+    queries = new SqliteEventStatements(db);
     const insert = db.transaction(() => {
       for (let i = 0; i < 3000; i += 2) {
         for (let revision = 0; revision <= i % 3; revision += 1) {
