@@ -1,4 +1,5 @@
 export * from './tokens';
+export * from './opened-store.result';
 export * from './event-store.factory';
 export * from './service-logger.factory';
 export * from './memory-rate-limiter.adapter';
@@ -7,7 +8,7 @@ export * from './rate-limiter.factory';
 export * from './service.logger';
 export * from './supervisor.watch';
 export * from './read-model.factory';
-export * from './event-size.budget';
+export * from './payload-limit.check';
 export * from './readiness.checks';
 export * from './graceful.shutdown';
 export * from './service.listener';
