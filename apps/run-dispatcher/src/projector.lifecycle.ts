@@ -1,12 +1,11 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { READ_MODELS, ReadModelProjector, type ReadModelStore } from '@wts/application';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { ReadModelProjector, ReadModelStore } from '@wts/application';
 
 /** The read-model projector runs once the service is up (where this replica holds the lease); on shutdown it stops after its batch in flight. */
-@Injectable()
 export class ProjectorLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly projector: ReadModelProjector,
-    @Inject(READ_MODELS) private readonly readModels: ReadModelStore,
+    private readonly readModels: ReadModelStore,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -19,6 +19,9 @@ export type DispatchOutcome =
   | { readonly kind: 'already_created'; readonly runId: string }
   | { readonly kind: 'parked'; readonly runId: string; readonly error: string };
 
+/** What dispatches a delivery: the use case, or a decorator of it (tracing, metrics). */
+export type DispatchDelivery = Pick<DispatchDeliveryUseCase, 'execute' | 'park'>;
+
 /**
  * One accepted delivery → exactly one run. `run-<run_id>` is appended with "stream must not
  * exist": a conflict means the run exists (a redelivery or a replay), which is success. The

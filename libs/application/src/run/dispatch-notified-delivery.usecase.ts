@@ -4,7 +4,7 @@ import type { EventStore } from '@wts/event-store';
 import { createHash } from 'node:crypto';
 import { toAppend } from '../shared/event-envelope';
 import type { Clock } from '../shared/runtime.ports';
-import type { DispatchDeliveryUseCase, DispatchOutcome } from './dispatch-delivery.usecase';
+import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
 import { StoredDeliveryReader } from './stored-delivery.reader';
 
 /** A Kafka message saying a delivery was accepted: what it claims, untrusted until the store agrees. */
@@ -30,7 +30,7 @@ export class DispatchNotifiedDeliveryUseCase {
 
   constructor(
     private readonly store: EventStore,
-    private readonly dispatch: DispatchDeliveryUseCase,
+    private readonly dispatch: DispatchDelivery,
     private readonly clock: Clock,
   ) {
     this.reader = new StoredDeliveryReader(store);

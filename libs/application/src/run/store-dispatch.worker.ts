@@ -1,6 +1,6 @@
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
 import { EventStoreUnavailableError, type CheckpointStore, type EventStore, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
-import type { DispatchDeliveryUseCase, DispatchOutcome } from './dispatch-delivery.usecase';
+import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
 
 export interface DispatchWorkerLogger {
   info(fields: object, message: string): void;
@@ -49,7 +49,7 @@ export class StoreDispatchWorker {
   constructor(
     private readonly store: EventStore,
     private readonly checkpoints: CheckpointStore,
-    private readonly dispatch: DispatchDeliveryUseCase,
+    private readonly dispatch: DispatchDelivery,
     private readonly logger: DispatchWorkerLogger,
     options: Partial<StoreDispatchOptions> = {},
     private readonly onDispatched: (outcome: DispatchOutcome) => void = () => undefined,

@@ -1,0 +1,21 @@
+import type { DeliveryToDispatch, DispatchDelivery } from '@wts/application';
+import { tracedDispatch } from './traced-dispatch.decorator';
+import { tracingEnabled } from './tracing';
+
+describe('tracedDispatch while tracing is off', () => {
+  it('given tracing is not started, when a delivery is dispatched or parked, then the inner dispatch answers, with the same input', async () => {
+    const calls: string[] = [];
+    const inner: DispatchDelivery = {
+      execute: async (input) => (calls.push(`execute ${input.eventId}`), { kind: 'created', runId: 'run_1' }),
+      park: async (input, error) => (calls.push(`park ${input.eventId} ${error}`), { kind: 'parked', runId: 'run_1', error }),
+    };
+    const input = { eventId: 'evt-1', traceparent: '' } as DeliveryToDispatch;
+    expect(tracingEnabled()).toBe(false);
+
+    const traced = tracedDispatch(inner);
+
+    await expect(traced.execute(input)).resolves.toEqual({ kind: 'created', runId: 'run_1' });
+    await expect(traced.park(input, 'too many failures')).resolves.toEqual({ kind: 'parked', runId: 'run_1', error: 'too many failures' });
+    expect(calls).toEqual(['execute evt-1', 'park evt-1 too many failures']);
+  });
+});
