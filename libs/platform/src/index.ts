@@ -1,4 +1,3 @@
-export * from './tokens';
 export * from './opened-store.result';
 export * from './event-store.factory';
 export * from './event-store.lifecycle';
