@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchNotifiedDeliveryUseCase, ParkDispatchUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
+import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, ParkDispatchUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { Streams } from '@wts/contracts';
 import { SqliteEventStore, type EventStore } from '@wts/event-store';
 import { DEFAULT_CONSUMER_TUNING, DeliveryAcceptedMessage, KafkaRelaySupervisor, Relays, WebhookEventsConsumer, createKafkaClient, ensureTopics, kafkaTopicNames, silentMessagingLogger } from '@wts/messaging';
-import { startTracing, traceAppends, type TracingHandle } from '@wts/observability';
+import { startTracing, tracedDispatch, tracedEventStore, type TracingHandle } from '@wts/observability';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
-import { TracedDispatchDeliveryUseCase } from '../../apps/run-dispatcher/src/traced-dispatch.usecase';
 import { AdminClient } from '../support/admin-client';
 import { kafkaBrokers, uniqueName } from '../support/kafka-broker';
 import { deleteTopics, testKafka } from '../support/kafka-test-kit';
@@ -54,7 +53,7 @@ describe('traces: one delivery, one trace', () => {
     dir = mkdtempSync(join(tmpdir(), 'wts-tracing-'));
     const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ADMIN_TOKEN });
     raw = SqliteEventStore.open(join(dir, 'events.sqlite'));
-    store = traceAppends(raw);
+    store = tracedEventStore(raw);
     const { readModels } = await openReadModelStore(config);
     app = await createIngressApp({ config, adminToken: ADMIN_TOKEN, store, readModels, rateLimiter: new MemoryRateLimiter(1000) });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -104,7 +103,7 @@ describe('traces: one delivery, one trace', () => {
   }
 
   it('embedded shape: request → append DeliveryAccepted → dispatch → append RunCreated', async () => {
-    const worker = new StoreDispatchWorker({ store, checkpoints: raw.checkpoints(), dispatch: new TracedDispatchDeliveryUseCase(store, systemClock), park: new ParkDispatchUseCase(store, systemClock), logger: { info: () => undefined, error: () => undefined } });
+    const worker = new StoreDispatchWorker({ store, checkpoints: raw.checkpoints(), dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)), park: new ParkDispatchUseCase(store, systemClock), logger: { info: () => undefined, error: () => undefined } });
     await worker.start();
     stops.push(() => worker.stop());
     const { spans, ...ids } = await deliverOne();
@@ -121,7 +120,7 @@ describe('traces: one delivery, one trace', () => {
     const relay = new KafkaRelaySupervisor({ connection: { brokers }, definition: { ...Relays.ingressWebhooks, name }, store, checkpoints: raw.checkpoints(), topics });
     stops.push(() => relay.stop());
     await relay.start();
-    const dispatch = new DispatchNotifiedDeliveryUseCase(store, new TracedDispatchDeliveryUseCase(store, systemClock), systemClock);
+    const dispatch = new DispatchNotifiedDeliveryUseCase(store, tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)), systemClock);
     const newConsumer = (): WebhookEventsConsumer => new WebhookEventsConsumer({
       kafka: createKafkaClient({ connection: { brokers }, clientId: name, logger: silentMessagingLogger }),
       topics,
@@ -160,7 +159,7 @@ describe('traces: one delivery, one trace', () => {
   it('with tracing off, no span is made and the events keep the caller\'s trace id', async () => {
     await tracing?.shutdown();
     tracing = undefined;
-    const worker = new StoreDispatchWorker({ store, checkpoints: raw.checkpoints(), dispatch: new TracedDispatchDeliveryUseCase(store, systemClock), park: new ParkDispatchUseCase(store, systemClock), logger: { info: () => undefined, error: () => undefined } });
+    const worker = new StoreDispatchWorker({ store, checkpoints: raw.checkpoints(), dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)), park: new ParkDispatchUseCase(store, systemClock), logger: { info: () => undefined, error: () => undefined } });
     await worker.start();
     stops.push(() => worker.stop());
     const hook = await admin.setUpWebhook('untraced@example.com');

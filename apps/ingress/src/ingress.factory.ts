@@ -1,7 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
-import { TriggerWebhookUseCase } from '@wts/application';
 import { ServiceLogger, createServiceLogger } from '@wts/platform';
 import { adminTokenDigest } from './admin/admin-token.guard';
 import { logEachRequest } from './http/access-log';
@@ -9,8 +8,8 @@ import { installBodyParsing } from './http/body-parsing';
 import { ProblemFilter, answerFrameworkError } from './http/problem.filter';
 import { AdminValidationPipe } from './http/admin-validation.pipe';
 import { UnreadableBodyPipe } from './http/unreadable-body.pipe';
-import { IngressModule, type IngressDependencies } from './ingress.module';
-import { meteredTrigger } from './webhook/metered-trigger';
+import { composeIngress, type IngressDependencies } from './ingress.composition';
+import { IngressModule } from './ingress.module';
 import { registerWebhookTriggerRoute } from './webhook/webhook-trigger.route';
 
 const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
@@ -30,9 +29,12 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: answerFrameworkError,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(IngressModule.forRoot(deps), adapter, {
+  const graph = composeIngress(deps);
+  const app = await NestFactory.create<NestFastifyApplication>(IngressModule.forRoot(deps, graph), adapter, {
     bufferLogs: true,
     abortOnError: false,
+    // The module holds the composed graph: named by reference, not by deep-hashing every object in it.
+    moduleIdGeneratorAlgorithm: 'reference',
     // Our own parser serves the admin routes (installBodyParsing); the public one reads its body itself.
     bodyParser: false,
   });
@@ -40,7 +42,7 @@ export async function createIngressApp(deps: IngressDependencies): Promise<NestF
   const fastify = app.getHttpAdapter().getInstance();
   logEachRequest(fastify);
   installBodyParsing(fastify, ADMIN_MAX_BODY_BYTES, adminTokenDigest(deps.adminToken));
-  registerWebhookTriggerRoute(fastify, meteredTrigger(app.get(TriggerWebhookUseCase)));
+  registerWebhookTriggerRoute(fastify, graph.trigger);
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(new UnreadableBodyPipe(), new AdminValidationPipe());
   await app.init();

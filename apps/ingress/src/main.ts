@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { assertPayloadLimitFits, createRateLimiter, exitGracefullyOnSignals, listenOrExit, openEventStore, openReadModelStore, readinessChecks, stopWhenSupervisorGone } from '@wts/platform';
-import { createOperationsApp, startTracing, traceAppends } from '@wts/observability';
+import { createOperationsApp, startTracing, tracedEventStore } from '@wts/observability';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'ingress' });
   const opened = await openEventStore(config);
   const { checkpoints } = opened;
-  const store = tracing ? traceAppends(opened.store) : opened.store;
+  const store = tracing ? tracedEventStore(opened.store) : opened.store;
   assertPayloadLimitFits(config, store);
   // Rejected attempts are written off the event loop: a flood of refusals never delays an answer.
   const { readModels } = await openReadModelStore(config, { activityOffThread: true });

@@ -1,9 +1,12 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { DispatchNotifiedDeliveryUseCase, type NotifiedDispatchOutcome } from '@wts/application';
+import type { NotifiedDispatchOutcome } from '@wts/application';
 import { DeliveryAcceptedMessage, type InboundEvent } from '@wts/messaging';
-import { countNotifiedDispatch } from './dispatch.metrics';
 import { DispatchFailureFilter } from './dispatch-failure.filter';
+import type { NotifiedDispatch } from './metered-dispatch.decorator';
+
+/** The token of the handler's use case (decorated: composeDispatcher). */
+export const NOTIFIED_DISPATCH = Symbol('NotifiedDispatch');
 
 /**
  * webhooks.events.v1 → exactly one run per accepted delivery (the use case is idempotent). The
@@ -13,10 +16,10 @@ import { DispatchFailureFilter } from './dispatch-failure.filter';
 @Controller()
 @UseFilters(new DispatchFailureFilter())
 export class DeliveryAcceptedController {
-  constructor(private readonly dispatch: DispatchNotifiedDeliveryUseCase) {}
+  constructor(@Inject(NOTIFIED_DISPATCH) private readonly dispatch: NotifiedDispatch) {}
 
   @EventPattern(DeliveryAcceptedMessage.eventType)
   async onDeliveryAccepted(@Payload() event: InboundEvent<DeliveryAcceptedMessage.Value>): Promise<NotifiedDispatchOutcome> {
-    return countNotifiedDispatch(await this.dispatch.execute({ eventId: event.eventId, streamId: event.streamId, traceparent: event.traceparent, claimed: event.value }));
+    return this.dispatch.execute({ eventId: event.eventId, streamId: event.streamId, traceparent: event.traceparent, claimed: event.value });
   }
 }

@@ -1,14 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STORE, StoreDispatchWorker } from '@wts/application';
-import type { EventStore } from '@wts/event-store';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { StoreDispatchWorker } from '@wts/application';
 
-/** Starts following accepted deliveries once up; on shutdown stops, checkpoints, then closes the store. */
-@Injectable()
+/** Starts following accepted deliveries once up; on shutdown stops and checkpoints (the store closes after: EventStoreModule). */
 export class DispatchWorkerLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
-  constructor(
-    private readonly worker: StoreDispatchWorker,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-  ) {}
+  constructor(private readonly worker: StoreDispatchWorker) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.worker.start();
@@ -16,6 +11,5 @@ export class DispatchWorkerLifecycle implements OnApplicationBootstrap, OnApplic
 
   async onApplicationShutdown(): Promise<void> {
     await this.worker.stop();
-    await this.store.close();
   }
 }

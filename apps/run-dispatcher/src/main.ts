@@ -5,7 +5,7 @@ import { LogController } from 'fastify';
 import { DISPATCH_ATTEMPTS_BEFORE_PARKING, ParkDispatchUseCase, systemClock } from '@wts/application';
 import { ConfigurationError, loadConfig } from '@wts/config';
 import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, describeKafkaConnection, kafkaTopicNames } from '@wts/messaging';
-import { metrics, startTracing, traceAppends } from '@wts/observability';
+import { metrics, startTracing, tracedEventStore } from '@wts/observability';
 import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, listenOrExit, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'run-dispatcher' });
   const opened = await openEventStore(config);
   const { checkpoints, description } = opened;
-  const store = tracing ? traceAppends(opened.store) : opened.store;
+  const store = tracing ? tracedEventStore(opened.store) : opened.store;
   assertPayloadLimitFits(config, store);
   const logger = createServiceLogger(config.log, 'run-dispatcher');
   const { readModels } = await openReadModelStore(config);
@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), adapter, {
     bufferLogs: true,
     abortOnError: false,
+    // The module holds the composed graph: named by reference, not by deep-hashing every object in it.
+    moduleIdGeneratorAlgorithm: 'reference',
   });
   app.useLogger(new ServiceLogger(logger));
   // Kafka: lag against the events topic's retention, a warning long before an unread delivery could expire.

@@ -1,13 +1,12 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { READ_MODELS, ReadModelProjector } from '@wts/application';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { ReadModelProjector } from '@wts/application';
 import type { ReadModelStore } from '@wts/read-models';
 
 /** The read-model projector runs once the service is up (where this replica holds the lease); on shutdown it stops after its batch in flight. */
-@Injectable()
 export class ProjectorLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly projector: ReadModelProjector,
-    @Inject(READ_MODELS) private readonly readModels: ReadModelStore,
+    private readonly readModels: ReadModelStore,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -4,6 +4,7 @@ export * from './health/health.controller';
 export * from './metrics.controller';
 export * from './operations.module';
 export * from './tracing/tracing';
-export * from './tracing/traced-event-store';
+export * from './tracing/traced-event-store.decorator';
+export * from './tracing/traced-dispatch.decorator';
 export * from './health/shared-readiness.check';
 export * from './operations.app';

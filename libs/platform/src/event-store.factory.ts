@@ -1,13 +1,8 @@
 import type { AppConfig } from '@wts/config';
-import { SqliteEventStore, type CheckpointStore, type EventStore } from '@wts/event-store';
+import { SqliteEventStore } from '@wts/event-store';
 import { metrics } from '@wts/observability';
 import { join } from 'node:path';
-
-export interface OpenedStore {
-  readonly store: EventStore;
-  readonly checkpoints: CheckpointStore;
-  readonly description: string;
-}
+import type { OpenedStore } from './opened-store.result';
 
 export const EMBEDDED_STORE_FILE = 'events.sqlite';
 

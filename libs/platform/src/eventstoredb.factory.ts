@@ -1,5 +1,5 @@
 import { EventStoreDbEventStore, describeEventStoreDbConnection } from '@wts/event-store';
-import type { OpenedStore } from './event-store.factory';
+import type { OpenedStore } from './opened-store.result';
 
 /**
  * EventStoreDB, selected by EVENTSTORE_CONNECTION_STRING. The client connects lazily: a server that

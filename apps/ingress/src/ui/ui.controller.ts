@@ -1,9 +1,8 @@
 import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
+import { isWellFormedId } from '@wts/domain';
 import type { FastifyReply } from 'fastify';
 import { ASSET_NAME, loadUiFiles, type UiFile, type UiFiles } from './ui-assets';
 import { UI_SECURITY_HEADERS } from './ui-security.headers';
-
-const ROUTINE_ID = /^rtn_[A-Za-z0-9_-]{1,128}$/;
 
 /**
  * The Config page (routine list, Webhook section): static files from an allow-list, read once at
@@ -26,7 +25,7 @@ export class UiController {
 
   @Get('routines/:id/config')
   config(@Param('id') id: string, @Res() reply: FastifyReply): void {
-    if (!ROUTINE_ID.test(id)) throw new NotFoundException('no such page');
+    if (!isWellFormedId('routine', id)) throw new NotFoundException('no such page');
     send(reply, this.files.pages.config);
   }
 

@@ -6,13 +6,16 @@ import { sendProblemFor } from '../http/problem.filter';
 import { headerValue } from '../http/request-headers';
 import { presentTriggerOutcome } from './trigger-outcome.presenter';
 
+/** What the route delegates to: the use case, or a decorator of it (metrics, tracing). */
+export type TriggerWebhook = Pick<TriggerWebhookUseCase, 'execute'>;
+
 /**
  * The public endpoint, on Fastify directly: translate the request, delegate, present the outcome.
  * It answers from the route's onRequest hook, so Fastify never parses the body (the use case
  * reads it, with its limit, only after the header checks) and the request skips Nest's router,
  * pipes and filters: the hot path is this function, the use case and the store.
  */
-export function registerWebhookTriggerRoute(fastify: FastifyInstance, triggerWebhook: Pick<TriggerWebhookUseCase, 'execute'>): void {
+export function registerWebhookTriggerRoute(fastify: FastifyInstance, triggerWebhook: TriggerWebhook): void {
   fastify.route({
     method: 'POST',
     url: '/workflow-webhooks/:webhookId',
@@ -26,7 +29,7 @@ export function registerWebhookTriggerRoute(fastify: FastifyInstance, triggerWeb
   });
 }
 
-async function trigger(triggerWebhook: Pick<TriggerWebhookUseCase, 'execute'>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function trigger(triggerWebhook: TriggerWebhook, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   try {
     const outcome = await triggerWebhook.execute({
       webhookId: (request.params as { webhookId: string }).webhookId,

@@ -21,6 +21,9 @@ export type DispatchOutcome =
   | { readonly kind: 'already_created'; readonly runId: string }
   | { readonly kind: 'parked'; readonly runId: string; readonly error: string };
 
+/** What dispatches a delivery: the use case, or a decorator of it (tracing, metrics). */
+export type DispatchDelivery = Pick<DispatchDeliveryUseCase, 'execute'>;
+
 /**
  * One accepted delivery → exactly one run. The fast path reads nothing first: the decision depends
  * only on the delivery and the routine as it was at acceptance, and `run-<run_id>` is appended with

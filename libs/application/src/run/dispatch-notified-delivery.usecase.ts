@@ -2,7 +2,7 @@ import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import { checkDeliveryNotice, derivedEventId } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { createHash } from 'node:crypto';
-import type { DispatchDeliveryUseCase, DispatchOutcome } from './dispatch-delivery.usecase';
+import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
 import type { Clock } from '../shared/runtime.ports';
 import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
 import { StoredDeliveryReader } from './stored-delivery.reader';
@@ -30,7 +30,7 @@ export class DispatchNotifiedDeliveryUseCase {
 
   constructor(
     store: EventStore,
-    private readonly dispatch: DispatchDeliveryUseCase,
+    private readonly dispatch: DispatchDelivery,
     clock: Clock,
     private readonly park: ParkDispatchUseCase = new ParkDispatchUseCase(store, clock),
   ) {

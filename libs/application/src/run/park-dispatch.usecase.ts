@@ -18,6 +18,9 @@ export type DispatchToPark = Omit<DispatchParked['data'], 'parkedAt'>;
  * derived from the source make parking the same source twice a no-op. Correlated with the delivery
  * where there is one, caused by the source.
  */
+/** What a caller parks through: the use case, or a decorator of it (metrics). */
+export type ParkDispatch = Pick<ParkDispatchUseCase, 'execute'>;
+
 export class ParkDispatchUseCase {
   constructor(
     private readonly store: EventStore,

@@ -3,8 +3,8 @@ import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscr
 import { Signal } from '../shared/async.util';
 import { retryWithBackoff } from '../shared/retry-with-backoff';
 import { classifyDispatchFailure, parksAfter } from './dispatch-failure.policy';
-import { parkedDelivery, type DeliveryToDispatch, type DispatchDeliveryUseCase, type DispatchOutcome } from './dispatch-delivery.usecase';
-import type { ParkDispatchUseCase } from './park-dispatch.usecase';
+import { parkedDelivery, type DeliveryToDispatch, type DispatchDelivery, type DispatchOutcome } from './dispatch-delivery.usecase';
+import type { ParkDispatch } from './park-dispatch.usecase';
 
 export interface DispatchWorkerLogger {
   info(fields: object, message: string): void;
@@ -27,9 +27,9 @@ export const DEFAULT_STORE_DISPATCH_OPTIONS: StoreDispatchOptions = { checkpoint
 export interface StoreDispatchDependencies {
   readonly store: EventStore;
   readonly checkpoints: CheckpointStore;
-  readonly dispatch: DispatchDeliveryUseCase;
+  readonly dispatch: DispatchDelivery;
   /** Where a delivery goes that fails deterministically too often (the dispatch failure policy). */
-  readonly park: ParkDispatchUseCase;
+  readonly park: ParkDispatch;
   readonly logger: DispatchWorkerLogger;
   readonly options?: Partial<StoreDispatchOptions>;
   /** Told of every delivery's outcome (metrics, tests). */
@@ -61,8 +61,8 @@ export class StoreDispatchWorker {
   private readonly stopping = new Signal();
   private readonly store: EventStore;
   private readonly checkpoints: CheckpointStore;
-  private readonly dispatch: DispatchDeliveryUseCase;
-  private readonly park: ParkDispatchUseCase;
+  private readonly dispatch: DispatchDelivery;
+  private readonly park: ParkDispatch;
   private readonly logger: DispatchWorkerLogger;
   private readonly onDispatched: (outcome: DispatchOutcome) => void;
 

@@ -1,4 +1,5 @@
 import { OptionalNotNull } from './optional-not-null.decorator';
+import { IsWellFormedId } from './well-formed-id.decorator';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -8,7 +9,6 @@ import {
   IsNotEmpty,
   IsObject,
   IsString,
-  Matches,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
@@ -25,7 +25,6 @@ export class ToolDto {
 }
 
 const MODES: RoutineMode[] = ['supervised', 'autonomous'];
-const ACCOUNT_ID = /^acc_[A-Za-z0-9_-]{16,128}$/;
 
 export class CreateRoutineDto {
   @IsString()
@@ -49,7 +48,7 @@ export class CreateRoutineDto {
 
   @IsArray()
   @ArrayMaxSize(1000)
-  @Matches(ACCOUNT_ID, { each: true, message: 'account_scope must hold account ids (acc_…)' })
+  @IsWellFormedId('account', { each: true, message: 'account_scope must hold account ids (acc_…)' })
   account_scope!: string[];
 }
 
@@ -80,7 +79,7 @@ export class UpdateRoutineDto {
   @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(1000)
-  @Matches(ACCOUNT_ID, { each: true, message: 'account_scope must hold account ids (acc_…)' })
+  @IsWellFormedId('account', { each: true, message: 'account_scope must hold account ids (acc_…)' })
   account_scope?: string[];
 }
 

@@ -6,8 +6,10 @@ import { inSpan, tracingEnabled, traceparentOf } from './tracing';
  * The store with a span per append (a child of the active span: the request, or the dispatch),
  * whose context becomes the events' `traceparent`: what reads the events later (the relay, the
  * dispatcher) continues the trace from the append. While tracing is off, a plain delegation.
+ * (Every tracing and metrics decoration has this shape: an object implementing the inner one's
+ * interface, built by a `traced…(inner)` or `metered…(inner)` function at composition.)
  */
-export function traceAppends(store: EventStore): EventStore {
+export function tracedEventStore(store: EventStore): EventStore {
   const append = store.append.bind(store);
   const tracedAppend = (streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> => {
     if (!tracingEnabled()) return append(streamId, events, expected);

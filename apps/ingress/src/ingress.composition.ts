@@ -1,0 +1,110 @@
+/**
+ * The ingress's object graph, built with `new` in one typed function from what main.ts (or a
+ * test) opened. One style for both apps (dispatcher.composition.ts is the other): a compose
+ * function, not Nest providers by class type, because the constructors take ports (the store, the
+ * clock, the limiter), callbacks and settings, which Nest can only inject through tokens,
+ * positional inject arrays and casts; here the compiler checks every argument, and decorators
+ * (metrics, tracing) are applied where the object is made. Nest gets the finished objects once
+ * (ingressProviders), under the classes the controllers and tests look them up by. Called per
+ * app (createIngressApp): every app instance, and every test app in one process, owns its own.
+ */
+import { Logger, type Provider } from '@nestjs/common';
+import {
+  AccountsService,
+  BatchedActivityRecorder,
+  ConfigurationFeeder,
+  ConfigurationState,
+  RoutinesService,
+  RunQueries,
+  TriggerWebhookUseCase,
+  UseCaseContext,
+  WebhookActivityQueries,
+  WebhookAdminService,
+  cryptoRandom,
+  systemClock,
+  type RateLimiter,
+} from '@wts/application';
+import type { AppConfig } from '@wts/config';
+import type { CheckpointStore, EventStore } from '@wts/event-store';
+import { maxEventBytes, provideValue } from '@wts/platform';
+import type { ReadModelStore } from '@wts/read-models';
+import { ConfigurationFeederLifecycle } from './configuration-feeder.lifecycle';
+import { RateLimiterLifecycle } from './rate-limiter.lifecycle';
+import { ReadModelLifecycle } from './read-model.lifecycle';
+import { meteredTrigger } from './webhook/metered-trigger.decorator';
+import { tracedTrigger } from './webhook/traced-trigger.decorator';
+import type { TriggerWebhook } from './webhook/webhook-trigger.route';
+
+export interface IngressDependencies {
+  readonly config: AppConfig;
+  readonly adminToken: string;
+  readonly store: EventStore;
+  /** Listings (deliveries, runs, parked, rejected attempts): SQLite beside the store, or PostgreSQL. */
+  readonly readModels: ReadModelStore;
+  /** With REDIS_URL, `ping` is its readiness check. */
+  readonly rateLimiter: RateLimiter & { readonly ping?: () => Promise<void> };
+  /** Needed when KAFKA_BROKERS is set: the relay's durable checkpoint. */
+  readonly checkpoints?: CheckpointStore;
+  /** Health and metrics are served by a listener of their own (OPS_PORT): this app leaves them out. */
+  readonly operationsElsewhere?: boolean;
+}
+
+export interface IngressGraph {
+  readonly state: ConfigurationState;
+  readonly feeder: ConfigurationFeeder;
+  readonly accounts: AccountsService;
+  readonly routines: RoutinesService;
+  readonly webhookAdmin: WebhookAdminService;
+  readonly runQueries: RunQueries;
+  readonly webhookActivity: WebhookActivityQueries;
+  /** The public endpoint's use case, counted and traced (the route is registered on Fastify directly). */
+  readonly trigger: TriggerWebhook;
+  readonly lifecycles: {
+    readonly feeder: ConfigurationFeederLifecycle;
+    readonly readModels: ReadModelLifecycle;
+    readonly rateLimiter: RateLimiterLifecycle;
+  };
+}
+
+export function composeIngress(deps: IngressDependencies): IngressGraph {
+  const { config, store, readModels, rateLimiter } = deps;
+  const state = new ConfigurationState();
+  const feeder = new ConfigurationFeeder(store, state, (error) => new Logger('Configuration').error({ err: error }, 'configuration subscription failed; resubscribing'));
+  const recorder = new BatchedActivityRecorder(readModels, (error, dropped) =>
+    new Logger('WebhookActivity').error({ err: error, dropped }, 'rejected attempts and replays could not be written; kept for a retry'),
+  );
+  const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);
+  const limits = { ...config.limits, maxEventBytes: maxEventBytes(config, store) };
+  const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits });
+  return {
+    state,
+    feeder,
+    accounts: new AccountsService(context),
+    routines: new RoutinesService(context),
+    webhookAdmin: new WebhookAdminService(context, config.http.publicBaseUrl),
+    runQueries: new RunQueries(store, state, feeder, readModels),
+    webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
+    trigger: tracedTrigger(meteredTrigger(trigger)),
+    lifecycles: {
+      feeder: new ConfigurationFeederLifecycle(feeder),
+      readModels: new ReadModelLifecycle(recorder, readModels),
+      rateLimiter: new RateLimiterLifecycle(rateLimiter),
+    },
+  };
+}
+
+/** The graph, registered with Nest: what the controllers inject, and the lifecycle hooks. */
+export function ingressProviders(graph: IngressGraph): Provider[] {
+  return [
+    provideValue(ConfigurationState, graph.state),
+    provideValue(ConfigurationFeeder, graph.feeder),
+    provideValue(AccountsService, graph.accounts),
+    provideValue(RoutinesService, graph.routines),
+    provideValue(WebhookAdminService, graph.webhookAdmin),
+    provideValue(RunQueries, graph.runQueries),
+    provideValue(WebhookActivityQueries, graph.webhookActivity),
+    provideValue(ConfigurationFeederLifecycle, graph.lifecycles.feeder),
+    provideValue(ReadModelLifecycle, graph.lifecycles.readModels),
+    provideValue(RateLimiterLifecycle, graph.lifecycles.rateLimiter),
+  ];
+}

@@ -1,0 +1,68 @@
+/**
+ * The run-dispatcher's object graph, built with `new` in one typed function, the same style as
+ * ingress.composition.ts: not Nest providers by class type, because the constructors take ports
+ * (the store, the clock), loggers and callbacks that Nest could only inject through tokens and
+ * casts; here the compiler checks every argument, and the decorators (tracing, then metrics) are
+ * applied where the object is made. Nest gets the finished objects once (dispatcherProviders).
+ * Called per app (DispatcherModule.forRoot): every app instance owns its own.
+ */
+import type { Provider, ValueProvider } from '@nestjs/common';
+import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, ParkDispatchUseCase, ReadModelProjector, StoreDispatchWorker, systemClock } from '@wts/application';
+import type { AppConfig } from '@wts/config';
+import type { CheckpointStore, EventStore } from '@wts/event-store';
+import { metrics, tracedDispatch } from '@wts/observability';
+import { provideValue } from '@wts/platform';
+import type { ReadModelStore } from '@wts/read-models';
+import type { Logger } from 'pino';
+import { NOTIFIED_DISPATCH } from './delivery-accepted.controller';
+import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
+import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.decorator';
+import { ProjectorLifecycle } from './projector.lifecycle';
+import { projectorProgress } from './projector.metrics';
+
+export interface DispatcherDependencies {
+  readonly config: AppConfig;
+  readonly store: EventStore;
+  readonly checkpoints: CheckpointStore;
+  /** The service's pino logger (main.ts makes it Nest's logger too). */
+  readonly logger: Logger;
+  /** The read-model database this service's projector writes (the ingress lists from it). */
+  readonly readModels: ReadModelStore;
+}
+
+export interface DispatcherGraph {
+  readonly projector: ProjectorLifecycle;
+  /** How accepted deliveries arrive: Kafka messages for the DeliveryAccepted handler, or the store subscription. */
+  readonly deliveries: { readonly kind: 'kafka'; readonly dispatch: NotifiedDispatch } | { readonly kind: 'embedded'; readonly worker: DispatchWorkerLifecycle };
+}
+
+export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph {
+  const { store, checkpoints, readModels } = deps;
+  const projectorLogger = deps.logger.child({ context: 'ReadModelProjector' });
+  const projector = new ReadModelProjector(store, readModels, { info: (fields, message) => projectorLogger.info(fields, message), error: (fields, message) => projectorLogger.error(fields, message) });
+  metrics.trackProjector(projectorProgress(store, projector));
+  const dispatch = meteredDispatch(tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)));
+  if (deps.config.kafka) {
+    // The message names a delivery; the run is made from what the store holds for it.
+    return { projector: new ProjectorLifecycle(projector, readModels), deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, systemClock)) } };
+  }
+  const workerLogger = deps.logger.child({ context: 'StoreDispatchWorker' });
+  const worker = new StoreDispatchWorker({
+    store,
+    checkpoints,
+    dispatch,
+    park: meteredPark(new ParkDispatchUseCase(store, systemClock)),
+    logger: { info: (fields, message) => workerLogger.info(fields, message), error: (fields, message) => workerLogger.error(fields, message) },
+  });
+  return { projector: new ProjectorLifecycle(projector, readModels), deliveries: { kind: 'embedded', worker: new DispatchWorkerLifecycle(worker) } };
+}
+
+/** The graph, registered with Nest: the Kafka handler's use case, and the lifecycle hooks. */
+export function dispatcherProviders(graph: DispatcherGraph): Provider[] {
+  const { deliveries } = graph;
+  const transport: Provider[] =
+    deliveries.kind === 'kafka'
+      ? [{ provide: NOTIFIED_DISPATCH, useValue: deliveries.dispatch } satisfies ValueProvider<NotifiedDispatch>]
+      : [provideValue(DispatchWorkerLifecycle, deliveries.worker)];
+  return [provideValue(ProjectorLifecycle, graph.projector), ...transport];
+}
