@@ -18,6 +18,8 @@ export interface RetryOptions extends BackoffPolicy {
   readonly proceed?: (attemptNumber: number) => boolean | Promise<boolean>;
   /** Wakes a wait early (a stop request); the loop then asks `proceed` before trying again. */
   readonly interrupt?: Signal;
+  /** Waits initialDelayMs before the first attempt too (a restart after a crash), then backs off from there. */
+  readonly waitFirst?: boolean;
   /** Waits out a delay instead of `sleep(delayMs, interrupt)` (a Kafka consumer heartbeats meanwhile); may end early. */
   readonly wait?: (delayMs: number) => Promise<void>;
   /** False for a failure not worth retrying: the loop rethrows it at once. Every failure is retried unless given. */
@@ -43,7 +45,12 @@ export function nextDelay(delay: number, max: number): number {
 export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<RetryResult<T>> {
   const { proceed, initialDelayMs, maxDelayMs } = options;
   const wait = options.wait ?? ((ms: number) => sleep(ms, options.interrupt));
+  const grow = (delay: number): number => (options.growth === 'linear' ? Math.min(delay + initialDelayMs, maxDelayMs) : nextDelay(delay, maxDelayMs));
   let delay = initialDelayMs;
+  if (options.waitFirst) {
+    await wait(delay);
+    delay = grow(delay);
+  }
   for (let attemptNumber = 1; ; attemptNumber += 1) {
     if (proceed && !(await proceed(attemptNumber))) return { kind: 'stopped' };
     try {
@@ -53,7 +60,7 @@ export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Pr
       options.onFailure?.(error, attemptNumber, delay);
       if (proceed && !(await proceed(attemptNumber + 1))) return { kind: 'stopped' };
       await wait(delay);
-      delay = options.growth === 'linear' ? Math.min(delay + initialDelayMs, maxDelayMs) : nextDelay(delay, maxDelayMs);
+      delay = grow(delay);
     }
   }
 }

@@ -102,4 +102,17 @@ describe('retryWithBackoff options', () => {
     );
     expect(delays).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1000, 1000]);
   });
+
+  it('given waitFirst, when the first attempt fails, then it waited the initial delay before it and backs off from there', async () => {
+    const waits: number[] = [];
+    const failures: number[] = [];
+    await retryWithBackoff(
+      async (attempt) => {
+        if (attempt < 3) throw new Error('down');
+      },
+      { initialDelayMs: 1000, maxDelayMs: 10_000, waitFirst: true, wait: async (ms) => void waits.push(ms), onFailure: (_error, _attempt, delayMs) => failures.push(delayMs) },
+    );
+    expect(waits).toEqual([1000, 2000, 4000]);
+    expect(failures).toEqual([2000, 4000]);
+  });
 });
