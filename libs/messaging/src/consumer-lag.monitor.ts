@@ -1,5 +1,5 @@
 import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
-import { describeError, sleep } from '@wts/application';
+import { describeError, retryWithBackoff } from '@wts/application';
 import type { MessagingLogger } from './kafka-client.factory';
 
 /** Warn once an unread message is older than this share of the topic's retention. */
@@ -85,16 +85,19 @@ export async function measureRetentionLag(admin: Admin, topic: string, groupId: 
   };
 }
 
-/** A group's coordinator or a partition's leader may be moving or still loading: kafkajs' admin does not retry these itself. */
+/**
+ * A group's coordinator or a partition's leader may be moving or still loading: kafkajs' admin does
+ * not retry these itself. Retriable errors only, `attempts` in all, 100 ms more each wait up to 1 s.
+ */
 async function retrying<T>(work: () => Promise<T>, attempts = 10): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= attempts || (error as { retriable?: unknown } | null)?.retriable !== true) throw error;
-      await sleep(Math.min(100 * attempt, 1000));
-    }
-  }
+  const result = await retryWithBackoff(work, {
+    initialDelayMs: 100,
+    maxDelayMs: 1000,
+    growth: 'linear',
+    retryIf: (error, attempt) => attempt < attempts && (error as { retriable?: unknown } | null)?.retriable === true,
+  });
+  if (result.kind === 'stopped') throw new Error('unreachable: nothing stops these retries');
+  return result.value;
 }
 
 async function topicRetentionMs(admin: Admin, topic: string): Promise<number> {

@@ -1,17 +1,17 @@
-import { Streams } from '@wts/contracts';
-import type { CheckpointStore, EventStore, EventToAppend, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
-import { randomUUID } from 'node:crypto';
+import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { formatPosition } from '@wts/event-store';
-import type { Span } from '@opentelemetry/api';
-import { SpanKind, contextOf, metrics, traceparentOf, tracer, tracingEnabled } from '@wts/observability';
-import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
-import { Signal, describeError, nextDelay, sleep } from '@wts/application';
+import { metrics } from '@wts/observability';
+import type { Kafka } from 'kafkajs';
+import { Signal, describeError, retryWithBackoff, sleep, type RetryOptions } from '@wts/application';
 import type { MessagingLogger } from './kafka-client.factory';
-import { encodeEvent } from './kafka-message.codec';
-import { KafkaHeaders, routeEvent, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
+import type { KafkaTopicNames, RelayDefinition } from './kafka-topics.contract';
 import { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.tuning';
 export { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning };
-import { groupByTopic, isMessageTooLarge, messageBytes } from './produce-batching';
+import type { ParkRecorder } from './park-record';
+import { groupByTopic, isMessageTooLarge } from './produce-batching';
+import { batchBytes, relayEntryOf, type RelayEntry } from './relay.entry';
+import { RelayBuffer } from './relay.buffer';
+import { RelayProducer } from './relay.producer';
 
 const SUSPENDED_POLL_MS = 25;
 
@@ -28,31 +28,10 @@ export interface EventRelayDependencies {
   readonly topics: KafkaTopicNames;
   readonly logger: MessagingLogger;
   readonly tuning: RelayTuning;
+  /** Records, durably, an event the topic will not take (the store's `parked-<event id>`). */
+  readonly recordPark: ParkRecorder;
   /** Checked before every produce and every checkpoint save: a suspended leader waits, a deposed one stops. */
   readonly stillLeading: () => boolean;
-}
-
-interface Entry {
-  readonly position: GlobalPosition;
-  /** Absent for events of the relay's streams that are not published: they only move the checkpoint. */
-  readonly topic?: string;
-  readonly message?: Message;
-  readonly eventId: string;
-  /** With tracing on: the publish span, ended once the broker acknowledged. */
-  readonly span?: Span;
-  /** When the event was recorded (epoch ms): the relay's lag in seconds. */
-  readonly at: number;
-  /** What the message adds to a produce request (0 when unpublished). */
-  readonly bytes: number;
-  /** Published events: where they came from, for a park record. */
-  readonly source?: ParkSource;
-}
-
-interface ParkSource {
-  readonly streamId: string;
-  readonly type: string;
-  readonly deliveryId?: string;
-  readonly routineId?: string;
 }
 
 type SendOutcome = 'acknowledged' | 'too_large' | 'park' | 'stopped';
@@ -72,27 +51,27 @@ class RelayStoppedError extends Error {
  * acknowledged. A failed send is retried with backoff (on a fresh producer) without moving the
  * checkpoint. A batch the broker refuses as too large is split in halves, down to single events;
  * a single event the topic refuses is reported (with its event id), retried a few times
- * (`tooLargeAttemptsBeforeParking`), then parked in the store (`parked-<event id>`, listed and
- * replayable) and passed — never silently skipped, and never holding back the events after it.
+ * (`tooLargeAttemptsBeforeParking`), then parked (recordPark: `parked-<event id>` in the store, listed
+ * and replayable) and passed — never silently skipped, and never holding back the events after it.
  * At-least-once: a crash between the acknowledgement and the checkpoint re-sends those events;
  * consumers dedupe on `event-id`.
  */
 export class EventRelay {
-  private readonly buffer: Entry[] = [];
-  private bufferedBytes = 0;
-  private readonly entriesAdded = new Signal();
-  private readonly spaceFreed = new Signal();
+  private readonly buffer: RelayBuffer;
   private readonly stopRequested = new Signal();
   private stopping = false;
   private subscription: Subscription | undefined;
   private pumping: Promise<void> | undefined;
   private lastQueued: GlobalPosition | undefined;
-  private producer: Producer | undefined;
+  private readonly producer: RelayProducer;
   private forwarded = 0;
   private parked = 0;
   private checkpointSaved: number | undefined;
 
-  constructor(private readonly deps: EventRelayDependencies) {}
+  constructor(private readonly deps: EventRelayDependencies) {
+    this.producer = new RelayProducer(deps.kafka);
+    this.buffer = new RelayBuffer(deps.tuning);
+  }
 
   /** Metrics: events read from the store and not yet acknowledged by Kafka. */
   pendingEvents(): number {
@@ -101,7 +80,7 @@ export class EventRelay {
 
   /** Metrics: when the oldest unacknowledged event was recorded (epoch ms); undefined when caught up. */
   oldestPendingAt(): number | undefined {
-    return this.buffer[0]?.at;
+    return this.buffer.oldestAt();
   }
 
   /** Metrics: when the checkpoint last moved; undefined while there is nothing to forward (an idle relay is not late). */
@@ -131,96 +110,54 @@ export class EventRelay {
     if (this.stopping) return this.pumping;
     this.stopping = true;
     this.stopRequested.notify();
-    this.entriesAdded.notify();
-    this.spaceFreed.notify();
+    this.buffer.close();
     await this.subscription?.stop();
     await this.pumping;
-    await this.dropProducer();
+    await this.producer.drop();
     this.deps.logger.info({ relay: this.deps.definition.name, forwarded: this.forwarded, parked: this.parked }, 'relay stopped');
   }
 
+  /** Reads from the store into the buffer; a failed subscription is resubscribed (from what was queued) after a fixed pause. */
   private follow(): void {
-    const subscription = this.deps.store.subscribeToAll(
-      { after: this.lastQueued, filter: { streamPrefixes: this.deps.definition.streamPrefixes } },
-      (event) => this.enqueue(event),
-    );
-    this.subscription = subscription;
-    subscription.done.then(
-      () => undefined,
-      (error: unknown) => {
+    const pause = this.deps.tuning.retryInitialDelayMs;
+    void retryWithBackoff(
+      async () => {
         if (this.stopping) return;
-        this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay subscription failed; resubscribing');
-        void sleep(this.deps.tuning.retryInitialDelayMs, this.stopRequested).then(() => {
-          if (!this.stopping) this.follow();
-        });
+        const subscription = this.deps.store.subscribeToAll(
+          { after: this.lastQueued, filter: { streamPrefixes: this.deps.definition.streamPrefixes } },
+          (event) => this.enqueue(event),
+        );
+        this.subscription = subscription;
+        await subscription.done;
+      },
+      {
+        initialDelayMs: pause,
+        maxDelayMs: pause,
+        proceed: () => !this.stopping,
+        interrupt: this.stopRequested,
+        onFailure: (error) => {
+          if (!this.stopping) this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay subscription failed; resubscribing');
+        },
       },
     );
   }
 
   private async enqueue(event: RecordedEvent): Promise<void> {
-    const entry = this.entryOf(event);
-    // Bounded by count and by bytes; an empty buffer takes any one event, however large.
-    const { maxBatchSize, maxBufferBytes } = this.deps.tuning;
-    while (!this.stopping && this.buffer.length > 0 && (this.buffer.length >= maxBatchSize * 2 || this.bufferedBytes + entry.bytes > maxBufferBytes)) {
-      await this.spaceFreed.wait();
-    }
-    if (this.stopping) throw new RelayStoppedError();
-    this.buffer.push(entry);
-    this.bufferedBytes += entry.bytes;
+    if (!(await this.buffer.add(relayEntryOf(event, this.deps.topics)))) throw new RelayStoppedError();
     this.lastQueued = event.position;
-    this.entriesAdded.notify();
-  }
-
-  private entryOf(event: RecordedEvent): Entry {
-    const route = routeEvent(event);
-    const at = event.createdAt.getTime();
-    if (!route) return { position: event.position, eventId: event.id, at, bytes: 0 };
-    const encoded = encodeEvent(event, route);
-    const message: Message = { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
-    const topic = this.deps.topics[route.topic];
-    const span = tracingEnabled() ? this.publishSpan(topic, message) : undefined;
-    return { position: event.position, topic, message, eventId: event.id, at, span, bytes: messageBytes(message), source: parkSource(event) };
-  }
-
-  /** A producer span continuing the event's trace; the message carries it on in its traceparent header. */
-  private publishSpan(topic: string, message: Message): Span {
-    const headers = message.headers ?? {};
-    const incoming = headers[KafkaHeaders.traceparent];
-    const span = tracer().startSpan(`publish ${topic}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic } }, contextOf(typeof incoming === 'string' ? incoming : undefined));
-    headers[KafkaHeaders.traceparent] = traceparentOf(span);
-    message.headers = headers;
-    return span;
   }
 
   private async pump(): Promise<void> {
     const { lingerMs } = this.deps.tuning;
     while (!this.stopping) {
       if (this.buffer.length === 0) {
-        await this.entriesAdded.wait();
+        await this.buffer.whenAdded();
         continue;
       }
-      if (!this.fullBatchBuffered()) await sleep(lingerMs, this.stopRequested);
+      if (!this.buffer.fullBatchBuffered()) await sleep(lingerMs, this.stopRequested);
       if (this.stopping) return;
-      if (!(await this.forward(this.nextBatch()))) return;
+      if (!(await this.forward(this.buffer.nextBatch()))) return;
     }
-  }
-
-  /** A full batch is waiting: no need to linger. */
-  private fullBatchBuffered(): boolean {
-    return this.buffer.length >= this.deps.tuning.maxBatchSize || this.bufferedBytes >= this.deps.tuning.maxBatchBytes;
-  }
-
-  /** The head of the buffer: at most `maxBatchSize` events and `maxBatchBytes`, at least one event. */
-  private nextBatch(): Entry[] {
-    const { maxBatchSize, maxBatchBytes } = this.deps.tuning;
-    let bytes = 0;
-    let count = 0;
-    for (const entry of this.buffer) {
-      if (count > 0 && (count >= maxBatchSize || bytes + entry.bytes > maxBatchBytes)) break;
-      bytes += entry.bytes;
-      count++;
-    }
-    return this.buffer.slice(0, count);
   }
 
   /**
@@ -228,7 +165,7 @@ export class EventRelay {
    * batch the broker refuses as too large is forwarded as two halves, each checkpointed once
    * acknowledged. False when the term ended first.
    */
-  private async forward(batch: readonly Entry[]): Promise<boolean> {
+  private async forward(batch: readonly RelayEntry[]): Promise<boolean> {
     const outcome = await this.send(batch);
     if (outcome === 'stopped') return false;
     if (outcome === 'park' && !(await this.park(batch.find((entry) => entry.message !== undefined) ?? batch[0]))) return false;
@@ -240,10 +177,8 @@ export class EventRelay {
       );
       return (await this.forward(batch.slice(0, half))) && (await this.forward(batch.slice(half)));
     }
-    this.buffer.splice(0, batch.length);
+    this.buffer.remove(batch);
     for (const entry of batch) entry.span?.end();
-    this.bufferedBytes -= batchBytes(batch);
-    this.spaceFreed.notify();
     return this.saveCheckpoint(batch[batch.length - 1].position);
   }
 
@@ -253,95 +188,88 @@ export class EventRelay {
    * ended first; park when a single message stayed above the topic's limit for
    * `tooLargeAttemptsBeforeParking` attempts. Anything else is retried with backoff on a fresh producer.
    */
-  private async send(batch: readonly Entry[]): Promise<SendOutcome> {
+  private async send(batch: readonly RelayEntry[]): Promise<SendOutcome> {
     const topicMessages = groupByTopic(batch);
     if (topicMessages.length === 0) return 'acknowledged';
     const published = batch.filter((entry) => entry.message !== undefined);
-    let delay = this.deps.tuning.retryInitialDelayMs;
-    for (let attempt = 1; ; attempt++) {
-      if (this.stopping) return 'stopped';
-      if (!(await this.whileSuspended())) return 'stopped';
-      try {
-        const producer = await this.connectedProducer();
-        await producer.sendBatch({ topicMessages, acks: -1, timeout: RELAY_PRODUCER_TIMING.ackTimeoutMs });
-        this.forwarded += published.length;
-        return 'acknowledged';
-      } catch (error) {
-        await this.dropProducer();
-        if (isMessageTooLarge(error)) {
-          if (published.length > 1) return 'too_large';
-          const [single] = published;
-          const parking = attempt >= this.deps.tuning.tooLargeAttemptsBeforeParking;
-          this.deps.logger.error(
-            { relay: this.deps.definition.name, attempt, eventId: single.eventId, topic: single.topic, position: formatPosition(single.position), bytes: single.bytes, err: describeError(error) },
-            parking
-              ? "an event is larger than the topic's max.message.bytes: parked in the store (parked-<event id>) and passed; replay it once the topic's limit is raised"
-              : "an event is larger than the topic's max.message.bytes: retried a few times, then parked",
-          );
-          if (parking) return 'park';
-        } else {
-          this.deps.logger.warn({ relay: this.deps.definition.name, attempt, err: describeError(error) }, 'relay produce failed; retrying without moving the checkpoint');
+    const sent = await retryWithBackoff(
+      async (attempt): Promise<SendOutcome> => {
+        if (!(await this.whileSuspended())) return 'stopped';
+        try {
+          await this.producer.sendBatch(topicMessages);
+          this.forwarded += published.length;
+          return 'acknowledged';
+        } catch (error) {
+          await this.producer.drop();
+          if (isMessageTooLarge(error)) {
+            if (published.length > 1) return 'too_large';
+            const [single] = published;
+            const parking = attempt >= this.deps.tuning.tooLargeAttemptsBeforeParking;
+            this.deps.logger.error(
+              { relay: this.deps.definition.name, attempt, eventId: single.eventId, topic: single.topic, position: formatPosition(single.position), bytes: single.bytes, err: describeError(error) },
+              parking
+                ? "an event is larger than the topic's max.message.bytes: parked in the store (parked-<event id>) and passed; replay it once the topic's limit is raised"
+                : "an event is larger than the topic's max.message.bytes: retried a few times, then parked",
+            );
+            if (parking) return 'park';
+          } else {
+            this.deps.logger.warn({ relay: this.deps.definition.name, attempt, err: describeError(error) }, 'relay produce failed; retrying without moving the checkpoint');
+          }
+          throw error;
         }
-        await sleep(delay, this.stopRequested);
-        delay = nextDelay(delay, this.deps.tuning.retryMaxDelayMs);
-      }
-    }
+      },
+      { ...this.backoff(), proceed: () => !this.stopping },
+    );
+    return sent.kind === 'done' ? sent.value : 'stopped';
   }
 
   /**
-   * Records, in the store, an event the topic will not take: `DispatchParked` on
-   * `parked-<event id>` with the reason (listed with the parked deliveries, replayable with the
-   * CLI). Parking twice is a no-op ("stream must not exist"). Store failures are retried: the
-   * event is passed only once its park is durable. False when the term ended first.
+   * Records (recordPark) an event the topic will not take: `DispatchParked` on `parked-<event id>`
+   * with the reason (listed with the parked deliveries, replayable with the CLI). Parking twice is
+   * a no-op. Failures are retried: the event is passed only once its park is durable. False when
+   * the term ended first.
    */
-  private async park(entry: Entry): Promise<boolean> {
-    const source = entry.source;
-    const parked: EventToAppend = {
-      id: randomUUID(),
-      type: 'DispatchParked',
-      data: {
-        sourceEventId: entry.eventId,
-        sourceStream: source?.streamId ?? 'unknown',
-        sourceType: source?.type ?? 'unknown',
-        ...(source?.deliveryId === undefined ? {} : { deliveryId: source.deliveryId }),
-        ...(source?.routineId === undefined ? {} : { routineId: source.routineId }),
-        error: `relay ${this.deps.definition.name}: the event (${entry.bytes} bytes) is larger than topic ${entry.topic ?? '?'} accepts (max.message.bytes); not forwarded`,
-        parkedAt: new Date().toISOString(),
-      },
-      metadata: { eventId: entry.eventId, correlationId: entry.eventId, causationId: entry.eventId, schemaVersion: 1 },
-    };
-    let delay = this.deps.tuning.retryInitialDelayMs;
-    for (;;) {
-      if (!(await this.whileSuspended())) return false;
-      try {
-        await this.deps.store.append(Streams.parked(entry.eventId), [parked], 'no_stream');
+  private async park(entry: RelayEntry): Promise<boolean> {
+    const error = `relay ${this.deps.definition.name}: the event (${entry.bytes} bytes) is larger than topic ${entry.topic ?? '?'} accepts (max.message.bytes); not forwarded`;
+    return this.durably(
+      async () => {
+        await this.deps.recordPark({ ...entry.source, error });
         this.parked += 1;
-        return true;
-      } catch (error) {
-        this.deps.logger.error({ relay: this.deps.definition.name, eventId: entry.eventId, err: describeError(error) }, 'relay could not park an event in the store; retrying');
-        if (this.stopping) return false;
-        await sleep(delay, this.stopRequested);
-        delay = nextDelay(delay, this.deps.tuning.retryMaxDelayMs);
-      }
-    }
+      },
+      (failure) => this.deps.logger.error({ relay: this.deps.definition.name, eventId: entry.eventId, err: describeError(failure) }, 'relay could not park an event in the store; retrying'),
+    );
   }
 
   /** After the acknowledgement. A deposed leader does not save: its successor owns the checkpoint. */
   private async saveCheckpoint(position: GlobalPosition): Promise<boolean> {
-    let delay = this.deps.tuning.retryInitialDelayMs;
-    for (;;) {
-      if (!(await this.whileSuspended())) return false;
-      try {
+    return this.durably(
+      async () => {
         await this.deps.checkpoints.save(this.checkpointName, position);
         this.checkpointSaved = Date.now();
+      },
+      (error) => this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay checkpoint save failed; retrying'),
+    );
+  }
+
+  /**
+   * Store work the relay cannot move past (a park, a checkpoint save): done while leading (waiting
+   * out a suspension), even once a stop was requested — the batch in flight finishes — but a
+   * failure is retried only while the relay is not stopping. False when it was not done.
+   */
+  private async durably(work: () => Promise<void>, onFailure: (error: unknown) => void): Promise<boolean> {
+    const done = await retryWithBackoff(
+      async () => {
+        if (!(await this.whileSuspended())) return false;
+        await work();
         return true;
-      } catch (error) {
-        this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay checkpoint save failed; retrying');
-        if (this.stopping) return false;
-        await sleep(delay, this.stopRequested);
-        delay = nextDelay(delay, this.deps.tuning.retryMaxDelayMs);
-      }
-    }
+      },
+      { ...this.backoff(), proceed: (attempt) => attempt === 1 || !this.stopping, onFailure },
+    );
+    return done.kind === 'done' && done.value;
+  }
+
+  private backoff(): RetryOptions {
+    return { initialDelayMs: this.deps.tuning.retryInitialDelayMs, maxDelayMs: this.deps.tuning.retryMaxDelayMs, interrupt: this.stopRequested };
   }
 
   /**
@@ -355,41 +283,4 @@ export class EventRelay {
     }
     return true;
   }
-
-  private async connectedProducer(): Promise<Producer> {
-    if (this.producer) return this.producer;
-    const producer = this.deps.kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
-      retry: RELAY_PRODUCER_TIMING.retry,
-    });
-    try {
-      await producer.connect();
-    } catch (error) {
-      await producer.disconnect().catch(() => undefined);
-      throw error;
-    }
-    this.producer = producer;
-    return producer;
-  }
-
-  /** A failed idempotent producer may be stuck on a sequence number: the next attempt uses a new one. */
-  private async dropProducer(): Promise<void> {
-    const producer = this.producer;
-    this.producer = undefined;
-    await producer?.disconnect().catch(() => undefined);
-  }
-}
-
-function batchBytes(batch: readonly Entry[]): number {
-  return batch.reduce((sum, entry) => sum + entry.bytes, 0);
-}
-
-
-function parkSource(event: RecordedEvent): ParkSource {
-  const data = event.data as { deliveryId?: unknown; routineId?: unknown } | null;
-  const deliveryId = typeof data?.deliveryId === 'string' ? data.deliveryId : undefined;
-  const routineId = typeof data?.routineId === 'string' ? data.routineId : undefined;
-  return { streamId: event.streamId, type: event.type, ...(deliveryId === undefined ? {} : { deliveryId }), ...(routineId === undefined ? {} : { routineId }) };
 }

@@ -1,5 +1,6 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+import type { BackoffPolicy } from '@wts/application';
 
 /** What the messaging code logs through: structured fields first, like pino. */
 export interface MessagingLogger {
@@ -19,6 +20,9 @@ export function nestMessagingLogger(context: string): MessagingLogger {
 }
 
 export const silentMessagingLogger: MessagingLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Starting (joining a group, a relay's term) is retried until it works: 250 ms, doubling up to 5 s. */
+export const START_RETRY_BACKOFF: BackoffPolicy = { initialDelayMs: 250, maxDelayMs: 5000 };
 
 /**
  * Where the brokers are and how to authenticate (the services' KAFKA_BROKERS, KAFKA_SASL_*,

@@ -1,8 +1,8 @@
 import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import type { Kafka } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
-import { Signal, describeError, nextDelay, sleep } from '@wts/application';
-import { createKafkaClient, nestMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
+import { Signal, describeError, retryWithBackoff } from '@wts/application';
+import { START_RETRY_BACKOFF, createKafkaClient, nestMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
 import type { InboundEvent } from './kafka-message.codec';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, DISPATCH_CONSUMER_TOPICS, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
@@ -91,35 +91,41 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
     const kafka = createKafkaClient({ connection: this.options.connection, clientId: this.options.clientId ?? ConsumerGroups.runDispatcher, logger: this.log });
     this.kafka = kafka;
     const handlers = this.eventHandlers();
-    let delay = 250;
-    while (!this.closed) {
-      const consumer = new WebhookEventsConsumer({
-        kafka,
-        topics,
-        groupId: this.options.groupId ?? ConsumerGroups.runDispatcher,
-        handlers,
-        logger: this.log,
-        tuning: { ...DEFAULT_CONSUMER_TUNING, ...this.options.tuning },
-        ...(this.options.recordPark ? { recordPark: this.options.recordPark } : {}),
-        onDeadLetter: this.options.onDeadLetter,
-      });
-      this.consumer = consumer;
-      try {
-        await ensureTopics(kafka, topics, this.options.partitions, { logger: this.log, roles: DISPATCH_CONSUMER_TOPICS });
-        await consumer.start();
-        if (this.closed) return consumer.stop();
-        this._status$.next('connected');
-        this.log.info({ topic: topics.webhookEvents, handles: [...handlers.keys()] }, 'consuming webhook events');
-        return;
-      } catch (error) {
-        this.consumer = undefined;
-        await consumer.stop();
-        for (const listener of this.errorListeners) listener(error);
-        this.log.warn({ err: describeError(error) }, 'cannot reach Kafka yet; retrying');
-        await sleep(delay, this.stopRequested);
-        delay = nextDelay(delay, 5000);
-      }
-    }
+    await retryWithBackoff(
+      async () => {
+        const consumer = new WebhookEventsConsumer({
+          kafka,
+          topics,
+          groupId: this.options.groupId ?? ConsumerGroups.runDispatcher,
+          handlers,
+          logger: this.log,
+          tuning: { ...DEFAULT_CONSUMER_TUNING, ...this.options.tuning },
+          ...(this.options.recordPark ? { recordPark: this.options.recordPark } : {}),
+          onDeadLetter: this.options.onDeadLetter,
+        });
+        this.consumer = consumer;
+        try {
+          await ensureTopics(kafka, topics, this.options.partitions, { logger: this.log, roles: DISPATCH_CONSUMER_TOPICS });
+          await consumer.start();
+          if (this.closed) return consumer.stop();
+          this._status$.next('connected');
+          this.log.info({ topic: topics.webhookEvents, handles: [...handlers.keys()] }, 'consuming webhook events');
+        } catch (error) {
+          this.consumer = undefined;
+          await consumer.stop();
+          throw error;
+        }
+      },
+      {
+        ...START_RETRY_BACKOFF,
+        proceed: () => !this.closed,
+        interrupt: this.stopRequested,
+        onFailure: (error) => {
+          for (const listener of this.errorListeners) listener(error);
+          this.log.warn({ err: describeError(error) }, 'cannot reach Kafka yet; retrying');
+        },
+      },
+    );
   }
 
   /** The registered @EventPattern handlers, by event type, each awaited to completion. */

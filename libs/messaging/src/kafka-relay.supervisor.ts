@@ -1,11 +1,12 @@
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import type { Kafka } from 'kafkajs';
 import { metrics } from '@wts/observability';
-import { Signal, describeError, nextDelay, sleep } from '@wts/application';
-import { createKafkaClient, silentMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
+import { Signal, describeError, retryWithBackoff } from '@wts/application';
+import { START_RETRY_BACKOFF, createKafkaClient, silentMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 import { DEFAULT_RELAY_TUNING, EventRelay, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.service';
+import { storeParkRecorder, type ParkRecorder } from './park-record';
 import { DEFAULT_LEADERSHIP_TUNING, RelayLeadershipElector, type LeadershipChange, type LeadershipTuning } from './relay-leadership.elector';
 
 export interface KafkaRelaySettings {
@@ -23,6 +24,8 @@ export interface KafkaRelaySettings {
   readonly logger?: MessagingLogger;
   readonly tuning?: Partial<RelayTuning>;
   readonly leadership?: Partial<LeadershipTuning>;
+  /** Where an event the topic will not take is parked; the store's `parked-<event id>` (storeParkRecorder) unless given. */
+  readonly recordPark?: ParkRecorder;
 }
 
 /**
@@ -38,6 +41,7 @@ export class KafkaRelaySupervisor {
   private readonly topics: KafkaTopicNames;
   private readonly logger: MessagingLogger;
   private readonly elector: RelayLeadershipElector;
+  private readonly recordPark: ParkRecorder;
   private readonly stopRequested = new Signal();
   private transitions: Promise<void> = Promise.resolve();
   private relay: EventRelay | undefined;
@@ -49,6 +53,7 @@ export class KafkaRelaySupervisor {
   constructor(private readonly settings: KafkaRelaySettings) {
     this.logger = settings.logger ?? silentMessagingLogger;
     this.topics = settings.topics ?? kafkaTopicNames();
+    this.recordPark = settings.recordPark ?? storeParkRecorder(settings.store);
     metrics.trackRelayLeadership(settings.definition.name, () => this.relay !== undefined);
     this.kafka = createKafkaClient({ connection: settings.connection, clientId: `relay-${settings.definition.name}`, logger: this.logger });
     this.producerKafka = createKafkaClient({
@@ -102,9 +107,8 @@ export class KafkaRelaySupervisor {
   }
 
   private async joinWhenReachable(): Promise<void> {
-    let delay = 250;
-    while (!this.stopped) {
-      try {
+    await retryWithBackoff(
+      async () => {
         await ensureTopics(this.kafka, this.topics, this.settings.partitions, {
           maxMessageBytes: this.settings.maxMessageBytes,
           logger: this.logger,
@@ -112,13 +116,14 @@ export class KafkaRelaySupervisor {
         });
         if (this.stopped) return;
         await this.elector.start();
-        return;
-      } catch (error) {
-        this.logger.warn({ relay: this.name, err: describeError(error) }, 'relay cannot reach Kafka yet; retrying');
-        await sleep(delay, this.stopRequested);
-        delay = nextDelay(delay, 5000);
-      }
-    }
+      },
+      {
+        ...START_RETRY_BACKOFF,
+        proceed: () => !this.stopped,
+        interrupt: this.stopRequested,
+        onFailure: (error) => this.logger.warn({ relay: this.name, err: describeError(error) }, 'relay cannot reach Kafka yet; retrying'),
+      },
+    );
   }
 
   /**
@@ -136,30 +141,36 @@ export class KafkaRelaySupervisor {
   }
 
   private async beginTerm(): Promise<void> {
-    let delay = 250;
-    while (!this.stopped && this.relay === undefined && this.elector.holds()) {
-      const relay: EventRelay = new EventRelay({
-        kafka: this.producerKafka,
-        store: this.settings.store,
-        checkpoints: this.settings.checkpoints,
-        definition: this.settings.definition,
-        topics: this.topics,
-        logger: this.logger,
-        tuning: { ...DEFAULT_RELAY_TUNING, ...this.settings.tuning },
-        // A send starts only if it ends (RELAY_SEND_BUDGET_MS at most) before the session could expire.
-        stillLeading: (): boolean => this.relay === relay && this.elector.leaseRemainingMs() > RELAY_SEND_BUDGET_MS,
-      });
-      try {
-        this.relay = relay;
-        this.termMemberId = this.elector.currentMemberId;
-        await relay.start();
-      } catch (error) {
-        this.relay = undefined;
-        this.logger.error({ relay: this.name, err: describeError(error) }, 'relay could not start its term; retrying');
-        await sleep(delay, this.stopRequested);
-        delay = nextDelay(delay, 5000);
-      }
-    }
+    await retryWithBackoff(
+      async () => {
+        const relay: EventRelay = new EventRelay({
+          kafka: this.producerKafka,
+          store: this.settings.store,
+          checkpoints: this.settings.checkpoints,
+          definition: this.settings.definition,
+          topics: this.topics,
+          logger: this.logger,
+          tuning: { ...DEFAULT_RELAY_TUNING, ...this.settings.tuning },
+          recordPark: this.recordPark,
+          // A send starts only if it ends (RELAY_SEND_BUDGET_MS at most) before the session could expire.
+          stillLeading: (): boolean => this.relay === relay && this.elector.leaseRemainingMs() > RELAY_SEND_BUDGET_MS,
+        });
+        try {
+          this.relay = relay;
+          this.termMemberId = this.elector.currentMemberId;
+          await relay.start();
+        } catch (error) {
+          this.relay = undefined;
+          throw error;
+        }
+      },
+      {
+        ...START_RETRY_BACKOFF,
+        proceed: () => !this.stopped && this.relay === undefined && this.elector.holds(),
+        interrupt: this.stopRequested,
+        onFailure: (error) => this.logger.error({ relay: this.name, err: describeError(error) }, 'relay could not start its term; retrying'),
+      },
+    );
   }
 
   /**

@@ -1,5 +1,5 @@
 import { AssignerProtocol, type Consumer, type Kafka, type PartitionAssigner } from 'kafkajs';
-import { describeError, nextDelay } from '@wts/application';
+import { Signal, describeError, retryWithBackoff } from '@wts/application';
 import type { MessagingLogger } from './kafka-client.factory';
 
 export interface LeadershipTuning {
@@ -30,6 +30,9 @@ export interface LeadershipChange {
   /** The group member id this state belongs to: a new id means this process rejoined as a new member. */
   readonly memberId: string | undefined;
 }
+
+/** A new member after a crash kafkajs does not recover from: 500 ms, doubling (up to 10 s) until a group join. */
+const REJOIN_BACKOFF = { initialDelayMs: 500, maxDelayMs: 10_000 } as const;
 
 const ASSIGNER_NAME = 'RelayStickyLeader';
 const HOLDS = Buffer.from('holds-partition-0');
@@ -80,8 +83,9 @@ export class RelayLeadershipElector {
   private reported: LeadershipState = 'following';
   private stopped = false;
   private leaseTimer: NodeJS.Timeout | undefined;
-  private rejoinTimer: NodeJS.Timeout | undefined;
-  private rejoinDelay = 500;
+  private readonly stopRequested = new Signal();
+  /** The wait before the next rejoin: it grows while rejoining fails, and a group join resets it. */
+  private rejoinDelay: number = REJOIN_BACKOFF.initialDelayMs;
 
   constructor(
     private readonly kafka: Kafka,
@@ -121,7 +125,7 @@ export class RelayLeadershipElector {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.leaseTimer);
-    clearTimeout(this.rejoinTimer);
+    this.stopRequested.notify();
     this.leaseTimer = undefined;
     this.evaluate();
     const consumer = this.consumer;
@@ -154,7 +158,7 @@ export class RelayLeadershipElector {
       this.assigned = (payload.memberAssignment[topic] ?? []).includes(0);
       this.rebalancing = false;
       this.lastContact = Date.now();
-      this.rejoinDelay = 500;
+      this.rejoinDelay = REJOIN_BACKOFF.initialDelayMs;
       this.evaluate();
     });
     consumer.on(HEARTBEAT, () => {
@@ -191,26 +195,28 @@ export class RelayLeadershipElector {
     }
   }
 
-  /** kafkajs gives up on non-retriable errors: start over with a new member, with backoff. */
+  /** kafkajs gives up on non-retriable errors: start over with a new member, after `rejoinDelay`, with backoff. */
   private rejoinLater(): void {
     if (this.stopped) return;
-    clearTimeout(this.rejoinTimer);
-    this.rejoinTimer = setTimeout(() => void this.rejoin(), this.rejoinDelay);
-    this.rejoinTimer.unref();
-  }
-
-  private async rejoin(): Promise<void> {
-    if (this.stopped) return;
-    const crashed = this.consumer;
-    this.consumer = undefined;
-    await crashed?.disconnect().catch(() => undefined);
-    try {
-      await this.join();
-    } catch (error) {
-      this.logger.warn({ groupId: this.options.groupId, err: describeError(error) }, 'relay leadership rejoin failed; retrying');
-      this.rejoinDelay = nextDelay(this.rejoinDelay, 10_000);
-      this.rejoinLater();
-    }
+    void retryWithBackoff(
+      async () => {
+        const crashed = this.consumer;
+        this.consumer = undefined;
+        await crashed?.disconnect().catch(() => undefined);
+        await this.join();
+      },
+      {
+        initialDelayMs: this.rejoinDelay,
+        maxDelayMs: REJOIN_BACKOFF.maxDelayMs,
+        waitFirst: true,
+        proceed: () => !this.stopped,
+        interrupt: this.stopRequested,
+        onFailure: (error, _attempt, delayMs) => {
+          this.logger.warn({ groupId: this.options.groupId, err: describeError(error) }, 'relay leadership rejoin failed; retrying');
+          this.rejoinDelay = delayMs;
+        },
+      },
+    );
   }
 
   private evaluate(): void {

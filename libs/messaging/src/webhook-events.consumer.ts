@@ -1,43 +1,17 @@
 import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
-import { Signal, describeError, nextDelay, sleep } from '@wts/application';
+import { Signal, describeError, retryWithBackoff, type RetryOptions, type RetryResult } from '@wts/application';
+import { BatchHeartbeat } from './consumer-batch.heartbeat';
 import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
 import type { MessagingLogger } from './kafka-client.factory';
 import { MESSAGE_SCHEMAS, MessageDecodeError, UnsupportedSchemaVersionError, decodeMessage, headerText, type InboundEvent } from './kafka-message.codec';
 import { KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type KafkaTopicNames } from './kafka-topics.contract';
-import type { ParkRecord, ParkRecorder } from './park-record';
+import type { ParkRecorder } from './park-record';
+import { parkRecordOfMessage } from './park-record.mapper';
+import { CONSUMER_RESTART_BACKOFF, DEFAULT_CONSUMER_TUNING, type ConsumerTuning } from './webhook-events.tuning';
+export { DEFAULT_CONSUMER_TUNING, type ConsumerTuning };
 
 /** Handles one decoded event; throws (a ConsumerFailure, ideally) when it could not. */
 export type InboundHandler = (event: InboundEvent) => Promise<void>;
-
-export interface ConsumerTuning {
-  /** A crashed member's partitions move to the others after this long. */
-  readonly sessionTimeoutMs: number;
-  /** Below a third of the session; also while a handler runs, so a slow handler does not cost the membership. */
-  readonly heartbeatIntervalMs: number;
-  readonly partitionsConsumedConcurrently: number;
-  readonly retryInitialDelayMs: number;
-  readonly retryMaxDelayMs: number;
-  /** Failures classified "park" are retried this many times in all before the message is parked. */
-  readonly attemptsBeforeParking: number;
-  /**
-   * Messages of one partition handled at once (their runs share the store's commits); their offsets
-   * are committed together, once every one of them is done with.
-   */
-  readonly messagesInFlight: number;
-  /** While a slice waits on a message being retried, what is done before it is committed this often. */
-  readonly commitEveryMs: number;
-}
-
-export const DEFAULT_CONSUMER_TUNING: ConsumerTuning = {
-  sessionTimeoutMs: 10_000,
-  heartbeatIntervalMs: 1000,
-  partitionsConsumedConcurrently: 4,
-  retryInitialDelayMs: 100,
-  retryMaxDelayMs: 5000,
-  attemptsBeforeParking: 5,
-  messagesInFlight: 256,
-  commitEveryMs: 500,
-};
 
 export interface WebhookEventsConsumerSettings {
   readonly kafka: Kafka;
@@ -76,7 +50,6 @@ export class WebhookEventsConsumer {
   private producer: Producer | undefined;
   private readonly stopRequested = new Signal();
   private stopped = false;
-  private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly settings: WebhookEventsConsumerSettings) {
     const { sessionTimeoutMs, heartbeatIntervalMs } = settings.tuning;
@@ -97,7 +70,6 @@ export class WebhookEventsConsumer {
   /** Leaves the group after the message in flight; its offset is committed only if it completed. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.restartTimer);
     this.stopRequested.notify();
     const consumer = this.consumer;
     this.consumer = undefined;
@@ -135,21 +107,25 @@ export class WebhookEventsConsumer {
     }
   }
 
-  /** kafkajs gives up on non-retriable errors: start over with a new member. */
-  private restartLater(delay = 1000): void {
+  /** kafkajs gives up on non-retriable errors: start over with a new member (CONSUMER_RESTART_BACKOFF). */
+  private restartLater(): void {
     if (this.stopped) return;
-    this.restartTimer = setTimeout(() => {
-      void (async () => {
+    void retryWithBackoff(
+      async () => {
         const crashed = this.consumer;
         this.consumer = undefined;
         await crashed?.disconnect().catch(() => undefined);
         if (this.stopped) return;
-        await this.join().catch((error: unknown) => {
-          this.settings.logger.warn({ err: describeError(error) }, 'webhook events consumer restart failed; retrying');
-          this.restartLater(nextDelay(delay, 10_000));
-        });
-      })();
-    }, delay);
+        await this.join();
+      },
+      {
+        ...CONSUMER_RESTART_BACKOFF,
+        waitFirst: true,
+        proceed: () => !this.stopped,
+        interrupt: this.stopRequested,
+        onFailure: (error) => this.settings.logger.warn({ err: describeError(error) }, 'webhook events consumer restart failed; retrying'),
+      },
+    );
   }
 
   /**
@@ -161,6 +137,7 @@ export class WebhookEventsConsumer {
    */
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
+    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: this.settings.tuning.heartbeatIntervalMs, stopped: () => this.stopped, interrupt: this.stopRequested, logger: this.settings.logger });
     const size = this.settings.tuning.messagesInFlight;
     // With autoCommit off, commitOffsetsIfNecessary() alone never commits: pass the offsets.
     const commit = (): Promise<void> => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
@@ -173,7 +150,7 @@ export class WebhookEventsConsumer {
       try {
         await Promise.all(
           slice.map(async (message, index) => {
-            if (!(await this.process(batch.topic, batch.partition, message, payload))) return;
+            if (!(await this.process({ topic: batch.topic, partition: batch.partition }, message, heartbeat))) return;
             finished[index] = true;
             while (resolved < slice.length && finished[resolved]) payload.resolveOffset(slice[resolved++].offset);
           }),
@@ -188,47 +165,48 @@ export class WebhookEventsConsumer {
   }
 
   /** True when the message is done with (handled, skipped or parked); false when abandoned. */
-  private async process(topic: string, partition: number, message: KafkaMessage, payload: EachBatchPayload): Promise<boolean> {
-    const location = { topic, partition };
+  private async process(location: MessageLocation, message: KafkaMessage, heartbeat: BatchHeartbeat): Promise<boolean> {
     const eventType = headerText(message.headers, KafkaHeaders.eventType);
-    if (eventType === undefined) return this.park(location, message, { disposition: 'park', code: 'undecodable', message: `header "${KafkaHeaders.eventType}" is missing` }, payload);
+    if (eventType === undefined) return this.park(location, message, { disposition: 'park', code: 'undecodable', message: `header "${KafkaHeaders.eventType}" is missing` }, heartbeat);
     const handler = this.settings.handlers.get(eventType);
     if (!handler) return true;
-    let event: InboundEvent;
-    let delay = this.settings.tuning.retryInitialDelayMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        event = decodeMessage(location, message, MESSAGE_SCHEMAS[eventType], { supportedSchemaVersions: this.settings.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS });
-        break;
-      } catch (error) {
-        if (error instanceof MessageDecodeError) return this.park(location, message, { disposition: 'park', code: 'undecodable', message: error.message }, payload);
-        if (!(error instanceof UnsupportedSchemaVersionError)) throw error;
+    let decoded: RetryResult<InboundEvent>;
+    try {
+      decoded = await retryWithBackoff(async () => decodeMessage(location, message, MESSAGE_SCHEMAS[eventType], { supportedSchemaVersions: this.settings.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS }), {
+        ...this.inPlace(heartbeat),
         // Not poison: a newer build reads it. The partition waits here until an upgraded member takes it over.
-        this.settings.logger.warn(
-          { topic, partition, offset: message.offset, eventId: headerText(message.headers, KafkaHeaders.eventId), schemaVersion: error.schemaVersion, supported: error.supported, attempt },
-          `message of schema version ${error.schemaVersion} is newer than this build reads (${error.supported.join(', ')}): its partition waits, retrying in place, until an upgraded member takes it over`,
-        );
-        if (!(await this.waitHeartbeating(payload, delay))) return false;
-        delay = nextDelay(delay, this.settings.tuning.retryMaxDelayMs);
-      }
+        retryIf: (error) => error instanceof UnsupportedSchemaVersionError,
+        onFailure: (error, attempt) => {
+          if (!(error instanceof UnsupportedSchemaVersionError)) return;
+          this.settings.logger.warn(
+            { ...location, offset: message.offset, eventId: headerText(message.headers, KafkaHeaders.eventId), schemaVersion: error.schemaVersion, supported: error.supported, attempt },
+            `message of schema version ${error.schemaVersion} is newer than this build reads (${error.supported.join(', ')}): its partition waits, retrying in place, until an upgraded member takes it over`,
+          );
+        },
+      });
+    } catch (error) {
+      if (error instanceof MessageDecodeError) return this.park(location, message, { disposition: 'park', code: 'undecodable', message: error.message }, heartbeat);
+      throw error;
     }
-    delay = this.settings.tuning.retryInitialDelayMs;
-    for (let attempt = 1; ; attempt++) {
+    if (decoded.kind === 'stopped') return false;
+    const event = decoded.value;
+    const handled = await retryWithBackoff(async (attempt): Promise<ConsumerFailure | undefined> => {
       try {
-        await this.heartbeatingWhile(payload, handler(event));
-        return true;
+        await heartbeat.during(handler(event));
+        return undefined;
       } catch (error) {
         const failure = toConsumerFailure(error);
-        if (failure.disposition === 'park' && attempt >= this.settings.tuning.attemptsBeforeParking) return this.park(location, message, failure, payload);
-        this.settings.logger.warn({ topic, partition, offset: message.offset, eventId: event.eventId, attempt, code: failure.code, err: failure.message }, 'handling failed; retrying in place');
-        if (!(await this.waitHeartbeating(payload, delay))) return false;
-        delay = nextDelay(delay, this.settings.tuning.retryMaxDelayMs);
+        if (failure.disposition === 'park' && attempt >= this.settings.tuning.attemptsBeforeParking) return failure;
+        this.settings.logger.warn({ ...location, offset: message.offset, eventId: event.eventId, attempt, code: failure.code, err: failure.message }, 'handling failed; retrying in place');
+        throw error;
       }
-    }
+    }, this.inPlace(heartbeat));
+    if (handled.kind === 'stopped') return false;
+    return handled.value === undefined ? true : this.park(location, message, handled.value, heartbeat);
   }
 
   /** Records the park (recordPark), then produces the original message, with its error, to the dead-letter topic and waits for the ack. */
-  private async park(location: { topic: string; partition: number }, message: KafkaMessage, failure: ConsumerFailure, payload: EachBatchPayload): Promise<boolean> {
+  private async park(location: MessageLocation, message: KafkaMessage, failure: ConsumerFailure, heartbeat: BatchHeartbeat): Promise<boolean> {
     const headers = {
       ...message.headers,
       [KafkaHeaders.error]: failure.message,
@@ -237,99 +215,42 @@ export class WebhookEventsConsumer {
       [KafkaHeaders.originalPartition]: String(location.partition),
       [KafkaHeaders.originalOffset]: message.offset,
     };
-    let delay = this.settings.tuning.retryInitialDelayMs;
     let recorded = this.settings.recordPark === undefined;
-    for (;;) {
-      try {
+    const parked = await retryWithBackoff(
+      async () => {
         if (!recorded) {
-          await this.settings.recordPark?.(parkRecordOf(location, message, failure));
+          await this.settings.recordPark?.(parkRecordOfMessage(location, message, failure));
           recorded = true;
         }
         if (!this.producer) throw new Error('dead-letter producer is not connected');
         await this.producer.send({ topic: this.settings.topics.webhookEventsDeadLetter, acks: -1, messages: [{ key: message.key, value: message.value, headers }] });
         this.settings.onDeadLetter?.();
         this.settings.logger.error({ ...location, offset: message.offset, code: failure.code, err: failure.message }, 'message parked on the dead-letter topic');
-        return true;
-      } catch (error) {
-        this.settings.logger.warn({ ...location, offset: message.offset, err: describeError(error) }, 'recording the park or producing the dead letter failed; retrying');
-        if (!(await this.waitHeartbeating(payload, delay))) return false;
-        delay = nextDelay(delay, this.settings.tuning.retryMaxDelayMs);
-      }
-    }
+      },
+      {
+        ...this.inPlace(heartbeat),
+        onFailure: (error) => this.settings.logger.warn({ ...location, offset: message.offset, err: describeError(error) }, 'recording the park or producing the dead letter failed; retrying'),
+      },
+    );
+    return parked.kind === 'done';
   }
 
   /**
-   * Awaits `work` (a handler) while heartbeating on a timer, so a handler slower than the session
-   * does not get the member evicted (and the message handled again by the next owner, forever).
-   * The timer stops when the work settles, the batch goes stale or the consumer stops. kafkajs sends
-   * at most one heartbeat per interval, shared with its own.
+   * Retried in place with backoff, heartbeating through the waits: the first attempt always runs;
+   * a retry only while the batch is current — when it went stale or the consumer is stopping, the
+   * message is abandoned (its offset stays uncommitted, it comes again).
    */
-  private async heartbeatingWhile<T>(payload: EachBatchPayload, work: Promise<T>): Promise<T> {
-    let beating = false;
-    const timer = setInterval(() => {
-      if (this.stopped || !payload.isRunning() || payload.isStale()) {
-        clearInterval(timer);
-        return;
-      }
-      if (beating) return;
-      beating = true;
-      payload
-        .heartbeat()
-        .catch((error: unknown) => {
-          // A rebalance under way: the commit after the work tells; kafkajs rejoins.
-          this.settings.logger.warn({ err: describeError(error) }, 'heartbeat during a handler failed');
-        })
-        .finally(() => {
-          beating = false;
-        });
-    }, Math.max(50, Math.floor(this.settings.tuning.heartbeatIntervalMs / 2)));
-    try {
-      return await work;
-    } finally {
-      clearInterval(timer);
-    }
-  }
-
-  /**
-   * Waits `ms` while heartbeating, so a long retry does not get the member kicked out. False when
-   * the batch went stale or the consumer is stopping: the offset stays uncommitted. A heartbeat
-   * that reports a rebalance throws, and kafkajs rejoins the group.
-   */
-  private async waitHeartbeating(payload: EachBatchPayload, ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      if (this.stopped || !payload.isRunning() || payload.isStale()) return false;
-      const left = deadline - Date.now();
-      if (left <= 0) return true;
-      await sleep(Math.min(left, this.settings.tuning.heartbeatIntervalMs), this.stopRequested);
-      await payload.heartbeat();
-    }
+  private inPlace(heartbeat: BatchHeartbeat): RetryOptions {
+    return {
+      initialDelayMs: this.settings.tuning.retryInitialDelayMs,
+      maxDelayMs: this.settings.tuning.retryMaxDelayMs,
+      proceed: (attempt) => attempt === 1 || heartbeat.current(),
+      wait: (ms) => heartbeat.wait(ms),
+    };
   }
 }
 
-/** What a park record says about a message: its ids from the headers, and what the value tells (when it is JSON). */
-function parkRecordOf(location: { topic: string; partition: number }, message: KafkaMessage, failure: ConsumerFailure): ParkRecord {
-  const where = `kafka:${location.topic}/${location.partition}/${message.offset}`;
-  const value = jsonObject(message.value);
-  const text = (field: string): string | undefined => (typeof value?.[field] === 'string' ? (value[field] as string) : undefined);
-  const deliveryId = text('deliveryId');
-  const routineId = text('routineId');
-  return {
-    sourceEventId: headerText(message.headers, KafkaHeaders.eventId) ?? where,
-    sourceStream: headerText(message.headers, KafkaHeaders.streamId) ?? where,
-    sourceType: headerText(message.headers, KafkaHeaders.eventType) ?? 'unknown',
-    ...(deliveryId === undefined ? {} : { deliveryId }),
-    ...(routineId === undefined ? {} : { routineId }),
-    error: `${failure.code}: ${failure.message}`,
-  };
-}
-
-function jsonObject(value: Buffer | null): Record<string, unknown> | undefined {
-  if (value === null) return undefined;
-  try {
-    const parsed = JSON.parse(value.toString('utf8')) as unknown;
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+interface MessageLocation {
+  readonly topic: string;
+  readonly partition: number;
 }

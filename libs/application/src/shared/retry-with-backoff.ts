@@ -5,16 +5,25 @@ export interface BackoffPolicy {
   readonly initialDelayMs: number;
   /** The longest wait: each failure doubles the previous one up to this. */
   readonly maxDelayMs: number;
+  /** 'linear' adds initialDelayMs after each failure instead of doubling (still up to maxDelayMs). */
+  readonly growth?: 'exponential' | 'linear';
 }
 
 export interface RetryOptions extends BackoffPolicy {
   /**
-   * Asked before every attempt (the first included): false ends the loop as `stopped` — the owner
-   * is stopping, lost its term, or the work is no longer wanted. May wait (e.g. while suspended).
+   * Asked before every attempt (the first included), with the number of the attempt to come: false
+   * ends the loop as `stopped` — the owner is stopping, lost its term, or the work is no longer
+   * wanted. May wait (e.g. while suspended).
    */
-  readonly proceed?: () => boolean | Promise<boolean>;
+  readonly proceed?: (attemptNumber: number) => boolean | Promise<boolean>;
   /** Wakes a wait early (a stop request); the loop then asks `proceed` before trying again. */
   readonly interrupt?: Signal;
+  /** Waits initialDelayMs before the first attempt too (a restart after a crash), then backs off from there. */
+  readonly waitFirst?: boolean;
+  /** Waits out a delay instead of `sleep(delayMs, interrupt)` (a Kafka consumer heartbeats meanwhile); may end early. */
+  readonly wait?: (delayMs: number) => Promise<void>;
+  /** False for a failure not worth retrying: the loop rethrows it at once. Every failure is retried unless given. */
+  readonly retryIf?: (error: unknown, attemptNumber: number) => boolean;
   /** Told of each failure, with its 1-based attempt number and the wait before the next try. */
   readonly onFailure?: (error: unknown, attempt: number, delayMs: number) => void;
 }
@@ -28,21 +37,30 @@ export function nextDelay(delay: number, max: number): number {
 
 /**
  * Runs `attempt` until it resolves, waiting with exponential backoff after each failure. It never
- * gives up by itself (nothing may be dropped): the loop ends only when `attempt` resolves or
- * `proceed` says stop. `attempt` gets the 1-based attempt number, so a caller can change course
- * after repeated failures (park instead of retrying, for example) by resolving differently.
+ * gives up by itself (nothing may be dropped): the loop ends only when `attempt` resolves,
+ * `proceed` says stop, or `retryIf` turns a failure down (rethrown). `attempt` gets the 1-based
+ * attempt number, so a caller can change course after repeated failures (park instead of
+ * retrying, for example) by resolving differently.
  */
 export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<RetryResult<T>> {
-  let delay = options.initialDelayMs;
+  const { proceed, initialDelayMs, maxDelayMs } = options;
+  const wait = options.wait ?? ((ms: number) => sleep(ms, options.interrupt));
+  const grow = (delay: number): number => (options.growth === 'linear' ? Math.min(delay + initialDelayMs, maxDelayMs) : nextDelay(delay, maxDelayMs));
+  let delay = initialDelayMs;
+  if (options.waitFirst) {
+    await wait(delay);
+    delay = grow(delay);
+  }
   for (let attemptNumber = 1; ; attemptNumber += 1) {
-    if (options.proceed && !(await options.proceed())) return { kind: 'stopped' };
+    if (proceed && !(await proceed(attemptNumber))) return { kind: 'stopped' };
     try {
       return { kind: 'done', value: await attempt(attemptNumber) };
     } catch (error) {
+      if (options.retryIf && !options.retryIf(error, attemptNumber)) throw error;
       options.onFailure?.(error, attemptNumber, delay);
-      if (options.proceed && !(await options.proceed())) return { kind: 'stopped' };
-      await sleep(delay, options.interrupt);
-      delay = nextDelay(delay, options.maxDelayMs);
+      if (proceed && !(await proceed(attemptNumber + 1))) return { kind: 'stopped' };
+      await wait(delay);
+      delay = grow(delay);
     }
   }
 }

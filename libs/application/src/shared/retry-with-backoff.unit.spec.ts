@@ -49,3 +49,70 @@ describe('retryWithBackoff', () => {
     expect(nextDelay(100, 500)).toBe(200);
   });
 });
+
+describe('retryWithBackoff options', () => {
+  const failing = (): Promise<never> => Promise.reject(new Error('down'));
+
+  it('given proceed, when asked, then it gets the number of the attempt to come (twice between attempts: before and after the wait)', async () => {
+    const asked: number[] = [];
+    const proceed = (attempt: number): boolean => {
+      asked.push(attempt);
+      return attempt < 3;
+    };
+    const result = await retryWithBackoff(failing, { initialDelayMs: 1, maxDelayMs: 1, proceed, wait: async () => undefined });
+    expect(result).toEqual({ kind: 'stopped' });
+    expect(asked).toEqual([1, 2, 2, 3]);
+  });
+
+  it('given a custom wait, when an attempt fails, then it waits through it with the backoff delays instead of sleeping', async () => {
+    const waits: number[] = [];
+    const result = await retryWithBackoff(
+      async (attempt) => {
+        if (attempt < 4) throw new Error('down');
+        return 'ok';
+      },
+      { initialDelayMs: 10_000, maxDelayMs: 30_000, wait: async (ms) => void waits.push(ms) },
+    );
+    expect(result).toEqual({ kind: 'done', value: 'ok' });
+    expect(waits).toEqual([10_000, 20_000, 30_000]);
+  });
+
+  it('given retryIf turns a failure down, when it happens, then the error is rethrown without a wait or onFailure', async () => {
+    const onFailure = jest.fn();
+    const wait = jest.fn(async () => undefined);
+    const fatal = new Error('fatal');
+    const done = retryWithBackoff(
+      async (attempt) => {
+        throw attempt < 3 ? new Error('transient') : fatal;
+      },
+      { initialDelayMs: 1, maxDelayMs: 1, wait, onFailure, retryIf: (error) => error !== fatal },
+    );
+    await expect(done).rejects.toBe(fatal);
+    expect(onFailure).toHaveBeenCalledTimes(2);
+    expect(wait).toHaveBeenCalledTimes(2);
+  });
+
+  it('given linear growth, when attempts keep failing, then each wait adds the initial delay, up to the cap', async () => {
+    const delays: number[] = [];
+    await retryWithBackoff(
+      async (attempt) => {
+        if (attempt < 13) throw new Error('down');
+      },
+      { initialDelayMs: 100, maxDelayMs: 1000, growth: 'linear', wait: async () => undefined, onFailure: (_error, _attempt, delayMs) => delays.push(delayMs) },
+    );
+    expect(delays).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1000, 1000]);
+  });
+
+  it('given waitFirst, when the first attempt fails, then it waited the initial delay before it and backs off from there', async () => {
+    const waits: number[] = [];
+    const failures: number[] = [];
+    await retryWithBackoff(
+      async (attempt) => {
+        if (attempt < 3) throw new Error('down');
+      },
+      { initialDelayMs: 1000, maxDelayMs: 10_000, waitFirst: true, wait: async (ms) => void waits.push(ms), onFailure: (_error, _attempt, delayMs) => failures.push(delayMs) },
+    );
+    expect(waits).toEqual([1000, 2000, 4000]);
+    expect(failures).toEqual([2000, 4000]);
+  });
+});

@@ -1,0 +1,58 @@
+import { Signal } from '@wts/application';
+import type { EachBatchPayload } from 'kafkajs';
+import { BatchHeartbeat } from './consumer-batch.heartbeat';
+import { silentMessagingLogger } from './kafka-client.factory';
+
+function fakePayload(): { payload: EachBatchPayload; beats: () => number; state: { running: boolean; stale: boolean } } {
+  let beats = 0;
+  const state = { running: true, stale: false };
+  const payload = {
+    heartbeat: async () => {
+      beats += 1;
+    },
+    isRunning: () => state.running,
+    isStale: () => state.stale,
+  } as unknown as EachBatchPayload;
+  return { payload, beats: () => beats, state };
+}
+
+describe('BatchHeartbeat', () => {
+  it('given a current batch, when waiting longer than the interval, then it heartbeats along the way and waits the whole time', async () => {
+    const { payload, beats } = fakePayload();
+    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: 10, stopped: () => false, interrupt: new Signal(), logger: silentMessagingLogger });
+    const started = Date.now();
+    await heartbeat.wait(100);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+    expect(beats()).toBeGreaterThanOrEqual(2);
+  });
+
+  it('given the consumer stops during a wait, when the stop is signalled, then the wait ends early and the batch is no longer current', async () => {
+    const { payload } = fakePayload();
+    let stopped = false;
+    const interrupt = new Signal();
+    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: 5_000, stopped: () => stopped, interrupt, logger: silentMessagingLogger });
+    const started = Date.now();
+    const waiting = heartbeat.wait(10_000);
+    stopped = true;
+    interrupt.notify();
+    await waiting;
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(heartbeat.current()).toBe(false);
+  });
+
+  it('given a stale batch, when asked, then it is not current', () => {
+    const { payload, state } = fakePayload();
+    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: 20, stopped: () => false, interrupt: new Signal(), logger: silentMessagingLogger });
+    expect(heartbeat.current()).toBe(true);
+    state.stale = true;
+    expect(heartbeat.current()).toBe(false);
+  });
+
+  it('given slow work, when awaited, then it heartbeats while the work runs and returns its result', async () => {
+    const { payload, beats } = fakePayload();
+    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: 100, stopped: () => false, interrupt: new Signal(), logger: silentMessagingLogger });
+    const result = await heartbeat.during(new Promise((resolve) => setTimeout(() => resolve('done'), 300)));
+    expect(result).toBe('done');
+    expect(beats()).toBeGreaterThanOrEqual(2);
+  });
+});
