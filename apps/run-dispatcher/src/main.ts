@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
-import { DISPATCH_ATTEMPTS_BEFORE_PARKING, ParkDispatchUseCase, systemClock } from '@wts/application';
+import { DISPATCH_ATTEMPTS_BEFORE_PARKING } from '@wts/application';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, describeKafkaConnection, kafkaTopicNames } from '@wts/messaging';
+import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, describeKafkaConnection, kafkaTopicNames, parkInStore } from '@wts/messaging';
 import { metrics, startTracing, tracedEventStore } from '@wts/observability';
 import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, listenOrExit, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
@@ -43,8 +43,7 @@ async function main(): Promise<void> {
   if (kafka) {
     // Every park is recorded in the store too: the dead-letter topic alone is not the record.
     // Parked after the attempts of the dispatch failure policy the embedded worker applies too.
-    const park = new ParkDispatchUseCase(store, systemClock);
-    const strategy = new KafkaDispatchServer({ connection: kafka, tuning: { attemptsBeforeParking: DISPATCH_ATTEMPTS_BEFORE_PARKING }, recordPark: (record) => park.execute(record), onDeadLetter: () => metrics.deadLetters.inc() });
+    const strategy = new KafkaDispatchServer({ connection: kafka, tuning: { attemptsBeforeParking: DISPATCH_ATTEMPTS_BEFORE_PARKING }, recordPark: parkInStore(store), onDeadLetter: () => metrics.deadLetters.inc() });
     app.connectMicroservice({ strategy }, { inheritAppConfig: true });
     const topic = kafkaTopicNames().webhookEvents;
     metrics.trackConsumerLag(topic, consumerGroupLag(kafka, ConsumerGroups.runDispatcher, topic));

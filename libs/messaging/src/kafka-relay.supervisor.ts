@@ -6,7 +6,7 @@ import { START_RETRY_BACKOFF, createKafkaClient, silentMessagingLogger, type Kaf
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 import { DEFAULT_RELAY_TUNING, EventRelay, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.service';
-import { storeParkRecorder, type ParkRecorder } from './park-record';
+import { parkInStore, type ParkRecorder } from './park-record';
 import { DEFAULT_LEADERSHIP_TUNING, RelayLeadershipElector, type LeadershipChange, type LeadershipTuning } from './relay-leadership.elector';
 
 export interface KafkaRelaySettings {
@@ -24,7 +24,7 @@ export interface KafkaRelaySettings {
   readonly logger?: MessagingLogger;
   readonly tuning?: Partial<RelayTuning>;
   readonly leadership?: Partial<LeadershipTuning>;
-  /** Where an event the topic will not take is parked; the store's `parked-<event id>` (storeParkRecorder) unless given. */
+  /** Where an event the topic will not take is parked; the store's `parked-<event id>` (the application's ParkDispatchUseCase) unless given. */
   readonly recordPark?: ParkRecorder;
 }
 
@@ -53,7 +53,7 @@ export class KafkaRelaySupervisor {
   constructor(private readonly settings: KafkaRelaySettings) {
     this.logger = settings.logger ?? silentMessagingLogger;
     this.topics = settings.topics ?? kafkaTopicNames();
-    this.recordPark = settings.recordPark ?? storeParkRecorder(settings.store);
+    this.recordPark = settings.recordPark ?? parkInStore(settings.store);
     metrics.trackRelayLeadership(settings.definition.name, () => this.relay !== undefined);
     this.kafka = createKafkaClient({ connection: settings.connection, clientId: `relay-${settings.definition.name}`, logger: this.logger });
     this.producerKafka = createKafkaClient({
