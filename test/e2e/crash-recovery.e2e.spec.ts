@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
 import { postUntilAccepted } from '../support/delivery-sender';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 
 /**
  * Both services as separate processes from the build output, a stream of deliveries, kill -9 of
@@ -38,7 +39,7 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     ingress.start();
     dispatcher.start();
     admin = new AdminClient(`http://127.0.0.1:${port}`, token);
-    await waitFor(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress to be ready');
+    await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress to be ready');
   }, 60_000);
 
   afterAll(async () => {
@@ -68,7 +69,7 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     };
 
     const chaos = async (): Promise<void> => {
-      const at = (fraction: number) => waitFor(async () => completed >= DELIVERIES * fraction, 60_000, `${fraction * 100}% sent`);
+      const at = (fraction: number) => eventually(async () => completed >= DELIVERIES * fraction, 60_000, `${fraction * 100}% sent`);
       await at(0.2);
       await dispatcher.kill9();
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -108,7 +109,7 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
         }
       };
       let events: RecordedEvent[] = [];
-      await waitFor(
+      await eventually(
         async () => {
           events = await everything();
           return events.filter((e) => e.type === 'RunCreated').length >= DELIVERIES;

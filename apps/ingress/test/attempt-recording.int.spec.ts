@@ -1,6 +1,7 @@
 import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookCommand, type WebhookActivityRecorder } from '@wts/application';
 import { MemoryRateLimiter } from '@wts/platform';
-import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 
 /**
  * A refused attempt is recorded after the answer, on every 404 path alike: the use case hands back
@@ -8,14 +9,13 @@ import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingre
  * with a wrong secret does no more before answering than an unknown id.
  */
 describe('refused attempts are recorded after the answer', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp();
   let hook: WebhookFixture;
   const recorded: RejectedAttempt[] = [];
   const recorder: WebhookActivityRecorder = { recordAttempt: (attempt) => recorded.push(attempt), recordReplay: () => undefined };
   let useCase: TriggerWebhookUseCase;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start();
     hook = await t.setupWebhook();
     // The app's own configuration state and freshness; only the recorder is the test's.
     useCase = new TriggerWebhookUseCase(t.store, t.app.get(ConfigurationState), t.app.get(ConfigurationFeeder), new MemoryRateLimiter(1000), recorder, systemClock, cryptoRandom, {
@@ -23,10 +23,6 @@ describe('refused attempts are recorded after the answer', () => {
       idempotencyRetentionMs: 60_000,
       maxEventBytes: 1024 * 1024,
     });
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const command = (webhookId: string, authorization: string): TriggerWebhookCommand => ({
