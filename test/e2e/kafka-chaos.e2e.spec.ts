@@ -11,6 +11,8 @@ import { MessageCollector, testKafka, topicSize } from '../support/kafka-test-ki
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
 import { eventually } from '@wts/testing';
 import { postUntilAccepted } from '../support/delivery-sender';
+import { expectOneRunPerDelivery } from '../support/run-per-delivery.assertions';
+import { allEvents } from '../support/store-inspection';
 
 /**
  * The production shape on one machine: two ingress and two run-dispatcher processes from `dist/`
@@ -123,20 +125,14 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
       let events: RecordedEvent[] = [];
       await eventually(
         async () => {
-          events = await everything(store);
+          events = await allEvents(store);
           return events.filter((e) => e.type === 'RunCreated').length >= DELIVERIES;
         },
         90_000,
         `all runs to exist (dispatcher output:\n${dispatchers.map((d) => `--- ${d.name}\n${d.tail(20)}`).join('\n')})`,
       );
       const runsIn = Date.now() - t0;
-      const deliveries = events.filter((e) => e.type === 'DeliveryAccepted').map((e) => e.data as { deliveryId: string; runId: string });
-      const runs = events.filter((e) => e.type === 'RunCreated').map((e) => e.data as { runId: string; deliveryId: string });
-      expect(deliveries).toHaveLength(DELIVERIES);
-      expect(runs).toHaveLength(DELIVERIES);
-      expect(new Set(runs.map((r) => r.runId)).size).toBe(DELIVERIES);
-      const deliveryById = new Map(deliveries.map((d) => [d.deliveryId, d]));
-      for (const run of runs) expect(deliveryById.get(run.deliveryId)?.runId).toBe(run.runId);
+      const { runs } = expectOneRunPerDelivery(events, DELIVERIES);
       const acceptedRunIds = new Set([...accepted.values()].map((body) => body.run_id));
       expect(new Set(runs.map((r) => r.runId))).toEqual(acceptedRunIds);
       expect(events.filter((e) => e.streamId.startsWith('run-')).every((e) => e.revision === 0n)).toBe(true);
@@ -173,13 +169,3 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
     }
   }, 240_000);
 });
-
-async function everything(store: SqliteEventStore): Promise<RecordedEvent[]> {
-  const all: RecordedEvent[] = [];
-  for (let after; ; ) {
-    const batch = await store.readAll({ after, limit: 1000 });
-    if (batch.length === 0) return all;
-    all.push(...batch);
-    after = batch[batch.length - 1].position;
-  }
-}
