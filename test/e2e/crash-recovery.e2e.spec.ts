@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
 import { postUntilAccepted } from '../support/delivery-sender';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
+import { eventually } from '@wts/testing';
+import { expectOneRunPerDelivery } from '../support/run-per-delivery.assertions';
+import { allEvents } from '../support/store-inspection';
 
 /**
  * Both services as separate processes from the build output, a stream of deliveries, kill -9 of
@@ -38,7 +41,7 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     ingress.start();
     dispatcher.start();
     admin = new AdminClient(`http://127.0.0.1:${port}`, token);
-    await waitFor(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress to be ready');
+    await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress to be ready');
   }, 60_000);
 
   afterAll(async () => {
@@ -68,7 +71,7 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     };
 
     const chaos = async (): Promise<void> => {
-      const at = (fraction: number) => waitFor(async () => completed >= DELIVERIES * fraction, 60_000, `${fraction * 100}% sent`);
+      const at = (fraction: number) => eventually(async () => completed >= DELIVERIES * fraction, 60_000, `${fraction * 100}% sent`);
       await at(0.2);
       await dispatcher.kill9();
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -98,33 +101,17 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     // Every 202's run must appear (the dispatcher catches up from its checkpoint).
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
     try {
-      const everything = async (): Promise<RecordedEvent[]> => {
-        const all: RecordedEvent[] = [];
-        for (let after; ; ) {
-          const batch = await store.readAll({ after, limit: 1000 });
-          if (batch.length === 0) return all;
-          all.push(...batch);
-          after = batch[batch.length - 1].position;
-        }
-      };
       let events: RecordedEvent[] = [];
-      await waitFor(
+      await eventually(
         async () => {
-          events = await everything();
+          events = await allEvents(store);
           return events.filter((e) => e.type === 'RunCreated').length >= DELIVERIES;
         },
         60_000,
         `all runs to exist (dispatcher output:\n${dispatcher.tail()})`,
       );
-      const deliveries = events.filter((e) => e.type === 'DeliveryAccepted').map((e) => e.data as { deliveryId: string; runId: string });
-      const runs = events.filter((e) => e.type === 'RunCreated').map((e) => e.data as { runId: string; deliveryId: string });
-
       // Exactly one delivery per logical delivery (retries collapsed by the key) and one run each.
-      expect(deliveries).toHaveLength(DELIVERIES);
-      expect(runs).toHaveLength(DELIVERIES);
-      expect(new Set(runs.map((r) => r.runId)).size).toBe(DELIVERIES);
-      const deliveryById = new Map(deliveries.map((d) => [d.deliveryId, d]));
-      for (const run of runs) expect(deliveryById.get(run.deliveryId)?.runId).toBe(run.runId);
+      const { runs } = expectOneRunPerDelivery(events, DELIVERIES);
       const runIds = new Set(runs.map((r) => r.runId));
       for (const body of accepted.values()) expect(runIds.has(body.run_id)).toBe(true);
       const runStreams = events.filter((e) => e.streamId.startsWith('run-'));

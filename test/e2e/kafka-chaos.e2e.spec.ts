@@ -8,8 +8,11 @@ import { AdminClient } from '../support/admin-client';
 import { kafkaScriptOrThrow, runKafkaScript } from '../support/kafka-broker';
 import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../support/kafka-secured-broker';
 import { MessageCollector, testKafka, topicSize } from '../support/kafka-test-kit';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 import { postUntilAccepted } from '../support/delivery-sender';
+import { expectOneRunPerDelivery } from '../support/run-per-delivery.assertions';
+import { allEvents } from '../support/store-inspection';
 
 /**
  * The production shape on one machine: two ingress and two run-dispatcher processes from `dist/`
@@ -49,7 +52,7 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
       dispatchers.push(new ServiceProcess(`run-dispatcher-${i}`, DISPATCHER_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'dispatcher'), PORT: String(await freePort()) }));
     }
     for (const service of [...ingress, ...dispatchers]) service.start();
-    for (const admin of admins) await waitFor(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, `${admin.baseUrl} to be ready`);
+    for (const admin of admins) await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, `${admin.baseUrl} to be ready`);
   }, 120_000);
 
   afterAll(async () => {
@@ -69,7 +72,7 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
     }
     // The second replica folds the store on its own: wait until it knows every webhook.
     for (const hook of hooks) {
-      await waitFor(async () => (await admins[1].call<{ state: string }>('GET', `/admin/routines/${hook.routineId}/webhook`)).body.state === 'enabled', 10_000, 'replica 2 to see the webhook');
+      await eventually(async () => (await admins[1].call<{ state: string }>('GET', `/admin/routines/${hook.routineId}/webhook`)).body.state === 'enabled', 10_000, 'replica 2 to see the webhook');
     }
 
     const accepted = new Map<number, { delivery_id: string; run_id: string }>();
@@ -93,7 +96,7 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
     const runCount = async (): Promise<number> => (await store.readAll({ limit: 100_000, filter: { streamPrefixes: ['run-'] } })).length;
     const chaos: string[] = [];
     const chaosRun = async (): Promise<void> => {
-      const at = (fraction: number) => waitFor(async () => completed >= DELIVERIES * fraction, 90_000, `${fraction * 100}% sent`);
+      const at = (fraction: number) => eventually(async () => completed >= DELIVERIES * fraction, 90_000, `${fraction * 100}% sent`);
       await at(0.25);
       await dispatchers[0].kill9();
       chaos.push(`dispatcher 0 killed -9 at ${completed} sent, ${await runCount()} runs`);
@@ -120,22 +123,16 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
       expect(accepted.size).toBe(DELIVERIES);
 
       let events: RecordedEvent[] = [];
-      await waitFor(
+      await eventually(
         async () => {
-          events = await everything(store);
+          events = await allEvents(store);
           return events.filter((e) => e.type === 'RunCreated').length >= DELIVERIES;
         },
         90_000,
         `all runs to exist (dispatcher output:\n${dispatchers.map((d) => `--- ${d.name}\n${d.tail(20)}`).join('\n')})`,
       );
       const runsIn = Date.now() - t0;
-      const deliveries = events.filter((e) => e.type === 'DeliveryAccepted').map((e) => e.data as { deliveryId: string; runId: string });
-      const runs = events.filter((e) => e.type === 'RunCreated').map((e) => e.data as { runId: string; deliveryId: string });
-      expect(deliveries).toHaveLength(DELIVERIES);
-      expect(runs).toHaveLength(DELIVERIES);
-      expect(new Set(runs.map((r) => r.runId)).size).toBe(DELIVERIES);
-      const deliveryById = new Map(deliveries.map((d) => [d.deliveryId, d]));
-      for (const run of runs) expect(deliveryById.get(run.deliveryId)?.runId).toBe(run.runId);
+      const { runs } = expectOneRunPerDelivery(events, DELIVERIES);
       const acceptedRunIds = new Set([...accepted.values()].map((body) => body.run_id));
       expect(new Set(runs.map((r) => r.runId))).toEqual(acceptedRunIds);
       expect(events.filter((e) => e.streamId.startsWith('run-')).every((e) => e.revision === 0n)).toBe(true);
@@ -145,7 +142,7 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
       const kafka = testKafka([brokers]);
       const reader = await new MessageCollector(kafka, [KafkaTopics.routineRuns], `e2e-reader-${randomBytes(4).toString('hex')}`).start();
       try {
-        await waitFor(async () => reader.distinctEventIds().size >= DELIVERIES, 60_000, `${DELIVERIES} distinct RunCreated messages`);
+        await eventually(async () => reader.distinctEventIds().size >= DELIVERIES, 60_000, `${DELIVERIES} distinct RunCreated messages`);
         await new Promise((resolve) => setTimeout(resolve, 1000));
         const eventIdsByRun = new Map<string, Set<string>>();
         for (const message of reader.messages) {
@@ -172,13 +169,3 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
     }
   }, 240_000);
 });
-
-async function everything(store: SqliteEventStore): Promise<RecordedEvent[]> {
-  const all: RecordedEvent[] = [];
-  for (let after; ; ) {
-    const batch = await store.readAll({ after, limit: 1000 });
-    if (batch.length === 0) return all;
-    all.push(...batch);
-    after = batch[batch.length - 1].position;
-  }
-}

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DIST, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { DIST, assertBuilt, freePort } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 
 const LAUNCHER_MAIN = join(DIST, 'launcher', 'src', 'main.js');
 
@@ -30,7 +31,7 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    await waitFor(async () => output.includes('Webhook trigger service is running'), 60_000, `the banner; output so far:\n${output}`);
+    await eventually(async () => output.includes('Webhook trigger service is running'), 60_000, `the banner; output so far:\n${output}`);
     const services = childrenOf(launcher.pid as number);
     expect(services).toHaveLength(2);
     return { port, dispatcherPort, services };
@@ -39,7 +40,7 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
   it('starts both services with no error line, shows the banner and a generated admin token, not a wall of route mappings', async () => {
     const { port, dispatcherPort } = await start();
     // Both services have opened the store and are serving by now; give them a moment to say more.
-    await waitFor(async () => output.includes('run-dispatcher following accepted deliveries'), 10_000, 'the dispatcher line');
+    await eventually(async () => output.includes('run-dispatcher following accepted deliveries'), 10_000, 'the dispatcher line');
     expect(output).not.toMatch(/error|failed|SQLITE_BUSY|exited/i);
     expect(output).not.toContain('Mapped {');
     expect(output).toContain(`Base URL      http://localhost:${port}`);
@@ -120,7 +121,7 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     // Their stdout and stderr went away with the launcher: exiting must not wait on them (it did once:
     // sonic-boom 4's flushSync retried a write to a broken pipe forever — see service-logger.exit.int).
     const killedAt = Date.now();
-    await waitFor(async () => services.every((pid) => !alive(pid)), 15_000, `services ${services.join(', ')} to stop after the launcher died`);
+    await eventually(async () => services.every((pid) => !alive(pid)), 15_000, `services ${services.join(', ')} to stop after the launcher died`);
     process.stderr.write(`[launcher] services gone ${Date.now() - killedAt} ms after the launcher was killed -9\n`);
   }, 90_000);
 });

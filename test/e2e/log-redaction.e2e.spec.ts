@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
-import { INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 
 /** Every request is logged (one line each); at trace level no secret, admin token or body may appear in the output. */
 describe('structured logs never carry secrets', () => {
@@ -23,7 +24,7 @@ describe('structured logs never carry secrets', () => {
     ingress = new ServiceProcess('ingress', INGRESS_MAIN, { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN: token, LOG_LEVEL: 'trace' });
     ingress.start();
     const admin = new AdminClient(`http://127.0.0.1:${port}`, token);
-    await waitFor(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress');
+    await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress');
 
     const { url, secret, routineId } = await admin.setUpWebhook();
     const rotated = await admin.call<{ secret: string }>('POST', `/admin/routines/${routineId}/webhook/rotate`);
@@ -39,7 +40,7 @@ describe('structured logs never carry secrets', () => {
     // Evidence the logs are flushed, not a pause: the line of every request above is in the output
     // (the last one, the refused admin call, included), so nothing they could leak is still buffered.
     const requestLines = (): string[] => ingress.output.join('').match(/"msg":"(POST \/workflow-webhooks\/\S+|GET \/admin\/accounts) \d{3} /g) ?? [];
-    await waitFor(async () => requestLines().length >= 4 && requestLines().some((line) => line.includes('GET /admin/accounts 401')), 20_000, 'the four request lines logged');
+    await eventually(async () => requestLines().length >= 4 && requestLines().some((line) => line.includes('GET /admin/accounts 401')), 20_000, 'the four request lines logged');
 
     const output = ingress.output.join('');
     expect(output).toMatch(/"msg":"POST \/workflow-webhooks\/whk_[A-Za-z0-9_-]+ 202 \d+ ms"/);

@@ -9,7 +9,8 @@ import { runKafkaScript } from '../support/kafka-broker';
 import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../support/kafka-secured-broker';
 import { MessageCollector, committedOffsets, testKafka } from '../support/kafka-test-kit';
 import { scrape, valueOf } from '../support/metrics-scrape';
-import { ServiceProcess, assertBuilt, startReadyPair, waitFor } from '../support/service-processes';
+import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 
 const DELIVERIES = 600;
 const CONCURRENCY = 12;
@@ -93,7 +94,7 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
       }
       throw new Error(`k-${i} never got a 202`);
     };
-    const at = (fraction: number): Promise<void> => waitFor(async () => completed >= DELIVERIES * fraction, 120_000, `${fraction * 100}% sent`);
+    const at = (fraction: number): Promise<boolean> => eventually(async () => completed >= DELIVERIES * fraction, 120_000, `${fraction * 100}% sent`);
 
     const chaos = async (): Promise<void> => {
       await at(0.25);
@@ -105,7 +106,7 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
       await at(0.55);
       // The dispatcher is stopped while it is creating runs (a positive signal, not a moment in time:
       // after the ingress's restart its relay takes over again before runs flow).
-      await waitFor(async () => valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'created' }) > 0, 60_000, 'the dispatcher creating runs');
+      await eventually(async () => valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'created' }) > 0, 60_000, 'the dispatcher creating runs');
       await dispatcher.stop();
       if (dispatcher.exit?.code !== 0) process.stderr.write(`[graceful-shutdown] the dispatcher exited ${JSON.stringify(dispatcher.exit)}; its last lines:\n${dispatcher.tail(60)}\n`);
       expect(dispatcher.exit).toEqual({ code: 0, signal: null });
@@ -124,7 +125,7 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
     try {
       let events: RecordedEvent[] = [];
-      await waitFor(
+      await eventually(
         async () => {
           events = [...(await store.readAll({ limit: 1_000_000, filter: { streamPrefixes: ['delivery-', 'run-'] } }))];
           return events.filter((event) => event.type === 'RunCreated').length >= DELIVERIES;
@@ -175,7 +176,7 @@ async function handledButUncommitted(brokers: string): Promise<string[]> {
   const total = ends.reduce((sum, end) => sum + Number(end.high) - Number(end.low), 0);
   const collector = await new MessageCollector(kafka, [KafkaTopics.webhookEvents], `sigterm-check-${randomBytes(4).toString('hex')}`).start();
   try {
-    await waitFor(async () => collector.messages.length >= total, 30_000, 'the topic read to its end');
+    await eventually(async () => collector.messages.length >= total, 30_000, 'the topic read to its end');
   } finally {
     await collector.stop();
   }

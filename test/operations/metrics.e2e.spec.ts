@@ -10,7 +10,8 @@ import { kafkaScriptOrThrow, runKafkaScript } from '../support/kafka-broker';
 import { clientAs, securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker, type SecuredKafka } from '../support/kafka-secured-broker';
 import { MessageCollector, testKafka, type CollectedMessage } from '../support/kafka-test-kit';
 import { scrape, valueOf, type Sample } from '../support/metrics-scrape';
-import { ServiceProcess, assertBuilt, startReadyPair, waitFor } from '../support/service-processes';
+import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 import { appendDeliveryOutsideScope } from '../support/undispatchable-delivery';
 
 const RATE_LIMIT = 20;
@@ -56,9 +57,9 @@ describe('metrics: every metric moves under traffic', () => {
 
   const post = (url: string, secret: string, body: string, headers: Record<string, string> = {}): Promise<Response> =>
     fetch(url, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers }, body });
-  const eventually = async (url: string, what: string, check: (samples: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> => {
+  const eventuallyMetrics = async (url: string, what: string, check: (samples: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> => {
     let last: Sample[] = [];
-    await waitFor(async () => check((last = await scrape(url))), timeoutMs, what).catch((error: unknown) => {
+    await eventually(async () => check((last = await scrape(url))), timeoutMs, what).catch((error: unknown) => {
       throw new Error(`${String(error)}\nlast scrape:\n${last.filter((s) => s.name.startsWith('wts_')).map((s) => `${s.name}${JSON.stringify(s.labels)} ${s.value}`).join('\n')}\n--- ingress\n${ingress.tail(20)}\n--- dispatcher\n${dispatcher.tail(20)}`);
     });
     return last;
@@ -110,23 +111,23 @@ describe('metrics: every metric moves under traffic', () => {
     expect(delta('wts_event_store_commit_seconds_count')).toBeGreaterThan(0);
 
     // Each accepted delivery becomes a run, counted by the dispatcher.
-    await eventually(dispatcherUrl, 'runs created', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'created' }) >= accepted);
+    await eventuallyMetrics(dispatcherUrl, 'runs created', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'created' }) >= accepted);
   }, 60_000);
 
   it('dispatcher: a parked delivery, a redelivered message (already created), a dead letter', async () => {
     const hook = await admin.setUpWebhook('parked@example.com');
     const webhookId = hook.url.slice(hook.url.lastIndexOf('/') + 1);
     await appendDeliveryOutsideScope(store, { webhookId, routineId: hook.routineId });
-    await eventually(dispatcherUrl, 'a parked run', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'parked' }) >= 1);
+    await eventuallyMetrics(dispatcherUrl, 'a parked run', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'parked' }) >= 1);
 
     // A delivery with its run: the message to deliver again.
     const accepted = (await (await post(hook.url, hook.secret, '{"data":"twice"}')).json()) as { delivery_id: string };
-    await waitFor(async () => (await admin.call('GET', `/admin/runs/${(accepted as { run_id?: string }).run_id ?? ''}`)).status === 200, 30_000, 'the run');
+    await eventually(async () => (await admin.call('GET', `/admin/runs/${(accepted as { run_id?: string }).run_id ?? ''}`)).status === 200, 30_000, 'the run');
     const kafka = testKafka(brokers.split(','), 'metrics-test');
     const collector = await new MessageCollector(kafka, [KafkaTopics.webhookEvents], `metrics-test-${randomBytes(4).toString('hex')}`).start();
     let delivered: CollectedMessage | undefined;
     try {
-      await waitFor(async () => (delivered = collector.messages.find((m) => m.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' && (m.value?.toString('utf8') ?? '').includes(accepted.delivery_id))) !== undefined, 30_000, 'a DeliveryAccepted message');
+      await eventually(async () => (delivered = collector.messages.find((m) => m.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' && (m.value?.toString('utf8') ?? '').includes(accepted.delivery_id))) !== undefined, 30_000, 'a DeliveryAccepted message');
     } finally {
       await collector.stop();
     }
@@ -137,14 +138,14 @@ describe('metrics: every metric moves under traffic', () => {
     try {
       // The same message again (a redelivery): the run exists already.
       await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: delivered.key, value: delivered.value, headers: delivered.headers }] });
-      await eventually(dispatcherUrl, 'an already-created run', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'already_created' }) >= 1);
+      await eventuallyMetrics(dispatcherUrl, 'an already-created run', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'already_created' }) >= 1);
       // A message nothing can decode: parked on the dead-letter topic.
       await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: 'poison', value: 'not json', headers: { [KafkaHeaders.eventType]: 'DeliveryAccepted', [KafkaHeaders.schemaVersion]: '1' } }] });
-      await eventually(dispatcherUrl, 'a dead letter', (samples) => valueOf(samples, 'wts_dead_letters_total') >= 1);
+      await eventuallyMetrics(dispatcherUrl, 'a dead letter', (samples) => valueOf(samples, 'wts_dead_letters_total') >= 1);
       // The same message with another payload: the store holds it otherwise — no run, counted.
       const forged = { ...(JSON.parse(delivered.value?.toString('utf8') ?? '{}') as object), payload: { format: 'text', text: 'forged' } };
       await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: delivered.key, value: JSON.stringify(forged), headers: delivered.headers }] });
-      await eventually(dispatcherUrl, 'an unverified notification', (samples) => valueOf(samples, 'wts_unverified_notifications_total') >= 1);
+      await eventuallyMetrics(dispatcherUrl, 'an unverified notification', (samples) => valueOf(samples, 'wts_unverified_notifications_total') >= 1);
     } finally {
       await producer.disconnect();
     }
@@ -152,13 +153,13 @@ describe('metrics: every metric moves under traffic', () => {
 
   it('relay lag and checkpoint age grow while the broker is down (or the relay says it no longer leads), and fall back once it returns', async () => {
     const hook = await admin.setUpWebhook('relay@example.com');
-    await eventually(ingressUrl, 'the relay caught up', (samples) => valueOf(samples, 'wts_relay_lag_events') === 0 && valueOf(samples, 'wts_relay_leading') === 1);
+    await eventuallyMetrics(ingressUrl, 'the relay caught up', (samples) => valueOf(samples, 'wts_relay_lag_events') === 0 && valueOf(samples, 'wts_relay_leading') === 1);
     await kafkaScriptOrThrow('kill', brokerEnv);
     try {
       for (let i = 0; i < 3; i++) expect((await post(hook.url, hook.secret, JSON.stringify({ data: { whileDown: i } }))).status).toBe(202);
       // While it still leads, the events it cannot send are its lag; once the outage has deposed it
       // (its group's consumer gives up on a dead broker), the leadership gauge says nothing forwards.
-      const lagging = await eventually(
+      const lagging = await eventuallyMetrics(
         ingressUrl,
         'relay lag, or the relay deposed',
         (samples) => (valueOf(samples, 'wts_relay_lag_events') >= 3 && valueOf(samples, 'wts_relay_checkpoint_age_seconds') > 0.5) || valueOf(samples, 'wts_relay_leading') === 0,
@@ -167,25 +168,25 @@ describe('metrics: every metric moves under traffic', () => {
     } finally {
       await kafkaScriptOrThrow('start', brokerEnv);
     }
-    const caughtUp = await eventually(ingressUrl, 'the relay to lead again and catch up', (samples) => valueOf(samples, 'wts_relay_leading') === 1 && valueOf(samples, 'wts_relay_lag_events') === 0, 90_000);
+    const caughtUp = await eventuallyMetrics(ingressUrl, 'the relay to lead again and catch up', (samples) => valueOf(samples, 'wts_relay_leading') === 1 && valueOf(samples, 'wts_relay_lag_events') === 0, 90_000);
     expect(valueOf(caughtUp, 'wts_relay_lag_seconds')).toBe(0);
     expect(valueOf(caughtUp, 'wts_relay_checkpoint_age_seconds')).toBe(0);
   }, 180_000);
 
   it('projector lag grows while the read-model database is locked, and falls back once it is free', async () => {
     const hook = await admin.setUpWebhook('projector@example.com');
-    await eventually(dispatcherUrl, 'the projector caught up', (samples) => valueOf(samples, 'wts_projector_lag_events') === 0, 60_000);
+    await eventuallyMetrics(dispatcherUrl, 'the projector caught up', (samples) => valueOf(samples, 'wts_projector_lag_events') === 0, 60_000);
     const readModels = new Database(join(dataDir, 'readmodels.sqlite'));
     readModels.exec('BEGIN EXCLUSIVE');
     try {
       for (let i = 0; i < 2; i++) expect((await post(hook.url, hook.secret, JSON.stringify({ data: { locked: i } }))).status).toBe(202);
-      const lagging = await eventually(dispatcherUrl, 'projector lag', (samples) => valueOf(samples, 'wts_projector_lag_events') >= 2 && valueOf(samples, 'wts_projector_lag_seconds') > 0);
+      const lagging = await eventuallyMetrics(dispatcherUrl, 'projector lag', (samples) => valueOf(samples, 'wts_projector_lag_events') >= 2 && valueOf(samples, 'wts_projector_lag_seconds') > 0);
       expect(valueOf(lagging, 'wts_projector_lag_seconds')).toBeGreaterThan(0);
     } finally {
       readModels.exec('ROLLBACK');
       readModels.close();
     }
-    await eventually(dispatcherUrl, 'the projector to catch up', (samples) => valueOf(samples, 'wts_projector_lag_events') === 0 && valueOf(samples, 'wts_projector_lag_seconds') === 0, 60_000);
+    await eventuallyMetrics(dispatcherUrl, 'the projector to catch up', (samples) => valueOf(samples, 'wts_projector_lag_events') === 0 && valueOf(samples, 'wts_projector_lag_seconds') === 0, 60_000);
   }, 120_000);
 
   it('consumer lag per partition: a partition held by a message of a newer schema shows what waits behind it', async () => {
@@ -199,7 +200,7 @@ describe('metrics: every metric moves under traffic', () => {
     } finally {
       await producer.disconnect();
     }
-    const samples = await eventually(dispatcherUrl, 'consumer lag', (s) => s.some((sample) => sample.name === 'wts_consumer_lag_messages' && sample.value >= 4));
+    const samples = await eventuallyMetrics(dispatcherUrl, 'consumer lag', (s) => s.some((sample) => sample.name === 'wts_consumer_lag_messages' && sample.value >= 4));
     const partitions = samples.filter((sample) => sample.name === 'wts_consumer_lag_messages');
     expect(partitions.every((sample) => sample.labels.topic === KafkaTopics.webhookEvents && /^\d+$/.test(sample.labels.partition ?? ''))).toBe(true);
   }, 60_000);

@@ -6,7 +6,8 @@ import { kafkaScriptOrThrow, runKafkaScript } from '../support/kafka-broker';
 import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../support/kafka-secured-broker';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-test-database';
 import { PrivateRedis } from '../support/private-redis';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort, waitFor } from '../support/service-processes';
+import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 
 interface HealthBody {
   readonly status: 'ok' | 'error';
@@ -45,8 +46,8 @@ describe('health: liveness and readiness against the real servers', () => {
     dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'dispatcher') });
     ingress.start();
     dispatcher.start();
-    await waitFor(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
-    await waitFor(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
+    await eventually(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
+    await eventually(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
   }, 240_000);
 
   afterAll(async () => {
@@ -79,7 +80,7 @@ describe('health: liveness and readiness against the real servers', () => {
   it('Redis down: the ingress turns unready within seconds, naming redis; ready again once it is back', async () => {
     await redis.kill();
     const down = Date.now();
-    await waitFor(async () => (await health(`${ingressUrl}/health/ready`)).status === 503, 10_000, 'the ingress to notice Redis is down');
+    await eventually(async () => (await health(`${ingressUrl}/health/ready`)).status === 503, 10_000, 'the ingress to notice Redis is down');
     expect(Date.now() - down).toBeLessThan(10_000);
     const unready = await health(`${ingressUrl}/health/ready`);
     expect(unready.body.status).toBe('error');
@@ -87,13 +88,13 @@ describe('health: liveness and readiness against the real servers', () => {
     expect(unready.body.details.event_store.status).toBe('up');
     expect((await health(`${ingressUrl}/health/live`)).status).toBe(200);
     await redis.start();
-    await waitFor(async () => (await health(`${ingressUrl}/health/ready`)).status === 200, 15_000, 'the ingress to be ready again');
+    await eventually(async () => (await health(`${ingressUrl}/health/ready`)).status === 200, 15_000, 'the ingress to be ready again');
   }, 40_000);
 
   it('broker killed: both services turn unready within seconds, naming kafka; ready again once it is back', async () => {
     await kafkaScriptOrThrow('kill', brokerEnv);
     for (const url of [ingressUrl, dispatcherUrl]) {
-      await waitFor(async () => (await health(`${url}/health/ready`)).status === 503, 10_000, `${url} to notice the broker is down`);
+      await eventually(async () => (await health(`${url}/health/ready`)).status === 503, 10_000, `${url} to notice the broker is down`);
       const unready = await health(`${url}/health/ready`);
       expect(unready.body.details.kafka.status).toBe('down');
       expect(unready.body.details.event_store.status).toBe('up');
@@ -101,7 +102,7 @@ describe('health: liveness and readiness against the real servers', () => {
     }
     await kafkaScriptOrThrow('start', brokerEnv);
     for (const url of [ingressUrl, dispatcherUrl]) {
-      await waitFor(async () => (await health(`${url}/health/ready`)).status === 200, 30_000, `${url} to be ready again`);
+      await eventually(async () => (await health(`${url}/health/ready`)).status === 200, 30_000, `${url} to be ready again`);
     }
   }, 240_000);
 });

@@ -17,7 +17,7 @@ import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
 import { AdminClient } from '../support/admin-client';
 import { kafkaBrokers, uniqueName } from '../support/kafka-broker';
 import { deleteTopics, testKafka } from '../support/kafka-test-kit';
-import { waitFor } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 
 const ADMIN_TOKEN = 'admin-token-for-tracing-tests-0123456789';
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -77,8 +77,8 @@ describe('traces: one delivery, one trace', () => {
     });
     expect(response.status).toBe(202);
     const { delivery_id: deliveryId, run_id: runId } = (await response.json()) as { delivery_id: string; run_id: string };
-    await waitFor(async () => (await raw.readStream(Streams.run(runId))).length > 0, 30_000, 'the run');
-    await waitFor(async () => exporter.getFinishedSpans().some((span) => span.name === 'event-store append run-'), 10_000, 'the run append span');
+    await eventually(async () => (await raw.readStream(Streams.run(runId))).length > 0, 30_000, 'the run');
+    await eventually(async () => exporter.getFinishedSpans().some((span) => span.name === 'event-store append run-'), 10_000, 'the run append span');
     return { spans: exporter.getFinishedSpans(), deliveryId, runId };
   }
 
@@ -138,7 +138,7 @@ describe('traces: one delivery, one trace', () => {
     });
     // Fresh topics: a member may join before the broker serves their partitions; join again then.
     let consumer = newConsumer();
-    await waitFor(
+    await eventually(
       async () =>
         consumer.start().then(
           () => true,
@@ -170,7 +170,7 @@ describe('traces: one delivery, one trace', () => {
       body: `{"data":"${randomBytes(4).toString('hex')}"}`,
     });
     const { run_id: runId } = (await response.json()) as { run_id: string };
-    await waitFor(async () => (await raw.readStream(Streams.run(runId))).length > 0, 30_000, 'the run');
+    await eventually(async () => (await raw.readStream(Streams.run(runId))).length > 0, 30_000, 'the run');
     expect(exporter.getFinishedSpans()).toEqual([]);
     const [created] = await raw.readStream(Streams.run(runId));
     expect((created.metadata as { traceparent: string }).traceparent).toMatch(new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-01$`));

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort, waitFor } from './service-processes';
+import { freePort } from './service-processes';
+import { eventually } from '@wts/testing';
 
 /**
  * A redis-server of the test's own on a free port (the machine's shared Redis on 6379 is never
@@ -23,7 +24,7 @@ export class PrivateRedis {
   async start(): Promise<void> {
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     this.child = child;
-    await waitFor(async () => child.exitCode === null && (await isListening(this.port)), 10_000, `redis-server on port ${this.port}`);
+    await eventually(async () => child.exitCode === null && (await isListening(this.port)), 10_000, `redis-server on port ${this.port}`);
   }
 
   async kill(): Promise<void> {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { eventually } from '@wts/testing';
 
 export const DIST = join(__dirname, '..', '..', 'dist', 'apps');
 export const INGRESS_MAIN = join(DIST, 'ingress', 'src', 'main.js');
@@ -82,15 +83,6 @@ export class ServiceProcess {
   }
 }
 
-export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
-
 export interface ReadyPair {
   readonly ingress: ServiceProcess;
   readonly dispatcher: ServiceProcess;
@@ -119,8 +111,8 @@ export async function startReadyPair(env: NodeJS.ProcessEnv, own: PairEnvironmen
   ingress.start();
   dispatcher.start();
   try {
-    await waitFor(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
-    await waitFor(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
+    await eventually(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
+    await eventually(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
   } catch (error) {
     await Promise.all([ingress.stop(), dispatcher.stop()]);
     throw error;

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
+import { IngressHttpClient } from './ingress-http.client';
 import { freePort } from './service-processes';
 import { appendDeliveryOutsideScope } from './undispatchable-delivery';
 
@@ -60,6 +61,7 @@ export interface UiHttpResult {
 
 export class UiTestServer {
   private closed = false;
+  private readonly client: IngressHttpClient;
 
   private constructor(
     private readonly app: NestFastifyApplication,
@@ -69,7 +71,10 @@ export class UiTestServer {
     private readonly projector: ReadModelProjector,
     private readonly dataDir: string,
     readonly baseUrl: string,
-  ) {}
+    port: number,
+  ) {
+    this.client = new IngressHttpClient(port, UI_ADMIN_TOKEN, 'manual');
+  }
 
   static async start(env: Record<string, string> = {}): Promise<UiTestServer> {
     const port = await freePort();
@@ -91,7 +96,7 @@ export class UiTestServer {
     await dispatcher.start();
     const projector = new ReadModelProjector(store, readModels, silent, { batchSize: 500, flushEveryMs: 5, leaseRetryMs: 100, retryDelayMs: 100, verifyEveryMs: 200 });
     projector.start();
-    return new UiTestServer(app, store, dispatcher, projector, dataDir, baseUrl);
+    return new UiTestServer(app, store, dispatcher, projector, dataDir, baseUrl, port);
   }
 
   /** See appendDeliveryOutsideScope: a delivery the dispatcher parks. */
@@ -109,30 +114,18 @@ export class UiTestServer {
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 
-  async http(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<UiHttpResult> {
-    const response = await fetch(this.baseUrl + path, { method, headers: init.headers, body: init.body, redirect: 'manual' });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
+  /** Plain HTTP to the server; a redirect is answered as it is, not followed. */
+  http(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<UiHttpResult> {
+    return this.client.http(method, path, init) as Promise<UiHttpResult>;
   }
 
   admin(method: string, path: string, body?: unknown, token: string | null = UI_ADMIN_TOKEN): Promise<UiHttpResult> {
-    const headers: Record<string, string> = {};
-    if (token !== null) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    return this.http(method, path, { headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return this.client.admin(method, path, body, token) as Promise<UiHttpResult>;
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async adminOk(method: string, path: string, body: unknown, expected: number): Promise<any> {
-    const result = await this.admin(method, path, body);
-    if (result.status !== expected) throw new Error(`${method} ${path} answered ${result.status} (expected ${expected}): ${result.text}`);
-    return result.json;
+  adminOk(method: string, path: string, body: unknown, expected: number): Promise<any> {
+    return this.client.adminOk(method, path, body, expected);
   }
 
   async createAccount(email: string, extra: { aliases?: string[]; primary?: boolean } = {}): Promise<{ id: string; email: string }> {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kafkaBrokers, runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
-import { waitFor } from '../support/service-processes';
+import { eventually } from '@wts/testing';
 
 /**
  * A test broker belongs to the process that started it: when that process dies without cleaning up
@@ -32,7 +32,7 @@ describe('kafka.sh: a broker follows its owner', () => {
 
     owner.kill('SIGKILL');
     await ownerExited;
-    await waitFor(async () => !processAlive(brokerPid) && !existsSync(dataDir), 45_000, 'the watchdog to stop the broker and remove its data');
+    await eventually(async () => !processAlive(brokerPid) && !existsSync(dataDir), 45_000, 'the watchdog to stop the broker and remove its data');
   }, 120_000);
 
   it('keeps its ports across a restart when none were given', async () => {

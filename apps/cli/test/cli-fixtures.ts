@@ -2,7 +2,9 @@ import { DispatchDeliveryUseCase, ParkDispatchUseCase, StoreDispatchWorker, syst
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
-import { IngressTestApp, eventually, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
+import { IngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 
 export interface SeededStore {
   readonly app: IngressTestApp;
@@ -35,13 +37,13 @@ export async function seedStore(): Promise<SeededStore> {
 /** Starts the in-process dispatcher and waits until every accepted delivery has its run. */
 export async function createAllRuns(seeded: SeededStore): Promise<void> {
   await seeded.app.startDispatcher();
-  await eventually(async () => ((await seeded.app.runEvents()).length >= seeded.deliveryIds.length ? true : undefined), 10_000, 'a run per delivery');
+  await eventually(async () => (await seeded.app.createdRuns()).length >= seeded.deliveryIds.length, 10_000, 'a run per delivery');
 }
 
 /** RunCreated events per delivery id. */
 export async function runsPerDelivery(app: IngressTestApp): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const event of await app.runEvents()) {
+  for (const event of await app.createdRuns()) {
     const deliveryId = (event.data as { deliveryId: string }).deliveryId;
     counts.set(deliveryId, (counts.get(deliveryId) ?? 0) + 1);
   }

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { Json } from '../../../test/support/ingress-test-app';
+import type { Json } from '../../../test/support/ingress-http.client';
 import { cli } from './cli-harness';
 import { appendOrphanDelivery, createAllRuns, seedStore, type SeededStore } from './cli-fixtures';
 

@@ -6,7 +6,7 @@
  */
 import { STORE_DISPATCH_CHECKPOINT } from '@wts/application';
 import Database from 'better-sqlite3';
-import { eventually } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
 import { cli, summaryOf } from './cli-harness';
 import { appendOrphanDelivery, createAllRuns, runsPerDelivery, seedStore, startCountingWorker, type SeededStore } from './cli-fixtures';
 
@@ -20,7 +20,7 @@ describe('replay --to dispatcher', () => {
     seeded = await seedStore();
     await createAllRuns(seeded);
     orphan = await appendOrphanDelivery(seeded.app);
-    await eventually(async () => ((await seeded.app.allEvents()).some((event) => event.type === 'DispatchParked') ? true : undefined), 10_000, 'the orphan parked');
+    await eventually(async () => (await seeded.app.allEvents()).some((event) => event.type === 'DispatchParked'), 10_000, 'the orphan parked');
   });
 
   afterAll(async () => {
@@ -77,7 +77,7 @@ describe('replay --to dispatcher', () => {
     }
     const { worker, outcomes } = await startCountingWorker(seeded.app);
     try {
-      await eventually(async () => (outcomes.length >= seeded.deliveryIds.length + 1 ? true : undefined), 10_000, 'the worker re-dispatching from the start');
+      await eventually(async () => outcomes.length >= seeded.deliveryIds.length + 1, 10_000, 'the worker re-dispatching from the start');
       expect(outcomes.filter((outcome) => outcome.kind === 'created')).toEqual([]);
       expect(outcomes.filter((outcome) => outcome.kind === 'already_created')).toHaveLength(seeded.deliveryIds.length);
       expect(outcomes.filter((outcome) => outcome.kind === 'parked')).toHaveLength(1);

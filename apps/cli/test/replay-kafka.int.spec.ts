@@ -11,7 +11,7 @@ import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
 import { MessageCollector, deleteTopics, testKafka, type CollectedMessage } from '../../../test/support/kafka-test-kit';
-import { eventually } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
 import { cli, summaryOf } from './cli-harness';
 import { createAllRuns, seedStore, type SeededStore } from './cli-fixtures';
 
@@ -93,7 +93,7 @@ describe('replay --to kafka (real broker)', () => {
       await relay.start();
     }
     const relayed = await collect(relayTopics);
-    await eventually(async () => (relayed.messages.length >= expected.length ? true : undefined), 60_000, 'the relays to publish');
+    await eventually(async () => relayed.messages.length >= expected.length, 60_000, 'the relays to publish');
 
     const started = Date.now();
     const result = await cli(
@@ -105,7 +105,7 @@ describe('replay --to kafka (real broker)', () => {
     expect(summary).toMatchObject({ target: 'kafka', selected: expected.length, replayed: expected.length, skipped: 0, created: 0, already_created: 0, parked: 0 });
 
     const replayed = await collect(replayTopics);
-    await eventually(async () => (replayed.messages.length >= expected.length ? true : undefined), 30_000, 'the replayed messages');
+    await eventually(async () => replayed.messages.length >= expected.length, 30_000, 'the replayed messages');
     expect(replayed.messages).toHaveLength(expected.length);
     expect(relayed.messages).toHaveLength(expected.length);
 
@@ -140,12 +140,12 @@ describe('replay --to kafka (real broker)', () => {
     const before = (await seeded.app.allEvents()).length;
     const reader = await collect(replayTopics);
     const deliveries = seeded.deliveryIds.length;
-    await eventually(async () => (reader.messages.length >= (await published()).length ? true : undefined), 30_000, 'the first replay');
+    await eventually(async () => reader.messages.length >= (await published()).length, 30_000, 'the first replay');
     const idsBefore = reader.distinctEventIds(replayTopics.webhookEvents);
 
     const summary = summaryOf(await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix, '--json'], { ...seeded.env, KAFKA_BROKERS: brokers.join(',') }));
     expect(summary).toMatchObject({ replayed: deliveries, skipped: 0 });
-    await eventually(async () => (reader.of(replayTopics.webhookEvents).length >= idsBefore.size + deliveries ? true : undefined), 30_000, 'the second replay');
+    await eventually(async () => reader.of(replayTopics.webhookEvents).length >= idsBefore.size + deliveries, 30_000, 'the second replay');
     expect(reader.distinctEventIds(replayTopics.webhookEvents)).toEqual(idsBefore);
     expect((await seeded.app.allEvents()).length).toBe(before);
   });
@@ -220,7 +220,7 @@ describe('replay --to kafka of large events (real broker, default message.max.by
     }
     const reader = await new MessageCollector(kafka, [topics.webhookEvents], uniqueName('cli-large-reader')).start();
     collectors.push(reader);
-    await eventually(async () => (reader.messages.length >= deliveries.length ? true : undefined), 60_000, 'the replayed messages');
+    await eventually(async () => reader.messages.length >= deliveries.length, 60_000, 'the replayed messages');
     expect(reader.messages).toHaveLength(deliveries.length);
     const ofFirstHook = reader.messages.filter((m) => m.key === seeded.hooks[0].webhookId).sort((a, b) => Number(a.offset) - Number(b.offset)).map((m) => m.headers['event-id']);
     expect(ofFirstHook).toEqual(deliveries.filter((event) => (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId).map((event) => event.id));

@@ -21,7 +21,7 @@ describe('show and tail', () => {
 
   describe('show', () => {
     it('show run prints the run stream as pretty JSON', async () => {
-      const [run] = await seeded.app.runEvents();
+      const [run] = await seeded.app.createdRuns();
       const runId = (run.data as { runId: string }).runId;
       const result = await cli(['show', 'run', runId], seeded.env);
       expect(result.code).toBe(0);

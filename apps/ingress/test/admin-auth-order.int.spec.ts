@@ -1,16 +1,8 @@
-import { IngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
 
 /** The admin token is checked before anything about the body: no body error leaks past a 401. */
 describe('admin API: 401 before body errors', () => {
-  let app: IngressTestApp;
-
-  beforeAll(async () => {
-    app = await IngressTestApp.start();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const app = useIngressTestApp();
 
   const send = (headers: Record<string, string>, body: string) =>
     fetch(`${app.baseUrl}/admin/accounts`, { method: 'POST', headers, body });
@@ -33,15 +25,7 @@ describe('admin API: 401 before body errors', () => {
 });
 
 describe('admin API: malformed headers and null fields', () => {
-  let app: IngressTestApp;
-
-  beforeAll(async () => {
-    app = await IngressTestApp.start();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const app = useIngressTestApp();
 
   it('a syntactically invalid Content-Type without a token is 401, with the token 415', async () => {
     const send = (headers: Record<string, string>) =>

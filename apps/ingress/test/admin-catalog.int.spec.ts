@@ -2,18 +2,12 @@
  * DESIGN "Admin API": bearer admin token (else 401 problem), snake_case fields, accounts and
  * routines exactly as the table says, validation errors as 400 `validation_failed`.
  */
-import { IngressTestApp, TEST_ADMIN_TOKEN, expectProblem, type Json } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import type { Json } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 describe('admin API: token, accounts, routines', () => {
-  let t: IngressTestApp;
-
-  beforeAll(async () => {
-    t = await IngressTestApp.start();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useIngressTestApp();
 
   describe('admin token', () => {
     const calls: [string, string, unknown][] = [

@@ -1,19 +1,13 @@
-import { IngressTestApp, TEST_ADMIN_TOKEN, expectProblem, type Json } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import type { Json } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 /**
  * Any admin body that is not valid is a 400 problem with a clear message — never a 500, however it
  * is built (issue 10: a body nested 20,000 levels deep overflowed class-transformer's recursion).
  */
 describe('admin API: hostile bodies with a valid token', () => {
-  let t: IngressTestApp;
-
-  beforeAll(async () => {
-    t = await IngressTestApp.start();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useIngressTestApp();
 
   const post = (path: string, body: string) =>
     t.http('POST', path, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' }, body });

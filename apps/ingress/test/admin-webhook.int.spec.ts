@@ -3,23 +3,21 @@
  * once; rotate → the old secret is dead at once; disable → 404; re-enable keeps the URL and issues a
  * new secret; the view never carries the secret; deliveries and runs are listed newest first.
  */
-import { IngressTestApp, TEST_PUBLIC_BASE_URL, expectProblem, type AccountBody, type Json } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp, TEST_PUBLIC_BASE_URL } from '../../../test/support/ingress-test-app';
+import type { AccountBody } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 const WEBHOOK_ID = /^whk_[A-Za-z0-9_-]{22,}$/;
 
 describe('admin API: webhook lifecycle, deliveries and runs', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp();
   let account: AccountBody;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start();
     account = await t.createAccount({ email: 'owner@example.com', aliases: ['Alias@Example.com'] });
     await t.startDispatcher();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const webhookPath = (routineId: string, action = ''): string => `/admin/routines/${routineId}/webhook${action}`;

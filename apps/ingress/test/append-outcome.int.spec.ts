@@ -1,5 +1,8 @@
 import { EventStoreUnavailableError, InvalidAppendError, type EventStore } from '@wts/event-store';
-import { IngressTestApp, expectProblem, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 type Fault = 'none' | 'deadline_after_commit' | 'refused_as_too_big';
 
@@ -10,7 +13,6 @@ type Fault = 'none' | 'deadline_after_commit' | 'refused_as_too_big';
  * - the store refusing the event as too big (InvalidAppendError): 413, never a 500.
  */
 describe('append outcomes the store does not confirm', () => {
-  let t: IngressTestApp;
   let hook: WebhookFixture;
   let fault: Fault = 'none';
 
@@ -28,14 +30,10 @@ describe('append outcomes the store does not confirm', () => {
         };
       },
     });
+  const t = useIngressTestApp({}, faulty);
 
   beforeAll(async () => {
-    t = await IngressTestApp.start({}, undefined, faulty);
     hook = await t.setupWebhook();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   afterEach(() => {

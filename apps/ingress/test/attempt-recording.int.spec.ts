@@ -1,6 +1,7 @@
 import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, UseCaseContext, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookRequest, type WebhookActivityRecorder } from '@wts/application';
 import { MemoryRateLimiter } from '@wts/platform';
-import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 
 /**
  * A refused attempt is recorded after the answer, on every 404 path alike: the use case hands back
@@ -8,14 +9,13 @@ import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingre
  * with a wrong secret does no more before answering than an unknown id.
  */
 describe('refused attempts are recorded after the answer', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp();
   let hook: WebhookFixture;
   const recorded: RejectedAttempt[] = [];
   const recorder: WebhookActivityRecorder = { recordAttempt: (attempt) => recorded.push(attempt), recordReplay: () => undefined };
   let useCase: TriggerWebhookUseCase;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start();
     hook = await t.setupWebhook();
     // The app's own configuration state and freshness; only the recorder is the test's.
     const context = new UseCaseContext(t.store, t.app.get(ConfigurationState), systemClock, cryptoRandom, t.app.get(ConfigurationFeeder));
@@ -25,10 +25,6 @@ describe('refused attempts are recorded after the answer', () => {
       activity: recorder,
       limits: { maxPayloadBytes: 1024, idempotencyRetentionMs: 60_000, maxEventBytes: 1024 * 1024 },
     });
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const command = (webhookId: string, authorization: string): TriggerWebhookRequest => ({

@@ -1,6 +1,8 @@
 import { CONFIGURATION_PREFIXES } from '@wts/application';
 import { ACCOUNT_CATALOG_STREAM, Streams } from '@wts/contracts';
-import { IngressTestApp, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { IngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
 import { RecordingEventStore, type RecordedCall } from '../../../test/support/recording-event-store';
 
 const TRAFFIC_STREAMS = /^(delivery|run|parked)-/;

@@ -16,7 +16,10 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { STATUS_BY_CODE, WEBHOOK_NOT_FOUND_BODY } from '../src/http/problem';
-import { IngressTestApp, TEST_ADMIN_TOKEN, type HttpResult, type Json, type WebhookFixture, eventually } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
+import { IngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
 
 // ------------------------------------------------------------------ the document
 
@@ -678,7 +681,7 @@ describe('docs/openapi.json', () => {
         expect(expectDocumented(await t.deliver(live), 'POST', WEBHOOK).code).toBe('store_unavailable');
         expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'late@example.com' })).code).toBe('store_unavailable');
         // Readiness checks each dependency at most once a second: it flips within that.
-        await eventually(async () => ((await t.http('GET', '/readyz')).status === 503 ? true : undefined), 3_000, 'readiness to answer 503');
+        await eventually(async () => (await t.http('GET', '/readyz')).status === 503, 3_000, 'readiness to answer 503');
         for (const path of ['/health/ready', '/readyz']) expect(expectDocumented(await t.http('GET', path), 'GET', path).error).toMatchObject({ event_store: { status: 'down', message: expect.any(String) } });
       });
 

@@ -3,24 +3,22 @@
  * `status` (equal to the HTTP status) and a stable snake_case `code` — public endpoint, admin API
  * and routing alike.
  */
-import { IngressTestApp, TEST_ADMIN_TOKEN, expectProblem, type HttpResult, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { HttpResult } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 describe('errors are problem+json everywhere', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp({ WEBHOOK_MAX_PAYLOAD_BYTES: '64', WEBHOOK_RATE_LIMIT_PER_MINUTE: '40' });
   let hook: WebhookFixture;
   let blocked: WebhookFixture;
   let limited: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start({ WEBHOOK_MAX_PAYLOAD_BYTES: '64', WEBHOOK_RATE_LIMIT_PER_MINUTE: '40' });
     hook = await t.setupWebhook();
     blocked = await t.setupWebhook({ account: hook.account, routine: { mode: 'autonomous', tools: [{ name: 'post', sends_externally: true }] } });
     limited = await t.setupWebhook({ account: hook.account });
     await t.deliver(hook, { body: '{"data":1}', headers: { 'x-service-idempotency-key': 'k1' } });
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };

@@ -1,4 +1,7 @@
-import { IngressTestApp, eventually, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
+import { IngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-test-database';
 
 /**

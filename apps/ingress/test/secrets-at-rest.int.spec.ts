@@ -5,17 +5,17 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { IngressTestApp, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 
 const sha256Hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
 
 describe('secrets at rest', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp();
   let hook: WebhookFixture;
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    t = await IngressTestApp.start();
     hook = await t.setupWebhook();
     secrets.push(hook.secret);
     const rotated = await t.adminOk('POST', `/admin/routines/${hook.routineId}/webhook/rotate`, undefined, 200);
@@ -28,10 +28,6 @@ describe('secrets at rest', () => {
     secrets.push(again.secret);
     expect((await t.deliver({ webhookId: hook.webhookId, secret: again.secret })).status).toBe(202);
     expect(new Set(secrets).size).toBe(3);
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   function storeBytes(): Buffer {

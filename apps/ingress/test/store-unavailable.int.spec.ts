@@ -2,19 +2,18 @@
  * DESIGN guarantee 1: 202 only after DeliveryAccepted is durable; store down → 503, never 202.
  * Also: the run id is fixed at 202, and GET /admin/runs/{id} is 404 until the dispatcher made it.
  */
-import { IngressTestApp, eventually, expectProblem, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 describe('event store unavailable', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp();
   let hook: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start();
     hook = await t.setupWebhook();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   it('202 means durable: the DeliveryAccepted is in the store when the answer arrives', async () => {
@@ -49,7 +48,7 @@ describe('event store unavailable', () => {
     expectProblem(text, 503, 'store_unavailable');
 
     // Readiness checks each dependency at most once a second: it flips within that.
-    await eventually(async () => ((await t.http('GET', '/readyz')).status === 503 ? true : undefined), 3_000, 'readiness to answer 503');
+    await eventually(async () => (await t.http('GET', '/readyz')).status === 503, 3_000, 'readiness to answer 503');
   });
 
   it('while the store is down, no decision is made on a view that may be stale: known, unknown, wrong secret — one identical 503', async () => {

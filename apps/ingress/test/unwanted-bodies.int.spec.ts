@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { IngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
 
 /**
  * Nothing reads a body before something decided it is wanted: an unknown route (404) and an admin
@@ -8,15 +8,7 @@ import { IngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-
  * rather than drained.
  */
 describe('bodies are not read before they are wanted', () => {
-  let t: IngressTestApp;
-
-  beforeAll(async () => {
-    t = await IngressTestApp.start();
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useIngressTestApp();
 
   const DECLARED_BYTES = 1024 * 1024;
 

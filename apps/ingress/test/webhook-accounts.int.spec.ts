@@ -4,10 +4,13 @@
  * primary; exact match ignoring case on an active account's email or synced alias; inside the
  * routine's scope; trigger_account shows the address that matched, as stored.
  */
-import { IngressTestApp, expectProblem, type AccountBody, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { AccountBody, WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 describe('public endpoint: trigger account selection', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp();
   let alice: AccountBody; // primary, with an alias
   let bob: AccountBody;
   let carol: AccountBody; // never in scope
@@ -16,7 +19,6 @@ describe('public endpoint: trigger account selection', () => {
   let closed: WebhookFixture; // override not allowed, default alice
 
   beforeAll(async () => {
-    t = await IngressTestApp.start();
     alice = await t.createAccount({ email: 'Alice@Example.com', aliases: ['Sales@Example.com'] });
     bob = await t.createAccount({ email: 'bob@example.com' });
     carol = await t.createAccount({ email: 'carol@example.com' });
@@ -26,10 +28,6 @@ describe('public endpoint: trigger account selection', () => {
     closed = await t.setupWebhook({ account: alice, accountOverrideAllowed: false, routine: { account_scope: [alice.id, bob.id] } });
     await t.patchAccount(dave.id, { active: false });
     await t.startDispatcher();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const selectJson = (hook: WebhookFixture, accountEmail: unknown): ReturnType<IngressTestApp['deliver']> =>

@@ -4,7 +4,10 @@
  * decided from the headers alone, before the body is read.
  */
 import { DECOY_DIGEST } from '@wts/domain';
-import { IngressTestApp, expectProblem, type RawResponse, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
+import type { RawResponse } from '../../../test/support/raw-http.request';
 
 const MAX_PAYLOAD = 1024;
 
@@ -19,21 +22,16 @@ function comparableHeaders(response: RawResponse): [string, string][] {
 }
 
 describe('public endpoint: authentication (one 404 for every failure)', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp({ WEBHOOK_MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD) });
   let hook: WebhookFixture;
   let other: WebhookFixture;
   let disabled: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start({ WEBHOOK_MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD) });
     hook = await t.setupWebhook();
     other = await t.setupWebhook();
     disabled = await t.setupWebhook();
     await t.adminOk('POST', `/admin/routines/${disabled.routineId}/webhook/disable`, undefined, 200);
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const body = JSON.stringify({ data: { order: 42 } });

@@ -4,7 +4,9 @@
  * or streamed), never by truncating, else 413 — and nothing is appended.
  */
 import { gzipSync } from 'node:zlib';
-import { IngressTestApp, expectProblem, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const LIMIT = 1024;
 
@@ -15,16 +17,11 @@ function jsonOfSize(size: number): string {
 }
 
 describe('public endpoint: content type (415) and size (413)', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp({ WEBHOOK_MAX_PAYLOAD_BYTES: String(LIMIT) });
   let hook: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start({ WEBHOOK_MAX_PAYLOAD_BYTES: String(LIMIT) });
     hook = await t.setupWebhook();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   describe('415 unsupported media type', () => {

@@ -1,7 +1,9 @@
 import { Streams } from '@wts/contracts';
 import { deliveryIdForIdempotencyKey, idempotencyIndexId, runIdForDelivery } from '@wts/domain';
 import { randomUUID } from 'node:crypto';
-import { IngressTestApp, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
 import { RecordingEventStore } from '../../../test/support/recording-event-store';
 
 const KEY = 'x-service-idempotency-key';
@@ -13,17 +15,12 @@ const LONG_AGO = '2020-01-01T00:00:00.000Z';
  * window, and a 422 after 10,000 windows).
  */
 describe('public endpoint: idempotency cost does not grow with reuse', () => {
-  let t: IngressTestApp;
   let recorder: RecordingEventStore;
+  const t = useIngressTestApp({ IDEMPOTENCY_RETENTION_SECONDS: '3600', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' }, (store) => (recorder = new RecordingEventStore(store)));
   let hook: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start({ IDEMPOTENCY_RETENTION_SECONDS: '3600', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' }, undefined, (store) => (recorder = new RecordingEventStore(store)));
     hook = await t.setupWebhook();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   /** The history a key leaves after `windows` retention windows of reuse: a delivery per window (all expired), the index at the newest. */

@@ -4,34 +4,30 @@
  * No fixed sleep: the key is tried until the window has ended, and the time that took is checked
  * from below only (a loaded machine makes it longer, never shorter).
  */
-import { IngressTestApp, sleep, type HttpResult, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
 
 const KEY = 'X-Service-Idempotency-Key';
 const RETENTION_SECONDS = 3;
 
 describe('public endpoint: idempotency retention', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp({ IDEMPOTENCY_RETENTION_SECONDS: String(RETENTION_SECONDS) });
   let hook: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start({ IDEMPOTENCY_RETENTION_SECONDS: String(RETENTION_SECONDS) });
     hook = await t.setupWebhook();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   /** Sends until `done` says the answer is the one after the window; returns it and when it was sent. */
   async function sendUntil(body: string, done: (result: HttpResult) => boolean): Promise<{ result: HttpResult; sentAt: number }> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
+    return eventually(async () => {
       const sentAt = Date.now();
       const result = await t.deliver(hook, { body, headers: { [KEY]: 'retained-key' } });
-      if (done(result)) return { result, sentAt };
-      if (Date.now() > deadline) throw new Error(`the retention window never ended (last answer ${result.status})`);
-      await sleep(200);
-    }
+      if (!done(result)) throw new Error(`answered ${result.status}, as within the window`);
+      return { result, sentAt };
+    }, 30_000, 'the retention window to end', 200);
   }
 
   it('within the window the key replays; after it the same key creates a new delivery (and replays that one), never earlier', async () => {

@@ -4,27 +4,26 @@
  * keys are scoped to the webhook; 1–255 visible ASCII else 400; concurrent repeats → one delivery,
  * one run; after retention the key starts a new delivery.
  */
-import { IngressTestApp, eventually, expectProblem, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
+import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const KEY = 'X-Service-Idempotency-Key';
 
 describe('public endpoint: idempotency', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp();
   let hook: WebhookFixture;
   let other: WebhookFixture;
   /** Receives one delivery per settledRuns(): the evidence that the dispatcher got past the others. */
   let marker: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start();
     hook = await t.setupWebhook();
     other = await t.setupWebhook({ account: hook.account });
     marker = await t.setupWebhook({ account: hook.account });
     await t.startDispatcher();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   const send = (target: WebhookFixture, key: string | undefined, body = '{"data":{"order":1}}', contentType = 'application/json'): ReturnType<IngressTestApp['deliver']> =>
@@ -43,7 +42,7 @@ describe('public endpoint: idempotency', () => {
     const later = await send(marker, undefined);
     expect(later.status).toBe(202);
     const laterRun = (later.json as Json).run_id as string;
-    await eventually(async () => ((await t.runs(marker.routineId)).some((run: Json) => run.run_id === laterRun) ? true : undefined), 15_000, 'the later delivery run listed');
+    await eventually(async () => (await t.runs(marker.routineId)).some((run: Json) => run.run_id === laterRun), 15_000, 'the later delivery run listed');
     return t.runs(routineId);
   }
 
@@ -179,7 +178,7 @@ describe('public endpoint: idempotency', () => {
     const runs = await settledRuns(target.routineId, 1);
     expect(runs).toHaveLength(1);
     expect(runs[0].run_id).toBe([...runIds][0]);
-    expect(await t.runEvents(target.routineId)).toHaveLength(1);
+    expect(await t.createdRuns(target.routineId)).toHaveLength(1);
   });
 
   it('without a key, two identical requests are two deliveries', async () => {

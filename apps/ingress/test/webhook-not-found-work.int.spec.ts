@@ -1,6 +1,8 @@
 import { ACCOUNT_CATALOG_STREAM, Streams } from '@wts/contracts';
 import type { EventStore } from '@wts/event-store';
-import { IngressTestApp, type HttpResult, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { IngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { HttpResult } from '../../../test/support/ingress-http.client';
 import { RecordingEventStore, type RecordedCall } from '../../../test/support/recording-event-store';
 
 const UNKNOWN_ID = 'whk_UnknownUnknownUnknown0';

@@ -3,20 +3,18 @@
  * the raw text. Checked on the run record the dispatcher creates (GET /admin/runs/{id}): the
  * payload, its format, and the framed untrusted payload in the initial message.
  */
-import { IngressTestApp, expectProblem, framedPayloadLine, type HttpResult, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
+import { expectProblem, framedPayloadLine } from '../../../test/support/problem-details.assertions';
 
 describe('public endpoint: payload extraction, seen on the run', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp();
   let hook: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start();
     hook = await t.setupWebhook({ accountOverrideAllowed: true });
     await t.startDispatcher();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   /** Delivers, waits for the run, returns the run's raw text and parsed body. */

@@ -6,7 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { REDIS_RATE_LIMIT_KEY_PREFIX } from '@wts/platform';
-import { IngressTestApp, eventually, expectProblem, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { eventually } from '@wts/testing';
+import { IngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PER_MINUTE = 4;
@@ -43,7 +46,7 @@ describe('public endpoint: rate limit through Redis, shared by two replicas (429
     const key = `${REDIS_RATE_LIMIT_KEY_PREFIX}:${hook.webhookId}`;
     const first = await a.deliver(hook, { body: '{"data":0}' });
     expect(first.status).toBe(202);
-    await eventually(async () => (redis('GET', key) === '1' ? true : undefined), 5000, 'the first request counted in Redis');
+    await eventually(async () => redis('GET', key) === '1', 5000, 'the first request counted in Redis');
 
     // b knows the webhook once its configuration has caught up (it reads the same store).
     const statuses = [202];

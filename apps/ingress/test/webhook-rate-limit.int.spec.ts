@@ -2,7 +2,9 @@
  * Spec rule 4, DESIGN "HTTP contract": per-webhook limits; 429 carries Retry-After and the IETF
  * RateLimit / RateLimit-Policy fields; accepted requests carry RateLimit fields too.
  */
-import { IngressTestApp, expectProblem, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const PER_MINUTE = 3;
 
@@ -14,18 +16,13 @@ function remainingOf(field: string | null): number {
 }
 
 describe('public endpoint: rate limit (429)', () => {
-  let t: IngressTestApp;
+  const t = useIngressTestApp({ WEBHOOK_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), WEBHOOK_MAX_PAYLOAD_BYTES: '1024' });
   let hook: WebhookFixture;
   let second: WebhookFixture;
 
   beforeAll(async () => {
-    t = await IngressTestApp.start({ WEBHOOK_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), WEBHOOK_MAX_PAYLOAD_BYTES: '1024' });
     hook = await t.setupWebhook();
     second = await t.setupWebhook();
-  });
-
-  afterAll(async () => {
-    await t.close();
   });
 
   it('accepts the first requests with RateLimit fields whose remaining count decreases, then answers 429', async () => {

@@ -4,20 +4,15 @@
  * making the routine safer lifts the block by itself. The block is judged after the 400 rules and
  * before idempotency.
  */
-import { IngressTestApp, expectProblem, type Json, type WebhookFixture } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import type { Json } from '../../../test/support/ingress-http.client';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const UNSAFE = { mode: 'autonomous' as const, tools: [{ name: 'send_email', sends_externally: true }, { name: 'search', sends_externally: false }] };
 
 describe('public endpoint: safety block', () => {
-  let t: IngressTestApp;
-
-  beforeAll(async () => {
-    t = await IngressTestApp.start({ WEBHOOK_MAX_PAYLOAD_BYTES: '1024' });
-  });
-
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useIngressTestApp({ WEBHOOK_MAX_PAYLOAD_BYTES: '1024' });
 
   const view = async (routineId: string): Promise<Json> => t.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
   const patchRoutine = (routineId: string, changes: object): Promise<Json> => t.adminOk('PATCH', `/admin/routines/${routineId}`, changes, 200);

@@ -15,7 +15,7 @@ import {
   topicSize,
   type CatalogFixture,
 } from '../../../test/support/kafka-test-kit';
-import { waitFor } from '../../../test/support/service-processes';
+import { eventually } from '@wts/testing';
 import { relayCheckpointName } from './event-relay.service';
 import type { MessagingLogger } from './kafka-client.factory';
 import { KafkaRelaySupervisor, type KafkaRelaySettings } from './kafka-relay.supervisor';
@@ -117,9 +117,9 @@ describe('Kafka relay (real broker)', () => {
    */
   async function expectSentOnce(reader: MessageCollector, expected: number, checkpointName = relayCheckpointName(name)): Promise<void> {
     const last = (await stored()).at(-1)?.position;
-    await waitFor(async () => (await store.checkpoints().load(checkpointName))?.commit === last?.commit, 30_000, 'the checkpoint at the last event');
+    await eventually(async () => (await store.checkpoints().load(checkpointName))?.commit === last?.commit, 30_000, 'the checkpoint at the last event');
     expect(await topicSize(kafka, topics.webhookEvents)).toBe(expected);
-    await waitFor(async () => reader.messages.length >= expected, 20_000, `${expected} messages read`);
+    await eventually(async () => reader.messages.length >= expected, 20_000, `${expected} messages read`);
     expect(reader.messages).toHaveLength(expected);
     expect(reader.distinctEventIds().size).toBe(expected);
   }
@@ -151,7 +151,7 @@ describe('Kafka relay (real broker)', () => {
     const reader = await collector();
     const expected = await stored();
     expect(expected).toHaveLength(33);
-    await waitFor(async () => reader.messages.length >= expected.length, 20_000, `${expected.length} messages`);
+    await eventually(async () => reader.messages.length >= expected.length, 20_000, `${expected.length} messages`);
 
     const byId = new Map(expected.map((event) => [event.id, event]));
     for (const message of reader.messages) {
@@ -180,7 +180,7 @@ describe('Kafka relay (real broker)', () => {
       expect(mine[0].headers['event-type']).toBe('WebhookEnabled');
     }
     const last = expected[expected.length - 1].position;
-    await waitFor(async () => formatPosition((await store.checkpoints().load(relayCheckpointName(name))) ?? { commit: -1n, prepare: -1n }) === formatPosition(last), 5000, 'the checkpoint');
+    await eventually(async () => formatPosition((await store.checkpoints().load(relayCheckpointName(name))) ?? { commit: -1n, prepare: -1n }) === formatPosition(last), 5000, 'the checkpoint');
   }, 60_000);
 
   it('saves the checkpoint only after the broker acknowledged everything up to it', async () => {
@@ -202,7 +202,7 @@ describe('Kafka relay (real broker)', () => {
     await relay({ checkpoints: checking, tuning: { maxBatchSize: 25, lingerMs: 5 } }).start();
     for (let chunk = 0; chunk < 8; chunk++) await appendDeliveries(store, hook, 25);
     const expected = (await stored()).length;
-    await waitFor(async () => (await real.load(relayCheckpointName(name)))?.commit === (await stored()).at(-1)?.position.commit, 30_000, 'the final checkpoint');
+    await eventually(async () => (await real.load(relayCheckpointName(name)))?.commit === (await stored()).at(-1)?.position.commit, 30_000, 'the final checkpoint');
     expect(await topicSize(kafka, topics.webhookEvents)).toBe(expected);
     expect(saves).toBeGreaterThan(3);
     expect(violations).toEqual([]);
@@ -214,13 +214,13 @@ describe('Kafka relay (real broker)', () => {
     const first = relay();
     await first.start();
     const reader = await collector();
-    await waitFor(async () => reader.messages.length >= 101, 20_000, 'the first 101 messages');
+    await eventually(async () => reader.messages.length >= 101, 20_000, 'the first 101 messages');
     await first.stop();
 
     await appendDeliveries(store, hook, 100); // while no relay runs
     const second = relay();
     await second.start();
-    await waitFor(async () => reader.messages.length >= 201, 20_000, 'all 201 messages');
+    await eventually(async () => reader.messages.length >= 201, 20_000, 'all 201 messages');
     await expectSentOnce(reader, 201);
     expect(new Set(reader.messages.map((message) => message.headers['event-id']))).toEqual(new Set((await stored()).map((event) => event.id)));
   }, 60_000);
@@ -240,7 +240,7 @@ describe('Kafka relay (real broker)', () => {
     const a = relay({ logger: leadershipLog('a') });
     const b = relay({ logger: leadershipLog('b') });
     await a.start();
-    await waitFor(async () => a.isForwarding(), 30_000, 'the first replica to lead');
+    await eventually(async () => a.isForwarding(), 30_000, 'the first replica to lead');
     const reader = await collector();
     {
       await appendDeliveries(store, hook, 50);
@@ -251,16 +251,16 @@ describe('Kafka relay (real broker)', () => {
       await joining;
       // The second replica is in the group (start() resolves once joined) and the leader leads again
       // after the rebalance, before more flows.
-      await waitFor(async () => a.isForwarding(), 30_000, 'the leader forwarding after the rebalance');
+      await eventually(async () => a.isForwarding(), 30_000, 'the leader forwarding after the rebalance');
       await appendDeliveries(store, hook, 50);
       await expectSentOnce(reader, 351);
       expect(a.isForwarding()).toBe(true);
       expect(b.isForwarding()).toBe(false);
 
       await a.stop();
-      await waitFor(async () => b.isForwarding(), 30_000, 'the follower to take over');
+      await eventually(async () => b.isForwarding(), 30_000, 'the follower to take over');
       await appendDeliveries(store, hook, 100);
-      await waitFor(async () => reader.distinctEventIds().size >= 451, 20_000, 'all 451 events');
+      await eventually(async () => reader.distinctEventIds().size >= 451, 20_000, 'all 451 events');
       // A graceful handover checkpoints before leaving: still no duplicate.
       await expectSentOnce(reader, 451);
       expect(reader.distinctEventIds()).toEqual(new Set((await stored()).map((event) => event.id)));
@@ -287,7 +287,7 @@ describe('Kafka relay (real broker)', () => {
     const reader = await collector();
     const expected = await stored();
     expect(expected).toHaveLength(1 + 600 + 1 + 10);
-    await waitFor(async () => reader.messages.length >= expected.length, 60_000, `${expected.length} messages`);
+    await eventually(async () => reader.messages.length >= expected.length, 60_000, `${expected.length} messages`);
     process.stderr.write(`[relay] 600 × 2 KiB + 1 × 2 MiB + 10 events forwarded in ${Date.now() - started} ms\n`);
     await expectSentOnce(reader, expected.length);
 
@@ -299,7 +299,7 @@ describe('Kafka relay (real broker)', () => {
     expect(largeMessage?.value?.length).toBeGreaterThan(2 * 1024 * 1024);
     expect(JSON.parse(largeMessage?.value?.toString('utf8') ?? 'null')).toEqual(large.data);
     expect(backlog.every((event) => reader.distinctEventIds().has(event.id))).toBe(true);
-    await waitFor(
+    await eventually(
       async () => (await store.checkpoints().load(relayCheckpointName(name)))?.commit === after[after.length - 1].position.commit,
       5000,
       'the checkpoint after the last event',
@@ -312,7 +312,7 @@ describe('Kafka relay (real broker)', () => {
     await appendSizedDeliveries(store, hook, 600, 2048); // 500 of them (the count cap) would be ~1.2 MB
     await relay({ logger, maxMessageBytes: 1048588 }).start();
     const reader = await collector();
-    await waitFor(async () => reader.messages.length >= 601, 30_000, '601 messages');
+    await eventually(async () => reader.messages.length >= 601, 30_000, '601 messages');
     await expectSentOnce(reader, 601);
     expect(logger.lines.filter((line) => line.level !== 'info')).toEqual([]);
   }, 60_000);
@@ -331,7 +331,7 @@ describe('Kafka relay (real broker)', () => {
     const expected = (await stored()).filter((event) => event.id !== tooLarge.id);
 
     // Everything but the large message arrives, in order: the relay is not wedged by it.
-    await waitFor(async () => reader.messages.length >= expected.length, 30_000, `the ${expected.length} other messages`);
+    await eventually(async () => reader.messages.length >= expected.length, 30_000, `the ${expected.length} other messages`);
     await expectSentOnce(reader, expected.length);
     expect(reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id'])).toEqual(expected.map((event) => event.id));
     expect(logger.lines.filter((line) => line.message.includes('splitting')).length).toBeGreaterThan(1);
@@ -349,6 +349,6 @@ describe('Kafka relay (real broker)', () => {
       routineId: hook.routineId,
     });
     expect((parked.data as { error: string }).error).toMatch(/larger than topic .* accepts/);
-    await waitFor(async () => (await store.checkpoints().load(relayCheckpointName(name)))?.commit === expected[expected.length - 1].position.commit, 10_000, 'the checkpoint past every event');
+    await eventually(async () => (await store.checkpoints().load(relayCheckpointName(name)))?.commit === expected[expected.length - 1].position.commit, 10_000, 'the checkpoint past every event');
   }, 90_000);
 });

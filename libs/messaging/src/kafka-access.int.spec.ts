@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runKafkaScript } from '../../../test/support/kafka-broker';
 import { READER_GROUP_PREFIX, aclBindings, clientAs, connectionAs, securedBrokerEnv, startSecuredKafkaBroker, type SecuredKafka, type TestKafkaUser } from '../../../test/support/kafka-secured-broker';
 import { MessageCollector, appendDeliveries, appendRoutineWithWebhook, testKafka } from '../../../test/support/kafka-test-kit';
-import { waitFor } from '../../../test/support/service-processes';
+import { eventually } from '@wts/testing';
 import { aclEntries, applyKafkaAccess } from './kafka-access.admin';
 import { kafkaAccessPlan } from './kafka-access.plan';
 import { createKafkaClient, silentMessagingLogger, type KafkaConnection } from './kafka-client.factory';
@@ -77,7 +77,7 @@ describe('Kafka access: SASL/SCRAM and the deployment ACLs (real broker)', () =>
       // Resolves once its topics exist (created with its own grants) and its leadership group is joined.
       await relay.start();
       collector = await new MessageCollector(admin, [topics.webhookEvents], 'acl-collector').start();
-      await waitFor(async () => collector?.distinctEventIds(topics.webhookEvents).has(delivery.event.id) ?? false, 30_000, 'the relayed DeliveryAccepted');
+      await eventually(async () => collector?.distinctEventIds(topics.webhookEvents).has(delivery.event.id) ?? false, 30_000, 'the relayed DeliveryAccepted');
     } finally {
       await relay.stop();
       await collector?.stop();

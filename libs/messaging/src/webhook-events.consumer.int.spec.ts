@@ -18,7 +18,7 @@ import {
   type CatalogFixture,
   type DeliveryFixture,
 } from '../../../test/support/kafka-test-kit';
-import { waitFor } from '../../../test/support/service-processes';
+import { eventually } from '@wts/testing';
 import { ConsumerFailureError } from './consumer-failure.errors';
 import { createKafkaClient, silentMessagingLogger } from './kafka-client.factory';
 import { encodeEvent, type InboundEvent } from './kafka-message.codec';
@@ -142,7 +142,7 @@ describe('webhook events consumer (real broker)', () => {
       { messagesInFlight: 4 },
     );
     await first.start();
-    await waitFor(async () => handledByFirst >= 80, 30_000, '80 runs');
+    await eventually(async () => handledByFirst >= 80, 30_000, '80 runs');
     await first.stop(); // mid-batch: leaves the group after the message in flight
     const committedAtStop = (await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1;
     expect(committedAtStop).toBeGreaterThanOrEqual(80);
@@ -153,8 +153,8 @@ describe('webhook events consumer (real broker)', () => {
 
     let handledBySecond = 0;
     await consumer(dispatching(() => handledBySecond++)).start();
-    await waitFor(async () => (await runIds()).length >= N, 30_000, `${N} runs`);
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === N, 10_000, 'the final commit');
+    await eventually(async () => (await runIds()).length >= N, 30_000, `${N} runs`);
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === N, 10_000, 'the final commit');
     watching = false;
     await watcher;
 
@@ -183,7 +183,7 @@ describe('webhook events consumer (real broker)', () => {
       outcomes.push({ deliveryId: typed.value.deliveryId, kind: outcome.kind, ...('error' in outcome ? { error: outcome.error } : {}) });
     }).start();
     // Evidence, not a pause: the marker after them in the partition has its run.
-    await waitFor(async () => (await runIds()).includes(marker.runId), 30_000, "the marker's run");
+    await eventually(async () => (await runIds()).includes(marker.runId), 30_000, "the marker's run");
     expect(outcomes.map(({ deliveryId, kind }) => [deliveryId, kind])).toEqual([
       ['dlv_FORGEDFORGEDFORGEDFORGED', 'unverified'],
       [real.deliveryId, 'unverified'],
@@ -227,16 +227,16 @@ describe('webhook events consumer (real broker)', () => {
         if (!gated || attempt > 1 || index < 10 || index >= 20) return;
         // Messages 10–19: the run is appended, then the acknowledgement is lost across the
         // rebalance, so the message is handled again — by whichever member owns it next.
-        await waitFor(async () => rebalanceSeen, 30_000, 'the rebalance');
+        await eventually(async () => rebalanceSeen, 30_000, 'the rebalance');
         throw new ConsumerFailureError('retry', 'store_unavailable', 'acknowledgement lost across the rebalance');
       };
     };
     const first = consumer(handled(true), { messagesInFlight: 10, heartbeatIntervalMs: 300, commitEveryMs: 60_000 }, { logger });
     await first.start();
-    await waitFor(async () => (attempts.get(deliveries[19].deliveryId) ?? 0) >= 1 && attempts.size >= 20, 30_000, 'messages 10–19 dispatched by the first member');
+    await eventually(async () => (attempts.get(deliveries[19].deliveryId) ?? 0) >= 1 && attempts.size >= 20, 30_000, 'messages 10–19 dispatched by the first member');
     // A second member joins the group: the coordinator forces a rebalance.
     await consumer(handled(false), { messagesInFlight: 10, heartbeatIntervalMs: 300 }).start();
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === N, 60_000, 'every offset committed');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === N, 60_000, 'every offset committed');
 
     expect(rebalanceSeen).toBe(true);
     for (const delivery of deliveries.slice(10, 20)) expect(attempts.get(delivery.deliveryId)).toBeGreaterThanOrEqual(2);
@@ -282,11 +282,11 @@ describe('webhook events consumer (real broker)', () => {
       await dispatch(event);
     }).start();
 
-    await waitFor(async () => (await runIds()).length >= 5, 30_000, '5 runs');
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 10, 10_000, 'all 10 offsets committed');
+    await eventually(async () => (await runIds()).length >= 5, 30_000, '5 runs');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 10, 10_000, 'all 10 offsets committed');
     const dlq = await new MessageCollector(kafka, [topics.webhookEventsDeadLetter], `${groupId}-dlq-reader`).start();
     collectors.push(dlq);
-    await waitFor(async () => dlq.messages.length >= 4, 20_000, '4 dead letters');
+    await eventually(async () => dlq.messages.length >= 4, 20_000, '4 dead letters');
     // Every offset is committed, so every park was acknowledged: the topic holds all there will be.
     expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(4);
 
@@ -329,7 +329,7 @@ describe('webhook events consumer (real broker)', () => {
       { attemptsBeforeParking: 3 },
       { recordPark: (record) => new ParkDispatchUseCase(store, systemClock).execute(record) },
     ).start();
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3, 30_000, 'all 3 offsets committed');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3, 30_000, 'all 3 offsets committed');
     // Recorded in the store, which keeps it whatever the topics' retention.
     const [parked] = await store.readStream(`parked-${deliveries[1].event.id}`);
     expect(parked).toMatchObject({ type: 'DispatchParked' });
@@ -337,7 +337,7 @@ describe('webhook events consumer (real broker)', () => {
     expect((parked.data as { error: string }).error).toMatch(/^handler_failed: .*retrying will not fix/);
     const dlq = await new MessageCollector(kafka, [topics.webhookEventsDeadLetter], `${groupId}-dlq-reader`).start();
     collectors.push(dlq);
-    await waitFor(async () => dlq.messages.length >= 1, 20_000, 'the dead letter');
+    await eventually(async () => dlq.messages.length >= 1, 20_000, 'the dead letter');
     expect(attempts).toBe(3);
     expect(dlq.messages[0].headers['error-code']).toBe('handler_failed');
     expect(dlq.messages[0].headers['error']).toMatch(/retrying will not fix/);
@@ -361,11 +361,11 @@ describe('webhook events consumer (real broker)', () => {
       { messagesInFlight: 6, retryMaxDelayMs: 100, commitEveryMs: 100 },
     ).start();
     // The five others are handled while the third retries, but only the two before it are committed.
-    await waitFor(async () => handled.length === 5, 20_000, 'the five others handled');
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 20_000, 'the two before it committed');
+    await eventually(async () => handled.length === 5, 20_000, 'the five others handled');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 20_000, 'the two before it committed');
     expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0)).toBe(2);
     blocked = false;
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 6, 20_000, 'all six committed');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 6, 20_000, 'all six committed');
     expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
   }, 60_000);
 
@@ -389,12 +389,12 @@ describe('webhook events consumer (real broker)', () => {
     ).start();
     // Evidence, not a sleep: the same member still retries after more than a session timeout (6 s)
     // has passed since its first attempt — its retries heartbeat, so it was not kicked out.
-    await waitFor(async () => firstAttemptAt > 0 && lastAttemptAt - firstAttemptAt > 6500, 30_000, 'a retry after a whole session timeout');
+    await eventually(async () => firstAttemptAt > 0 && lastAttemptAt - firstAttemptAt > 6500, 30_000, 'a retry after a whole session timeout');
     expect(attempts).toBeGreaterThan(10);
     expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1).toBe(-1);
     storeDown = false;
-    await waitFor(async () => (await runIds()).length === 2, 10_000, 'both runs');
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 10_000, 'the commit');
+    await eventually(async () => (await runIds()).length === 2, 10_000, 'both runs');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 10_000, 'the commit');
   }, 60_000);
   it('keeps its membership while a handler runs longer than the session timeout: handled once, committed once', async () => {
     const [marker, ...deliveries] = await appendDeliveries(store, hook, 3);
@@ -410,12 +410,12 @@ describe('webhook events consumer (real broker)', () => {
       if (deliveryId !== marker.deliveryId) await new Promise((resolve) => setTimeout(resolve, 8000));
       await dispatch(event);
     }).start();
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 40_000, 'both offsets committed');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 40_000, 'both offsets committed');
     process.stderr.write(`[consumer] two 8 s handlers with a 6 s session committed after ${Date.now() - started} ms\n`);
     // Evidence that nothing is handled again: a later marker on the same partition arrives next.
     await publish([marker]);
     // Handled means its run exists (the call is recorded when the handler starts, before its run append).
-    await waitFor(async () => (await runIds()).includes(marker.runId), 20_000, "the marker's run");
+    await eventually(async () => (await runIds()).includes(marker.runId), 20_000, "the marker's run");
     expect(calls).toEqual([...deliveries, marker].map((delivery) => delivery.deliveryId));
     expect(new Set(await runIds())).toEqual(new Set([...deliveries, marker].map((delivery) => delivery.runId)));
   }, 60_000);
@@ -450,10 +450,10 @@ describe('webhook events consumer (real broker)', () => {
       { logger },
     );
     await old.start();
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 1, 20_000, 'the first offset committed');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 1, 20_000, 'the first offset committed');
     // Longer than a session: it keeps waiting (heartbeating), parks nothing, and nothing overtakes
     // it. Evidence, not a sleep: the same member still reports the wait after a session timeout.
-    await waitFor(async () => waitingAt.length > 1 && waitingAt[waitingAt.length - 1] - waitingAt[0] > 6500, 30_000, 'the wait reported after a whole session timeout');
+    await eventually(async () => waitingAt.length > 1 && waitingAt[waitingAt.length - 1] - waitingAt[0] > 6500, 30_000, 'the wait reported after a whole session timeout');
     expect(handledByOld).toEqual([deliveries[0].deliveryId]);
     expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0)).toBe(1);
     expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(0);
@@ -472,7 +472,7 @@ describe('webhook events consumer (real broker)', () => {
       {},
       { supportedSchemaVersions: [1, 2] },
     ).start();
-    await waitFor(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3, 20_000, 'all 3 offsets committed');
+    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3, 20_000, 'all 3 offsets committed');
     expect(handledByNew).toEqual([deliveries[1].deliveryId, deliveries[2].deliveryId]);
     expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
     expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(0);

@@ -1,4 +1,5 @@
 import type { RateLimitState } from '@wts/application';
+import { eventually } from '@wts/testing';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,19 +29,7 @@ function uniquePrefix(): string {
 
 async function ready(subject: RedisRateLimiter): Promise<void> {
   // The first call may be answered from memory while the connection is still being made.
-  await eventually(() => subject.isConnected, 5_000);
-}
-
-async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  await eventually(() => subject.isConnected, 5_000, 'the connection to Redis', 25);
 }
 
 /**
@@ -147,9 +136,10 @@ describe('RedisRateLimiter against a real Redis', () => {
     expect(refused.resetSeconds).toBeLessThanOrEqual(1);
 
     // Refused until the window ends (however long the machine takes to get there), then a fresh count.
-    let next = await replicaB.consume('whk_window');
-    const deadline = Date.now() + 10_000;
-    while (!next.allowed && Date.now() < deadline) next = await replicaB.consume('whk_window');
+    const next = await eventually(async () => {
+      const answer = await replicaB.consume('whk_window');
+      return answer.allowed ? answer : undefined;
+    }, 10_000, 'the window to end', 0);
     expect(next).toMatchObject({ allowed: true, remaining: 1, windowSeconds: 1 });
   });
 
@@ -180,11 +170,11 @@ describe('RedisRateLimiter when Redis is down', () => {
     expect(results.map(({ state }) => state.remaining)).toEqual([2, 1, 0, 0, 0]);
     expect(results[3]!.state.resetSeconds).toBeGreaterThanOrEqual(1);
 
-    await eventually(() => warnings.length > 0, 5_000);
+    await eventually(() => warnings.length > 0, 5_000, 'a warning', 25);
     for (let i = 0; i < 5; i += 1) await subject.consume('whk_down');
     // Evidence, not a pause: three more reconnection attempts failed after the warning.
     const attemptsAtWarning = retries.attempts();
-    await eventually(() => retries.attempts() >= attemptsAtWarning + 3, 10_000);
+    await eventually(() => retries.attempts() >= attemptsAtWarning + 3, 10_000, 'three more reconnection attempts', 25);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/Redis unavailable .*per replica/);
     expect(warnings[0]).not.toContain('127.0.0.1:1/');
@@ -215,7 +205,7 @@ describe('RedisRateLimiter when Redis is down', () => {
       port = await freePort();
       dir = mkdtempSync(join(tmpdir(), 'wts-redis-'));
       startServer();
-      await eventually(isUp, 5_000);
+      await eventually(isUp, 5_000, 'Redis to be up', 25);
     });
 
     afterEach(() => {
@@ -234,7 +224,7 @@ describe('RedisRateLimiter when Redis is down', () => {
       expect(warnings).toEqual([]);
 
       cli('shutdown', 'nosave');
-      await eventually(() => !isUp(), 5_000);
+      await eventually(() => !isUp(), 5_000, 'Redis to be down', 25);
 
       // The memory window starts empty: counts are not carried over (availability over strictness).
       const during = [];
@@ -243,13 +233,13 @@ describe('RedisRateLimiter when Redis is down', () => {
       expect(during.map(({ state }) => state.allowed)).toEqual([true, true, true, true, false, false]);
       expect(subject.isDegraded).toBe(true);
       // Evidence, not a pause: two reconnection attempts failed meanwhile, and still one warning.
-      await eventually(() => retries.attempts() >= 2, 10_000);
+      await eventually(() => retries.attempts() >= 2, 10_000, 'two reconnection attempts', 25);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/Redis unavailable/);
 
       startServer();
-      await eventually(isUp, 5_000);
-      await eventually(() => !subject.isDegraded, 6_000);
+      await eventually(isUp, 5_000, 'Redis to be up', 25);
+      await eventually(() => !subject.isDegraded, 6_000, 'the limiter back on Redis', 25);
       expect(warnings).toHaveLength(2);
       expect(warnings[1]).toMatch(/reachable again/);
       // A fresh server: the shared count starts over.
@@ -275,7 +265,7 @@ describe('RedisRateLimiter when Redis is down', () => {
       await eventually(async () => {
         await subject.consume('whk_slow');
         return !subject.isDegraded;
-      }, 10_000);
+      }, 10_000, 'the limiter back on Redis after the pause', 25);
       expect(warnings[1]).toMatch(/reachable again/);
     });
   });

@@ -1,1 +1,2 @@
 export * from './decider.spec-helper';
+export * from './eventually';

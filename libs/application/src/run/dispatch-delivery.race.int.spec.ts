@@ -1,5 +1,6 @@
 import { Streams } from '@wts/contracts';
 import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,9 +128,7 @@ describe('dispatching one delivery concurrently', () => {
     await Promise.all(workers.map((worker) => worker.start()));
     const replayed = await Promise.all(deliveries.map((delivery) => replay.execute(input(delivery))));
     outcomes.push(...replayed);
-    const deadline = Date.now() + 30_000;
-    while (outcomes.length < deliveries.length * 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    await Promise.all(workers.map((worker) => worker.stop()));
+    await eventually(() => outcomes.length >= deliveries.length * 3, 30_000, 'an outcome per delivery and worker', 10).finally(() => Promise.all(workers.map((worker) => worker.stop())));
 
     expectOneCreatedEach(deliveries, outcomes, 3);
     await expectOneRunEach(deliveries);

@@ -1,5 +1,6 @@
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import { SqliteEventStore } from '@wts/event-store';
+import { eventually } from '@wts/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,9 +83,7 @@ describe('StoreDispatchWorker', () => {
     const logger = { info: () => undefined, error: () => undefined };
     const worker = new StoreDispatchWorker({ store, checkpoints: store.checkpoints(), dispatch, park: new ParkDispatchUseCase(store, systemClock), logger, options: { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 10 }, onDispatched: (o) => outcomes.push(o) });
     await worker.start();
-    const deadline = Date.now() + 5000;
-    while (outcomes.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    await worker.stop();
+    await eventually(() => outcomes.length >= 2, 5000, 'both outcomes', 10).finally(() => worker.stop());
 
     expect(dispatch.attempts).toBe(DISPATCH_ATTEMPTS_BEFORE_PARKING);
     expect(outcomes.find((o) => o.runId === first.data.runId)).toMatchObject({ kind: 'parked' });

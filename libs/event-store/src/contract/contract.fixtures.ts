@@ -1,3 +1,4 @@
+import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import type {
   CheckpointStore,
@@ -49,14 +50,6 @@ export function newNamespace(): string {
   return `ct${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 }
 
-export async function waitUntil(condition: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -82,7 +75,9 @@ export function collect(
   return {
     events,
     subscription,
-    waitFor: (count, timeoutMs) => waitUntil(() => events.length >= count, timeoutMs, `${count} events`),
+    waitFor: async (count, timeoutMs = 3000) => {
+      await eventually(() => events.length >= count, timeoutMs, `${count} events`, 5);
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import { comparePositions, type EventToAppend, type RecordedEvent } from '../event-store.port';
-import { collect, deferred, ids, newEvent, newEvents, sleep, waitUntil, type ContractContext } from './contract.fixtures';
+import { eventually } from '@wts/testing';
+import { collect, deferred, ids, newEvent, newEvents, sleep, type ContractContext } from './contract.fixtures';
 
 /** How long to keep watching for events that must NOT arrive. */
 const QUIET_MS = 150;
@@ -55,7 +56,7 @@ export function subscriptionContract(context: () => ContractContext): void {
       });
       await collector.waitFor(1);
       // Every event up to the last delivery was seen or left out: the subscription is past it.
-      await waitUntil(() => caughtUp > 0 || (progress !== undefined && comparePositions(progress, last.position) >= 0), 10_000, 'progress past the filtered events');
+      await eventually(() => caughtUp > 0 || (progress !== undefined && comparePositions(progress, last.position) >= 0), 10_000, 'progress past the filtered events', 5);
       await collector.subscription.stop();
       expect(ids(collector.events)).toHaveLength(1);
     });
@@ -157,7 +158,7 @@ export function subscriptionContract(context: () => ContractContext): void {
         await gate.promise;
         finished += 1;
       });
-      await waitUntil(() => started === 1, 3000, 'the handler to start');
+      await eventually(() => started === 1, 3000, 'the handler to start', 5);
 
       let stopped = false;
       const stopping = subscription.stop().then(() => (stopped = true));

@@ -4,6 +4,7 @@
  */
 import { UnknownError, convertToCommandError } from '@eventstore/db-client';
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { DuplicateEventIdError, EventStoreRejectedError, InvalidAppendError } from '../event-store.errors';
 import { EventStoreUnavailableError, type EventToAppend, type RecordedEvent, type Subscription } from '../event-store.port';
@@ -24,14 +25,6 @@ function clientError(code: status, details: string, entries: Record<string, stri
 
 function newEvent(type = 'Tested'): EventToAppend {
   return { id: randomUUID(), type, data: { type }, metadata: {} };
-}
-
-async function eventually(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 /** The state of a promise without waiting for it. */
@@ -70,11 +63,11 @@ describe('EventStoreDbEventStore under faults', () => {
       const store = storeOn();
       await store.append('delivery-1', [newEvent(), newEvent()], 'no_stream');
       const { seen, subscription } = follow(store);
-      await eventually(() => seen.length === 2, 'the first two events');
+      await eventually(() => seen.length === 2, 3000, 'the first two events', 2);
 
       server.endSubscriptions(clientError(status.ABORTED, 'Operation timed out: Consumer too slow to handle event while live. Client resubscription required.'));
       await store.append('delivery-1', [newEvent()], 1n);
-      await eventually(() => seen.length === 3, 'the event after the drop');
+      await eventually(() => seen.length === 3, 3000, 'the event after the drop', 2);
 
       expect(seen.map((event) => event.revision)).toEqual([0n, 1n, 2n]);
       expect(server.calls.subscribeToAll).toBe(2);
@@ -94,12 +87,12 @@ describe('EventStoreDbEventStore under faults', () => {
       const store = storeOn();
       const { seen, subscription } = follow(store, { streamPrefixes: ['delivery-'] });
       await store.append('delivery-1', [newEvent()], 'no_stream');
-      await eventually(() => seen.length === 1, 'the first event');
+      await eventually(() => seen.length === 1, 3000, 'the first event', 2);
 
       server.endSubscriptions(fault());
       await store.append('other-1', [newEvent()], 'no_stream');
       await store.append('delivery-1', [newEvent()], 0n);
-      await eventually(() => seen.length === 2, 'the event after the drop');
+      await eventually(() => seen.length === 2, 3000, 'the event after the drop', 2);
 
       expect(seen.map((event) => `${event.streamId}@${event.revision}`)).toEqual(['delivery-1@0', 'delivery-1@1']);
       expect(await settled(subscription.done)).toBe('pending');
@@ -128,7 +121,7 @@ describe('EventStoreDbEventStore under faults', () => {
       subscriptions.push(subscription);
       await new Promise((resolve) => setTimeout(resolve, 20));
       release();
-      await eventually(() => handled.length === 3, 'the three events');
+      await eventually(() => handled.length === 3, 3000, 'the three events', 2);
       await new Promise((resolve) => setImmediate(resolve));
 
       expect(early).toEqual([]);
@@ -148,7 +141,7 @@ describe('EventStoreDbEventStore under faults', () => {
 
       await store.append('delivery-1', [newEvent()], 'no_stream');
       const again = follow(store);
-      await eventually(() => again.seen.length === 1, 'an event on a new subscription');
+      await eventually(() => again.seen.length === 1, 3000, 'an event on a new subscription', 2);
       await expect(store.ping()).resolves.toBeUndefined();
     });
 
@@ -191,7 +184,7 @@ describe('EventStoreDbEventStore under faults', () => {
       await expect(store.append('delivery-1', [newEvent()], 'no_stream')).rejects.toBeInstanceOf(EventStoreUnavailableError);
       server.failNext('readStream', clientError(status.DATA_LOSS, 'stream corrupted'));
       await expect(store.readStream('delivery-1')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-      await eventually(() => server.channel.reconnects === 2, 'two reconnects');
+      await eventually(() => server.channel.reconnects === 2, 3000, 'two reconnects', 2);
 
       server.failNext('appendToStream', clientError(status.UNAVAILABLE, 'down'));
       await expect(store.append('delivery-1', [newEvent()], 'no_stream')).rejects.toBeInstanceOf(EventStoreUnavailableError);

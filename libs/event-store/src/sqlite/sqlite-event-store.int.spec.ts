@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -249,10 +250,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
       const sentAt = Date.now();
       const event = newEvent();
       await writer.append(`s-${index}`, [event], 'no_stream');
-      while (!seen.some((entry) => entry.event.id === event.id)) {
-        if (Date.now() - sentAt > 10_000) throw new Error('the other instance never saw the append');
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
+      await eventually(() => seen.some((entry) => entry.event.id === event.id), 10_000, 'the other instance to see the append', 2);
       latencies.push(Date.now() - sentAt);
     }
     await subscription.stop();
@@ -271,8 +269,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
 
     const sentAt = Date.now();
     await store.append('s-1', [newEvent()], 'no_stream');
-    while (seen.length === 0 && Date.now() - sentAt < 10_000) await new Promise((resolve) => setTimeout(resolve, 1));
-    await subscription.stop();
+    await eventually(() => seen.length > 0, 10_000, 'the event', 1).finally(() => subscription.stop());
 
     expect(seen).toHaveLength(1);
     // The poll is 60 s away: seeing it within seconds can only be the in-process wake-up.
@@ -289,9 +286,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     await store.append('wanted-1', [newEvent()], 'no_stream');
     for (let index = 20; index < 30; index += 1) await store.append(`other-${index}`, [newEvent()], 'no_stream');
     await store.append('wanted-2', [newEvent()], 'no_stream');
-    const deadline = Date.now() + 10_000;
-    while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-    await subscription.stop();
+    await eventually(() => seen.length >= 2, 10_000, 'both wanted events', 5).finally(() => subscription.stop());
 
     expect(seen).toEqual(['wanted-1', 'wanted-2']);
   });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,8 +93,7 @@ describe('SqliteEventStore across OS processes', () => {
       for (let index = 0; index < races; index += 1) expect(await parent.readStream(`race-${index}`)).toHaveLength(1);
 
       const total = 4 * count + races;
-      const deadline = Date.now() + 5000;
-      while (seen.length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await eventually(() => seen.length >= total, 5000, `${total} events seen`, 10);
       expect(seen).toHaveLength(total);
       for (let index = 1; index < seen.length; index += 1) {
         expect(comparePositions(seen[index - 1].position, seen[index].position)).toBeLessThan(0);

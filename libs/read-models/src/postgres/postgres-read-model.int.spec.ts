@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { eventually } from '@wts/testing';
 import { readModelContract } from '../contract/read-model.suite';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
 import { schemaLockKey } from './postgres-lock.keys';
@@ -37,14 +38,6 @@ async function openStore(options: Partial<PostgresReadModelStoreOptions> = {}): 
   const store = await PostgresReadModelStore.open({ connectionString: DATABASE_URL, schema: SCHEMA, poolSize: 4, ...options });
   opened.push(store);
   return store;
-}
-
-async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 async function elapsed(call: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
@@ -163,8 +156,8 @@ function registerSuites(): void {
       });
       expect(terminated.rowCount).toBe(1);
 
-      await eventually(() => !first.holdsProjectorLease(), 5_000);
-      await eventually(() => second.tryAcquireProjectorLease(), 5_000);
+      await eventually(() => !first.holdsProjectorLease(), 5_000, 'the first store to lose the lease', 25);
+      await eventually(() => second.tryAcquireProjectorLease(), 5_000, 'the second store to take the lease', 25);
       expect(second.holdsProjectorLease()).toBe(true);
       expect(await first.tryAcquireProjectorLease()).toBe(false);
     });
@@ -181,7 +174,7 @@ function registerSuites(): void {
       const outcomes = await Promise.all([store.ping(), store.ping(), store.loadCheckpoint('x')].map((call) => call.then(() => 'ok', (error: unknown) => error)));
       for (const outcome of outcomes) if (outcome !== 'ok') expect(outcome).toBeInstanceOf(ReadModelUnavailableError);
 
-      await eventually(() => store.ping().then(() => true, () => false), 5_000);
+      await eventually(() => store.ping().then(() => true, () => false), 5_000, 'PostgreSQL to answer again', 25);
     });
 
     it('rejects with ReadModelUnavailableError within a few seconds when no server listens (port 1)', async () => {
@@ -219,7 +212,7 @@ function registerSuites(): void {
           expect(error).toBeInstanceOf(ReadModelUnavailableError);
           expect(ms).toBeLessThan(3_000);
         }
-        await eventually(() => !store.holdsProjectorLease(), 3_000);
+        await eventually(() => !store.holdsProjectorLease(), 3_000, 'the store to give up the lease', 25);
         await expect(store.tryAcquireProjectorLease()).rejects.toBeInstanceOf(ReadModelUnavailableError);
       } finally {
         await proxy.stop();

@@ -1,0 +1,63 @@
+// The run record of a delivery, opened from the deliveries table: its facts, its payload exactly
+// as stored, its initial message.
+import { byId, clear, setError, show, timeElement } from './dom.js';
+import { SignedOutError, api, describeFailure } from './session.js';
+
+/**
+ * The payload exactly as stored: `GET /admin/runs/{id}` splices it in verbatim as the last
+ * member, after `"payload_format":"json"` — reading it from the text keeps every digit.
+ */
+function payloadText(text, run) {
+  if (run.payload_format === 'text') return String(run.payload);
+  const marker = '"payload_format":"json","payload":';
+  const at = text.indexOf(marker);
+  if (at >= 0 && text.endsWith('}')) return text.slice(at + marker.length, -1);
+  return JSON.stringify(run.payload);
+}
+
+/** Where focus returns when the record closes. */
+let runTrigger = null;
+
+export async function openRun(runId, trigger) {
+  runTrigger = trigger;
+  const section = byId('run-record');
+  try {
+    const answer = await api('GET', `/admin/runs/${encodeURIComponent(runId)}`);
+    const found = answer.status === 200;
+    byId('run-title').textContent = `Run ${runId}`;
+    show(byId('run-missing'), !found);
+    show(byId('run-facts'), found);
+    show(byId('run-texts'), found);
+    if (answer.status !== 200 && answer.status !== 404) {
+      byId('run-missing').textContent = `Could not load the run: ${describeFailure(answer)}`;
+      show(byId('run-missing'), true);
+    }
+    if (found) {
+      const run = answer.json;
+      byId('run-id').textContent = run.run_id;
+      byId('run-status').textContent = run.status;
+      clear(byId('run-created'));
+      byId('run-created').append(timeElement(run.created_at));
+      byId('run-delivery').textContent = run.delivery_id;
+      byId('run-account').textContent = run.trigger_account.email;
+      byId('run-routine').textContent = `${run.routine.name} (${run.routine.mode})`;
+      byId('run-payload-format').textContent = run.payload_format;
+      byId('run-payload').textContent = payloadText(answer.text, run);
+      byId('run-initial-message').textContent = run.initial_message;
+    }
+    show(section, true);
+    byId('run-title').focus();
+  } catch (failure) {
+    if (!(failure instanceof SignedOutError)) setError(byId('deliveries-error'), 'Could not reach the server.');
+  }
+}
+
+function closeRun() {
+  show(byId('run-record'), false);
+  if (runTrigger && runTrigger.isConnected) runTrigger.focus();
+  else byId('deliveries-title').focus();
+}
+
+export function wireRunRecord() {
+  byId('close-run').addEventListener('click', closeRun);
+}

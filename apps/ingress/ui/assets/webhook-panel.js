@@ -1,0 +1,209 @@
+// The Config page's routine facts and Webhook section: state, setup (default account, override,
+// Enable), Rotate and Disable behind a confirmation dialog.
+import { announce, byId, copyText, setError, show } from './dom.js';
+import { STATE_LABELS, badgeOf } from './labels.js';
+import { SignedOutError, api, describeFailure } from './session.js';
+import { loaded, routinePath } from './config-state.js';
+import { currentSecret, hideSecret, showSecret } from './secret-panel.js';
+import { loadAttempts } from './activity-listings.js';
+
+// ------------------------------------------------------------------ routine
+
+function accountEmail(accountId) {
+  return loaded.accounts.find((account) => account.id === accountId)?.email ?? accountId;
+}
+
+export function renderRoutine() {
+  const routine = loaded.routine;
+  document.title = `Config: ${routine.name} — Webhook trigger service`;
+  byId('routine-name').textContent = routine.name;
+  byId('routine-mode').textContent = routine.mode;
+  const tools = routine.tools.map((tool) => (tool.sends_externally ? `${tool.name} (sends externally)` : tool.name));
+  byId('routine-tools').textContent = tools.length === 0 ? 'none' : tools.join(', ');
+  const scope = routine.account_scope.map(accountEmail);
+  byId('routine-scope').textContent = scope.length === 0 ? 'none' : scope.join(', ');
+}
+
+// ------------------------------------------------------------------ webhook state and setup
+
+/** Active accounts inside the routine's scope: the only possible default accounts. */
+function eligibleAccounts() {
+  return loaded.accounts.filter((account) => account.active && loaded.routine.account_scope.includes(account.id));
+}
+
+export function renderWebhook({ resetForm }) {
+  const webhook = loaded.webhook;
+  const badge = badgeOf(webhook.state, webhook.blocked);
+  const state = byId('webhook-state');
+  state.textContent = badge.text;
+  state.className = badge.className;
+  byId('webhook-substate').textContent = webhook.blocked ? `(webhook ${STATE_LABELS[webhook.state]?.toLowerCase() ?? webhook.state})` : '';
+
+  show(byId('blocked-panel'), webhook.blocked);
+  byId('blocked-reason').textContent = webhook.blocked_reason ?? 'The routine combines untrusted input with autonomous external sending.';
+  byId('blocked-remedy').textContent =
+    webhook.blocked_remedy ?? 'Switch the routine to supervised mode, or remove the tools that send externally.';
+
+  const configured = webhook.state !== 'not_configured';
+  show(byId('webhook-details'), configured);
+  byId('webhook-url').textContent = webhook.url ?? '';
+  byId('webhook-default').textContent = webhook.default_account ?? '';
+  byId('webhook-override').textContent = webhook.account_override_allowed ? 'Allowed' : 'Not allowed';
+
+  const enabled = webhook.state === 'enabled';
+  show(byId('enable-form'), !enabled);
+  show(byId('webhook-actions'), enabled);
+  byId('enable-title').textContent = configured ? 'Enable again' : 'Set up the webhook';
+  byId('enable-hint').textContent = configured
+    ? 'Enabling again keeps the URL and issues a new secret (shown once).'
+    : 'Choose a default account, optionally allow requests to choose the account, then enable. The secret is shown once.';
+  if (resetForm && !enabled) renderSetupForm();
+
+  show(byId('test-form'), enabled);
+  show(byId('test-unavailable'), !enabled);
+  byId('test-secret-help').textContent =
+    currentSecret() === null ? 'Paste the secret here: the page has no secret on screen.' : 'Leave empty to use the secret shown above.';
+}
+
+function renderSetupForm() {
+  const select = byId('default-account');
+  const eligible = eligibleAccounts();
+  select.replaceChildren(
+    ...eligible.map((account) => {
+      const extra = [account.primary ? 'primary' : '', account.aliases.length > 0 ? `aliases: ${account.aliases.join(', ')}` : '']
+        .filter((part) => part !== '')
+        .join('; ');
+      return new Option(extra === '' ? account.email : `${account.email} (${extra})`, account.email);
+    }),
+  );
+  const preferred =
+    eligible.find((account) => account.email === loaded.webhook.default_account) ?? eligible.find((account) => account.primary) ?? eligible[0];
+  if (preferred) select.value = preferred.email;
+  select.disabled = eligible.length === 0;
+  byId('enable').disabled = eligible.length === 0;
+  show(byId('no-accounts'), eligible.length === 0);
+  byId('override').checked = loaded.webhook.account_override_allowed;
+  setError(byId('enable-error'), '');
+}
+
+async function enable(event) {
+  event.preventDefault();
+  const error = byId('enable-error');
+  const button = byId('enable');
+  const defaultAccount = byId('default-account').value;
+  if (defaultAccount === '') {
+    setError(error, 'Choose a default account.');
+    byId('default-account').focus();
+    return;
+  }
+  button.disabled = true;
+  try {
+    const answer = await api('POST', routinePath('/webhook/enable'), {
+      default_account: defaultAccount,
+      account_override_allowed: byId('override').checked,
+    });
+    if (!answer.ok) {
+      setError(error, `Could not enable the webhook: ${describeFailure(answer)}`);
+      return;
+    }
+    setError(error, '');
+    loaded.webhook = stripSecret(answer.json);
+    renderWebhook({ resetForm: false });
+    showSecret(answer.json);
+    announce('Webhook enabled. Copy the URL and the secret now: the secret is shown once.');
+    void loadAttempts();
+  } catch (failure) {
+    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function stripSecret(answer) {
+  const { secret: _secret, ...view } = answer;
+  return view;
+}
+
+// ------------------------------------------------------------------ rotate and disable
+
+const dialog = () => byId('confirm-dialog');
+
+/** A modal confirmation; resolves true on confirm. Cancel is focused first; Escape cancels. */
+function confirmAction({ title, message, confirmLabel }) {
+  const element = dialog();
+  byId('confirm-title').textContent = title;
+  byId('confirm-message').textContent = message;
+  byId('confirm-ok').textContent = confirmLabel;
+  element.returnValue = '';
+  return new Promise((resolve) => {
+    element.addEventListener('close', () => resolve(element.returnValue === 'confirm'), { once: true });
+    element.showModal();
+    byId('confirm-cancel').focus();
+  });
+}
+
+/**
+ * Asks, then POSTs `/webhook/{action}`; `done(answer)` shows the outcome. A refusal or a failed
+ * call leaves focus on the button that asked.
+ */
+async function confirmedAction(action, confirmation, failureText, done) {
+  const trigger = byId(action);
+  if (!(await confirmAction(confirmation))) {
+    trigger.focus();
+    return;
+  }
+  const error = byId('action-error');
+  try {
+    const answer = await api('POST', routinePath(`/webhook/${action}`));
+    if (!answer.ok) {
+      setError(error, `${failureText}: ${describeFailure(answer)}`);
+      trigger.focus();
+      return;
+    }
+    setError(error, '');
+    done(answer);
+  } catch (failure) {
+    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
+  }
+}
+
+function rotate() {
+  const confirmation = {
+    title: 'Rotate the secret?',
+    message:
+      'A new secret is issued and shown once. The current secret stops working at once: senders still using it get 404 until they are given the new one.',
+    confirmLabel: 'Rotate secret',
+  };
+  return confirmedAction('rotate', confirmation, 'Could not rotate the secret', (answer) => {
+    loaded.webhook = stripSecret(answer.json);
+    renderWebhook({ resetForm: false });
+    showSecret(answer.json);
+    announce('Secret rotated. The old secret no longer works. Copy the new one now: it is shown once.');
+  });
+}
+
+function disable() {
+  const confirmation = {
+    title: 'Disable the webhook?',
+    message:
+      'Requests to the URL will get 404, like an unknown endpoint. Enabling again keeps the URL but issues a new secret, so senders will need it.',
+    confirmLabel: 'Disable webhook',
+  };
+  return confirmedAction('disable', confirmation, 'Could not disable the webhook', (answer) => {
+    hideSecret();
+    byId('test-secret').value = '';
+    loaded.webhook = answer.json;
+    renderWebhook({ resetForm: true });
+    byId('webhook-title').focus();
+    announce('Webhook disabled. Requests now get 404.');
+  });
+}
+
+export function wireWebhookPanel() {
+  byId('enable-form').addEventListener('submit', (event) => void enable(event));
+  byId('rotate').addEventListener('click', () => void rotate());
+  byId('disable').addEventListener('click', () => void disable());
+  byId('confirm-cancel').addEventListener('click', () => dialog().close('cancel'));
+  byId('confirm-ok').addEventListener('click', () => dialog().close('confirm'));
+  byId('copy-url-details').addEventListener('click', () => void copyText(loaded.webhook?.url ?? '', 'URL'));
+}

@@ -1,0 +1,26 @@
+import type { RecordedEvent } from '@wts/event-store';
+
+export interface AcceptedDeliveryData {
+  readonly deliveryId: string;
+  readonly runId: string;
+}
+
+export interface CreatedRunData {
+  readonly runId: string;
+  readonly deliveryId: string;
+}
+
+/**
+ * Exactly `count` accepted deliveries (retries collapsed by the idempotency key) and one run each,
+ * each run the one its delivery names. Returns both lists for further checks.
+ */
+export function expectOneRunPerDelivery(events: readonly RecordedEvent[], count: number): { deliveries: AcceptedDeliveryData[]; runs: CreatedRunData[] } {
+  const deliveries = events.filter((e) => e.type === 'DeliveryAccepted').map((e) => e.data as AcceptedDeliveryData);
+  const runs = events.filter((e) => e.type === 'RunCreated').map((e) => e.data as CreatedRunData);
+  expect(deliveries).toHaveLength(count);
+  expect(runs).toHaveLength(count);
+  expect(new Set(runs.map((r) => r.runId)).size).toBe(count);
+  const deliveryById = new Map(deliveries.map((d) => [d.deliveryId, d]));
+  for (const run of runs) expect(deliveryById.get(run.deliveryId)?.runId).toBe(run.runId);
+  return { deliveries, runs };
+}
