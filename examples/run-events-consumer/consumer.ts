@@ -58,7 +58,8 @@ async function main(): Promise<void> {
       if (!eventId || !message.value) return; // not a service event
       if (header(message, 'event-type') !== 'RunCreated') return; // a type this consumer does not handle
       // Version 2 dropped `payload` (it is in the initial message); the fields read here are in both.
-      if (!['1', '2'].includes(header(message, 'schema-version') ?? '')) return console.warn(`event ${eventId}: unknown schema version, skipped`);
+      if (!['1', '2'].includes(header(message, 'schema-version') ?? ''))
+        return console.warn(`event ${eventId}: unknown schema version, skipped`);
       if (handled.has(eventId)) return console.log(`event ${eventId}: duplicate, skipped`);
       await onRunCreated(JSON.parse(message.value.toString('utf8')) as RunCreated, eventId);
       remember(eventId); // only once handled: a failed attempt is retried, not deduped away

@@ -42,7 +42,14 @@ export function adminToken() {
 /** The environment of a service on the embedded default: nothing inherited that would switch it elsewhere. */
 export function embeddedEnv(extra) {
   // DISPATCHER_PORT 0: each run-dispatcher's health/metrics server takes a free port, so several stacks run side by side.
-  const env = { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', SUPERVISOR_PID: String(process.pid), DISPATCHER_PORT: '0', ...extra };
+  const env = {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    SUPERVISOR_PID: String(process.pid),
+    DISPATCHER_PORT: '0',
+    ...extra,
+  };
   for (const name of ['EVENTSTORE_CONNECTION_STRING', 'KAFKA_BROKERS', 'REDIS_URL', 'DATABASE_URL']) if (!(name in extra)) delete env[name];
   return env;
 }
@@ -100,7 +107,9 @@ export async function msUntilReady(service, url, timeoutMs = 120_000) {
 
 /** Resident memory of a process, in MiB. */
 export function rssMiB(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmRSS:'));
   return Number(/(\d+)/.exec(line)[1]) / 1024;
 }
 
@@ -140,8 +149,17 @@ export async function setUpWebhook(baseUrl, token, label = 'bench', { accountOve
     mode: 'supervised',
     account_scope: [account.id],
   });
-  const webhook = await admin(baseUrl, token, 'POST', `/admin/routines/${routine.id}/webhook/enable`, { default_account: email, account_override_allowed: accountOverrideAllowed });
-  return { webhookId: webhook.webhook_id, routineId: routine.id, secret: webhook.secret, path: `/workflow-webhooks/${webhook.webhook_id}`, email };
+  const webhook = await admin(baseUrl, token, 'POST', `/admin/routines/${routine.id}/webhook/enable`, {
+    default_account: email,
+    account_override_allowed: accountOverrideAllowed,
+  });
+  return {
+    webhookId: webhook.webhook_id,
+    routineId: routine.id,
+    secret: webhook.secret,
+    path: `/workflow-webhooks/${webhook.webhook_id}`,
+    email,
+  };
 }
 
 /** Disables a routine's webhook (its URL then answers the same 404 as an unknown one). */
@@ -168,9 +186,10 @@ export async function load({ baseUrl, path, headers, body, connections, seconds,
     pipelining: 1,
     // A fixed offered rate (requests per second, across all connections) instead of as fast as it answers.
     ...(overallRate ? { overallRate } : {}),
-    setupClient: (client) => client.on('response', (statusCode) => {
-      if (statusCode !== expectStatus) unexpected += 1;
-    }),
+    setupClient: (client) =>
+      client.on('response', (statusCode) => {
+        if (statusCode !== expectStatus) unexpected += 1;
+      }),
   });
   return {
     connections,
@@ -201,14 +220,34 @@ export async function startStack({ withDispatcher = true, extraEnv = {}, label =
   const port = await freePort();
   const token = adminToken();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const env = embeddedEnv({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: token, WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000', ...extraEnv });
-  const stack = { dataDir, port, token, baseUrl, env, storeFile: join(dataDir, 'events.sqlite'), ingress: undefined, dispatcher: undefined };
+  const env = embeddedEnv({
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: token,
+    WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
+    ...extraEnv,
+  });
+  const stack = {
+    dataDir,
+    port,
+    token,
+    baseUrl,
+    env,
+    storeFile: join(dataDir, 'events.sqlite'),
+    ingress: undefined,
+    dispatcher: undefined,
+  };
   stack.startIngress = async () => {
     stack.ingress = startService('ingress', MAINS.ingress, { ...env, ...perService.ingress }, { nodeFlags });
     await msUntilReady(stack.ingress, `${baseUrl}/readyz`);
   };
   stack.startDispatcher = async () => {
-    stack.dispatcher = startService('run-dispatcher', MAINS.dispatcher, { ...env, ...perService.dispatcher }, { readyLine: /run-dispatcher (following|consuming)/, nodeFlags });
+    stack.dispatcher = startService(
+      'run-dispatcher',
+      MAINS.dispatcher,
+      { ...env, ...perService.dispatcher },
+      { readyLine: /run-dispatcher (following|consuming)/, nodeFlags },
+    );
     await stack.dispatcher.lineSeen;
   };
   stack.stop = async () => {

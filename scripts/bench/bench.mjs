@@ -21,13 +21,28 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { MAINS, REPO, adminToken, cpuSeconds, embeddedEnv, freePort, load, msUntilReady, setUpWebhook, startService, stopService, sleep } from './bench-kit.mjs';
+import {
+  MAINS,
+  REPO,
+  adminToken,
+  cpuSeconds,
+  embeddedEnv,
+  freePort,
+  load,
+  msUntilReady,
+  setUpWebhook,
+  startService,
+  stopService,
+  sleep,
+} from './bench-kit.mjs';
 import { latencyChart } from './latency-chart.mjs';
 import { writeHistory } from './history-writer.mjs';
 import { countRuns, deliveryToRunLatencies, percentile, runsPerSecond } from './store-timing.mjs';
 
 const options = parseArgs(process.argv.slice(2));
-const BODY = JSON.stringify({ data: { alert: 'disk full', host: 'db-1', service: 'postgres', severity: 'critical', note: 'x'.repeat(80) } });
+const BODY = JSON.stringify({
+  data: { alert: 'disk full', host: 'db-1', service: 'postgres', severity: 'critical', note: 'x'.repeat(80) },
+});
 const running = [];
 const temporary = [];
 let broker;
@@ -57,7 +72,9 @@ async function main() {
   if (options.only === 'e2e') {
     if (!options.maxRps) throw new Error('--only e2e needs --max-rps N (the maximum the fractions are taken of)');
     const result = await endToEnd('embedded', {}, options.maxRps);
-    process.stdout.write(`${JSON.stringify(result.points.map(({ offered_rps, http_p99_ms, e2e_p50_ms, e2e_p99_ms }) => ({ offered_rps, http_p99_ms, e2e_p50_ms, e2e_p99_ms })))}\n`);
+    process.stdout.write(
+      `${JSON.stringify(result.points.map(({ offered_rps, http_p99_ms, e2e_p50_ms, e2e_p99_ms }) => ({ offered_rps, http_p99_ms, e2e_p50_ms, e2e_p99_ms })))}\n`,
+    );
     return;
   }
   if (options.only === 'dispatcher') {
@@ -106,7 +123,11 @@ async function httpComparison() {
   const ingress = await startEmbedded({ withDispatcher: false });
   const bare = await startBare();
   try {
-    const request = { path: ingress.hook.path, headers: { authorization: `Bearer ${ingress.hook.secret}`, 'content-type': 'application/json' }, body: BODY };
+    const request = {
+      path: ingress.hook.path,
+      headers: { authorization: `Bearer ${ingress.hook.secret}`, 'content-type': 'application/json' },
+      body: BODY,
+    };
     for (const connections of options.connections) {
       await load({ baseUrl: bare.baseUrl, ...request, connections, seconds: 2 });
       const fastify = await load({ baseUrl: bare.baseUrl, ...request, connections, seconds: options.seconds });
@@ -115,7 +136,9 @@ async function httpComparison() {
       const measured = await load({ baseUrl: ingress.baseUrl, ...request, connections, seconds: options.seconds });
       measured.cpu_ms_per_request = round(((cpuSeconds(ingress.process.child.pid) - cpuBefore) * 1000) / Math.max(1, measured.requests));
       rows.push({ connections, fastify: slim(fastify), ingress: slim(measured), ratio: round(measured.rps / fastify.rps) });
-      log(`  ${connections} connections: Fastify ${Math.round(fastify.rps)}/s, ingress ${Math.round(measured.rps)}/s (${round(measured.rps / fastify.rps)}), p99 ${measured.p99_ms} ms`);
+      log(
+        `  ${connections} connections: Fastify ${Math.round(fastify.rps)}/s, ingress ${Math.round(measured.rps)}/s (${round(measured.rps / fastify.rps)}), p99 ${measured.p99_ms} ms`,
+      );
     }
   } finally {
     await stopService(bare.process);
@@ -131,7 +154,11 @@ async function endToEnd(shape, extraEnv, maxRps) {
   const services = await startEmbedded({ withDispatcher: true, extraEnv });
   const points = [];
   try {
-    const request = { path: services.hook.path, headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' }, body: BODY };
+    const request = {
+      path: services.hook.path,
+      headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' },
+      body: BODY,
+    };
     for (const fraction of options.fractions) {
       const rate = Math.max(10, Math.round(maxRps * fraction));
       const from = Date.now();
@@ -151,12 +178,16 @@ async function endToEnd(shape, extraEnv, maxRps) {
         drained_after_ms: drained,
         unexpected_status: result.unexpected_status,
       });
-      log(`  ${shape} ${rate}/s offered: ${Math.round(result.rps)}/s, HTTP p99 ${result.p99_ms} ms, POST → run p50 ${percentile(lat.latencies, 50)} / p99 ${percentile(lat.latencies, 99)} ms, ${lat.missing} runs missing`);
+      log(
+        `  ${shape} ${rate}/s offered: ${Math.round(result.rps)}/s, HTTP p99 ${result.p99_ms} ms, POST → run p50 ${percentile(lat.latencies, 50)} / p99 ${percentile(lat.latencies, 99)} ms, ${lat.missing} runs missing`,
+      );
     }
   } finally {
     await Promise.all([stopService(services.process), stopService(services.dispatcher)]);
   }
-  const half = points.reduce((best, point) => (Math.abs(point.offered_rps - maxRps / 2) < Math.abs(best.offered_rps - maxRps / 2) ? point : best));
+  const half = points.reduce((best, point) =>
+    Math.abs(point.offered_rps - maxRps / 2) < Math.abs(best.offered_rps - maxRps / 2) ? point : best,
+  );
   return { max_rps: round(maxRps), points, at_half_max: half };
 }
 
@@ -193,7 +224,11 @@ async function kafkaShape(brokers) {
   const points = [];
   const services = await startEmbedded({ withDispatcher: true, extraEnv: { KAFKA_BROKERS: brokers } });
   try {
-    const request = { path: services.hook.path, headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' }, body: BODY };
+    const request = {
+      path: services.hook.path,
+      headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' },
+      body: BODY,
+    };
     for (const rate of options.kafkaRates) {
       const from = Date.now();
       const result = await load({ baseUrl: services.baseUrl, ...request, connections: 64, seconds: options.seconds, overallRate: rate });
@@ -201,8 +236,21 @@ async function kafkaShape(brokers) {
       const drained = await waitForRuns(services.storeFile, from, to);
       const lat = deliveryToRunLatencies(services.storeFile, from, to);
       const sustained = drained !== null && drained < 2000;
-      points.push({ offered_rps: rate, achieved_rps: round(result.rps), http_p99_ms: result.p99_ms, e2e_p50_ms: percentile(lat.latencies, 50), e2e_p99_ms: percentile(lat.latencies, 99), deliveries: lat.deliveries, runs_missing: lat.missing, drained_after_ms: drained, sustained, unexpected_status: result.unexpected_status });
-      log(`  Kafka ${rate}/s offered: ${Math.round(result.rps)}/s, POST → run p50 ${percentile(lat.latencies, 50)} / p99 ${percentile(lat.latencies, 99)} ms, drained ${drained} ms after`);
+      points.push({
+        offered_rps: rate,
+        achieved_rps: round(result.rps),
+        http_p99_ms: result.p99_ms,
+        e2e_p50_ms: percentile(lat.latencies, 50),
+        e2e_p99_ms: percentile(lat.latencies, 99),
+        deliveries: lat.deliveries,
+        runs_missing: lat.missing,
+        drained_after_ms: drained,
+        sustained,
+        unexpected_status: result.unexpected_status,
+      });
+      log(
+        `  Kafka ${rate}/s offered: ${Math.round(result.rps)}/s, POST → run p50 ${percentile(lat.latencies, 50)} / p99 ${percentile(lat.latencies, 99)} ms, drained ${drained} ms after`,
+      );
     }
   } finally {
     await Promise.all([stopService(services.process), stopService(services.dispatcher)]);
@@ -230,7 +278,13 @@ async function startEmbedded({ withDispatcher, extraEnv = {} }) {
   const port = await freePort();
   const token = adminToken();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const env = embeddedEnv({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: token, WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000', ...extraEnv });
+  const env = embeddedEnv({
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: token,
+    WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
+    ...extraEnv,
+  });
   const ingress = startService('ingress', MAINS.ingress, env);
   running.push(ingress);
   await msUntilReady(ingress, `${baseUrl}/readyz`);
@@ -263,7 +317,10 @@ function markdown(report) {
     '',
     '| connections | Fastify req/s | ingress req/s | ratio | Fastify p50 / p99 / p99.9 (ms) | ingress p50 / p99 / p99.9 (ms) | ingress CPU per request |',
     '|---|---|---|---|---|---|---|',
-    ...report.http.map((row) => `| ${row.connections} | ${Math.round(row.fastify.rps)} | ${Math.round(row.ingress.rps)} | ${row.ratio} | ${row.fastify.p50_ms} / ${row.fastify.p99_ms} / ${row.fastify.p999_ms} | ${row.ingress.p50_ms} / ${row.ingress.p99_ms} / ${row.ingress.p999_ms} | ${row.ingress.cpu_ms_per_request} ms |`),
+    ...report.http.map(
+      (row) =>
+        `| ${row.connections} | ${Math.round(row.fastify.rps)} | ${Math.round(row.ingress.rps)} | ${row.ratio} | ${row.fastify.p50_ms} / ${row.fastify.p99_ms} / ${row.fastify.p999_ms} | ${row.ingress.p50_ms} / ${row.ingress.p99_ms} / ${row.ingress.p999_ms} | ${row.ingress.cpu_ms_per_request} ms |`,
+    ),
     '',
     'Every 202 is durable: answered once its `DeliveryAccepted` is committed and fsynced (the writer thread commits concurrent appends together).',
     '',
@@ -271,7 +328,10 @@ function markdown(report) {
     '',
     '| offered req/s | achieved | HTTP p50 / p99 (ms) | POST → run p50 / p99 (ms) | runs missing |',
     '|---|---|---|---|---|',
-    ...report.embedded.points.map((p) => `| ${p.offered_rps} | ${Math.round(p.achieved_rps)} | ${p.http_p50_ms} / ${p.http_p99_ms} | ${p.e2e_p50_ms} / ${p.e2e_p99_ms} | ${p.runs_missing} |`),
+    ...report.embedded.points.map(
+      (p) =>
+        `| ${p.offered_rps} | ${Math.round(p.achieved_rps)} | ${p.http_p50_ms} / ${p.http_p99_ms} | ${p.e2e_p50_ms} / ${p.e2e_p99_ms} | ${p.runs_missing} |`,
+    ),
     '',
     `Half the measured maximum (${Math.round(report.embedded.max_rps / 2)}/s): POST → run created p99 **${report.e2e_p99_ms} ms**. Latency is read from the store: each \`DeliveryAccepted\`'s commit time against its \`RunCreated\`'s.`,
     '',
@@ -284,7 +344,10 @@ function markdown(report) {
       '',
       '| offered req/s | achieved | POST → run p50 / p99 (ms) | drained after (ms) | sustained |',
       '|---|---|---|---|---|',
-      ...report.kafka.points.map((p) => `| ${p.offered_rps} | ${Math.round(p.achieved_rps)} | ${p.e2e_p50_ms} / ${p.e2e_p99_ms} | ${p.drained_after_ms ?? 'not within 30 s'} | ${p.sustained ? 'yes' : 'no'} |`),
+      ...report.kafka.points.map(
+        (p) =>
+          `| ${p.offered_rps} | ${Math.round(p.achieved_rps)} | ${p.e2e_p50_ms} / ${p.e2e_p99_ms} | ${p.drained_after_ms ?? 'not within 30 s'} | ${p.sustained ? 'yes' : 'no'} |`,
+      ),
       '',
       `Sustained end to end: **${report.kafka.sustained_rps} deliveries/s** (every 202 a run, drained within 2 s of the load's end).`,
       '',
@@ -296,14 +359,35 @@ function markdown(report) {
 
 /** What a row keeps of a load run (its connections and duration are the row's). */
 function slim(result) {
-  return { requests: result.requests, rps: round(result.rps), p50_ms: result.p50_ms, p99_ms: result.p99_ms, p999_ms: result.p999_ms, errors: result.errors, unexpected_status: result.unexpected_status, cpu_ms_per_request: result.cpu_ms_per_request };
+  return {
+    requests: result.requests,
+    rps: round(result.rps),
+    p50_ms: result.p50_ms,
+    p99_ms: result.p99_ms,
+    p999_ms: result.p999_ms,
+    errors: result.errors,
+    unexpected_status: result.unexpected_status,
+    cpu_ms_per_request: result.cpu_ms_per_request,
+  };
 }
 
 function parseArgs(argv) {
-  const parsed = { seconds: 10, connections: [1, 16, 64], dispatch: 50_000, kafka: undefined, out: join(REPO, 'docs', 'bench'), fractions: [0.1, 0.25, 0.5, 0.75, 1], kafkaRates: [250, 500, 1000, 2000, 3000] };
+  const parsed = {
+    seconds: 10,
+    connections: [1, 16, 64],
+    dispatch: 50_000,
+    kafka: undefined,
+    out: join(REPO, 'docs', 'bench'),
+    fractions: [0.1, 0.25, 0.5, 0.75, 1],
+    kafkaRates: [250, 500, 1000, 2000, 3000],
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
-    const value = () => argv[++i] ?? (() => { throw new Error(`${flag} needs a value`); })();
+    const value = () =>
+      argv[++i] ??
+      (() => {
+        throw new Error(`${flag} needs a value`);
+      })();
     if (flag === '--seconds') parsed.seconds = Number(value());
     else if (flag === '--connections') parsed.connections = value().split(',').map(Number);
     else if (flag === '--dispatch') parsed.dispatch = Number(value());
@@ -314,10 +398,12 @@ function parseArgs(argv) {
     else if (flag === '--render') parsed.render = true;
     else if (flag === '--max-rps') parsed.maxRps = Number(value());
     else if (flag === '--fractions') parsed.fractions = value().split(',').map(Number);
-    else if (flag === '--quick') Object.assign(parsed, { seconds: 4, dispatch: 10_000, fractions: [0.25, 0.5, 1], kafkaRates: [500, 1000, 2000] });
+    else if (flag === '--quick')
+      Object.assign(parsed, { seconds: 4, dispatch: 10_000, fractions: [0.25, 0.5, 1], kafkaRates: [500, 1000, 2000] });
     else throw new Error(`unknown option ${flag}`);
   }
-  for (const n of [parsed.seconds, parsed.dispatch, ...parsed.connections]) if (!Number.isSafeInteger(n) || n < 1) throw new Error('--seconds, --connections and --dispatch take positive integers');
+  for (const n of [parsed.seconds, parsed.dispatch, ...parsed.connections])
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error('--seconds, --connections and --dispatch take positive integers');
   return parsed;
 }
 
@@ -328,4 +414,3 @@ function round(value) {
 function log(message) {
   process.stderr.write(`[bench] ${message}\n`);
 }
-

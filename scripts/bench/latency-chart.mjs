@@ -23,7 +23,8 @@ export function latencyChart(report) {
   const plotW = WIDTH - MARGIN.left - MARGIN.right;
   const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
   const x = (v) => MARGIN.left + (v / maxX) * plotW;
-  const y = (v) => MARGIN.top + plotH - ((Math.log10(Math.max(v, minY)) - Math.log10(minY)) / (Math.log10(maxY) - Math.log10(minY))) * plotH;
+  const y = (v) =>
+    MARGIN.top + plotH - ((Math.log10(Math.max(v, minY)) - Math.log10(minY)) / (Math.log10(maxY) - Math.log10(minY))) * plotH;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
@@ -48,11 +49,15 @@ export function latencyChart(report) {
   series.forEach((s, index) => {
     const points = s.points.filter(([px, py]) => px > 0 && py !== null);
     if (points.length > 0) {
-      parts.push(`<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${points.map(([px, py]) => `${x(px).toFixed(1)},${y(py).toFixed(1)}`).join(' ')}"/>`);
+      parts.push(
+        `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${points.map(([px, py]) => `${x(px).toFixed(1)},${y(py).toFixed(1)}`).join(' ')}"/>`,
+      );
       for (const [px, py] of points) parts.push(`<circle cx="${x(px).toFixed(1)}" cy="${y(py).toFixed(1)}" r="3" fill="${s.color}"/>`);
     }
     const ly = MARGIN.top + 10 + index * 20;
-    parts.push(`<line x1="${WIDTH - MARGIN.right + 15}" x2="${WIDTH - MARGIN.right + 35}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"/>`);
+    parts.push(
+      `<line x1="${WIDTH - MARGIN.right + 15}" x2="${WIDTH - MARGIN.right + 35}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"/>`,
+    );
     parts.push(`<text x="${WIDTH - MARGIN.right + 40}" y="${ly + 4}">${escape(s.name)}</text>`);
   });
   parts.push('</svg>');

@@ -40,7 +40,6 @@ import {
 } from './bench-kit.mjs';
 import { writeHistory } from './history-writer.mjs';
 
-
 const options = parseArgs(process.argv.slice(2));
 const NODE_FLAGS = ['--max-old-space-size=512'];
 const DISPATCHER_READY = 'run-dispatcher following accepted deliveries';
@@ -69,7 +68,12 @@ async function main() {
   await stopService(setup);
 
   const body = JSON.stringify({ data: { alert: 'disk full', host: 'db-1' } });
-  const loadRequest = { baseUrl, path: hook.path, headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' }, body };
+  const loadRequest = {
+    baseUrl,
+    path: hook.path,
+    headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' },
+    body,
+  };
 
   log('empty store: restarting each service');
   const empty = await measure(env, baseUrl, loadRequest);
@@ -85,7 +89,13 @@ async function main() {
   const report = {
     measured_at: new Date().toISOString(),
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
-    settings: { deliveries: options.deliveries, payload_bytes: options.payloadBytes, restarts_per_case: options.runs, node_flags: NODE_FLAGS, load: { connections: options.connections, seconds: options.loadSeconds } },
+    settings: {
+      deliveries: options.deliveries,
+      payload_bytes: options.payloadBytes,
+      restarts_per_case: options.runs,
+      node_flags: NODE_FLAGS,
+      load: { connections: options.connections, seconds: options.loadSeconds },
+    },
     history,
     rebuild,
     empty,
@@ -119,7 +129,10 @@ async function measure(env, baseUrl, loadRequest) {
 
     const worker = startService('run-dispatcher', MAINS.dispatcher, env, { nodeFlags: NODE_FLAGS, readyLine: DISPATCHER_READY });
     running.push(worker);
-    const workerReady = await Promise.race([worker.lineSeen, worker.exited.then(() => Promise.reject(new Error(`dispatcher exited:\n${worker.output()}`)))]);
+    const workerReady = await Promise.race([
+      worker.lineSeen,
+      worker.exited.then(() => Promise.reject(new Error(`dispatcher exited:\n${worker.output()}`))),
+    ]);
     await sleep(1000);
     dispatcher.push({ ready_ms: workerReady, rss_mib: rssMiB(worker.child.pid) });
     await stopService(worker);
@@ -149,7 +162,11 @@ function summarise(samples) {
 
 function rebuildReadModels(env) {
   const started = performance.now();
-  const result = spawnSync(process.execPath, [MAINS.cli, 'rebuild-read-models', '--yes', '--json'], { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, [MAINS.cli, 'rebuild-read-models', '--yes', '--json'], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (result.status !== 0) throw new Error(`rebuild-read-models failed (${result.status}):\n${result.stderr}`);
   const summary = JSON.parse(result.stdout);
   const seconds = (performance.now() - started) / 1000;
@@ -163,7 +180,12 @@ function markdown(report) {
     ['ingress: RSS when ready (MiB)', empty.ingress.rss_mib, full.ingress.rss_mib, ratios.ingress_rss],
     ['run-dispatcher: restart to ready (ms)', empty.dispatcher.ready_ms, full.dispatcher.ready_ms, ratios.dispatcher_ready],
     ['run-dispatcher: RSS when ready (MiB)', empty.dispatcher.rss_mib, full.dispatcher.rss_mib, ratios.dispatcher_rss],
-    [`ingress under load: requests/s (${settings.load.connections} connections, ${settings.load.seconds} s)`, round(empty.load.rps), round(full.load.rps), ratios.ingress_rps],
+    [
+      `ingress under load: requests/s (${settings.load.connections} connections, ${settings.load.seconds} s)`,
+      round(empty.load.rps),
+      round(full.load.rps),
+      ratios.ingress_rps,
+    ],
     ['ingress under load: p99 (ms)', empty.load.p99_ms, full.load.p99_ms, ratios.ingress_p99],
     ['event store file (MiB)', round(empty.store_bytes / 2 ** 20), round(full.store_bytes / 2 ** 20), ''],
   ];
@@ -179,7 +201,15 @@ function markdown(report) {
 }
 
 function parseArgs(argv) {
-  const parsed = { deliveries: 100_000, payloadBytes: 16_384, runs: 3, loadSeconds: 5, connections: 16, keep: false, out: join(REPO, 'docs', 'bench', 'restart.json') };
+  const parsed = {
+    deliveries: 100_000,
+    payloadBytes: 16_384,
+    runs: 3,
+    loadSeconds: 5,
+    connections: 16,
+    keep: false,
+    out: join(REPO, 'docs', 'bench', 'restart.json'),
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     const value = () => {

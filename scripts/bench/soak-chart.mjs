@@ -10,9 +10,27 @@ const COLORS = { embedded: ['#1f77b4', '#2ca02c'], kafka: ['#d62728', '#ff7f0e']
 
 export function soakChart(report) {
   const panels = [
-    { title: 'RSS (MiB)', series: () => [['ingress', (p) => p.ingress_rss_mib], ['dispatcher', (p) => p.dispatcher_rss_mib]] },
-    { title: 'V8 heap used (MiB)', series: () => [['ingress', (p) => p.ingress_heap_mib], ['dispatcher', (p) => p.dispatcher_heap_mib]] },
-    { title: 'active handles', series: () => [['ingress', (p) => p.ingress_handles], ['dispatcher', (p) => p.dispatcher_handles]] },
+    {
+      title: 'RSS (MiB)',
+      series: () => [
+        ['ingress', (p) => p.ingress_rss_mib],
+        ['dispatcher', (p) => p.dispatcher_rss_mib],
+      ],
+    },
+    {
+      title: 'V8 heap used (MiB)',
+      series: () => [
+        ['ingress', (p) => p.ingress_heap_mib],
+        ['dispatcher', (p) => p.dispatcher_heap_mib],
+      ],
+    },
+    {
+      title: 'active handles',
+      series: () => [
+        ['ingress', (p) => p.ingress_handles],
+        ['dispatcher', (p) => p.dispatcher_handles],
+      ],
+    },
     { title: 'HTTP p99 per window (ms)', series: () => [['ingress', (p) => p.p99_ms]] },
     { title: 'store size (MiB)', series: () => [['events.sqlite + WAL', (p) => p.store_mib]] },
   ];
@@ -28,27 +46,39 @@ export function soakChart(report) {
   panels.forEach((panel, index) => {
     const top = MARGIN.top + index * (PANEL_H + MARGIN.gap);
     const lines = report.shapes.flatMap((shape) =>
-      panel.series(shape.shape).map(([service, pick], k) => ({ name: `${shape.shape} ${service}`, color: COLORS[shape.shape][k], points: shape.points.map((p) => [p.minute, pick(p)]).filter(([, v]) => typeof v === 'number') })),
+      panel.series(shape.shape).map(([service, pick], k) => ({
+        name: `${shape.shape} ${service}`,
+        color: COLORS[shape.shape][k],
+        points: shape.points.map((p) => [p.minute, pick(p)]).filter(([, v]) => typeof v === 'number'),
+      })),
     );
     const maxY = Math.max(1, ...lines.flatMap((line) => line.points.map(([, v]) => v))) * 1.15;
     const y = (v) => top + PANEL_H - (v / maxY) * PANEL_H;
     parts.push(`<text x="${MARGIN.left}" y="${top - 6}" font-weight="bold">${panel.title}</text>`);
     const step = niceStep(maxY / 4);
     for (let v = 0; v <= maxY; v += step) {
-      parts.push(`<line x1="${MARGIN.left}" x2="${MARGIN.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e5e5e5"/>`);
+      parts.push(
+        `<line x1="${MARGIN.left}" x2="${MARGIN.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e5e5e5"/>`,
+      );
       parts.push(`<text x="${MARGIN.left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${Math.round(v * 10) / 10}</text>`);
     }
     parts.push(`<rect x="${MARGIN.left}" y="${top}" width="${plotW}" height="${PANEL_H}" fill="none" stroke="#999"/>`);
     lines.forEach((line, k) => {
-      if (line.points.length > 0) parts.push(`<polyline fill="none" stroke="${line.color}" stroke-width="2" points="${line.points.map(([px, py]) => `${x(px).toFixed(1)},${y(py).toFixed(1)}`).join(' ')}"/>`);
+      if (line.points.length > 0)
+        parts.push(
+          `<polyline fill="none" stroke="${line.color}" stroke-width="2" points="${line.points.map(([px, py]) => `${x(px).toFixed(1)},${y(py).toFixed(1)}`).join(' ')}"/>`,
+        );
       const ly = top + 10 + k * 18;
-      parts.push(`<line x1="${WIDTH - MARGIN.right + 15}" x2="${WIDTH - MARGIN.right + 35}" y1="${ly}" y2="${ly}" stroke="${line.color}" stroke-width="2"/>`);
+      parts.push(
+        `<line x1="${WIDTH - MARGIN.right + 15}" x2="${WIDTH - MARGIN.right + 35}" y1="${ly}" y2="${ly}" stroke="${line.color}" stroke-width="2"/>`,
+      );
       parts.push(`<text x="${WIDTH - MARGIN.right + 40}" y="${ly + 4}">${line.name}</text>`);
     });
   });
   const bottom = MARGIN.top + panels.length * (PANEL_H + MARGIN.gap) - MARGIN.gap;
   const step = niceStep(maxX / 6);
-  for (let v = 0; v <= maxX; v += step) parts.push(`<text x="${x(v).toFixed(1)}" y="${bottom + 16}" text-anchor="middle">${Math.round(v * 10) / 10}</text>`);
+  for (let v = 0; v <= maxX; v += step)
+    parts.push(`<text x="${x(v).toFixed(1)}" y="${bottom + 16}" text-anchor="middle">${Math.round(v * 10) / 10}</text>`);
   parts.push(`<text x="${MARGIN.left + plotW / 2}" y="${bottom + 34}" text-anchor="middle">minutes since the shape's soak started</text>`);
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;

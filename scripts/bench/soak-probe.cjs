@@ -12,9 +12,18 @@ const file = process.env.SOAK_PROBE_FILE;
 // --require also runs in worker threads (the SQLite writer): only the main thread reports.
 if (file && isMainThread) {
   const name = process.env.SOAK_PROBE_NAME || 'service';
-  setInterval(() => {
-    const heap = getHeapStatistics();
-    const line = { at: Date.now(), name, heap_used_mib: heap.used_heap_size / 1048576, heap_total_mib: heap.total_heap_size / 1048576, handles: process.getActiveResourcesInfo().length };
-    appendFileSync(file, `${JSON.stringify(line)}\n`);
-  }, Number(process.env.SOAK_PROBE_INTERVAL_MS || 5000)).unref();
+  setInterval(
+    () => {
+      const heap = getHeapStatistics();
+      const line = {
+        at: Date.now(),
+        name,
+        heap_used_mib: heap.used_heap_size / 1048576,
+        heap_total_mib: heap.total_heap_size / 1048576,
+        handles: process.getActiveResourcesInfo().length,
+      };
+      appendFileSync(file, `${JSON.stringify(line)}\n`);
+    },
+    Number(process.env.SOAK_PROBE_INTERVAL_MS || 5000),
+  ).unref();
 }

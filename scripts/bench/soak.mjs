@@ -76,7 +76,12 @@ async function soakShape(shape, options, log) {
   });
   try {
     const hook = await setUpWebhook(stack.baseUrl, stack.token, `soak-${shape}`);
-    const request = { baseUrl: stack.baseUrl, path: hook.path, headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' }, body: BODY };
+    const request = {
+      baseUrl: stack.baseUrl,
+      path: hook.path,
+      headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' },
+      body: BODY,
+    };
     const max = await load({ ...request, connections: 32, seconds: 10 });
     const rate = Math.max(1, Math.floor(max.rps / 2));
     log(`${shape}: measured maximum ${Math.round(max.rps)}/s, soaking at ${rate}/s for ${options.minutes} min`);
@@ -112,7 +117,9 @@ async function soakShape(shape, options, log) {
         errors: result.errors,
       };
       points.push(point);
-      log(`${shape} ${point.minute} min: ${point.rps}/s p99 ${point.p99_ms} ms, RSS ${point.ingress_rss_mib}/${point.dispatcher_rss_mib} MiB, heap ${point.ingress_heap_mib}/${point.dispatcher_heap_mib} MiB, handles ${point.ingress_handles}/${point.dispatcher_handles}, store ${point.store_mib} MiB, backlog ${point.deliveries_without_run}`);
+      log(
+        `${shape} ${point.minute} min: ${point.rps}/s p99 ${point.p99_ms} ms, RSS ${point.ingress_rss_mib}/${point.dispatcher_rss_mib} MiB, heap ${point.ingress_heap_mib}/${point.dispatcher_heap_mib} MiB, handles ${point.ingress_handles}/${point.dispatcher_handles}, store ${point.store_mib} MiB, backlog ${point.deliveries_without_run}`,
+      );
     }
     let store = storeState(stack.storeFile);
     const drainStart = Date.now();
@@ -159,10 +166,21 @@ const options = parseArgs(process.argv.slice(2));
 const log = (line) => console.error(line);
 const shapes = [];
 for (const shape of ['embedded', 'kafka']) if (!options.only || options.only === shape) shapes.push(await soakShape(shape, options, log));
-const report = { measured_at: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version }, minutes_per_shape: options.minutes, shapes };
+const report = {
+  measured_at: new Date().toISOString(),
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+  minutes_per_shape: options.minutes,
+  shapes,
+};
 mkdirSync(options.out, { recursive: true });
 writeFileSync(join(options.out, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
 writeFileSync(join(options.out, 'soak.svg'), soakChart(report));
-console.log(JSON.stringify(report.shapes.map((shape) => Object.fromEntries(Object.entries(shape).filter(([key]) => key !== 'points'))), null, 2));
+console.log(
+  JSON.stringify(
+    report.shapes.map((shape) => Object.fromEntries(Object.entries(shape).filter(([key]) => key !== 'points'))),
+    null,
+    2,
+  ),
+);
 const passed = shapes.every((shape) => shape.every_202_a_run && shape.unexpected_status === 0);
 setTimeout(() => process.exit(passed ? 0 : 1), 10);

@@ -33,7 +33,9 @@ export function deliveryToRunLatencies(storeFile, fromMs, toMs) {
 export function runsPerSecond(storeFile) {
   const db = new Database(storeFile, { readonly: true });
   try {
-    const row = db.prepare("SELECT count(*) AS runs, min(created_at) AS first, max(created_at) AS last FROM events WHERE category = 'run-'").get();
+    const row = db
+      .prepare("SELECT count(*) AS runs, min(created_at) AS first, max(created_at) AS last FROM events WHERE category = 'run-'")
+      .get();
     const seconds = Math.max(0.001, (Number(row.last) - Number(row.first)) / 1000);
     return { runs: Number(row.runs), seconds, perSecond: Math.round(Number(row.runs) / seconds) };
   } finally {

@@ -37,7 +37,14 @@ const adminToken = randomBytes(24).toString('base64url');
 const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'silent' });
 const { store, checkpoints } = await openEventStore(config);
 const { readModels } = await openReadModelStore(config);
-const app = await createIngressApp({ config, adminToken, store, checkpoints, readModels, rateLimiter: createRateLimiter(config, () => {}) });
+const app = await createIngressApp({
+  config,
+  adminToken,
+  store,
+  checkpoints,
+  readModels,
+  rateLimiter: createRateLimiter(config, () => {}),
+});
 try {
   const fastify = app.getHttpAdapter().getInstance();
   const admin = async (url, payload) => {
@@ -48,8 +55,17 @@ try {
   const setUp = async (label) => {
     const email = `${label}-${randomBytes(4).toString('hex')}@example.com`;
     const account = await admin('/admin/accounts', { email });
-    const routine = await admin('/admin/routines', { name: label, instructions: 'Summarise the delivery.', tools: [], mode: 'supervised', account_scope: [account.id] });
-    const webhook = await admin(`/admin/routines/${routine.id}/webhook/enable`, { default_account: email, account_override_allowed: false });
+    const routine = await admin('/admin/routines', {
+      name: label,
+      instructions: 'Summarise the delivery.',
+      tools: [],
+      mode: 'supervised',
+      account_scope: [account.id],
+    });
+    const webhook = await admin(`/admin/routines/${routine.id}/webhook/enable`, {
+      default_account: email,
+      account_override_allowed: false,
+    });
     return { webhookId: webhook.webhook_id, routineId: routine.id, secret: webhook.secret };
   };
   const enabled = await setUp('timing');
@@ -66,7 +82,9 @@ try {
       return original(...callArgs);
     };
   }
-  const unknownId = `wh_${randomBytes(enabled.webhookId.length).toString('base64url').slice(0, enabled.webhookId.length - 3)}`;
+  const unknownId = `wh_${randomBytes(enabled.webhookId.length)
+    .toString('base64url')
+    .slice(0, enabled.webhookId.length - 3)}`;
   const wrongSecret = randomBytes(enabled.secret.length).toString('base64url').slice(0, enabled.secret.length);
   const command = (webhookId, authorization) => ({
     webhookId,

@@ -55,10 +55,13 @@ function parseArgs(argv) {
 function timed(agent, port, path, headers, body) {
   return new Promise((resolveTimed, rejectTimed) => {
     const start = process.hrtime.bigint();
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => resolveTimed({ status: res.statusCode, us: Number(process.hrtime.bigint() - start) / 1000 }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolveTimed({ status: res.statusCode, us: Number(process.hrtime.bigint() - start) / 1000 }));
+      },
+    );
     req.on('error', rejectTimed);
     req.end(body);
   });
@@ -70,7 +73,9 @@ export async function runTiming(options, log = () => {}) {
     const enabled = await setUpWebhook(stack.baseUrl, stack.token, 'timing');
     const disabled = await setUpWebhook(stack.baseUrl, stack.token, 'timing-off');
     await disableWebhook(stack.baseUrl, stack.token, disabled.routineId);
-    const unknownId = `wh_${randomBytes(enabled.webhookId.length).toString('base64url').slice(0, enabled.webhookId.length - 3)}`;
+    const unknownId = `wh_${randomBytes(enabled.webhookId.length)
+      .toString('base64url')
+      .slice(0, enabled.webhookId.length - 3)}`;
     const wrongSecret = randomBytes(Buffer.from(enabled.secret).length).toString('base64url').slice(0, enabled.secret.length);
     const json = { 'content-type': 'application/json' };
     const body = JSON.stringify({ data: { order: 42, note: 'timing' } });
@@ -102,7 +107,13 @@ export async function runTiming(options, log = () => {}) {
     agent.destroy();
     const bursts = options.trials > 0 ? await burstThenProbe(stack.port, requests, body, options, r, log) : undefined;
 
-    const describe = (values) => ({ n: values.length, p10_us: round1(quantile(values, 0.1)), median_us: round1(quantile(values, 0.5)), p90_us: round1(quantile(values, 0.9)), p99_us: round1(quantile(values, 0.99)) });
+    const describe = (values) => ({
+      n: values.length,
+      p10_us: round1(quantile(values, 0.1)),
+      median_us: round1(quantile(values, 0.5)),
+      p90_us: round1(quantile(values, 0.9)),
+      p99_us: round1(quantile(values, 0.99)),
+    });
     const compare = (a, b) => {
       const ks = ksTest(a, b);
       const yuen = yuenTest(a, b, 0.1);
@@ -117,10 +128,14 @@ export async function runTiming(options, log = () => {}) {
       };
     };
     const pairs = [];
-    for (let i = 0; i < KINDS.length; i++) for (let j = i + 1; j < KINDS.length; j++) pairs.push({ a: KINDS[i], b: KINDS[j], ...compare(samples[KINDS[i]], samples[KINDS[j]]) });
+    for (let i = 0; i < KINDS.length; i++)
+      for (let j = i + 1; j < KINDS.length; j++) pairs.push({ a: KINDS[i], b: KINDS[j], ...compare(samples[KINDS[i]], samples[KINDS[j]]) });
     const control = { a: 'unknown_endpoint (even rounds)', b: 'unknown_endpoint (odd rounds)', ...compare(evenOdd[0], evenOdd[1]) };
     const burstPairs = [];
-    if (bursts) for (let i = 0; i < BURST_KINDS.length; i++) for (let j = i + 1; j < BURST_KINDS.length; j++) burstPairs.push({ a: BURST_KINDS[i], b: BURST_KINDS[j], ...compare(bursts[BURST_KINDS[i]], bursts[BURST_KINDS[j]]) });
+    if (bursts)
+      for (let i = 0; i < BURST_KINDS.length; i++)
+        for (let j = i + 1; j < BURST_KINDS.length; j++)
+          burstPairs.push({ a: BURST_KINDS[i], b: BURST_KINDS[j], ...compare(bursts[BURST_KINDS[i]], bursts[BURST_KINDS[j]]) });
     return {
       measured_at: new Date().toISOString(),
       seed: options.seed,

@@ -126,15 +126,31 @@ async function runLoad(webhook, body, total, concurrency) {
     concurrency,
     elapsedMs,
     requestsPerSecond: done / (elapsedMs / 1000),
-    latencyMs: { p50: pct(50), p95: pct(95), p99: pct(99), max: sorted.at(-1) ?? 0, mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1) },
+    latencyMs: {
+      p50: pct(50),
+      p95: pct(95),
+      p99: pct(99),
+      max: sorted.at(-1) ?? 0,
+      mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1),
+    },
     statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b)),
     errors,
   };
 }
 
 function report(result, bodyBytes) {
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
-  const setup = { limiter: options.redis ? 'redis' : 'memory', dispatcher: options.withDispatcher, bodyBytes, target: options.baseUrl ?? 'own ingress (embedded SQLite store)' };
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
+  const setup = {
+    limiter: options.redis ? 'redis' : 'memory',
+    dispatcher: options.withDispatcher,
+    bodyBytes,
+    target: options.baseUrl ?? 'own ingress (embedded SQLite store)',
+  };
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ ...result, setup, machine })}\n`);
     return;
@@ -149,7 +165,11 @@ function report(result, bodyBytes) {
       `latency ms    p50 ${f(result.latencyMs.p50)}  p95 ${f(result.latencyMs.p95)}  p99 ${f(result.latencyMs.p99)}  max ${f(result.latencyMs.max)}`,
       `statuses      ${JSON.stringify(result.statuses)}  errors ${result.errors}`,
       ...(result.serverCpuMsPerRequest
-        ? [`server CPU    ${Object.entries(result.serverCpuMsPerRequest).map(([name, ms]) => `${name} ${ms.toFixed(3)} ms`).join(', ')} per request`]
+        ? [
+            `server CPU    ${Object.entries(result.serverCpuMsPerRequest)
+              .map(([name, ms]) => `${name} ${ms.toFixed(3)} ms`)
+              .join(', ')} per request`,
+          ]
         : []),
       '',
     ].join('\n'),
@@ -177,7 +197,10 @@ async function setUpWebhook(baseUrl, token) {
     mode: 'supervised',
     account_scope: [account.id],
   });
-  const webhook = await call('POST', `/admin/routines/${routine.id}/webhook/enable`, { default_account: email, account_override_allowed: false });
+  const webhook = await call('POST', `/admin/routines/${routine.id}/webhook/enable`, {
+    default_account: email,
+    account_override_allowed: false,
+  });
   // The URL is built from PUBLIC_BASE_URL; send to the address measured instead.
   return { url: `${baseUrl}${new URL(webhook.url).pathname}`, secret: webhook.secret };
 }
@@ -250,7 +273,15 @@ function assertLoopback(baseUrl) {
 }
 
 function parseArgs(argv) {
-  const parsed = { requests: 10_000, concurrency: 32, warmup: 500, bodyBytes: 200, dist: join(REPO, 'dist'), json: false, withDispatcher: false };
+  const parsed = {
+    requests: 10_000,
+    concurrency: 32,
+    warmup: 500,
+    bodyBytes: 200,
+    dist: join(REPO, 'dist'),
+    json: false,
+    withDispatcher: false,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     const value = () => {

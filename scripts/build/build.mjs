@@ -22,7 +22,10 @@ if (existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs) {
   process.exit(0);
 }
 rmSync(stamp, { force: true });
-execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', join(dist, '.tsbuildinfo')], { cwd: root, stdio: 'inherit' });
+execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', join(dist, '.tsbuildinfo')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 execFileSync(bin('tsc-alias'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 const removed = pruneOrphans(dist);
 writeFileSync(stamp, inputs);

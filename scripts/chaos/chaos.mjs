@@ -23,18 +23,35 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     switch (argv[i]) {
-      case '--deliveries': options.deliveries = Number(value); i++; break;
-      case '--kills': options.kills = Number(value); i++; break;
-      case '--seed': options.seed = Number(value); i++; break;
-      case '--concurrency': options.concurrency = Number(value); i++; break;
-      case '--out': options.out = value; i++; break;
-      case '--json': options.json = true; break;
-      default: throw new Error(`unknown option ${argv[i]}`);
+      case '--deliveries':
+        options.deliveries = Number(value);
+        i++;
+        break;
+      case '--kills':
+        options.kills = Number(value);
+        i++;
+        break;
+      case '--seed':
+        options.seed = Number(value);
+        i++;
+        break;
+      case '--concurrency':
+        options.concurrency = Number(value);
+        i++;
+        break;
+      case '--out':
+        options.out = value;
+        i++;
+        break;
+      case '--json':
+        options.json = true;
+        break;
+      default:
+        throw new Error(`unknown option ${argv[i]}`);
     }
   }
   return options;
 }
-
 
 /** Seeded plan: each target `kills` times, shuffled, at sorted moments (fractions of the deliveries sent) in [0.08, 0.85]. */
 export function chaosPlan(seed, kills) {
@@ -57,16 +74,26 @@ function storeCounts(storeFile) {
     return {
       deliveries_accepted: one("SELECT count(*) AS n FROM events WHERE category = 'delivery-' AND type = 'DeliveryAccepted'"),
       runs_created: one("SELECT count(*) AS n FROM events WHERE category = 'run-' AND type = 'RunCreated'"),
-      duplicate_runs: one("SELECT coalesce(sum(c - 1), 0) AS n FROM (SELECT count(*) AS c FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY json_extract(data, '$.deliveryId'))"),
-      run_streams_with_more_than_one_created: one("SELECT count(*) AS n FROM (SELECT stream_id FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY stream_id HAVING count(*) > 1)"),
+      duplicate_runs: one(
+        "SELECT coalesce(sum(c - 1), 0) AS n FROM (SELECT count(*) AS c FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY json_extract(data, '$.deliveryId'))",
+      ),
+      run_streams_with_more_than_one_created: one(
+        "SELECT count(*) AS n FROM (SELECT stream_id FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY stream_id HAVING count(*) > 1)",
+      ),
       // Through the delivery's stream id (indexed): a run whose delivery was never accepted, or names another run.
       orphan_runs: one(`SELECT count(*) AS n FROM events r WHERE r.category = 'run-' AND r.type = 'RunCreated' AND NOT EXISTS (
           SELECT 1 FROM events d WHERE d.stream_id = 'delivery-' || json_extract(r.data, '$.deliveryId') AND d.type = 'DeliveryAccepted'
            AND json_extract(d.data, '$.runId') = json_extract(r.data, '$.runId'))`),
-      deliveries_without_run: one(`SELECT count(*) AS n FROM events d WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND NOT EXISTS (
+      deliveries_without_run:
+        one(`SELECT count(*) AS n FROM events d WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND NOT EXISTS (
           SELECT 1 FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated')`),
       parked: one("SELECT count(*) AS n FROM events WHERE type = 'DispatchParked'"),
-      run_ids: new Set(db.prepare("SELECT json_extract(data, '$.runId') AS id FROM events WHERE category = 'run-' AND type = 'RunCreated'").all().map((row) => row.id)),
+      run_ids: new Set(
+        db
+          .prepare("SELECT json_extract(data, '$.runId') AS id FROM events WHERE category = 'run-' AND type = 'RunCreated'")
+          .all()
+          .map((row) => row.id),
+      ),
     };
   } finally {
     db.close();
@@ -181,9 +208,19 @@ export async function runChaos(options, log = () => {}) {
       alive,
     };
     summary.passed =
-      accepted.size === options.deliveries && acceptedRunIds.size === accepted.size && store.runs_created === accepted.size && store.deliveries_accepted === accepted.size &&
-      store.duplicate_runs === 0 && store.run_streams_with_more_than_one_created === 0 && store.orphan_runs === 0 && store.deliveries_without_run === 0 &&
-      store.parked === 0 && runsNotAccepted === 0 && acceptedWithoutRun === 0 && unexpected.length === 0 && events.length === plan.length;
+      accepted.size === options.deliveries &&
+      acceptedRunIds.size === accepted.size &&
+      store.runs_created === accepted.size &&
+      store.deliveries_accepted === accepted.size &&
+      store.duplicate_runs === 0 &&
+      store.run_streams_with_more_than_one_created === 0 &&
+      store.orphan_runs === 0 &&
+      store.deliveries_without_run === 0 &&
+      store.parked === 0 &&
+      runsNotAccepted === 0 &&
+      acceptedWithoutRun === 0 &&
+      unexpected.length === 0 &&
+      events.length === plan.length;
     return summary;
   } finally {
     await Promise.all([stack.ingress, stack.dispatcher].filter(Boolean).map(stopService));

@@ -28,13 +28,31 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     switch (argv[i]) {
-      case '--requests': options.requests = Number(value); i++; break;
-      case '--seed': options.seed = Number(value); i++; break;
-      case '--concurrency': options.concurrency = Number(value); i++; break;
-      case '--exclude-findings': options.excludeFindings = value.split(',').map(Number); i++; break;
-      case '--out': options.out = value; i++; break;
-      case '--json': options.json = true; break;
-      default: throw new Error(`unknown option ${argv[i]}`);
+      case '--requests':
+        options.requests = Number(value);
+        i++;
+        break;
+      case '--seed':
+        options.seed = Number(value);
+        i++;
+        break;
+      case '--concurrency':
+        options.concurrency = Number(value);
+        i++;
+        break;
+      case '--exclude-findings':
+        options.excludeFindings = value.split(',').map(Number);
+        i++;
+        break;
+      case '--out':
+        options.out = value;
+        i++;
+        break;
+      case '--json':
+        options.json = true;
+        break;
+      default:
+        throw new Error(`unknown option ${argv[i]}`);
     }
   }
   return options;
@@ -50,7 +68,11 @@ export async function runFuzz(options, log = () => {}) {
   const rss = [];
   const sampler = setInterval(() => {
     try {
-      rss.push({ at_request: done, ingress_mib: Math.round(rssMiB(stack.ingress.child.pid)), dispatcher_mib: Math.round(rssMiB(stack.dispatcher.child.pid)) });
+      rss.push({
+        at_request: done,
+        ingress_mib: Math.round(rssMiB(stack.ingress.child.pid)),
+        dispatcher_mib: Math.round(rssMiB(stack.dispatcher.child.pid)),
+      });
     } catch {
       // a process that is gone is reported below
     }
@@ -67,14 +89,21 @@ export async function runFuzz(options, log = () => {}) {
     const disabled = await setUpWebhook(stack.baseUrl, stack.token, 'fuzz-off');
     await disableWebhook(stack.baseUrl, stack.token, disabled.routineId);
     const override = await setUpWebhook(stack.baseUrl, stack.token, 'fuzz-pick', { accountOverrideAllowed: true });
-    const next = caseSource({ enabled, disabled, override, adminToken: stack.token, maxPayloadBytes: MAX_PAYLOAD_BYTES }, options.seed, options.excludeFindings);
+    const next = caseSource(
+      { enabled, disabled, override, adminToken: stack.token, maxPayloadBytes: MAX_PAYLOAD_BYTES },
+      options.seed,
+      options.excludeFindings,
+    );
 
     let issued = 0;
     const worker = async () => {
       while (issued < options.requests) {
         const index = issued++;
         const testCase = next();
-        const result = await exchange(stack.port, testCase.chunks, { halfClose: testCase.halfClose, expectResponses: testCase.expectResponses });
+        const result = await exchange(stack.port, testCase.chunks, {
+          halfClose: testCase.halfClose,
+          expectResponses: testCase.expectResponses,
+        });
         done++;
         const family = (byFamily[testCase.family] ??= { requests: 0, statuses: {} });
         family.requests++;
@@ -87,7 +116,16 @@ export async function runFuzz(options, log = () => {}) {
         if (bad.length > 0 || result.outcome === 'timeout' || result.outcome.startsWith('error:')) {
           // A case tagged with an issue-10 finding still fails the run; the tally says which finding it is.
           if (testCase.finding !== undefined) knownFindings[testCase.finding] = (knownFindings[testCase.finding] ?? 0) + 1;
-          failures.push({ index, family: testCase.family, finding: testCase.finding, outcome: result.outcome, statuses: result.statuses, request_head: Buffer.concat(testCase.chunks.map((chunk) => chunk.bytes)).subarray(0, 300).toString('latin1') });
+          failures.push({
+            index,
+            family: testCase.family,
+            finding: testCase.finding,
+            outcome: result.outcome,
+            statuses: result.statuses,
+            request_head: Buffer.concat(testCase.chunks.map((chunk) => chunk.bytes))
+              .subarray(0, 300)
+              .toString('latin1'),
+          });
         }
         if (done % 10_000 === 0) log(`${done} requests, ${failures.length} failures, ingress RSS ${rss.at(-1)?.ingress_mib} MiB`);
       }
@@ -95,9 +133,22 @@ export async function runFuzz(options, log = () => {}) {
     await Promise.all(Array.from({ length: options.concurrency }, worker));
     const seconds = (performance.now() - started) / 1000;
 
-    const alive = { ingress: stack.ingress.child.exitCode === null && stack.ingress.child.signalCode === null, dispatcher: stack.dispatcher.child.exitCode === null && stack.dispatcher.child.signalCode === null };
-    const ready = await fetch(`${stack.baseUrl}/readyz`).then((response) => response.status, () => 0);
-    const afterwards = await fetch(`${stack.baseUrl}${enabled.path}`, { method: 'POST', headers: { authorization: `Bearer ${enabled.secret}`, 'content-type': 'application/json' }, body: '{"data":{"after":"fuzz"}}' }).then((response) => response.status, () => 0);
+    const alive = {
+      ingress: stack.ingress.child.exitCode === null && stack.ingress.child.signalCode === null,
+      dispatcher: stack.dispatcher.child.exitCode === null && stack.dispatcher.child.signalCode === null,
+    };
+    const ready = await fetch(`${stack.baseUrl}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    const afterwards = await fetch(`${stack.baseUrl}${enabled.path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${enabled.secret}`, 'content-type': 'application/json' },
+      body: '{"data":{"after":"fuzz"}}',
+    }).then(
+      (response) => response.status,
+      () => 0,
+    );
     clearInterval(sampler);
     const warm = rss.slice(Math.floor(rss.length * 0.1), Math.floor(rss.length * 0.25) + 1).map((sample) => sample.ingress_mib);
     const last = rss.slice(Math.floor(rss.length * 0.75)).map((sample) => sample.ingress_mib);
@@ -110,7 +161,9 @@ export async function runFuzz(options, log = () => {}) {
       flat_threshold_mib: FLAT_RSS_MIB,
     };
     memory.flat = memory.ingress_last_quarter_mib - memory.ingress_after_warm_up_mib <= FLAT_RSS_MIB;
-    const fiveHundreds = Object.entries(statuses).filter(([status]) => Number(status) >= 500 && Number(status) !== 503).reduce((sum, [, count]) => sum + count, 0);
+    const fiveHundreds = Object.entries(statuses)
+      .filter(([status]) => Number(status) >= 500 && Number(status) !== 503)
+      .reduce((sum, [, count]) => sum + count, 0);
     const summary = {
       seed: options.seed,
       requests: done,

@@ -25,9 +25,16 @@ for (const [file, { mutants }] of Object.entries(report.files).sort(([a], [b]) =
   killed += detected;
   valid += scored;
   const score = scored === 0 ? 'n/a' : `${((100 * detected) / scored).toFixed(1)} %`;
-  rows.push(`| \`${file}\` | ${score} | ${counts.Killed} | ${counts.Timeout} | ${counts.Survived} | ${counts.NoCoverage} | ${counts.CompileError} |`);
-  for (const mutant of mutants.filter((each) => UNDETECTED.has(each.status)).sort((a, b) => a.location.start.line - b.location.start.line)) {
-    const replacement = String(mutant.replacement ?? '').replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 80);
+  rows.push(
+    `| \`${file}\` | ${score} | ${counts.Killed} | ${counts.Timeout} | ${counts.Survived} | ${counts.NoCoverage} | ${counts.CompileError} |`,
+  );
+  for (const mutant of mutants
+    .filter((each) => UNDETECTED.has(each.status))
+    .sort((a, b) => a.location.start.line - b.location.start.line)) {
+    const replacement = String(mutant.replacement ?? '')
+      .replace(/\s+/g, ' ')
+      .replace(/\|/g, '\\|')
+      .slice(0, 80);
     undetected.push(`| \`${file}:${mutant.location.start.line}\` | ${mutant.mutatorName} | \`${replacement}\` | ${mutant.status} |`);
   }
 }

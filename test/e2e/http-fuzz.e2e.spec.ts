@@ -35,7 +35,11 @@ describe('HTTP fuzz (short run, fixed seed)', () => {
     const summary = await runFuzz(['--requests', '3000', '--seed', '20261124', '--json']);
     expect(summary.requests).toBe(3000);
     expect(Object.keys(summary.families).length).toBeGreaterThanOrEqual(15);
-    expect({ unexpected_5xx: summary.unexpected_5xx, timeouts: summary.timeouts, failures: summary.failures }).toEqual({ unexpected_5xx: 0, timeouts: 0, failures: [] });
+    expect({ unexpected_5xx: summary.unexpected_5xx, timeouts: summary.timeouts, failures: summary.failures }).toEqual({
+      unexpected_5xx: 0,
+      timeouts: 0,
+      failures: [],
+    });
     expect(summary.alive).toEqual({ ingress: true, dispatcher: true });
     expect(summary.readyz_after).toBe(200);
     expect(summary.valid_delivery_after).toBe(202);

@@ -47,12 +47,26 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
     const shared = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      ingress.push(new ServiceProcess(`ingress-${i}`, INGRESS_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'ingress'), PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }));
+      ingress.push(
+        new ServiceProcess(`ingress-${i}`, INGRESS_MAIN, {
+          ...shared,
+          ...serviceKafkaEnv(secured, 'ingress'),
+          PORT: String(port),
+          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        }),
+      );
       admins.push(new AdminClient(`http://127.0.0.1:${port}`, token));
-      dispatchers.push(new ServiceProcess(`run-dispatcher-${i}`, DISPATCHER_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'dispatcher'), PORT: String(await freePort()) }));
+      dispatchers.push(
+        new ServiceProcess(`run-dispatcher-${i}`, DISPATCHER_MAIN, {
+          ...shared,
+          ...serviceKafkaEnv(secured, 'dispatcher'),
+          PORT: String(await freePort()),
+        }),
+      );
     }
     for (const service of [...ingress, ...dispatchers]) service.start();
-    for (const admin of admins) await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, `${admin.baseUrl} to be ready`);
+    for (const admin of admins)
+      await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, `${admin.baseUrl} to be ready`);
   }, 120_000);
 
   afterAll(async () => {
@@ -72,7 +86,11 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
     }
     // The second replica folds the store on its own: wait until it knows every webhook.
     for (const hook of hooks) {
-      await eventually(async () => (await admins[1].call<{ state: string }>('GET', `/admin/routines/${hook.routineId}/webhook`)).body.state === 'enabled', 10_000, 'replica 2 to see the webhook');
+      await eventually(
+        async () => (await admins[1].call<{ state: string }>('GET', `/admin/routines/${hook.routineId}/webhook`)).body.state === 'enabled',
+        10_000,
+        'replica 2 to see the webhook',
+      );
     }
 
     const accepted = new Map<number, { delivery_id: string; run_id: string }>();

@@ -35,7 +35,9 @@ describe('ChildProcessSupervisor', () => {
     const gaveUp = supervise(4);
     supervisor?.start({ name: 'crashy', script, env: process.env });
     const reason = await gaveUp;
-    expect(reason).toBe('crashy exited 4 times in a row within 30 s of starting (last: exit code 3); giving up — its log lines above say why');
+    expect(reason).toBe(
+      'crashy exited 4 times in a row within 30 s of starting (last: exit code 3); giving up — its log lines above say why',
+    );
     // Given up: no fifth start, ever.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(readFileSync(starts, 'utf8')).toBe('xxxx');
@@ -43,15 +45,24 @@ describe('ChildProcessSupervisor', () => {
 
   it('where a service listens is what that process reports over its channel', async () => {
     const script = join(dir, 'reports.js');
-    writeFileSync(script, `process.send({ type: 'wts:listening', service: 'fake', pid: process.pid, port: 1234, url: 'http://127.0.0.1:1234' }); setTimeout(() => {}, 60000);`);
+    writeFileSync(
+      script,
+      `process.send({ type: 'wts:listening', service: 'fake', pid: process.pid, port: 1234, url: 'http://127.0.0.1:1234' }); setTimeout(() => {}, 60000);`,
+    );
     const impostor = join(dir, 'impostor.js');
     // A report naming another pid is not this child's word, and is ignored.
-    writeFileSync(impostor, `process.send({ type: 'wts:listening', service: 'fake', pid: 1, port: 9, url: 'http://127.0.0.1:9' }); setTimeout(() => {}, 60000);`);
+    writeFileSync(
+      impostor,
+      `process.send({ type: 'wts:listening', service: 'fake', pid: 1, port: 9, url: 'http://127.0.0.1:9' }); setTimeout(() => {}, 60000);`,
+    );
     void supervise(5);
     supervisor?.start({ name: 'fake', script, env: process.env });
     supervisor?.start({ name: 'other', script: impostor, env: process.env });
     expect((await supervisor?.whenListening('fake'))?.url.port).toBe('1234');
-    const other = await Promise.race([supervisor?.whenListening('other'), new Promise((resolve) => setTimeout(() => resolve('no report'), 1000))]);
+    const other = await Promise.race([
+      supervisor?.whenListening('other'),
+      new Promise((resolve) => setTimeout(() => resolve('no report'), 1000)),
+    ]);
     expect(other).toBe('no report');
   }, 20_000);
 
@@ -69,7 +80,14 @@ describe('ChildProcessSupervisor', () => {
       await new Promise<void>((resolve) => holder?.listen(port, '127.0.0.1', resolve));
       const gaveUp = supervise(5);
       const startedAt = Date.now();
-      const env = { ...process.env, PORT: String(port), DISPATCHER_PORT: '0', DATA_DIR: join(dir, 'data'), ADMIN_TOKEN: 'a-test-admin-token-0123456789', SUPERVISOR_PID: String(process.pid) };
+      const env = {
+        ...process.env,
+        PORT: String(port),
+        DISPATCHER_PORT: '0',
+        DATA_DIR: join(dir, 'data'),
+        ADMIN_TOKEN: 'a-test-admin-token-0123456789',
+        SUPERVISOR_PID: String(process.pid),
+      };
       supervisor?.start({ name: 'ingress', script: INGRESS_MAIN, env });
       const reason = await gaveUp;
       expect(reason).toBe(`port ${port} (PORT) is already in use on 127.0.0.1: another process listens there; set PORT to a free port`);

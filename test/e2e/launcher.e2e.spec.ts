@@ -27,7 +27,14 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
 
   async function start(extraEnv: Record<string, string> = {}): Promise<{ port: number; dispatcherPort: number; services: number[] }> {
     const [port, dispatcherPort] = [await freePort(), await freePort()];
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: join(dataDir, 'data'), PORT: String(port), DISPATCHER_PORT: String(dispatcherPort), ...extraEnv };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      DATA_DIR: join(dataDir, 'data'),
+      PORT: String(port),
+      DISPATCHER_PORT: String(dispatcherPort),
+      ...extraEnv,
+    };
     launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -46,7 +53,9 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     expect(output).toContain(`Base URL      http://localhost:${port}`);
     expect(output).toMatch(/Authorization: Bearer [A-Za-z0-9_-]{32}/);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-    expect(output).toContain(`Health        http://localhost:${port}/health/ready   (run-dispatcher: http://localhost:${dispatcherPort}/health/ready)`);
+    expect(output).toContain(
+      `Health        http://localhost:${port}/health/ready   (run-dispatcher: http://localhost:${dispatcherPort}/health/ready)`,
+    );
     // Both services: health and metrics.
     for (const base of [`http://127.0.0.1:${port}`, `http://127.0.0.1:${dispatcherPort}`]) {
       expect((await fetch(`${base}/health/ready`)).status).toBe(200);
@@ -121,7 +130,11 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
     // Their stdout and stderr went away with the launcher: exiting must not wait on them (it did once:
     // sonic-boom 4's flushSync retried a write to a broken pipe forever — see service-logger.exit.int).
     const killedAt = Date.now();
-    await eventually(async () => services.every((pid) => !alive(pid)), 15_000, `services ${services.join(', ')} to stop after the launcher died`);
+    await eventually(
+      async () => services.every((pid) => !alive(pid)),
+      15_000,
+      `services ${services.join(', ')} to stop after the launcher died`,
+    );
     process.stderr.write(`[launcher] services gone ${Date.now() - killedAt} ms after the launcher was killed -9\n`);
   }, 90_000);
 });
@@ -153,31 +166,41 @@ describe('npm start with a port already taken', () => {
   it.each([
     ['PORT', '127.0.0.1'],
     ['DISPATCHER_PORT', '0.0.0.0'],
-  ])('%s taken (by a server on %s that answers 200): one line naming it, a non-zero exit within seconds, no banner, no token, no service left', async (variable, impostorHost) => {
-    const [port, dispatcherPort] = [await freePort(), await freePort()];
-    const taken = variable === 'PORT' ? port : dispatcherPort;
-    await listenImpostor(taken, impostorHost);
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: join(dataDir, 'data'), PORT: String(port), DISPATCHER_PORT: String(dispatcherPort) };
-    const startedAt = Date.now();
-    const launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const spawnedServices: number[] = [];
-    const watch = setInterval(() => spawnedServices.push(...childrenOf(launcher.pid as number)), 50);
-    const code = await new Promise<number | null>((resolve) => launcher.once('exit', (exitCode) => resolve(exitCode)));
-    clearInterval(watch);
-    const elapsed = Date.now() - startedAt;
-    expect(code).not.toBe(0);
-    expect(elapsed).toBeLessThan(10_000);
-    const lines = output.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`port ${taken} (${variable}) is already in use`);
-    expect(lines[0]).toContain(`set ${variable} to a free port`);
-    expect(output).not.toContain('is running');
-    expect(output).not.toContain('Bearer');
-    expect(spawnedServices).toEqual([]);
-  }, 30_000);
+  ])(
+    '%s taken (by a server on %s that answers 200): one line naming it, a non-zero exit within seconds, no banner, no token, no service left',
+    async (variable, impostorHost) => {
+      const [port, dispatcherPort] = [await freePort(), await freePort()];
+      const taken = variable === 'PORT' ? port : dispatcherPort;
+      await listenImpostor(taken, impostorHost);
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        DATA_DIR: join(dataDir, 'data'),
+        PORT: String(port),
+        DISPATCHER_PORT: String(dispatcherPort),
+      };
+      const startedAt = Date.now();
+      const launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      const spawnedServices: number[] = [];
+      const watch = setInterval(() => spawnedServices.push(...childrenOf(launcher.pid as number)), 50);
+      const code = await new Promise<number | null>((resolve) => launcher.once('exit', (exitCode) => resolve(exitCode)));
+      clearInterval(watch);
+      const elapsed = Date.now() - startedAt;
+      expect(code).not.toBe(0);
+      expect(elapsed).toBeLessThan(10_000);
+      const lines = output.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`port ${taken} (${variable}) is already in use`);
+      expect(lines[0]).toContain(`set ${variable} to a free port`);
+      expect(output).not.toContain('is running');
+      expect(output).not.toContain('Bearer');
+      expect(spawnedServices).toEqual([]);
+    },
+    30_000,
+  );
 });
 
 /** The local addresses with a listening TCP socket on `port`, read from the kernel's tables (IPv4). */

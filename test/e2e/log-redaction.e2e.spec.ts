@@ -21,7 +21,12 @@ describe('structured logs never carry secrets', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-logs-'));
     const port = await freePort();
     const token = `admin-${randomBytes(18).toString('base64url')}`;
-    ingress = new ServiceProcess('ingress', INGRESS_MAIN, { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN: token, LOG_LEVEL: 'trace' });
+    ingress = new ServiceProcess('ingress', INGRESS_MAIN, {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      ADMIN_TOKEN: token,
+      LOG_LEVEL: 'trace',
+    });
     ingress.start();
     const admin = new AdminClient(`http://127.0.0.1:${port}`, token);
     await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress');
@@ -39,8 +44,13 @@ describe('structured logs never carry secrets', () => {
     await fetch(`${admin.baseUrl}/admin/accounts`, { headers: { authorization: `Bearer ${token}-wrong` } });
     // Evidence the logs are flushed, not a pause: the line of every request above is in the output
     // (the last one, the refused admin call, included), so nothing they could leak is still buffered.
-    const requestLines = (): string[] => ingress.output.join('').match(/"msg":"(POST \/workflow-webhooks\/\S+|GET \/admin\/accounts) \d{3} /g) ?? [];
-    await eventually(async () => requestLines().length >= 4 && requestLines().some((line) => line.includes('GET /admin/accounts 401')), 20_000, 'the four request lines logged');
+    const requestLines = (): string[] =>
+      ingress.output.join('').match(/"msg":"(POST \/workflow-webhooks\/\S+|GET \/admin\/accounts) \d{3} /g) ?? [];
+    await eventually(
+      async () => requestLines().length >= 4 && requestLines().some((line) => line.includes('GET /admin/accounts 401')),
+      20_000,
+      'the four request lines logged',
+    );
 
     const output = ingress.output.join('');
     expect(output).toMatch(/"msg":"POST \/workflow-webhooks\/whk_[A-Za-z0-9_-]+ 202 \d+ ms"/);

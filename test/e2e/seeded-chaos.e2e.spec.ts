@@ -48,7 +48,10 @@ describe('seeded chaos on the Kafka shape (kill -9 of ingress, dispatcher and br
       deliveries_without_run: 0,
       parked: 0,
     });
-    expect({ runs_not_answered_202: summary.runs_not_answered_202, accepted_202_without_run: summary.accepted_202_without_run }).toEqual({ runs_not_answered_202: 0, accepted_202_without_run: 0 });
+    expect({ runs_not_answered_202: summary.runs_not_answered_202, accepted_202_without_run: summary.accepted_202_without_run }).toEqual({
+      runs_not_answered_202: 0,
+      accepted_202_without_run: 0,
+    });
     expect(summary.passed).toBe(true);
   }, 240_000);
 });

@@ -32,7 +32,10 @@ interface Answer {
 let currentDataDir = '';
 const dataDirOf = (): string => currentDataDir;
 
-describe.each([['the Kafka shape', true], ['the embedded shape', false]])('graceful shutdown on SIGTERM during load (%s)', (_shape, withKafka) => {
+describe.each([
+  ['the Kafka shape', true],
+  ['the embedded shape', false],
+])('graceful shutdown on SIGTERM during load (%s)', (_shape, withKafka) => {
   let brokerEnv: NodeJS.ProcessEnv | undefined;
   let dataDir: string;
   let ingress: ServiceProcess;
@@ -94,21 +97,32 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
       }
       throw new Error(`k-${i} never got a 202`);
     };
-    const at = (fraction: number): Promise<boolean> => eventually(async () => completed >= DELIVERIES * fraction, 120_000, `${fraction * 100}% sent`);
+    const at = (fraction: number): Promise<boolean> =>
+      eventually(async () => completed >= DELIVERIES * fraction, 120_000, `${fraction * 100}% sent`);
 
     const chaos = async (): Promise<void> => {
       await at(0.25);
       await ingress.stop(); // SIGTERM, and wait for the exit
       // Why, when it did not exit cleanly (its own last lines say: a failed close, or the deadline).
-      if (ingress.exit?.code !== 0) process.stderr.write(`[graceful-shutdown] the ingress exited ${JSON.stringify(ingress.exit)}; its last lines:\n${ingress.tail(60)}\n`);
+      if (ingress.exit?.code !== 0)
+        process.stderr.write(
+          `[graceful-shutdown] the ingress exited ${JSON.stringify(ingress.exit)}; its last lines:\n${ingress.tail(60)}\n`,
+        );
       expect(ingress.exit).toEqual({ code: 0, signal: null });
       ingress.start();
       await at(0.55);
       // The dispatcher is stopped while it is creating runs (a positive signal, not a moment in time:
       // after the ingress's restart its relay takes over again before runs flow).
-      await eventually(async () => valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'created' }) > 0, 60_000, 'the dispatcher creating runs');
+      await eventually(
+        async () => valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'created' }) > 0,
+        60_000,
+        'the dispatcher creating runs',
+      );
       await dispatcher.stop();
-      if (dispatcher.exit?.code !== 0) process.stderr.write(`[graceful-shutdown] the dispatcher exited ${JSON.stringify(dispatcher.exit)}; its last lines:\n${dispatcher.tail(60)}\n`);
+      if (dispatcher.exit?.code !== 0)
+        process.stderr.write(
+          `[graceful-shutdown] the dispatcher exited ${JSON.stringify(dispatcher.exit)}; its last lines:\n${dispatcher.tail(60)}\n`,
+        );
       expect(dispatcher.exit).toEqual({ code: 0, signal: null });
       if (brokers) uncommitted = await handledButUncommitted(brokers);
       dispatcher.start();
@@ -133,8 +147,14 @@ describe.each([['the Kafka shape', true], ['the embedded shape', false]])('grace
         120_000,
         `every run (dispatcher:\n${dispatcher.tail(20)})`,
       );
-      const kept = new Map(events.filter((event) => event.type === 'DeliveryAccepted').map((event) => [(event.data as { deliveryId: string }).deliveryId, event]));
-      const accepted = [...answers.values()].flatMap((seen) => seen.filter((answer) => answer.status === 202).map((answer) => JSON.parse(answer.body) as { delivery_id: string; run_id: string }));
+      const kept = new Map(
+        events
+          .filter((event) => event.type === 'DeliveryAccepted')
+          .map((event) => [(event.data as { deliveryId: string }).deliveryId, event]),
+      );
+      const accepted = [...answers.values()].flatMap((seen) =>
+        seen.filter((answer) => answer.status === 202).map((answer) => JSON.parse(answer.body) as { delivery_id: string; run_id: string }),
+      );
       // Every 202 — including those answered while the ingress was closing — names a kept delivery.
       expect(accepted.filter((body) => !kept.has(body.delivery_id))).toEqual([]);
       // One delivery per key, one run per delivery.
@@ -174,16 +194,28 @@ async function handledButUncommitted(brokers: string): Promise<string[]> {
   await admin.connect();
   const ends = await admin.fetchTopicOffsets(KafkaTopics.webhookEvents).finally(() => admin.disconnect());
   const total = ends.reduce((sum, end) => sum + Number(end.high) - Number(end.low), 0);
-  const collector = await new MessageCollector(kafka, [KafkaTopics.webhookEvents], `sigterm-check-${randomBytes(4).toString('hex')}`).start();
+  const collector = await new MessageCollector(
+    kafka,
+    [KafkaTopics.webhookEvents],
+    `sigterm-check-${randomBytes(4).toString('hex')}`,
+  ).start();
   try {
     await eventually(async () => collector.messages.length >= total, 30_000, 'the topic read to its end');
   } finally {
     await collector.stop();
   }
   const store = SqliteEventStore.open(join(dataDirOf(), 'events.sqlite'));
-  const withRun = new Set((await store.readAll({ limit: 1_000_000, filter: { streamPrefixes: ['run-'] } })).map((event) => (event.data as { deliveryId: string }).deliveryId));
+  const withRun = new Set(
+    (await store.readAll({ limit: 1_000_000, filter: { streamPrefixes: ['run-'] } })).map(
+      (event) => (event.data as { deliveryId: string }).deliveryId,
+    ),
+  );
   await store.close();
-  const accepted = collector.messages.filter((message) => message.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' && Number(message.offset) < Number(ends.find((end) => end.partition === message.partition)?.high ?? 0));
+  const accepted = collector.messages.filter(
+    (message) =>
+      message.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' &&
+      Number(message.offset) < Number(ends.find((end) => end.partition === message.partition)?.high ?? 0),
+  );
   const below = (message: (typeof accepted)[number]): boolean => Number(message.offset) < (committed.get(message.partition) ?? -1);
   const handledIds = new Set(accepted.filter(below).map((message) => message.headers[KafkaHeaders.eventId]));
   const problems: string[] = [];
@@ -191,7 +223,8 @@ async function handledButUncommitted(brokers: string): Promise<string[]> {
     const deliveryId = (JSON.parse(message.value?.toString('utf8') ?? '{}') as { deliveryId?: string }).deliveryId ?? '';
     const where = `p${message.partition}@${message.offset} ${deliveryId}`;
     if (below(message) && !withRun.has(deliveryId)) problems.push(`committed without a run: ${where}`);
-    if (!below(message) && withRun.has(deliveryId) && !handledIds.has(message.headers[KafkaHeaders.eventId])) problems.push(`run created, offset not committed: ${where}`);
+    if (!below(message) && withRun.has(deliveryId) && !handledIds.has(message.headers[KafkaHeaders.eventId]))
+      problems.push(`run created, offset not committed: ${where}`);
   }
   return problems;
 }

@@ -43,7 +43,10 @@ describe('metrics: every metric moves under traffic', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-'));
     const token = randomBytes(24).toString('base64url');
     const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
-    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env, { ingress: serviceKafkaEnv(secured, 'ingress'), dispatcher: serviceKafkaEnv(secured, 'dispatcher') }));
+    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env, {
+      ingress: serviceKafkaEnv(secured, 'ingress'),
+      dispatcher: serviceKafkaEnv(secured, 'dispatcher'),
+    }));
     admin = new AdminClient(ingressUrl, token);
     store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
   }, 240_000);
@@ -57,10 +60,20 @@ describe('metrics: every metric moves under traffic', () => {
 
   const post = (url: string, secret: string, body: string, headers: Record<string, string> = {}): Promise<Response> =>
     fetch(url, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers }, body });
-  const eventuallyMetrics = async (url: string, what: string, check: (samples: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> => {
+  const eventuallyMetrics = async (
+    url: string,
+    what: string,
+    check: (samples: Sample[]) => boolean,
+    timeoutMs = 30_000,
+  ): Promise<Sample[]> => {
     let last: Sample[] = [];
     await eventually(async () => check((last = await scrape(url))), timeoutMs, what).catch((error: unknown) => {
-      throw new Error(`${String(error)}\nlast scrape:\n${last.filter((s) => s.name.startsWith('wts_')).map((s) => `${s.name}${JSON.stringify(s.labels)} ${s.value}`).join('\n')}\n--- ingress\n${ingress.tail(20)}\n--- dispatcher\n${dispatcher.tail(20)}`);
+      throw new Error(
+        `${String(error)}\nlast scrape:\n${last
+          .filter((s) => s.name.startsWith('wts_'))
+          .map((s) => `${s.name}${JSON.stringify(s.labels)} ${s.value}`)
+          .join('\n')}\n--- ingress\n${ingress.tail(20)}\n--- dispatcher\n${dispatcher.tail(20)}`,
+      );
     });
     return last;
   };
@@ -82,7 +95,15 @@ describe('metrics: every metric moves under traffic', () => {
     statuses.push((await post(hook.url, hook.secret, '{"data":"once"}', { 'x-service-idempotency-key': 'k-1' })).status);
     statuses.push((await post(hook.url, 'whsec_wrong', '{}')).status);
     statuses.push((await post(`${ingressUrl}/workflow-webhooks/whk_AAAAAAAAAAAAAAAAAAAAAA`, hook.secret, '{}')).status);
-    statuses.push((await fetch(hook.url, { method: 'POST', headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/xml' }, body: '<x/>' })).status);
+    statuses.push(
+      (
+        await fetch(hook.url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/xml' },
+          body: '<x/>',
+        })
+      ).status,
+    );
     statuses.push((await post(hook.url, hook.secret, '{not json')).status);
     // The webhook's window is now spent except what is left: exhaust it.
     for (let i = 0; i < RATE_LIMIT; i++) statuses.push((await post(hook.url, hook.secret, JSON.stringify({ data: { over: i } }))).status);
@@ -92,15 +113,21 @@ describe('metrics: every metric moves under traffic', () => {
     expect(limited).toBeGreaterThan(0);
 
     const after = await scrape(ingressUrl);
-    const delta = (name: string, labels: Record<string, string> = {}): number => valueOf(after, name, labels) - valueOf(before, name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}): number =>
+      valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(delta('wts_deliveries_accepted_total')).toBe(accepted);
     expect(delta('wts_idempotent_replays_total')).toBe(1);
     expect(delta('wts_delivery_rejections_total', { code: 'webhook_not_found' })).toBe(2);
     expect(delta('wts_delivery_rejections_total', { code: 'unsupported_media_type' })).toBe(1);
-    expect(delta('wts_delivery_rejections_total', { code: 'invalid_json' }) + delta('wts_delivery_rejections_total', { code: 'validation_failed' })).toBeGreaterThanOrEqual(1);
+    expect(
+      delta('wts_delivery_rejections_total', { code: 'invalid_json' }) +
+        delta('wts_delivery_rejections_total', { code: 'validation_failed' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(delta('wts_delivery_rejections_total', { code: 'rate_limited' })).toBe(limited);
     // The one 404 is one label value: a wrong secret and an unknown id are not told apart.
-    const notFoundCodes = after.filter((s) => s.name === 'wts_delivery_rejections_total' && s.value > 0 && /not_found|secret|unknown|disabled/.test(s.labels.code ?? ''));
+    const notFoundCodes = after.filter(
+      (s) => s.name === 'wts_delivery_rejections_total' && s.value > 0 && /not_found|secret|unknown|disabled/.test(s.labels.code ?? ''),
+    );
     expect(notFoundCodes.map((s) => s.labels.code)).toEqual(['webhook_not_found']);
     expect(delta('wts_rate_limit_decisions_total', { decision: 'limited' })).toBe(limited);
     expect(delta('wts_rate_limit_decisions_total', { decision: 'allowed' })).toBeGreaterThanOrEqual(accepted + 1);
@@ -111,7 +138,11 @@ describe('metrics: every metric moves under traffic', () => {
     expect(delta('wts_event_store_commit_seconds_count')).toBeGreaterThan(0);
 
     // Each accepted delivery becomes a run, counted by the dispatcher.
-    await eventuallyMetrics(dispatcherUrl, 'runs created', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'created' }) >= accepted);
+    await eventuallyMetrics(
+      dispatcherUrl,
+      'runs created',
+      (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'created' }) >= accepted,
+    );
   }, 60_000);
 
   it('dispatcher: a parked delivery, a redelivered message (already created), a dead letter', async () => {
@@ -122,12 +153,28 @@ describe('metrics: every metric moves under traffic', () => {
 
     // A delivery with its run: the message to deliver again.
     const accepted = (await (await post(hook.url, hook.secret, '{"data":"twice"}')).json()) as { delivery_id: string };
-    await eventually(async () => (await admin.call('GET', `/admin/runs/${(accepted as { run_id?: string }).run_id ?? ''}`)).status === 200, 30_000, 'the run');
+    await eventually(
+      async () => (await admin.call('GET', `/admin/runs/${(accepted as { run_id?: string }).run_id ?? ''}`)).status === 200,
+      30_000,
+      'the run',
+    );
     const kafka = testKafka(brokers.split(','), 'metrics-test');
-    const collector = await new MessageCollector(kafka, [KafkaTopics.webhookEvents], `metrics-test-${randomBytes(4).toString('hex')}`).start();
+    const collector = await new MessageCollector(
+      kafka,
+      [KafkaTopics.webhookEvents],
+      `metrics-test-${randomBytes(4).toString('hex')}`,
+    ).start();
     let delivered: CollectedMessage | undefined;
     try {
-      await eventually(async () => (delivered = collector.messages.find((m) => m.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' && (m.value?.toString('utf8') ?? '').includes(accepted.delivery_id))) !== undefined, 30_000, 'a DeliveryAccepted message');
+      await eventually(
+        async () =>
+          (delivered = collector.messages.find(
+            (m) =>
+              m.headers[KafkaHeaders.eventType] === 'DeliveryAccepted' && (m.value?.toString('utf8') ?? '').includes(accepted.delivery_id),
+          )) !== undefined,
+        30_000,
+        'a DeliveryAccepted message',
+      );
     } finally {
       await collector.stop();
     }
@@ -137,15 +184,38 @@ describe('metrics: every metric moves under traffic', () => {
     await producer.connect();
     try {
       // The same message again (a redelivery): the run exists already.
-      await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: delivered.key, value: delivered.value, headers: delivered.headers }] });
-      await eventuallyMetrics(dispatcherUrl, 'an already-created run', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'already_created' }) >= 1);
+      await producer.send({
+        topic: KafkaTopics.webhookEvents,
+        messages: [{ key: delivered.key, value: delivered.value, headers: delivered.headers }],
+      });
+      await eventuallyMetrics(
+        dispatcherUrl,
+        'an already-created run',
+        (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'already_created' }) >= 1,
+      );
       // A message nothing can decode: parked on the dead-letter topic.
-      await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: 'poison', value: 'not json', headers: { [KafkaHeaders.eventType]: 'DeliveryAccepted', [KafkaHeaders.schemaVersion]: '1' } }] });
+      await producer.send({
+        topic: KafkaTopics.webhookEvents,
+        messages: [
+          {
+            key: 'poison',
+            value: 'not json',
+            headers: { [KafkaHeaders.eventType]: 'DeliveryAccepted', [KafkaHeaders.schemaVersion]: '1' },
+          },
+        ],
+      });
       await eventuallyMetrics(dispatcherUrl, 'a dead letter', (samples) => valueOf(samples, 'wts_dead_letters_total') >= 1);
       // The same message with another payload: the store holds it otherwise — no run, counted.
       const forged = { ...(JSON.parse(delivered.value?.toString('utf8') ?? '{}') as object), payload: { format: 'text', text: 'forged' } };
-      await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ key: delivered.key, value: JSON.stringify(forged), headers: delivered.headers }] });
-      await eventuallyMetrics(dispatcherUrl, 'an unverified notification', (samples) => valueOf(samples, 'wts_unverified_notifications_total') >= 1);
+      await producer.send({
+        topic: KafkaTopics.webhookEvents,
+        messages: [{ key: delivered.key, value: JSON.stringify(forged), headers: delivered.headers }],
+      });
+      await eventuallyMetrics(
+        dispatcherUrl,
+        'an unverified notification',
+        (samples) => valueOf(samples, 'wts_unverified_notifications_total') >= 1,
+      );
     } finally {
       await producer.disconnect();
     }
@@ -153,7 +223,11 @@ describe('metrics: every metric moves under traffic', () => {
 
   it('relay lag and checkpoint age grow while the broker is down (or the relay says it no longer leads), and fall back once it returns', async () => {
     const hook = await admin.setUpWebhook('relay@example.com');
-    await eventuallyMetrics(ingressUrl, 'the relay caught up', (samples) => valueOf(samples, 'wts_relay_lag_events') === 0 && valueOf(samples, 'wts_relay_leading') === 1);
+    await eventuallyMetrics(
+      ingressUrl,
+      'the relay caught up',
+      (samples) => valueOf(samples, 'wts_relay_lag_events') === 0 && valueOf(samples, 'wts_relay_leading') === 1,
+    );
     await kafkaScriptOrThrow('kill', brokerEnv);
     try {
       for (let i = 0; i < 3; i++) expect((await post(hook.url, hook.secret, JSON.stringify({ data: { whileDown: i } }))).status).toBe(202);
@@ -162,31 +236,52 @@ describe('metrics: every metric moves under traffic', () => {
       const lagging = await eventuallyMetrics(
         ingressUrl,
         'relay lag, or the relay deposed',
-        (samples) => (valueOf(samples, 'wts_relay_lag_events') >= 3 && valueOf(samples, 'wts_relay_checkpoint_age_seconds') > 0.5) || valueOf(samples, 'wts_relay_leading') === 0,
+        (samples) =>
+          (valueOf(samples, 'wts_relay_lag_events') >= 3 && valueOf(samples, 'wts_relay_checkpoint_age_seconds') > 0.5) ||
+          valueOf(samples, 'wts_relay_leading') === 0,
       );
       if (valueOf(lagging, 'wts_relay_leading') === 1) expect(valueOf(lagging, 'wts_relay_lag_seconds')).toBeGreaterThan(0);
     } finally {
       await kafkaScriptOrThrow('start', brokerEnv);
     }
-    const caughtUp = await eventuallyMetrics(ingressUrl, 'the relay to lead again and catch up', (samples) => valueOf(samples, 'wts_relay_leading') === 1 && valueOf(samples, 'wts_relay_lag_events') === 0, 90_000);
+    const caughtUp = await eventuallyMetrics(
+      ingressUrl,
+      'the relay to lead again and catch up',
+      (samples) => valueOf(samples, 'wts_relay_leading') === 1 && valueOf(samples, 'wts_relay_lag_events') === 0,
+      90_000,
+    );
     expect(valueOf(caughtUp, 'wts_relay_lag_seconds')).toBe(0);
     expect(valueOf(caughtUp, 'wts_relay_checkpoint_age_seconds')).toBe(0);
   }, 180_000);
 
   it('projector lag grows while the read-model database is locked, and falls back once it is free', async () => {
     const hook = await admin.setUpWebhook('projector@example.com');
-    await eventuallyMetrics(dispatcherUrl, 'the projector caught up', (samples) => valueOf(samples, 'wts_projector_lag_events') === 0, 60_000);
+    await eventuallyMetrics(
+      dispatcherUrl,
+      'the projector caught up',
+      (samples) => valueOf(samples, 'wts_projector_lag_events') === 0,
+      60_000,
+    );
     const readModels = new Database(join(dataDir, 'readmodels.sqlite'));
     readModels.exec('BEGIN EXCLUSIVE');
     try {
       for (let i = 0; i < 2; i++) expect((await post(hook.url, hook.secret, JSON.stringify({ data: { locked: i } }))).status).toBe(202);
-      const lagging = await eventuallyMetrics(dispatcherUrl, 'projector lag', (samples) => valueOf(samples, 'wts_projector_lag_events') >= 2 && valueOf(samples, 'wts_projector_lag_seconds') > 0);
+      const lagging = await eventuallyMetrics(
+        dispatcherUrl,
+        'projector lag',
+        (samples) => valueOf(samples, 'wts_projector_lag_events') >= 2 && valueOf(samples, 'wts_projector_lag_seconds') > 0,
+      );
       expect(valueOf(lagging, 'wts_projector_lag_seconds')).toBeGreaterThan(0);
     } finally {
       readModels.exec('ROLLBACK');
       readModels.close();
     }
-    await eventuallyMetrics(dispatcherUrl, 'the projector to catch up', (samples) => valueOf(samples, 'wts_projector_lag_events') === 0 && valueOf(samples, 'wts_projector_lag_seconds') === 0, 60_000);
+    await eventuallyMetrics(
+      dispatcherUrl,
+      'the projector to catch up',
+      (samples) => valueOf(samples, 'wts_projector_lag_events') === 0 && valueOf(samples, 'wts_projector_lag_seconds') === 0,
+      60_000,
+    );
   }, 120_000);
 
   it('consumer lag per partition: a partition held by a message of a newer schema shows what waits behind it', async () => {
@@ -194,15 +289,22 @@ describe('metrics: every metric moves under traffic', () => {
     const producer = kafka.producer();
     await producer.connect();
     try {
-      const stall = { key: 'stalled-partition', headers: { [KafkaHeaders.eventType]: 'DeliveryAccepted', [KafkaHeaders.schemaVersion]: '99' } };
+      const stall = {
+        key: 'stalled-partition',
+        headers: { [KafkaHeaders.eventType]: 'DeliveryAccepted', [KafkaHeaders.schemaVersion]: '99' },
+      };
       await producer.send({ topic: KafkaTopics.webhookEvents, messages: [{ ...stall, value: '{}' }] });
       await producer.send({ topic: KafkaTopics.webhookEvents, messages: [1, 2, 3].map(() => ({ ...stall, value: '{}' })) });
     } finally {
       await producer.disconnect();
     }
-    const samples = await eventuallyMetrics(dispatcherUrl, 'consumer lag', (s) => s.some((sample) => sample.name === 'wts_consumer_lag_messages' && sample.value >= 4));
+    const samples = await eventuallyMetrics(dispatcherUrl, 'consumer lag', (s) =>
+      s.some((sample) => sample.name === 'wts_consumer_lag_messages' && sample.value >= 4),
+    );
     const partitions = samples.filter((sample) => sample.name === 'wts_consumer_lag_messages');
-    expect(partitions.every((sample) => sample.labels.topic === KafkaTopics.webhookEvents && /^\d+$/.test(sample.labels.partition ?? ''))).toBe(true);
+    expect(
+      partitions.every((sample) => sample.labels.topic === KafkaTopics.webhookEvents && /^\d+$/.test(sample.labels.partition ?? '')),
+    ).toBe(true);
   }, 60_000);
 
   it("no line either service wrote — the broker's outage and refusals included — holds its Kafka password", () => {

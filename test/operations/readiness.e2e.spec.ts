@@ -33,21 +33,37 @@ describe('health: liveness and readiness against the real servers', () => {
   beforeAll(async () => {
     assertBuilt();
     brokerEnv = securedBrokerEnv(mkdtempSync(join(tmpdir(), 'wts-e2e-health-kafka-')));
-    const [secured, redisServer, db] = await Promise.all([startSecuredKafkaBroker(brokerEnv), PrivateRedis.start(), createTestDatabase('health')]);
+    const [secured, redisServer, db] = await Promise.all([
+      startSecuredKafkaBroker(brokerEnv),
+      PrivateRedis.start(),
+      createTestDatabase('health'),
+    ]);
     redis = redisServer;
     database = db;
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-health-'));
     const [port, dispatcherPort] = [await freePort(), await freePort()];
     ingressUrl = `http://127.0.0.1:${port}`;
     dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
-    const shared = { DATA_DIR: dataDir, ADMIN_TOKEN: randomBytes(24).toString('base64url'), REDIS_URL: redis.url, DATABASE_URL: database.url, LOG_LEVEL: 'warn', PORT: String(port), DISPATCHER_PORT: String(dispatcherPort) };
+    const shared = {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+      REDIS_URL: redis.url,
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      DISPATCHER_PORT: String(dispatcherPort),
+    };
     // Each with its own Kafka credentials (SASL/SCRAM), as compose runs them.
     ingress = new ServiceProcess('ingress', INGRESS_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'ingress') });
     dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, { ...shared, ...serviceKafkaEnv(secured, 'dispatcher') });
     ingress.start();
     dispatcher.start();
     await eventually(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
-    await eventually(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
+    await eventually(
+      async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok,
+      60_000,
+      `the dispatcher to be ready\n${dispatcher.tail()}`,
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -66,7 +82,12 @@ describe('health: liveness and readiness against the real servers', () => {
   it('answers live and ready on both services, with one status per configured dependency; the old names are aliases', async () => {
     const ready = await health(`${ingressUrl}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(ready.body.details).toEqual({ event_store: { status: 'up' }, postgresql: { status: 'up' }, kafka: { status: 'up' }, redis: { status: 'up' } });
+    expect(ready.body.details).toEqual({
+      event_store: { status: 'up' },
+      postgresql: { status: 'up' },
+      kafka: { status: 'up' },
+      redis: { status: 'up' },
+    });
     expect((await health(`${ingressUrl}/readyz`)).body).toEqual(ready.body);
     const dispatcherReady = await health(`${dispatcherUrl}/health/ready`);
     expect(dispatcherReady.status).toBe(200);
@@ -80,7 +101,11 @@ describe('health: liveness and readiness against the real servers', () => {
   it('Redis down: the ingress turns unready within seconds, naming redis; ready again once it is back', async () => {
     await redis.kill();
     const down = Date.now();
-    await eventually(async () => (await health(`${ingressUrl}/health/ready`)).status === 503, 10_000, 'the ingress to notice Redis is down');
+    await eventually(
+      async () => (await health(`${ingressUrl}/health/ready`)).status === 503,
+      10_000,
+      'the ingress to notice Redis is down',
+    );
     expect(Date.now() - down).toBeLessThan(10_000);
     const unready = await health(`${ingressUrl}/health/ready`);
     expect(unready.body.status).toBe('error');

@@ -1,10 +1,26 @@
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, ParkDispatchUseCase, StoreDispatchWorker, systemClock } from '@wts/application';
+import {
+  DispatchDeliveryUseCase,
+  DispatchNotifiedDeliveryUseCase,
+  ParkDispatchUseCase,
+  StoreDispatchWorker,
+  systemClock,
+} from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { Streams } from '@wts/contracts';
 import { SqliteEventStore, type EventStore } from '@wts/event-store';
-import { DEFAULT_CONSUMER_TUNING, DeliveryAcceptedMessage, KafkaRelaySupervisor, Relays, WebhookEventsConsumer, createKafkaClient, ensureTopics, kafkaTopicNames, silentMessagingLogger } from '@wts/messaging';
+import {
+  DEFAULT_CONSUMER_TUNING,
+  DeliveryAcceptedMessage,
+  KafkaRelaySupervisor,
+  Relays,
+  WebhookEventsConsumer,
+  createKafkaClient,
+  ensureTopics,
+  kafkaTopicNames,
+  silentMessagingLogger,
+} from '@wts/messaging';
 import { startTracing, tracedDispatch, tracedEventStore, type TracingHandle } from '@wts/observability';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -72,23 +88,40 @@ describe('traces: one delivery, one trace', () => {
     exporter.reset();
     const response = await fetch(`${admin.baseUrl}${new URL(hook.url).pathname}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      headers: {
+        authorization: `Bearer ${hook.secret}`,
+        'content-type': 'application/json',
+        traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+      },
       body: '{"data":{"alert":"disk full"}}',
     });
     expect(response.status).toBe(202);
     const { delivery_id: deliveryId, run_id: runId } = (await response.json()) as { delivery_id: string; run_id: string };
     await eventually(async () => (await raw.readStream(Streams.run(runId))).length > 0, 30_000, 'the run');
-    await eventually(async () => exporter.getFinishedSpans().some((span) => span.name === 'event-store append run-'), 10_000, 'the run append span');
+    await eventually(
+      async () => exporter.getFinishedSpans().some((span) => span.name === 'event-store append run-'),
+      10_000,
+      'the run append span',
+    );
     return { spans: exporter.getFinishedSpans(), deliveryId, runId };
   }
 
   /** The spans from the request to the run's append, each the parent of the next; every one in the caller's trace. */
-  async function expectChain(spans: readonly ReadableSpan[], names: readonly string[], ids: { deliveryId: string; runId: string }): Promise<void> {
+  async function expectChain(
+    spans: readonly ReadableSpan[],
+    names: readonly string[],
+    ids: { deliveryId: string; runId: string },
+  ): Promise<void> {
     const chain: ReadableSpan[] = [];
     let parent = CALLER_SPAN;
     for (const name of names) {
       const span = spans.find((candidate) => candidate.name === name && candidate.parentSpanContext?.spanId === parent);
-      expect({ name, parent, found: Boolean(span), spans: span ? undefined : spans.map((s) => `${s.name} ${s.spanContext().spanId} ← ${s.parentSpanContext?.spanId ?? '-'}`) }).toEqual({ name, parent, found: true, spans: undefined });
+      expect({
+        name,
+        parent,
+        found: Boolean(span),
+        spans: span ? undefined : spans.map((s) => `${s.name} ${s.spanContext().spanId} ← ${s.parentSpanContext?.spanId ?? '-'}`),
+      }).toEqual({ name, parent, found: true, spans: undefined });
       if (!span) return;
       chain.push(span);
       parent = span.spanContext().spanId;
@@ -98,16 +131,30 @@ describe('traces: one delivery, one trace', () => {
     const [accepted] = await raw.readStream(Streams.delivery(ids.deliveryId));
     const [created] = await raw.readStream(Streams.run(ids.runId));
     const appendOf = (prefix: string): ReadableSpan | undefined => chain.find((span) => span.name === `event-store append ${prefix}`);
-    expect((accepted.metadata as { traceparent: string }).traceparent).toBe(`00-${CALLER_TRACE}-${appendOf('delivery-')?.spanContext().spanId}-01`);
-    expect((created.metadata as { traceparent: string }).traceparent).toBe(`00-${CALLER_TRACE}-${appendOf('run-')?.spanContext().spanId}-01`);
+    expect((accepted.metadata as { traceparent: string }).traceparent).toBe(
+      `00-${CALLER_TRACE}-${appendOf('delivery-')?.spanContext().spanId}-01`,
+    );
+    expect((created.metadata as { traceparent: string }).traceparent).toBe(
+      `00-${CALLER_TRACE}-${appendOf('run-')?.spanContext().spanId}-01`,
+    );
   }
 
   it('embedded shape: request → append DeliveryAccepted → dispatch → append RunCreated', async () => {
-    const worker = new StoreDispatchWorker({ store, checkpoints: raw.checkpoints(), dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)), park: new ParkDispatchUseCase(store, systemClock), logger: { info: () => undefined, error: () => undefined } });
+    const worker = new StoreDispatchWorker({
+      store,
+      checkpoints: raw.checkpoints(),
+      dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)),
+      park: new ParkDispatchUseCase(store, systemClock),
+      logger: { info: () => undefined, error: () => undefined },
+    });
     await worker.start();
     stops.push(() => worker.stop());
     const { spans, ...ids } = await deliverOne();
-    await expectChain(spans, ['POST /workflow-webhooks/{webhook_id}', 'event-store append delivery-', 'dispatch DeliveryAccepted', 'event-store append run-'], ids);
+    await expectChain(
+      spans,
+      ['POST /workflow-webhooks/{webhook_id}', 'event-store append delivery-', 'dispatch DeliveryAccepted', 'event-store append run-'],
+      ids,
+    );
   }, 60_000);
 
   it('Kafka shape: request → append DeliveryAccepted → publish (traceparent header) → dispatch → append RunCreated', async () => {
@@ -117,25 +164,41 @@ describe('traces: one delivery, one trace', () => {
     const kafka = testKafka(brokers);
     await ensureTopics(kafka, topics);
     stops.push(() => deleteTopics(kafka, Object.values(topics)));
-    const relay = new KafkaRelaySupervisor({ connection: { brokers }, definition: { ...Relays.ingressWebhooks, name }, store, checkpoints: raw.checkpoints(), topics });
+    const relay = new KafkaRelaySupervisor({
+      connection: { brokers },
+      definition: { ...Relays.ingressWebhooks, name },
+      store,
+      checkpoints: raw.checkpoints(),
+      topics,
+    });
     stops.push(() => relay.stop());
     await relay.start();
-    const dispatch = new DispatchNotifiedDeliveryUseCase(store, tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)), systemClock);
-    const newConsumer = (): WebhookEventsConsumer => new WebhookEventsConsumer({
-      kafka: createKafkaClient({ connection: { brokers }, clientId: name, logger: silentMessagingLogger }),
-      topics,
-      groupId: `${name}-dispatcher`,
-      handlers: new Map([
-        [
-          DeliveryAcceptedMessage.eventType,
-          async (event) => {
-            await dispatch.execute({ eventId: event.eventId, streamId: event.streamId, traceparent: event.traceparent, claimed: event.value as DeliveryAcceptedMessage.Value });
-          },
-        ],
-      ]),
-      logger: silentMessagingLogger,
-      tuning: { ...DEFAULT_CONSUMER_TUNING, sessionTimeoutMs: 6000 },
-    });
+    const dispatch = new DispatchNotifiedDeliveryUseCase(
+      store,
+      tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)),
+      systemClock,
+    );
+    const newConsumer = (): WebhookEventsConsumer =>
+      new WebhookEventsConsumer({
+        kafka: createKafkaClient({ connection: { brokers }, clientId: name, logger: silentMessagingLogger }),
+        topics,
+        groupId: `${name}-dispatcher`,
+        handlers: new Map([
+          [
+            DeliveryAcceptedMessage.eventType,
+            async (event) => {
+              await dispatch.execute({
+                eventId: event.eventId,
+                streamId: event.streamId,
+                traceparent: event.traceparent,
+                claimed: event.value as DeliveryAcceptedMessage.Value,
+              });
+            },
+          ],
+        ]),
+        logger: silentMessagingLogger,
+        tuning: { ...DEFAULT_CONSUMER_TUNING, sessionTimeoutMs: 6000 },
+      });
     // Fresh topics: a member may join before the broker serves their partitions; join again then.
     let consumer = newConsumer();
     await eventually(
@@ -153,20 +216,40 @@ describe('traces: one delivery, one trace', () => {
     );
     stops.push(() => consumer.stop());
     const { spans, ...ids } = await deliverOne();
-    await expectChain(spans, ['POST /workflow-webhooks/{webhook_id}', 'event-store append delivery-', `publish ${topics.webhookEvents}`, 'dispatch DeliveryAccepted', 'event-store append run-'], ids);
+    await expectChain(
+      spans,
+      [
+        'POST /workflow-webhooks/{webhook_id}',
+        'event-store append delivery-',
+        `publish ${topics.webhookEvents}`,
+        'dispatch DeliveryAccepted',
+        'event-store append run-',
+      ],
+      ids,
+    );
   }, 90_000);
 
-  it('with tracing off, no span is made and the events keep the caller\'s trace id', async () => {
+  it("with tracing off, no span is made and the events keep the caller's trace id", async () => {
     await tracing?.shutdown();
     tracing = undefined;
-    const worker = new StoreDispatchWorker({ store, checkpoints: raw.checkpoints(), dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)), park: new ParkDispatchUseCase(store, systemClock), logger: { info: () => undefined, error: () => undefined } });
+    const worker = new StoreDispatchWorker({
+      store,
+      checkpoints: raw.checkpoints(),
+      dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)),
+      park: new ParkDispatchUseCase(store, systemClock),
+      logger: { info: () => undefined, error: () => undefined },
+    });
     await worker.start();
     stops.push(() => worker.stop());
     const hook = await admin.setUpWebhook('untraced@example.com');
     exporter.reset();
     const response = await fetch(`${admin.baseUrl}${new URL(hook.url).pathname}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      headers: {
+        authorization: `Bearer ${hook.secret}`,
+        'content-type': 'application/json',
+        traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+      },
       body: `{"data":"${randomBytes(4).toString('hex')}"}`,
     });
     const { run_id: runId } = (await response.json()) as { run_id: string };

@@ -25,7 +25,11 @@ export async function postUntilAccepted(delivery: PostUntilAccepted): Promise<Ac
     try {
       const response = await fetch(delivery.urlFor(attempt), {
         method: 'POST',
-        headers: { authorization: `Bearer ${delivery.secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': delivery.idempotencyKey },
+        headers: {
+          authorization: `Bearer ${delivery.secret}`,
+          'content-type': 'application/json',
+          'x-service-idempotency-key': delivery.idempotencyKey,
+        },
         body: delivery.body,
       });
       answer = { status: response.status, text: await response.text() };

@@ -85,7 +85,9 @@ export class IngressAdminClient extends IngressHttpClient {
   }
 
   /** One account, one routine scoped to it, an enabled webhook with that account as default. */
-  async setupWebhook(options: { accountOverrideAllowed?: boolean; routine?: Partial<RoutineInput>; account?: AccountBody } = {}): Promise<WebhookFixture> {
+  async setupWebhook(
+    options: { accountOverrideAllowed?: boolean; routine?: Partial<RoutineInput>; account?: AccountBody } = {},
+  ): Promise<WebhookFixture> {
     const account = options.account ?? (await this.createAccount());
     const routine = await this.createRoutine({ account_scope: [account.id], ...options.routine });
     const webhook = await this.enableWebhook(routine.id, account.email, options.accountOverrideAllowed ?? false);
@@ -95,7 +97,8 @@ export class IngressAdminClient extends IngressHttpClient {
   // ---------------------------------------------------------------- listings
 
   async deliveries(routineId: string): Promise<Json[]> {
-    return ((await this.adminOk('GET', `/admin/routines/${routineId}/webhook/deliveries`, undefined, 200)) as { deliveries: Json[] }).deliveries;
+    return ((await this.adminOk('GET', `/admin/routines/${routineId}/webhook/deliveries`, undefined, 200)) as { deliveries: Json[] })
+      .deliveries;
   }
 
   /** The newest runs of the routine (the first page: `limit` of them, 100 unless given). */
@@ -106,35 +109,60 @@ export class IngressAdminClient extends IngressHttpClient {
 
   /** Waits until the runs listing of the routine holds `count` entries (listings follow the store within milliseconds). */
   async waitForRuns(routineId: string, count: number): Promise<Json[]> {
-    return eventually(async () => {
-      const list = await this.runs(routineId, Math.min(1000, Math.max(count, 100)));
-      return list.length >= count ? list : undefined;
-    }, 10_000, `${count} runs`, POLL_MS);
+    return eventually(
+      async () => {
+        const list = await this.runs(routineId, Math.min(1000, Math.max(count, 100)));
+        return list.length >= count ? list : undefined;
+      },
+      10_000,
+      `${count} runs`,
+      POLL_MS,
+    );
   }
 
   /** Waits until the deliveries listing of the routine holds `count` entries. */
   async waitForDeliveries(routineId: string, count: number): Promise<Json[]> {
-    return eventually(async () => {
-      const list = await this.deliveries(routineId);
-      return list.length >= count ? list : undefined;
-    }, 5000, `${count} deliveries`, POLL_MS);
+    return eventually(
+      async () => {
+        const list = await this.deliveries(routineId);
+        return list.length >= count ? list : undefined;
+      },
+      5000,
+      `${count} deliveries`,
+      POLL_MS,
+    );
   }
 
   /** Waits until the deliveries listing of the routine shows `deliveryId`; returns the item. */
   async waitForDelivery(routineId: string, deliveryId: string): Promise<Json> {
-    return eventually(async () => (await this.deliveries(routineId)).find((item: Json) => item.delivery_id === deliveryId), 5000, `delivery ${deliveryId}`, POLL_MS);
+    return eventually(
+      async () => (await this.deliveries(routineId)).find((item: Json) => item.delivery_id === deliveryId),
+      5000,
+      `delivery ${deliveryId}`,
+      POLL_MS,
+    );
   }
 
   /** Waits until the runs listing of the routine shows `runId` (the listing follows the store, after GET /admin/runs/{id} does); returns the item. */
   async waitForListedRun(routineId: string, runId: string): Promise<Json> {
-    return eventually(async () => (await this.runs(routineId)).find((item: Json) => item.run_id === runId), 8000, `run ${runId} listed`, POLL_MS);
+    return eventually(
+      async () => (await this.runs(routineId)).find((item: Json) => item.run_id === runId),
+      8000,
+      `run ${runId} listed`,
+      POLL_MS,
+    );
   }
 
   /** Polls GET /admin/runs/{id} until the dispatcher has created the run. */
   async waitForRun(runId: string): Promise<HttpResult> {
-    return eventually(async () => {
-      const result = await this.admin('GET', `/admin/runs/${runId}`);
-      return result.status === 200 ? result : undefined;
-    }, 8000, `run ${runId}`, POLL_MS);
+    return eventually(
+      async () => {
+        const result = await this.admin('GET', `/admin/runs/${runId}`);
+        return result.status === 200 ? result : undefined;
+      },
+      8000,
+      `run ${runId}`,
+      POLL_MS,
+    );
   }
 }

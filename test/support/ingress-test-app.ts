@@ -70,7 +70,13 @@ export class IngressTestApp extends IngressAdminClient {
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;
-    const projector = new ReadModelProjector(store, readModels, SILENT, { batchSize: 500, flushEveryMs: 5, leaseRetryMs: 100, retryDelayMs: 100, verifyEveryMs: 200 });
+    const projector = new ReadModelProjector(store, readModels, SILENT, {
+      batchSize: 500,
+      flushEveryMs: 5,
+      leaseRetryMs: 100,
+      retryDelayMs: 100,
+      verifyEveryMs: 200,
+    });
     projector.start();
     const instance = new IngressTestApp(app, store, config, dataDir, address.port, readModels, projector);
     instance.ownsDataDir = shared === undefined;
@@ -89,7 +95,13 @@ export class IngressTestApp extends IngressAdminClient {
   /** Creates runs in-process, the way the run-dispatcher does from the store. */
   async startDispatcher(): Promise<void> {
     if (this.dispatcher) return;
-    this.dispatcher = new StoreDispatchWorker({ store: this.store, checkpoints: this.store.checkpoints(), dispatch: new DispatchDeliveryUseCase(this.store, systemClock), park: new ParkDispatchUseCase(this.store, systemClock), logger: SILENT });
+    this.dispatcher = new StoreDispatchWorker({
+      store: this.store,
+      checkpoints: this.store.checkpoints(),
+      dispatch: new DispatchDeliveryUseCase(this.store, systemClock),
+      park: new ParkDispatchUseCase(this.store, systemClock),
+      logger: SILENT,
+    });
     await this.dispatcher.start();
   }
 

@@ -31,10 +31,15 @@ export interface KafkaScriptResult {
 export function runKafkaScript(command: KafkaScriptCommand, env: NodeJS.ProcessEnv = {}, timeoutMs = 180_000): Promise<KafkaScriptResult> {
   const fullEnv = { ...process.env, KAFKA_OWNER_PID: String(process.pid), ...env };
   return new Promise((resolve) => {
-    execFile('bash', [KAFKA_SCRIPT, command], { env: fullEnv, timeout: timeoutMs, maxBuffer: 10 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      'bash',
+      [KAFKA_SCRIPT, command],
+      { env: fullEnv, timeout: timeoutMs, maxBuffer: 10 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -56,7 +61,8 @@ export function kafkaBrokers(): string[] {
   const unavailable = process.env[TEST_KAFKA_UNAVAILABLE_ENV];
   if (unavailable) throw new Error(`the Kafka test broker is not available, so this suite cannot run:\n${unavailable}`);
   const brokers = process.env[TEST_KAFKA_BROKERS_ENV] ?? process.env.KAFKA_BROKERS;
-  if (!brokers) throw new Error(`${TEST_KAFKA_BROKERS_ENV} is not set: run the tests through jest (its globalSetup starts the test broker)`);
+  if (!brokers)
+    throw new Error(`${TEST_KAFKA_BROKERS_ENV} is not set: run the tests through jest (its globalSetup starts the test broker)`);
   return brokers.split(',');
 }
 

@@ -5,7 +5,15 @@
  * the CA (KAFKA_SSL_CA_FILE); the test tooling keeps the PLAINTEXT listener, whose anonymous
  * principal is the broker's super user (127.0.0.1 only, never in compose).
  */
-import { applyKafkaAccess, createKafkaClient, kafkaAccessPlan, kafkaTopicNames, silentMessagingLogger, type KafkaConnection, type KafkaTopicNames } from '@wts/messaging';
+import {
+  applyKafkaAccess,
+  createKafkaClient,
+  kafkaAccessPlan,
+  kafkaTopicNames,
+  silentMessagingLogger,
+  type KafkaConnection,
+  type KafkaTopicNames,
+} from '@wts/messaging';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Kafka } from 'kafkajs';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -45,12 +53,19 @@ export async function startSecuredKafkaBroker(env: NodeJS.ProcessEnv, topics: Ka
   const adminBrokers = /^KAFKA_BROKERS=(\S+)$/m.exec(result.stdout)?.[1];
   const saslBrokers = /^KAFKA_SASL_BROKERS=(\S+)$/m.exec(result.stdout)?.[1];
   const caFile = /^KAFKA_TLS_CA=(\S+)$/m.exec(result.stdout)?.[1];
-  if (result.code !== 0 || !adminBrokers || !saslBrokers || !caFile) throw new Error(`kafka.sh start (SCRAM) failed (exit ${result.code}):\n${result.stderr.slice(-4000)}`);
-  const passwords = Object.fromEntries((env.KAFKA_SCRAM_USERS ?? '').split(' ').map((pair) => pair.split(':'))) as Record<TestKafkaUser, string>;
-  await applyKafkaAccess(testKafka([adminBrokers], 'acl-setup'), kafkaAccessPlan(
-    { ingress: 'User:ingress', dispatcher: 'User:dispatcher', readers: [{ principal: 'User:reader', group: `${READER_GROUP_PREFIX}*` }] },
-    topics,
-  ));
+  if (result.code !== 0 || !adminBrokers || !saslBrokers || !caFile)
+    throw new Error(`kafka.sh start (SCRAM) failed (exit ${result.code}):\n${result.stderr.slice(-4000)}`);
+  const passwords = Object.fromEntries((env.KAFKA_SCRAM_USERS ?? '').split(' ').map((pair) => pair.split(':'))) as Record<
+    TestKafkaUser,
+    string
+  >;
+  await applyKafkaAccess(
+    testKafka([adminBrokers], 'acl-setup'),
+    kafkaAccessPlan(
+      { ingress: 'User:ingress', dispatcher: 'User:dispatcher', readers: [{ principal: 'User:reader', group: `${READER_GROUP_PREFIX}*` }] },
+      topics,
+    ),
+  );
   return { adminBrokers, saslBrokers, caFile, ca: readFileSync(caFile, 'utf8'), passwords };
 }
 
@@ -61,7 +76,13 @@ export function connectionAs(kafka: SecuredKafka, user: TestKafkaUser, password 
 
 /** A client as `user`, with the services' own factory. */
 export function clientAs(kafka: SecuredKafka, user: TestKafkaUser, password?: string): Kafka {
-  return createKafkaClient({ connection: connectionAs(kafka, user, password), clientId: `test-${user}`, logger: silentMessagingLogger, connectionTimeoutMs: 2000, requestTimeoutMs: 5000 });
+  return createKafkaClient({
+    connection: connectionAs(kafka, user, password),
+    clientId: `test-${user}`,
+    logger: silentMessagingLogger,
+    connectionTimeoutMs: 2000,
+    requestTimeoutMs: 5000,
+  });
 }
 
 export interface AclBinding {
@@ -84,7 +105,12 @@ export async function aclBindings(kafka: SecuredKafka, principal?: string): Prom
       ...(principal === undefined ? {} : { principal }),
     });
     return described.resources.flatMap((resource) =>
-      resource.acls.map((acl) => ({ resource: resource.resourceName, principal: acl.principal, operation: acl.operation, permission: acl.permissionType })),
+      resource.acls.map((acl) => ({
+        resource: resource.resourceName,
+        principal: acl.principal,
+        operation: acl.operation,
+        permission: acl.permissionType,
+      })),
     );
   } finally {
     await admin.disconnect();

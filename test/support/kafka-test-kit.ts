@@ -16,7 +16,12 @@ export interface CollectedMessage {
 }
 
 export function testKafka(brokers: readonly string[], clientId = 'test-kit'): Kafka {
-  return new Kafka({ clientId, brokers: [...brokers], logLevel: logLevel.NOTHING, retry: { retries: 20, initialRetryTime: 100, maxRetryTime: 2000 } });
+  return new Kafka({
+    clientId,
+    brokers: [...brokers],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 20, initialRetryTime: 100, maxRetryTime: 2000 },
+  });
 }
 
 export function headerStrings(headers: IHeaders | undefined): Record<string, string> {
@@ -142,7 +147,17 @@ export async function appendRoutineWithWebhook(store: EventStore): Promise<Catal
   const now = new Date().toISOString();
   await store.append(
     `routine-${routineId}`,
-    [stored('RoutineCreated', { routineId, name: 'Triage', instructions: 'Triage the alert.', tools: [], mode: 'supervised', accountScope: [accountId], createdAt: now })],
+    [
+      stored('RoutineCreated', {
+        routineId,
+        name: 'Triage',
+        instructions: 'Triage the alert.',
+        tools: [],
+        mode: 'supervised',
+        accountScope: [accountId],
+        createdAt: now,
+      }),
+    ],
     'no_stream',
   );
   await store.append(

@@ -22,7 +22,9 @@ export class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     this.child = child;
     await eventually(async () => child.exitCode === null && (await isListening(this.port)), 10_000, `redis-server on port ${this.port}`);
   }

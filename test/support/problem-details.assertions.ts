@@ -4,9 +4,14 @@ import type { Json } from './ingress-http.client';
 export const PROBLEM_JSON = 'application/problem+json';
 
 /** Asserts the RFC 9457 shape every error must have; returns the parsed problem. */
-export function expectProblem(result: { status: number; headers: Headers; json: unknown; text: string }, status: number, code?: string): Json {
+export function expectProblem(
+  result: { status: number; headers: Headers; json: unknown; text: string },
+  status: number,
+  code?: string,
+): Json {
   const contentType = result.headers.get('content-type') ?? '';
-  if (!contentType.startsWith(PROBLEM_JSON)) throw new Error(`expected ${PROBLEM_JSON}, got "${contentType}" (${result.status}: ${result.text})`);
+  if (!contentType.startsWith(PROBLEM_JSON))
+    throw new Error(`expected ${PROBLEM_JSON}, got "${contentType}" (${result.status}: ${result.text})`);
   const body = result.json as Json;
   if (result.status !== status) throw new Error(`expected status ${status}, got ${result.status}: ${result.text}`);
   if (typeof body !== 'object' || body === null) throw new Error(`problem body is not an object: ${result.text}`);

@@ -46,7 +46,14 @@ export function rawHttpRequest(
       res.on('data', (chunk: Buffer) => body.push(chunk));
       res.on('end', () => {
         settle();
-        resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(body), written });
+        resolve({
+          status: res.statusCode ?? 0,
+          statusMessage: res.statusMessage,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          body: Buffer.concat(body),
+          written,
+        });
       });
       res.on('error', (error) => {
         settle();
@@ -59,7 +66,9 @@ export function rawHttpRequest(
       reject(
         new Error(
           `${method} ${path}: no complete answer within ${answerWithinMs} ms` +
-            (unfinished ? ' although the body was left unfinished (the server waits for a body it should have refused from the headers)' : ''),
+            (unfinished
+              ? ' although the body was left unfinished (the server waits for a body it should have refused from the headers)'
+              : ''),
         ),
       );
     }, answerWithinMs);

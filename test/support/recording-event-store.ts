@@ -56,7 +56,11 @@ export class RecordingEventStore implements EventStore {
     return this.inner.streamHeads(streamIds);
   }
 
-  readAll(options: { readonly after?: GlobalPosition; readonly limit: number; readonly filter?: SubscriptionFilter }): Promise<readonly RecordedEvent[]> {
+  readAll(options: {
+    readonly after?: GlobalPosition;
+    readonly limit: number;
+    readonly filter?: SubscriptionFilter;
+  }): Promise<readonly RecordedEvent[]> {
     this.calls.push({ call: 'readAll', prefixes: options.filter?.streamPrefixes });
     return this.inner.readAll(options);
   }

@@ -14,7 +14,10 @@ export interface CreatedRunData {
  * Exactly `count` accepted deliveries (retries collapsed by the idempotency key) and one run each,
  * each run the one its delivery names. Returns both lists for further checks.
  */
-export function expectOneRunPerDelivery(events: readonly RecordedEvent[], count: number): { deliveries: AcceptedDeliveryData[]; runs: CreatedRunData[] } {
+export function expectOneRunPerDelivery(
+  events: readonly RecordedEvent[],
+  count: number,
+): { deliveries: AcceptedDeliveryData[]; runs: CreatedRunData[] } {
   const deliveries = events.filter((e) => e.type === 'DeliveryAccepted').map((e) => e.data as AcceptedDeliveryData);
   const runs = events.filter((e) => e.type === 'RunCreated').map((e) => e.data as CreatedRunData);
   expect(deliveries).toHaveLength(count);

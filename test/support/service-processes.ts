@@ -112,7 +112,11 @@ export async function startReadyPair(env: NodeJS.ProcessEnv, own: PairEnvironmen
   dispatcher.start();
   try {
     await eventually(async () => (await fetch(`${ingressUrl}/health/ready`)).ok, 60_000, `the ingress to be ready\n${ingress.tail()}`);
-    await eventually(async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok, 60_000, `the dispatcher to be ready\n${dispatcher.tail()}`);
+    await eventually(
+      async () => (await fetch(`${dispatcherUrl}/health/ready`)).ok,
+      60_000,
+      `the dispatcher to be ready\n${dispatcher.tail()}`,
+    );
   } catch (error) {
     await Promise.all([ingress.stop(), dispatcher.stop()]);
     throw error;

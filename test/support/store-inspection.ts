@@ -13,7 +13,9 @@ export async function allEvents(store: EventStore): Promise<RecordedEvent[]> {
 /** Events of `type` in the streams starting with `streamPrefix`, optionally only those of one routine. */
 async function eventsOf(store: EventStore, streamPrefix: string, type: string, routineId?: string): Promise<RecordedEvent[]> {
   const events = await store.readAll({ limit: 100_000, filter: { streamPrefixes: [streamPrefix] } });
-  return events.filter((event) => event.type === type && (routineId === undefined || (event.data as { routineId: string }).routineId === routineId));
+  return events.filter(
+    (event) => event.type === type && (routineId === undefined || (event.data as { routineId: string }).routineId === routineId),
+  );
 }
 
 /** DeliveryAccepted events in the store (optionally for one routine). */

@@ -92,9 +92,21 @@ export class UiTestServer {
     });
     await app.listen({ port, host: '127.0.0.1' });
     const silent = { info: (): void => undefined, error: (): void => undefined };
-    const dispatcher = new StoreDispatchWorker({ store, checkpoints: store.checkpoints(), dispatch: new DispatchDeliveryUseCase(store, systemClock), park: new ParkDispatchUseCase(store, systemClock), logger: silent });
+    const dispatcher = new StoreDispatchWorker({
+      store,
+      checkpoints: store.checkpoints(),
+      dispatch: new DispatchDeliveryUseCase(store, systemClock),
+      park: new ParkDispatchUseCase(store, systemClock),
+      logger: silent,
+    });
     await dispatcher.start();
-    const projector = new ReadModelProjector(store, readModels, silent, { batchSize: 500, flushEveryMs: 5, leaseRetryMs: 100, retryDelayMs: 100, verifyEveryMs: 200 });
+    const projector = new ReadModelProjector(store, readModels, silent, {
+      batchSize: 500,
+      flushEveryMs: 5,
+      leaseRetryMs: 100,
+      retryDelayMs: 100,
+      verifyEveryMs: 200,
+    });
     projector.start();
     return new UiTestServer(app, store, dispatcher, projector, dataDir, baseUrl, port);
   }
@@ -152,7 +164,12 @@ export class UiTestServer {
   }
 
   /** POSTs to the public endpoint the way a sender does. */
-  deliver(webhookId: string, secret: string, body: unknown = { data: { hello: 'world' } }, headers: Record<string, string> = {}): Promise<UiHttpResult> {
+  deliver(
+    webhookId: string,
+    secret: string,
+    body: unknown = { data: { hello: 'world' } },
+    headers: Record<string, string> = {},
+  ): Promise<UiHttpResult> {
     return this.http('POST', `/workflow-webhooks/${webhookId}`, {
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),

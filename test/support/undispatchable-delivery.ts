@@ -23,7 +23,11 @@ export async function appendDeliveryOutsideScope(store: EventStore, target: { we
     requestDigest: '0'.repeat(64),
     receivedAt: new Date().toISOString(),
   };
-  const events = toAppend([{ type: 'DeliveryAccepted', data }], { correlationId: deliveryId, causationId: deliveryId, traceparent: '' }, () => randomUUID());
+  const events = toAppend(
+    [{ type: 'DeliveryAccepted', data }],
+    { correlationId: deliveryId, causationId: deliveryId, traceparent: '' },
+    () => randomUUID(),
+  );
   const result = await store.append(Streams.delivery(deliveryId), events, 'no_stream');
   if (result.kind !== 'appended') throw new Error('delivery not appended');
   return deliveryId;

@@ -7,7 +7,11 @@ const ROOT = join(__dirname, '..', '..');
 describe('npm run build (scripts/build/build.mjs)', () => {
   it('with dist/ current (npm test built it just before), it compiles nothing and says so, in well under a second', () => {
     const startedAt = Date.now();
-    const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build', 'build.mjs')], { cwd: ROOT, env: { ...process.env, WTS_BUILD_VERBOSE: '1' }, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build', 'build.mjs')], {
+      cwd: ROOT,
+      env: { ...process.env, WTS_BUILD_VERBOSE: '1' },
+      encoding: 'utf8',
+    });
     const elapsed = Date.now() - startedAt;
     expect(result.status).toBe(0);
     expect(result.stderr).toMatch(/^build: dist\/ is current \(\d+ ms\)\n$/);

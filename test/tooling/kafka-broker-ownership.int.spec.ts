@@ -32,7 +32,11 @@ describe('kafka.sh: a broker follows its owner', () => {
 
     owner.kill('SIGKILL');
     await ownerExited;
-    await eventually(async () => !processAlive(brokerPid) && !existsSync(dataDir), 45_000, 'the watchdog to stop the broker and remove its data');
+    await eventually(
+      async () => !processAlive(brokerPid) && !existsSync(dataDir),
+      45_000,
+      'the watchdog to stop the broker and remove its data',
+    );
   }, 120_000);
 
   it('keeps its ports across a restart when none were given', async () => {

@@ -12,7 +12,11 @@ import { runKafkaScript } from '../support/kafka-broker';
 jest.setTimeout(120_000);
 
 async function signIn(brokers: string, mechanism: 'scram-sha-256' | 'scram-sha-512', username: string, password: string): Promise<string> {
-  const admin = createKafkaClient({ connection: { brokers: [brokers], sasl: { mechanism, username, password } }, clientId: 'scram-check', logger: silentMessagingLogger }).admin({ retry: { retries: 0 } });
+  const admin = createKafkaClient({
+    connection: { brokers: [brokers], sasl: { mechanism, username, password } },
+    clientId: 'scram-check',
+    logger: silentMessagingLogger,
+  }).admin({ retry: { retries: 0 } });
   try {
     await admin.connect();
     await admin.describeCluster();
@@ -44,7 +48,11 @@ describe('kafka.sh SCRAM users', () => {
   });
 
   it('refuses a malformed user list before starting anything', async () => {
-    const result = await runKafkaScript('start', { KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-scram-bad-')), KAFKA_OWNER_CLEANUP: '1', KAFKA_SCRAM_USERS: 'nopassword' });
+    const result = await runKafkaScript('start', {
+      KAFKA_DATA_DIR: mkdtempSync(join(tmpdir(), 'wts-scram-bad-')),
+      KAFKA_OWNER_CLEANUP: '1',
+      KAFKA_SCRAM_USERS: 'nopassword',
+    });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("KAFKA_SCRAM_USERS: 'nopassword:…' is not name:password");
   });

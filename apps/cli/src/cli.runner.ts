@@ -39,7 +39,10 @@ export class CommanderSetup implements OnApplicationBootstrap {
     const configure = (command: CommanderCommand): void => {
       command.exitOverride();
       command.showHelpAfterError('(add --help for usage)');
-      command.configureOutput({ writeOut: (text) => void this.context.stdout.write(text), writeErr: (text) => void this.context.stderr.write(text) });
+      command.configureOutput({
+        writeOut: (text) => void this.context.stdout.write(text),
+        writeErr: (text) => void this.context.stderr.write(text),
+      });
       command.commands.forEach(configure);
     };
     configure(this.root);

@@ -59,7 +59,8 @@ function parseKafkaAclOptions(raw: RawKafkaAclOptions): KafkaAclPlan {
     if (problem) problems.push(problem);
     readers.push(reader);
   }
-  if (raw.topicPrefix !== undefined && !/^[A-Za-z0-9._-]*$/.test(raw.topicPrefix)) problems.push('--topic-prefix may hold only letters, digits and . _ -');
+  if (raw.topicPrefix !== undefined && !/^[A-Za-z0-9._-]*$/.test(raw.topicPrefix))
+    problems.push('--topic-prefix may hold only letters, digits and . _ -');
   if (problems.length > 0 || !ingress || !dispatcher) throw new UsageError(problems);
   return {
     grants: kafkaAccessPlan({ ingress, dispatcher, readers, replay }, kafkaTopicNames(raw.topicPrefix ?? '')),
@@ -78,7 +79,8 @@ const collect = (value: string, previous: readonly string[] = []): string[] => [
  */
 @Command({
   name: 'kafka-acls',
-  description: "print (or --apply) the Kafka ACLs of a deployment: each relay writes only its own topic, internal consumers only read routines.runs.v1",
+  description:
+    'print (or --apply) the Kafka ACLs of a deployment: each relay writes only its own topic, internal consumers only read routines.runs.v1',
 })
 export class KafkaAclsCommand extends CommandRunner {
   constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
@@ -89,16 +91,23 @@ export class KafkaAclsCommand extends CommandRunner {
     const plan = parseKafkaAclOptions(options);
     if (plan.apply) await this.apply(plan.grants);
     if (plan.json) {
-      this.context.stdout.write(`${JSON.stringify({ applied: plan.apply, bindings: aclEntries(plan.grants).length, grants: plan.grants })}\n`);
+      this.context.stdout.write(
+        `${JSON.stringify({ applied: plan.apply, bindings: aclEntries(plan.grants).length, grants: plan.grants })}\n`,
+      );
       return;
     }
     for (const grant of plan.grants) this.context.stdout.write(`${formatGrant(grant)}\n`);
-    this.context.stderr.write(plan.apply ? `kafka-acls: ${aclEntries(plan.grants).length} bindings on the brokers\n` : 'kafka-acls: not applied (add --apply, with an administrator\'s KAFKA_SASL_* credentials)\n');
+    this.context.stderr.write(
+      plan.apply
+        ? `kafka-acls: ${aclEntries(plan.grants).length} bindings on the brokers\n`
+        : "kafka-acls: not applied (add --apply, with an administrator's KAFKA_SASL_* credentials)\n",
+    );
   }
 
   private async apply(grants: readonly AclGrant[]): Promise<void> {
     const connection = cliConfig(this.context).kafka;
-    if (!connection) throw new UsageError(['--apply needs KAFKA_BROKERS (and an administrator\'s KAFKA_SASL_* credentials) in the environment']);
+    if (!connection)
+      throw new UsageError(["--apply needs KAFKA_BROKERS (and an administrator's KAFKA_SASL_* credentials) in the environment"]);
     const kafka = createKafkaClient({ connection, clientId: 'wts-cli-kafka-acls', logger: silentMessagingLogger });
     try {
       await applyKafkaAccess(kafka, grants);
@@ -107,17 +116,21 @@ export class KafkaAclsCommand extends CommandRunner {
     }
   }
 
-  @Option({ flags: '--ingress <principal>', description: 'the ingress relay\'s principal, e.g. User:ingress (required)' })
+  @Option({ flags: '--ingress <principal>', description: "the ingress relay's principal, e.g. User:ingress (required)" })
   parseIngress(value: string): string {
     return value;
   }
 
-  @Option({ flags: '--dispatcher <principal>', description: 'the run-dispatcher\'s principal, e.g. User:dispatcher (required)' })
+  @Option({ flags: '--dispatcher <principal>', description: "the run-dispatcher's principal, e.g. User:dispatcher (required)" })
   parseDispatcher(value: string): string {
     return value;
   }
 
-  @Option({ flags: '--reader <principal=group>', description: 'an internal consumer of routines.runs.v1 and its consumer group (a trailing * for a prefix), e.g. User:analytics=analytics-* (repeatable)' })
+  @Option({
+    flags: '--reader <principal=group>',
+    description:
+      'an internal consumer of routines.runs.v1 and its consumer group (a trailing * for a prefix), e.g. User:analytics=analytics-* (repeatable)',
+  })
   parseReader(value: string, previous?: string[]): string[] {
     return collect(value, previous);
   }

@@ -30,7 +30,10 @@ const BATCH = 1000;
  * projection's checkpoint, so whichever of this command and the live projector writes a batch
  * first wins it and the other goes on from there — nothing is projected twice or left out.
  */
-@Command({ name: 'rebuild-read-models', description: 'rebuild the listings in the read-model database (SQLite or DATABASE_URL) from the event store' })
+@Command({
+  name: 'rebuild-read-models',
+  description: 'rebuild the listings in the read-model database (SQLite or DATABASE_URL) from the event store',
+})
 export class RebuildReadModelsCommand extends CommandRunner {
   constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
     super();
@@ -83,7 +86,8 @@ export class RebuildReadModelsCommand extends CommandRunner {
       }
       // Read to the end: the events past the last projected one (configuration, idempotency
       // indexes) are not projected, so the bar is brought to the head it measures against (100 %).
-      if (!this.context.signal.aborted) progress.update({ scanned: events, replayed: rows.delivery + rows.run + rows.parked, position: head });
+      if (!this.context.signal.aborted)
+        progress.update({ scanned: events, replayed: rows.delivery + rows.run + rows.parked, position: head });
     } finally {
       progress.stop();
     }

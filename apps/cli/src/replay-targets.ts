@@ -120,7 +120,12 @@ export class KafkaReplayTarget implements ReplayTarget {
     private readonly maxRequestBytes: number,
   ) {}
 
-  static async connect(connection: KafkaConnection, topics: KafkaTopicNames, logger: MessagingLogger, maxRequestBytes = MAX_PRODUCE_REQUEST_BYTES): Promise<KafkaReplayTarget> {
+  static async connect(
+    connection: KafkaConnection,
+    topics: KafkaTopicNames,
+    logger: MessagingLogger,
+    maxRequestBytes = MAX_PRODUCE_REQUEST_BYTES,
+  ): Promise<KafkaReplayTarget> {
     const kafka = createKafkaClient({ connection, clientId: 'wts-cli-replay', logger });
     // Same as the relays: missing topics are created with the contract's partition counts and
     // max.message.bytes; an existing topic below that limit is raised.

@@ -28,7 +28,8 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
  * use case. Reads $all in batches up to the head as it was at start; nothing in the store is
  * changed except runs the dispatcher creates (or parks) for deliveries that have none yet.
  */
-const KAFKA_NEEDED = '--to kafka needs KAFKA_BROKERS (host:port[,host:port…]) in the environment (and KAFKA_SASL_* where the brokers ask for credentials)';
+const KAFKA_NEEDED =
+  '--to kafka needs KAFKA_BROKERS (host:port[,host:port…]) in the environment (and KAFKA_SASL_* where the brokers ask for credentials)';
 
 @Command({
   name: 'replay',
@@ -85,11 +86,18 @@ export class ReplayCommand extends CommandRunner {
     return tally.report({ dryRun: plan.dryRun, counts, interrupted, resumeAfter: interrupted ? done : undefined });
   }
 
-  private async replayBatch(target: ReplayTarget, events: readonly RecordedEvent[], counts: ReplayCounts, done: GlobalPosition | undefined): Promise<void> {
+  private async replayBatch(
+    target: ReplayTarget,
+    events: readonly RecordedEvent[],
+    counts: ReplayCounts,
+    done: GlobalPosition | undefined,
+  ): Promise<void> {
     try {
       await target.replay(events, counts);
     } catch (error) {
-      const resume = done ? ` Everything up to ${formatPosition(done)} was replayed; resume with --after-position ${formatPosition(done)}.` : '';
+      const resume = done
+        ? ` Everything up to ${formatPosition(done)} was replayed; resume with --after-position ${formatPosition(done)}.`
+        : '';
       throw new CliFailure(`replay to ${target.name} failed: ${describeError(error)}.${resume}`, { cause: error });
     }
   }
@@ -128,7 +136,10 @@ export class ReplayCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--after-position <position>', description: 'start strictly after this position, exclusive (the "resume with" value of an interrupted replay)' })
+  @Option({
+    flags: '--after-position <position>',
+    description: 'start strictly after this position, exclusive (the "resume with" value of an interrupted replay)',
+  })
   parseAfterPosition(value: string): string {
     return value;
   }
@@ -148,7 +159,10 @@ export class ReplayCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--to <target>', description: 'where to replay: kafka (the relay\'s topics, keys and headers) or dispatcher (DeliveryAccepted → runs)' })
+  @Option({
+    flags: '--to <target>',
+    description: "where to replay: kafka (the relay's topics, keys and headers) or dispatcher (DeliveryAccepted → runs)",
+  })
   parseTo(value: string): string {
     return value;
   }
@@ -168,7 +182,10 @@ export class ReplayCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--topic-prefix <prefix>', description: 'Kafka topic-name prefix, for isolated environments (default: none, the production topics)' })
+  @Option({
+    flags: '--topic-prefix <prefix>',
+    description: 'Kafka topic-name prefix, for isolated environments (default: none, the production topics)',
+  })
   parseTopicPrefix(value: string): string {
     return value;
   }

@@ -39,7 +39,8 @@ export function parseReplayOptions(raw: RawReplayOptions): ReplayPlan {
 
   let target: ReplayTargetName = 'dispatcher';
   if (raw.to === undefined) problems.push(`--to is required: ${REPLAY_TARGETS.join(' or ')}`);
-  else if (!(REPLAY_TARGETS as readonly string[]).includes(raw.to)) problems.push(`--to must be ${REPLAY_TARGETS.join(' or ')}, got "${raw.to}"`);
+  else if (!(REPLAY_TARGETS as readonly string[]).includes(raw.to))
+    problems.push(`--to must be ${REPLAY_TARGETS.join(' or ')}, got "${raw.to}"`);
   else target = raw.to as ReplayTargetName;
 
   const streams = [...new Set(raw.stream ?? [])];
@@ -52,7 +53,8 @@ export function parseReplayOptions(raw: RawReplayOptions): ReplayPlan {
   const fromPosition = raw.fromPosition === undefined ? undefined : parsePositionOption('--from-position', raw.fromPosition, problems);
   const afterPosition = raw.afterPosition === undefined ? undefined : parsePositionOption('--after-position', raw.afterPosition, problems);
   const toPosition = raw.toPosition === undefined ? undefined : parsePositionOption('--to-position', raw.toPosition, problems);
-  if (raw.fromPosition !== undefined && raw.afterPosition !== undefined) problems.push('--after-position and --from-position exclude each other (one lower bound)');
+  if (raw.fromPosition !== undefined && raw.afterPosition !== undefined)
+    problems.push('--after-position and --from-position exclude each other (one lower bound)');
   if (fromPosition && toPosition && comparePositions(fromPosition, toPosition) > 0) {
     problems.push(`--from-position ${formatPosition(fromPosition)} is after --to-position ${formatPosition(toPosition)}`);
   }
@@ -74,7 +76,8 @@ export function parseReplayOptions(raw: RawReplayOptions): ReplayPlan {
   }
   const topicPrefix = raw.topicPrefix ?? '';
   if (topicPrefix !== '' && target !== 'kafka') problems.push('--topic-prefix only applies to --to kafka');
-  if (!/^[A-Za-z0-9._-]*$/.test(topicPrefix)) problems.push(`--topic-prefix may hold only letters, digits, ".", "_" and "-", got "${topicPrefix}"`);
+  if (!/^[A-Za-z0-9._-]*$/.test(topicPrefix))
+    problems.push(`--topic-prefix may hold only letters, digits, ".", "_" and "-", got "${topicPrefix}"`);
 
   if (problems.length > 0) throw new UsageError(problems);
   return {

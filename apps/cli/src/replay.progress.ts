@@ -38,7 +38,12 @@ export function replayProgress(context: CliContext, label: string, span: Positio
     });
     bar.start(total, 0, { scanned: 0, replayed: 0, position: '-' });
     return {
-      update: (state) => bar.update(fraction(state.position), { scanned: state.scanned, replayed: state.replayed, position: formatPosition(state.position) }),
+      update: (state) =>
+        bar.update(fraction(state.position), {
+          scanned: state.scanned,
+          replayed: state.replayed,
+          position: formatPosition(state.position),
+        }),
       stop: () => bar.stop(),
     };
   }
@@ -49,7 +54,9 @@ export function replayProgress(context: CliContext, label: string, span: Positio
       if (now - last < PLAIN_INTERVAL_MS) return;
       last = now;
       const percent = Math.floor((100 * fraction(state.position)) / total);
-      context.stderr.write(`${label}: read ${state.scanned} events, replayed ${state.replayed}, at ${formatPosition(state.position)} (${percent}%)\n`);
+      context.stderr.write(
+        `${label}: read ${state.scanned} events, replayed ${state.replayed}, at ${formatPosition(state.position)} (${percent}%)\n`,
+      );
     },
     stop: () => undefined,
   };

@@ -39,7 +39,12 @@ export class ReplayTally {
     return this.wouldReplay;
   }
 
-  report(input: { readonly dryRun: boolean; readonly counts: ReplayCounts; readonly interrupted: boolean; readonly resumeAfter?: GlobalPosition }): ReplayReport {
+  report(input: {
+    readonly dryRun: boolean;
+    readonly counts: ReplayCounts;
+    readonly interrupted: boolean;
+    readonly resumeAfter?: GlobalPosition;
+  }): ReplayReport {
     const types = [...this.byType].sort(([a], [b]) => a.localeCompare(b));
     return {
       target: this.classifier.name,
@@ -74,15 +79,20 @@ export function formatReplayReport(report: ReplayReport): string {
   const lines: string[] = [];
   const range = report.first_position === null ? 'no events' : `positions ${report.first_position} … ${report.last_position}`;
   if (report.dry_run) {
-    lines.push(`dry run: would replay ${report.would_replay ?? 0} of ${report.selected} selected events to ${report.target} (${range}); nothing was sent`);
+    lines.push(
+      `dry run: would replay ${report.would_replay ?? 0} of ${report.selected} selected events to ${report.target} (${range}); nothing was sent`,
+    );
   } else {
-    lines.push(`${report.interrupted ? 'interrupted: ' : ''}replayed ${report.replayed} of ${report.selected} selected events to ${report.target} (${range})`);
+    lines.push(
+      `${report.interrupted ? 'interrupted: ' : ''}replayed ${report.replayed} of ${report.selected} selected events to ${report.target} (${range})`,
+    );
   }
   const types = Object.entries(report.by_type);
   if (types.length > 0) {
     const width = Math.max(4, ...types.map(([type]) => type.length));
     lines.push(`  ${'type'.padEnd(width)}  ${'selected'.padStart(8)}  ${'to replay'.padStart(9)}`);
-    for (const [type, tally] of types) lines.push(`  ${type.padEnd(width)}  ${String(tally.selected).padStart(8)}  ${String(tally.replay).padStart(9)}`);
+    for (const [type, tally] of types)
+      lines.push(`  ${type.padEnd(width)}  ${String(tally.selected).padStart(8)}  ${String(tally.replay).padStart(9)}`);
   }
   const counts = `replayed=${report.replayed} created=${report.created} already_created=${report.already_created} parked=${report.parked} skipped=${report.skipped}`;
   lines.push(`summary: ${counts}${report.dry_run ? ` would_replay=${report.would_replay ?? 0}` : ''}`);

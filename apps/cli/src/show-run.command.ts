@@ -14,6 +14,10 @@ export class ShowRunCommand extends CommandRunner {
 
   async run([runId]: string[]): Promise<void> {
     if (!isWellFormedId('run', runId)) throw new UsageError([`not a run id: "${runId}" (expected run_…)`]);
-    await showStream(this.context, Streams.run(runId), `no run ${runId} in the event store (the dispatcher creates it after the delivery is accepted)`);
+    await showStream(
+      this.context,
+      Streams.run(runId),
+      `no run ${runId} in the event store (the dispatcher creates it after the delivery is accepted)`,
+    );
   }
 }

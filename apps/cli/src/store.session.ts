@@ -28,7 +28,8 @@ export async function withStore<T>(context: CliContext, work: (session: StoreSes
   const config = cliConfig(context);
   if (!config.eventStore.connectionString) {
     const file = join(config.storage.dataDir, EMBEDDED_STORE_FILE);
-    if (!existsSync(file)) throw new CliFailure(`no event store at ${file} (set DATA_DIR, or EVENTSTORE_CONNECTION_STRING for EventStoreDB)`);
+    if (!existsSync(file))
+      throw new CliFailure(`no event store at ${file} (set DATA_DIR, or EVENTSTORE_CONNECTION_STRING for EventStoreDB)`);
   }
   let opened: OpenedStore;
   try {

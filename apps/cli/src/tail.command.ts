@@ -47,7 +47,9 @@ export class TailCommand extends CommandRunner {
     const plan = parseTailOptions(options);
     await withStore(this.context, async ({ store, description }) => {
       const after = plan.fromStart ? undefined : await store.headPosition();
-      this.context.stderr.write(`tail: following ${description} ${after ? `after ${formatPosition(after)}` : 'from the start'}${plan.limit ? `, stopping after ${plan.limit} events` : ''}\n`);
+      this.context.stderr.write(
+        `tail: following ${description} ${after ? `after ${formatPosition(after)}` : 'from the start'}${plan.limit ? `, stopping after ${plan.limit} events` : ''}\n`,
+      );
       await this.follow(store, plan, after);
     });
   }

@@ -1,4 +1,11 @@
-import { DispatchDeliveryUseCase, ParkDispatchUseCase, StoreDispatchWorker, systemClock, toAppend, type DispatchOutcome } from '@wts/application';
+import {
+  DispatchDeliveryUseCase,
+  ParkDispatchUseCase,
+  StoreDispatchWorker,
+  systemClock,
+  toAppend,
+  type DispatchOutcome,
+} from '@wts/application';
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
@@ -26,11 +33,18 @@ export async function seedStore(): Promise<SeededStore> {
     if (result.status !== 202) throw new Error(`delivery answered ${result.status}: ${result.text}`);
     ids.add((result.json as { delivery_id: string }).delivery_id);
   };
-  for (let i = 0; i < 3; i++) await accept(await app.deliver(hooks[0], { body: `{"data":{"alert":"disk ${i}","big":12345678901234567890}}` }));
+  for (let i = 0; i < 3; i++)
+    await accept(await app.deliver(hooks[0], { body: `{"data":{"alert":"disk ${i}","big":12345678901234567890}}` }));
   for (let i = 0; i < 2; i++) {
-    await accept(await app.deliver(hooks[0], { headers: { 'x-service-idempotency-key': 'alert-42' }, body: JSON.stringify({ data: { alert: 'once' } }) }));
+    await accept(
+      await app.deliver(hooks[0], {
+        headers: { 'x-service-idempotency-key': 'alert-42' },
+        body: JSON.stringify({ data: { alert: 'once' } }),
+      }),
+    );
   }
-  for (let i = 0; i < 2; i++) await accept(await app.deliver(hooks[1], { contentType: 'text/plain', body: `plain text ${i}\nsecond line` }));
+  for (let i = 0; i < 2; i++)
+    await accept(await app.deliver(hooks[1], { contentType: 'text/plain', body: `plain text ${i}\nsecond line` }));
   return { app, hooks, deliveryIds: [...ids], env: { DATA_DIR: app.dataDir } };
 }
 
@@ -68,7 +82,11 @@ export async function appendOrphanDelivery(app: IngressTestApp): Promise<string>
     requestDigest: '0'.repeat(64),
     receivedAt: new Date().toISOString(),
   };
-  const events = toAppend([{ type: 'DeliveryAccepted', data }], { correlationId: deliveryId, causationId: deliveryId, traceparent: '' }, () => randomUUID());
+  const events = toAppend(
+    [{ type: 'DeliveryAccepted', data }],
+    { correlationId: deliveryId, causationId: deliveryId, traceparent: '' },
+    () => randomUUID(),
+  );
   const result = await app.store.append(Streams.delivery(deliveryId), events, 'no_stream');
   if (result.kind !== 'appended') throw new Error('orphan delivery not appended');
   return deliveryId;

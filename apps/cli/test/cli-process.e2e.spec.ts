@@ -22,10 +22,17 @@ interface ProcessResult {
   readonly ms: number;
 }
 
-function run(args: readonly string[], env: Record<string, string>, options: { onStdout?: (text: string, kill: (signal: NodeJS.Signals) => void) => void } = {}): Promise<ProcessResult> {
+function run(
+  args: readonly string[],
+  env: Record<string, string>,
+  options: { onStdout?: (text: string, kill: (signal: NodeJS.Signals) => void) => void } = {},
+): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -59,7 +66,11 @@ describe('the built CLI as a process', () => {
     process.stderr.write(`[cli] process replay --to dispatcher: ${result.ms} ms\n`);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ replayed: seeded.deliveryIds.length, created: 0, already_created: seeded.deliveryIds.length });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      replayed: seeded.deliveryIds.length,
+      created: 0,
+      already_created: seeded.deliveryIds.length,
+    });
   });
 
   it('a validation error exits 2; a missing store exits 1', async () => {
@@ -73,12 +84,20 @@ describe('the built CLI as a process', () => {
   it('replay --to kafka: exit 0 and the process ends (producer disconnected)', async () => {
     const prefix = `${uniqueName('cli-process')}.`;
     try {
-      const result = await run(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', prefix, '--json'], { ...seeded.env, KAFKA_BROKERS: kafkaBrokers().join(',') });
+      const result = await run(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', prefix, '--json'], {
+        ...seeded.env,
+        KAFKA_BROKERS: kafkaBrokers().join(','),
+      });
       process.stderr.write(`[cli] process replay --to kafka: ${result.ms} ms\n`);
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ target: 'kafka', replayed: seeded.deliveryIds.length });
     } finally {
-      await deleteTopics(testKafka(kafkaBrokers()), [`${prefix}webhooks.events.v1`, `${prefix}webhooks.events.v1.dlq`, `${prefix}routines.runs.v1`, `${prefix}relay.leadership.v1`]);
+      await deleteTopics(testKafka(kafkaBrokers()), [
+        `${prefix}webhooks.events.v1`,
+        `${prefix}webhooks.events.v1.dlq`,
+        `${prefix}routines.runs.v1`,
+        `${prefix}relay.leadership.v1`,
+      ]);
     }
   });
 

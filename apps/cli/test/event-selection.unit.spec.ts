@@ -45,7 +45,9 @@ describe('resuming a replay inside a multi-event commit', () => {
   it('an interrupted replay prints the last position done as --after-position', () => {
     const tally = new ReplayTally(dispatcherClassifier);
     tally.add(ALL.slice(0, 1));
-    const text = formatReplayReport(tally.report({ dryRun: false, counts: emptyCounts(), interrupted: true, resumeAfter: ALL[0].position }));
+    const text = formatReplayReport(
+      tally.report({ dryRun: false, counts: emptyCounts(), interrupted: true, resumeAfter: ALL[0].position }),
+    );
     expect(text).toContain('resume with: --after-position 100/10');
     expect(text).not.toContain('--from-position');
   });
@@ -57,7 +59,17 @@ describe('resuming a replay inside a multi-event commit', () => {
   });
 
   it('--from-position stays inclusive; the old hint (commit+1/prepare+1) would have skipped the rest of the commit', async () => {
-    expect(await positions(parseReplayOptions({ to: 'dispatcher', fromPosition: '100/20' }).selection)).toEqual(['100/20', '100/30', '200/110', '200/120', '200/130']);
-    expect(await positions(parseReplayOptions({ to: 'dispatcher', fromPosition: '101/11' }).selection)).toEqual(['200/110', '200/120', '200/130']);
+    expect(await positions(parseReplayOptions({ to: 'dispatcher', fromPosition: '100/20' }).selection)).toEqual([
+      '100/20',
+      '100/30',
+      '200/110',
+      '200/120',
+      '200/130',
+    ]);
+    expect(await positions(parseReplayOptions({ to: 'dispatcher', fromPosition: '101/11' }).selection)).toEqual([
+      '200/110',
+      '200/120',
+      '200/130',
+    ]);
   });
 });

@@ -7,7 +7,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKafkaScript } from '../../../test/support/kafka-broker';
-import { aclBindings, securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker, type SecuredKafka } from '../../../test/support/kafka-secured-broker';
+import {
+  aclBindings,
+  securedBrokerEnv,
+  serviceKafkaEnv,
+  startSecuredKafkaBroker,
+  type SecuredKafka,
+} from '../../../test/support/kafka-secured-broker';
 import { cli } from './cli-harness';
 
 jest.setTimeout(60_000);
@@ -17,7 +23,10 @@ const BASE = ['kafka-acls', '--ingress', 'User:ingress', '--dispatcher', 'User:d
 describe('kafka-acls', () => {
   it.each([
     [['kafka-acls', '--dispatcher', 'User:dispatcher'], '--ingress is required (a principal, e.g. User:ingress)'],
-    [['kafka-acls', '--ingress', 'ingress', '--dispatcher', 'User:dispatcher'], '--ingress must be a principal like User:ingress (got "ingress")'],
+    [
+      ['kafka-acls', '--ingress', 'ingress', '--dispatcher', 'User:dispatcher'],
+      '--ingress must be a principal like User:ingress (got "ingress")',
+    ],
     [[...BASE, '--reader', 'User:analytics'], '--reader must be <principal>=<consumer group>'],
     [[...BASE, '--reader', 'User:analytics=a b'], '--reader must be a consumer group name'],
     [[...BASE, '--topic-prefix', 'a/b'], '--topic-prefix may hold only'],
@@ -38,7 +47,8 @@ describe('kafka-acls', () => {
     expect(lines).toContain('ALLOW User:dispatcher READ,DESCRIBE,CREATE,DESCRIBE_CONFIGS,ALTER_CONFIGS on topic webhooks.events.v1');
     expect(lines).toContain('ALLOW User:analytics READ,DESCRIBE on topic routines.runs.v1');
     expect(lines).toContain('ALLOW User:analytics READ,DESCRIBE on group analytics-* (prefix)');
-    const writers = (topic: string): string[] => lines.filter((line) => line.endsWith(` on topic ${topic}`) && / \S*WRITE/.test(line)).map((line) => line.split(' ')[1] ?? '');
+    const writers = (topic: string): string[] =>
+      lines.filter((line) => line.endsWith(` on topic ${topic}`) && / \S*WRITE/.test(line)).map((line) => line.split(' ')[1] ?? '');
     expect(writers('webhooks.events.v1')).toEqual(['User:ingress']);
     expect(writers('routines.runs.v1')).toEqual(['User:dispatcher']);
     expect(writers('webhooks.events.v1.dlq')).toEqual(['User:dispatcher']);

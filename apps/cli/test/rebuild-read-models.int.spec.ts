@@ -38,7 +38,8 @@ describe('rebuild-read-models', () => {
     const expected = await (async () => {
       for (let i = 0; i < 200; i += 1) {
         const now = await listings();
-        if (now.deliveries.length === seeded.deliveryIds.length && now.runs.length === seeded.deliveryIds.length && now.parked === 1) return now;
+        if (now.deliveries.length === seeded.deliveryIds.length && now.runs.length === seeded.deliveryIds.length && now.parked === 1)
+          return now;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       throw new Error('the live projector did not catch up');
@@ -46,7 +47,12 @@ describe('rebuild-read-models', () => {
 
     const result = await cli(['rebuild-read-models', '--yes', '--json'], seeded.env);
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as { events: number; rows: { delivery: number; run: number; parked: number }; checkpoint: string; interrupted: boolean };
+    const summary = JSON.parse(result.stdout) as {
+      events: number;
+      rows: { delivery: number; run: number; parked: number };
+      checkpoint: string;
+      interrupted: boolean;
+    };
     expect(summary.interrupted).toBe(false);
     expect(summary.checkpoint).toMatch(/^\d+\/\d+$/);
     // Whichever wrote each batch (this command or the live projector), the listings end up the same.

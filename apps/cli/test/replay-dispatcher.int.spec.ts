@@ -20,7 +20,11 @@ describe('replay --to dispatcher', () => {
     seeded = await seedStore();
     await createAllRuns(seeded);
     orphan = await appendOrphanDelivery(seeded.app);
-    await eventually(async () => (await seeded.app.allEvents()).some((event) => event.type === 'DispatchParked'), 10_000, 'the orphan parked');
+    await eventually(
+      async () => (await seeded.app.allEvents()).some((event) => event.type === 'DispatchParked'),
+      10_000,
+      'the orphan parked',
+    );
   });
 
   afterAll(async () => {
@@ -49,7 +53,9 @@ describe('replay --to dispatcher', () => {
       parked: 1,
       skipped: 0,
     });
-    expect(summary.by_type).toEqual({ DeliveryAccepted: { selected: seeded.deliveryIds.length + 1, replay: seeded.deliveryIds.length + 1 } });
+    expect(summary.by_type).toEqual({
+      DeliveryAccepted: { selected: seeded.deliveryIds.length + 1, replay: seeded.deliveryIds.length + 1 },
+    });
     expect((await seeded.app.allEvents()).length).toBe(before);
     await expectOneRunPerDelivery();
   });
@@ -94,10 +100,39 @@ describe('replay --to dispatcher', () => {
     const deliveries = await seeded.app.acceptedDeliveries();
     const second = deliveries[1];
     const one = summaryOf(await cli(['replay', '--stream', second.streamId, '--to', 'dispatcher', '--json'], seeded.env));
-    expect(one).toMatchObject({ selected: 1, replayed: 1, already_created: 1, first_position: `${second.position.commit}/${second.position.prepare}` });
+    expect(one).toMatchObject({
+      selected: 1,
+      replayed: 1,
+      already_created: 1,
+      first_position: `${second.position.commit}/${second.position.prepare}`,
+    });
 
     const [from, to] = [deliveries[1].position.commit, deliveries[3].position.commit];
-    const window = summaryOf(await cli(['replay', '--category', 'delivery', '--from-position', `${from}`, '--to-position', `${to}`, '--to', 'dispatcher', '--json', '--batch-size', '1'], seeded.env));
-    expect(window).toMatchObject({ selected: 3, replayed: 3, already_created: 3, first_position: `${from}/${from}`, last_position: `${to}/${to}` });
+    const window = summaryOf(
+      await cli(
+        [
+          'replay',
+          '--category',
+          'delivery',
+          '--from-position',
+          `${from}`,
+          '--to-position',
+          `${to}`,
+          '--to',
+          'dispatcher',
+          '--json',
+          '--batch-size',
+          '1',
+        ],
+        seeded.env,
+      ),
+    );
+    expect(window).toMatchObject({
+      selected: 3,
+      replayed: 3,
+      already_created: 3,
+      first_position: `${from}/${from}`,
+      last_position: `${to}/${to}`,
+    });
   });
 });

@@ -60,11 +60,21 @@ describe('replay --to kafka (real broker)', () => {
       const key = `${message.topic.slice(message.topic.indexOf('.') + 1)}#${message.partition}`;
       byPartition.set(key, [...(byPartition.get(key) ?? []), message]);
     }
-    return new Map([...byPartition].map(([key, list]) => [key, list.sort((a, b) => Number(a.offset) - Number(b.offset)).map((m) => m.headers['event-id'])]));
+    return new Map(
+      [...byPartition].map(([key, list]) => [
+        key,
+        list.sort((a, b) => Number(a.offset) - Number(b.offset)).map((m) => m.headers['event-id']),
+      ]),
+    );
   }
 
   it('dry run connects to nothing and creates no topic', async () => {
-    const summary = summaryOf(await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--dry-run', '--topic-prefix', replayPrefix, '--json'], { ...seeded.env, KAFKA_BROKERS: brokers.join(',') }));
+    const summary = summaryOf(
+      await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--dry-run', '--topic-prefix', replayPrefix, '--json'], {
+        ...seeded.env,
+        KAFKA_BROKERS: brokers.join(','),
+      }),
+    );
     expect(summary).toMatchObject({ dry_run: true, replayed: 0, would_replay: seeded.deliveryIds.length });
     const admin = kafka.admin();
     await admin.connect();
@@ -97,12 +107,33 @@ describe('replay --to kafka (real broker)', () => {
 
     const started = Date.now();
     const result = await cli(
-      ['replay', '--category', 'webhook', '--category', 'delivery', '--category', 'run', '--to', 'kafka', '--topic-prefix', replayPrefix, '--json'],
+      [
+        'replay',
+        '--category',
+        'webhook',
+        '--category',
+        'delivery',
+        '--category',
+        'run',
+        '--to',
+        'kafka',
+        '--topic-prefix',
+        replayPrefix,
+        '--json',
+      ],
       { ...seeded.env, KAFKA_BROKERS: brokers.join(',') },
     );
     const summary = summaryOf(result);
     process.stderr.write(`[cli] replay of ${summary.replayed} events to Kafka took ${Date.now() - started} ms\n`);
-    expect(summary).toMatchObject({ target: 'kafka', selected: expected.length, replayed: expected.length, skipped: 0, created: 0, already_created: 0, parked: 0 });
+    expect(summary).toMatchObject({
+      target: 'kafka',
+      selected: expected.length,
+      replayed: expected.length,
+      skipped: 0,
+      created: 0,
+      already_created: 0,
+      parked: 0,
+    });
 
     const replayed = await collect(replayTopics);
     await eventually(async () => replayed.messages.length >= expected.length, 30_000, 'the replayed messages');
@@ -116,7 +147,8 @@ describe('replay --to kafka (real broker)', () => {
       value: message.value?.toString('utf8'),
       headers: message.headers,
     });
-    const byId = (messages: readonly CollectedMessage[]): Map<string, object> => new Map(messages.map((message) => [message.headers['event-id'], strip(message)]));
+    const byId = (messages: readonly CollectedMessage[]): Map<string, object> =>
+      new Map(messages.map((message) => [message.headers['event-id'], strip(message)]));
     expect(byId(replayed.messages)).toEqual(byId(relayed.messages));
     expect(order(replayed.messages)).toEqual(order(relayed.messages));
 
@@ -125,10 +157,18 @@ describe('replay --to kafka (real broker)', () => {
       const message = replayed.messages.find((m) => m.headers['event-id'] === event.id);
       const data = event.data as { webhookId?: string; routineId?: string };
       expect(message?.key).toBe(event.type === 'RunCreated' ? data.routineId : data.webhookId);
-      expect(message?.headers).toMatchObject({ 'event-type': event.type, 'event-id': event.id, 'schema-version': String(schemaVersionOf(event.type)), 'stream-id': event.streamId, position: `${event.position.commit}/${event.position.prepare}` });
+      expect(message?.headers).toMatchObject({
+        'event-type': event.type,
+        'event-id': event.id,
+        'schema-version': String(schemaVersionOf(event.type)),
+        'stream-id': event.streamId,
+        position: `${event.position.commit}/${event.position.prepare}`,
+      });
       expect(message?.topic).toBe(event.type === 'RunCreated' ? replayTopics.routineRuns : replayTopics.webhookEvents);
     }
-    const deliveriesOfFirstHook = expected.filter((event) => event.type === 'DeliveryAccepted' && (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId).map((event) => event.id);
+    const deliveriesOfFirstHook = expected
+      .filter((event) => event.type === 'DeliveryAccepted' && (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId)
+      .map((event) => event.id);
     const firstHookMessages = replayed.messages
       .filter((m) => m.key === seeded.hooks[0].webhookId && m.headers['event-type'] === 'DeliveryAccepted')
       .sort((a, b) => Number(a.offset) - Number(b.offset))
@@ -143,7 +183,12 @@ describe('replay --to kafka (real broker)', () => {
     await eventually(async () => reader.messages.length >= (await published()).length, 30_000, 'the first replay');
     const idsBefore = reader.distinctEventIds(replayTopics.webhookEvents);
 
-    const summary = summaryOf(await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix, '--json'], { ...seeded.env, KAFKA_BROKERS: brokers.join(',') }));
+    const summary = summaryOf(
+      await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix, '--json'], {
+        ...seeded.env,
+        KAFKA_BROKERS: brokers.join(','),
+      }),
+    );
     expect(summary).toMatchObject({ replayed: deliveries, skipped: 0 });
     await eventually(async () => reader.of(replayTopics.webhookEvents).length >= idsBefore.size + deliveries, 30_000, 'the second replay');
     expect(reader.distinctEventIds(replayTopics.webhookEvents)).toEqual(idsBefore);
@@ -151,7 +196,10 @@ describe('replay --to kafka (real broker)', () => {
   });
 
   it('an unreachable broker fails with exit code 1 and says so', async () => {
-    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix], { ...seeded.env, KAFKA_BROKERS: '127.0.0.1:1' });
+    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix], {
+      ...seeded.env,
+      KAFKA_BROKERS: '127.0.0.1:1',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot reach Kafka at 127.0.0.1:1');
   });
@@ -179,7 +227,9 @@ describe('replay --to kafka of large events (real broker, default message.max.by
   /** Accepted deliveries of the first webhook with a text payload of `payloadBytes`, appended directly. */
   async function appendLarge(count: number, payloadBytes: number): Promise<void> {
     const hook = seeded.hooks[0];
-    const [first] = (await seeded.app.allEvents()).filter((event) => event.type === 'DeliveryAccepted' && (event.data as { webhookId: string }).webhookId === hook.webhookId);
+    const [first] = (await seeded.app.allEvents()).filter(
+      (event) => event.type === 'DeliveryAccepted' && (event.data as { webhookId: string }).webhookId === hook.webhookId,
+    );
     const template = first.data as DeliveryAccepted['data'];
     for (let i = 0; i < count; i++) {
       const deliveryId = `dlv_large${randomUUID().replace(/-/g, '')}`;
@@ -191,7 +241,11 @@ describe('replay --to kafka of large events (real broker, default message.max.by
         payload: { format: 'text', text: `${i} `.padEnd(payloadBytes, 'x') },
         contentType: 'text/plain',
       };
-      const events = toAppend([{ type: 'DeliveryAccepted', data }], { correlationId: deliveryId, causationId: deliveryId, traceparent: '' }, () => randomUUID());
+      const events = toAppend(
+        [{ type: 'DeliveryAccepted', data }],
+        { correlationId: deliveryId, causationId: deliveryId, traceparent: '' },
+        () => randomUUID(),
+      );
       const result = await seeded.app.store.append(Streams.delivery(deliveryId), events, 'no_stream');
       if (result.kind !== 'appended') throw new Error('delivery not appended');
     }
@@ -204,7 +258,10 @@ describe('replay --to kafka of large events (real broker, default message.max.by
     expect(deliveries.length).toBe(seeded.deliveryIds.length + 601);
 
     const started = Date.now();
-    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', prefix, '--json'], { ...seeded.env, KAFKA_BROKERS: brokers.join(',') });
+    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', prefix, '--json'], {
+      ...seeded.env,
+      KAFKA_BROKERS: brokers.join(','),
+    });
     const summary = summaryOf(result);
     process.stderr.write(`[cli] replay of ${summary.replayed} events (≈ 3.4 MB) to Kafka took ${Date.now() - started} ms\n`);
     expect(summary).toMatchObject({ replayed: deliveries.length, skipped: 0 });
@@ -213,7 +270,10 @@ describe('replay --to kafka of large events (real broker, default message.max.by
     const admin = kafka.admin();
     await admin.connect();
     try {
-      const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topics.webhookEvents, configNames: ['max.message.bytes'] }], includeSynonyms: false });
+      const described = await admin.describeConfigs({
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topics.webhookEvents, configNames: ['max.message.bytes'] }],
+        includeSynonyms: false,
+      });
       expect(described.resources[0].configEntries[0].configValue).toBe(String(16 * 1024 * 1024));
     } finally {
       await admin.disconnect();
@@ -222,7 +282,12 @@ describe('replay --to kafka of large events (real broker, default message.max.by
     collectors.push(reader);
     await eventually(async () => reader.messages.length >= deliveries.length, 60_000, 'the replayed messages');
     expect(reader.messages).toHaveLength(deliveries.length);
-    const ofFirstHook = reader.messages.filter((m) => m.key === seeded.hooks[0].webhookId).sort((a, b) => Number(a.offset) - Number(b.offset)).map((m) => m.headers['event-id']);
-    expect(ofFirstHook).toEqual(deliveries.filter((event) => (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId).map((event) => event.id));
+    const ofFirstHook = reader.messages
+      .filter((m) => m.key === seeded.hooks[0].webhookId)
+      .sort((a, b) => Number(a.offset) - Number(b.offset))
+      .map((m) => m.headers['event-id']);
+    expect(ofFirstHook).toEqual(
+      deliveries.filter((event) => (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId).map((event) => event.id),
+    );
   });
 });

@@ -17,7 +17,10 @@ describe('replay options', () => {
   afterAll(() => rmSync(empty, { recursive: true, force: true }));
 
   it.each([
-    [['--category', 'deliveries', '--to', 'dispatcher'], 'unknown --category "deliveries" (known: delivery, webhook, run, routine, parked, account-catalog)'],
+    [
+      ['--category', 'deliveries', '--to', 'dispatcher'],
+      'unknown --category "deliveries" (known: delivery, webhook, run, routine, parked, account-catalog)',
+    ],
     [['--from-position', '9', '--to-position', '3', '--to', 'dispatcher'], '--from-position 9/9 is after --to-position 3/3'],
     [['--from-position', 'abc', '--to', 'dispatcher'], '--from-position must be a commit position'],
     [['--after-position', '4/x', '--to', 'dispatcher'], '--after-position must be a commit position'],
@@ -26,7 +29,10 @@ describe('replay options', () => {
     [['--since', '2025-02-30', '--to', 'dispatcher'], '--since must be an ISO 8601 date'],
     [['--until', 'yesterday', '--to', 'dispatcher'], '--until must be an ISO 8601 date'],
     [['--since', '2025-01-01T10:00', '--to', 'dispatcher'], '--since must be an ISO 8601 date or date-time with a zone'],
-    [['--since', '2025-01-02', '--until', '2025-01-01T00:00:00Z', '--to', 'dispatcher'], '--since 2025-01-02T00:00:00.000Z must be before --until'],
+    [
+      ['--since', '2025-01-02', '--until', '2025-01-01T00:00:00Z', '--to', 'dispatcher'],
+      '--since 2025-01-02T00:00:00.000Z must be before --until',
+    ],
     [['--category', 'delivery'], '--to is required: kafka or dispatcher'],
     [['--to', 'stdout'], '--to must be kafka or dispatcher, got "stdout"'],
     [['--to', 'dispatcher', '--batch-size', '0'], '--batch-size must be an integer from 1 to 10000'],
@@ -80,10 +86,14 @@ describe('replay --dry-run, then a real replay', () => {
     const deliveries = before.filter((event) => event.type === 'DeliveryAccepted');
     const result = await cli(['replay', '--to', 'dispatcher', '--dry-run'], seeded.env);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`dry run: would replay ${deliveries.length} of ${before.length} selected events to dispatcher (positions 1/1 … ${before.length}/${before.length}); nothing was sent`);
+    expect(result.stdout).toContain(
+      `dry run: would replay ${deliveries.length} of ${before.length} selected events to dispatcher (positions 1/1 … ${before.length}/${before.length}); nothing was sent`,
+    );
     expect(result.stdout).toMatch(new RegExp(`^ {2}DeliveryAccepted +${deliveries.length} +${deliveries.length}$`, 'm'));
     expect(result.stdout).toMatch(/^ {2}WebhookEnabled +2 +0$/m);
-    expect(result.stdout).toContain(`summary: replayed=0 created=0 already_created=0 parked=0 skipped=${before.length - deliveries.length} would_replay=${deliveries.length}`);
+    expect(result.stdout).toContain(
+      `summary: replayed=0 created=0 already_created=0 parked=0 skipped=${before.length - deliveries.length} would_replay=${deliveries.length}`,
+    );
     expect(await seeded.app.allEvents()).toHaveLength(before.length);
     expect(await seeded.app.createdRuns()).toEqual([]);
   });
@@ -91,7 +101,24 @@ describe('replay --dry-run, then a real replay', () => {
   it('the dry run applies the time window on the created time', async () => {
     const future = summaryOf(await cli(['replay', '--to', 'dispatcher', '--dry-run', '--json', '--since', '2999-01-01'], seeded.env));
     expect(future).toMatchObject({ selected: 0, would_replay: 0, first_position: null });
-    const past = summaryOf(await cli(['replay', '--to', 'dispatcher', '--dry-run', '--json', '--category', 'delivery', '--since', '2000-01-01', '--until', '2999-01-01T00:00:00+02:00'], seeded.env));
+    const past = summaryOf(
+      await cli(
+        [
+          'replay',
+          '--to',
+          'dispatcher',
+          '--dry-run',
+          '--json',
+          '--category',
+          'delivery',
+          '--since',
+          '2000-01-01',
+          '--until',
+          '2999-01-01T00:00:00+02:00',
+        ],
+        seeded.env,
+      ),
+    );
     expect(past).toMatchObject({ selected: seeded.deliveryIds.length, would_replay: seeded.deliveryIds.length });
   });
 
@@ -107,7 +134,14 @@ describe('replay --dry-run, then a real replay', () => {
   it('stops after the batch in flight on SIGINT and says where to resume', async () => {
     // A signal that turns aborted on its third look: after two batches of two events.
     let looks = 0;
-    const sigint = { get aborted() { looks += 1; return looks > 2; }, addEventListener: () => undefined, removeEventListener: () => undefined } as unknown as AbortSignal;
+    const sigint = {
+      get aborted() {
+        looks += 1;
+        return looks > 2;
+      },
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    } as unknown as AbortSignal;
     const result = await cli(['replay', '--to', 'dispatcher', '--batch-size', '2'], seeded.env, sigint);
     expect(result.code).toBe(130);
     expect(result.stdout).toContain('interrupted: replayed 0 of 4 selected events to dispatcher (positions 1/1 … 4/4)');

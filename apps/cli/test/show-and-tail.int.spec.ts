@@ -72,7 +72,9 @@ describe('show and tail', () => {
       expect(result.code).toBe(0);
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(3);
-      lines.forEach((line, i) => expect(line.startsWith(`${positionOf(all[i])} ${all[i].streamId} ${all[i].type} ${all[i].id} {`)).toBe(true));
+      lines.forEach((line, i) =>
+        expect(line.startsWith(`${positionOf(all[i])} ${all[i].streamId} ${all[i].type} ${all[i].id} {`)).toBe(true),
+      );
       expect(lines[0]).toMatch(/^1\/1 account-catalog AccountConnected [0-9a-f-]{36} \{"accountId":"acc_/);
     });
 
@@ -91,7 +93,9 @@ describe('show and tail', () => {
       expect(deliveryLines).toHaveLength(seeded.deliveryIds.length);
       for (const line of deliveryLines) expect(line).toMatch(/ untrusted payload \((json|text), \d+ chars\): /);
       // JSON payloads as received: every digit kept.
-      expect(deliveryLines.filter((line) => line.endsWith('untrusted payload (json, 45 chars): {"alert":"disk 0","big":12345678901234567890}'))).toHaveLength(1);
+      expect(
+        deliveryLines.filter((line) => line.endsWith('untrusted payload (json, 45 chars): {"alert":"disk 0","big":12345678901234567890}')),
+      ).toHaveLength(1);
       const runLines = lines.filter((line) => line.includes(' RunCreated '));
       for (const line of runLines) {
         // The payload is stored once (in the delivery's line); the run's framed message is summarised.
@@ -99,7 +103,9 @@ describe('show and tail', () => {
         expect(line).not.toContain('UNTRUSTED_PAYLOAD_BEGIN');
       }
       // Text payloads keep their newline escaped: one event, one line.
-      expect(deliveryLines.filter((line) => line.includes('untrusted payload (text, 24 chars): "plain text 0\\nsecond line"'))).toHaveLength(1);
+      expect(
+        deliveryLines.filter((line) => line.includes('untrusted payload (text, 24 chars): "plain text 0\\nsecond line"')),
+      ).toHaveLength(1);
     });
 
     it('follows new events from the head, filtered by category, and stops at --limit', async () => {
@@ -120,7 +126,11 @@ describe('show and tail', () => {
       for (const line of lines) {
         expect(Number(line.split('/')[0])).toBeGreaterThan(head);
         expect(line).toMatch(/^\d+\/\d+ delivery-dlv_\S+ DeliveryAccepted /);
-        expect([...line].filter((char) => char.charCodeAt(0) < 0x20 || (char.charCodeAt(0) >= 0x7f && char.charCodeAt(0) <= 0x9f) || char === '\u202e')).toEqual([]);
+        expect(
+          [...line].filter(
+            (char) => char.charCodeAt(0) < 0x20 || (char.charCodeAt(0) >= 0x7f && char.charCodeAt(0) <= 0x9f) || char === '\u202e',
+          ),
+        ).toEqual([]);
         expect(line).toContain('untrusted payload (text, 5035 chars): "\\u001b[2J\\u001b]0;owned\\u0007 evil\\nFAKE 1/1 line \\u202e');
         expect(line.length).toBeLessThan(700);
         expect(line).toMatch(/…\(\+\d+\)$/);

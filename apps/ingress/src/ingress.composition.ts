@@ -69,7 +69,9 @@ export interface IngressGraph {
 export function composeIngress(deps: IngressDependencies): IngressGraph {
   const { config, store, readModels, rateLimiter } = deps;
   const state = new ConfigurationState();
-  const feeder = new ConfigurationFeeder(store, state, (error) => new Logger('Configuration').error({ err: error }, 'configuration subscription failed; resubscribing'));
+  const feeder = new ConfigurationFeeder(store, state, (error) =>
+    new Logger('Configuration').error({ err: error }, 'configuration subscription failed; resubscribing'),
+  );
   const recorder = new BatchedActivityRecorder(readModels, (error, dropped) =>
     new Logger('WebhookActivity').error({ err: error, dropped }, 'rejected attempts and replays could not be written; kept for a retry'),
   );

@@ -20,7 +20,10 @@ export class IngressModule {
     return {
       module: IngressModule,
       // The event store closes after everything of this module stopped (EventStoreModule).
-      imports: [EventStoreModule.forRoot(deps.store), ...(deps.operationsElsewhere ? [] : [OperationsModule.forRoot(readinessChecks({ ...deps, service: 'ingress' }))])],
+      imports: [
+        EventStoreModule.forRoot(deps.store),
+        ...(deps.operationsElsewhere ? [] : [OperationsModule.forRoot(readinessChecks({ ...deps, service: 'ingress' }))]),
+      ],
       controllers: [
         AccountsController,
         RoutineListController,

@@ -1,6 +1,15 @@
 import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { assertPayloadLimitFits, createRateLimiter, exitGracefullyOnSignals, listenOrExit, openEventStore, openReadModelStore, readinessChecks, stopWhenSupervisorGone } from '@wts/platform';
+import {
+  assertPayloadLimitFits,
+  createRateLimiter,
+  exitGracefullyOnSignals,
+  listenOrExit,
+  openEventStore,
+  openReadModelStore,
+  readinessChecks,
+  stopWhenSupervisorGone,
+} from '@wts/platform';
 import { createOperationsApp, startTracing, tracedEventStore } from '@wts/observability';
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
@@ -32,9 +41,18 @@ async function main(): Promise<void> {
       await tracing?.shutdown();
     },
   });
-  const opsUrl = ops && opsPort !== undefined ? await listenOrExit(ops, { service: 'ingress', port: opsPort, host: config.http.host, portVariable: 'OPS_PORT' }, { report: false }) : undefined;
-  const url = await listenOrExit(app, { service: 'ingress', port: config.http.port, host: config.http.host, portVariable: 'PORT' }, { opsUrl });
-  process.stdout.write(`ingress listening on ${url.origin} (public base URL ${config.http.publicBaseUrl})${opsUrl ? `; health and metrics on ${opsUrl.origin}` : ''}\n`);
+  const opsUrl =
+    ops && opsPort !== undefined
+      ? await listenOrExit(ops, { service: 'ingress', port: opsPort, host: config.http.host, portVariable: 'OPS_PORT' }, { report: false })
+      : undefined;
+  const url = await listenOrExit(
+    app,
+    { service: 'ingress', port: config.http.port, host: config.http.host, portVariable: 'PORT' },
+    { opsUrl },
+  );
+  process.stdout.write(
+    `ingress listening on ${url.origin} (public base URL ${config.http.publicBaseUrl})${opsUrl ? `; health and metrics on ${opsUrl.origin}` : ''}\n`,
+  );
   stopWhenSupervisorGone(config.supervisorPid);
 }
 

@@ -4,8 +4,7 @@ import { useIngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingre
 describe('admin API: 401 before body errors', () => {
   const app = useIngressTestApp();
 
-  const send = (headers: Record<string, string>, body: string) =>
-    fetch(`${app.baseUrl}/admin/accounts`, { method: 'POST', headers, body });
+  const send = (headers: Record<string, string>, body: string) => fetch(`${app.baseUrl}/admin/accounts`, { method: 'POST', headers, body });
 
   it.each([
     ['malformed JSON', { 'content-type': 'application/json' }, '{"email":'],
@@ -46,7 +45,13 @@ describe('admin API: malformed headers and null fields', () => {
   ])('PATCH routine with %s = %j is 400 validation_failed and changes nothing', async (field, value) => {
     const account = await app.admin('POST', '/admin/accounts', { email: `n-${field}-${Math.random().toString(36).slice(2)}@example.com` });
     const accountId = (account.json as { id: string }).id;
-    const created = await app.admin('POST', '/admin/routines', { name: 'R', instructions: 'i', tools: [], mode: 'supervised', account_scope: [accountId] });
+    const created = await app.admin('POST', '/admin/routines', {
+      name: 'R',
+      instructions: 'i',
+      tools: [],
+      mode: 'supervised',
+      account_scope: [accountId],
+    });
     const routineId = (created.json as { id: string }).id;
     const patched = await app.admin('PATCH', `/admin/routines/${routineId}`, { [field]: value });
     expect(patched.status).toBe(400);

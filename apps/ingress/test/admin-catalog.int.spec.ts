@@ -17,7 +17,11 @@ describe('admin API: token, accounts, routines', () => {
       ['POST', '/admin/routines', { name: 'n', instructions: 'i', tools: [], mode: 'supervised', account_scope: [] }],
       ['GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA', undefined],
       ['GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook', undefined],
-      ['POST', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/enable', { default_account: 'x@example.com', account_override_allowed: false }],
+      [
+        'POST',
+        '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/enable',
+        { default_account: 'x@example.com', account_override_allowed: false },
+      ],
       ['POST', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/rotate', undefined],
       ['POST', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/disable', undefined],
       ['GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/deliveries', undefined],
@@ -31,7 +35,13 @@ describe('admin API: token, accounts, routines', () => {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       });
       const payload = body === undefined ? undefined : JSON.stringify(body);
-      for (const authorization of [undefined, 'Bearer wrong-token-wrong-token', `Basic ${TEST_ADMIN_TOKEN}`, `Bearer ${TEST_ADMIN_TOKEN}x`, TEST_ADMIN_TOKEN]) {
+      for (const authorization of [
+        undefined,
+        'Bearer wrong-token-wrong-token',
+        `Basic ${TEST_ADMIN_TOKEN}`,
+        `Bearer ${TEST_ADMIN_TOKEN}x`,
+        TEST_ADMIN_TOKEN,
+      ]) {
         const result = await t.http(method, path, { headers: headers(authorization), body: payload });
         expectProblem(result, 401, 'unauthorized');
       }
@@ -55,10 +65,22 @@ describe('admin API: token, accounts, routines', () => {
       const result = await t.admin('POST', '/admin/accounts', { email: 'owner@example.com', aliases: ['Team@Example.com'] });
       expect(result.status).toBe(201);
       first = result.json;
-      expect(first).toEqual({ id: expect.stringMatching(/^acc_[A-Za-z0-9_-]{16,}$/), email: 'owner@example.com', aliases: ['Team@Example.com'], active: true, primary: true });
+      expect(first).toEqual({
+        id: expect.stringMatching(/^acc_[A-Za-z0-9_-]{16,}$/),
+        email: 'owner@example.com',
+        aliases: ['Team@Example.com'],
+        active: true,
+        primary: true,
+      });
 
       second = await t.adminOk('POST', '/admin/accounts', { email: 'second@example.com' }, 201);
-      expect(second).toEqual({ id: expect.stringMatching(/^acc_/), email: 'second@example.com', aliases: [], active: true, primary: false });
+      expect(second).toEqual({
+        id: expect.stringMatching(/^acc_/),
+        email: 'second@example.com',
+        aliases: [],
+        active: true,
+        primary: false,
+      });
     });
 
     it('GET /admin/accounts → {accounts: [...]}', async () => {
@@ -125,7 +147,10 @@ describe('admin API: token, accounts, routines', () => {
     it('a body that is not JSON → 400 validation_failed; a non-JSON content type → 415', async () => {
       const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
       expectProblem(await t.http('POST', '/admin/accounts', { headers, body: '{"email":' }), 400, 'validation_failed');
-      const text = await t.http('POST', '/admin/accounts', { headers: { ...headers, 'content-type': 'text/plain' }, body: '{"email":"t@example.com"}' });
+      const text = await t.http('POST', '/admin/accounts', {
+        headers: { ...headers, 'content-type': 'text/plain' },
+        body: '{"email":"t@example.com"}',
+      });
       expectProblem(text, 415);
     });
   });
@@ -136,7 +161,10 @@ describe('admin API: token, accounts, routines', () => {
     const definition = (accountId: string): Json => ({
       name: 'Triage',
       instructions: 'Triage the incoming ticket.',
-      tools: [{ name: 'create_ticket', sends_externally: false }, { name: 'send_email', sends_externally: true }],
+      tools: [
+        { name: 'create_ticket', sends_externally: false },
+        { name: 'send_email', sends_externally: true },
+      ],
       mode: 'supervised',
       account_scope: [accountId],
     });
@@ -158,8 +186,18 @@ describe('admin API: token, accounts, routines', () => {
 
     it('PATCH /admin/routines/{id} → 200 routine with the changed fields only', async () => {
       const other = await t.createAccount();
-      const patched = await t.adminOk('PATCH', `/admin/routines/${routine.id}`, { mode: 'autonomous', account_scope: [account.id, other.id] }, 200);
-      expect(patched).toMatchObject({ ...definition(account.id), id: routine.id, mode: 'autonomous', account_scope: [account.id, other.id] });
+      const patched = await t.adminOk(
+        'PATCH',
+        `/admin/routines/${routine.id}`,
+        { mode: 'autonomous', account_scope: [account.id, other.id] },
+        200,
+      );
+      expect(patched).toMatchObject({
+        ...definition(account.id),
+        id: routine.id,
+        mode: 'autonomous',
+        account_scope: [account.id, other.id],
+      });
       const renamed = await t.adminOk('PATCH', `/admin/routines/${routine.id}`, { name: 'Renamed', instructions: 'New', tools: [] }, 200);
       expect(renamed).toMatchObject({ name: 'Renamed', instructions: 'New', tools: [], mode: 'autonomous' });
       expect(await t.adminOk('GET', `/admin/routines/${routine.id}`, undefined, 200)).toEqual(renamed);

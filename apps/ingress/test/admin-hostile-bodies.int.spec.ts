@@ -18,7 +18,11 @@ describe('admin API: hostile bodies with a valid token', () => {
     ['an email nested 20,000 arrays deep', '/admin/accounts', `{"email":${nestedArrays(20_000)}}`],
     ['an email nested 20,000 objects deep', '/admin/accounts', `{"email":${nestedObjects(20_000)}}`],
     ['aliases nested 20,000 arrays deep', '/admin/accounts', `{"email":"deep@example.com","aliases":${nestedArrays(20_000)}}`],
-    ['tools nested 20,000 objects deep', '/admin/routines', `{"name":"n","instructions":"i","mode":"supervised","account_scope":[],"tools":[${nestedObjects(20_000)}]}`],
+    [
+      'tools nested 20,000 objects deep',
+      '/admin/routines',
+      `{"name":"n","instructions":"i","mode":"supervised","account_scope":[],"tools":[${nestedObjects(20_000)}]}`,
+    ],
     ['an unknown field nested 100 levels deep', '/admin/accounts', `{"email":"deep2@example.com","x":${nestedArrays(100)}}`],
     ['a whole body nested 20,000 arrays deep', '/admin/accounts', nestedArrays(20_000)],
   ])('%s answers 400 validation_failed, not 500', async (_label, path, body) => {

@@ -48,7 +48,10 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
 
   it('enable → 200 with webhook_id whk_…, url, secret whsec_ + 43 base64url chars, state, default account, override flag', async () => {
     const routine = await t.createRoutine({ account_scope: [account.id] });
-    const result = await t.admin('POST', webhookPath(routine.id, '/enable'), { default_account: account.email, account_override_allowed: true });
+    const result = await t.admin('POST', webhookPath(routine.id, '/enable'), {
+      default_account: account.email,
+      account_override_allowed: true,
+    });
     expect(result.status).toBe(200);
     const enabled = result.json as Json;
     expect(enabled.webhook_id).toMatch(WEBHOOK_ID);
@@ -57,7 +60,14 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
     expect(enabled).toMatchObject({ state: 'enabled', default_account: account.email, account_override_allowed: true });
 
     const { json, text } = await viewOf(routine.id);
-    expect(json).toMatchObject({ state: 'enabled', webhook_id: enabled.webhook_id, url: enabled.url, default_account: account.email, account_override_allowed: true, blocked: false });
+    expect(json).toMatchObject({
+      state: 'enabled',
+      webhook_id: enabled.webhook_id,
+      url: enabled.url,
+      default_account: account.email,
+      account_override_allowed: true,
+      blocked: false,
+    });
     noSecretIn(text);
     expect(text).not.toContain(enabled.secret.slice('whsec_'.length));
 
@@ -89,20 +99,47 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
       ['inactive', () => inactive.email],
       ['unknown', () => 'nobody@example.com'],
     ])('a default account %s → 400 problem, webhook stays not configured', async (_name, email) => {
-      const result = await t.admin('POST', webhookPath(routineId, '/enable'), { default_account: email(), account_override_allowed: false });
+      const result = await t.admin('POST', webhookPath(routineId, '/enable'), {
+        default_account: email(),
+        account_override_allowed: false,
+      });
       const problem = expectProblem(result, 400);
       expect(problem.code).toBe('default_account_invalid');
       expect((await viewOf(routineId)).json.state).toBe('not_configured');
     });
 
     it.each([
-      ['no default account', { account_override_allowed: false }, "default_account is required: the email of an active account inside the routine's scope"],
-      ['an empty default account', { default_account: '', account_override_allowed: false }, "default_account is required: the email of an active account inside the routine's scope"],
+      [
+        'no default account',
+        { account_override_allowed: false },
+        "default_account is required: the email of an active account inside the routine's scope",
+      ],
+      [
+        'an empty default account',
+        { default_account: '', account_override_allowed: false },
+        "default_account is required: the email of an active account inside the routine's scope",
+      ],
       ['no override flag', { default_account: 'owner@example.com' }, 'account_override_allowed is required: true or false'],
-      ['a default account that is not an address', { default_account: 'owner', account_override_allowed: false }, 'default_account must be the email of an account'],
-      ['a default account that is a number', { default_account: 42, account_override_allowed: false }, 'default_account must be a string: the email of an account'],
-      ['a default account of 255 characters', { default_account: `${'a'.repeat(243)}@example.com`, account_override_allowed: false }, 'default_account must be at most 254 characters'],
-      ['an override flag that is not a boolean', { default_account: 'owner@example.com', account_override_allowed: 'yes' }, 'account_override_allowed is required: true or false'],
+      [
+        'a default account that is not an address',
+        { default_account: 'owner', account_override_allowed: false },
+        'default_account must be the email of an account',
+      ],
+      [
+        'a default account that is a number',
+        { default_account: 42, account_override_allowed: false },
+        'default_account must be a string: the email of an account',
+      ],
+      [
+        'a default account of 255 characters',
+        { default_account: `${'a'.repeat(243)}@example.com`, account_override_allowed: false },
+        'default_account must be at most 254 characters',
+      ],
+      [
+        'an override flag that is not a boolean',
+        { default_account: 'owner@example.com', account_override_allowed: 'yes' },
+        'account_override_allowed is required: true or false',
+      ],
     ])('a body with %s → 400 validation_failed, with one message that says what is wrong', async (_name, body, message) => {
       const problem = expectProblem(await t.admin('POST', webhookPath(routineId, '/enable'), body), 400, 'validation_failed');
       expect(problem.errors).toEqual([message]);
@@ -115,7 +152,10 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
     });
 
     it('enable of an unknown routine → 404 problem', async () => {
-      const result = await t.admin('POST', webhookPath('rtn_AAAAAAAAAAAAAAAAAAAAAA', '/enable'), { default_account: account.email, account_override_allowed: false });
+      const result = await t.admin('POST', webhookPath('rtn_AAAAAAAAAAAAAAAAAAAAAA', '/enable'), {
+        default_account: account.email,
+        account_override_allowed: false,
+      });
       expectProblem(result, 404);
     });
   });
@@ -136,7 +176,10 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
 
   it('the answers carrying the secret (enable, rotate) say Cache-Control: no-store', async () => {
     const routine = await t.createRoutine({ account_scope: [account.id] });
-    const enabled = await t.admin('POST', webhookPath(routine.id, '/enable'), { default_account: account.email, account_override_allowed: false });
+    const enabled = await t.admin('POST', webhookPath(routine.id, '/enable'), {
+      default_account: account.email,
+      account_override_allowed: false,
+    });
     expect(enabled.status).toBe(200);
     expect(enabled.headers.get('cache-control')).toBe('no-store');
     const rotated = await t.admin('POST', webhookPath(routine.id, '/rotate'));
@@ -173,7 +216,10 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
 
   it('enabling an enabled webhook again does not silently issue a second live secret', async () => {
     const hook = await t.setupWebhook({ account });
-    const result = await t.admin('POST', webhookPath(hook.routineId, '/enable'), { default_account: account.email, account_override_allowed: false });
+    const result = await t.admin('POST', webhookPath(hook.routineId, '/enable'), {
+      default_account: account.email,
+      account_override_allowed: false,
+    });
     if (result.status === 200) {
       // If re-enable is allowed it must behave like a rotation: the old secret dies.
       expect((await t.deliver(hook)).status).toBe(404);
@@ -187,21 +233,45 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
     const hook = await t.setupWebhook({ account, accountOverrideAllowed: true });
     const sent: Json[] = [];
     sent.push((await t.deliver(hook, { body: '{"data":1}', headers: { 'x-service-idempotency-key': 'first' } })).json);
-    sent.push((await t.deliver(hook, { contentType: 'text/plain; charset=utf-8', body: 'second', headers: { 'x-service-account-email': 'ALIAS@example.com' } })).json);
+    sent.push(
+      (
+        await t.deliver(hook, {
+          contentType: 'text/plain; charset=utf-8',
+          body: 'second',
+          headers: { 'x-service-account-email': 'ALIAS@example.com' },
+        })
+      ).json,
+    );
     sent.push((await t.deliver(hook, { body: '{"data":3}' })).json);
 
     const list = await t.waitForDeliveries(hook.routineId, 3);
     expect(list.map((d: Json) => d.delivery_id)).toEqual(sent.map((s) => s.delivery_id).reverse());
     for (const item of list) {
-      expect(Object.keys(item).sort()).toEqual(['content_type', 'delivery_id', 'idempotency_key', 'received_at', 'run_id', 'trigger_account']);
+      expect(Object.keys(item).sort()).toEqual([
+        'content_type',
+        'delivery_id',
+        'idempotency_key',
+        'received_at',
+        'run_id',
+        'trigger_account',
+      ]);
       expect(Object.keys(item.trigger_account).sort()).toEqual(['account_id', 'email']);
       expect(Number.isNaN(Date.parse(item.received_at))).toBe(false);
     }
     const receivedAt = list.map((d: Json) => Date.parse(d.received_at));
     expect([...receivedAt].sort((a, b) => b - a)).toEqual(receivedAt);
     const [third, second, first] = list;
-    expect(first).toMatchObject({ run_id: sent[0].run_id, content_type: 'application/json', idempotency_key: 'first', trigger_account: { account_id: account.id, email: account.email } });
-    expect(second).toMatchObject({ content_type: 'text/plain', idempotency_key: null, trigger_account: { account_id: account.id, email: 'Alias@Example.com' } });
+    expect(first).toMatchObject({
+      run_id: sent[0].run_id,
+      content_type: 'application/json',
+      idempotency_key: 'first',
+      trigger_account: { account_id: account.id, email: account.email },
+    });
+    expect(second).toMatchObject({
+      content_type: 'text/plain',
+      idempotency_key: null,
+      trigger_account: { account_id: account.id, email: 'Alias@Example.com' },
+    });
     expect(third).toMatchObject({ idempotency_key: null });
   });
 
@@ -215,10 +285,22 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
     }
     const runs = await t.waitForRuns(hook.routineId, 3);
     expect(runs.map((r: Json) => r.run_id)).toEqual([...runIds].reverse());
-    for (const run of runs) expect(run).toMatchObject({ routine_id: hook.routineId, webhook_id: hook.webhookId, delivery_id: expect.stringMatching(/^dlv_/) });
+    for (const run of runs)
+      expect(run).toMatchObject({ routine_id: hook.routineId, webhook_id: hook.webhookId, delivery_id: expect.stringMatching(/^dlv_/) });
 
     const detail = (await t.waitForRun(runIds[0] as string)).json as Json;
-    for (const field of ['run_id', 'routine_id', 'webhook_id', 'delivery_id', 'trigger_account', 'status', 'created_at', 'initial_message', 'payload', 'routine']) {
+    for (const field of [
+      'run_id',
+      'routine_id',
+      'webhook_id',
+      'delivery_id',
+      'trigger_account',
+      'status',
+      'created_at',
+      'initial_message',
+      'payload',
+      'routine',
+    ]) {
       expect(detail).toHaveProperty(field);
     }
     expect(Object.keys(detail.routine)).toEqual(expect.arrayContaining(['tools', 'instructions', 'mode']));

@@ -66,6 +66,10 @@ describe('append outcomes the store does not confirm', () => {
   it('the store refusing the event as too big: 413 payload_too_large, not a 500', async () => {
     fault = 'refused_as_too_big';
     expectProblem(await t.deliver(hook, { body: '{"data":"big"}' }), 413, 'payload_too_large');
-    expectProblem(await t.deliver(hook, { body: '{"data":"big"}', headers: { 'x-service-idempotency-key': 'too-big-1' } }), 413, 'payload_too_large');
+    expectProblem(
+      await t.deliver(hook, { body: '{"data":"big"}', headers: { 'x-service-idempotency-key': 'too-big-1' } }),
+      413,
+      'payload_too_large',
+    );
   });
 });

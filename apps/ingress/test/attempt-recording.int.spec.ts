@@ -1,4 +1,15 @@
-import { ConfigurationFeeder, ConfigurationState, TriggerWebhookUseCase, UNKNOWN_WEBHOOK_ATTEMPTS, UseCaseContext, cryptoRandom, systemClock, type RejectedAttempt, type TriggerWebhookRequest, type WebhookActivityRecorder } from '@wts/application';
+import {
+  ConfigurationFeeder,
+  ConfigurationState,
+  TriggerWebhookUseCase,
+  UNKNOWN_WEBHOOK_ATTEMPTS,
+  UseCaseContext,
+  cryptoRandom,
+  systemClock,
+  type RejectedAttempt,
+  type TriggerWebhookRequest,
+  type WebhookActivityRecorder,
+} from '@wts/application';
 import { MemoryRateLimiter } from '@wts/platform';
 import { useIngressTestApp } from '../../../test/support/ingress-test-app';
 import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
@@ -63,8 +74,14 @@ describe('refused attempts are recorded after the answer', () => {
     expect(outcome).toMatchObject({ kind: 'rejected', code: 'webhook_not_found' });
     expect(recorded).toEqual([]);
     await nextTurn();
-    expect(recorded).toEqual([{ webhookId: UNKNOWN_WEBHOOK_ATTEMPTS, reason: 'wrong_secret', at: expect.any(String) as unknown, sourceAddress: '192.0.2.1' }]);
+    expect(recorded).toEqual([
+      { webhookId: UNKNOWN_WEBHOOK_ATTEMPTS, reason: 'wrong_secret', at: expect.any(String) as unknown, sourceAddress: '192.0.2.1' },
+    ]);
     // The owner of a real webhook never sees it.
-    expect(((await t.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/attempts`, undefined, 200)).attempts as unknown[]).some((a) => JSON.stringify(a).includes('whk_unknown'))).toBe(false);
+    expect(
+      ((await t.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/attempts`, undefined, 200)).attempts as unknown[]).some((a) =>
+        JSON.stringify(a).includes('whk_unknown'),
+      ),
+    ).toBe(false);
   });
 });

@@ -25,10 +25,15 @@ describe('decision state from configuration only', () => {
     seed = await IngressTestApp.start({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' });
     hook = await seed.setupWebhook();
     await seed.startDispatcher();
-    for (let i = 0; i < PRIOR_DELIVERIES; i += 1) expect((await seed.deliver(hook, { body: JSON.stringify({ data: { i } }) })).status).toBe(202);
+    for (let i = 0; i < PRIOR_DELIVERIES; i += 1)
+      expect((await seed.deliver(hook, { body: JSON.stringify({ data: { i } }) })).status).toBe(202);
     await seed.waitForRuns(hook.routineId, PRIOR_DELIVERIES);
     other = await IngressTestApp.start({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' }, { dataDir: seed.dataDir });
-    watched = await IngressTestApp.start({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' }, { dataDir: seed.dataDir }, (store) => (recorder = new RecordingEventStore(store)));
+    watched = await IngressTestApp.start(
+      { WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' },
+      { dataDir: seed.dataDir },
+      (store) => (recorder = new RecordingEventStore(store)),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -38,7 +43,10 @@ describe('decision state from configuration only', () => {
   });
 
   const readsOfTraffic = (calls: readonly RecordedCall[]): RecordedCall[] =>
-    calls.filter((call) => (call.call === 'readStream' && TRAFFIC_STREAMS.test(call.streamId)) || (call.call === 'readAll' && call.prefixes === undefined));
+    calls.filter(
+      (call) =>
+        (call.call === 'readStream' && TRAFFIC_STREAMS.test(call.streamId)) || (call.call === 'readAll' && call.prefixes === undefined),
+    );
 
   it('starts from the configuration streams alone: no delivery or run of the history is read', () => {
     expect(readsOfTraffic(recorder.calls)).toEqual([]);
@@ -46,7 +54,9 @@ describe('decision state from configuration only', () => {
     expect(configuration).toContain(Streams.webhook(hook.webhookId));
     // The ingress opens no subscription that sees traffic (the read models are projected by the run-dispatcher).
     for (const streams of recorder.delivered.values()) expect(streams.filter((stream) => TRAFFIC_STREAMS.test(stream))).toEqual([]);
-    expect(recorder.calls.filter((call) => call.call === 'subscribeToAll')).toEqual([{ call: 'subscribeToAll', prefixes: CONFIGURATION_PREFIXES }]);
+    expect(recorder.calls.filter((call) => call.call === 'subscribeToAll')).toEqual([
+      { call: 'subscribeToAll', prefixes: CONFIGURATION_PREFIXES },
+    ]);
   });
 
   it('decides a delivery with one look at three stream heads and one append, however many deliveries the store holds', async () => {
@@ -65,7 +75,10 @@ describe('decision state from configuration only', () => {
     expect((await watched.deliver({ webhookId: 'whk_UnknownUnknownUnknown0', secret: hook.secret })).status).toBe(404);
     expect(recorder.calls).toHaveLength(1);
     const [only] = recorder.calls;
-    expect(only).toMatchObject({ call: 'streamHeads', streamIds: expect.arrayContaining([Streams.webhook('whk_UnknownUnknownUnknown0'), ACCOUNT_CATALOG_STREAM]) });
+    expect(only).toMatchObject({
+      call: 'streamHeads',
+      streamIds: expect.arrayContaining([Streams.webhook('whk_UnknownUnknownUnknown0'), ACCOUNT_CATALOG_STREAM]),
+    });
     expect(only.call === 'streamHeads' ? only.streamIds : []).toHaveLength(3);
   });
 

@@ -16,7 +16,10 @@ describe('createIngressApp builds independent apps', () => {
     const second = await IngressTestApp.start();
     try {
       const result = await second.admin('POST', '/admin/accounts', { email: 'third@example.com' });
-      expect({ status: result.status, body: result.json }).toEqual({ status: 201, body: expect.objectContaining({ email: 'third@example.com' }) });
+      expect({ status: result.status, body: result.json }).toEqual({
+        status: 201,
+        body: expect.objectContaining({ email: 'third@example.com' }),
+      });
       const list = await second.adminOk('GET', '/admin/accounts', undefined, 200);
       expect(list.accounts.map((a: { email: string }) => a.email)).toEqual(['third@example.com']);
     } finally {

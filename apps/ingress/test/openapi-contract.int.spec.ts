@@ -187,18 +187,23 @@ function validate(schema: Schema, value: unknown, at = '$'): string[] {
   const s = flatten(schema);
   const errors: string[] = [];
   if (s.anyOf && !s.anyOf.some((branch) => validate(branch, value, at).length === 0)) errors.push(`${at}: matches no anyOf branch`);
-  if (s.oneOf && s.oneOf.filter((branch) => validate(branch, value, at).length === 0).length !== 1) errors.push(`${at}: does not match exactly one oneOf branch`);
+  if (s.oneOf && s.oneOf.filter((branch) => validate(branch, value, at).length === 0).length !== 1)
+    errors.push(`${at}: does not match exactly one oneOf branch`);
   if (s.type !== undefined) {
     const types = Array.isArray(s.type) ? s.type : [s.type];
-    if (!types.some((type) => hasType(type, value))) return [...errors, `${at}: ${JSON.stringify(value)} is not of type ${types.join('|')}`];
+    if (!types.some((type) => hasType(type, value)))
+      return [...errors, `${at}: ${JSON.stringify(value)} is not of type ${types.join('|')}`];
   }
-  if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) errors.push(`${at}: ${JSON.stringify(value)} is not ${JSON.stringify(s.const)}`);
-  if (s.enum && !s.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) errors.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
+  if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value))
+    errors.push(`${at}: ${JSON.stringify(value)} is not ${JSON.stringify(s.const)}`);
+  if (s.enum && !s.enum.some((option) => JSON.stringify(option) === JSON.stringify(value)))
+    errors.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
   if (typeof value === 'string') {
     if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(value)) errors.push(`${at}: "${value}" does not match /${s.pattern}/`);
     if (s.minLength !== undefined && [...value].length < s.minLength) errors.push(`${at}: shorter than ${s.minLength}`);
     if (s.maxLength !== undefined && [...value].length > s.maxLength) errors.push(`${at}: longer than ${s.maxLength}`);
-    if (s.format === 'date-time' && (!ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))) errors.push(`${at}: "${value}" is not a date-time`);
+    if (s.format === 'date-time' && (!ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))))
+      errors.push(`${at}: "${value}" is not a date-time`);
   }
   if (typeof value === 'number') {
     if (s.minimum !== undefined && value < s.minimum) errors.push(`${at}: ${value} < ${s.minimum}`);
@@ -312,7 +317,10 @@ function expectDocumented(answer: Answer, method: string, path: string): Json {
       else if (media.schema) problems.push(...validate(media.schema, answer.json));
     }
   }
-  if (problems.length > 0) throw new Error(`${method} ${path} → ${answer.status} differs from docs/openapi.json:\n  ${problems.join('\n  ')}\n  body: ${answer.text.slice(0, 500)}`);
+  if (problems.length > 0)
+    throw new Error(
+      `${method} ${path} → ${answer.status} differs from docs/openapi.json:\n  ${problems.join('\n  ')}\n  body: ${answer.text.slice(0, 500)}`,
+    );
   exercised.add(`${method.toUpperCase()} ${path}`);
   return answer.json as Json;
 }
@@ -352,7 +360,11 @@ describe('docs/openapi.json', () => {
       for (const [key, { path, operation }] of documentedOperations()) {
         expect({ key, duplicate: ids.has(operation.operationId) }).toEqual({ key, duplicate: false });
         ids.add(operation.operationId);
-        const declared = (operation.parameters ?? []).map(deref).filter((p) => p.in === 'path').map((p) => p.name).sort();
+        const declared = (operation.parameters ?? [])
+          .map(deref)
+          .filter((p) => p.in === 'path')
+          .map((p) => p.name)
+          .sort();
         const template = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
         expect({ key, parameters: declared }).toEqual({ key, parameters: template });
         if (path.startsWith('/admin/')) {
@@ -385,7 +397,11 @@ describe('docs/openapi.json', () => {
           expect({ key, status, narrowed: codes.length < Object.keys(STATUS_BY_CODE).length }).toEqual({ key, status, narrowed: true });
           for (const code of codes) {
             used.add(String(code));
-            expect({ key, code, status: STATUS_BY_CODE[code as keyof typeof STATUS_BY_CODE] }).toEqual({ key, code, status: Number(status) });
+            expect({ key, code, status: STATUS_BY_CODE[code as keyof typeof STATUS_BY_CODE] }).toEqual({
+              key,
+              code,
+              status: Number(status),
+            });
           }
         }
       }
@@ -401,9 +417,11 @@ describe('docs/openapi.json', () => {
       };
       for (const [name, schema] of Object.entries(doc.components.schemas)) check(`schema ${name}`, schema, schema.example);
       for (const [key, { operation }] of documentedOperations()) {
-        for (const [mediaType, media] of Object.entries(operation.requestBody?.content ?? {})) check(`${key} request ${mediaType}`, media.schema, media.example);
+        for (const [mediaType, media] of Object.entries(operation.requestBody?.content ?? {}))
+          check(`${key} request ${mediaType}`, media.schema, media.example);
         for (const [status, declared] of Object.entries(operation.responses)) {
-          for (const [mediaType, media] of Object.entries(deref(declared).content ?? {})) check(`${key} ${status} ${mediaType}`, media.schema, media.example);
+          for (const [mediaType, media] of Object.entries(deref(declared).content ?? {}))
+            check(`${key} ${status} ${mediaType}`, media.schema, media.example);
         }
       }
       expect(failures).toEqual([]);
@@ -430,17 +448,22 @@ describe('docs/openapi.json', () => {
     const registeredKeys = (): Set<string> => {
       const gets = new Set(routes.filter((route) => route.method === 'GET').map((route) => route.url));
       // HEAD is derived from GET by Fastify (documented once, in the API description).
-      return new Set(routes.filter((route) => !(route.method === 'HEAD' && gets.has(route.url))).map((route) => `${route.method} ${route.url}`));
+      return new Set(
+        routes.filter((route) => !(route.method === 'HEAD' && gets.has(route.url))).map((route) => `${route.method} ${route.url}`),
+      );
     };
 
     it('recorded the routes Fastify registered (the hook is live)', () => {
       const fastify = t.app.getHttpAdapter().getInstance() as FastifyInstance;
       expect(routes).toContainEqual({ method: 'POST', url: '/workflow-webhooks/:webhookId' });
-      for (const route of routes) expect({ route, known: fastify.hasRoute({ method: route.method as 'GET', url: route.url }) }).toEqual({ route, known: true });
+      for (const route of routes)
+        expect({ route, known: fastify.hasRoute({ method: route.method as 'GET', url: route.url }) }).toEqual({ route, known: true });
     });
 
     it('documents every registered route', () => {
-      const documented = new Set([...documentedOperations().values()].map(({ method, path, item }) => `${method.toUpperCase()} ${registeredPathOf(path, item)}`));
+      const documented = new Set(
+        [...documentedOperations().values()].map(({ method, path, item }) => `${method.toUpperCase()} ${registeredPathOf(path, item)}`),
+      );
       const undocumented = [...registeredKeys()].filter((key) => {
         const [method, url] = key.split(' ') as [string, string];
         return !documented.has(`${method} ${url}`) && !documented.has(`${method} ${toDocumentedPath(url)}`);
@@ -449,10 +472,12 @@ describe('docs/openapi.json', () => {
     });
 
     it('registers every documented operation', () => {
-      const registered = new Set([...registeredKeys()].map((key) => {
-        const [method, url] = key.split(' ') as [string, string];
-        return `${method} ${url.includes('*') ? url : toDocumentedPath(url)}`;
-      }));
+      const registered = new Set(
+        [...registeredKeys()].map((key) => {
+          const [method, url] = key.split(' ') as [string, string];
+          return `${method} ${url.includes('*') ? url : toDocumentedPath(url)}`;
+        }),
+      );
       const missing = [...documentedOperations().values()]
         .map(({ method, path, item }) => `${method.toUpperCase()} ${registeredPathOf(path, item)}`)
         .filter((key) => !registered.has(key));
@@ -473,7 +498,12 @@ describe('docs/openapi.json', () => {
         const live = { status: 'ok', info: {}, error: {}, details: {} };
         expect(expectDocumented(await t.http('GET', '/health/live'), 'GET', '/health/live')).toEqual(live);
         expect(expectDocumented(await t.http('GET', '/healthz'), 'GET', '/healthz')).toEqual(live);
-        const ready = { status: 'ok', info: { event_store: { status: 'up' }, read_models: { status: 'up' } }, error: {}, details: { event_store: { status: 'up' }, read_models: { status: 'up' } } };
+        const ready = {
+          status: 'ok',
+          info: { event_store: { status: 'up' }, read_models: { status: 'up' } },
+          error: {},
+          details: { event_store: { status: 'up' }, read_models: { status: 'up' } },
+        };
         expect(expectDocumented(await t.http('GET', '/health/ready'), 'GET', '/health/ready')).toEqual(ready);
         expect(expectDocumented(await t.http('GET', '/readyz'), 'GET', '/readyz')).toEqual(ready);
         const scrape = await t.http('GET', '/metrics');
@@ -490,14 +520,25 @@ describe('docs/openapi.json', () => {
         expect(account.primary).toBe(true);
         const other = await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'other@example.com', primary: false });
         expect((await admin('GET', '/admin/accounts', '/admin/accounts')).accounts).toHaveLength(2);
-        expect((await admin('PATCH', `/admin/accounts/${other.id}`, '/admin/accounts/{id}', { aliases: ['second@example.com'] })).aliases).toEqual(['second@example.com']);
+        expect(
+          (await admin('PATCH', `/admin/accounts/${other.id}`, '/admin/accounts/{id}', { aliases: ['second@example.com'] })).aliases,
+        ).toEqual(['second@example.com']);
         expect((await admin('PATCH', `/admin/accounts/${other.id}`, '/admin/accounts/{id}')).aliases).toEqual(['second@example.com']); // no body: no change
 
         expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'not an address' })).code).toBe('validation_failed');
-        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'x@example.com', extra: 1 })).code).toBe('validation_failed');
-        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'OWNER@example.com' })).code).toBe('email_already_connected');
-        expect((await admin('PATCH', '/admin/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA', '/admin/accounts/{id}', { active: true })).code).toBe('unknown_account');
-        const notJson = await t.http('POST', '/admin/accounts', { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'text/plain' }, body: 'x' });
+        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'x@example.com', extra: 1 })).code).toBe(
+          'validation_failed',
+        );
+        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'OWNER@example.com' })).code).toBe(
+          'email_already_connected',
+        );
+        expect((await admin('PATCH', '/admin/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA', '/admin/accounts/{id}', { active: true })).code).toBe(
+          'unknown_account',
+        );
+        const notJson = await t.http('POST', '/admin/accounts', {
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'text/plain' },
+          body: 'x',
+        });
         expect(expectDocumented(notJson, 'POST', '/admin/accounts').code).toBe('unsupported_media_type');
       });
 
@@ -511,29 +552,60 @@ describe('docs/openapi.json', () => {
         });
         routineId = created.id;
         await admin('GET', `/admin/routines/${routineId}`, '/admin/routines/{id}');
-        expect((await admin('PATCH', `/admin/routines/${routineId}`, '/admin/routines/{id}', { name: 'Contract v2' })).name).toBe('Contract v2');
+        expect((await admin('PATCH', `/admin/routines/${routineId}`, '/admin/routines/{id}', { name: 'Contract v2' })).name).toBe(
+          'Contract v2',
+        );
         expect((await admin('PATCH', `/admin/routines/${routineId}`, '/admin/routines/{id}')).name).toBe('Contract v2'); // no body: no change
         const list = await admin('GET', '/admin/routines', '/admin/routines');
         expect(list.routines[0]).toMatchObject({ id: routineId, webhook_state: 'not_configured', webhook_blocked: false });
         expect((await admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA', '/admin/routines/{id}')).code).toBe('routine_not_found');
-        expect((await admin('POST', '/admin/routines', '/admin/routines', { name: 'x', instructions: '', tools: [], mode: 'supervised', account_scope: ['acc_AAAAAAAAAAAAAAAAAAAAAA'] })).code).toBe('unknown_scope_account');
-        expect((await admin('PATCH', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA', '/admin/routines/{id}', { name: 'y' })).code).toBe('routine_not_found');
+        expect(
+          (
+            await admin('POST', '/admin/routines', '/admin/routines', {
+              name: 'x',
+              instructions: '',
+              tools: [],
+              mode: 'supervised',
+              account_scope: ['acc_AAAAAAAAAAAAAAAAAAAAAA'],
+            })
+          ).code,
+        ).toBe('unknown_scope_account');
+        expect((await admin('PATCH', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA', '/admin/routines/{id}', { name: 'y' })).code).toBe(
+          'routine_not_found',
+        );
       });
 
       it('webhook configuration: view, 409 before enable, enable with secret, 409 twice, 400', async () => {
         expect((await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook')).state).toBe('not_configured');
-        expect((await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate')).code).toBe('webhook_not_configured');
-        expect((await admin('POST', `/admin/routines/${routineId}/webhook/disable`, '/admin/routines/{id}/webhook/disable')).code).toBe('webhook_not_configured');
-        const enablePath = `/admin/routines/${routineId}/webhook/enable`;
-        expect((await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', { default_account: 'nobody@example.com', account_override_allowed: false })).code).toBe(
-          'default_account_invalid',
+        expect((await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate')).code).toBe(
+          'webhook_not_configured',
         );
-        const enabled = await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', { default_account: account.email, account_override_allowed: false });
+        expect((await admin('POST', `/admin/routines/${routineId}/webhook/disable`, '/admin/routines/{id}/webhook/disable')).code).toBe(
+          'webhook_not_configured',
+        );
+        const enablePath = `/admin/routines/${routineId}/webhook/enable`;
+        expect(
+          (
+            await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', {
+              default_account: 'nobody@example.com',
+              account_override_allowed: false,
+            })
+          ).code,
+        ).toBe('default_account_invalid');
+        const enabled = await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', {
+          default_account: account.email,
+          account_override_allowed: false,
+        });
         expect(enabled.secret).toMatch(/^whsec_/);
         hook = { account, routineId, webhook: enabled, webhookId: enabled.webhook_id, secret: enabled.secret };
-        expect((await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', { default_account: account.email, account_override_allowed: false })).code).toBe(
-          'webhook_already_enabled',
-        );
+        expect(
+          (
+            await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', {
+              default_account: account.email,
+              account_override_allowed: false,
+            })
+          ).code,
+        ).toBe('webhook_already_enabled');
         const view = await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook');
         expect(view).toMatchObject({ state: 'enabled', webhook_id: hook.webhookId });
         expect(view).not.toHaveProperty('secret');
@@ -549,21 +621,39 @@ describe('docs/openapi.json', () => {
         expect(expectDocumented(replay, 'POST', WEBHOOK)).toEqual(accepted);
         expect(replay.headers.get('idempotent-replayed')).toBe('true');
 
-        expect(expectDocumented(await t.deliver(hook, { headers: key, body: '{"data":"other"}' }), 'POST', WEBHOOK).code).toBe('idempotency_key_reused');
-        const overrideOff = await t.deliver(hook, { contentType: 'text/plain', body: 'hi', headers: { 'x-service-account-email': account.email } });
+        expect(expectDocumented(await t.deliver(hook, { headers: key, body: '{"data":"other"}' }), 'POST', WEBHOOK).code).toBe(
+          'idempotency_key_reused',
+        );
+        const overrideOff = await t.deliver(hook, {
+          contentType: 'text/plain',
+          body: 'hi',
+          headers: { 'x-service-account-email': account.email },
+        });
         expect(expectDocumented(overrideOff, 'POST', WEBHOOK).code).toBe('account_override_not_allowed');
 
         const wrong = await t.deliver(hook, { authorization: `Bearer whsec_${'A'.repeat(43)}` });
         expect(wrong.text).toBe(WEBHOOK_NOT_FOUND_BODY);
         expectDocumented(wrong, 'POST', WEBHOOK);
-        expect(expectDocumented(await t.deliver(hook, { contentType: 'application/xml' }), 'POST', WEBHOOK).code).toBe('unsupported_media_type');
+        expect(expectDocumented(await t.deliver(hook, { contentType: 'application/xml' }), 'POST', WEBHOOK).code).toBe(
+          'unsupported_media_type',
+        );
 
-        const big = await t.rawRequest('POST', t.webhookPath(hook.webhookId), {
-          authorization: `Bearer ${hook.secret}`,
-          'content-type': 'application/json',
-          'content-length': '2048',
-        }, [Buffer.alloc(2048, 0x20)]);
-        const tooLarge: HttpResult = { status: big.status, headers: toHeaders(big.headers), text: big.body.toString('utf8'), json: JSON.parse(big.body.toString('utf8')) as unknown };
+        const big = await t.rawRequest(
+          'POST',
+          t.webhookPath(hook.webhookId),
+          {
+            authorization: `Bearer ${hook.secret}`,
+            'content-type': 'application/json',
+            'content-length': '2048',
+          },
+          [Buffer.alloc(2048, 0x20)],
+        );
+        const tooLarge: HttpResult = {
+          status: big.status,
+          headers: toHeaders(big.headers),
+          text: big.body.toString('utf8'),
+          json: JSON.parse(big.body.toString('utf8')) as unknown,
+        };
         expect(expectDocumented(tooLarge, 'POST', WEBHOOK).code).toBe('payload_too_large');
       });
 
@@ -576,7 +666,10 @@ describe('docs/openapi.json', () => {
       });
 
       it('public endpoint: 403 webhook_blocked', async () => {
-        const blocked = await t.setupWebhook({ account, routine: { mode: 'autonomous', tools: [{ name: 'mail', sends_externally: true }] } });
+        const blocked = await t.setupWebhook({
+          account,
+          routine: { mode: 'autonomous', tools: [{ name: 'mail', sends_externally: true }] },
+        });
         expect(expectDocumented(await t.deliver(blocked), 'POST', WEBHOOK).code).toBe('webhook_blocked');
         const view = await admin('GET', `/admin/routines/${blocked.routineId}/webhook`, '/admin/routines/{id}/webhook');
         expect(view).toMatchObject({ blocked: true });
@@ -585,18 +678,33 @@ describe('docs/openapi.json', () => {
       it('deliveries, runs, a run, attempts and replays', async () => {
         await t.startDispatcher();
         const run = expectDocumented((await t.waitForRun(accepted.run_id)) as HttpResult, 'GET', '/admin/runs/{run_id}');
-        expect(run).toMatchObject({ run_id: accepted.run_id, delivery_id: accepted.delivery_id, payload_format: 'json', payload: { hello: 'world' } });
+        expect(run).toMatchObject({
+          run_id: accepted.run_id,
+          delivery_id: accepted.delivery_id,
+          payload_format: 'json',
+          payload: { hello: 'world' },
+        });
         expect((await admin('GET', '/admin/runs/run_AAAAAAAAAAAAAAAAAAAAAAAA', '/admin/runs/{run_id}')).code).toBe('run_not_found');
 
-        const deliveries = await admin('GET', `/admin/routines/${routineId}/webhook/deliveries?limit=10`, '/admin/routines/{id}/webhook/deliveries');
+        const deliveries = await admin(
+          'GET',
+          `/admin/routines/${routineId}/webhook/deliveries?limit=10`,
+          '/admin/routines/{id}/webhook/deliveries',
+        );
         expect(deliveries.deliveries[0]).toMatchObject({ delivery_id: accepted.delivery_id, idempotency_key: 'contract-1' });
-        expect((await admin('GET', `/admin/routines/${routineId}/webhook/deliveries?limit=0`, '/admin/routines/{id}/webhook/deliveries')).code).toBe('validation_failed');
+        expect(
+          (await admin('GET', `/admin/routines/${routineId}/webhook/deliveries?limit=0`, '/admin/routines/{id}/webhook/deliveries')).code,
+        ).toBe('validation_failed');
         const runs = await eventuallyRuns(routineId);
         expect(runs[0]).toMatchObject({ run_id: accepted.run_id });
-        expect((await admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/runs', '/admin/routines/{id}/runs')).code).toBe('routine_not_found');
+        expect((await admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/runs', '/admin/routines/{id}/runs')).code).toBe(
+          'routine_not_found',
+        );
 
         const attempts = await admin('GET', `/admin/routines/${routineId}/webhook/attempts`, '/admin/routines/{id}/webhook/attempts');
-        expect(attempts.attempts.map((attempt: Json) => attempt.reason)).toEqual(expect.arrayContaining(['wrong_secret', 'idempotency_key_reused']));
+        expect(attempts.attempts.map((attempt: Json) => attempt.reason)).toEqual(
+          expect.arrayContaining(['wrong_secret', 'idempotency_key_reused']),
+        );
         const replays = await admin('GET', `/admin/routines/${routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays');
         expect(replays.replays).toContainEqual({ delivery_id: accepted.delivery_id, replays: 1 });
       });
@@ -605,44 +713,91 @@ describe('docs/openapi.json', () => {
         const paged = await t.setupWebhook({ account });
         for (let i = 0; i < 2; i++) expect((await t.deliver(paged, { body: JSON.stringify({ data: { page: i } }) })).status).toBe(202);
         const all = await t.waitForDeliveries(paged.routineId, 2);
-        const firstPage = await admin('GET', `/admin/routines/${paged.routineId}/webhook/deliveries?limit=1`, '/admin/routines/{id}/webhook/deliveries');
+        const firstPage = await admin(
+          'GET',
+          `/admin/routines/${paged.routineId}/webhook/deliveries?limit=1`,
+          '/admin/routines/{id}/webhook/deliveries',
+        );
         expect(firstPage.deliveries.map((d: Json) => d.delivery_id)).toEqual([all[0].delivery_id]);
         expect(typeof firstPage.next_cursor).toBe('string');
-        const next = await admin('GET', `/admin/routines/${paged.routineId}/webhook/deliveries?limit=1&cursor=${firstPage.next_cursor}`, '/admin/routines/{id}/webhook/deliveries');
+        const next = await admin(
+          'GET',
+          `/admin/routines/${paged.routineId}/webhook/deliveries?limit=1&cursor=${firstPage.next_cursor}`,
+          '/admin/routines/{id}/webhook/deliveries',
+        );
         expect(next.deliveries.map((d: Json) => d.delivery_id)).toEqual([all[1].delivery_id]);
         expect(next.next_cursor).toBeNull();
         const forged = 'p.bm90LWEtcG9zaXRpb24';
-        expect((await admin('GET', `/admin/routines/${routineId}/webhook/deliveries?cursor=${forged}`, '/admin/routines/{id}/webhook/deliveries')).code).toBe('invalid_cursor');
-        expect((await admin('GET', `/admin/routines/${routineId}/runs?cursor=${forged}`, '/admin/routines/{id}/runs')).code).toBe('invalid_cursor');
-        expect((await admin('GET', `/admin/routines/${routineId}/webhook/attempts?cursor=${forged}`, '/admin/routines/{id}/webhook/attempts')).code).toBe('invalid_cursor');
-        expect((await admin('GET', `/admin/routines/${routineId}/webhook/replays?cursor=${forged}`, '/admin/routines/{id}/webhook/replays')).code).toBe('invalid_cursor');
+        expect(
+          (
+            await admin(
+              'GET',
+              `/admin/routines/${routineId}/webhook/deliveries?cursor=${forged}`,
+              '/admin/routines/{id}/webhook/deliveries',
+            )
+          ).code,
+        ).toBe('invalid_cursor');
+        expect((await admin('GET', `/admin/routines/${routineId}/runs?cursor=${forged}`, '/admin/routines/{id}/runs')).code).toBe(
+          'invalid_cursor',
+        );
+        expect(
+          (await admin('GET', `/admin/routines/${routineId}/webhook/attempts?cursor=${forged}`, '/admin/routines/{id}/webhook/attempts'))
+            .code,
+        ).toBe('invalid_cursor');
+        expect(
+          (await admin('GET', `/admin/routines/${routineId}/webhook/replays?cursor=${forged}`, '/admin/routines/{id}/webhook/replays'))
+            .code,
+        ).toBe('invalid_cursor');
         expect((await admin('GET', `/admin/parked?cursor=${forged}`, '/admin/parked')).code).toBe('invalid_cursor');
-        expect((await admin('GET', `/admin/routines/${routineId}/webhook/parked?cursor=${forged}`, '/admin/routines/{id}/webhook/parked')).code).toBe('invalid_cursor');
+        expect(
+          (await admin('GET', `/admin/routines/${routineId}/webhook/parked?cursor=${forged}`, '/admin/routines/{id}/webhook/parked')).code,
+        ).toBe('invalid_cursor');
       });
 
-      it('parked deliveries: all, and one routine\'s', async () => {
+      it("parked deliveries: all, and one routine's", async () => {
         const parked = await t.setupWebhook({ account });
         // A delivery for an account outside the routine's scope can never become a run: parked.
         const delivery = { delivery_id: await t.appendDeliveryOutsideScope(parked) };
-        const listed = await eventually(async () => {
-          const page = await admin('GET', `/admin/routines/${parked.routineId}/webhook/parked`, '/admin/routines/{id}/webhook/parked');
-          return page.parked.length > 0 ? page : undefined;
-        }, 8000, 'the parked delivery');
-        expect(listed.parked[0]).toMatchObject({ delivery_id: delivery.delivery_id, routine_id: parked.routineId, source_type: 'DeliveryAccepted', error: expect.stringContaining('account_out_of_scope') });
+        const listed = await eventually(
+          async () => {
+            const page = await admin('GET', `/admin/routines/${parked.routineId}/webhook/parked`, '/admin/routines/{id}/webhook/parked');
+            return page.parked.length > 0 ? page : undefined;
+          },
+          8000,
+          'the parked delivery',
+        );
+        expect(listed.parked[0]).toMatchObject({
+          delivery_id: delivery.delivery_id,
+          routine_id: parked.routineId,
+          source_type: 'DeliveryAccepted',
+          error: expect.stringContaining('account_out_of_scope'),
+        });
         const all = await admin('GET', '/admin/parked?limit=1000', '/admin/parked');
         expect(all.parked.map((row: Json) => row.delivery_id)).toContain(delivery.delivery_id);
-        expect((await admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/parked', '/admin/routines/{id}/webhook/parked')).code).toBe('routine_not_found');
+        expect(
+          (await admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/parked', '/admin/routines/{id}/webhook/parked')).code,
+        ).toBe('routine_not_found');
       });
 
       it('read-model database down: listings 503 read_model_unavailable, while deliveries are still accepted', async () => {
         const listed = await t.setupWebhook({ account });
         await t.readModels.close();
-        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/deliveries`, '/admin/routines/{id}/webhook/deliveries')).code).toBe('read_model_unavailable');
-        expect((await admin('GET', `/admin/routines/${listed.routineId}/runs`, '/admin/routines/{id}/runs')).code).toBe('read_model_unavailable');
+        expect(
+          (await admin('GET', `/admin/routines/${listed.routineId}/webhook/deliveries`, '/admin/routines/{id}/webhook/deliveries')).code,
+        ).toBe('read_model_unavailable');
+        expect((await admin('GET', `/admin/routines/${listed.routineId}/runs`, '/admin/routines/{id}/runs')).code).toBe(
+          'read_model_unavailable',
+        );
         expect((await admin('GET', '/admin/parked', '/admin/parked')).code).toBe('read_model_unavailable');
-        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/parked`, '/admin/routines/{id}/webhook/parked')).code).toBe('read_model_unavailable');
-        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/attempts`, '/admin/routines/{id}/webhook/attempts')).code).toBe('read_model_unavailable');
-        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays')).code).toBe('read_model_unavailable');
+        expect((await admin('GET', `/admin/routines/${listed.routineId}/webhook/parked`, '/admin/routines/{id}/webhook/parked')).code).toBe(
+          'read_model_unavailable',
+        );
+        expect(
+          (await admin('GET', `/admin/routines/${listed.routineId}/webhook/attempts`, '/admin/routines/{id}/webhook/attempts')).code,
+        ).toBe('read_model_unavailable');
+        expect(
+          (await admin('GET', `/admin/routines/${listed.routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays')).code,
+        ).toBe('read_model_unavailable');
         expect(expectDocumented(await t.deliver(listed), 'POST', WEBHOOK).status).toBe('accepted');
       });
 
@@ -658,14 +813,24 @@ describe('docs/openapi.json', () => {
       it('rotate, disable, and 409 webhook_not_enabled after disable', async () => {
         const rotated = await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate');
         expect(rotated.secret).not.toBe(hook.secret);
-        expect((await admin('POST', `/admin/routines/${routineId}/webhook/disable`, '/admin/routines/{id}/webhook/disable')).state).toBe('disabled');
-        expect((await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate')).code).toBe('webhook_not_enabled');
-        expect(expectDocumented(await t.deliver({ webhookId: hook.webhookId, secret: rotated.secret }), 'POST', WEBHOOK).code).toBe('webhook_not_found');
+        expect((await admin('POST', `/admin/routines/${routineId}/webhook/disable`, '/admin/routines/{id}/webhook/disable')).state).toBe(
+          'disabled',
+        );
+        expect((await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate')).code).toBe(
+          'webhook_not_enabled',
+        );
+        expect(expectDocumented(await t.deliver({ webhookId: hook.webhookId, secret: rotated.secret }), 'POST', WEBHOOK).code).toBe(
+          'webhook_not_found',
+        );
       });
 
       it('Config page: redirect, pages, an asset, 404', async () => {
         const redirect = await t.rawRequest('GET', '/ui', {});
-        expectDocumented({ status: redirect.status, headers: toHeaders(redirect.headers), text: redirect.body.toString('utf8'), json: undefined }, 'GET', '/ui');
+        expectDocumented(
+          { status: redirect.status, headers: toHeaders(redirect.headers), text: redirect.body.toString('utf8'), json: undefined },
+          'GET',
+          '/ui',
+        );
         expectDocumented(await t.http('GET', '/ui/'), 'GET', '/ui/');
         expectDocumented(await t.http('GET', '/ui/nothing-here'), 'GET', '/ui/');
         expectDocumented(await t.http('GET', `/ui/routines/${routineId}/config`), 'GET', '/ui/routines/{id}/config');
@@ -682,7 +847,10 @@ describe('docs/openapi.json', () => {
         expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'late@example.com' })).code).toBe('store_unavailable');
         // Readiness checks each dependency at most once a second: it flips within that.
         await eventually(async () => (await t.http('GET', '/readyz')).status === 503, 3_000, 'readiness to answer 503');
-        for (const path of ['/health/ready', '/readyz']) expect(expectDocumented(await t.http('GET', path), 'GET', path).error).toMatchObject({ event_store: { status: 'down', message: expect.any(String) } });
+        for (const path of ['/health/ready', '/readyz'])
+          expect(expectDocumented(await t.http('GET', path), 'GET', path).error).toMatchObject({
+            event_store: { status: 'down', message: expect.any(String) },
+          });
       });
 
       it('exercised every documented operation', () => {

@@ -16,7 +16,10 @@ describe('errors are problem+json everywhere', () => {
 
   beforeAll(async () => {
     hook = await t.setupWebhook();
-    blocked = await t.setupWebhook({ account: hook.account, routine: { mode: 'autonomous', tools: [{ name: 'post', sends_externally: true }] } });
+    blocked = await t.setupWebhook({
+      account: hook.account,
+      routine: { mode: 'autonomous', tools: [{ name: 'post', sends_externally: true }] },
+    });
     limited = await t.setupWebhook({ account: hook.account });
     await t.deliver(hook, { body: '{"data":1}', headers: { 'x-service-idempotency-key': 'k1' } });
   });
@@ -29,18 +32,38 @@ describe('errors are problem+json everywhere', () => {
     ['public 400 invalid_json', () => t.deliver(hook, { body: '{' }), 400, 'invalid_json'],
     ['public 400 account', () => t.deliver(hook, { body: '{"account_email":"a@example.com"}' }), 400, 'account_override_not_allowed'],
     ['public 400 key', () => t.deliver(hook, { headers: { 'x-service-idempotency-key': 'a b' } }), 400, 'invalid_idempotency_key'],
-    ['public 422', () => t.deliver(hook, { body: '{"data":2}', headers: { 'x-service-idempotency-key': 'k1' } }), 422, 'idempotency_key_reused'],
+    [
+      'public 422',
+      () => t.deliver(hook, { body: '{"data":2}', headers: { 'x-service-idempotency-key': 'k1' } }),
+      422,
+      'idempotency_key_reused',
+    ],
     ['public 403', () => t.deliver(blocked), 403, 'webhook_blocked'],
     ['admin 401', () => t.http('GET', '/admin/accounts'), 401, 'unauthorized'],
     ['admin 400', () => t.http('POST', '/admin/accounts', { headers: admin, body: '{"email":"nope"}' }), 400, 'validation_failed'],
     ['admin 400 unparseable', () => t.http('POST', '/admin/accounts', { headers: admin, body: '{"email"' }), 400, 'validation_failed'],
     ['admin 404 routine', () => t.http('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA', { headers: admin }), 404, undefined],
     ['admin 404 run', () => t.http('GET', '/admin/runs/run_AAAAAAAAAAAAAAAAAAAAAA', { headers: admin }), 404, undefined],
-    ['admin 409', () => t.http('POST', '/admin/accounts', { headers: admin, body: JSON.stringify({ email: hook.account.email }) }), 409, undefined],
-    ['admin 415', () => t.http('POST', '/admin/accounts', { headers: { ...admin, 'content-type': 'text/plain' }, body: '{}' }), 415, undefined],
+    [
+      'admin 409',
+      () => t.http('POST', '/admin/accounts', { headers: admin, body: JSON.stringify({ email: hook.account.email }) }),
+      409,
+      undefined,
+    ],
+    [
+      'admin 415',
+      () => t.http('POST', '/admin/accounts', { headers: { ...admin, 'content-type': 'text/plain' }, body: '{}' }),
+      415,
+      undefined,
+    ],
     ['unknown route', () => t.http('GET', '/no/such/route'), 404, undefined],
     ['GET on a webhook URL', () => t.http('GET', t.webhookPath(hook.webhookId)), 404, undefined],
-    ['POST to the collection', () => t.http('POST', '/workflow-webhooks', { headers: { 'content-type': 'application/json' }, body: '{}' }), 404, undefined],
+    [
+      'POST to the collection',
+      () => t.http('POST', '/workflow-webhooks', { headers: { 'content-type': 'application/json' }, body: '{}' }),
+      404,
+      undefined,
+    ],
   ];
 
   it.each(cases)('%s → problem+json with type, title, status, code', async (_name, send, status, code) => {

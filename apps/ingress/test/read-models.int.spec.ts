@@ -58,16 +58,24 @@ describe.each([
     expect((await a.deliver(hook, { headers: key })).status).toBe(202);
     expect((await a.deliver(hook, { headers: key })).status).toBe(202);
 
-    const attempts = await eventually(async () => {
-      const list = (await b.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/attempts`, undefined, 200)).attempts as Json[];
-      return list.length > 0 ? list : undefined;
-    }, 5000, 'the attempt on the other replica');
+    const attempts = await eventually(
+      async () => {
+        const list = (await b.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/attempts`, undefined, 200)).attempts as Json[];
+        return list.length > 0 ? list : undefined;
+      },
+      5000,
+      'the attempt on the other replica',
+    );
     expect(attempts[0]).toMatchObject({ reason: 'wrong_secret', source_address: '127.0.0.1' });
-    const replays = await eventually(async () => {
-      const list = (await b.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/replays`, undefined, 200)).replays as Json[];
-      const entry = list.find((item) => item.delivery_id === (first.json as Json).delivery_id);
-      return entry?.replays === 2 ? entry : undefined;
-    }, 5000, 'two replays seen by the other replica');
+    const replays = await eventually(
+      async () => {
+        const list = (await b.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/replays`, undefined, 200)).replays as Json[];
+        const entry = list.find((item) => item.delivery_id === (first.json as Json).delivery_id);
+        return entry?.replays === 2 ? entry : undefined;
+      },
+      5000,
+      'two replays seen by the other replica',
+    );
     expect(replays).toEqual({ delivery_id: (first.json as Json).delivery_id, replays: 2 });
   });
 
@@ -77,7 +85,8 @@ describe.each([
     await projecting.close({ keepData: true });
     if (projecting === a) await survivor.startDispatcher();
     const before = (await survivor.runs(hook.routineId, 1000)).length;
-    for (let i = 0; i < 5; i += 1) expect((await survivor.deliver(hook, { body: JSON.stringify({ data: { after: i } }) })).status).toBe(202);
+    for (let i = 0; i < 5; i += 1)
+      expect((await survivor.deliver(hook, { body: JSON.stringify({ data: { after: i } }) })).status).toBe(202);
     await survivor.waitForRuns(hook.routineId, before + 5);
     if (postgres) expect(survivor.readModels.holdsProjectorLease()).toBe(true);
   }, 20_000);

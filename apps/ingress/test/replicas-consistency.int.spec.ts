@@ -60,8 +60,9 @@ describe('two ingress replicas on one store', () => {
       expect(succeeded).toHaveLength(1);
       expect(answers.find((answer) => answer.status !== 200)?.status).toBe(409);
       const webhook = succeeded[0].json as { webhook_id: string; secret: string };
-      const webhookStreams = (await a.store.readAll({ limit: 10_000, filter: { streamPrefixes: ['webhook-'] } }))
-        .filter((event) => event.type === 'WebhookEnabled' && (event.data as { routineId: string }).routineId === routine.id);
+      const webhookStreams = (await a.store.readAll({ limit: 10_000, filter: { streamPrefixes: ['webhook-'] } })).filter(
+        (event) => event.type === 'WebhookEnabled' && (event.data as { routineId: string }).routineId === routine.id,
+      );
       expect(webhookStreams).toHaveLength(1);
       expect((await b.deliver({ webhookId: webhook.webhook_id, secret: webhook.secret })).status).toBe(202);
     }

@@ -15,7 +15,13 @@ describe('ingress shutdown', () => {
       const limiter = createRateLimiter(config, () => undefined);
       let closed = 0;
       const close = limiter.close.bind(limiter);
-      const counted = { ...limiter, close: async () => { closed++; await close(); } };
+      const counted = {
+        ...limiter,
+        close: async () => {
+          closed++;
+          await close();
+        },
+      };
       const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
       const { readModels } = await openReadModelStore(config);
       const app = await createIngressApp({ config, adminToken: 'admin-token-for-shutdown-test', store, readModels, rateLimiter: counted });

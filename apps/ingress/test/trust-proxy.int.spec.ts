@@ -10,10 +10,14 @@ import type { Json } from '../../../test/support/ingress-http.client';
  */
 describe('TRUST_PROXY: which peers may name the client', () => {
   const attemptsOf = async (t: IngressTestApp, hook: WebhookFixture): Promise<Json[]> =>
-    eventually(async () => {
-      const list = (await t.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/attempts`, undefined, 200)).attempts as Json[];
-      return list.length > 0 ? list : undefined;
-    }, 5000, 'a recorded attempt');
+    eventually(
+      async () => {
+        const list = (await t.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/attempts`, undefined, 200)).attempts as Json[];
+        return list.length > 0 ? list : undefined;
+      },
+      5000,
+      'a recorded attempt',
+    );
 
   it.each([
     ['the proxy is trusted (127.0.0.1)', '203.0.113.7', { TRUST_PROXY: '127.0.0.1' }],

@@ -44,11 +44,14 @@ describe('public endpoint: trigger account selection', () => {
     expect(await triggerAccountOf(open, (result.json as Json).delivery_id)).toEqual({ account_id: bob.id, email: 'bob@example.com' });
   });
 
-  it.each(['Alice@Example.com', 'alice@example.com', 'ALICE@EXAMPLE.COM'])('account_email %s matches the account ignoring case', async (email) => {
-    const result = await selectJson(open, email);
-    expect(result.status).toBe(202);
-    expect(await triggerAccountOf(open, (result.json as Json).delivery_id)).toEqual({ account_id: alice.id, email: 'Alice@Example.com' });
-  });
+  it.each(['Alice@Example.com', 'alice@example.com', 'ALICE@EXAMPLE.COM'])(
+    'account_email %s matches the account ignoring case',
+    async (email) => {
+      const result = await selectJson(open, email);
+      expect(result.status).toBe(202);
+      expect(await triggerAccountOf(open, (result.json as Json).delivery_id)).toEqual({ account_id: alice.id, email: 'Alice@Example.com' });
+    },
+  );
 
   it('a synced alias matches ignoring case, and trigger_account shows the alias as stored (deliveries and run)', async () => {
     const result = await selectJson(open, 'sales@EXAMPLE.com');
@@ -97,13 +100,25 @@ describe('public endpoint: trigger account selection', () => {
   });
 
   it('text/plain selects with X-Service-Account-Email, same matching rules', async () => {
-    const result = await t.deliver(open, { contentType: 'text/plain', body: 'hello', headers: { 'x-service-account-email': 'SALES@example.com' } });
+    const result = await t.deliver(open, {
+      contentType: 'text/plain',
+      body: 'hello',
+      headers: { 'x-service-account-email': 'SALES@example.com' },
+    });
     expect(result.status).toBe(202);
     expect(await triggerAccountOf(open, (result.json as Json).delivery_id)).toEqual({ account_id: alice.id, email: 'Sales@Example.com' });
 
-    const unknown = await t.deliver(open, { contentType: 'text/plain', body: 'hello', headers: { 'x-service-account-email': 'nobody@example.com' } });
+    const unknown = await t.deliver(open, {
+      contentType: 'text/plain',
+      body: 'hello',
+      headers: { 'x-service-account-email': 'nobody@example.com' },
+    });
     expectProblem(unknown, 400, 'account_not_found');
-    const outOfScope = await t.deliver(open, { contentType: 'text/plain', body: 'hello', headers: { 'x-service-account-email': 'carol@example.com' } });
+    const outOfScope = await t.deliver(open, {
+      contentType: 'text/plain',
+      body: 'hello',
+      headers: { 'x-service-account-email': 'carol@example.com' },
+    });
     expectProblem(outOfScope, 400, 'account_out_of_scope');
   });
 
@@ -129,7 +144,11 @@ describe('public endpoint: trigger account selection', () => {
     });
 
     it('X-Service-Account-Email on text/plain → 400 account_override_not_allowed', async () => {
-      const result = await t.deliver(closed, { contentType: 'text/plain', body: 'x', headers: { 'x-service-account-email': 'bob@example.com' } });
+      const result = await t.deliver(closed, {
+        contentType: 'text/plain',
+        body: 'x',
+        headers: { 'x-service-account-email': 'bob@example.com' },
+      });
       expectProblem(result, 400, 'account_override_not_allowed');
     });
 
@@ -138,7 +157,10 @@ describe('public endpoint: trigger account selection', () => {
       expect(plain.status).toBe(202);
       const nested = await t.deliver(closed, { body: JSON.stringify({ data: { account_email: 'bob@example.com' } }) });
       expect(nested.status).toBe(202);
-      expect(await triggerAccountOf(closed, (nested.json as Json).delivery_id)).toEqual({ account_id: alice.id, email: 'Alice@Example.com' });
+      expect(await triggerAccountOf(closed, (nested.json as Json).delivery_id)).toEqual({
+        account_id: alice.id,
+        email: 'Alice@Example.com',
+      });
     });
   });
 
@@ -155,7 +177,10 @@ describe('public endpoint: trigger account selection', () => {
       expect(after.status).toBe(202);
       const accepted = after.json as Json;
       expect(await triggerAccountOf(hook, accepted.delivery_id)).toEqual({ account_id: alice.id, email: 'Alice@Example.com' });
-      expect(((await t.waitForRun(accepted.run_id)).json as Json).trigger_account).toEqual({ account_id: alice.id, email: 'Alice@Example.com' });
+      expect(((await t.waitForRun(accepted.run_id)).json as Json).trigger_account).toEqual({
+        account_id: alice.id,
+        email: 'Alice@Example.com',
+      });
 
       await t.patchAccount(erin.id, { active: true });
       const back = await t.deliver(hook);

@@ -101,7 +101,11 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
         const response = await send();
         expect({ name, status: response.status }).toEqual({ name, status });
         const calls = spy.mock.calls.map(([a, b]) => [Buffer.from(a as Uint8Array).length, Buffer.from(b as Uint8Array)] as const);
-        expect({ name, comparisons: calls.length, lengths: calls.map(([length, b]) => [length, b.length]) }).toEqual({ name, comparisons: 1, lengths: [[32, 32]] });
+        expect({ name, comparisons: calls.length, lengths: calls.map(([length, b]) => [length, b.length]) }).toEqual({
+          name,
+          comparisons: 1,
+          lengths: [[32, 32]],
+        });
         const comparedWithDecoy = calls[0][1].equals(decoy);
         expect({ name, comparedWithDecoy }).toEqual({ name, comparedWithDecoy: against !== 'stored' });
       }
@@ -130,13 +134,24 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
 
   it('the 404 is the same with a valid secret and an invalid content type (404 wins over 415)', async () => {
     const reference = await post('whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`);
-    for (const contentType of ['application/xml', 'multipart/form-data; boundary=x', 'text/html', 'application/json;;', 'application/jsonx']) {
+    for (const contentType of [
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'text/html',
+      'application/json;;',
+      'application/jsonx',
+    ]) {
       const wrong = await post(hook.webhookId, 'Bearer whsec_wrong', contentType);
       expect({ contentType, status: wrong.status }).toEqual({ contentType, status: 404 });
       expect({ contentType, headers: comparableHeaders(wrong) }).toEqual({ contentType, headers: comparableHeaders(reference) });
       expect(wrong.body.equals(reference.body)).toBe(true);
     }
-    const missing = await t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: 'Bearer whsec_wrong', 'content-length': 2 }, ['{}']);
+    const missing = await t.rawRequest(
+      'POST',
+      t.webhookPath(hook.webhookId),
+      { authorization: 'Bearer whsec_wrong', 'content-length': 2 },
+      ['{}'],
+    );
     expect(missing.status).toBe(404);
     expect(missing.body.equals(reference.body)).toBe(true);
   });

@@ -26,7 +26,12 @@ describe('public endpoint: content type (415) and size (413)', () => {
 
   describe('415 unsupported media type', () => {
     it('refuses a request without Content-Type (with a body and with none)', async () => {
-      const withBody = await t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: `Bearer ${hook.secret}`, 'content-length': 2 }, ['{}']);
+      const withBody = await t.rawRequest(
+        'POST',
+        t.webhookPath(hook.webhookId),
+        { authorization: `Bearer ${hook.secret}`, 'content-length': 2 },
+        ['{}'],
+      );
       expect(withBody.status).toBe(415);
       expect(withBody.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(JSON.parse(withBody.body.toString('utf8'))).toMatchObject({ status: 415, code: 'unsupported_media_type' });
@@ -51,10 +56,13 @@ describe('public endpoint: content type (415) and size (413)', () => {
       expectProblem(result, 415, 'unsupported_media_type');
     });
 
-    it.each(['application/json; charset=klingon-8', 'text/plain; charset=no-such-charset'])('refuses an unknown charset: %s', async (contentType) => {
-      const result = await t.deliver(hook, { contentType, body: '{"data":1}' });
-      expectProblem(result, 415, 'unsupported_media_type');
-    });
+    it.each(['application/json; charset=klingon-8', 'text/plain; charset=no-such-charset'])(
+      'refuses an unknown charset: %s',
+      async (contentType) => {
+        const result = await t.deliver(hook, { contentType, body: '{"data":1}' });
+        expectProblem(result, 415, 'unsupported_media_type');
+      },
+    );
 
     it.each([
       'application/json',
@@ -73,16 +81,33 @@ describe('public endpoint: content type (415) and size (413)', () => {
   describe('415 for a Content-Encoding the service does not decode (RFC 9110 §15.5.16)', () => {
     const gzipped = gzipSync(Buffer.from('{"data":{"compressed":true}}'));
     const send = (webhookId: string, secret: string, encoding: string, body: Buffer) =>
-      t.rawRequest('POST', t.webhookPath(webhookId), { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-encoding': encoding, 'content-length': body.length }, [body]);
+      t.rawRequest(
+        'POST',
+        t.webhookPath(webhookId),
+        {
+          authorization: `Bearer ${secret}`,
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+          'content-length': body.length,
+        },
+        [body],
+      );
 
-    it.each(['gzip', 'br', 'deflate', 'GZIP', 'identity, gzip', 'x-custom'])('Content-Encoding: %s → 415 unsupported_content_encoding with Accept-Encoding: identity, nothing appended', async (encoding) => {
-      const before = (await t.acceptedDeliveries()).length;
-      const result = await send(hook.webhookId, hook.secret, encoding, gzipped);
-      expect(result.status).toBe(415);
-      expect(result.headers['accept-encoding']).toBe('identity');
-      expect(JSON.parse(result.body.toString('utf8'))).toMatchObject({ status: 415, code: 'unsupported_content_encoding', title: 'Unsupported Media Type' });
-      expect(await t.acceptedDeliveries()).toHaveLength(before);
-    });
+    it.each(['gzip', 'br', 'deflate', 'GZIP', 'identity, gzip', 'x-custom'])(
+      'Content-Encoding: %s → 415 unsupported_content_encoding with Accept-Encoding: identity, nothing appended',
+      async (encoding) => {
+        const before = (await t.acceptedDeliveries()).length;
+        const result = await send(hook.webhookId, hook.secret, encoding, gzipped);
+        expect(result.status).toBe(415);
+        expect(result.headers['accept-encoding']).toBe('identity');
+        expect(JSON.parse(result.body.toString('utf8'))).toMatchObject({
+          status: 415,
+          code: 'unsupported_content_encoding',
+          title: 'Unsupported Media Type',
+        });
+        expect(await t.acceptedDeliveries()).toHaveLength(before);
+      },
+    );
 
     it('Content-Encoding: identity (any case, listed twice) is a body as sent → 202', async () => {
       const plain = Buffer.from('{"data":{"compressed":false}}');
@@ -91,7 +116,10 @@ describe('public endpoint: content type (415) and size (413)', () => {
     });
 
     it('authentication still comes first: a compressed body to an unknown id or with a wrong secret is the one 404', async () => {
-      for (const [webhookId, secret] of [['whk_AAAAAAAAAAAAAAAAAAAAAA', hook.secret], [hook.webhookId, 'whsec_wrong']]) {
+      for (const [webhookId, secret] of [
+        ['whk_AAAAAAAAAAAAAAAAAAAAAA', hook.secret],
+        [hook.webhookId, 'whsec_wrong'],
+      ]) {
         const result = await send(webhookId, secret, 'gzip', gzipped);
         expect(result.status).toBe(404);
         expect(result.headers['accept-encoding']).toBeUndefined();
@@ -102,10 +130,12 @@ describe('public endpoint: content type (415) and size (413)', () => {
   describe('413 payload too large', () => {
     /** The body in two chunks, without Content-Length: only byte counting while streaming can judge it. */
     const streamed = (contentType: string, body: Buffer) =>
-      t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: `Bearer ${hook.secret}`, 'content-type': contentType, 'transfer-encoding': 'chunked' }, [
-        body.subarray(0, 101),
-        body.subarray(101),
-      ]);
+      t.rawRequest(
+        'POST',
+        t.webhookPath(hook.webhookId),
+        { authorization: `Bearer ${hook.secret}`, 'content-type': contentType, 'transfer-encoding': 'chunked' },
+        [body.subarray(0, 101), body.subarray(101)],
+      );
 
     it('accepts a body of exactly the limit and refuses one byte more, declared (Content-Length) and streamed (chunked)', async () => {
       const exact = jsonOfSize(LIMIT);
@@ -123,7 +153,11 @@ describe('public endpoint: content type (415) and size (413)', () => {
       expect(streamedOver.status).toBe(413);
       // The status line says what the problem's title says (RFC 9110's name, not Node's "Payload Too Large").
       expect(streamedOver.statusMessage).toBe('Content Too Large');
-      expect(JSON.parse(streamedOver.body.toString('utf8'))).toMatchObject({ status: 413, code: 'payload_too_large', title: 'Content Too Large' });
+      expect(JSON.parse(streamedOver.body.toString('utf8'))).toMatchObject({
+        status: 413,
+        code: 'payload_too_large',
+        title: 'Content Too Large',
+      });
       expect(await t.acceptedDeliveries()).toHaveLength(before + 1);
     });
 

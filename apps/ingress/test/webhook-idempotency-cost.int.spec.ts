@@ -16,7 +16,10 @@ const LONG_AGO = '2020-01-01T00:00:00.000Z';
  */
 describe('public endpoint: idempotency cost does not grow with reuse', () => {
   let recorder: RecordingEventStore;
-  const t = useIngressTestApp({ IDEMPOTENCY_RETENTION_SECONDS: '3600', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' }, (store) => (recorder = new RecordingEventStore(store)));
+  const t = useIngressTestApp(
+    { IDEMPOTENCY_RETENTION_SECONDS: '3600', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' },
+    (store) => (recorder = new RecordingEventStore(store)),
+  );
   let hook: WebhookFixture;
 
   beforeAll(async () => {
@@ -43,7 +46,11 @@ describe('public endpoint: idempotency cost does not grow with reuse', () => {
       await t.store.append(Streams.delivery(deliveryId), [{ id: randomUUID(), type: 'DeliveryAccepted', data, metadata }], 'no_stream');
       if (generation > 0) {
         const index = Streams.idempotencyKey(idempotencyIndexId(hook.webhookId, key));
-        const advanced = { type: 'IdempotencyGenerationAdvanced', data: { webhookId: hook.webhookId, generation }, metadata: { schemaVersion: 1 } };
+        const advanced = {
+          type: 'IdempotencyGenerationAdvanced',
+          data: { webhookId: hook.webhookId, generation },
+          metadata: { schemaVersion: 1 },
+        };
         await t.store.append(index, [{ id: randomUUID(), ...advanced }], generation === 1 ? 'no_stream' : BigInt(generation - 2));
       }
     }
@@ -54,7 +61,9 @@ describe('public endpoint: idempotency cost does not grow with reuse', () => {
     recorder.reset();
     const answer = await t.deliver(hook, { body: '{"data":"new"}', headers: { [KEY]: key } });
     expect(answer.status).toBe(202);
-    const calls = recorder.calls.filter((call) => call.call !== 'streamHeads' || call.streamIds.some((id) => id.startsWith('idempotency_key-')));
+    const calls = recorder.calls.filter(
+      (call) => call.call !== 'streamHeads' || call.streamIds.some((id) => id.startsWith('idempotency_key-')),
+    );
     const deliveryReads = calls.filter((call) => call.call === 'readStream' && call.streamId.startsWith('delivery-')).length;
     return { calls: calls.length, deliveryReads, answer: answer.json };
   };

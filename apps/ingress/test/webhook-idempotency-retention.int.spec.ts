@@ -22,12 +22,17 @@ describe('public endpoint: idempotency retention', () => {
 
   /** Sends until `done` says the answer is the one after the window; returns it and when it was sent. */
   async function sendUntil(body: string, done: (result: HttpResult) => boolean): Promise<{ result: HttpResult; sentAt: number }> {
-    return eventually(async () => {
-      const sentAt = Date.now();
-      const result = await t.deliver(hook, { body, headers: { [KEY]: 'retained-key' } });
-      if (!done(result)) throw new Error(`answered ${result.status}, as within the window`);
-      return { result, sentAt };
-    }, 30_000, 'the retention window to end', 200);
+    return eventually(
+      async () => {
+        const sentAt = Date.now();
+        const result = await t.deliver(hook, { body, headers: { [KEY]: 'retained-key' } });
+        if (!done(result)) throw new Error(`answered ${result.status}, as within the window`);
+        return { result, sentAt };
+      },
+      30_000,
+      'the retention window to end',
+      200,
+    );
   }
 
   it('within the window the key replays; after it the same key creates a new delivery (and replays that one), never earlier', async () => {

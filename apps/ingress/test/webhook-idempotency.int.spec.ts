@@ -26,8 +26,12 @@ describe('public endpoint: idempotency', () => {
     await t.startDispatcher();
   });
 
-  const send = (target: WebhookFixture, key: string | undefined, body = '{"data":{"order":1}}', contentType = 'application/json'): ReturnType<IngressTestApp['deliver']> =>
-    t.deliver(target, { body, contentType, headers: key === undefined ? {} : { [KEY]: key } });
+  const send = (
+    target: WebhookFixture,
+    key: string | undefined,
+    body = '{"data":{"order":1}}',
+    contentType = 'application/json',
+  ): ReturnType<IngressTestApp['deliver']> => t.deliver(target, { body, contentType, headers: key === undefined ? {} : { [KEY]: key } });
 
   /**
    * Waits until the dispatcher has caught up, then returns the runs of the routine. Evidence, not
@@ -35,14 +39,22 @@ describe('public endpoint: idempotency', () => {
    * in order — a duplicate run of an earlier delivery would be listed by then.
    */
   async function settledRuns(routineId: string, expected: number): Promise<Json[]> {
-    await eventually(async () => {
-      const list = await t.runs(routineId);
-      return list.length >= expected ? list : undefined;
-    }, 15_000, `${expected} runs`);
+    await eventually(
+      async () => {
+        const list = await t.runs(routineId);
+        return list.length >= expected ? list : undefined;
+      },
+      15_000,
+      `${expected} runs`,
+    );
     const later = await send(marker, undefined);
     expect(later.status).toBe(202);
     const laterRun = (later.json as Json).run_id as string;
-    await eventually(async () => (await t.runs(marker.routineId)).some((run: Json) => run.run_id === laterRun), 15_000, 'the later delivery run listed');
+    await eventually(
+      async () => (await t.runs(marker.routineId)).some((run: Json) => run.run_id === laterRun),
+      15_000,
+      'the later delivery run listed',
+    );
     return t.runs(routineId);
   }
 
@@ -83,7 +95,11 @@ describe('public endpoint: idempotency', () => {
     const first = await send(hook, 'reserialised', '{"data":{"order":7,"items":["a","é"]},"source":"shop"}');
     expect(first.status).toBe(202);
     const before = (await t.acceptedDeliveries()).length;
-    const again = await send(hook, 'reserialised', '{\n  "source" : "shop",\n  "data" : { "items" : [ "a", "\\u00e9" ], "order" : 7.0 }\n}');
+    const again = await send(
+      hook,
+      'reserialised',
+      '{\n  "source" : "shop",\n  "data" : { "items" : [ "a", "\\u00e9" ], "order" : 7.0 }\n}',
+    );
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
@@ -94,8 +110,17 @@ describe('public endpoint: idempotency', () => {
     expect((await send(hook, 'deep-change', '{"data":{"a":[1,{"b":"x"}]}}')).status).toBe(202);
     expectProblem(await send(hook, 'deep-change', '{ "data": { "a": [1, {"b": "y"}] } }'), 422, 'idempotency_key_reused');
     // The status line says what the problem's title says (RFC 9110's name, not Node's "Unprocessable Entity").
-    const raw = await t.rawRequest('POST', t.webhookPath(hook.webhookId), { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', [KEY]: 'deep-change' }, ['{"data":0}']);
-    expect([raw.status, raw.statusMessage, JSON.parse(raw.body.toString('utf8')).title]).toEqual([422, 'Unprocessable Content', 'Unprocessable Content']);
+    const raw = await t.rawRequest(
+      'POST',
+      t.webhookPath(hook.webhookId),
+      { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', [KEY]: 'deep-change' },
+      ['{"data":0}'],
+    );
+    expect([raw.status, raw.statusMessage, JSON.parse(raw.body.toString('utf8')).title]).toEqual([
+      422,
+      'Unprocessable Content',
+      'Unprocessable Content',
+    ]);
   });
 
   it('a text/plain body is compared byte for byte: the same words with other whitespace → 422', async () => {
@@ -153,7 +178,12 @@ describe('public endpoint: idempotency', () => {
       'POST',
       t.webhookPath(hook.webhookId),
       // The header value goes out as latin-1 of these code units: the UTF-8 bytes of "ключ".
-      { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'content-length': 10, [KEY.toLowerCase()]: Buffer.from('ключ').toString('latin1') },
+      {
+        authorization: `Bearer ${hook.secret}`,
+        'content-type': 'application/json',
+        'content-length': 10,
+        [KEY.toLowerCase()]: Buffer.from('ключ').toString('latin1'),
+      },
       ['{"data":1}'],
     );
     expect(response.status).toBe(400);

@@ -74,7 +74,10 @@ describe('every 404 of the public endpoint does the same store work before answe
   it('asks the store the same on every path: one look at three stream heads, nothing read', async () => {
     const work = await workOfEach();
     for (const kind of KINDS) {
-      expect({ kind, calls: work[kind].calls.map((call) => ({ call: call.call, streams: call.call === 'streamHeads' ? call.streamIds.length : 0 })) }).toEqual({
+      expect({
+        kind,
+        calls: work[kind].calls.map((call) => ({ call: call.call, streams: call.call === 'streamHeads' ? call.streamIds.length : 0 })),
+      }).toEqual({
         kind,
         calls: [{ call: 'streamHeads', streams: 3 }],
       });
@@ -85,9 +88,14 @@ describe('every 404 of the public endpoint does the same store work before answe
     const work = await workOfEach();
     for (const kind of KINDS) {
       const routines = work[kind].looked.filter((streamId) => streamId.startsWith(Streams.routine('')));
-      expect({ kind, routines: routines.length, catalog: work[kind].looked.includes(ACCOUNT_CATALOG_STREAM) }).toEqual({ kind, routines: 1, catalog: true });
+      expect({ kind, routines: routines.length, catalog: work[kind].looked.includes(ACCOUNT_CATALOG_STREAM) }).toEqual({
+        kind,
+        routines: 1,
+        catalog: true,
+      });
     }
     expect(work.unknown_endpoint.absent).toEqual([Streams.webhook(UNKNOWN_ID)]);
-    for (const kind of KINDS.filter((each) => each !== 'unknown_endpoint')) expect({ kind, absent: work[kind].absent }).toEqual({ kind, absent: [] });
+    for (const kind of KINDS.filter((each) => each !== 'unknown_endpoint'))
+      expect({ kind, absent: work[kind].absent }).toEqual({ kind, absent: [] });
   });
 });

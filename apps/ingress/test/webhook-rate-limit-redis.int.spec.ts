@@ -15,7 +15,9 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PER_MINUTE = 4;
 
 function redis(...args: string[]): string {
-  return execFileSync('redis-cli', ['-u', REDIS_URL, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  return execFileSync('redis-cli', ['-u', REDIS_URL, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    .toString()
+    .trim();
 }
 
 describe('public endpoint: rate limit through Redis, shared by two replicas (429)', () => {
@@ -27,7 +29,9 @@ describe('public endpoint: rate limit through Redis, shared by two replicas (429
     try {
       expect(redis('ping')).toBe('PONG');
     } catch {
-      throw new Error(`no Redis answers at ${REDIS_URL}, so this suite cannot run: start one (redis-server --daemonize yes --port 6379; npm test does it when run as root) or set REDIS_URL`);
+      throw new Error(
+        `no Redis answers at ${REDIS_URL}, so this suite cannot run: start one (redis-server --daemonize yes --port 6379; npm test does it when run as root) or set REDIS_URL`,
+      );
     }
     const env = { REDIS_URL, WEBHOOK_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE) };
     a = await IngressTestApp.start(env);

@@ -9,13 +9,20 @@ import type { WebhookFixture } from '../../../test/support/ingress-admin.client'
 import type { Json } from '../../../test/support/ingress-http.client';
 import { expectProblem } from '../../../test/support/problem-details.assertions';
 
-const UNSAFE = { mode: 'autonomous' as const, tools: [{ name: 'send_email', sends_externally: true }, { name: 'search', sends_externally: false }] };
+const UNSAFE = {
+  mode: 'autonomous' as const,
+  tools: [
+    { name: 'send_email', sends_externally: true },
+    { name: 'search', sends_externally: false },
+  ],
+};
 
 describe('public endpoint: safety block', () => {
   const t = useIngressTestApp({ WEBHOOK_MAX_PAYLOAD_BYTES: '1024' });
 
   const view = async (routineId: string): Promise<Json> => t.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
-  const patchRoutine = (routineId: string, changes: object): Promise<Json> => t.adminOk('PATCH', `/admin/routines/${routineId}`, changes, 200);
+  const patchRoutine = (routineId: string, changes: object): Promise<Json> =>
+    t.adminOk('PATCH', `/admin/routines/${routineId}`, changes, 200);
 
   it('blocks an autonomous routine with an external-sending tool: 403 problem, view says blocked and why, nothing appended', async () => {
     const hook = await t.setupWebhook({ routine: UNSAFE });

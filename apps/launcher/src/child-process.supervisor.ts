@@ -24,7 +24,11 @@ export interface ServiceAddress {
   readonly opsUrl: URL;
 }
 
-export const DEFAULT_SUPERVISOR_OPTIONS: Omit<SupervisorOptions, 'onGiveUp'> = { maxRapidExits: 5, stableAfterMs: 30_000, backoffBaseMs: 500 };
+export const DEFAULT_SUPERVISOR_OPTIONS: Omit<SupervisorOptions, 'onGiveUp'> = {
+  maxRapidExits: 5,
+  stableAfterMs: 30_000,
+  backoffBaseMs: 500,
+};
 
 /**
  * Runs each service as its own OS process with an IPC channel, prefixes its output, and restarts
@@ -55,8 +59,7 @@ export class ChildProcessSupervisor {
       if (message.type === 'wts:listening') {
         const url = new URL(message.url);
         this.listeningEntry(service.name).resolve({ url, opsUrl: message.opsUrl === undefined ? url : new URL(message.opsUrl) });
-      }
-      else fatal = message.reason;
+      } else fatal = message.reason;
     });
     const startedAt = Date.now();
     child.on('exit', (code, signal) => {
@@ -65,10 +68,14 @@ export class ChildProcessSupervisor {
       if (code === EXIT_CANNOT_LISTEN) return this.giveUp(fatal ?? `${service.name} cannot listen (${how})`);
       const next = Date.now() - startedAt >= this.options.stableAfterMs ? 1 : rapidExits + 1;
       if (next >= this.options.maxRapidExits) {
-        return this.giveUp(`${service.name} exited ${next} times in a row within ${this.options.stableAfterMs / 1000} s of starting (last: ${how}); giving up — its log lines above say why`);
+        return this.giveUp(
+          `${service.name} exited ${next} times in a row within ${this.options.stableAfterMs / 1000} s of starting (last: ${how}); giving up — its log lines above say why`,
+        );
       }
       const delay = Math.min(this.options.backoffBaseMs * 2 ** (next - 1), 15_000);
-      process.stderr.write(`[launcher] ${service.name} exited (${how}); restarting in ${delay} ms (${next} of ${this.options.maxRapidExits - 1} quick restarts)\n`);
+      process.stderr.write(
+        `[launcher] ${service.name} exited (${how}); restarting in ${delay} ms (${next} of ${this.options.maxRapidExits - 1} quick restarts)\n`,
+      );
       setTimeout(() => this.start(service, next), delay).unref();
     });
   }
@@ -135,6 +142,7 @@ function isLaunchReport(message: unknown): message is LaunchReport {
   if (typeof message !== 'object' || message === null) return false;
   const candidate = message as Partial<Record<keyof LaunchReport, unknown>> & { url?: unknown; opsUrl?: unknown; reason?: unknown };
   if (typeof candidate.pid !== 'number' || typeof candidate.service !== 'string') return false;
-  if (candidate.type === 'wts:listening') return typeof candidate.url === 'string' && (candidate.opsUrl === undefined || typeof candidate.opsUrl === 'string');
+  if (candidate.type === 'wts:listening')
+    return typeof candidate.url === 'string' && (candidate.opsUrl === undefined || typeof candidate.opsUrl === 'string');
   return candidate.type === 'wts:fatal' && typeof candidate.reason === 'string';
 }

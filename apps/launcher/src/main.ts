@@ -74,7 +74,10 @@ async function main(): Promise<void> {
 async function started(supervisor: ChildProcessSupervisor): Promise<[ServiceAddress, ServiceAddress]> {
   const deadline = Date.now() + READY_WITHIN_MS;
   const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new LaunchFailed(`the services did not become ready within ${READY_WITHIN_MS / 1000} s; their log lines above say why`)), READY_WITHIN_MS).unref(),
+    setTimeout(
+      () => reject(new LaunchFailed(`the services did not become ready within ${READY_WITHIN_MS / 1000} s; their log lines above say why`)),
+      READY_WITHIN_MS,
+    ).unref(),
   );
   const ready = async (name: string): Promise<ServiceAddress> => {
     const address = await supervisor.whenListening(name);

@@ -15,9 +15,12 @@ export async function firstUnavailablePort(host: string, ports: readonly Require
   for (const { port, variable } of ports) {
     if (port === 0) continue;
     const code = await tryListen(host, port);
-    if (code === 'EADDRINUSE') return `port ${port} (${variable}) is already in use on ${host}: another process listens there; set ${variable} to a free port, e.g. ${variable}=${port + 100} npm start`;
-    if (code === 'EACCES') return `port ${port} (${variable}) on ${host} needs privileges this process does not have; set ${variable} to a port above 1023`;
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `HOST ${host} is not an address of this machine; set HOST to one of its addresses (127.0.0.1, 0.0.0.0)`;
+    if (code === 'EADDRINUSE')
+      return `port ${port} (${variable}) is already in use on ${host}: another process listens there; set ${variable} to a free port, e.g. ${variable}=${port + 100} npm start`;
+    if (code === 'EACCES')
+      return `port ${port} (${variable}) on ${host} needs privileges this process does not have; set ${variable} to a port above 1023`;
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      return `HOST ${host} is not an address of this machine; set HOST to one of its addresses (127.0.0.1, 0.0.0.0)`;
     if (code !== undefined) return `port ${port} (${variable}) on ${host} cannot be listened on (${code})`;
   }
   return undefined;

@@ -20,6 +20,11 @@ export class DeliveryAcceptedController {
 
   @EventPattern(DeliveryAcceptedMessage.eventType)
   async onDeliveryAccepted(@Payload() event: InboundEvent<DeliveryAcceptedMessage.Value>): Promise<NotifiedDispatchOutcome> {
-    return this.dispatch.execute({ eventId: event.eventId, streamId: event.streamId, traceparent: event.traceparent, claimed: event.value });
+    return this.dispatch.execute({
+      eventId: event.eventId,
+      streamId: event.streamId,
+      traceparent: event.traceparent,
+      claimed: event.value,
+    });
   }
 }

@@ -7,7 +7,14 @@
  * Called per app (DispatcherModule.forRoot): every app instance owns its own.
  */
 import type { Provider, ValueProvider } from '@nestjs/common';
-import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, ParkDispatchUseCase, ReadModelProjector, StoreDispatchWorker, systemClock } from '@wts/application';
+import {
+  DispatchDeliveryUseCase,
+  DispatchNotifiedDeliveryUseCase,
+  ParkDispatchUseCase,
+  ReadModelProjector,
+  StoreDispatchWorker,
+  systemClock,
+} from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { metrics, tracedDispatch } from '@wts/observability';
@@ -33,18 +40,26 @@ export interface DispatcherDependencies {
 export interface DispatcherGraph {
   readonly projector: ProjectorLifecycle;
   /** How accepted deliveries arrive: Kafka messages for the DeliveryAccepted handler, or the store subscription. */
-  readonly deliveries: { readonly kind: 'kafka'; readonly dispatch: NotifiedDispatch } | { readonly kind: 'embedded'; readonly worker: DispatchWorkerLifecycle };
+  readonly deliveries:
+    | { readonly kind: 'kafka'; readonly dispatch: NotifiedDispatch }
+    | { readonly kind: 'embedded'; readonly worker: DispatchWorkerLifecycle };
 }
 
 export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph {
   const { store, checkpoints, readModels } = deps;
   const projectorLogger = deps.logger.child({ context: 'ReadModelProjector' });
-  const projector = new ReadModelProjector(store, readModels, { info: (fields, message) => projectorLogger.info(fields, message), error: (fields, message) => projectorLogger.error(fields, message) });
+  const projector = new ReadModelProjector(store, readModels, {
+    info: (fields, message) => projectorLogger.info(fields, message),
+    error: (fields, message) => projectorLogger.error(fields, message),
+  });
   metrics.trackProjector(projectorProgress(store, projector));
   const dispatch = meteredDispatch(tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)));
   if (deps.config.kafka) {
     // The message names a delivery; the run is made from what the store holds for it.
-    return { projector: new ProjectorLifecycle(projector, readModels), deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, systemClock)) } };
+    return {
+      projector: new ProjectorLifecycle(projector, readModels),
+      deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, systemClock)) },
+    };
   }
   const workerLogger = deps.logger.child({ context: 'StoreDispatchWorker' });
   const worker = new StoreDispatchWorker({
@@ -52,9 +67,15 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
     checkpoints,
     dispatch,
     park: meteredPark(new ParkDispatchUseCase(store, systemClock)),
-    logger: { info: (fields, message) => workerLogger.info(fields, message), error: (fields, message) => workerLogger.error(fields, message) },
+    logger: {
+      info: (fields, message) => workerLogger.info(fields, message),
+      error: (fields, message) => workerLogger.error(fields, message),
+    },
   });
-  return { projector: new ProjectorLifecycle(projector, readModels), deliveries: { kind: 'embedded', worker: new DispatchWorkerLifecycle(worker) } };
+  return {
+    projector: new ProjectorLifecycle(projector, readModels),
+    deliveries: { kind: 'embedded', worker: new DispatchWorkerLifecycle(worker) },
+  };
 }
 
 /** The graph, registered with Nest: the Kafka handler's use case, and the lifecycle hooks. */

@@ -23,7 +23,9 @@ export class DispatcherModule {
       controllers: kafka ? [DeliveryAcceptedController] : [],
       providers: [
         ...dispatcherProviders(composeDispatcher(deps)),
-        ...(kafka ? kafkaRelayProviders({ connection: kafka, definition: Relays.dispatcherRuns, store: deps.store, checkpoints: deps.checkpoints }) : []),
+        ...(kafka
+          ? kafkaRelayProviders({ connection: kafka, definition: Relays.dispatcherRuns, store: deps.store, checkpoints: deps.checkpoints })
+          : []),
       ],
     };
   }

@@ -4,9 +4,27 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { LogController } from 'fastify';
 import { DISPATCH_ATTEMPTS_BEFORE_PARKING } from '@wts/application';
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { ConsumerGroups, ConsumerLagMonitor, KafkaDispatchServer, consumerGroupLag, createKafkaClient, describeKafkaConnection, kafkaTopicNames, parkInStore } from '@wts/messaging';
+import {
+  ConsumerGroups,
+  ConsumerLagMonitor,
+  KafkaDispatchServer,
+  consumerGroupLag,
+  createKafkaClient,
+  describeKafkaConnection,
+  kafkaTopicNames,
+  parkInStore,
+} from '@wts/messaging';
 import { metrics, startTracing, tracedEventStore } from '@wts/observability';
-import { ServiceLogger, assertPayloadLimitFits, exitGracefullyOnSignals, createServiceLogger, listenOrExit, openEventStore, openReadModelStore, stopWhenSupervisorGone } from '@wts/platform';
+import {
+  ServiceLogger,
+  assertPayloadLimitFits,
+  exitGracefullyOnSignals,
+  createServiceLogger,
+  listenOrExit,
+  openEventStore,
+  openReadModelStore,
+  stopWhenSupervisorGone,
+} from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
 async function main(): Promise<void> {
@@ -21,17 +39,30 @@ async function main(): Promise<void> {
   const { readModels } = await openReadModelStore(config);
   const kafka = config.kafka;
   // An HTTP server of its own for health and metrics only (DISPATCHER_PORT).
-  const adapter = new FastifyAdapter({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
-  const app = await NestFactory.create<NestFastifyApplication>(DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }), adapter, {
-    bufferLogs: true,
-    abortOnError: false,
-    // The module holds the composed graph: named by reference, not by deep-hashing every object in it.
-    moduleIdGeneratorAlgorithm: 'reference',
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
   });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    DispatcherModule.forRoot({ config, store, checkpoints, logger, readModels }),
+    adapter,
+    {
+      bufferLogs: true,
+      abortOnError: false,
+      // The module holds the composed graph: named by reference, not by deep-hashing every object in it.
+      moduleIdGeneratorAlgorithm: 'reference',
+    },
+  );
   app.useLogger(new ServiceLogger(logger));
   // Kafka: lag against the events topic's retention, a warning long before an unread delivery could expire.
   const retentionLag = kafka
-    ? new ConsumerLagMonitor(createKafkaClient({ connection: kafka, clientId: 'run-dispatcher-lag', logger }), kafkaTopicNames().webhookEvents, ConsumerGroups.runDispatcher, logger)
+    ? new ConsumerLagMonitor(
+        createKafkaClient({ connection: kafka, clientId: 'run-dispatcher-lag', logger }),
+        kafkaTopicNames().webhookEvents,
+        ConsumerGroups.runDispatcher,
+        logger,
+      )
     : undefined;
   exitGracefullyOnSignals(app, {
     afterClose: async () => {
@@ -43,13 +74,23 @@ async function main(): Promise<void> {
   if (kafka) {
     // Every park is recorded in the store too: the dead-letter topic alone is not the record.
     // Parked after the attempts of the dispatch failure policy the embedded worker applies too.
-    const strategy = new KafkaDispatchServer({ connection: kafka, tuning: { attemptsBeforeParking: DISPATCH_ATTEMPTS_BEFORE_PARKING }, recordPark: parkInStore(store), onDeadLetter: () => metrics.deadLetters.inc() });
+    const strategy = new KafkaDispatchServer({
+      connection: kafka,
+      tuning: { attemptsBeforeParking: DISPATCH_ATTEMPTS_BEFORE_PARKING },
+      recordPark: parkInStore(store),
+      onDeadLetter: () => metrics.deadLetters.inc(),
+    });
     app.connectMicroservice({ strategy }, { inheritAppConfig: true });
     const topic = kafkaTopicNames().webhookEvents;
     metrics.trackConsumerLag(topic, consumerGroupLag(kafka, ConsumerGroups.runDispatcher, topic));
   }
   // listen() runs the lifecycle hooks; health answers while the consumer is still joining.
-  const url = await listenOrExit(app, { service: 'run-dispatcher', port: config.http.dispatcherPort, host: config.http.host, portVariable: 'DISPATCHER_PORT' });
+  const url = await listenOrExit(app, {
+    service: 'run-dispatcher',
+    port: config.http.dispatcherPort,
+    host: config.http.host,
+    portVariable: 'DISPATCHER_PORT',
+  });
   process.stdout.write(`run-dispatcher health and metrics on ${url.origin}\n`);
   if (kafka) {
     await app.startAllMicroservices();

@@ -1,9 +1,17 @@
-import type { DeliveryNotification, DeliveryToDispatch, DispatchDelivery, DispatchOutcome, DispatchToPark, NotifiedDispatchOutcome } from '@wts/application';
+import type {
+  DeliveryNotification,
+  DeliveryToDispatch,
+  DispatchDelivery,
+  DispatchOutcome,
+  DispatchToPark,
+  NotifiedDispatchOutcome,
+} from '@wts/application';
 import { metrics } from '@wts/observability';
 import { meteredDispatch, meteredNotifiedDispatch, meteredPark } from './metered-dispatch.decorator';
 
 const input = { traceparent: '' } as DeliveryToDispatch;
-const runs = async (outcome: string): Promise<number> => (await metrics.runs.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+const runs = async (outcome: string): Promise<number> =>
+  (await metrics.runs.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
 const unverified = async (): Promise<number> => (await metrics.unverifiedNotifications.get()).values[0]?.value ?? 0;
 
 const dispatching = (outcome: DispatchOutcome): DispatchDelivery => ({ execute: async () => outcome });
@@ -19,7 +27,12 @@ describe('meteredDispatch and meteredNotifiedDispatch: dispatch outcomes counted
   it('given the worker parks a delivery, then wts_runs_total{parked} grows by one', async () => {
     const before = await runs('parked');
     const parked: DispatchToPark[] = [];
-    await meteredPark({ execute: async (record) => void parked.push(record) }).execute({ sourceEventId: 'evt-1', sourceStream: 'delivery-dlv_1', sourceType: 'DeliveryAccepted', error: 'failed too often' });
+    await meteredPark({ execute: async (record) => void parked.push(record) }).execute({
+      sourceEventId: 'evt-1',
+      sourceStream: 'delivery-dlv_1',
+      sourceType: 'DeliveryAccepted',
+      error: 'failed too often',
+    });
     expect(await runs('parked')).toBe(before + 1);
     expect(parked).toHaveLength(1);
   });

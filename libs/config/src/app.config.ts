@@ -90,7 +90,15 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   if (problems.length > 0) throw new ConfigurationError(problems);
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
-    http: { port: dto.PORT, host: dto.HOST.trim(), publicBaseUrl, adminToken: dto.ADMIN_TOKEN, trustProxy: parseTrustProxy(dto.TRUST_PROXY), dispatcherPort: dto.DISPATCHER_PORT, opsPort: dto.OPS_PORT },
+    http: {
+      port: dto.PORT,
+      host: dto.HOST.trim(),
+      publicBaseUrl,
+      adminToken: dto.ADMIN_TOKEN,
+      trustProxy: parseTrustProxy(dto.TRUST_PROXY),
+      dispatcherPort: dto.DISPATCHER_PORT,
+      opsPort: dto.OPS_PORT,
+    },
     storage: { dataDir: resolve(dto.DATA_DIR) },
     eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
     kafka,
@@ -119,4 +127,3 @@ export function tracingRequested(env: Readonly<Record<string, string | undefined
   if (exporter) return exporter !== 'none';
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
-

@@ -3,7 +3,15 @@ import { ConfigurationError, loadConfig } from './app.config';
 describe('loadConfig', () => {
   it('given an empty environment, then the documented defaults', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, host: '127.0.0.1', publicBaseUrl: 'http://localhost:3000', adminToken: undefined, trustProxy: false, dispatcherPort: 3001, opsPort: undefined });
+    expect(config.http).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      publicBaseUrl: 'http://localhost:3000',
+      adminToken: undefined,
+      trustProxy: false,
+      dispatcherPort: 3001,
+      opsPort: undefined,
+    });
     expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka).toBeUndefined();
@@ -34,7 +42,15 @@ describe('loadConfig', () => {
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       IDEMPOTENCY_RETENTION_SECONDS: '60',
     });
-    expect(config.http).toEqual({ port: 8080, host: '0.0.0.0', publicBaseUrl: 'https://hooks.example.com', adminToken: 'a-valid_token.with~chars+/==', trustProxy: false, dispatcherPort: 3001, opsPort: undefined });
+    expect(config.http).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      publicBaseUrl: 'https://hooks.example.com',
+      adminToken: 'a-valid_token.with~chars+/==',
+      trustProxy: false,
+      dispatcherPort: 3001,
+      opsPort: undefined,
+    });
     expect(config.kafka).toEqual({ brokers: ['k1:9092', 'k2:9092'], sasl: undefined, ssl: false });
     expect(config.database.url).toBe('postgres://app@db:5432/wts');
     expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
@@ -69,7 +85,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ HOST: host }).http.host).toBe(host);
   });
 
-  it('given OPS_PORT, then the ingress\'s health and metrics listener; equal to another port, a ConfigurationError', () => {
+  it("given OPS_PORT, then the ingress's health and metrics listener; equal to another port, a ConfigurationError", () => {
     expect(loadConfig({ OPS_PORT: '9464' }).http.opsPort).toBe(9464);
     expect(() => loadConfig({ OPS_PORT: '3000' })).toThrow('OPS_PORT must differ from PORT and DISPATCHER_PORT');
     expect(() => loadConfig({ OPS_PORT: '0' })).toThrow('OPS_PORT');
@@ -125,8 +141,17 @@ describe('Kafka credentials (KAFKA_SASL_*, KAFKA_SSL)', () => {
   const brokers = { KAFKA_BROKERS: 'k1:9093' };
 
   it('given a SCRAM mechanism, a user and a password, then the connection authenticates (mechanism case-insensitive)', () => {
-    const config = loadConfig({ ...brokers, KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512', KAFKA_SASL_USERNAME: 'ingress', KAFKA_SASL_PASSWORD: ' pass word ' });
-    expect(config.kafka).toEqual({ brokers: ['k1:9093'], sasl: { mechanism: 'scram-sha-512', username: 'ingress', password: ' pass word ' }, ssl: false });
+    const config = loadConfig({
+      ...brokers,
+      KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+      KAFKA_SASL_USERNAME: 'ingress',
+      KAFKA_SASL_PASSWORD: ' pass word ',
+    });
+    expect(config.kafka).toEqual({
+      brokers: ['k1:9093'],
+      sasl: { mechanism: 'scram-sha-512', username: 'ingress', password: ' pass word ' },
+      ssl: false,
+    });
   });
 
   it('given KAFKA_SSL, then TLS; plain only over TLS', () => {
@@ -138,9 +163,18 @@ describe('Kafka credentials (KAFKA_SASL_*, KAFKA_SSL)', () => {
   });
 
   it.each([
-    [{ KAFKA_SASL_MECHANISM: 'scram-sha-512' }, ['KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM', 'KAFKA_SASL_PASSWORD is required with KAFKA_SASL_MECHANISM']],
-    [{ KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }, ['KAFKA_SASL_MECHANISM is required with KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD (one of scram-sha-256, scram-sha-512, plain)']],
-    [{ KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }, ['KAFKA_SASL_MECHANISM must be one of scram-sha-256, scram-sha-512, plain']],
+    [
+      { KAFKA_SASL_MECHANISM: 'scram-sha-512' },
+      ['KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM', 'KAFKA_SASL_PASSWORD is required with KAFKA_SASL_MECHANISM'],
+    ],
+    [
+      { KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' },
+      ['KAFKA_SASL_MECHANISM is required with KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD (one of scram-sha-256, scram-sha-512, plain)'],
+    ],
+    [
+      { KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' },
+      ['KAFKA_SASL_MECHANISM must be one of scram-sha-256, scram-sha-512, plain'],
+    ],
     [{ KAFKA_SSL: 'maybe' }, ['KAFKA_SSL must be true or false']],
   ])('given %j with brokers, then a ConfigurationError naming every fault', (env, messages) => {
     const error = captureError(() => loadConfig({ ...brokers, ...env }));
@@ -156,7 +190,9 @@ describe('Kafka credentials (KAFKA_SASL_*, KAFKA_SSL)', () => {
   });
 
   it('given a password, then the configuration error never shows it', () => {
-    const error = captureError(() => loadConfig({ ...brokers, KAFKA_SASL_MECHANISM: 'nope', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'hunter2-secret' }));
+    const error = captureError(() =>
+      loadConfig({ ...brokers, KAFKA_SASL_MECHANISM: 'nope', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'hunter2-secret' }),
+    );
     expect(String(error)).not.toContain('hunter2-secret');
   });
 });

@@ -5,8 +5,7 @@ import { TrustProxyValue } from './trust-proxy.setting';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
-const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
+const emptyToUndefined = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 /** Every environment variable the services read, validated once at start. */
 export class EnvironmentDto {
@@ -42,7 +41,10 @@ export class EnvironmentDto {
 
   @Transform(emptyToUndefined)
   @IsOptional()
-  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })
+  @IsUrl(
+    { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+    { message: 'PUBLIC_BASE_URL must be an http(s) URL' },
+  )
   PUBLIC_BASE_URL?: string;
 
   @Transform(emptyToUndefined)

@@ -13,7 +13,12 @@ describe('KAFKA_SSL_CA_FILE (a private certificate authority for the brokers)', 
   const brokers = { KAFKA_BROKERS: 'kafka:9092' };
 
   it('given a PEM file, then TLS trusting exactly what it holds (read once at start)', () => {
-    expect(loadConfig({ ...brokers, KAFKA_SSL_CA_FILE: caFile }).kafka).toEqual({ brokers: ['kafka:9092'], sasl: undefined, ssl: true, ca: pem });
+    expect(loadConfig({ ...brokers, KAFKA_SSL_CA_FILE: caFile }).kafka).toEqual({
+      brokers: ['kafka:9092'],
+      sasl: undefined,
+      ssl: true,
+      ca: pem,
+    });
     expect(loadConfig({ ...brokers, KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: caFile }).kafka?.ca).toBe(pem);
   });
 

@@ -54,7 +54,13 @@ export function parseKafkaConnection(env: KafkaConnectionEnvironment, problems: 
   if (caFile !== undefined && sslOff) problems.push('KAFKA_SSL_CA_FILE means TLS: drop KAFKA_SSL=false');
   // A CA file means TLS, trusting that authority.
   const ssl = sslOn || caFile !== undefined;
-  const given = [mechanismText && 'KAFKA_SASL_MECHANISM', username && 'KAFKA_SASL_USERNAME', password && 'KAFKA_SASL_PASSWORD', sslOn && 'KAFKA_SSL', caFile && 'KAFKA_SSL_CA_FILE'].filter(Boolean);
+  const given = [
+    mechanismText && 'KAFKA_SASL_MECHANISM',
+    username && 'KAFKA_SASL_USERNAME',
+    password && 'KAFKA_SASL_PASSWORD',
+    sslOn && 'KAFKA_SSL',
+    caFile && 'KAFKA_SSL_CA_FILE',
+  ].filter(Boolean);
   if (!brokers) {
     if (given.length > 0) problems.push(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} KAFKA_BROKERS`);
     return undefined;
@@ -62,11 +68,13 @@ export function parseKafkaConnection(env: KafkaConnectionEnvironment, problems: 
   let sasl: KafkaSaslSettings | undefined;
   if (mechanismText !== undefined || username !== undefined || password !== undefined) {
     const mechanism = MECHANISMS.find((candidate) => candidate === mechanismText);
-    if (mechanismText === undefined) problems.push(`KAFKA_SASL_MECHANISM is required with KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD (one of ${MECHANISMS.join(', ')})`);
+    if (mechanismText === undefined)
+      problems.push(`KAFKA_SASL_MECHANISM is required with KAFKA_SASL_USERNAME / KAFKA_SASL_PASSWORD (one of ${MECHANISMS.join(', ')})`);
     else if (!mechanism) problems.push(`KAFKA_SASL_MECHANISM must be one of ${MECHANISMS.join(', ')}`);
     if (username === undefined) problems.push('KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM');
     if (password === undefined) problems.push('KAFKA_SASL_PASSWORD is required with KAFKA_SASL_MECHANISM');
-    if (mechanism === 'plain' && !ssl) problems.push('KAFKA_SASL_MECHANISM=plain sends the password as it is: set KAFKA_SSL=true, or use scram-sha-512');
+    if (mechanism === 'plain' && !ssl)
+      problems.push('KAFKA_SASL_MECHANISM=plain sends the password as it is: set KAFKA_SSL=true, or use scram-sha-512');
     if (mechanism && username !== undefined && password !== undefined) sasl = { mechanism, username, password };
   }
   const ca = caFile === undefined ? undefined : readCertificates(caFile, problems);

@@ -49,10 +49,7 @@ export interface RoutineDefinition {
   readonly accountScope: readonly string[];
 }
 
-export type RoutineCreated = Event<
-  'RoutineCreated',
-  RoutineDefinition & { readonly routineId: string; readonly createdAt: string }
->;
+export type RoutineCreated = Event<'RoutineCreated', RoutineDefinition & { readonly routineId: string; readonly createdAt: string }>;
 
 export type RoutineUpdated = Event<
   'RoutineUpdated',

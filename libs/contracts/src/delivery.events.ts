@@ -5,9 +5,7 @@ import type { TriggerAccount } from './webhook.events';
  * The untrusted payload as received. JSON payloads are kept as JSON text (numbers keep every
  * digit); text payloads as the decoded string.
  */
-export type PayloadRecord =
-  | { readonly format: 'json'; readonly json: string }
-  | { readonly format: 'text'; readonly text: string };
+export type PayloadRecord = { readonly format: 'json'; readonly json: string } | { readonly format: 'text'; readonly text: string };
 
 export type DeliveryAccepted = Event<
   'DeliveryAccepted',

@@ -44,4 +44,3 @@ export type DispatchParked = Event<
     readonly parkedAt: string;
   }
 >;
-

@@ -27,7 +27,7 @@ describe('upcastEvent', () => {
     expect(upcast.data).not.toHaveProperty('payload');
   });
 
-  it('given a RunCreated of today\'s version, then it is returned as it is', () => {
+  it("given a RunCreated of today's version, then it is returned as it is", () => {
     const current = { type: 'RunCreated', data: { runId: 'run_A' }, metadata: { schemaVersion: 2 } };
     expect(upcastEvent(current)).toBe(current);
   });

@@ -24,20 +24,11 @@ export type SecretRotated = Event<
   { readonly webhookId: string; readonly secretDigest: string; readonly rotatedAt: string }
 >;
 
-export type WebhookDisabled = Event<
-  'WebhookDisabled',
-  { readonly webhookId: string; readonly disabledAt: string }
->;
+export type WebhookDisabled = Event<'WebhookDisabled', { readonly webhookId: string; readonly disabledAt: string }>;
 
-export type WebhookBlocked = Event<
-  'WebhookBlocked',
-  { readonly webhookId: string; readonly reason: string; readonly blockedAt: string }
->;
+export type WebhookBlocked = Event<'WebhookBlocked', { readonly webhookId: string; readonly reason: string; readonly blockedAt: string }>;
 
-export type WebhookUnblocked = Event<
-  'WebhookUnblocked',
-  { readonly webhookId: string; readonly unblockedAt: string }
->;
+export type WebhookUnblocked = Event<'WebhookUnblocked', { readonly webhookId: string; readonly unblockedAt: string }>;
 
 /**
  * Claims the one webhook id of a routine, on stream `webhook_slot-<routine id>` appended with
@@ -48,9 +39,4 @@ export type WebhookIdAssigned = Event<
   { readonly routineId: string; readonly webhookId: string; readonly assignedAt: string }
 >;
 
-export type WebhookEvent =
-  | WebhookEnabled
-  | SecretRotated
-  | WebhookDisabled
-  | WebhookBlocked
-  | WebhookUnblocked;
+export type WebhookEvent = WebhookEnabled | SecretRotated | WebhookDisabled | WebhookBlocked | WebhookUnblocked;

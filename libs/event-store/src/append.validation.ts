@@ -25,7 +25,12 @@ export function serializeEvents(
   return events.map((event, index) => {
     const id = ids[index];
     assertAccepted(event, id);
-    const serialized = { id, type: event.type, data: eventJson(event.data, id, 'data'), metadata: eventJson(event.metadata, id, 'metadata') };
+    const serialized = {
+      id,
+      type: event.type,
+      data: eventJson(event.data, id, 'data'),
+      metadata: eventJson(event.metadata, id, 'metadata'),
+    };
     assertEventSize(id, serialized.data, serialized.metadata, maxEventBytes);
     return serialized;
   });

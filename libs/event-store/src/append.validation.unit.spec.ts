@@ -24,7 +24,9 @@ describe('serializeEvents: the append validation every adapter shares', () => {
   });
 
   it('given an event above the limit, when serialized, then InvalidAppendError names its size and the limit', () => {
-    expect(() => serializeEvents([event()], 10)).toThrow(new InvalidAppendError(`event ${ID.toLowerCase()} is 16 bytes, above the store's limit of 10 bytes per event`));
+    expect(() => serializeEvents([event()], 10)).toThrow(
+      new InvalidAppendError(`event ${ID.toLowerCase()} is 16 bytes, above the store's limit of 10 bytes per event`),
+    );
   });
 
   it("given the adapter's own check, when serialized, then it sees each event with its validated id, after the id checks and before the JSON", () => {

@@ -89,11 +89,7 @@ export interface EventStore {
    * refused with InvalidAppendError before anything is sent. Callers size what they accept by it.
    */
   readonly maxEventBytes: number;
-  append(
-    streamId: string,
-    events: readonly EventToAppend[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult>;
+  append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of a stream in order (all of them by default); an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<readonly RecordedEvent[]>;
   /**

@@ -18,7 +18,9 @@ describe('store options: defaults and range checks shared by the adapters', () =
   });
 
   it('given a value that is not a non-negative integer, when checked, then RangeError names the limit and the value', () => {
-    expect(() => assertNonNegativeInteger('readAll limit', -1)).toThrow(new RangeError('readAll limit must be a non-negative integer, got -1'));
+    expect(() => assertNonNegativeInteger('readAll limit', -1)).toThrow(
+      new RangeError('readAll limit must be a non-negative integer, got -1'),
+    );
     expect(() => assertNonNegativeInteger('readAll limit', Number.NaN)).toThrow(RangeError);
     expect(() => assertNonNegativeInteger('readAll limit', 0)).not.toThrow();
   });

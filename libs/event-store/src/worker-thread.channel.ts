@@ -1,7 +1,9 @@
 import type { Worker } from 'node:worker_threads';
 
 /** A worker's answer to one request (`error` is data, rebuilt by `refused`). */
-type Reply = { readonly id: number; readonly ok: true; readonly outcome?: unknown } | { readonly id: number; readonly ok: false; readonly error: unknown };
+type Reply =
+  | { readonly id: number; readonly ok: true; readonly outcome?: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: unknown };
 
 export interface WorkerThreadChannelOptions {
   /** Names the thread in failures: "the event store's writer thread". */

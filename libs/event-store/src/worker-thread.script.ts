@@ -9,5 +9,7 @@ import { join } from 'node:path';
 export function workerThreadScript(directory: string, baseName: string): { readonly script: string; readonly entry: string } {
   const compiled = join(directory, `${baseName}.js`);
   const entry = join(directory, `${baseName}.ts`);
-  return existsSync(compiled) ? { script: compiled, entry } : { script: join(__dirname, 'sqlite', 'testing', 'typescript-worker.loader.js'), entry };
+  return existsSync(compiled)
+    ? { script: compiled, entry }
+    : { script: join(__dirname, 'sqlite', 'testing', 'typescript-worker.loader.js'), entry };
 }

@@ -33,23 +33,26 @@ export class BatchHeartbeat {
    */
   async during<T>(work: Promise<T>): Promise<T> {
     let beating = false;
-    const timer = setInterval(() => {
-      if (!this.current()) {
-        clearInterval(timer);
-        return;
-      }
-      if (beating) return;
-      beating = true;
-      this.payload
-        .heartbeat()
-        .catch((error: unknown) => {
-          // A rebalance under way: the commit after the work tells; kafkajs rejoins.
-          this.options.logger.warn({ err: describeError(error) }, 'heartbeat during a handler failed');
-        })
-        .finally(() => {
-          beating = false;
-        });
-    }, Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2)));
+    const timer = setInterval(
+      () => {
+        if (!this.current()) {
+          clearInterval(timer);
+          return;
+        }
+        if (beating) return;
+        beating = true;
+        this.payload
+          .heartbeat()
+          .catch((error: unknown) => {
+            // A rebalance under way: the commit after the work tells; kafkajs rejoins.
+            this.options.logger.warn({ err: describeError(error) }, 'heartbeat during a handler failed');
+          })
+          .finally(() => {
+            beating = false;
+          });
+      },
+      Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2)),
+    );
     try {
       return await work;
     } finally {

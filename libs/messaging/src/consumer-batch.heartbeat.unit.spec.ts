@@ -19,7 +19,12 @@ function fakePayload(): { payload: EachBatchPayload; beats: () => number; state:
 describe('BatchHeartbeat', () => {
   it('given a current batch, when waiting longer than the interval, then it heartbeats along the way and waits the whole time', async () => {
     const { payload, beats } = fakePayload();
-    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: 10, stopped: () => false, interrupt: new Signal(), logger: silentMessagingLogger });
+    const heartbeat = new BatchHeartbeat(payload, {
+      heartbeatIntervalMs: 10,
+      stopped: () => false,
+      interrupt: new Signal(),
+      logger: silentMessagingLogger,
+    });
     const started = Date.now();
     await heartbeat.wait(100);
     expect(Date.now() - started).toBeGreaterThanOrEqual(95);
@@ -30,7 +35,12 @@ describe('BatchHeartbeat', () => {
     const { payload } = fakePayload();
     let stopped = false;
     const interrupt = new Signal();
-    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: 5_000, stopped: () => stopped, interrupt, logger: silentMessagingLogger });
+    const heartbeat = new BatchHeartbeat(payload, {
+      heartbeatIntervalMs: 5_000,
+      stopped: () => stopped,
+      interrupt,
+      logger: silentMessagingLogger,
+    });
     const started = Date.now();
     const waiting = heartbeat.wait(10_000);
     stopped = true;
@@ -42,7 +52,12 @@ describe('BatchHeartbeat', () => {
 
   it('given a stale batch, when asked, then it is not current', () => {
     const { payload, state } = fakePayload();
-    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: 20, stopped: () => false, interrupt: new Signal(), logger: silentMessagingLogger });
+    const heartbeat = new BatchHeartbeat(payload, {
+      heartbeatIntervalMs: 20,
+      stopped: () => false,
+      interrupt: new Signal(),
+      logger: silentMessagingLogger,
+    });
     expect(heartbeat.current()).toBe(true);
     state.stale = true;
     expect(heartbeat.current()).toBe(false);
@@ -50,7 +65,12 @@ describe('BatchHeartbeat', () => {
 
   it('given slow work, when awaited, then it heartbeats while the work runs and returns its result', async () => {
     const { payload, beats } = fakePayload();
-    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: 100, stopped: () => false, interrupt: new Signal(), logger: silentMessagingLogger });
+    const heartbeat = new BatchHeartbeat(payload, {
+      heartbeatIntervalMs: 100,
+      stopped: () => false,
+      interrupt: new Signal(),
+      logger: silentMessagingLogger,
+    });
     const result = await heartbeat.during(new Promise((resolve) => setTimeout(() => resolve('done'), 300)));
     expect(result).toBe('done');
     expect(beats()).toBeGreaterThanOrEqual(2);

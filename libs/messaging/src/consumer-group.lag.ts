@@ -7,7 +7,13 @@ import { createKafkaClient, silentMessagingLogger, type KafkaConnection } from '
  * and costs nothing on the message path. A fresh admin connection per scrape, seconds apart.
  */
 export function consumerGroupLag(connection: KafkaConnection, groupId: string, topic: string): () => Promise<ReadonlyMap<number, number>> {
-  const kafka = createKafkaClient({ connection, clientId: `${groupId}-lag`, logger: silentMessagingLogger, connectionTimeoutMs: 1000, requestTimeoutMs: 2000 });
+  const kafka = createKafkaClient({
+    connection,
+    clientId: `${groupId}-lag`,
+    logger: silentMessagingLogger,
+    connectionTimeoutMs: 1000,
+    requestTimeoutMs: 2000,
+  });
   return async () => {
     const admin = kafka.admin({ retry: { retries: 0 } });
     try {

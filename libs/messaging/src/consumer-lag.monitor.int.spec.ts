@@ -37,7 +37,11 @@ describe('consumer lag against retention (real broker)', () => {
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
     const old = String(Date.now() - 5 * DAY_MS);
-    await producer.send({ topic: topics.webhookEvents, acks: -1, messages: [0, 1, 2].map((i) => ({ key: 'k', value: `old ${i}`, timestamp: old })) });
+    await producer.send({
+      topic: topics.webhookEvents,
+      acks: -1,
+      messages: [0, 1, 2].map((i) => ({ key: 'k', value: `old ${i}`, timestamp: old })),
+    });
     await producer.send({ topic: topics.webhookEvents, acks: -1, messages: [3, 4].map((i) => ({ key: 'k', value: `new ${i}` })) });
     await producer.disconnect();
   }, 30_000);
@@ -55,11 +59,20 @@ describe('consumer lag against retention (real broker)', () => {
       await admin.disconnect();
     }
   };
-  const commit = (offset: number): Promise<void> => withAdmin((admin) => admin.setOffsets({ groupId, topic: topics.webhookEvents, partitions: [{ partition: 0, offset: String(offset) }] }));
+  const commit = (offset: number): Promise<void> =>
+    withAdmin((admin) =>
+      admin.setOffsets({ groupId, topic: topics.webhookEvents, partitions: [{ partition: 0, offset: String(offset) }] }),
+    );
 
   it('unread messages older than half the retention are at risk; once they are read, the rest is not', async () => {
     const behind = await withAdmin((admin) => measureRetentionLag(admin, topics.webhookEvents, groupId));
-    expect(behind).toMatchObject({ retentionMs: TOPIC_RETENTION_MS.webhookEvents, warnAfterMs: 3.5 * DAY_MS, lag: 5, atRisk: true, expiredUnread: 0 });
+    expect(behind).toMatchObject({
+      retentionMs: TOPIC_RETENTION_MS.webhookEvents,
+      warnAfterMs: 3.5 * DAY_MS,
+      lag: 5,
+      atRisk: true,
+      expiredUnread: 0,
+    });
 
     await commit(3);
     const caughtUp = await withAdmin((admin) => measureRetentionLag(admin, topics.webhookEvents, groupId));

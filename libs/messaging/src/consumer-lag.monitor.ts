@@ -42,7 +42,12 @@ export interface RetentionLagReport {
  * or after that age, per partition), and whether any expired before it was read. Five admin
  * requests, whatever the lag.
  */
-export async function measureRetentionLag(admin: Admin, topic: string, groupId: string, options: { warnFraction?: number; now?: number } = {}): Promise<RetentionLagReport> {
+export async function measureRetentionLag(
+  admin: Admin,
+  topic: string,
+  groupId: string,
+  options: { warnFraction?: number; now?: number } = {},
+): Promise<RetentionLagReport> {
   const now = options.now ?? Date.now();
   const retentionMs = await topicRetentionMs(admin, topic);
   const warnAfterMs = retentionMs < 0 ? null : Math.floor(retentionMs * (options.warnFraction ?? LAG_WARN_FRACTION_OF_RETENTION));
@@ -156,11 +161,23 @@ export class ConsumerLagMonitor {
       await admin.connect();
       const report = await measureRetentionLag(admin, this.topic, this.groupId);
       this.report = report;
-      const fields = { topic: report.topic, groupId: report.groupId, lag: report.lag, retentionMs: report.retentionMs, expiredUnread: report.expiredUnread };
+      const fields = {
+        topic: report.topic,
+        groupId: report.groupId,
+        lag: report.lag,
+        retentionMs: report.retentionMs,
+        expiredUnread: report.expiredUnread,
+      };
       if (report.expiredUnread > 0) {
-        this.logger.error(fields, 'messages expired from the topic before the dispatcher read them: replay them from the event store (npm run cli -- replay)');
+        this.logger.error(
+          fields,
+          'messages expired from the topic before the dispatcher read them: replay them from the event store (npm run cli -- replay)',
+        );
       } else if (report.atRisk) {
-        this.logger.warn({ ...fields, warnAfterMs: report.warnAfterMs }, "unread messages are older than half the topic's retention: the dispatcher is falling behind and they could expire unread");
+        this.logger.warn(
+          { ...fields, warnAfterMs: report.warnAfterMs },
+          "unread messages are older than half the topic's retention: the dispatcher is falling behind and they could expire unread",
+        );
       }
       return report;
     } catch (error) {

@@ -22,7 +22,12 @@ import { KafkaRelaySupervisor, type KafkaRelaySettings } from './kafka-relay.sup
 import { Relays, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
 
 /** `count` accepted deliveries whose payload is `payloadBytes` of text (no escaping: the value is about that big). */
-async function appendSizedDeliveries(store: SqliteEventStore, fixture: CatalogFixture, count: number, payloadBytes: number): Promise<RecordedEvent[]> {
+async function appendSizedDeliveries(
+  store: SqliteEventStore,
+  fixture: CatalogFixture,
+  count: number,
+  payloadBytes: number,
+): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = [];
   for (let i = 0; i < count; i++) {
     const deliveryId = shortId('dlv');
@@ -39,7 +44,11 @@ async function appendSizedDeliveries(store: SqliteEventStore, fixture: CatalogFi
       requestDigest: 'b'.repeat(64),
       receivedAt: new Date().toISOString(),
     };
-    await store.append(`delivery-${deliveryId}`, [{ id, type: 'DeliveryAccepted', data, metadata: { eventId: id, correlationId: id, causationId: id, schemaVersion: 1 } }], 'no_stream');
+    await store.append(
+      `delivery-${deliveryId}`,
+      [{ id, type: 'DeliveryAccepted', data, metadata: { eventId: id, correlationId: id, causationId: id, schemaVersion: 1 } }],
+      'no_stream',
+    );
     out.push(...(await store.readStream(`delivery-${deliveryId}`)));
   }
   return out;
@@ -117,7 +126,11 @@ describe('Kafka relay (real broker)', () => {
    */
   async function expectSentOnce(reader: MessageCollector, expected: number, checkpointName = relayCheckpointName(name)): Promise<void> {
     const last = (await stored()).at(-1)?.position;
-    await eventually(async () => (await store.checkpoints().load(checkpointName))?.commit === last?.commit, 30_000, 'the checkpoint at the last event');
+    await eventually(
+      async () => (await store.checkpoints().load(checkpointName))?.commit === last?.commit,
+      30_000,
+      'the checkpoint at the last event',
+    );
     expect(await topicSize(kafka, topics.webhookEvents)).toBe(expected);
     await eventually(async () => reader.messages.length >= expected, 20_000, `${expected} messages read`);
     expect(reader.messages).toHaveLength(expected);
@@ -144,7 +157,18 @@ describe('Kafka relay (real broker)', () => {
   it('forwards in store order per key, with the contract headers, and checkpoints the last position', async () => {
     const hooks = await fixtures(3);
     for (let round = 0; round < 10; round++) for (const hook of hooks) await appendDeliveries(store, hook, 1);
-    await store.append('account-catalog', [{ id: '6f1d7c53-3f5e-4c61-9d1b-0f1f2f3f4f5f', type: 'AccountConnected', data: { accountId: 'acc_x', email: 'x@example.com', aliases: [], connectedAt: new Date().toISOString() }, metadata: {} }], 'any');
+    await store.append(
+      'account-catalog',
+      [
+        {
+          id: '6f1d7c53-3f5e-4c61-9d1b-0f1f2f3f4f5f',
+          type: 'AccountConnected',
+          data: { accountId: 'acc_x', email: 'x@example.com', aliases: [], connectedAt: new Date().toISOString() },
+          metadata: {},
+        },
+      ],
+      'any',
+    );
 
     const relayed = relay();
     await relayed.start();
@@ -175,12 +199,20 @@ describe('Kafka relay (real broker)', () => {
     for (const hook of hooks) {
       const mine = reader.messages.filter((message) => message.key === hook.webhookId);
       expect(new Set(mine.map((message) => message.partition)).size).toBe(1);
-      const positions = mine.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => byId.get(message.headers['event-id'])?.position.commit ?? -1n);
+      const positions = mine
+        .sort((a, b) => Number(a.offset) - Number(b.offset))
+        .map((message) => byId.get(message.headers['event-id'])?.position.commit ?? -1n);
       expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
       expect(mine[0].headers['event-type']).toBe('WebhookEnabled');
     }
     const last = expected[expected.length - 1].position;
-    await eventually(async () => formatPosition((await store.checkpoints().load(relayCheckpointName(name))) ?? { commit: -1n, prepare: -1n }) === formatPosition(last), 5000, 'the checkpoint');
+    await eventually(
+      async () =>
+        formatPosition((await store.checkpoints().load(relayCheckpointName(name))) ?? { commit: -1n, prepare: -1n }) ===
+        formatPosition(last),
+      5000,
+      'the checkpoint',
+    );
   }, 60_000);
 
   it('saves the checkpoint only after the broker acknowledged everything up to it', async () => {
@@ -202,7 +234,11 @@ describe('Kafka relay (real broker)', () => {
     await relay({ checkpoints: checking, tuning: { maxBatchSize: 25, lingerMs: 5 } }).start();
     for (let chunk = 0; chunk < 8; chunk++) await appendDeliveries(store, hook, 25);
     const expected = (await stored()).length;
-    await eventually(async () => (await real.load(relayCheckpointName(name)))?.commit === (await stored()).at(-1)?.position.commit, 30_000, 'the final checkpoint');
+    await eventually(
+      async () => (await real.load(relayCheckpointName(name)))?.commit === (await stored()).at(-1)?.position.commit,
+      30_000,
+      'the final checkpoint',
+    );
     expect(await topicSize(kafka, topics.webhookEvents)).toBe(expected);
     expect(saves).toBeGreaterThan(3);
     expect(violations).toEqual([]);
@@ -222,7 +258,9 @@ describe('Kafka relay (real broker)', () => {
     await second.start();
     await eventually(async () => reader.messages.length >= 201, 20_000, 'all 201 messages');
     await expectSentOnce(reader, 201);
-    expect(new Set(reader.messages.map((message) => message.headers['event-id']))).toEqual(new Set((await stored()).map((event) => event.id)));
+    expect(new Set(reader.messages.map((message) => message.headers['event-id']))).toEqual(
+      new Set((await stored()).map((event) => event.id)),
+    );
   }, 60_000);
 
   it('with two replicas, only the leader forwards; a joining replica does not move the leadership; the other takes over from the checkpoint', async () => {
@@ -268,11 +306,15 @@ describe('Kafka relay (real broker)', () => {
     // Never two leaders: each replica's leading terms, from its own reports, never overlap the other's.
     const terms = (replica: 'a' | 'b'): [number, number][] => {
       const mine = changes.filter((change) => change.replica === replica);
-      return mine.flatMap((change, i) => (change.state === 'leading' ? [[change.at, mine[i + 1]?.at ?? Infinity] as [number, number]] : []));
+      return mine.flatMap((change, i) =>
+        change.state === 'leading' ? [[change.at, mine[i + 1]?.at ?? Infinity] as [number, number]] : [],
+      );
     };
     expect(terms('a').length).toBeGreaterThan(0);
     expect(terms('b').length).toBeGreaterThan(0);
-    for (const [aFrom, aTo] of terms('a')) for (const [bFrom, bTo] of terms('b')) expect({ aFrom, aTo, bFrom, bTo, overlap: aFrom < bTo && bFrom < aTo }).toMatchObject({ overlap: false });
+    for (const [aFrom, aTo] of terms('a'))
+      for (const [bFrom, bTo] of terms('b'))
+        expect({ aFrom, aTo, bFrom, bTo, overlap: aFrom < bTo && bFrom < aTo }).toMatchObject({ overlap: false });
   }, 90_000);
   it('forwards a backlog of 600 × 2 KiB events of one webhook and a ~2 MB event, on a broker with the default message.max.bytes', async () => {
     // The broker keeps its default limit (about 1 MiB per record batch): the topic-level
@@ -333,9 +375,13 @@ describe('Kafka relay (real broker)', () => {
     // Everything but the large message arrives, in order: the relay is not wedged by it.
     await eventually(async () => reader.messages.length >= expected.length, 30_000, `the ${expected.length} other messages`);
     await expectSentOnce(reader, expected.length);
-    expect(reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id'])).toEqual(expected.map((event) => event.id));
+    expect(reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id'])).toEqual(
+      expected.map((event) => event.id),
+    );
     expect(logger.lines.filter((line) => line.message.includes('splitting')).length).toBeGreaterThan(1);
-    const attempts = logger.lines.filter((line) => line.level === 'error' && (line.fields as { eventId?: string }).eventId === tooLarge.id).length;
+    const attempts = logger.lines.filter(
+      (line) => line.level === 'error' && (line.fields as { eventId?: string }).eventId === tooLarge.id,
+    ).length;
     expect(attempts).toBe(3);
 
     // The large one is recorded in the store, with why, where the parked listings and the CLI find it.
@@ -349,6 +395,10 @@ describe('Kafka relay (real broker)', () => {
       routineId: hook.routineId,
     });
     expect((parked.data as { error: string }).error).toMatch(/larger than topic .* accepts/);
-    await eventually(async () => (await store.checkpoints().load(relayCheckpointName(name)))?.commit === expected[expected.length - 1].position.commit, 10_000, 'the checkpoint past every event');
+    await eventually(
+      async () => (await store.checkpoints().load(relayCheckpointName(name)))?.commit === expected[expected.length - 1].position.commit,
+      10_000,
+      'the checkpoint past every event',
+    );
   }, 90_000);
 });

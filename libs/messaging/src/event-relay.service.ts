@@ -136,7 +136,11 @@ export class EventRelay {
         proceed: () => !this.stopping,
         interrupt: this.stopRequested,
         onFailure: (error) => {
-          if (!this.stopping) this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay subscription failed; resubscribing');
+          if (!this.stopping)
+            this.deps.logger.error(
+              { relay: this.deps.definition.name, err: describeError(error) },
+              'relay subscription failed; resubscribing',
+            );
         },
       },
     );
@@ -206,14 +210,25 @@ export class EventRelay {
             const [single] = published;
             const parking = attempt >= this.deps.tuning.tooLargeAttemptsBeforeParking;
             this.deps.logger.error(
-              { relay: this.deps.definition.name, attempt, eventId: single.eventId, topic: single.topic, position: formatPosition(single.position), bytes: single.bytes, err: describeError(error) },
+              {
+                relay: this.deps.definition.name,
+                attempt,
+                eventId: single.eventId,
+                topic: single.topic,
+                position: formatPosition(single.position),
+                bytes: single.bytes,
+                err: describeError(error),
+              },
               parking
                 ? "an event is larger than the topic's max.message.bytes: parked in the store (parked-<event id>) and passed; replay it once the topic's limit is raised"
                 : "an event is larger than the topic's max.message.bytes: retried a few times, then parked",
             );
             if (parking) return 'park';
           } else {
-            this.deps.logger.warn({ relay: this.deps.definition.name, attempt, err: describeError(error) }, 'relay produce failed; retrying without moving the checkpoint');
+            this.deps.logger.warn(
+              { relay: this.deps.definition.name, attempt, err: describeError(error) },
+              'relay produce failed; retrying without moving the checkpoint',
+            );
           }
           throw error;
         }
@@ -236,7 +251,11 @@ export class EventRelay {
         await this.deps.recordPark({ ...entry.source, error });
         this.parked += 1;
       },
-      (failure) => this.deps.logger.error({ relay: this.deps.definition.name, eventId: entry.eventId, err: describeError(failure) }, 'relay could not park an event in the store; retrying'),
+      (failure) =>
+        this.deps.logger.error(
+          { relay: this.deps.definition.name, eventId: entry.eventId, err: describeError(failure) },
+          'relay could not park an event in the store; retrying',
+        ),
     );
   }
 
@@ -247,7 +266,8 @@ export class EventRelay {
         await this.deps.checkpoints.save(this.checkpointName, position);
         this.checkpointSaved = Date.now();
       },
-      (error) => this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay checkpoint save failed; retrying'),
+      (error) =>
+        this.deps.logger.error({ relay: this.deps.definition.name, err: describeError(error) }, 'relay checkpoint save failed; retrying'),
     );
   }
 
@@ -269,7 +289,11 @@ export class EventRelay {
   }
 
   private backoff(): RetryOptions {
-    return { initialDelayMs: this.deps.tuning.retryInitialDelayMs, maxDelayMs: this.deps.tuning.retryMaxDelayMs, interrupt: this.stopRequested };
+    return {
+      initialDelayMs: this.deps.tuning.retryInitialDelayMs,
+      maxDelayMs: this.deps.tuning.retryMaxDelayMs,
+      interrupt: this.stopRequested,
+    };
   }
 
   /**

@@ -53,7 +53,9 @@ export function principalProblem(label: string, principal: string): string | und
 }
 
 export function groupProblem(label: string, group: string): string | undefined {
-  return GROUP.test(group) ? undefined : `${label} must be a consumer group name, optionally ending in * for a prefix (got ${JSON.stringify(group)})`;
+  return GROUP.test(group)
+    ? undefined
+    : `${label} must be a consumer group name, optionally ending in * for a prefix (got ${JSON.stringify(group)})`;
 }
 
 /** A topic the principal creates at start if missing and aligns (max.message.bytes, retention.ms). */
@@ -99,7 +101,11 @@ export function kafkaAccessPlan(principals: KafkaPrincipals, topics: KafkaTopicN
 
 function replayGrants(principal: string | undefined, topics: KafkaTopicNames): AclGrant[] {
   if (principal === undefined) return [];
-  return [Relays.ingressWebhooks.topic, Relays.dispatcherRuns.topic].map((role) => ({ principal, resource: topic(topics[role]), operations: ['WRITE', ...OWN_TOPIC] }));
+  return [Relays.ingressWebhooks.topic, Relays.dispatcherRuns.topic].map((role) => ({
+    principal,
+    resource: topic(topics[role]),
+    operations: ['WRITE', ...OWN_TOPIC],
+  }));
 }
 
 /** One line per grant, e.g. `ALLOW User:ingress WRITE,DESCRIBE,… on topic webhooks.events.v1`. */

@@ -30,7 +30,8 @@ export const START_RETRY_BACKOFF: BackoffPolicy = { initialDelayMs: 250, maxDela
  */
 export interface KafkaConnection {
   readonly brokers: readonly string[];
-  readonly sasl?: { readonly mechanism: 'scram-sha-256' | 'scram-sha-512' | 'plain'; readonly username: string; readonly password: string } | undefined;
+  readonly sasl?:
+    { readonly mechanism: 'scram-sha-256' | 'scram-sha-512' | 'plain'; readonly username: string; readonly password: string } | undefined;
   readonly ssl?: boolean;
   /** PEM certificate authorities to check the brokers against (TLS), instead of the system's. */
   readonly ca?: string;
@@ -72,7 +73,10 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
 
 /** For a start-up line: brokers, and how the connection authenticates (never the password). */
 export function describeKafkaConnection(connection: KafkaConnection): string {
-  const security = [connection.sasl && `as ${connection.sasl.username} (SASL ${connection.sasl.mechanism.toUpperCase()})`, connection.ssl || connection.ca ? 'over TLS' : undefined].filter(Boolean);
+  const security = [
+    connection.sasl && `as ${connection.sasl.username} (SASL ${connection.sasl.mechanism.toUpperCase()})`,
+    connection.ssl || connection.ca ? 'over TLS' : undefined,
+  ].filter(Boolean);
   return [connection.brokers.join(','), ...security].join(' ');
 }
 

@@ -2,7 +2,13 @@ import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandl
 import type { Kafka } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
 import { Signal, describeError, retryWithBackoff } from '@wts/application';
-import { START_RETRY_BACKOFF, createKafkaClient, nestMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
+import {
+  START_RETRY_BACKOFF,
+  createKafkaClient,
+  nestMessagingLogger,
+  type KafkaConnection,
+  type MessagingLogger,
+} from './kafka-client.factory';
 import type { InboundEvent } from './kafka-message.codec';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, DISPATCH_CONSUMER_TOPICS, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
@@ -72,10 +78,10 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
     this._status$.next('disconnected');
   }
 
-  on<EventKey extends keyof KafkaDispatchEvents = keyof KafkaDispatchEvents, EventCallback extends KafkaDispatchEvents[EventKey] = KafkaDispatchEvents[EventKey]>(
-    event: EventKey,
-    callback: EventCallback,
-  ): void {
+  on<
+    EventKey extends keyof KafkaDispatchEvents = keyof KafkaDispatchEvents,
+    EventCallback extends KafkaDispatchEvents[EventKey] = KafkaDispatchEvents[EventKey],
+  >(event: EventKey, callback: EventCallback): void {
     if (event !== 'error') throw new Error(`KafkaDispatchServer emits no "${String(event)}" event`);
     this.errorListeners.push(callback);
   }
@@ -88,7 +94,11 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
   private async connect(): Promise<void> {
     this._status$.next('connecting');
     const topics = this.options.topics ?? kafkaTopicNames();
-    const kafka = createKafkaClient({ connection: this.options.connection, clientId: this.options.clientId ?? ConsumerGroups.runDispatcher, logger: this.log });
+    const kafka = createKafkaClient({
+      connection: this.options.connection,
+      clientId: this.options.clientId ?? ConsumerGroups.runDispatcher,
+      logger: this.log,
+    });
     this.kafka = kafka;
     const handlers = this.eventHandlers();
     await retryWithBackoff(

@@ -4,7 +4,13 @@
  */
 import { upcastEvent, writtenSchemaVersion } from '@wts/contracts';
 import { formatPosition, parsePosition, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
-import { DeliveryAcceptedMessage, KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type EventHeaders, type MessageRoute } from './kafka-topics.contract';
+import {
+  DeliveryAcceptedMessage,
+  KafkaHeaders,
+  SUPPORTED_SCHEMA_VERSIONS,
+  type EventHeaders,
+  type MessageRoute,
+} from './kafka-topics.contract';
 
 /** A message to produce: value is the event's `data` as JSON. */
 export interface OutboundMessage {
@@ -176,13 +182,17 @@ export const decodeDeliveryAccepted: ValueDecoder<DeliveryAcceptedMessage.Value>
   const data = object(value, 'value');
   const account = object(data.triggerAccount, 'value.triggerAccount');
   const payload = object(data.payload, 'value.payload');
-  if (!(payload.format === 'json' && typeof payload.json === 'string') && !(payload.format === 'text' && typeof payload.text === 'string')) {
+  if (
+    !(payload.format === 'json' && typeof payload.json === 'string') &&
+    !(payload.format === 'text' && typeof payload.text === 'string')
+  ) {
     throw new MessageDecodeError('value.payload is neither {format:"json",json} nor {format:"text",text}');
   }
   if (data.idempotencyKey !== null && typeof data.idempotencyKey !== 'string') {
     throw new MessageDecodeError('value.idempotencyKey is neither a string nor null');
   }
-  for (const field of ['deliveryId', 'webhookId', 'routineId', 'runId', 'contentType', 'requestDigest', 'receivedAt']) text(data, field, 'value');
+  for (const field of ['deliveryId', 'webhookId', 'routineId', 'runId', 'contentType', 'requestDigest', 'receivedAt'])
+    text(data, field, 'value');
   text(account, 'accountId', 'value.triggerAccount');
   text(account, 'email', 'value.triggerAccount');
   return data as unknown as DeliveryAcceptedMessage.Value;

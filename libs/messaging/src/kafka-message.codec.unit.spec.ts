@@ -1,5 +1,12 @@
 import type { RecordedEvent } from '@wts/event-store';
-import { MESSAGE_SCHEMAS, MessageDecodeError, UnsupportedSchemaVersionError, decodeMessage, encodeEvent, type RawMessage } from './kafka-message.codec';
+import {
+  MESSAGE_SCHEMAS,
+  MessageDecodeError,
+  UnsupportedSchemaVersionError,
+  decodeMessage,
+  encodeEvent,
+  type RawMessage,
+} from './kafka-message.codec';
 import { DeliveryAcceptedMessage, kafkaTopicNames, routeEvent } from './kafka-topics.contract';
 
 const delivery: DeliveryAcceptedMessage.Value = {
@@ -42,8 +49,14 @@ const at = { topic: 'webhooks.events.v1', partition: 2 };
 describe('Kafka contract: routing', () => {
   it('sends webhook lifecycle and accepted deliveries to webhooks.events.v1 keyed by webhook, runs to routines.runs.v1 keyed by routine', () => {
     expect(routeEvent(recorded())).toEqual({ topic: 'webhookEvents', key: 'whk_1' });
-    expect(routeEvent({ streamId: 'webhook-whk_1', type: 'SecretRotated', data: { webhookId: 'whk_1' } })).toEqual({ topic: 'webhookEvents', key: 'whk_1' });
-    expect(routeEvent({ streamId: 'run-run_1', type: 'RunCreated', data: { routineId: 'rtn_1' } })).toEqual({ topic: 'routineRuns', key: 'rtn_1' });
+    expect(routeEvent({ streamId: 'webhook-whk_1', type: 'SecretRotated', data: { webhookId: 'whk_1' } })).toEqual({
+      topic: 'webhookEvents',
+      key: 'whk_1',
+    });
+    expect(routeEvent({ streamId: 'run-run_1', type: 'RunCreated', data: { routineId: 'rtn_1' } })).toEqual({
+      topic: 'routineRuns',
+      key: 'rtn_1',
+    });
   });
 
   it('publishes nothing else', () => {
@@ -81,23 +94,55 @@ describe('Kafka codec', () => {
 
   it('decodes what it encodes, with the position to read the routine at', () => {
     const decoded = decodeMessage(at, raw(), schema);
-    expect(decoded).toMatchObject({ ...at, offset: '7', key: 'whk_1', eventType: 'DeliveryAccepted', schemaVersion: 1, streamRevision: 0n, position: { commit: 42n, prepare: 42n } });
+    expect(decoded).toMatchObject({
+      ...at,
+      offset: '7',
+      key: 'whk_1',
+      eventType: 'DeliveryAccepted',
+      schemaVersion: 1,
+      streamRevision: 0n,
+      position: { commit: 42n, prepare: 42n },
+    });
     expect(decoded.value).toEqual(delivery);
   });
 
   it.each([
-    ['a schema version that is not a number', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': 'two' } }), /schema version "two"/],
-    ['a schema version that is not an integer', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '2.0' } }), /schema version "2.0"/],
+    [
+      'a schema version that is not a number',
+      (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': 'two' } }),
+      /schema version "two"/,
+    ],
+    [
+      'a schema version that is not an integer',
+      (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '2.0' } }),
+      /schema version "2.0"/,
+    ],
     ['schema version 0', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '0' } }), /schema version "0"/],
-    ['a negative schema version', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '-1' } }), /schema version "-1"/],
-    ['a missing schema version', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '' } }), /schema-version/],
+    [
+      'a negative schema version',
+      (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '-1' } }),
+      /schema version "-1"/,
+    ],
+    [
+      'a missing schema version',
+      (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'schema-version': '' } }),
+      /schema-version/,
+    ],
     ['a missing event id', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, 'event-id': '' } }), /event-id/],
     ['a bad position', (m: ReturnType<typeof raw>) => ({ ...m, headers: { ...m.headers, position: 'soon' } }), /position/],
     ['a value that is not JSON', (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from('{') }), /not JSON/],
     ['no value', (m: ReturnType<typeof raw>) => ({ ...m, value: null }), /no value/],
     ['a key that is not the webhook', (m: ReturnType<typeof raw>) => ({ ...m, key: Buffer.from('whk_2') }), /key differs/],
-    ['a value missing a field', (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from(JSON.stringify({ ...delivery, runId: undefined })) }), /runId/],
-    ['a payload of the wrong shape', (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from(JSON.stringify({ ...delivery, payload: { format: 'xml' } })) }), /payload/],
+    [
+      'a value missing a field',
+      (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from(JSON.stringify({ ...delivery, runId: undefined })) }),
+      /runId/,
+    ],
+    [
+      'a payload of the wrong shape',
+      (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from(JSON.stringify({ ...delivery, payload: { format: 'xml' } })) }),
+      /payload/,
+    ],
   ])('refuses %s as poison', (_what, mutate, message) => {
     expect(() => decodeMessage(at, mutate(raw()), schema)).toThrow(MessageDecodeError);
     expect(() => decodeMessage(at, mutate(raw()), schema)).toThrow(message);
@@ -116,6 +161,8 @@ describe('Kafka codec', () => {
 
   it('refuses, as poison, an older version this build no longer reads', () => {
     expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [2, 3] })).toThrow(MessageDecodeError);
-    expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [2, 3] })).toThrow(/schema version "1" is no longer supported/);
+    expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [2, 3] })).toThrow(
+      /schema version "1" is no longer supported/,
+    );
   });
 });

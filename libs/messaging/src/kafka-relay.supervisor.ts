@@ -2,12 +2,23 @@ import type { CheckpointStore, EventStore } from '@wts/event-store';
 import type { Kafka } from 'kafkajs';
 import { metrics } from '@wts/observability';
 import { Signal, describeError, retryWithBackoff } from '@wts/application';
-import { START_RETRY_BACKOFF, createKafkaClient, silentMessagingLogger, type KafkaConnection, type MessagingLogger } from './kafka-client.factory';
+import {
+  START_RETRY_BACKOFF,
+  createKafkaClient,
+  silentMessagingLogger,
+  type KafkaConnection,
+  type MessagingLogger,
+} from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 import { DEFAULT_RELAY_TUNING, EventRelay, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.service';
 import { parkInStore, type ParkRecorder } from './park-record';
-import { DEFAULT_LEADERSHIP_TUNING, RelayLeadershipElector, type LeadershipChange, type LeadershipTuning } from './relay-leadership.elector';
+import {
+  DEFAULT_LEADERSHIP_TUNING,
+  RelayLeadershipElector,
+  type LeadershipChange,
+  type LeadershipTuning,
+} from './relay-leadership.elector';
 
 export interface KafkaRelaySettings {
   readonly connection: KafkaConnection;
@@ -65,7 +76,9 @@ export class KafkaRelaySupervisor {
     });
     const leadership = { ...DEFAULT_LEADERSHIP_TUNING, ...settings.leadership };
     if (leadership.sessionTimeoutMs <= RELAY_SEND_BUDGET_MS + 2 * leadership.heartbeatIntervalMs) {
-      throw new Error(`relay leadership sessionTimeoutMs (${leadership.sessionTimeoutMs}) must exceed one send (${RELAY_SEND_BUDGET_MS} ms) plus two heartbeat intervals`);
+      throw new Error(
+        `relay leadership sessionTimeoutMs (${leadership.sessionTimeoutMs}) must exceed one send (${RELAY_SEND_BUDGET_MS} ms) plus two heartbeat intervals`,
+      );
     }
     this.elector = new RelayLeadershipElector(
       this.kafka,
@@ -168,7 +181,8 @@ export class KafkaRelaySupervisor {
         ...START_RETRY_BACKOFF,
         proceed: () => !this.stopped && this.relay === undefined && this.elector.holds(),
         interrupt: this.stopRequested,
-        onFailure: (error) => this.logger.error({ relay: this.name, err: describeError(error) }, 'relay could not start its term; retrying'),
+        onFailure: (error) =>
+          this.logger.error({ relay: this.name, err: describeError(error) }, 'relay could not start its term; retrying'),
       },
     );
   }

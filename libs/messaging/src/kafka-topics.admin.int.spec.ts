@@ -35,7 +35,9 @@ describe('ensureTopics (real broker)', () => {
   }
 
   async function topicConfigs(topic: string): Promise<Map<string, string>> {
-    const described = await withAdmin((admin) => admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false }));
+    const described = await withAdmin((admin) =>
+      admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false }),
+    );
     return new Map(described.resources[0].configEntries.map((entry) => [entry.configName, entry.configValue]));
   }
 
@@ -71,7 +73,7 @@ describe('ensureTopics (real broker)', () => {
     expect((await topicConfigs(topics.routineRuns)).get('retention.ms')).toBe(String(TOPIC_RETENTION_MS.routineRuns));
   });
 
-  it('on existing topics: a dead-letter topic with a finite retention is set to forever; an event topic without its own retention gets ours; an operator\'s is kept', async () => {
+  it("on existing topics: a dead-letter topic with a finite retention is set to forever; an event topic without its own retention gets ours; an operator's is kept", async () => {
     await createTopics([
       { topic: topics.webhookEventsDeadLetter, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '86400000' }] },
       { topic: topics.webhookEvents, numPartitions: 1 },

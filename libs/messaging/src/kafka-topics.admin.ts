@@ -1,7 +1,14 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
 import { describeError } from '@wts/application';
 import { silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
-import { DATA_TOPIC_ROLES, DEFAULT_PARTITIONS, TOPIC_MAX_MESSAGE_BYTES, TOPIC_RETENTION_MS, type KafkaTopicNames, type TopicRole } from './kafka-topics.contract';
+import {
+  DATA_TOPIC_ROLES,
+  DEFAULT_PARTITIONS,
+  TOPIC_MAX_MESSAGE_BYTES,
+  TOPIC_RETENTION_MS,
+  type KafkaTopicNames,
+  type TopicRole,
+} from './kafka-topics.contract';
 
 export type TopicPartitions = { readonly [R in TopicRole]?: number };
 
@@ -28,7 +35,12 @@ const RETENTION_MS = 'retention.ms';
  * relays still work, but a message above the topic's limit waits until the limit is raised.
  * Partitions default to DEFAULT_PARTITIONS.
  */
-export async function ensureTopics(kafka: Kafka, topics: KafkaTopicNames, partitions: TopicPartitions = {}, options: EnsureTopicsOptions = {}): Promise<void> {
+export async function ensureTopics(
+  kafka: Kafka,
+  topics: KafkaTopicNames,
+  partitions: TopicPartitions = {},
+  options: EnsureTopicsOptions = {},
+): Promise<void> {
   const maxMessageBytes = options.maxMessageBytes ?? TOPIC_MAX_MESSAGE_BYTES;
   const logger = options.logger ?? silentMessagingLogger;
   const admin = kafka.admin();
@@ -78,9 +90,18 @@ export async function ensureTopics(kafka: Kafka, topics: KafkaTopicNames, partit
  * has no incremental variant) replaces every topic-level setting, so the topic's current overrides
  * are sent along unchanged.
  */
-async function alignTopicConfig(admin: Admin, topic: string, wanted: number, retentionMs: number | undefined, logger: MessagingLogger): Promise<void> {
+async function alignTopicConfig(
+  admin: Admin,
+  topic: string,
+  wanted: number,
+  retentionMs: number | undefined,
+  logger: MessagingLogger,
+): Promise<void> {
   try {
-    const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false });
+    const described = await admin.describeConfigs({
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
+      includeSynonyms: false,
+    });
     const entries = described.resources[0]?.configEntries ?? [];
     const current = Number(entries.find((entry) => entry.configName === MAX_MESSAGE_BYTES)?.configValue);
     const retention = entries.find((entry) => entry.configName === RETENTION_MS);
@@ -92,7 +113,10 @@ async function alignTopicConfig(admin: Admin, topic: string, wanted: number, ret
     const changed = new Set([...(raise ? [MAX_MESSAGE_BYTES] : []), ...(retentionWanted === undefined ? [] : [RETENTION_MS])]);
     const overrides = entries.filter((entry) => entry.configSource === ConfigSource.TOPIC_CONFIG && !changed.has(entry.configName));
     if (overrides.some((entry) => entry.isSensitive || entry.configValue === null)) {
-      logger.warn({ topic, current, wanted, retentionWanted }, 'topic settings differ from what the service needs and a sensitive override cannot be copied: set them by hand');
+      logger.warn(
+        { topic, current, wanted, retentionWanted },
+        'topic settings differ from what the service needs and a sensitive override cannot be copied: set them by hand',
+      );
       return;
     }
     await admin.alterConfigs({
@@ -109,7 +133,14 @@ async function alignTopicConfig(admin: Admin, topic: string, wanted: number, ret
         },
       ],
     });
-    logger.info({ topic, maxMessageBytes: raise ? { from: Number.isFinite(current) ? current : null, to: wanted } : undefined, retentionMs: retentionWanted }, 'aligned the topic\'s settings');
+    logger.info(
+      {
+        topic,
+        maxMessageBytes: raise ? { from: Number.isFinite(current) ? current : null, to: wanted } : undefined,
+        retentionMs: retentionWanted,
+      },
+      "aligned the topic's settings",
+    );
   } catch (error) {
     logger.warn(
       { topic, wanted, retentionMs, err: describeError(error) },

@@ -4,13 +4,7 @@
  * partition keys, header names, message key/value types and which stored event goes where.
  * `docs/kafka.md` explains the rules; the relay and the dispatcher's consumer implement them.
  */
-import {
-  SCHEMA_VERSION,
-  StreamCategories,
-  type DeliveryAccepted,
-  type RunCreated,
-  type WebhookEvent,
-} from '@wts/contracts';
+import { SCHEMA_VERSION, StreamCategories, type DeliveryAccepted, type RunCreated, type WebhookEvent } from '@wts/contracts';
 
 export const KafkaTopics = {
   /** Key: webhook id (per-webhook order). Lifecycle events of `webhook-*`, `DeliveryAccepted` of `delivery-*`. */
@@ -166,7 +160,11 @@ export interface RelayDefinition {
 }
 
 export const Relays = {
-  ingressWebhooks: { name: 'ingress-webhooks', streamPrefixes: [StreamCategories.webhook, StreamCategories.delivery], topic: 'webhookEvents' },
+  ingressWebhooks: {
+    name: 'ingress-webhooks',
+    streamPrefixes: [StreamCategories.webhook, StreamCategories.delivery],
+    topic: 'webhookEvents',
+  },
   dispatcherRuns: { name: 'dispatcher-runs', streamPrefixes: [StreamCategories.run], topic: 'routineRuns' },
 } as const satisfies Record<string, RelayDefinition>;
 

@@ -7,8 +7,17 @@ import { createKafkaClient, silentMessagingLogger, type KafkaConnection } from '
  * connection, and the next one connects afresh; close() ends it with the service. Probes share
  * checks (at most one a second: sharedReadinessCheck), so this is a request a second at most.
  */
-export function kafkaReadinessCheck(connection: KafkaConnection, clientId: string): { readonly name: 'kafka'; check(): Promise<void>; close(): Promise<void> } {
-  const kafka = createKafkaClient({ connection, clientId: `${clientId}-health`, logger: silentMessagingLogger, connectionTimeoutMs: 1000, requestTimeoutMs: 1500 });
+export function kafkaReadinessCheck(
+  connection: KafkaConnection,
+  clientId: string,
+): { readonly name: 'kafka'; check(): Promise<void>; close(): Promise<void> } {
+  const kafka = createKafkaClient({
+    connection,
+    clientId: `${clientId}-health`,
+    logger: silentMessagingLogger,
+    connectionTimeoutMs: 1000,
+    requestTimeoutMs: 1500,
+  });
   let admin: Admin | undefined;
   const drop = async (): Promise<void> => {
     const current = admin;

@@ -22,7 +22,11 @@ export function parkSourceOfEvent(event: RecordedEvent): ParkSource {
 }
 
 /** What a park record says about a message: its ids from the headers, and what the value tells (when it is JSON). */
-export function parkRecordOfMessage(location: { topic: string; partition: number }, message: KafkaMessage, failure: ConsumerFailure): ParkRecord {
+export function parkRecordOfMessage(
+  location: { topic: string; partition: number },
+  message: KafkaMessage,
+  failure: ConsumerFailure,
+): ParkRecord {
   const where = `kafka:${location.topic}/${location.partition}/${message.offset}`;
   return {
     sourceEventId: headerText(message.headers, KafkaHeaders.eventId) ?? where,

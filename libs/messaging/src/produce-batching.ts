@@ -38,7 +38,12 @@ export function messageBytes(message: SizedMessage): number {
  * Consecutive chunks, in order, each of at most `maxCount` items and `maxBytes` bytes — except
  * that a chunk always holds at least one item (a single item larger than `maxBytes` goes alone).
  */
-export function chunkBySize<T>(items: readonly T[], sizeOf: (item: T) => number, maxBytes: number, maxCount = Number.POSITIVE_INFINITY): T[][] {
+export function chunkBySize<T>(
+  items: readonly T[],
+  sizeOf: (item: T) => number,
+  maxBytes: number,
+  maxCount = Number.POSITIVE_INFINITY,
+): T[][] {
   const chunks: T[][] = [];
   let chunk: T[] = [];
   let bytes = 0;

@@ -14,7 +14,10 @@ describe('produce request sizing', () => {
 
   it('chunks in order by bytes and count, always at least one item per chunk', () => {
     const size = (n: number): number => n;
-    expect(chunkBySize([4, 4, 4, 4], size, 10)).toEqual([[4, 4], [4, 4]]);
+    expect(chunkBySize([4, 4, 4, 4], size, 10)).toEqual([
+      [4, 4],
+      [4, 4],
+    ]);
     expect(chunkBySize([1, 1, 1, 1, 1], size, 100, 2)).toEqual([[1, 1], [1, 1], [1]]);
     // A single item above the cap goes alone; nothing is dropped or reordered.
     expect(chunkBySize([3, 50, 3, 3], size, 10)).toEqual([[3], [50], [3, 3]]);
@@ -50,7 +53,9 @@ describe('relay producer timing', () => {
     expect(RELAY_PRODUCER_TIMING.ackTimeoutMs).toBeLessThan(RELAY_PRODUCER_TIMING.requestTimeoutMs);
     // The relay starts a send only while the lease has longer than this to run, and heartbeats
     // keep the lease near a full session: this leaves room for two heartbeat intervals.
-    expect(RELAY_SEND_BUDGET_MS + 2 * DEFAULT_LEADERSHIP_TUNING.heartbeatIntervalMs).toBeLessThan(DEFAULT_LEADERSHIP_TUNING.sessionTimeoutMs);
+    expect(RELAY_SEND_BUDGET_MS + 2 * DEFAULT_LEADERSHIP_TUNING.heartbeatIntervalMs).toBeLessThan(
+      DEFAULT_LEADERSHIP_TUNING.sessionTimeoutMs,
+    );
     expect(RELAY_SEND_BUDGET_MS).toBe(3200);
   });
 });

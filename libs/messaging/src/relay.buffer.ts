@@ -28,7 +28,11 @@ export class RelayBuffer {
   /** Adds `entry` once there is room for it; false (not added) when the buffer closed first. */
   async add(entry: RelayEntry): Promise<boolean> {
     const { maxBatchSize, maxBufferBytes } = this.limits;
-    while (!this.closed && this.entries.length > 0 && (this.entries.length >= maxBatchSize * 2 || this.bytes + entry.bytes > maxBufferBytes)) {
+    while (
+      !this.closed &&
+      this.entries.length > 0 &&
+      (this.entries.length >= maxBatchSize * 2 || this.bytes + entry.bytes > maxBufferBytes)
+    ) {
       await this.spaceFreed.wait();
     }
     if (this.closed) return false;

@@ -11,12 +11,19 @@ function entry(n: number, bytes: number): RelayEntry {
   };
 }
 
-const settled = async <T>(promise: Promise<T>): Promise<T | 'pending'> => Promise.race([promise, new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')))]);
+const settled = async <T>(promise: Promise<T>): Promise<T | 'pending'> =>
+  Promise.race([promise, new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')))]);
 
 describe('RelayBuffer', () => {
   it('given entries, when a batch is taken, then it is at most maxBatchSize events and maxBatchBytes, but always one', async () => {
     const buffer = new RelayBuffer({ maxBatchSize: 2, maxBatchBytes: 100, maxBufferBytes: 1000 });
-    for (const [n, bytes] of [[1, 150], [2, 10], [3, 10], [4, 10]]) await buffer.add(entry(n, bytes));
+    for (const [n, bytes] of [
+      [1, 150],
+      [2, 10],
+      [3, 10],
+      [4, 10],
+    ])
+      await buffer.add(entry(n, bytes));
     expect(buffer.nextBatch().map((e) => e.eventId)).toEqual(['e-1']);
     buffer.remove(buffer.nextBatch());
     expect(buffer.nextBatch().map((e) => e.eventId)).toEqual(['e-2', 'e-3']);

@@ -41,7 +41,11 @@ export function relayEntryOf(event: RecordedEvent, topics: KafkaTopicNames): Rel
 function publishSpan(topic: string, message: Message): Span {
   const headers = message.headers ?? {};
   const incoming = headers[KafkaHeaders.traceparent];
-  const span = tracer().startSpan(`publish ${topic}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic } }, contextOf(typeof incoming === 'string' ? incoming : undefined));
+  const span = tracer().startSpan(
+    `publish ${topic}`,
+    { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic } },
+    contextOf(typeof incoming === 'string' ? incoming : undefined),
+  );
   headers[KafkaHeaders.traceparent] = traceparentOf(span);
   message.headers = headers;
   return span;

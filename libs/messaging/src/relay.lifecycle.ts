@@ -24,7 +24,10 @@ export class RelayLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 /** The providers a service module adds to run one relay. */
 export function kafkaRelayProviders(settings: Omit<KafkaRelaySettings, 'logger'>): Provider[] {
   return [
-    { provide: KAFKA_RELAY, useFactory: () => new KafkaRelaySupervisor({ ...settings, logger: nestMessagingLogger(`relay ${settings.definition.name}`) }) },
+    {
+      provide: KAFKA_RELAY,
+      useFactory: () => new KafkaRelaySupervisor({ ...settings, logger: nestMessagingLogger(`relay ${settings.definition.name}`) }),
+    },
     RelayLifecycle,
   ];
 }

@@ -3,7 +3,14 @@ import { Signal, describeError, retryWithBackoff, type RetryOptions, type RetryR
 import { BatchHeartbeat } from './consumer-batch.heartbeat';
 import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
 import type { MessagingLogger } from './kafka-client.factory';
-import { MESSAGE_SCHEMAS, MessageDecodeError, UnsupportedSchemaVersionError, decodeMessage, headerText, type InboundEvent } from './kafka-message.codec';
+import {
+  MESSAGE_SCHEMAS,
+  MessageDecodeError,
+  UnsupportedSchemaVersionError,
+  decodeMessage,
+  headerText,
+  type InboundEvent,
+} from './kafka-message.codec';
 import { KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type KafkaTopicNames } from './kafka-topics.contract';
 import type { ParkRecorder } from './park-record';
 import { parkRecordOfMessage } from './park-record.mapper';
@@ -53,7 +60,8 @@ export class WebhookEventsConsumer {
 
   constructor(private readonly settings: WebhookEventsConsumerSettings) {
     const { sessionTimeoutMs, heartbeatIntervalMs } = settings.tuning;
-    if (heartbeatIntervalMs * 3 > sessionTimeoutMs) throw new Error(`heartbeatIntervalMs (${heartbeatIntervalMs}) must be at most a third of sessionTimeoutMs (${sessionTimeoutMs})`);
+    if (heartbeatIntervalMs * 3 > sessionTimeoutMs)
+      throw new Error(`heartbeatIntervalMs (${heartbeatIntervalMs}) must be at most a third of sessionTimeoutMs (${sessionTimeoutMs})`);
     for (const eventType of settings.handlers.keys()) {
       if (!MESSAGE_SCHEMAS[eventType]) throw new Error(`no message schema for handled event type ${eventType}`);
     }
@@ -61,7 +69,11 @@ export class WebhookEventsConsumer {
 
   /** Connects the dead-letter producer, joins the group and starts consuming. Throws if Kafka is unreachable. */
   async start(): Promise<void> {
-    const producer = this.settings.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+    const producer = this.settings.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     this.producer = producer;
     await producer.connect();
     await this.join();
@@ -87,7 +99,10 @@ export class WebhookEventsConsumer {
     });
     this.consumer = consumer;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
-      this.settings.logger.warn({ groupId, restart: payload.restart, err: describeError(payload.error) }, 'webhook events consumer crashed');
+      this.settings.logger.warn(
+        { groupId, restart: payload.restart, err: describeError(payload.error) },
+        'webhook events consumer crashed',
+      );
       if (!payload.restart && consumer === this.consumer) this.restartLater();
     });
     try {
@@ -137,7 +152,12 @@ export class WebhookEventsConsumer {
    */
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    const heartbeat = new BatchHeartbeat(payload, { heartbeatIntervalMs: this.settings.tuning.heartbeatIntervalMs, stopped: () => this.stopped, interrupt: this.stopRequested, logger: this.settings.logger });
+    const heartbeat = new BatchHeartbeat(payload, {
+      heartbeatIntervalMs: this.settings.tuning.heartbeatIntervalMs,
+      stopped: () => this.stopped,
+      interrupt: this.stopRequested,
+      logger: this.settings.logger,
+    });
     const size = this.settings.tuning.messagesInFlight;
     // With autoCommit off, commitOffsetsIfNecessary() alone never commits: pass the offsets.
     const commit = (): Promise<void> => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
@@ -167,25 +187,45 @@ export class WebhookEventsConsumer {
   /** True when the message is done with (handled, skipped or parked); false when abandoned. */
   private async process(location: MessageLocation, message: KafkaMessage, heartbeat: BatchHeartbeat): Promise<boolean> {
     const eventType = headerText(message.headers, KafkaHeaders.eventType);
-    if (eventType === undefined) return this.park(location, message, { disposition: 'park', code: 'undecodable', message: `header "${KafkaHeaders.eventType}" is missing` }, heartbeat);
+    if (eventType === undefined)
+      return this.park(
+        location,
+        message,
+        { disposition: 'park', code: 'undecodable', message: `header "${KafkaHeaders.eventType}" is missing` },
+        heartbeat,
+      );
     const handler = this.settings.handlers.get(eventType);
     if (!handler) return true;
     let decoded: RetryResult<InboundEvent>;
     try {
-      decoded = await retryWithBackoff(async () => decodeMessage(location, message, MESSAGE_SCHEMAS[eventType], { supportedSchemaVersions: this.settings.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS }), {
-        ...this.inPlace(heartbeat),
-        // Not poison: a newer build reads it. The partition waits here until an upgraded member takes it over.
-        retryIf: (error) => error instanceof UnsupportedSchemaVersionError,
-        onFailure: (error, attempt) => {
-          if (!(error instanceof UnsupportedSchemaVersionError)) return;
-          this.settings.logger.warn(
-            { ...location, offset: message.offset, eventId: headerText(message.headers, KafkaHeaders.eventId), schemaVersion: error.schemaVersion, supported: error.supported, attempt },
-            `message of schema version ${error.schemaVersion} is newer than this build reads (${error.supported.join(', ')}): its partition waits, retrying in place, until an upgraded member takes it over`,
-          );
+      decoded = await retryWithBackoff(
+        async () =>
+          decodeMessage(location, message, MESSAGE_SCHEMAS[eventType], {
+            supportedSchemaVersions: this.settings.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS,
+          }),
+        {
+          ...this.inPlace(heartbeat),
+          // Not poison: a newer build reads it. The partition waits here until an upgraded member takes it over.
+          retryIf: (error) => error instanceof UnsupportedSchemaVersionError,
+          onFailure: (error, attempt) => {
+            if (!(error instanceof UnsupportedSchemaVersionError)) return;
+            this.settings.logger.warn(
+              {
+                ...location,
+                offset: message.offset,
+                eventId: headerText(message.headers, KafkaHeaders.eventId),
+                schemaVersion: error.schemaVersion,
+                supported: error.supported,
+                attempt,
+              },
+              `message of schema version ${error.schemaVersion} is newer than this build reads (${error.supported.join(', ')}): its partition waits, retrying in place, until an upgraded member takes it over`,
+            );
+          },
         },
-      });
+      );
     } catch (error) {
-      if (error instanceof MessageDecodeError) return this.park(location, message, { disposition: 'park', code: 'undecodable', message: error.message }, heartbeat);
+      if (error instanceof MessageDecodeError)
+        return this.park(location, message, { disposition: 'park', code: 'undecodable', message: error.message }, heartbeat);
       throw error;
     }
     if (decoded.kind === 'stopped') return false;
@@ -197,7 +237,10 @@ export class WebhookEventsConsumer {
       } catch (error) {
         const failure = toConsumerFailure(error);
         if (failure.disposition === 'park' && attempt >= this.settings.tuning.attemptsBeforeParking) return failure;
-        this.settings.logger.warn({ ...location, offset: message.offset, eventId: event.eventId, attempt, code: failure.code, err: failure.message }, 'handling failed; retrying in place');
+        this.settings.logger.warn(
+          { ...location, offset: message.offset, eventId: event.eventId, attempt, code: failure.code, err: failure.message },
+          'handling failed; retrying in place',
+        );
         throw error;
       }
     }, this.inPlace(heartbeat));
@@ -206,7 +249,12 @@ export class WebhookEventsConsumer {
   }
 
   /** Records the park (recordPark), then produces the original message, with its error, to the dead-letter topic and waits for the ack. */
-  private async park(location: MessageLocation, message: KafkaMessage, failure: ConsumerFailure, heartbeat: BatchHeartbeat): Promise<boolean> {
+  private async park(
+    location: MessageLocation,
+    message: KafkaMessage,
+    failure: ConsumerFailure,
+    heartbeat: BatchHeartbeat,
+  ): Promise<boolean> {
     const headers = {
       ...message.headers,
       [KafkaHeaders.error]: failure.message,
@@ -223,13 +271,24 @@ export class WebhookEventsConsumer {
           recorded = true;
         }
         if (!this.producer) throw new Error('dead-letter producer is not connected');
-        await this.producer.send({ topic: this.settings.topics.webhookEventsDeadLetter, acks: -1, messages: [{ key: message.key, value: message.value, headers }] });
+        await this.producer.send({
+          topic: this.settings.topics.webhookEventsDeadLetter,
+          acks: -1,
+          messages: [{ key: message.key, value: message.value, headers }],
+        });
         this.settings.onDeadLetter?.();
-        this.settings.logger.error({ ...location, offset: message.offset, code: failure.code, err: failure.message }, 'message parked on the dead-letter topic');
+        this.settings.logger.error(
+          { ...location, offset: message.offset, code: failure.code, err: failure.message },
+          'message parked on the dead-letter topic',
+        );
       },
       {
         ...this.inPlace(heartbeat),
-        onFailure: (error) => this.settings.logger.warn({ ...location, offset: message.offset, err: describeError(error) }, 'recording the park or producing the dead letter failed; retrying'),
+        onFailure: (error) =>
+          this.settings.logger.warn(
+            { ...location, offset: message.offset, err: describeError(error) },
+            'recording the park or producing the dead letter failed; retrying',
+          ),
       },
     );
     return parked.kind === 'done';

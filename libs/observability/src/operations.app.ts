@@ -9,10 +9,14 @@ import { OperationsModule } from './operations.module';
  * orchestrator sees the same answers — just not on the port the public edge exposes.
  */
 export async function createOperationsApp(checks: readonly ReadinessCheck[]): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(OperationsModule.forRoot(checks), new FastifyAdapter({ return503OnClosing: true }), {
-    logger: false,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    OperationsModule.forRoot(checks),
+    new FastifyAdapter({ return503OnClosing: true }),
+    {
+      logger: false,
+      abortOnError: false,
+    },
+  );
   await app.init();
   return app;
 }

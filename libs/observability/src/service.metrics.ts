@@ -9,7 +9,11 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export class ServiceMetrics {
   readonly registry = new Registry();
 
-  readonly deliveriesAccepted = new Counter({ name: 'wts_deliveries_accepted_total', help: 'Deliveries answered 202 (new ones; replays are counted apart)', registers: [this.registry] });
+  readonly deliveriesAccepted = new Counter({
+    name: 'wts_deliveries_accepted_total',
+    help: 'Deliveries answered 202 (new ones; replays are counted apart)',
+    registers: [this.registry],
+  });
   readonly deliveryRejections = new Counter({
     name: 'wts_delivery_rejections_total',
     help: 'Deliveries refused, by problem code (webhook_not_found covers every 404 cause alike)',
@@ -22,7 +26,11 @@ export class ServiceMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
-  readonly idempotentReplays = new Counter({ name: 'wts_idempotent_replays_total', help: 'Deliveries answered with the original 202 of their idempotency key', registers: [this.registry] });
+  readonly idempotentReplays = new Counter({
+    name: 'wts_idempotent_replays_total',
+    help: 'Deliveries answered with the original 202 of their idempotency key',
+    registers: [this.registry],
+  });
   readonly rateLimitDecisions = new Counter({
     name: 'wts_rate_limit_decisions_total',
     help: 'Rate-limit decisions, allowed or limited',
@@ -52,7 +60,11 @@ export class ServiceMetrics {
     help: 'Kafka messages claiming a DeliveryAccepted the event store does not hold as claimed (absent, or different): parked, no run',
     registers: [this.registry],
   });
-  readonly deadLetters = new Counter({ name: 'wts_dead_letters_total', help: 'Messages parked on the dead-letter topic', registers: [this.registry] });
+  readonly deadLetters = new Counter({
+    name: 'wts_dead_letters_total',
+    help: 'Messages parked on the dead-letter topic',
+    registers: [this.registry],
+  });
   /** Children bound once per label value: the hot path neither allocates nor hashes labels. */
   private readonly rejectionsByCode = new Map<string, Counter.Internal>();
   readonly rateLimitAllowed = this.rateLimitDecisions.labels('allowed');
@@ -108,7 +120,7 @@ export class ServiceMetrics {
       this.consumerLag ? { topic: this.consumerTopic, lag: this.consumerLag } : undefined;
     new Gauge({
       name: 'wts_consumer_lag_messages',
-      help: 'Messages of a partition after the consumer group\'s committed offset (high watermark minus committed offset)',
+      help: "Messages of a partition after the consumer group's committed offset (high watermark minus committed offset)",
       labelNames: ['topic', 'partition'] as const,
       registers: [this.registry],
       async collect() {
@@ -124,12 +136,14 @@ export class ServiceMetrics {
     // Both projector gauges come from one look at the store per scrape.
     let lagNow: Promise<ProjectorLag | undefined> | undefined;
     const projectorLag = (): Promise<ProjectorLag | undefined> => {
-      lagNow ??= (projector()?.lag() ?? Promise.resolve(undefined)).catch(() => undefined).finally(() => setTimeout(() => (lagNow = undefined), 100).unref());
+      lagNow ??= (projector()?.lag() ?? Promise.resolve(undefined))
+        .catch(() => undefined)
+        .finally(() => setTimeout(() => (lagNow = undefined), 100).unref());
       return lagNow;
     };
     new Gauge({
       name: 'wts_projector_lag_events',
-      help: 'Events in the store after the read models\' checkpoint (embedded store: events; EventStoreDB: log positions)',
+      help: "Events in the store after the read models' checkpoint (embedded store: events; EventStoreDB: log positions)",
       registers: [this.registry],
       async collect() {
         const lag = await projectorLag();

@@ -17,7 +17,11 @@ class SlowToStop implements OnApplicationShutdown {
 @Module({})
 class ServiceModule {
   static forRoot(store: EventStore, log: string[]): DynamicModule {
-    return { module: ServiceModule, imports: [EventStoreModule.forRoot(store)], providers: [provideValue(SlowToStop, new SlowToStop(log))] };
+    return {
+      module: ServiceModule,
+      imports: [EventStoreModule.forRoot(store)],
+      providers: [provideValue(SlowToStop, new SlowToStop(log))],
+    };
   }
 }
 
@@ -25,7 +29,10 @@ describe('EventStoreModule: the one place a service closes its event store', () 
   it('given a service module that imports it, when the app closes, then the store closes once, after the module stopped', async () => {
     const log: string[] = [];
     const store = { close: async () => void log.push('store closed') } as EventStore;
-    const app = await NestFactory.createApplicationContext(ServiceModule.forRoot(store, log), { logger: false, moduleIdGeneratorAlgorithm: 'reference' });
+    const app = await NestFactory.createApplicationContext(ServiceModule.forRoot(store, log), {
+      logger: false,
+      moduleIdGeneratorAlgorithm: 'reference',
+    });
 
     await app.close();
 

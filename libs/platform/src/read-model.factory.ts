@@ -21,7 +21,10 @@ export async function openReadModelStore(config: AppConfig, options: ReadModelOp
     return { readModels, description: `PostgreSQL read models at ${describeDatabaseUrl(config.database.url)}` };
   }
   const file = join(config.storage.dataDir, EMBEDDED_READ_MODEL_FILE);
-  return { readModels: SqliteReadModelStore.open(file, { activityOffThread: options.activityOffThread === true }), description: `SQLite read models at ${file}` };
+  return {
+    readModels: SqliteReadModelStore.open(file, { activityOffThread: options.activityOffThread === true }),
+    description: `SQLite read models at ${file}`,
+  };
 }
 
 /** host:port/database, never the user or the password. */

@@ -82,7 +82,11 @@ export class RedisRateLimiter implements RateLimiter {
       if (!this.startingUp) this.markDegraded();
     };
     this.insurance = new InsuranceMemoryLimiter(
-      { points: options.points, duration: this.durationSeconds, keyPrefix: `${options.keyPrefix ?? REDIS_RATE_LIMIT_KEY_PREFIX}:insurance` },
+      {
+        points: options.points,
+        duration: this.durationSeconds,
+        keyPrefix: `${options.keyPrefix ?? REDIS_RATE_LIMIT_KEY_PREFIX}:insurance`,
+      },
       onFallback,
     );
     this.limiter = new RateLimiterRedis({
@@ -160,9 +164,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.degraded = true;
     // A connected client only fails a call by timing out (Redis stalled) or by a Redis error reply.
     const reason =
-      this.client.status === 'ready'
-        ? `no answer within ${this.client.options.commandTimeout ?? 0} ms or an error reply`
-        : this.lastError;
+      this.client.status === 'ready' ? `no answer within ${this.client.options.commandTimeout ?? 0} ms or an error reply` : this.lastError;
     this.onWarning(
       `rate limits: Redis unavailable (${reason}); limiting per replica in memory until it is back ` +
         `(${this.options.points} per ${this.durationSeconds} s per replica, so up to replicas × that in total)`,

@@ -67,7 +67,9 @@ beforeAll(async () => {
   try {
     await ready(probe);
   } catch {
-    throw new Error(`no Redis answers at ${REDIS_URL}, so this suite cannot run: start one (redis-server --daemonize yes --port 6379; npm test does it when run as root) or set REDIS_URL`);
+    throw new Error(
+      `no Redis answers at ${REDIS_URL}, so this suite cannot run: start one (redis-server --daemonize yes --port 6379; npm test does it when run as root) or set REDIS_URL`,
+    );
   } finally {
     await probe.close();
   }
@@ -136,10 +138,15 @@ describe('RedisRateLimiter against a real Redis', () => {
     expect(refused.resetSeconds).toBeLessThanOrEqual(1);
 
     // Refused until the window ends (however long the machine takes to get there), then a fresh count.
-    const next = await eventually(async () => {
-      const answer = await replicaB.consume('whk_window');
-      return answer.allowed ? answer : undefined;
-    }, 10_000, 'the window to end', 0);
+    const next = await eventually(
+      async () => {
+        const answer = await replicaB.consume('whk_window');
+        return answer.allowed ? answer : undefined;
+      },
+      10_000,
+      'the window to end',
+      0,
+    );
     expect(next).toMatchObject({ allowed: true, remaining: 1, windowSeconds: 1 });
   });
 
@@ -150,7 +157,9 @@ describe('RedisRateLimiter against a real Redis', () => {
 
     await subject.consume(key);
 
-    const raw = execFileSync('redis-cli', ['-u', REDIS_URL, 'GET', `wts:rl:${key}`]).toString().trim();
+    const raw = execFileSync('redis-cli', ['-u', REDIS_URL, 'GET', `wts:rl:${key}`])
+      .toString()
+      .trim();
     expect(raw).toBe('1');
     execFileSync('redis-cli', ['-u', REDIS_URL, 'DEL', `wts:rl:${key}`]);
   });
@@ -160,7 +169,13 @@ describe('RedisRateLimiter when Redis is down', () => {
   it('answers at once and still limits, per replica in memory, when Redis cannot be reached', async () => {
     const warnings: string[] = [];
     const retries = countingRetries();
-    const subject = limiter({ url: CLOSED_PORT_URL, keyPrefix: uniquePrefix(), points: 3, onWarning: (m) => warnings.push(m), redisOptions: retries.redisOptions });
+    const subject = limiter({
+      url: CLOSED_PORT_URL,
+      keyPrefix: uniquePrefix(),
+      points: 3,
+      onWarning: (m) => warnings.push(m),
+      redisOptions: retries.redisOptions,
+    });
 
     const results = [];
     for (let i = 0; i < 5; i += 1) results.push(await timed(() => subject.consume('whk_down')));
@@ -187,12 +202,28 @@ describe('RedisRateLimiter when Redis is down', () => {
 
     const startServer = (): void => {
       execFileSync('redis-server', [
-        '--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no',
-        '--dir', dir, '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'),
+        '--daemonize',
+        'yes',
+        '--bind',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--pidfile',
+        join(dir, 'redis.pid'),
+        '--logfile',
+        join(dir, 'redis.log'),
       ]);
     };
     const cli = (...args: string[]): string =>
-      execFileSync('redis-cli', ['-p', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+      execFileSync('redis-cli', ['-p', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+        .toString()
+        .trim();
     const isUp = (): boolean => {
       try {
         return cli('ping') === 'PONG';
@@ -216,7 +247,13 @@ describe('RedisRateLimiter when Redis is down', () => {
     it('falls back to memory without throwing, warns once, and shares limits again once Redis is back', async () => {
       const warnings: string[] = [];
       const retries = countingRetries();
-      const subject = limiter({ url: `redis://127.0.0.1:${port}`, keyPrefix: uniquePrefix(), points: 4, onWarning: (m) => warnings.push(m), redisOptions: retries.redisOptions });
+      const subject = limiter({
+        url: `redis://127.0.0.1:${port}`,
+        keyPrefix: uniquePrefix(),
+        points: 4,
+        onWarning: (m) => warnings.push(m),
+        redisOptions: retries.redisOptions,
+      });
       await ready(subject);
 
       expect(await subject.consume('whk_mid')).toMatchObject({ allowed: true, remaining: 3 });
@@ -248,7 +285,12 @@ describe('RedisRateLimiter when Redis is down', () => {
 
     it('falls back when Redis stops answering (command timeout) and recovers when it answers again', async () => {
       const warnings: string[] = [];
-      const subject = limiter({ url: `redis://127.0.0.1:${port}`, keyPrefix: uniquePrefix(), points: 10, onWarning: (m) => warnings.push(m) });
+      const subject = limiter({
+        url: `redis://127.0.0.1:${port}`,
+        keyPrefix: uniquePrefix(),
+        points: 10,
+        onWarning: (m) => warnings.push(m),
+      });
       await ready(subject);
       expect(await subject.consume('whk_slow')).toMatchObject({ allowed: true, remaining: 9 });
 
@@ -262,10 +304,15 @@ describe('RedisRateLimiter when Redis is down', () => {
       expect(warnings[0]).toMatch(/no answer within 250 ms/);
 
       // Answered from memory while paused; back on Redis once the pause (1.5 s) is over.
-      await eventually(async () => {
-        await subject.consume('whk_slow');
-        return !subject.isDegraded;
-      }, 10_000, 'the limiter back on Redis after the pause', 25);
+      await eventually(
+        async () => {
+          await subject.consume('whk_slow');
+          return !subject.isDegraded;
+        },
+        10_000,
+        'the limiter back on Redis after the pause',
+        25,
+      );
       expect(warnings[1]).toMatch(/reachable again/);
     });
   });

@@ -43,7 +43,10 @@ describe('the service logger when stdout has no reader any more', () => {
     child.stdout.destroy();
     child.stdin.write('exit\n');
     const started = Date.now();
-    const outcome = await Promise.race([exited.then(() => 'exited' as const), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 8_000))]);
+    const outcome = await Promise.race([
+      exited.then(() => 'exited' as const),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 8_000)),
+    ]);
     if (outcome === 'hung') child.kill('SIGKILL');
     expect(outcome).toBe('exited');
     expect(Date.now() - started).toBeLessThan(8_000);

@@ -32,7 +32,12 @@ export function createServiceLogger(log: { readonly level: string; readonly form
       ...options,
       transport: {
         target: 'pino-pretty',
-        options: { colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,name,reqId,context,method,path,status,ms,remoteAddress', singleLine: true },
+        options: {
+          colorize: true,
+          translateTime: 'SYS:HH:MM:ss',
+          ignore: 'pid,hostname,name,reqId,context,method,path,status,ms,remoteAddress',
+          singleLine: true,
+        },
       },
     });
   }

@@ -29,8 +29,10 @@ export type LaunchReport =
   | { readonly type: 'wts:fatal'; readonly service: string; readonly pid: number; readonly reason: string };
 
 const LISTEN_ERRORS: Readonly<Record<string, (target: ListenTarget) => string>> = {
-  EADDRINUSE: (t) => `port ${t.port} (${t.portVariable}) is already in use on ${t.host}: another process listens there; set ${t.portVariable} to a free port`,
-  EACCES: (t) => `port ${t.port} (${t.portVariable}) on ${t.host} needs privileges this process does not have; set ${t.portVariable} to a port above 1023`,
+  EADDRINUSE: (t) =>
+    `port ${t.port} (${t.portVariable}) is already in use on ${t.host}: another process listens there; set ${t.portVariable} to a free port`,
+  EACCES: (t) =>
+    `port ${t.port} (${t.portVariable}) on ${t.host} needs privileges this process does not have; set ${t.portVariable} to a port above 1023`,
   EADDRNOTAVAIL: (t) => `HOST ${t.host} is not an address of this machine; set HOST to one of its addresses (127.0.0.1, 0.0.0.0)`,
   ENOTFOUND: (t) => `HOST ${t.host} does not resolve; set HOST to an address of this machine (127.0.0.1, 0.0.0.0)`,
 };

@@ -2,7 +2,14 @@ import type { LoggerService } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 /** Nest's start-up narration (modules loaded, every route mapped): debug, not info. */
-const BOOTSTRAP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication', 'NestMicroservice']);
+const BOOTSTRAP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+  'NestMicroservice',
+]);
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 

@@ -69,11 +69,32 @@ export function changeValues(change: ProjectionChange): readonly SqlValue[] {
   switch (change.kind) {
     case 'delivery': {
       const r = change.row;
-      return [r.deliveryId, r.routineId, r.webhookId, r.runId, r.receivedAt, r.triggerAccount.accountId, r.triggerAccount.email, r.contentType, r.idempotencyKey, ...at];
+      return [
+        r.deliveryId,
+        r.routineId,
+        r.webhookId,
+        r.runId,
+        r.receivedAt,
+        r.triggerAccount.accountId,
+        r.triggerAccount.email,
+        r.contentType,
+        r.idempotencyKey,
+        ...at,
+      ];
     }
     case 'run': {
       const r = change.row;
-      return [r.runId, r.routineId, r.webhookId, r.deliveryId, r.triggerAccount.accountId, r.triggerAccount.email, r.status, r.createdAt, ...at];
+      return [
+        r.runId,
+        r.routineId,
+        r.webhookId,
+        r.deliveryId,
+        r.triggerAccount.accountId,
+        r.triggerAccount.email,
+        r.status,
+        r.createdAt,
+        ...at,
+      ];
     }
     case 'parked': {
       const r = change.row;

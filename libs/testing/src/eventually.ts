@@ -7,7 +7,12 @@ type NotYet = undefined | false;
  * yet". After `timeoutMs` it rejects with `what` and the last answer or error, so a failure says
  * what was still missing rather than only that time ran out.
  */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs: number, what: string, intervalMs = 100): Promise<Exclude<T, NotYet>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 100,
+): Promise<Exclude<T, NotYet>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let last: string;

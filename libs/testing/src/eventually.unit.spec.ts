@@ -39,7 +39,9 @@ describe('eventually', () => {
       calls += 1;
       throw new Error(`refused ${calls}`);
     };
-    await expect(eventually(check, 20, 'a connection', 5)).rejects.toThrow(new RegExp(`a connection \\(last: the check threw Error: refused \\d+\\)`));
+    await expect(eventually(check, 20, 'a connection', 5)).rejects.toThrow(
+      new RegExp(`a connection \\(last: the check threw Error: refused \\d+\\)`),
+    );
   });
 
   it('checks once even with no time at all', async () => {

@@ -1,5 +1,12 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { RoutinesService, RunQueries, type DeliveryListItem, type ParkedListItem, type RoutineView, type RunListItem } from '@wts/application';
+import {
+  RoutinesService,
+  RunQueries,
+  type DeliveryListItem,
+  type ParkedListItem,
+  type RoutineView,
+  type RunListItem,
+} from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
@@ -29,7 +36,10 @@ export class RoutinesController {
   }
 
   @Get(':id/webhook/deliveries')
-  async deliveries(@Param('id') id: string, @Query() query: ListQueryDto): Promise<{ deliveries: readonly DeliveryListItem[]; next_cursor: string | null }> {
+  async deliveries(
+    @Param('id') id: string,
+    @Query() query: ListQueryDto,
+  ): Promise<{ deliveries: readonly DeliveryListItem[]; next_cursor: string | null }> {
     const page = orThrow(await this.queries.deliveries(id, toPageRequest(query)));
     return { deliveries: page.items, next_cursor: page.nextCursor };
   }
@@ -42,7 +52,10 @@ export class RoutinesController {
 
   /** Deliveries of this routine that can never become a run, kept with their error. */
   @Get(':id/webhook/parked')
-  async parked(@Param('id') id: string, @Query() query: ListQueryDto): Promise<{ parked: readonly ParkedListItem[]; next_cursor: string | null }> {
+  async parked(
+    @Param('id') id: string,
+    @Query() query: ListQueryDto,
+  ): Promise<{ parked: readonly ParkedListItem[]; next_cursor: string | null }> {
     const page = orThrow(await this.queries.parked(id, toPageRequest(query)));
     return { parked: page.items, next_cursor: page.nextCursor };
   }

@@ -16,14 +16,20 @@ export class WebhookActivityController {
 
   /** Rejected attempts on this routine's webhook, newest first (the newest 100 are kept per webhook). */
   @Get('attempts')
-  async attempts(@Param('id') id: string, @Query() query: ListQueryDto): Promise<{ attempts: readonly RejectedAttemptItem[]; next_cursor: string | null }> {
+  async attempts(
+    @Param('id') id: string,
+    @Query() query: ListQueryDto,
+  ): Promise<{ attempts: readonly RejectedAttemptItem[]; next_cursor: string | null }> {
     const page = orThrow(await this.activity.attempts(id, toPageRequest(query)));
     return { attempts: page.items, next_cursor: page.nextCursor };
   }
 
   /** Replay counts for the same deliveries `GET …/webhook/deliveries` lists with the same page. */
   @Get('replays')
-  async replays(@Param('id') id: string, @Query() query: ListQueryDto): Promise<{ replays: readonly DeliveryReplaysItem[]; next_cursor: string | null }> {
+  async replays(
+    @Param('id') id: string,
+    @Query() query: ListQueryDto,
+  ): Promise<{ replays: readonly DeliveryReplaysItem[]; next_cursor: string | null }> {
     const page = orThrow(await this.activity.replays(id, toPageRequest(query)));
     return { replays: page.items, next_cursor: page.nextCursor };
   }

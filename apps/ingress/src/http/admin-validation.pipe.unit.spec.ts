@@ -25,7 +25,9 @@ describe('AdminValidationPipe', () => {
   });
 
   it('given an invalid field, then the usual 400 naming it', async () => {
-    const error = (await pipe.transform({ email: 1 }, { type: 'body', metatype: PlainDto }).catch((e: unknown) => e)) as BadRequestException;
+    const error = (await pipe
+      .transform({ email: 1 }, { type: 'body', metatype: PlainDto })
+      .catch((e: unknown) => e)) as BadRequestException;
     expect(error).toBeInstanceOf(BadRequestException);
     expect(JSON.stringify(error.getResponse())).toMatch(/email must be a string/);
   });

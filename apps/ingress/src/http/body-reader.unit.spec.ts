@@ -24,7 +24,10 @@ const LIMIT = 16;
  */
 describe('readLimitedBody', () => {
   it('streaming (no Content-Length): exactly the limit is read whole, one byte more is too large', async () => {
-    await expect(readLimitedBody(request({}, ['a'.repeat(10), 'b'.repeat(6)]), LIMIT)).resolves.toEqual({ kind: 'read', bytes: Buffer.from('a'.repeat(10) + 'b'.repeat(6)) });
+    await expect(readLimitedBody(request({}, ['a'.repeat(10), 'b'.repeat(6)]), LIMIT)).resolves.toEqual({
+      kind: 'read',
+      bytes: Buffer.from('a'.repeat(10) + 'b'.repeat(6)),
+    });
     await expect(readLimitedBody(request({}, ['a'.repeat(10), 'b'.repeat(7)]), LIMIT)).resolves.toEqual({ kind: 'too_large' });
   });
 
@@ -41,12 +44,17 @@ describe('readLimitedBody', () => {
   it('a declared Content-Length over the limit is refused before the body is read (none is ever sent here)', async () => {
     // Settled before the stream could even deliver a byte: a reader that waits for the body fails here at once.
     const stillReading = new Promise((resolve) => setImmediate(() => resolve('still waiting for the body')));
-    await expect(Promise.race([readLimitedBody(request({ 'content-length': String(LIMIT + 1) }, [], false), LIMIT), stillReading])).resolves.toEqual({ kind: 'too_large' });
+    await expect(
+      Promise.race([readLimitedBody(request({ 'content-length': String(LIMIT + 1) }, [], false), LIMIT), stillReading]),
+    ).resolves.toEqual({ kind: 'too_large' });
   });
 
   it('a declared Content-Length of exactly the limit is read', async () => {
     const body = 'y'.repeat(LIMIT);
-    await expect(readLimitedBody(request({ 'content-length': String(LIMIT) }, [body]), LIMIT)).resolves.toEqual({ kind: 'read', bytes: Buffer.from(body) });
+    await expect(readLimitedBody(request({ 'content-length': String(LIMIT) }, [body]), LIMIT)).resolves.toEqual({
+      kind: 'read',
+      bytes: Buffer.from(body),
+    });
   });
 
   it('an empty body is read as zero bytes', async () => {
@@ -73,6 +81,9 @@ describe('readJsonBody (admin requests)', () => {
     const tooLarge = readJsonBody(request({}, ['{"a":"' + 'x'.repeat(LIMIT) + '"}']), LIMIT);
     await expect(tooLarge).rejects.toBeInstanceOf(AdminBodyError);
     await expect(tooLarge).rejects.toMatchObject({ statusCode: 413, message: `the body exceeds ${LIMIT} bytes` });
-    await expect(readJsonBody(request({}, ['{"a":']), LIMIT)).rejects.toMatchObject({ statusCode: 400, message: 'the body is not valid JSON' });
+    await expect(readJsonBody(request({}, ['{"a":']), LIMIT)).rejects.toMatchObject({
+      statusCode: 400,
+      message: 'the body is not valid JSON',
+    });
   });
 });

@@ -40,8 +40,10 @@ export function sendProblemFor(exception: unknown, reply: FastifyReply): void {
 function toProblem(exception: unknown): Problem {
   if (exception instanceof RejectionError) return problem(exception.rejection.code, exception.rejection.detail);
   if (exception instanceof AppendOutcomeUnknownError) return problem('store_outcome_unknown', APPEND_OUTCOME_UNKNOWN_DETAIL);
-  if (exception instanceof EventStoreUnavailableError) return problem('store_unavailable', 'the event store is unavailable; nothing was accepted, retry later');
-  if (exception instanceof ReadModelUnavailableError) return problem('read_model_unavailable', 'the read-model database is unavailable; retry later');
+  if (exception instanceof EventStoreUnavailableError)
+    return problem('store_unavailable', 'the event store is unavailable; nothing was accepted, retry later');
+  if (exception instanceof ReadModelUnavailableError)
+    return problem('read_model_unavailable', 'the read-model database is unavailable; retry later');
   if (exception instanceof HttpException) return fromHttpException(exception);
   return problem('internal_error', 'an unexpected error occurred');
 }
@@ -66,5 +68,10 @@ function fromHttpException(exception: HttpException): Problem {
  */
 export function answerFrameworkError(_error: Error, request: FastifyRequest, reply: FastifyReply): void {
   const webhook = request.url.startsWith('/workflow-webhooks/');
-  sendProblemBody(reply, 404, webhook ? 'webhook_not_found' : 'not_found', webhook ? WEBHOOK_NOT_FOUND_BODY : JSON.stringify(problem('not_found', 'no such resource')));
+  sendProblemBody(
+    reply,
+    404,
+    webhook ? 'webhook_not_found' : 'not_found',
+    webhook ? WEBHOOK_NOT_FOUND_BODY : JSON.stringify(problem('not_found', 'no such resource')),
+  );
 }

@@ -136,6 +136,8 @@ describe('Config page: the static files themselves', () => {
 
   it.each(scripts)('%s never turns strings into HTML or code', (name) => {
     const source = readFileSync(join(root, 'assets', name), 'utf8');
-    expect(source).not.toMatch(/\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|\beval\(|new Function\(|localStorage|document\.cookie/);
+    expect(source).not.toMatch(
+      /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|\beval\(|new Function\(|localStorage|document\.cookie/,
+    );
   });
 });

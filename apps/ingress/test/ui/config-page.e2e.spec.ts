@@ -166,9 +166,9 @@ describe('Config page, Webhook section (browser)', () => {
     expect(await text('#routine-name')).toBe('Triage alerts');
     expect(await visible('#enable-form')).toBe(true);
     expect(await visible('#webhook-actions')).toBe(false);
-    const options = await page.locator('#default-account option').evaluateAll((list) =>
-      list.map((option) => ({ value: (option as unknown as { value: string }).value, label: option.textContent })),
-    );
+    const options = await page
+      .locator('#default-account option')
+      .evaluateAll((list) => list.map((option) => ({ value: (option as unknown as { value: string }).value, label: option.textContent })));
     expect(options).toEqual([{ value: 'ops@example.com', label: 'ops@example.com (primary; aliases: oncall@example.com)' }]);
     expect(await page.isChecked('#override')).toBe(false);
     expect(await visible('#test-unavailable')).toBe(true);
@@ -460,9 +460,15 @@ describe('Config page, Webhook section (browser)', () => {
 
   it('pages through older deliveries, and shows a parked delivery with its reason', async () => {
     const pagedRoutine = await server.createRoutine({ name: 'Paged deliveries', account_scope: [scoped.id] });
-    const enabled = await server.adminOk('POST', `/admin/routines/${pagedRoutine.id}/webhook/enable`, { default_account: 'ops@example.com', account_override_allowed: false }, 200);
+    const enabled = await server.adminOk(
+      'POST',
+      `/admin/routines/${pagedRoutine.id}/webhook/enable`,
+      { default_account: 'ops@example.com', account_override_allowed: false },
+      200,
+    );
     const accepted: string[] = [];
-    for (let i = 0; i < 25; i += 1) accepted.push((await server.deliver(enabled.webhook_id, enabled.secret, { data: { i } })).json.delivery_id as string);
+    for (let i = 0; i < 25; i += 1)
+      accepted.push((await server.deliver(enabled.webhook_id, enabled.secret, { data: { i } })).json.delivery_id as string);
     const parkedId = await server.appendDeliveryOutsideScope({ webhookId: enabled.webhook_id, routineId: pagedRoutine.id });
 
     await page.goto(`${server.baseUrl}/ui/routines/${pagedRoutine.id}/config`);
@@ -476,7 +482,9 @@ describe('Config page, Webhook section (browser)', () => {
     expect(await visible('#more-deliveries')).toBe(true);
     await page.click('#more-deliveries');
     await page.locator(`#deliveries-body tr[data-id="${accepted[0]}"]`).waitFor();
-    const listed = await page.locator('#deliveries-body tr').evaluateAll((rows) => rows.map((row) => (row as unknown as PageElement).getAttribute('data-id')));
+    const listed = await page
+      .locator('#deliveries-body tr')
+      .evaluateAll((rows) => rows.map((row) => (row as unknown as PageElement).getAttribute('data-id')));
     expect(listed).toEqual([parkedId, ...[...accepted].reverse()]);
     expect(await visible('#more-deliveries')).toBe(false);
 

@@ -67,7 +67,7 @@ describe('Setting up from the page on a fresh install (browser)', () => {
     await shot('setup-01-empty-install');
   });
 
-  it('connects an account: a bad address gets the API\'s message and changes nothing; a good one is listed and offered as scope', async () => {
+  it("connects an account: a bad address gets the API's message and changes nothing; a good one is listed and offered as scope", async () => {
     await page.fill('#account-email', 'not-an-email');
     await page.click('#account-submit');
     await waitText('#account-form-error', 'email must be an email address');
@@ -79,7 +79,12 @@ describe('Setting up from the page on a fresh install (browser)', () => {
     await page.click('#account-submit');
     await waitText('#accounts-body tr', 'ops@example.com');
     expect(await page.locator('#account-form-error').isVisible()).toBe(false);
-    expect(await page.locator('#accounts-body tr').first().locator('th, td').allTextContents()).toEqual(['ops@example.com', 'oncall@example.com, pager@example.com', 'Yes', 'Yes']);
+    expect(await page.locator('#accounts-body tr').first().locator('th, td').allTextContents()).toEqual([
+      'ops@example.com',
+      'oncall@example.com, pager@example.com',
+      'Yes',
+      'Yes',
+    ]);
     // The form is ready for the next one.
     expect(await page.inputValue('#account-email')).toBe('');
     const [ops] = await accounts();
@@ -99,7 +104,7 @@ describe('Setting up from the page on a fresh install (browser)', () => {
     await shot('setup-02-accounts');
   });
 
-  it('creates a routine: an empty name gets the API\'s message; then tools and scope as chosen, and its Config page opens', async () => {
+  it("creates a routine: an empty name gets the API's message; then tools and scope as chosen, and its Config page opens", async () => {
     const [ops, second] = await accounts();
     // What was ticked stays ticked as the list grows; the new account is not ticked by itself.
     expect(await page.isChecked(`#scope-${ops?.id}`)).toBe(true);

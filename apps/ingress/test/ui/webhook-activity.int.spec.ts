@@ -34,7 +34,12 @@ describe('admin API for the Config page', () => {
     it('needs the admin token', async () => {
       const answer = await server.admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/attempts', undefined, null);
       expect(answer.status).toBe(401);
-      const wrong = await server.admin('GET', '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/attempts', undefined, 'not-the-admin-token-at-all');
+      const wrong = await server.admin(
+        'GET',
+        '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/attempts',
+        undefined,
+        'not-the-admin-token-at-all',
+      );
       expect(wrong.status).toBe(401);
     });
 
@@ -47,7 +52,10 @@ describe('admin API for the Config page', () => {
 
     it('is empty for a routine without a webhook', async () => {
       const routine = await server.createRoutine({ name: 'No webhook', account_scope: [account.id] });
-      expect(await server.adminOk('GET', `/admin/routines/${routine.id}/webhook/attempts`, undefined, 200)).toEqual({ attempts: [], next_cursor: null });
+      expect(await server.adminOk('GET', `/admin/routines/${routine.id}/webhook/attempts`, undefined, 200)).toEqual({
+        attempts: [],
+        next_cursor: null,
+      });
     });
 
     it('lists rejected attempts newest first with reason, time and source address, while callers get one identical 404', async () => {
@@ -141,8 +149,18 @@ describe('admin API for the Config page', () => {
       const enabled = await enabledRoutine('Enabled one');
       const { routines } = await server.adminOk('GET', '/admin/routines', undefined, 200);
       const byId = new Map(routines.map((routine: { id: string }) => [routine.id, routine]));
-      expect(byId.get(quiet.id)).toMatchObject({ name: 'Quiet', mode: 'supervised', webhook_state: 'not_configured', webhook_blocked: false });
-      expect(byId.get(risky.id)).toMatchObject({ name: 'Risky', mode: 'autonomous', webhook_state: 'not_configured', webhook_blocked: true });
+      expect(byId.get(quiet.id)).toMatchObject({
+        name: 'Quiet',
+        mode: 'supervised',
+        webhook_state: 'not_configured',
+        webhook_blocked: false,
+      });
+      expect(byId.get(risky.id)).toMatchObject({
+        name: 'Risky',
+        mode: 'autonomous',
+        webhook_state: 'not_configured',
+        webhook_blocked: true,
+      });
       expect(byId.get(enabled.routineId)).toMatchObject({ name: 'Enabled one', webhook_state: 'enabled', webhook_blocked: false });
       const ids = routines.map((routine: { id: string }) => routine.id);
       expect(ids.indexOf(enabled.routineId)).toBeLessThan(ids.indexOf(risky.id));

@@ -8,7 +8,21 @@ export function byId(id) {
   return element;
 }
 
-const ATTRIBUTES = new Set(['id', 'type', 'scope', 'datetime', 'title', 'for', 'tabindex', 'role', 'data-id', 'maxlength', 'autocomplete', 'spellcheck', 'value']);
+const ATTRIBUTES = new Set([
+  'id',
+  'type',
+  'scope',
+  'datetime',
+  'title',
+  'for',
+  'tabindex',
+  'role',
+  'data-id',
+  'maxlength',
+  'autocomplete',
+  'spellcheck',
+  'value',
+]);
 
 /**
  * Creates an element. `props`: `text` (textContent), `class`, `href` (only our own /ui/ paths),

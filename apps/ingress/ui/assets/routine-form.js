@@ -14,8 +14,19 @@ function toolRow() {
     { class: 'tool-row', role: 'group', 'aria-label': `Tool ${n + 1}` },
     h('label', { for: `tool-name-${n}`, text: 'Tool name' }),
     h('input', { id: `tool-name-${n}`, type: 'text', maxlength: 200, autocomplete: 'off', class: 'tool-name' }),
-    h('span', { class: 'tool-external' }, h('input', { id: `tool-external-${n}`, type: 'checkbox', class: 'tool-sends' }), h('label', { for: `tool-external-${n}`, text: 'Sends externally' })),
-    h('button', { type: 'button', class: 'link-button', text: 'Remove', 'aria-label': `Remove tool ${n + 1}`, onclick: () => removeTool(row) }),
+    h(
+      'span',
+      { class: 'tool-external' },
+      h('input', { id: `tool-external-${n}`, type: 'checkbox', class: 'tool-sends' }),
+      h('label', { for: `tool-external-${n}`, text: 'Sends externally' }),
+    ),
+    h('button', {
+      type: 'button',
+      class: 'link-button',
+      text: 'Remove',
+      'aria-label': `Remove tool ${n + 1}`,
+      onclick: () => removeTool(row),
+    }),
   );
   return row;
 }

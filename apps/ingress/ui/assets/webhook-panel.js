@@ -77,7 +77,9 @@ function renderSetupForm() {
     }),
   );
   const preferred =
-    eligible.find((account) => account.email === loaded.webhook.default_account) ?? eligible.find((account) => account.primary) ?? eligible[0];
+    eligible.find((account) => account.email === loaded.webhook.default_account) ??
+    eligible.find((account) => account.primary) ??
+    eligible[0];
   if (preferred) select.value = preferred.email;
   select.disabled = eligible.length === 0;
   byId('enable').disabled = eligible.length === 0;

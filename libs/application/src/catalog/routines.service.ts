@@ -1,5 +1,14 @@
 import { ACCOUNT_CATALOG_STREAM, Streams, type RoutineDefinition } from '@wts/contracts';
-import { idFromBytes, isRejection, judgeRoutineSafety, reject, routineDecider, webhookDecider, type Rejection, type RoutineState } from '@wts/domain';
+import {
+  idFromBytes,
+  isRejection,
+  judgeRoutineSafety,
+  reject,
+  routineDecider,
+  webhookDecider,
+  type Rejection,
+  type RoutineState,
+} from '@wts/domain';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { toRoutineView, type RoutineView } from './routine.view';
 

@@ -27,7 +27,11 @@ export class ConfigurationFeeder implements ConfigurationFreshness {
   private readonly progressWaiters: (() => void)[] = [];
   private readonly reading = new Map<string, Promise<void>>();
   /** Checks asked for since the last look at the heads: they share the next one. */
-  private pendingChecks: { readonly streamIds: readonly string[]; readonly resolve: () => void; readonly reject: (error: unknown) => void }[] = [];
+  private pendingChecks: {
+    readonly streamIds: readonly string[];
+    readonly resolve: () => void;
+    readonly reject: (error: unknown) => void;
+  }[] = [];
 
   constructor(
     private readonly store: EventStore,

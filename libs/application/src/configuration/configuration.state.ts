@@ -45,7 +45,10 @@ interface Folded<S> {
  */
 export class ConfigurationState {
   private catalog: Folded<AccountCatalog> = { state: initialAccountCatalog(), revision: -1n };
-  private readonly routines = new Map<string, Folded<RoutineState | null> & { readonly createdAt: GlobalPosition; readonly snapshotBytes: number }>();
+  private readonly routines = new Map<
+    string,
+    Folded<RoutineState | null> & { readonly createdAt: GlobalPosition; readonly snapshotBytes: number }
+  >();
   private readonly webhooks = new Map<string, Folded<WebhookState>>();
   /** The claim of each routine's one webhook id (webhook_slot-<routine id>). */
   private readonly slots = new Map<string, Folded<string>>();
@@ -55,9 +58,12 @@ export class ConfigurationState {
   /** The revision folded for a stream (-1n: nothing of it). */
   revisionOf(streamId: string): bigint {
     if (streamId === ACCOUNT_CATALOG_STREAM) return this.catalog.revision;
-    if (streamId.startsWith(StreamCategories.routine)) return this.routines.get(streamId.slice(StreamCategories.routine.length))?.revision ?? -1n;
-    if (streamId.startsWith(StreamCategories.webhook)) return this.webhooks.get(streamId.slice(StreamCategories.webhook.length))?.revision ?? -1n;
-    if (streamId.startsWith(StreamCategories.webhookSlot)) return this.slots.get(streamId.slice(StreamCategories.webhookSlot.length))?.revision ?? -1n;
+    if (streamId.startsWith(StreamCategories.routine))
+      return this.routines.get(streamId.slice(StreamCategories.routine.length))?.revision ?? -1n;
+    if (streamId.startsWith(StreamCategories.webhook))
+      return this.webhooks.get(streamId.slice(StreamCategories.webhook.length))?.revision ?? -1n;
+    if (streamId.startsWith(StreamCategories.webhookSlot))
+      return this.slots.get(streamId.slice(StreamCategories.webhookSlot.length))?.revision ?? -1n;
     return -1n;
   }
 
@@ -66,7 +72,8 @@ export class ConfigurationState {
     if (streamId === ACCOUNT_CATALOG_STREAM) return this.applyCatalog(recorded);
     if (streamId.startsWith(StreamCategories.routine)) return this.applyRoutine(streamId.slice(StreamCategories.routine.length), recorded);
     if (streamId.startsWith(StreamCategories.webhook)) return this.applyWebhook(streamId.slice(StreamCategories.webhook.length), recorded);
-    if (streamId.startsWith(StreamCategories.webhookSlot)) return this.applySlot(streamId.slice(StreamCategories.webhookSlot.length), recorded);
+    if (streamId.startsWith(StreamCategories.webhookSlot))
+      return this.applySlot(streamId.slice(StreamCategories.webhookSlot.length), recorded);
     return 'ignored';
   }
 

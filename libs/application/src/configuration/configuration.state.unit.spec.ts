@@ -28,14 +28,27 @@ const routineCreated = (routineId: string, instructions = 'File it.'): ServiceEv
   type: 'RoutineCreated',
   data: { routineId, name: 'Triage', instructions, tools: [], mode: 'supervised', accountScope: [ACCOUNT], createdAt: T0 },
 });
-const routineUpdated = (routineId: string, changes: object): ServiceEvent => ({ type: 'RoutineUpdated', data: { routineId, changes, updatedAt: T0 } });
+const routineUpdated = (routineId: string, changes: object): ServiceEvent => ({
+  type: 'RoutineUpdated',
+  data: { routineId, changes, updatedAt: T0 },
+});
 const webhookEnabled: ServiceEvent = {
   type: 'WebhookEnabled',
-  data: { webhookId: WEBHOOK, routineId: ROUTINE, secretDigest: 'a'.repeat(64), defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' }, accountOverrideAllowed: false, enabledAt: T0 },
+  data: {
+    webhookId: WEBHOOK,
+    routineId: ROUTINE,
+    secretDigest: 'a'.repeat(64),
+    defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+    accountOverrideAllowed: false,
+    enabledAt: T0,
+  },
 };
 const secretRotated: ServiceEvent = { type: 'SecretRotated', data: { webhookId: WEBHOOK, secretDigest: 'b'.repeat(64), rotatedAt: T0 } };
 const webhookDisabled: ServiceEvent = { type: 'WebhookDisabled', data: { webhookId: WEBHOOK, disabledAt: T0 } };
-const accountConnected: ServiceEvent = { type: 'AccountConnected', data: { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: T0 } };
+const accountConnected: ServiceEvent = {
+  type: 'AccountConnected',
+  data: { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: T0 },
+};
 
 describe('ConfigurationState', () => {
   it('given nothing, then nothing is known and every stream is at revision -1', () => {
@@ -78,15 +91,20 @@ describe('ConfigurationState', () => {
 
   it('given deliveries, runs or parks, then they are ignored: decisions never hold traffic', () => {
     const state = new ConfigurationState();
-    const delivery = at('delivery-dlv_A', 0, { type: 'DispatchParked', data: { sourceEventId: 'x', sourceStream: 's', sourceType: 't', error: 'e', parkedAt: T0 } });
+    const delivery = at('delivery-dlv_A', 0, {
+      type: 'DispatchParked',
+      data: { sourceEventId: 'x', sourceStream: 's', sourceType: 't', error: 'e', parkedAt: T0 },
+    });
     expect(state.apply(delivery)).toBe('ignored');
     expect(state.apply({ ...delivery, streamId: 'run-run_A' })).toBe('ignored');
     expect(state.revisionOf('delivery-dlv_A')).toBe(-1n);
   });
 
-  it('given the webhook id claimed for a routine, then the routine\'s webhook is that one, enabled or not yet', () => {
+  it("given the webhook id claimed for a routine, then the routine's webhook is that one, enabled or not yet", () => {
     const state = new ConfigurationState();
-    state.apply(at(Streams.webhookSlot(ROUTINE), 0, { type: 'WebhookIdAssigned', data: { routineId: ROUTINE, webhookId: WEBHOOK, assignedAt: T0 } }));
+    state.apply(
+      at(Streams.webhookSlot(ROUTINE), 0, { type: 'WebhookIdAssigned', data: { routineId: ROUTINE, webhookId: WEBHOOK, assignedAt: T0 } }),
+    );
     expect(state.webhookIdOfRoutine(ROUTINE)).toBe(WEBHOOK);
     expect(state.webhookOfRoutine(ROUTINE)).toBeUndefined();
     state.apply(at(Streams.webhook(WEBHOOK), 0, webhookEnabled));
@@ -108,7 +126,12 @@ describe('ConfigurationState', () => {
     expect(state.decoyRoutineId()).toBe(ROUTINE);
     const other = 'whk_BBBBBBBBBBBBBBBBBBBBBB';
     state.apply(at(Streams.routine(OTHER_ROUTINE), 0, routineCreated(OTHER_ROUTINE)));
-    state.apply(at(Streams.webhook(other), 0, { ...webhookEnabled, data: { ...webhookEnabled.data, webhookId: other, routineId: OTHER_ROUTINE } } as ServiceEvent));
+    state.apply(
+      at(Streams.webhook(other), 0, {
+        ...webhookEnabled,
+        data: { ...webhookEnabled.data, webhookId: other, routineId: OTHER_ROUTINE },
+      } as ServiceEvent),
+    );
     state.apply(at(Streams.webhook(WEBHOOK), 1, webhookDisabled));
     expect(state.decoyRoutineId()).toBe(ROUTINE);
   });

@@ -51,7 +51,6 @@ const RETENTION_MS = 60_000;
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const ALLOWED: RateLimitState = { allowed: true, limit: 60, remaining: 59, resetSeconds: 60, windowSeconds: 60 };
 
-
 const routineCreated = (routineId: string, extra: object = {}): EventToAppend =>
   stored('RoutineCreated', {
     routineId,
@@ -158,8 +157,18 @@ describe('TriggerWebhookUseCase', () => {
       ACCOUNT_CATALOG_STREAM,
       [
         stored('AccountConnected', { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
-        stored('AccountConnected', { accountId: OTHER_ACCOUNT, email: 'other@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
-        stored('AccountConnected', { accountId: PREFIX_ACCOUNT, email: 'ops@example.co', aliases: [], connectedAt: new Date(T0).toISOString() }),
+        stored('AccountConnected', {
+          accountId: OTHER_ACCOUNT,
+          email: 'other@example.com',
+          aliases: [],
+          connectedAt: new Date(T0).toISOString(),
+        }),
+        stored('AccountConnected', {
+          accountId: PREFIX_ACCOUNT,
+          email: 'ops@example.co',
+          aliases: [],
+          connectedAt: new Date(T0).toISOString(),
+        }),
       ],
       'no_stream',
     );
@@ -267,8 +276,13 @@ describe('TriggerWebhookUseCase', () => {
     });
 
     it('the account a request names (override allowed) is the trigger account the delivery records', async () => {
-      const viaHeader = accepted(await useCase().execute(command({ contentType: 'text/plain', accountHeader: 'other@example.com', body: 'disk full' })));
-      expect((await deliveryStream(viaHeader.body.delivery_id))[0].data).toMatchObject({ triggerAccount: { accountId: OTHER_ACCOUNT }, contentType: 'text/plain' });
+      const viaHeader = accepted(
+        await useCase().execute(command({ contentType: 'text/plain', accountHeader: 'other@example.com', body: 'disk full' })),
+      );
+      expect((await deliveryStream(viaHeader.body.delivery_id))[0].data).toMatchObject({
+        triggerAccount: { accountId: OTHER_ACCOUNT },
+        contentType: 'text/plain',
+      });
       const viaBody = accepted(await useCase().execute(command({ body: '{"account_email":"other@example.com","data":{}}' })));
       expect((await deliveryStream(viaBody.body.delivery_id))[0].data).toMatchObject({ triggerAccount: { accountId: OTHER_ACCOUNT } });
     });
@@ -298,7 +312,9 @@ describe('TriggerWebhookUseCase', () => {
       expect(freshness.asked).toEqual([[Streams.webhook(UNKNOWN_WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE)]]);
       expect(attempts).toEqual([]);
       await nextTurn();
-      expect(attempts).toEqual([{ webhookId: UNKNOWN_WEBHOOK_ATTEMPTS, reason: 'wrong_secret', at: new Date(T0).toISOString(), sourceAddress: '192.0.2.7' }]);
+      expect(attempts).toEqual([
+        { webhookId: UNKNOWN_WEBHOOK_ATTEMPTS, reason: 'wrong_secret', at: new Date(T0).toISOString(), sourceAddress: '192.0.2.7' },
+      ]);
       expect(limiter.keys).toEqual([]);
       expect(store.appends).toEqual([]);
     });
@@ -315,7 +331,9 @@ describe('TriggerWebhookUseCase', () => {
       expect(calls).toEqual([[digestSecret('whsec_wrong'), digestSecret(SECRET)]]);
       expect(attempts).toEqual([]);
       await nextTurn();
-      expect(attempts).toEqual([{ webhookId: WEBHOOK, reason: 'wrong_secret', at: new Date(T0).toISOString(), sourceAddress: '192.0.2.7' }]);
+      expect(attempts).toEqual([
+        { webhookId: WEBHOOK, reason: 'wrong_secret', at: new Date(T0).toISOString(), sourceAddress: '192.0.2.7' },
+      ]);
       expect(store.appends).toEqual([]);
     });
 
@@ -330,13 +348,21 @@ describe('TriggerWebhookUseCase', () => {
     });
 
     it('an empty secret never matches, even a digest of the empty string', async () => {
-      await real.append(Streams.webhook(WEBHOOK), [stored('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret(''), rotatedAt: new Date(T0).toISOString() })], 0n);
+      await real.append(
+        Streams.webhook(WEBHOOK),
+        [stored('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret(''), rotatedAt: new Date(T0).toISOString() })],
+        0n,
+      );
       expect(await useCase().execute(command({ authorization: 'Bearer ' }))).toMatchObject({ code: 'webhook_not_found' });
       expect(await useCase().execute(command({ authorization: undefined }))).toMatchObject({ code: 'webhook_not_found' });
     });
 
     it('a disabled webhook with the right secret is the same 404, recorded as webhook_disabled', async () => {
-      await real.append(Streams.webhook(WEBHOOK), [stored('WebhookDisabled', { webhookId: WEBHOOK, disabledAt: new Date(T0).toISOString() })], 0n);
+      await real.append(
+        Streams.webhook(WEBHOOK),
+        [stored('WebhookDisabled', { webhookId: WEBHOOK, disabledAt: new Date(T0).toISOString() })],
+        0n,
+      );
       const calls = spyComparisons();
       const outcome = await useCase().execute(command());
       expect(outcome).toEqual({ kind: 'rejected', code: 'webhook_not_found', detail: 'not found' });
@@ -358,7 +384,10 @@ describe('TriggerWebhookUseCase', () => {
     it('reads the webhook, the catalog and the routine before deciding, and a routine seen for the first time is folded before use', async () => {
       // The webhook and its routine were made through another replica: nothing is folded here yet.
       accepted(await useCase().execute(command()));
-      expect(freshness.asked).toEqual([[Streams.webhook(WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine('rtn_unknown')], [Streams.routine(ROUTINE)]]);
+      expect(freshness.asked).toEqual([
+        [Streams.webhook(WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine('rtn_unknown')],
+        [Streams.routine(ROUTINE)],
+      ]);
       freshness.asked.length = 0;
       accepted(await useCase().execute(command()));
       expect(freshness.asked).toEqual([[Streams.webhook(WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE)]]);
@@ -366,7 +395,11 @@ describe('TriggerWebhookUseCase', () => {
 
     it('a secret rotated elsewhere is seen by the next request: the old secret is a 404', async () => {
       accepted(await useCase().execute(command()));
-      await real.append(Streams.webhook(WEBHOOK), [stored('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret('whsec_new'), rotatedAt: new Date(T0).toISOString() })], 0n);
+      await real.append(
+        Streams.webhook(WEBHOOK),
+        [stored('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret('whsec_new'), rotatedAt: new Date(T0).toISOString() })],
+        0n,
+      );
       expect(await useCase().execute(command())).toMatchObject({ code: 'webhook_not_found' });
       accepted(await useCase().execute(command({ authorization: 'Bearer whsec_new' })));
     });
@@ -412,7 +445,17 @@ describe('TriggerWebhookUseCase', () => {
     });
 
     it('413 when, with this routine, the body could make a run larger than the store takes; the largest body that fits is accepted', async () => {
-      await real.append(Streams.routine(ROUTINE), [stored('RoutineUpdated', { routineId: ROUTINE, changes: { instructions: 'x'.repeat(40_000) }, updatedAt: new Date(T0).toISOString() })], 0n);
+      await real.append(
+        Streams.routine(ROUTINE),
+        [
+          stored('RoutineUpdated', {
+            routineId: ROUTINE,
+            changes: { instructions: 'x'.repeat(40_000) },
+            updatedAt: new Date(T0).toISOString(),
+          }),
+        ],
+        0n,
+      );
       await freshness.ensureFresh([Streams.routine(ROUTINE)]);
       const maxEventBytes = 120_000;
       const fits = largestBodyThatFits(maxEventBytes, state.routineSnapshotBytes(ROUTINE));
@@ -447,7 +490,13 @@ describe('TriggerWebhookUseCase', () => {
     it('403 for a routine that runs autonomously with a tool that sends externally, saying why and what to do', async () => {
       await real.append(
         Streams.routine(ROUTINE),
-        [stored('RoutineUpdated', { routineId: ROUTINE, changes: { mode: 'autonomous', tools: [{ name: 'email', sendsExternally: true }] }, updatedAt: new Date(T0).toISOString() })],
+        [
+          stored('RoutineUpdated', {
+            routineId: ROUTINE,
+            changes: { mode: 'autonomous', tools: [{ name: 'email', sendsExternally: true }] },
+            updatedAt: new Date(T0).toISOString(),
+          }),
+        ],
         0n,
       );
       const outcome = await refusal(useCase().execute(command()));
@@ -493,7 +542,12 @@ describe('TriggerWebhookUseCase', () => {
       accepted(await useCase().execute(keyed({ body: '{"alert":"café","n":12345678901234567890}' })));
       store.appends.length = 0;
       const outcome = await useCase().execute(keyed(overrides));
-      expect(outcome).toEqual({ kind: 'rejected', code: 'idempotency_key_reused', detail: 'this idempotency key was used for a different request', rateLimit: ALLOWED });
+      expect(outcome).toEqual({
+        kind: 'rejected',
+        code: 'idempotency_key_reused',
+        detail: 'this idempotency key was used for a different request',
+        rateLimit: ALLOWED,
+      });
       expect(store.appends).toEqual([]);
     });
 
@@ -501,17 +555,23 @@ describe('TriggerWebhookUseCase', () => {
       ['members in another order, other whitespace', '{ "n" : 12345678901234567890,\n  "alert" : "café" }'],
       ['other escapes and number spellings', '{"alert":"caf\\u00e9","n":12345678901234567890.0e0}'],
       ['the same value in another charset (UTF-16)', { utf16: '{"alert":"café","n":12345678901234567890}' }],
-    ] as const)('the same JSON value written differently (%s) replays the first delivery: compared in RFC 8785 canonical form', async (_, second) => {
-      const first = accepted(await useCase().execute(keyed({ body: '{"alert":"café","n":12345678901234567890}' })));
-      store.appends.length = 0;
-      const again =
-        typeof second === 'string'
-          ? keyed({ body: second })
-          : keyed({ contentType: 'application/json; charset=utf-16le', readBody: () => Promise.resolve({ kind: 'read', bytes: Buffer.from(second.utf16, 'utf16le') }) });
-      expect(accepted(await useCase().execute(again))).toMatchObject({ replayed: true, body: first.body });
-      expect(store.appends).toEqual([]);
-      expect(((await deliveryStream(generation(0)))[0].data as { requestDigest: string }).requestDigest).toMatch(/^jcs:[0-9a-f]{64}$/);
-    });
+    ] as const)(
+      'the same JSON value written differently (%s) replays the first delivery: compared in RFC 8785 canonical form',
+      async (_, second) => {
+        const first = accepted(await useCase().execute(keyed({ body: '{"alert":"café","n":12345678901234567890}' })));
+        store.appends.length = 0;
+        const again =
+          typeof second === 'string'
+            ? keyed({ body: second })
+            : keyed({
+                contentType: 'application/json; charset=utf-16le',
+                readBody: () => Promise.resolve({ kind: 'read', bytes: Buffer.from(second.utf16, 'utf16le') }),
+              });
+        expect(accepted(await useCase().execute(again))).toMatchObject({ replayed: true, body: first.body });
+        expect(store.appends).toEqual([]);
+        expect(((await deliveryStream(generation(0)))[0].data as { requestDigest: string }).requestDigest).toMatch(/^jcs:[0-9a-f]{64}$/);
+      },
+    );
 
     it('a text/plain body is still compared byte for byte: the same words with other whitespace are 422', async () => {
       const text = (body: string) => keyed({ contentType: 'text/plain', body });
@@ -524,7 +584,12 @@ describe('TriggerWebhookUseCase', () => {
     it('a delivery accepted before canonical comparison (its digest over the bytes) still replays to the same bytes, and nothing else', async () => {
       const body = '{"alert":"café","n":1}';
       const deliveryId = generation(0);
-      const legacyDigest = bytesDigest({ mediaType: 'application/json', charset: 'utf-8', accountHeader: undefined, bytes: Buffer.from(body) });
+      const legacyDigest = bytesDigest({
+        mediaType: 'application/json',
+        charset: 'utf-8',
+        accountHeader: undefined,
+        bytes: Buffer.from(body),
+      });
       expect(legacyDigest).toMatch(/^[0-9a-f]{64}$/);
       await real.append(
         Streams.delivery(deliveryId),
@@ -567,13 +632,19 @@ describe('TriggerWebhookUseCase', () => {
       nowMs += 1;
       const readsBefore = jest.spyOn(real, 'readStream');
       expect(accepted(await useCase().execute(keyed()))).toMatchObject({ replayed: true, body: third.body });
-      expect(readsBefore.mock.calls.map(([streamId]) => streamId).filter((streamId) => streamId.startsWith('delivery-'))).toEqual([Streams.delivery(generation(2))]);
+      expect(readsBefore.mock.calls.map(([streamId]) => streamId).filter((streamId) => streamId.startsWith('delivery-'))).toEqual([
+        Streams.delivery(generation(2)),
+      ]);
     });
 
     it('when the index moved after this request looked at it, the request goes on from the newest generation (never a second delivery in one window)', async () => {
       accepted(await useCase().execute(keyed()));
       // Other replicas advanced the key to generation 3 (their deliveries not appended yet, e.g. they crashed in between).
-      await real.append(indexStream, [1, 2, 3].map((g) => stored('IdempotencyGenerationAdvanced', { webhookId: WEBHOOK, generation: g })), 'no_stream');
+      await real.append(
+        indexStream,
+        [1, 2, 3].map((g) => stored('IdempotencyGenerationAdvanced', { webhookId: WEBHOOK, generation: g })),
+        'no_stream',
+      );
       nowMs += RETENTION_MS;
       store.staleOnce.add(indexStream);
       const late = accepted(await useCase().execute(keyed()));
@@ -610,7 +681,9 @@ describe('TriggerWebhookUseCase', () => {
   describe('when the append fails', () => {
     it('sent but not confirmed (store unavailable) is "outcome unknown" naming the delivery, never "nothing accepted"', async () => {
       store.appendFault = () => Promise.reject(new EventStoreUnavailableError('deadline exceeded'));
-      const error: unknown = await useCase().execute(command()).catch((caught: unknown) => caught);
+      const error: unknown = await useCase()
+        .execute(command())
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(AppendOutcomeUnknownError);
       expect((error as AppendOutcomeUnknownError).deliveryId).toMatch(/^dlv_/);
       expect((error as AppendOutcomeUnknownError).cause).toBeInstanceOf(EventStoreUnavailableError);
@@ -618,7 +691,11 @@ describe('TriggerWebhookUseCase', () => {
 
     it('refused as too large by the store is a 413, not a failure', async () => {
       store.appendFault = () => Promise.reject(new InvalidAppendError('event too large'));
-      expect(await useCase().execute(command())).toMatchObject({ kind: 'rejected', code: 'payload_too_large', detail: 'the body makes an event larger than the event store accepts' });
+      expect(await useCase().execute(command())).toMatchObject({
+        kind: 'rejected',
+        code: 'payload_too_large',
+        detail: 'the body makes an event larger than the event store accepts',
+      });
     });
 
     it('any other error passes through unchanged', async () => {
@@ -627,8 +704,9 @@ describe('TriggerWebhookUseCase', () => {
       await expect(useCase().execute(command())).rejects.toBe(boom);
     });
 
-    it('a conflict on a fresh random delivery id is an error, never a replay of somebody else\'s delivery', async () => {
-      store.appendFault = () => Promise.resolve<AppendResult>({ kind: 'conflict', streamId: 'delivery-x', expected: 'no_stream', actualRevision: 0n });
+    it("a conflict on a fresh random delivery id is an error, never a replay of somebody else's delivery", async () => {
+      store.appendFault = () =>
+        Promise.resolve<AppendResult>({ kind: 'conflict', streamId: 'delivery-x', expected: 'no_stream', actualRevision: 0n });
       await expect(useCase().execute(command())).rejects.toThrow(/collided/);
     });
   });

@@ -139,7 +139,12 @@ export class TriggerWebhookUseCase {
    */
   private record(webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookRequest): void {
     setImmediate(() => {
-      this.activity.recordAttempt({ webhookId: webhookId ?? UNKNOWN_WEBHOOK_ATTEMPTS, reason, at: this.clock.now().toISOString(), sourceAddress: command.sourceAddress });
+      this.activity.recordAttempt({
+        webhookId: webhookId ?? UNKNOWN_WEBHOOK_ATTEMPTS,
+        reason,
+        at: this.clock.now().toISOString(),
+        sourceAddress: command.sourceAddress,
+      });
     });
   }
 
@@ -154,7 +159,10 @@ export class TriggerWebhookUseCase {
     }
     if (!bodyFits(body.bytes.length, this.config.routineSnapshotBytes(routine.routineId), this.limits.maxEventBytes)) {
       // Only a routine with very long instructions gets here: with it, the run could not be stored.
-      return reject('payload_too_large', `with this routine, a body of ${body.bytes.length} bytes could make a run larger than the store accepts`);
+      return reject(
+        'payload_too_large',
+        `with this routine, a body of ${body.bytes.length} bytes could make a run larger than the store accepts`,
+      );
     }
     const rateLimit = await this.rateLimiter.consume(webhook.webhookId);
     if (!rateLimit.allowed) return { ...reject('rate_limited', 'too many requests for this webhook'), rateLimit };
@@ -185,7 +193,16 @@ export class TriggerWebhookUseCase {
       payload: extracted.payload,
       contentType: contentType.mediaType,
       idempotencyKey: idempotencyKey ?? null,
-      ...digests({ mediaType: contentType.mediaType, charset: contentType.charset, accountHeader: command.accountHeader, bytes: body.bytes, json: extracted.json }, idempotencyKey),
+      ...digests(
+        {
+          mediaType: contentType.mediaType,
+          charset: contentType.charset,
+          accountHeader: command.accountHeader,
+          bytes: body.bytes,
+          json: extracted.json,
+        },
+        idempotencyKey,
+      ),
       now: now.toISOString(),
       retentionMs: this.limits.idempotencyRetentionMs,
     };
@@ -225,7 +242,10 @@ export class TriggerWebhookUseCase {
     for (;;) {
       const deliveryId = deliveryIdForIdempotencyKey(base.webhookId, key, generation);
       const existing = await this.readDelivery(deliveryId);
-      if (existing && judgeRepeat(existing, base.requestDigest, Date.parse(base.now), base.retentionMs, base.legacyRequestDigest).kind === 'expired') {
+      if (
+        existing &&
+        judgeRepeat(existing, base.requestDigest, Date.parse(base.now), base.retentionMs, base.legacyRequestDigest).kind === 'expired'
+      ) {
         generation = await this.advanceGeneration(index, base.webhookId, generation, traceparent);
         continue;
       }
@@ -244,7 +264,11 @@ export class TriggerWebhookUseCase {
     const event = { type: 'IdempotencyGenerationAdvanced' as const, data: { webhookId, generation: next } };
     const context = causedBy(index, index, traceparent);
     const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
-    const result = await this.store.append(index, toAppend([event], context, () => this.random.uuid()), expected);
+    const result = await this.store.append(
+      index,
+      toAppend([event], context, () => this.random.uuid()),
+      expected,
+    );
     return result.kind === 'conflict' ? Math.max(next, Number(result.actualRevision) + 1) : next;
   }
 
@@ -261,7 +285,8 @@ export class TriggerWebhookUseCase {
       // Sent, not confirmed: it may be durable. Never "nothing was accepted" (a retry without the key could make a second run).
       if (error instanceof EventStoreUnavailableError) throw new AppendOutcomeUnknownError(command.deliveryId, { cause: error });
       // The store refused the event as too large (a limit below what the start-up check assumed): the body's fault, a 413.
-      if (error instanceof InvalidAppendError) return reject('payload_too_large', 'the body makes an event larger than the event store accepts');
+      if (error instanceof InvalidAppendError)
+        return reject('payload_too_large', 'the body makes an event larger than the event store accepts');
       throw error;
     }
     if (result.kind === 'conflict') return 'conflict' as const;
@@ -280,7 +305,10 @@ export class TriggerWebhookUseCase {
  * the bytes that deliveries accepted before the canonical form stored, so a repeat of one of those
  * still replays. Without a key: the digest over the bytes, as always.
  */
-function digests(request: DigestedRequest, idempotencyKey: string | undefined): Pick<AcceptDelivery, 'requestDigest' | 'legacyRequestDigest'> {
+function digests(
+  request: DigestedRequest,
+  idempotencyKey: string | undefined,
+): Pick<AcceptDelivery, 'requestDigest' | 'legacyRequestDigest'> {
   if (idempotencyKey === undefined || request.json === undefined) return { requestDigest: bytesDigest(request) };
   return { requestDigest: requestDigest(request), legacyRequestDigest: bytesDigest(request) };
 }

@@ -35,11 +35,14 @@ export class WebhookActivityQueries {
     if (typeof webhookId !== 'string') return webhookId ?? { items: [], nextCursor: null };
     // What this replica recorded a moment ago shows at once.
     await this.recorder.flush();
-    return listing(() => this.readModels.attempts(webhookId, page), (attempt) => ({
-      reason: attempt.reason,
-      at: attempt.at,
-      source_address: attempt.sourceAddress,
-    }));
+    return listing(
+      () => this.readModels.attempts(webhookId, page),
+      (attempt) => ({
+        reason: attempt.reason,
+        at: attempt.at,
+        source_address: attempt.sourceAddress,
+      }),
+    );
   }
 
   /** Replay counts of the deliveries `GET …/webhook/deliveries` lists with the same page. */
@@ -47,7 +50,10 @@ export class WebhookActivityQueries {
     const webhookId = await this.webhookIdOf(routineId);
     if (webhookId !== undefined && typeof webhookId !== 'string') return webhookId;
     await this.recorder.flush();
-    return listing(() => this.readModels.deliveries(routineId, page), (delivery) => ({ delivery_id: delivery.deliveryId, replays: delivery.replays }));
+    return listing(
+      () => this.readModels.deliveries(routineId, page),
+      (delivery) => ({ delivery_id: delivery.deliveryId, replays: delivery.replays }),
+    );
   }
 
   /** The webhook id; undefined when the routine has none yet; a rejection when there is no such routine. */

@@ -22,12 +22,21 @@ class WritesSeen {
   }
 }
 
-const attempt = (n: number): RejectedAttempt => ({ webhookId: 'whk_A', reason: 'wrong_secret', at: `2024-05-01T12:00:0${n % 10}.000Z`, sourceAddress: '203.0.113.1' });
+const attempt = (n: number): RejectedAttempt => ({
+  webhookId: 'whk_A',
+  reason: 'wrong_secret',
+  at: `2024-05-01T12:00:0${n % 10}.000Z`,
+  sourceAddress: '203.0.113.1',
+});
 
 describe('BatchedActivityRecorder', () => {
   it('given records, then nothing is written until a flush, and a flush writes them in one batch each', async () => {
     const seen = new WritesSeen();
-    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 100 });
+    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, {
+      keepPerWebhook: 100,
+      flushEveryMs: 60_000,
+      maxPending: 100,
+    });
     recorder.recordAttempt(attempt(1));
     recorder.recordAttempt(attempt(2));
     recorder.recordReplay('dlv_A');
@@ -43,7 +52,11 @@ describe('BatchedActivityRecorder', () => {
   it('given the database down, then the records are kept, reported, and written once it is back (no duplicates)', async () => {
     const seen = new WritesSeen();
     const errors: unknown[] = [];
-    const recorder = new BatchedActivityRecorder(seen.asStore(), (error) => errors.push(error), { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 100 });
+    const recorder = new BatchedActivityRecorder(seen.asStore(), (error) => errors.push(error), {
+      keepPerWebhook: 100,
+      flushEveryMs: 60_000,
+      maxPending: 100,
+    });
     recorder.recordAttempt(attempt(1));
     recorder.recordReplay('dlv_A');
     seen.failAttempts = 1;
@@ -58,7 +71,11 @@ describe('BatchedActivityRecorder', () => {
 
   it('given attempts written but replays failing, then only the replays are written again', async () => {
     const seen = new WritesSeen();
-    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 100 });
+    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, {
+      keepPerWebhook: 100,
+      flushEveryMs: 60_000,
+      maxPending: 100,
+    });
     recorder.recordAttempt(attempt(3));
     recorder.recordReplay('dlv_B');
     seen.failReplays = 1;
@@ -71,7 +88,11 @@ describe('BatchedActivityRecorder', () => {
   it('given more records than it may hold while the database is down, then it keeps the newest and counts what it dropped', async () => {
     const seen = new WritesSeen();
     const dropped: number[] = [];
-    const recorder = new BatchedActivityRecorder(seen.asStore(), (_error, count) => dropped.push(count), { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 3 });
+    const recorder = new BatchedActivityRecorder(seen.asStore(), (_error, count) => dropped.push(count), {
+      keepPerWebhook: 100,
+      flushEveryMs: 60_000,
+      maxPending: 3,
+    });
     for (let n = 1; n <= 5; n += 1) recorder.recordAttempt(attempt(n));
     seen.failAttempts = 1;
     await recorder.flush();
@@ -82,7 +103,11 @@ describe('BatchedActivityRecorder', () => {
 
   it('writes by itself shortly after a record (no flush needed)', async () => {
     const seen = new WritesSeen();
-    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, { keepPerWebhook: 100, flushEveryMs: 5, maxPending: 100 });
+    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, {
+      keepPerWebhook: 100,
+      flushEveryMs: 5,
+      maxPending: 100,
+    });
     recorder.recordAttempt(attempt(1));
     for (let i = 0; i < 100 && seen.attempts.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(seen.attempts).toEqual([[attempt(1)]]);

@@ -24,7 +24,11 @@ export function toProjectionChange(recorded: RecordedEvent): ProjectionChange | 
     }
     case 'RunCreated': {
       const { runId, routineId, webhookId, deliveryId, triggerAccount, status, createdAt } = event.data;
-      return { kind: 'run', position, row: { runId, routineId, webhookId, deliveryId, triggerAccount: { ...triggerAccount }, status, createdAt } };
+      return {
+        kind: 'run',
+        position,
+        row: { runId, routineId, webhookId, deliveryId, triggerAccount: { ...triggerAccount }, status, createdAt },
+      };
     }
     case 'DispatchParked':
       return { kind: 'parked', position, row: parkedRow(event.data) };
@@ -34,7 +38,9 @@ export function toProjectionChange(recorded: RecordedEvent): ProjectionChange | 
 }
 
 function parkedRow(data: DispatchParked['data']): Extract<ProjectionChange, { kind: 'parked' }>['row'] {
-  const deliveryId = data.deliveryId ?? (data.sourceStream.startsWith(StreamCategories.delivery) ? data.sourceStream.slice(StreamCategories.delivery.length) : null);
+  const deliveryId =
+    data.deliveryId ??
+    (data.sourceStream.startsWith(StreamCategories.delivery) ? data.sourceStream.slice(StreamCategories.delivery.length) : null);
   return {
     sourceEventId: data.sourceEventId,
     sourceStream: data.sourceStream,

@@ -48,11 +48,32 @@ describe('ReadModelProjector', () => {
       const triggerAccount = { accountId: 'acc_ProjectorAccount000000', email: 'ops@example.com' };
       const delivery: DeliveryAccepted = {
         type: 'DeliveryAccepted',
-        data: { deliveryId, webhookId: 'whk_ProjectorWebhook000000', routineId: ROUTINE, runId, triggerAccount, payload: { format: 'text', text: `n${i}` }, contentType: 'text/plain', idempotencyKey: null, requestDigest: '0'.repeat(64), receivedAt: new Date().toISOString() },
+        data: {
+          deliveryId,
+          webhookId: 'whk_ProjectorWebhook000000',
+          routineId: ROUTINE,
+          runId,
+          triggerAccount,
+          payload: { format: 'text', text: `n${i}` },
+          contentType: 'text/plain',
+          idempotencyKey: null,
+          requestDigest: '0'.repeat(64),
+          receivedAt: new Date().toISOString(),
+        },
       };
       const run: RunCreated = {
         type: 'RunCreated',
-        data: { runId, routineId: ROUTINE, webhookId: 'whk_ProjectorWebhook000000', deliveryId, triggerAccount, routine: { name: 'r', tools: [], instructions: 'i', mode: 'supervised' }, initialMessage: 'framed', status: 'created', createdAt: new Date().toISOString() },
+        data: {
+          runId,
+          routineId: ROUTINE,
+          webhookId: 'whk_ProjectorWebhook000000',
+          deliveryId,
+          triggerAccount,
+          routine: { name: 'r', tools: [], instructions: 'i', mode: 'supervised' },
+          initialMessage: 'framed',
+          status: 'created',
+          createdAt: new Date().toISOString(),
+        },
       };
       const context = { correlationId: deliveryId, causationId: deliveryId, traceparent: '' };
       await store.append(Streams.delivery(deliveryId), toAppend([delivery], context, randomUUID), 'no_stream');
@@ -75,7 +96,8 @@ describe('ReadModelProjector', () => {
     for (let i = 0; i < 400; i += 1) {
       const now = await listed();
       const checkpoint = await readModels.loadCheckpoint(READ_MODEL_PROJECTION);
-      if (now.deliveries.length === expected && now.runs === expected && checkpoint && head && comparePositions(checkpoint, head) >= 0) return;
+      if (now.deliveries.length === expected && now.runs === expected && checkpoint && head && comparePositions(checkpoint, head) >= 0)
+        return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     throw new Error(`not caught up: ${JSON.stringify(await listed())}, expected ${expected}`);

@@ -23,7 +23,13 @@ export interface ProjectorOptions {
   readonly verifyEveryMs: number;
 }
 
-export const DEFAULT_PROJECTOR_OPTIONS: ProjectorOptions = { batchSize: 500, flushEveryMs: 20, leaseRetryMs: 2_000, retryDelayMs: 500, verifyEveryMs: 2_000 };
+export const DEFAULT_PROJECTOR_OPTIONS: ProjectorOptions = {
+  batchSize: 500,
+  flushEveryMs: 20,
+  leaseRetryMs: 2_000,
+  retryDelayMs: 500,
+  verifyEveryMs: 2_000,
+};
 
 /** The checkpoint moved under this projector (a rebuild, or a second writer): start again from it. */
 class CheckpointMovedError extends Error {}
@@ -85,7 +91,8 @@ export class ReadModelProjector {
         await this.projectFromCheckpoint();
       } catch (error) {
         if (this.stopped) return;
-        if (!(error instanceof CheckpointMovedError)) this.logger.error({ err: error }, 'read-model projector failed; starting again from its checkpoint');
+        if (!(error instanceof CheckpointMovedError))
+          this.logger.error({ err: error }, 'read-model projector failed; starting again from its checkpoint');
         await this.sleep(error instanceof CheckpointMovedError ? 0 : this.options.retryDelayMs);
       }
     }
@@ -104,7 +111,10 @@ export class ReadModelProjector {
     const write = async (): Promise<void> => {
       const batch = pending.splice(0, pending.length);
       const last = batch.at(-1)?.position;
-      const to = [last, progress].reduce<GlobalPosition | undefined>((a, b) => (!b ? a : !a || comparePositions(b, a) > 0 ? b : a), undefined);
+      const to = [last, progress].reduce<GlobalPosition | undefined>(
+        (a, b) => (!b ? a : !a || comparePositions(b, a) > 0 ? b : a),
+        undefined,
+      );
       if (!to || (checkpoint && comparePositions(to, checkpoint) <= 0)) return;
       if (!this.readModels.holdsProjectorLease()) throw new Error('the projector lease was lost');
       const changes = batch.flatMap((item) => (item.change ? [item.change] : []));

@@ -35,7 +35,12 @@ describe('dispatching one delivery concurrently', () => {
   const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
   function input({ event }: DeliveryFixture): DeliveryToDispatch {
-    return { delivery: event.data as DeliveryToDispatch['delivery'], position: event.position, eventId: event.id, traceparent: TRACEPARENT };
+    return {
+      delivery: event.data as DeliveryToDispatch['delivery'],
+      position: event.position,
+      eventId: event.id,
+      traceparent: TRACEPARENT,
+    };
   }
 
   /** The run stream of each delivery holds exactly one RunCreated, at revision 0, for that delivery. */
@@ -48,7 +53,11 @@ describe('dispatching one delivery concurrently', () => {
   }
 
   /** Per delivery: one `created`, the rest `already_created`, nothing parked. */
-  function expectOneCreatedEach(deliveries: readonly DeliveryFixture[], outcomes: readonly DispatchOutcome[], callersPerDelivery: number): void {
+  function expectOneCreatedEach(
+    deliveries: readonly DeliveryFixture[],
+    outcomes: readonly DispatchOutcome[],
+    callersPerDelivery: number,
+  ): void {
     for (const { runId } of deliveries) {
       const mine = outcomes.filter((outcome) => outcome.runId === runId);
       expect(mine).toHaveLength(callersPerDelivery);
@@ -81,7 +90,12 @@ describe('dispatching one delivery concurrently', () => {
     const [delivery] = await appendDeliveries(store, hook, 1);
     await new DispatchDeliveryUseCase(store, systemClock).execute(input(delivery));
     const [run] = await store.readStream(Streams.run(delivery.runId));
-    expect(run.metadata).toMatchObject({ correlationId: delivery.deliveryId, causationId: delivery.event.id, traceparent: TRACEPARENT, eventId: run.id });
+    expect(run.metadata).toMatchObject({
+      correlationId: delivery.deliveryId,
+      causationId: delivery.event.id,
+      traceparent: TRACEPARENT,
+      eventId: run.id,
+    });
   });
 
   it('a delivery that can never become a run is parked with its error, once per source event; if its run exists after all, it is already_created', async () => {
@@ -104,11 +118,19 @@ describe('dispatching one delivery concurrently', () => {
       error,
       parkedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
-    expect(parked[0].metadata).toMatchObject({ correlationId: delivery.deliveryId, causationId: delivery.event.id, traceparent: TRACEPARENT });
+    expect(parked[0].metadata).toMatchObject({
+      correlationId: delivery.deliveryId,
+      causationId: delivery.event.id,
+      traceparent: TRACEPARENT,
+    });
     expect(await store.readStream(Streams.run(delivery.runId))).toEqual([]);
 
     // A run an earlier build made for it is still its run: reported, not parked again.
-    await store.append(Streams.run(delivery.runId), [{ id: randomUUID(), type: 'RunCreated', data: { runId: delivery.runId }, metadata: {} }], 'no_stream');
+    await store.append(
+      Streams.run(delivery.runId),
+      [{ id: randomUUID(), type: 'RunCreated', data: { runId: delivery.runId }, metadata: {} }],
+      'no_stream',
+    );
     expect(await dispatch.execute(input(delivery))).toEqual({ kind: 'already_created', runId: delivery.runId });
     expect(await store.readStream(Streams.parked(delivery.event.id))).toHaveLength(1);
   });
@@ -120,7 +142,16 @@ describe('dispatching one delivery concurrently', () => {
     const logger = { info: () => undefined, error: () => undefined };
     const options = { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 20, concurrency: 8 };
     const workers = [0, 1].map(
-      () => new StoreDispatchWorker({ store, checkpoints: store.checkpoints(), dispatch: new DispatchDeliveryUseCase(store, systemClock), park: new ParkDispatchUseCase(store, systemClock), logger, options, onDispatched: (outcome) => outcomes.push(outcome) }),
+      () =>
+        new StoreDispatchWorker({
+          store,
+          checkpoints: store.checkpoints(),
+          dispatch: new DispatchDeliveryUseCase(store, systemClock),
+          park: new ParkDispatchUseCase(store, systemClock),
+          logger,
+          options,
+          onDispatched: (outcome) => outcomes.push(outcome),
+        }),
     );
     // The operator's replay (`replay --to dispatcher` hands each delivery to the use case) runs
     // while both workers follow the store, in the same order they read it.
@@ -128,7 +159,9 @@ describe('dispatching one delivery concurrently', () => {
     await Promise.all(workers.map((worker) => worker.start()));
     const replayed = await Promise.all(deliveries.map((delivery) => replay.execute(input(delivery))));
     outcomes.push(...replayed);
-    await eventually(() => outcomes.length >= deliveries.length * 3, 30_000, 'an outcome per delivery and worker', 10).finally(() => Promise.all(workers.map((worker) => worker.stop())));
+    await eventually(() => outcomes.length >= deliveries.length * 3, 30_000, 'an outcome per delivery and worker', 10).finally(() =>
+      Promise.all(workers.map((worker) => worker.stop())),
+    );
 
     expectOneCreatedEach(deliveries, outcomes, 3);
     await expectOneRunEach(deliveries);

@@ -45,14 +45,20 @@ describe('DispatchDeliveryUseCase: deciding on the run stream', () => {
 
   it('given no run, when dispatched, then created without reading the run stream first', async () => {
     const [delivery] = await appendDeliveries(store, await appendRoutineWithWebhook(store), 1);
-    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({ kind: 'created', runId: delivery.runId });
+    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({
+      kind: 'created',
+      runId: delivery.runId,
+    });
     expect(runReads).toEqual([]);
   });
 
   it('given the run exists, when dispatched again, then the append conflicts, the run stream is folded and the decider finds the run: already_created, nothing appended', async () => {
     const [delivery] = await appendDeliveries(store, await appendRoutineWithWebhook(store), 1);
     await new DispatchDeliveryUseCase(store, systemClock).execute(input(delivery));
-    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({ kind: 'already_created', runId: delivery.runId });
+    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({
+      kind: 'already_created',
+      runId: delivery.runId,
+    });
     expect(runReads).toEqual([Streams.run(delivery.runId)]);
     expect((await store.readStream(Streams.run(delivery.runId))).map((event) => event.type)).toEqual(['RunCreated']);
   });
@@ -60,8 +66,15 @@ describe('DispatchDeliveryUseCase: deciding on the run stream', () => {
   it('given a run an earlier build made, when the delivery is now rejected, then the folded run decides: already_created, not parked', async () => {
     const hook = await appendRoutineWithWebhook(store);
     const [delivery] = await appendDeliveries(store, { ...hook, routineId: shortId('rtn') }, 1);
-    await store.append(Streams.run(delivery.runId), [{ id: randomUUID(), type: 'RunCreated', data: { runId: delivery.runId }, metadata: {} }], 'no_stream');
-    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({ kind: 'already_created', runId: delivery.runId });
+    await store.append(
+      Streams.run(delivery.runId),
+      [{ id: randomUUID(), type: 'RunCreated', data: { runId: delivery.runId }, metadata: {} }],
+      'no_stream',
+    );
+    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({
+      kind: 'already_created',
+      runId: delivery.runId,
+    });
     expect(runReads).toEqual([Streams.run(delivery.runId)]);
     expect(await store.readStream(Streams.parked(delivery.event.id))).toEqual([]);
   });
@@ -70,6 +83,8 @@ describe('DispatchDeliveryUseCase: deciding on the run stream', () => {
     const [delivery] = await appendDeliveries(store, await appendRoutineWithWebhook(store), 1);
     await new DispatchDeliveryUseCase(store, systemClock).execute(input(delivery));
     const blind = watched((streamId, options) => (streamId.startsWith('run-') ? Promise.resolve([]) : store.readStream(streamId, options)));
-    await expect(new DispatchDeliveryUseCase(blind, systemClock).execute(input(delivery))).rejects.toThrow(`${Streams.run(delivery.runId)} exists but holds no run`);
+    await expect(new DispatchDeliveryUseCase(blind, systemClock).execute(input(delivery))).rejects.toThrow(
+      `${Streams.run(delivery.runId)} exists but holds no run`,
+    );
   });
 });

@@ -3,11 +3,19 @@ import { DISPATCH_ATTEMPTS_BEFORE_PARKING, classifyDispatchFailure, parksAfter }
 
 describe('dispatch failure policy', () => {
   it('given the store is unavailable, then transient: retried in place', () => {
-    expect(classifyDispatchFailure(new EventStoreUnavailableError('busy'))).toEqual({ kind: 'transient', code: 'store_unavailable', message: 'EventStoreUnavailableError: busy' });
+    expect(classifyDispatchFailure(new EventStoreUnavailableError('busy'))).toEqual({
+      kind: 'transient',
+      code: 'store_unavailable',
+      message: 'EventStoreUnavailableError: busy',
+    });
   });
 
   it('given any other error, then deterministic: parked after a few attempts', () => {
-    expect(classifyDispatchFailure(new TypeError('undefined is not a function'))).toEqual({ kind: 'deterministic', code: 'dispatch_failed', message: 'TypeError: undefined is not a function' });
+    expect(classifyDispatchFailure(new TypeError('undefined is not a function'))).toEqual({
+      kind: 'deterministic',
+      code: 'dispatch_failed',
+      message: 'TypeError: undefined is not a function',
+    });
   });
 
   it('given something thrown that is not an Error, then deterministic with its text', () => {

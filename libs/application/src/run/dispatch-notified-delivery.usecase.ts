@@ -39,12 +39,24 @@ export class DispatchNotifiedDeliveryUseCase {
 
   async execute(notification: DeliveryNotification): Promise<NotifiedDispatchOutcome> {
     const recorded = await this.reader.read(notification.claimed.deliveryId);
-    const verdict = checkDeliveryNotice({ eventId: notification.eventId, streamId: notification.streamId, data: notification.claimed }, recorded);
+    const verdict = checkDeliveryNotice(
+      { eventId: notification.eventId, streamId: notification.streamId, data: notification.claimed },
+      recorded,
+    );
     if (verdict.kind === 'verified') {
       const { data, position, id } = verdict.stored;
-      return this.dispatch.execute({ delivery: data as DeliveryAccepted['data'], position, eventId: id, traceparent: notification.traceparent });
+      return this.dispatch.execute({
+        delivery: data as DeliveryAccepted['data'],
+        position,
+        eventId: id,
+        traceparent: notification.traceparent,
+      });
     }
-    await this.parkUnverified(notification, verdict.reason, verdict.kind === 'differs' ? (verdict.stored.data as DeliveryAccepted['data']) : undefined);
+    await this.parkUnverified(
+      notification,
+      verdict.reason,
+      verdict.kind === 'differs' ? (verdict.stored.data as DeliveryAccepted['data']) : undefined,
+    );
     return { kind: 'unverified', error: verdict.reason };
   }
 
@@ -53,8 +65,14 @@ export class DispatchNotifiedDeliveryUseCase {
    * redelivered, and a forged message that reuses a real event id never takes that event's own
    * park stream. The delivery and routine named are the stored ones, never the message's.
    */
-  private async parkUnverified(notification: DeliveryNotification, error: string, stored: DeliveryAccepted['data'] | undefined): Promise<void> {
-    const fingerprint = createHash('sha256').update(JSON.stringify([notification.eventId, notification.streamId, notification.claimed])).digest('hex');
+  private async parkUnverified(
+    notification: DeliveryNotification,
+    error: string,
+    stored: DeliveryAccepted['data'] | undefined,
+  ): Promise<void> {
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([notification.eventId, notification.streamId, notification.claimed]))
+      .digest('hex');
     const parkId = derivedEventId('UnverifiedNotification', fingerprint);
     const park: DispatchToPark = {
       sourceEventId: parkId,

@@ -34,7 +34,7 @@ describe('ParkDispatchUseCase', () => {
     error: 'routine_not_found: routine rtn_AAAAAAAAAAAAAAAAAAAAAA does not exist',
   };
 
-  it('given a delivery, when parked, then DispatchParked on parked-<source id> at the clock\'s time, with a derived id and the causation of its delivery', async () => {
+  it("given a delivery, when parked, then DispatchParked on parked-<source id> at the clock's time, with a derived id and the causation of its delivery", async () => {
     await park.execute(delivery, TRACEPARENT);
     const [parked, ...more] = await store.readStream(Streams.parked(delivery.sourceEventId));
     expect(more).toEqual([]);
@@ -51,7 +51,12 @@ describe('ParkDispatchUseCase', () => {
   });
 
   it('given a message that names no delivery, when parked, then correlated with its own source id and no trace', async () => {
-    const message: DispatchToPark = { sourceEventId: 'kafka:webhooks.events.v1/0/42', sourceStream: 'unknown', sourceType: 'unknown', error: 'undecodable: header "event-type" is missing' };
+    const message: DispatchToPark = {
+      sourceEventId: 'kafka:webhooks.events.v1/0/42',
+      sourceStream: 'unknown',
+      sourceType: 'unknown',
+      error: 'undecodable: header "event-type" is missing',
+    };
     await park.execute(message);
     const [parked] = await store.readStream(Streams.parked(message.sourceEventId));
     expect(parked.data).toEqual({ ...message, parkedAt: NOW.toISOString() });

@@ -31,6 +31,10 @@ export class ParkDispatchUseCase {
     const { sourceEventId } = park;
     const parked: DispatchParked = { type: 'DispatchParked', data: { ...park, parkedAt: this.clock.now().toISOString() } };
     const context = causedBy(park.deliveryId ?? sourceEventId, sourceEventId, traceparent);
-    await this.store.append(Streams.parked(sourceEventId), toAppend([parked], context, () => derivedEventId('DispatchParked', sourceEventId)), 'no_stream');
+    await this.store.append(
+      Streams.parked(sourceEventId),
+      toAppend([parked], context, () => derivedEventId('DispatchParked', sourceEventId)),
+      'no_stream',
+    );
   }
 }

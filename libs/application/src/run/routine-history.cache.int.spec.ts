@@ -31,7 +31,11 @@ describe('RoutineHistoryCache', () => {
 
   /** A stand-in for a delivery: any event in another stream, whose position a delivery would have. */
   async function marker(n: number): Promise<GlobalPosition> {
-    const result = await inner.append(`delivery-dlv_${n}`, toAppend([{ type: 'Marker', data: { n } } as unknown as AnyEvent], context, randomUUID), 'no_stream');
+    const result = await inner.append(
+      `delivery-dlv_${n}`,
+      toAppend([{ type: 'Marker', data: { n } } as unknown as AnyEvent], context, randomUUID),
+      'no_stream',
+    );
     if (result.kind !== 'appended') throw new Error('marker not appended');
     return result.position;
   }
@@ -40,9 +44,13 @@ describe('RoutineHistoryCache', () => {
     await inner.append(Streams.routine(routineId), toAppend([event as unknown as AnyEvent], context, randomUUID), 'any');
   }
 
-  const created = { type: 'RoutineCreated', data: { routineId, name: 'first', instructions: 'i', tools: [], mode: 'supervised', accountScope: [], createdAt: T0 } };
+  const created = {
+    type: 'RoutineCreated',
+    data: { routineId, name: 'first', instructions: 'i', tools: [], mode: 'supervised', accountScope: [], createdAt: T0 },
+  };
   const renamed = (name: string) => ({ type: 'RoutineUpdated', data: { routineId, changes: { name }, updatedAt: T0 } });
-  const routineReads = () => store.calls.filter((call) => call.call === 'readStream' && call.streamId === Streams.routine(routineId)).length;
+  const routineReads = () =>
+    store.calls.filter((call) => call.call === 'readStream' && call.streamId === Streams.routine(routineId)).length;
 
   it('given a routine changed between deliveries, when asked at each delivery, then each sees the routine as it was there', async () => {
     const before = await marker(0);
@@ -83,7 +91,9 @@ describe('RoutineHistoryCache', () => {
     store.reset();
     expect((await cache.at(routineId, later))?.name).toBe('second');
 
-    expect(store.calls.filter((call) => call.call === 'readStream')).toEqual([{ call: 'readStream', streamId: Streams.routine(routineId), fromRevision: 1n }]);
+    expect(store.calls.filter((call) => call.call === 'readStream')).toEqual([
+      { call: 'readStream', streamId: Streams.routine(routineId), fromRevision: 1n },
+    ]);
   });
 
   it('given a routine that never existed, when asked, then it is null (and the answer is remembered)', async () => {

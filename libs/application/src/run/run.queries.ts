@@ -54,28 +54,34 @@ export class RunQueries {
   async deliveries(routineId: string, page: PageRequest): Promise<Listing<DeliveryListItem> | Rejection> {
     const missing = await this.routineMissing(routineId);
     if (missing) return missing;
-    return listing(() => this.readModels.deliveries(routineId, page), (d) => ({
-      delivery_id: d.deliveryId,
-      run_id: d.runId,
-      received_at: d.receivedAt,
-      trigger_account: toTriggerAccountView(d.triggerAccount),
-      content_type: d.contentType,
-      idempotency_key: d.idempotencyKey,
-    }));
+    return listing(
+      () => this.readModels.deliveries(routineId, page),
+      (d) => ({
+        delivery_id: d.deliveryId,
+        run_id: d.runId,
+        received_at: d.receivedAt,
+        trigger_account: toTriggerAccountView(d.triggerAccount),
+        content_type: d.contentType,
+        idempotency_key: d.idempotencyKey,
+      }),
+    );
   }
 
   async runs(routineId: string, page: PageRequest): Promise<Listing<RunListItem> | Rejection> {
     const missing = await this.routineMissing(routineId);
     if (missing) return missing;
-    return listing(() => this.readModels.runs(routineId, page), (r) => ({
-      run_id: r.runId,
-      routine_id: r.routineId,
-      webhook_id: r.webhookId,
-      delivery_id: r.deliveryId,
-      trigger_account: toTriggerAccountView(r.triggerAccount),
-      status: r.status,
-      created_at: r.createdAt,
-    }));
+    return listing(
+      () => this.readModels.runs(routineId, page),
+      (r) => ({
+        run_id: r.runId,
+        routine_id: r.routineId,
+        webhook_id: r.webhookId,
+        delivery_id: r.deliveryId,
+        trigger_account: toTriggerAccountView(r.triggerAccount),
+        status: r.status,
+        created_at: r.createdAt,
+      }),
+    );
   }
 
   /** Deliveries that can never become a run (kept with their error): all of them, or one routine's. */

@@ -36,7 +36,10 @@ function delivery(n: number): DeliveryAccepted {
 /** Fails one delivery with a non-outage error every time (a bug or a refused event). */
 class FailingFor extends DispatchDeliveryUseCase {
   attempts = 0;
-  constructor(store: SqliteEventStore, private readonly poisoned: string) {
+  constructor(
+    store: SqliteEventStore,
+    private readonly poisoned: string,
+  ) {
     super(store, systemClock);
   }
   override async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
@@ -69,7 +72,20 @@ describe('StoreDispatchWorker', () => {
     await store.append(
       Streams.routine(routineId),
       toAppend(
-        [{ type: 'RoutineCreated', data: { routineId, name: 'T', instructions: 'i', tools: [], mode: 'supervised', accountScope: [accountId], createdAt: new Date().toISOString() } }],
+        [
+          {
+            type: 'RoutineCreated',
+            data: {
+              routineId,
+              name: 'T',
+              instructions: 'i',
+              tools: [],
+              mode: 'supervised',
+              accountScope: [accountId],
+              createdAt: new Date().toISOString(),
+            },
+          },
+        ],
         context,
         newId,
       ),
@@ -81,7 +97,15 @@ describe('StoreDispatchWorker', () => {
     const dispatch = new FailingFor(store, first.data.deliveryId);
     const outcomes: DispatchOutcome[] = [];
     const logger = { info: () => undefined, error: () => undefined };
-    const worker = new StoreDispatchWorker({ store, checkpoints: store.checkpoints(), dispatch, park: new ParkDispatchUseCase(store, systemClock), logger, options: { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 10 }, onDispatched: (o) => outcomes.push(o) });
+    const worker = new StoreDispatchWorker({
+      store,
+      checkpoints: store.checkpoints(),
+      dispatch,
+      park: new ParkDispatchUseCase(store, systemClock),
+      logger,
+      options: { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 10 },
+      onDispatched: (o) => outcomes.push(o),
+    });
     await worker.start();
     await eventually(() => outcomes.length >= 2, 5000, 'both outcomes', 10).finally(() => worker.stop());
 

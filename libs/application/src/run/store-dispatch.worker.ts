@@ -22,7 +22,12 @@ export interface StoreDispatchOptions {
   readonly concurrency: number;
 }
 
-export const DEFAULT_STORE_DISPATCH_OPTIONS: StoreDispatchOptions = { checkpointEveryMs: 200, retryDelayMs: 250, maxRetryDelayMs: 5000, concurrency: 256 };
+export const DEFAULT_STORE_DISPATCH_OPTIONS: StoreDispatchOptions = {
+  checkpointEveryMs: 200,
+  retryDelayMs: 250,
+  maxRetryDelayMs: 5000,
+  concurrency: 256,
+};
 
 export interface StoreDispatchDependencies {
   readonly store: EventStore;
@@ -94,7 +99,9 @@ export class StoreDispatchWorker {
 
   private follow(): void {
     // Called at start and once every delivery in flight has settled: `done` is where to go on from.
-    const subscription = this.store.subscribeToAll({ after: this.done, filter: { streamPrefixes: [StreamCategories.delivery] } }, (event) => this.handle(event));
+    const subscription = this.store.subscribeToAll({ after: this.done, filter: { streamPrefixes: [StreamCategories.delivery] } }, (event) =>
+      this.handle(event),
+    );
     this.subscription = subscription;
     subscription.done.then(
       () => undefined,
@@ -163,7 +170,8 @@ export class StoreDispatchWorker {
   /** Moves `done` over the leading deliveries that have their runs; saves the checkpoint now and then. */
   private advance(): void {
     while (this.inFlight[0]?.done) this.done = this.inFlight.shift()?.position;
-    if (Date.now() - this.lastSave >= this.options.checkpointEveryMs) void this.saveCheckpoint().catch((error: unknown) => this.logger.error({ err: error }, 'checkpoint save failed; retrying later'));
+    if (Date.now() - this.lastSave >= this.options.checkpointEveryMs)
+      void this.saveCheckpoint().catch((error: unknown) => this.logger.error({ err: error }, 'checkpoint save failed; retrying later'));
   }
 
   private saveCheckpoint(): Promise<void> {

@@ -12,7 +12,12 @@ describe('StoredDeliveryReader', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wts-delivery-reader-'));
     store = SqliteEventStore.open(join(dir, 'events.sqlite'));
-    for (let i = 0; i < 20; i++) await store.append(`delivery-dlv_${String(i).padStart(20, '0')}`, [stored('DeliveryAccepted', { deliveryId: `dlv_${String(i).padStart(20, '0')}` })], 'no_stream');
+    for (let i = 0; i < 20; i++)
+      await store.append(
+        `delivery-dlv_${String(i).padStart(20, '0')}`,
+        [stored('DeliveryAccepted', { deliveryId: `dlv_${String(i).padStart(20, '0')}` })],
+        'no_stream',
+      );
   });
 
   afterAll(async () => {
@@ -23,7 +28,11 @@ describe('StoredDeliveryReader', () => {
   it('the lookups of one turn go out together, each delivery read once; absent ones are undefined', async () => {
     const reads = jest.spyOn(store, 'readStream');
     const reader = new StoredDeliveryReader(store);
-    const ids = [...Array.from({ length: 20 }, (_, i) => `dlv_${String(i).padStart(20, '0')}`), 'dlv_00000000000000000000', 'dlv_MISSINGMISSINGMISSING'];
+    const ids = [
+      ...Array.from({ length: 20 }, (_, i) => `dlv_${String(i).padStart(20, '0')}`),
+      'dlv_00000000000000000000',
+      'dlv_MISSINGMISSINGMISSING',
+    ];
     const found = await Promise.all(ids.map((id) => reader.read(id)));
     expect(found.slice(0, 21).every((event) => event?.type === 'DeliveryAccepted')).toBe(true);
     expect(found[21]).toBeUndefined();

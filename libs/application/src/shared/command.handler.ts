@@ -4,13 +4,15 @@ import type { EventStore, GlobalPosition, RecordedEvent } from '@wts/event-store
 import { asEvent, toAppend, type CausationContext } from './event-envelope';
 
 export type HandledCommand<E, S> =
-  | { readonly kind: 'handled'; readonly events: readonly E[]; readonly state: S; readonly position: GlobalPosition | undefined }
-  | Rejection;
+  { readonly kind: 'handled'; readonly events: readonly E[]; readonly state: S; readonly position: GlobalPosition | undefined } | Rejection;
 
 const MAX_ATTEMPTS = 5;
 
 /** A stream's state: its events (in today's shape) folded with the decider's evolve. */
-export function foldStream<E extends Event, S>(recorded: readonly RecordedEvent[], decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>): S {
+export function foldStream<E extends Event, S>(
+  recorded: readonly RecordedEvent[],
+  decider: Pick<Decider<unknown, E, S>, 'evolve' | 'initialState'>,
+): S {
   return recorded.map((r) => asEvent<E>(r)).reduce(decider.evolve, decider.initialState());
 }
 

@@ -45,7 +45,8 @@ export function nextDelay(delay: number, max: number): number {
 export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<RetryResult<T>> {
   const { proceed, initialDelayMs, maxDelayMs } = options;
   const wait = options.wait ?? ((ms: number) => sleep(ms, options.interrupt));
-  const grow = (delay: number): number => (options.growth === 'linear' ? Math.min(delay + initialDelayMs, maxDelayMs) : nextDelay(delay, maxDelayMs));
+  const grow = (delay: number): number =>
+    options.growth === 'linear' ? Math.min(delay + initialDelayMs, maxDelayMs) : nextDelay(delay, maxDelayMs);
   let delay = initialDelayMs;
   if (options.waitFirst) {
     await wait(delay);

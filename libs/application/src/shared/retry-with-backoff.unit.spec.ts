@@ -20,7 +20,9 @@ describe('retryWithBackoff', () => {
 
   it('given proceed says no, when asked before the first attempt, then nothing runs and it stops', async () => {
     const attempt = jest.fn(async () => 1);
-    await expect(retryWithBackoff(attempt, { initialDelayMs: 1, maxDelayMs: 1, proceed: () => false })).resolves.toEqual({ kind: 'stopped' });
+    await expect(retryWithBackoff(attempt, { initialDelayMs: 1, maxDelayMs: 1, proceed: () => false })).resolves.toEqual({
+      kind: 'stopped',
+    });
     expect(attempt).not.toHaveBeenCalled();
   });
 
@@ -98,7 +100,13 @@ describe('retryWithBackoff options', () => {
       async (attempt) => {
         if (attempt < 13) throw new Error('down');
       },
-      { initialDelayMs: 100, maxDelayMs: 1000, growth: 'linear', wait: async () => undefined, onFailure: (_error, _attempt, delayMs) => delays.push(delayMs) },
+      {
+        initialDelayMs: 100,
+        maxDelayMs: 1000,
+        growth: 'linear',
+        wait: async () => undefined,
+        onFailure: (_error, _attempt, delayMs) => delays.push(delayMs),
+      },
     );
     expect(delays).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1000, 1000]);
   });
@@ -110,7 +118,13 @@ describe('retryWithBackoff options', () => {
       async (attempt) => {
         if (attempt < 3) throw new Error('down');
       },
-      { initialDelayMs: 1000, maxDelayMs: 10_000, waitFirst: true, wait: async (ms) => void waits.push(ms), onFailure: (_error, _attempt, delayMs) => failures.push(delayMs) },
+      {
+        initialDelayMs: 1000,
+        maxDelayMs: 10_000,
+        waitFirst: true,
+        wait: async (ms) => void waits.push(ms),
+        onFailure: (_error, _attempt, delayMs) => failures.push(delayMs),
+      },
     );
     expect(waits).toEqual([1000, 2000, 4000]);
     expect(failures).toEqual([2000, 4000]);

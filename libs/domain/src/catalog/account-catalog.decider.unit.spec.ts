@@ -37,7 +37,10 @@ const primaryChanged = (accountId: string | null, previousAccountId: string | nu
   type: 'PrimaryAccountChanged',
   data: { accountId, previousAccountId, changedAt },
 });
-const updated = (data: Omit<Extract<AccountCatalogEvent, { type: 'AccountUpdated' }>['data'], 'updatedAt'>, updatedAt = T1): AccountCatalogEvent => ({
+const updated = (
+  data: Omit<Extract<AccountCatalogEvent, { type: 'AccountUpdated' }>['data'], 'updatedAt'>,
+  updatedAt = T1,
+): AccountCatalogEvent => ({
   type: 'AccountUpdated',
   data: { ...data, updatedAt },
 });
@@ -69,7 +72,10 @@ describe('accountCatalogDecider', () => {
     });
 
     it('given no accounts, when the first account connects with primary: false, then it is connected but not primary', () => {
-      spec.given([]).when(connect(A, 'alice@example.com', [], { primary: false })).then([connected(A, 'alice@example.com', [], T1)]);
+      spec
+        .given([])
+        .when(connect(A, 'alice@example.com', [], { primary: false }))
+        .then([connected(A, 'alice@example.com', [], T1)]);
     });
 
     it('given no primary (the first account declined it), when another account connects, then that one becomes primary', () => {
@@ -80,7 +86,10 @@ describe('accountCatalogDecider', () => {
     });
 
     it('given a primary account, when another account connects without a choice, then it is not primary', () => {
-      spec.given(twoAccounts).when(connect(C, 'carol@example.com')).then([connected(C, 'carol@example.com', [], T1)]);
+      spec
+        .given(twoAccounts)
+        .when(connect(C, 'carol@example.com'))
+        .then([connected(C, 'carol@example.com', [], T1)]);
     });
 
     it('given a primary account, when another account connects with primary: true, then the primary moves to it', () => {
@@ -112,7 +121,10 @@ describe('accountCatalogDecider', () => {
       ['an alias equal to the email of another account', 'carol@example.com', ['Bob@Example.com']],
       ['an alias equal to an alias of another account', 'carol@example.com', ['sales@example.com']],
     ])('given connected accounts, when connecting with %s, then email_already_connected', (_case, email, aliases) => {
-      spec.given(twoAccounts).when(connect(C, email, aliases)).thenRejects('email_already_connected');
+      spec
+        .given(twoAccounts)
+        .when(connect(C, email, aliases))
+        .thenRejects('email_already_connected');
     });
 
     it('given an inactive account, when its email is connected again, then it is still taken', () => {
@@ -126,13 +138,19 @@ describe('accountCatalogDecider', () => {
       ['an alias equal to its own email', 'carol@example.com', ['Carol@example.com']],
       ['the same alias twice', 'carol@example.com', ['c@example.com', 'C@EXAMPLE.COM']],
     ])('given no accounts, when one request carries %s, then email_already_connected', (_case, email, aliases) => {
-      spec.given([]).when(connect(C, email, aliases)).thenRejects('email_already_connected');
+      spec
+        .given([])
+        .when(connect(C, email, aliases))
+        .thenRejects('email_already_connected');
     });
   });
 
   describe('UpdateAccount', () => {
     it('given an unknown account id, when updated, then unknown_account', () => {
-      spec.given(twoAccounts).when(update(C, { active: false })).thenRejects('unknown_account');
+      spec
+        .given(twoAccounts)
+        .when(update(C, { active: false }))
+        .thenRejects('unknown_account');
     });
 
     it('given an account, when its aliases change, then AccountUpdated carries only the aliases', () => {
@@ -143,11 +161,17 @@ describe('accountCatalogDecider', () => {
     });
 
     it('given an account, when its aliases are set to the same list, then nothing happens', () => {
-      spec.given(twoAccounts).when(update(B, { aliases: ['Sales@Example.com'] })).then([]);
+      spec
+        .given(twoAccounts)
+        .when(update(B, { aliases: ['Sales@Example.com'] }))
+        .then([]);
     });
 
     it('given an account, when its aliases are cleared, then AccountUpdated carries an empty list', () => {
-      spec.given(twoAccounts).when(update(B, { aliases: [] })).then([updated({ accountId: B, aliases: [] })]);
+      spec
+        .given(twoAccounts)
+        .when(update(B, { aliases: [] }))
+        .then([updated({ accountId: B, aliases: [] })]);
     });
 
     it.each([
@@ -167,7 +191,10 @@ describe('accountCatalogDecider', () => {
     });
 
     it('given an active account, when deactivated, then AccountUpdated carries only active: false', () => {
-      spec.given(twoAccounts).when(update(B, { active: false })).then([updated({ accountId: B, active: false })]);
+      spec
+        .given(twoAccounts)
+        .when(update(B, { active: false }))
+        .then([updated({ accountId: B, active: false })]);
     });
 
     it('given an inactive account, when reactivated, then AccountUpdated carries active: true', () => {
@@ -178,7 +205,10 @@ describe('accountCatalogDecider', () => {
     });
 
     it('given an active account, when set active again, then nothing happens', () => {
-      spec.given(twoAccounts).when(update(B, { active: true })).then([]);
+      spec
+        .given(twoAccounts)
+        .when(update(B, { active: true }))
+        .then([]);
     });
 
     it('given an account, when aliases and active change together, then one AccountUpdated carries both', () => {
@@ -189,19 +219,31 @@ describe('accountCatalogDecider', () => {
     });
 
     it('given a non-primary account, when made primary, then PrimaryAccountChanged names the previous primary', () => {
-      spec.given(twoAccounts).when(update(B, { primary: true })).then([primaryChanged(B, A, T1)]);
+      spec
+        .given(twoAccounts)
+        .when(update(B, { primary: true }))
+        .then([primaryChanged(B, A, T1)]);
     });
 
     it('given the primary account, when made primary again, then nothing happens', () => {
-      spec.given(twoAccounts).when(update(A, { primary: true })).then([]);
+      spec
+        .given(twoAccounts)
+        .when(update(A, { primary: true }))
+        .then([]);
     });
 
     it('given the primary account, when primary is set false, then there is no primary any more', () => {
-      spec.given(twoAccounts).when(update(A, { primary: false })).then([primaryChanged(null, A, T1)]);
+      spec
+        .given(twoAccounts)
+        .when(update(A, { primary: false }))
+        .then([primaryChanged(null, A, T1)]);
     });
 
     it('given a non-primary account, when primary is set false, then nothing happens', () => {
-      spec.given(twoAccounts).when(update(B, { primary: false })).then([]);
+      spec
+        .given(twoAccounts)
+        .when(update(B, { primary: false }))
+        .then([]);
     });
 
     it('given an account, when nothing is asked, then nothing happens', () => {

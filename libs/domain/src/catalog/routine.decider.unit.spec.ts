@@ -79,7 +79,10 @@ describe('routineDecider', () => {
 
   describe('UpdateRoutine', () => {
     it('given no routine, when updated, then routine_not_found', () => {
-      spec.given([]).when(update({ name: 'x' })).thenRejects('routine_not_found');
+      spec
+        .given([])
+        .when(update({ name: 'x' }))
+        .thenRejects('routine_not_found');
     });
 
     it('given a routine, when updated with no changes, then nothing happens', () => {
@@ -88,22 +91,28 @@ describe('routineDecider', () => {
 
     it('given a routine, when fields change, then RoutineUpdated carries exactly the changes', () => {
       const changes: Partial<RoutineDefinition> = { mode: 'autonomous', accountScope: [A, B] };
-      spec.given([created]).when(update(changes)).then([updatedEvent(changes)]);
+      spec
+        .given([created])
+        .when(update(changes))
+        .then([updatedEvent(changes)]);
     });
 
     it('given a routine, when the scope changes to name an unknown account, then unknown_scope_account', () => {
-      spec.given([created]).when(update({ accountScope: [B, UNKNOWN] })).thenRejects('unknown_scope_account');
+      spec
+        .given([created])
+        .when(update({ accountScope: [B, UNKNOWN] }))
+        .thenRejects('unknown_scope_account');
     });
 
     it('given a routine, when other fields change without a scope, then the known accounts are not consulted', () => {
-      spec.given([created]).when(update({ name: 'Renamed' }, new Set())).then([updatedEvent({ name: 'Renamed' })]);
+      spec
+        .given([created])
+        .when(update({ name: 'Renamed' }, new Set()))
+        .then([updatedEvent({ name: 'Renamed' })]);
     });
 
     it('given an update folded, then changed fields are replaced, others kept, updatedAt moves', () => {
-      const state = [created, updatedEvent({ mode: 'autonomous', tools: [] })].reduce(
-        routineDecider.evolve,
-        routineDecider.initialState(),
-      );
+      const state = [created, updatedEvent({ mode: 'autonomous', tools: [] })].reduce(routineDecider.evolve, routineDecider.initialState());
       expect(state).toEqual({
         routineId: ROUTINE_ID,
         ...definition,

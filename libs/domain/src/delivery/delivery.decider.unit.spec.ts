@@ -78,7 +78,10 @@ describe('deliveryDecider', () => {
 
   it('given a fresh stream, when a text delivery without a key is accepted, then it records the text and a null key', () => {
     const c = command({ payload: { format: 'text', text: 'hello\n' }, contentType: 'text/plain', idempotencyKey: null });
-    spec.given([]).when(c).then([acceptedFrom(c)]);
+    spec
+      .given([])
+      .when(c)
+      .then([acceptedFrom(c)]);
   });
 
   it('never carries a secret: the event data has exactly the documented fields', () => {
@@ -102,11 +105,17 @@ describe('deliveryDecider', () => {
   });
 
   it('given an accepted delivery, when the same request repeats within retention, then no events (a replay)', () => {
-    spec.given([original]).when(command({ now: later(60_000) })).then([]);
+    spec
+      .given([original])
+      .when(command({ now: later(60_000) }))
+      .then([]);
   });
 
   it('given an accepted delivery, when the same request repeats just before retention ends, then no events', () => {
-    spec.given([original]).when(command({ now: later(DAY_MS - 1) })).then([]);
+    spec
+      .given([original])
+      .when(command({ now: later(DAY_MS - 1) }))
+      .then([]);
   });
 
   it('given an accepted delivery, when a request with the same digest repeats under another delivery id, then the digest decides: no events', () => {
@@ -124,19 +133,31 @@ describe('deliveryDecider', () => {
   });
 
   it('given an accepted delivery, when another request reuses the key at the very same instant, then idempotency_key_reused', () => {
-    spec.given([original]).when(command({ requestDigest: DIGEST_B })).thenRejects('idempotency_key_reused');
+    spec
+      .given([original])
+      .when(command({ requestDigest: DIGEST_B }))
+      .thenRejects('idempotency_key_reused');
   });
 
   it('given a delivery accepted before canonical digests (its digest over the bytes), when the request brings that digest as its legacy one, then a replay: no events', () => {
-    spec.given([original]).when(command({ requestDigest: DIGEST_B, legacyRequestDigest: DIGEST_A, now: later(1_000) })).then([]);
+    spec
+      .given([original])
+      .when(command({ requestDigest: DIGEST_B, legacyRequestDigest: DIGEST_A, now: later(1_000) }))
+      .then([]);
   });
 
   it('given an accepted delivery, when neither the digest nor the legacy digest is the stored one, then idempotency_key_reused', () => {
-    spec.given([original]).when(command({ requestDigest: DIGEST_B, legacyRequestDigest: DIGEST_B, now: later(1_000) })).thenRejects('idempotency_key_reused');
+    spec
+      .given([original])
+      .when(command({ requestDigest: DIGEST_B, legacyRequestDigest: DIGEST_B, now: later(1_000) }))
+      .thenRejects('idempotency_key_reused');
   });
 
   it('given an accepted delivery past retention, when decided here, then no new event on this stream (the caller moves on)', () => {
-    spec.given([original]).when(command({ requestDigest: DIGEST_B, now: later(DAY_MS) })).then([]);
+    spec
+      .given([original])
+      .when(command({ requestDigest: DIGEST_B, now: later(DAY_MS) }))
+      .then([]);
   });
 
   it('keeps the first delivery when folding', () => {

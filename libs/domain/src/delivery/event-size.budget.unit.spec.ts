@@ -55,7 +55,9 @@ function encodedEvents(bytes: Buffer, contentTypeHeader: string): { delivery: nu
   return { delivery: size(deliveryData), run: size(run.events[0].data) };
 }
 
-const snapshotBytes = Buffer.byteLength(JSON.stringify({ name: routine.name, tools: routine.tools, instructions: routine.instructions, mode: routine.mode }));
+const snapshotBytes = Buffer.byteLength(
+  JSON.stringify({ name: routine.name, tools: routine.tools, instructions: routine.instructions, mode: routine.mode }),
+);
 
 /** Bodies chosen to make each encoder expand as much as it can, N bytes each. */
 const hostileBodies: [string, Buffer, string][] = [

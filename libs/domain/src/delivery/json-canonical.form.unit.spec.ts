@@ -4,9 +4,12 @@ import { canonicalJson } from './json-canonical.form';
 const canonical = (text: string): string => canonicalJson(parse(text));
 
 describe('canonicalJson (RFC 8785 over lossless-json values)', () => {
-  it('given the RFC 8785 §3.2.2 sample (numbers a double holds), then the RFC\'s own output', () => {
-    const input = '{"numbers": [1E30, 4.50, 2e-3, 0.000000000000000000000000001], "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}';
-    expect(canonical(input)).toBe('{"literals":[null,true,false],"numbers":[1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+  it("given the RFC 8785 §3.2.2 sample (numbers a double holds), then the RFC's own output", () => {
+    const input =
+      '{"numbers": [1E30, 4.50, 2e-3, 0.000000000000000000000000001], "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}';
+    expect(canonical(input)).toBe(
+      '{"literals":[null,true,false],"numbers":[1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
   });
 
   it('given members in another order and other whitespace, then the same form (sorted by UTF-16 code units, at every depth)', () => {

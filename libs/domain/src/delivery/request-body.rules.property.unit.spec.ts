@@ -8,7 +8,12 @@ const RUNS = { numRuns: 1_000, seed: 10_002 };
 
 const JSON_UTF8: ParsedContentType = { mediaType: 'application/json', charset: 'utf-8' };
 const TEXT_UTF8: ParsedContentType = { mediaType: 'text/plain', charset: 'utf-8' };
-const EXTRACTION_CODES: readonly RejectionCode[] = ['invalid_json', 'invalid_encoding', 'invalid_account_email', 'account_header_requires_text'];
+const EXTRACTION_CODES: readonly RejectionCode[] = [
+  'invalid_json',
+  'invalid_encoding',
+  'invalid_account_email',
+  'account_header_requires_text',
+];
 
 const contentType = fc.record({
   mediaType: fc.constantFrom('application/json' as const, 'text/plain' as const),
@@ -30,11 +35,20 @@ function accepted(request: RequestBody): ExtractedRequest {
 describe('extractRequest — properties', () => {
   it('never throws on any bytes, media type, charset and account header; a refusal is one of the extraction codes', () => {
     fc.assert(
-      fc.property(fc.oneof(jsonishBytes, fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes))), contentType, fc.option(fc.string({ maxLength: 30 }), { nil: undefined }), (bytes, type, accountHeader) => {
-        const result = extractRequest({ bytes, contentType: type, accountHeader });
-        if (isRejection(result)) expect(EXTRACTION_CODES).toContain(result.code);
-        else if (result.payload.format === 'json') expect(() => JSON.parse(result.payload.format === 'json' ? result.payload.json : '')).not.toThrow();
-      }),
+      fc.property(
+        fc.oneof(
+          jsonishBytes,
+          fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
+        ),
+        contentType,
+        fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+        (bytes, type, accountHeader) => {
+          const result = extractRequest({ bytes, contentType: type, accountHeader });
+          if (isRejection(result)) expect(EXTRACTION_CODES).toContain(result.code);
+          else if (result.payload.format === 'json')
+            expect(() => JSON.parse(result.payload.format === 'json' ? result.payload.json : '')).not.toThrow();
+        },
+      ),
       RUNS,
     );
   });
@@ -69,7 +83,11 @@ describe('extractRequest — properties', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 6 }), fc.boolean(), (value, wrap) => {
         const document = wrap ? { data: value, other: 1 } : value;
-        const result = extractRequest({ bytes: Buffer.from(JSON.stringify(document), 'utf8'), contentType: JSON_UTF8, accountHeader: undefined });
+        const result = extractRequest({
+          bytes: Buffer.from(JSON.stringify(document), 'utf8'),
+          contentType: JSON_UTF8,
+          accountHeader: undefined,
+        });
         const isObject = typeof document === 'object' && document !== null && !Array.isArray(document);
         const selection = isObject ? (document as Record<string, unknown>)['account_email'] : undefined;
         if (selection !== undefined && typeof selection !== 'string') {
@@ -90,11 +108,17 @@ describe('extractRequest — properties', () => {
   it('keeps every digit of numbers and the order of keys as sent', () => {
     const digits = fc.stringMatching(/^-?[1-9][0-9]{15,40}(\.[0-9]{1,20})?(e[+-]?[0-9]{1,4})?$/);
     fc.assert(
-      fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z]{1,8}$/), { minLength: 1, maxLength: 6 }).filter((keys) => !keys.includes('data') && !keys.includes('account_email')), fc.array(digits, { minLength: 6, maxLength: 6 }), (keys, numbers) => {
-        const json = `{${keys.map((key, index) => `"${key}":${numbers[index]}`).join(',')}}`;
-        const result = accepted({ bytes: Buffer.from(json), contentType: JSON_UTF8, accountHeader: undefined });
-        expect(result.payload).toEqual({ format: 'json', json });
-      }),
+      fc.property(
+        fc
+          .uniqueArray(fc.stringMatching(/^[a-z]{1,8}$/), { minLength: 1, maxLength: 6 })
+          .filter((keys) => !keys.includes('data') && !keys.includes('account_email')),
+        fc.array(digits, { minLength: 6, maxLength: 6 }),
+        (keys, numbers) => {
+          const json = `{${keys.map((key, index) => `"${key}":${numbers[index]}`).join(',')}}`;
+          const result = accepted({ bytes: Buffer.from(json), contentType: JSON_UTF8, accountHeader: undefined });
+          expect(result.payload).toEqual({ format: 'json', json });
+        },
+      ),
       RUNS,
     );
   });
@@ -113,13 +137,18 @@ describe('extractRequest — properties', () => {
 
   it(`nesting up to ${MAX_JSON_DEPTH} levels is accepted and deeper is invalid_json, brackets inside strings not counted`, () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: MAX_JSON_DEPTH - 4, max: MAX_JSON_DEPTH + 1 })), fc.constantFrom('[', '{"a":'), fc.constantFrom('"[[[{{{"', '"\\"[[["', '"\\\\"'), (depth, open, leaf) => {
-        const close = open === '[' ? ']' : '}';
-        const json = open.repeat(depth) + leaf + close.repeat(depth);
-        const result = extractRequest({ bytes: Buffer.from(json), contentType: JSON_UTF8, accountHeader: undefined });
-        if (depth <= MAX_JSON_DEPTH) expect(isRejection(result)).toBe(false);
-        else expect(isRejection(result) && result.code).toBe('invalid_json');
-      }),
+      fc.property(
+        fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: MAX_JSON_DEPTH - 4, max: MAX_JSON_DEPTH + 1 })),
+        fc.constantFrom('[', '{"a":'),
+        fc.constantFrom('"[[[{{{"', '"\\"[[["', '"\\\\"'),
+        (depth, open, leaf) => {
+          const close = open === '[' ? ']' : '}';
+          const json = open.repeat(depth) + leaf + close.repeat(depth);
+          const result = extractRequest({ bytes: Buffer.from(json), contentType: JSON_UTF8, accountHeader: undefined });
+          if (depth <= MAX_JSON_DEPTH) expect(isRejection(result)).toBe(false);
+          else expect(isRejection(result) && result.code).toBe('invalid_json');
+        },
+      ),
       { ...RUNS, numRuns: 300 },
     );
   });

@@ -33,7 +33,9 @@ describe('extractRequest — JSON bodies (spec rule 5)', () => {
   it('given JSON, then the whole parsed body is handed on (what a repeat of the key is compared on); text hands on none', () => {
     const result = extractRequest(body('{"data":{"n":12345678901234567890},"account_email":"a@example.com"}'));
     if (isRejection(result)) throw new Error(result.code);
-    expect(canonicalJson(result.json)).toBe('{"account_email":"a@example.com","data":{"n":{"\\u0000exact-number":"1234567890123456789e1"}}}');
+    expect(canonicalJson(result.json)).toBe(
+      '{"account_email":"a@example.com","data":{"n":{"\\u0000exact-number":"1234567890123456789e1"}}}',
+    );
     const text = extractRequest(body('{"a":1}', TEXT_UTF8));
     expect(isRejection(text) ? text.code : text.json).toBeUndefined();
   });
@@ -231,9 +233,7 @@ describe('extractRequest — JSON bodies (spec rule 5)', () => {
     });
 
     it('given a JSON body, the account header and account_email, then account_header_requires_text', () => {
-      expect(rejectionOf(body('{"account_email":"ops@example.com"}', JSON_UTF8, 'ops@example.com'))).toBe(
-        'account_header_requires_text',
-      );
+      expect(rejectionOf(body('{"account_email":"ops@example.com"}', JSON_UTF8, 'ops@example.com'))).toBe('account_header_requires_text');
     });
   });
 });
@@ -262,7 +262,11 @@ describe('extractRequest — text bodies (spec rule 6)', () => {
   it('given a UTF-8 byte order mark at the start of text, then it is kept: the payload is the raw text', () => {
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('alert')]);
     expect(accepted(body(withBom, TEXT_UTF8)).payload).toEqual({ format: 'text', text: '\ufeffalert' });
-    expect(accepted(body(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hi', 'utf16le')]), { mediaType: 'text/plain', charset: 'utf-16le' })).payload).toEqual({ format: 'text', text: '\ufeffhi' });
+    expect(
+      accepted(
+        body(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hi', 'utf16le')]), { mediaType: 'text/plain', charset: 'utf-16le' }),
+      ).payload,
+    ).toEqual({ format: 'text', text: '\ufeffhi' });
   });
 
   it('given the account header, then it is the selection, exactly as sent', () => {

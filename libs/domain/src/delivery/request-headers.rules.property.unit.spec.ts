@@ -14,9 +14,15 @@ const token68 = fc
 describe('parseBearerSecret — properties', () => {
   it('returns the token of any well-formed Bearer header, whatever the scheme case and spacing', () => {
     fc.assert(
-      fc.property(fc.mixedCase(fc.constant('bearer')), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 3 }), token68, (scheme, before, after, token) => {
-        expect(parseBearerSecret(`${scheme}${' '.repeat(before)}${token}${' '.repeat(after)}`)).toBe(token);
-      }),
+      fc.property(
+        fc.mixedCase(fc.constant('bearer')),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 0, max: 3 }),
+        token68,
+        (scheme, before, after, token) => {
+          expect(parseBearerSecret(`${scheme}${' '.repeat(before)}${token}${' '.repeat(after)}`)).toBe(token);
+        },
+      ),
       RUNS,
     );
   });
@@ -36,9 +42,13 @@ describe('parseBearerSecret — properties', () => {
 
   it('any other scheme presents no secret', () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[A-Za-z]{1,10}$/).filter((s) => s.toLowerCase() !== 'bearer'), token68, (scheme, token) => {
-        expect(parseBearerSecret(`${scheme} ${token}`)).toBeUndefined();
-      }),
+      fc.property(
+        fc.stringMatching(/^[A-Za-z]{1,10}$/).filter((s) => s.toLowerCase() !== 'bearer'),
+        token68,
+        (scheme, token) => {
+          expect(parseBearerSecret(`${scheme} ${token}`)).toBeUndefined();
+        },
+      ),
       RUNS,
     );
   });
@@ -68,7 +78,8 @@ describe('parseContentType — properties', () => {
         fc.mixedCase(fc.constantFrom('application/json', 'text/plain')),
         fc.option(fc.tuple(fc.mixedCase(fc.constant('charset')), charset, fc.boolean())),
         (mediaType, parameter) => {
-          const header = parameter === null ? mediaType : `${mediaType}; ${parameter[0]}=${parameter[2] ? `"${parameter[1]}"` : parameter[1]}`;
+          const header =
+            parameter === null ? mediaType : `${mediaType}; ${parameter[0]}=${parameter[2] ? `"${parameter[1]}"` : parameter[1]}`;
           const result = parseContentType(header);
           if (isRejection(result)) throw new Error(`${header} was refused: ${result.detail}`);
           expect(result.mediaType).toBe(mediaType.toLowerCase());
@@ -93,7 +104,11 @@ describe('parseContentType — properties', () => {
 
 describe('parseIdempotencyKey — properties', () => {
   it('accepts exactly 1 to 255 visible ASCII characters and returns them unchanged', () => {
-    const visible = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 255 });
+    const visible = fc.string({
+      unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)),
+      minLength: 1,
+      maxLength: 255,
+    });
     fc.assert(
       fc.property(visible, (key) => {
         expect(parseIdempotencyKey(key)).toBe(key);
@@ -103,7 +118,9 @@ describe('parseIdempotencyKey — properties', () => {
   });
 
   it('refuses any key with a character outside visible ASCII, an empty key and a key longer than 255', () => {
-    const outside = fc.oneof(fc.integer({ min: 0, max: 0x20 }), fc.integer({ min: 0x7f, max: 0xffff })).map((code) => String.fromCharCode(code));
+    const outside = fc
+      .oneof(fc.integer({ min: 0, max: 0x20 }), fc.integer({ min: 0x7f, max: 0xffff }))
+      .map((code) => String.fromCharCode(code));
     const withOutsider = fc.tuple(fc.string({ maxLength: 20 }), outside, fc.string({ maxLength: 20 })).map(([a, c, b]) => a + c + b);
     const tooLong = fc.stringMatching(/^[a-z]{256,300}$/);
     fc.assert(

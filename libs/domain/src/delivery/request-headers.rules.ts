@@ -21,10 +21,7 @@ export function parseBearerSecret(header: string | undefined): string | undefine
 
 /** Only application/json and text/plain, with parameters such as charset; else 415. */
 export function parseContentType(header: string | undefined): ParsedContentType | Rejection {
-  const unsupported = reject(
-    'unsupported_media_type',
-    'Content-Type must be application/json or text/plain',
-  );
+  const unsupported = reject('unsupported_media_type', 'Content-Type must be application/json or text/plain');
   if (header === undefined || header.trim() === '') return unsupported;
   let parsed: ReturnType<typeof parseMediaType>;
   try {
@@ -46,7 +43,10 @@ export function parseContentType(header: string | undefined): ParsedContentType 
  */
 export function checkContentEncoding(header: string | undefined): Rejection | undefined {
   if (header === undefined) return undefined;
-  const codings = header.split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '');
+  const codings = header
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '');
   if (codings.every((coding) => coding === 'identity')) return undefined;
   return reject('unsupported_content_encoding', `Content-Encoding ${codings.join(', ')} is not supported: send the body uncompressed`);
 }

@@ -22,7 +22,10 @@ export interface DigestedRequest {
  */
 export function requestDigest(request: DigestedRequest): string {
   if (request.json === undefined) return bytesDigest(request);
-  return CANONICAL_DIGEST_PREFIX + createHash('sha256').update(`${request.mediaType}\n`).update(canonicalJson(request.json), 'utf8').digest('hex');
+  return (
+    CANONICAL_DIGEST_PREFIX +
+    createHash('sha256').update(`${request.mediaType}\n`).update(canonicalJson(request.json), 'utf8').digest('hex')
+  );
 }
 
 /**
@@ -31,7 +34,11 @@ export function requestDigest(request: DigestedRequest): string {
  */
 export function bytesDigest(request: DigestedRequest): string {
   const hash = createHash('sha256');
-  const parts = [Buffer.from(`${request.mediaType};charset=${request.charset}`), Buffer.from(request.accountHeader ?? '\u0000none'), request.bytes];
+  const parts = [
+    Buffer.from(`${request.mediaType};charset=${request.charset}`),
+    Buffer.from(request.accountHeader ?? '\u0000none'),
+    request.bytes,
+  ];
   for (const part of parts) {
     hash.update(`${part.length}:`);
     hash.update(part);

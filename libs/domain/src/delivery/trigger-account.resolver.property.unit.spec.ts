@@ -15,7 +15,10 @@ const IDS = ['acc_A', 'acc_B', 'acc_C', 'acc_D', 'acc_E'];
 
 /** Few local parts and domains, so that clashes, aliases and case variants are frequent. */
 const address = fc
-  .tuple(fc.constantFrom('ops', 'Ops', 'alerts', 'ALERTS', 'bot', 'ci', 'x.y', 'a+b'), fc.constantFrom('example.com', 'Example.COM', 'corp.test'))
+  .tuple(
+    fc.constantFrom('ops', 'Ops', 'alerts', 'ALERTS', 'bot', 'ci', 'x.y', 'a+b'),
+    fc.constantFrom('example.com', 'Example.COM', 'corp.test'),
+  )
   .map(([local, domain]) => `${local}@${domain}`);
 
 const command: fc.Arbitrary<AccountCatalogCommand> = fc.oneof(
@@ -92,12 +95,25 @@ describe('resolveTriggerAccount — properties', () => {
 
   it('never widens the scope: the account is active and in scope, or the request is refused', () => {
     fc.assert(
-      fc.property(catalog, scope, defaultAccount, fc.boolean(), fc.option(address, { nil: undefined }), (c, routineScope, configured, allowed, selection) => {
-        const result = resolveTriggerAccount({ selection, accountOverrideAllowed: allowed, defaultAccount: configured, routineScope, catalog: c });
-        if (isRejection(result)) return;
-        expect(routineScope).toContain(result.accountId);
-        expect(c.accounts.get(result.accountId)?.active).toBe(true);
-      }),
+      fc.property(
+        catalog,
+        scope,
+        defaultAccount,
+        fc.boolean(),
+        fc.option(address, { nil: undefined }),
+        (c, routineScope, configured, allowed, selection) => {
+          const result = resolveTriggerAccount({
+            selection,
+            accountOverrideAllowed: allowed,
+            defaultAccount: configured,
+            routineScope,
+            catalog: c,
+          });
+          if (isRejection(result)) return;
+          expect(routineScope).toContain(result.accountId);
+          expect(c.accounts.get(result.accountId)?.active).toBe(true);
+        },
+      ),
       RUNS,
     );
   });
@@ -105,7 +121,13 @@ describe('resolveTriggerAccount — properties', () => {
   it('a selection is refused when the webhook does not allow it, and otherwise is what matchActiveAccount finds or a refusal', () => {
     fc.assert(
       fc.property(catalog, scope, defaultAccount, fc.boolean(), address, (c, routineScope, configured, allowed, selection) => {
-        const result = resolveTriggerAccount({ selection, accountOverrideAllowed: allowed, defaultAccount: configured, routineScope, catalog: c });
+        const result = resolveTriggerAccount({
+          selection,
+          accountOverrideAllowed: allowed,
+          defaultAccount: configured,
+          routineScope,
+          catalog: c,
+        });
         if (!allowed) {
           expect(isRejection(result) && result.code).toBe('account_override_not_allowed');
           return;
@@ -122,7 +144,13 @@ describe('resolveTriggerAccount — properties', () => {
   it('without a selection: the default account when usable, else the primary when usable, else no_trigger_account', () => {
     fc.assert(
       fc.property(catalog, scope, defaultAccount, (c, routineScope, configured) => {
-        const result = resolveTriggerAccount({ selection: undefined, accountOverrideAllowed: true, defaultAccount: configured, routineScope, catalog: c });
+        const result = resolveTriggerAccount({
+          selection: undefined,
+          accountOverrideAllowed: true,
+          defaultAccount: configured,
+          routineScope,
+          catalog: c,
+        });
         const usable = (id: string | null): boolean => id !== null && c.accounts.get(id)?.active === true && routineScope.includes(id);
         if (usable(configured.accountId)) expect(isRejection(result) || result.accountId).toBe(configured.accountId);
         else if (usable(c.primaryAccountId)) expect(isRejection(result) || result.accountId).toBe(c.primaryAccountId);

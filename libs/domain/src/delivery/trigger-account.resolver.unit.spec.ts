@@ -151,9 +151,7 @@ describe('resolveTriggerAccount — 3. the primary account', () => {
   });
 
   it('given the default account is no longer in the catalog, then the primary account', () => {
-    expect(resolved({ defaultAccount: { accountId: 'acc_GGGGGGGGGGGGGGGGGGGGGG', email: 'gone@example.com' } })).toEqual(
-      PRIMARY_ACCOUNT,
-    );
+    expect(resolved({ defaultAccount: { accountId: 'acc_GGGGGGGGGGGGGGGGGGGGGG', email: 'gone@example.com' } })).toEqual(PRIMARY_ACCOUNT);
   });
 
   it('given the default is unusable and the primary is inactive, then no_trigger_account', () => {

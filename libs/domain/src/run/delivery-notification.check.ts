@@ -29,7 +29,8 @@ export type NoticeVerdict<S extends StoredDelivery> =
  */
 export function checkDeliveryNotice<S extends StoredDelivery>(notice: DeliveryNotice, stored: S | undefined): NoticeVerdict<S> {
   const deliveryId = notice.data.deliveryId;
-  const named = typeof deliveryId === 'string' && isWellFormedId('delivery', deliveryId) ? `delivery ${deliveryId}` : 'a malformed delivery id';
+  const named =
+    typeof deliveryId === 'string' && isWellFormedId('delivery', deliveryId) ? `delivery ${deliveryId}` : 'a malformed delivery id';
   if (!stored || stored.type !== 'DeliveryAccepted') {
     return { kind: 'not_in_store', reason: `unverified_notification: the event store holds no DeliveryAccepted for ${named}` };
   }
@@ -39,7 +40,11 @@ export function checkDeliveryNotice<S extends StoredDelivery>(notice: DeliveryNo
     ...(isDeepStrictEqual(stored.data, notice.data) ? [] : ['data']),
   ];
   if (differing.length > 0) {
-    return { kind: 'differs', stored, reason: `unverified_notification: the message differs from the stored DeliveryAccepted of ${named} (${differing.join(', ')})` };
+    return {
+      kind: 'differs',
+      stored,
+      reason: `unverified_notification: the message differs from the stored DeliveryAccepted of ${named} (${differing.join(', ')})`,
+    };
   }
   return { kind: 'verified', stored };
 }

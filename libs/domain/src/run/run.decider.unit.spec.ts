@@ -137,16 +137,28 @@ describe('runDecider', () => {
   });
 
   it('given an existing run, when created again, then no events (one delivery, one run)', () => {
-    spec.given([createdRun()]).when(create({ now: '2024-05-02T00:00:00.000Z' })).then([]);
+    spec
+      .given([createdRun()])
+      .when(create({ now: '2024-05-02T00:00:00.000Z' }))
+      .then([]);
   });
 
   it('given an existing run, when created again even with the routine gone, then no events', () => {
-    spec.given([createdRun()]).when(create({ routine: null })).then([]);
+    spec
+      .given([createdRun()])
+      .when(create({ routine: null }))
+      .then([]);
   });
 
   it('given an existing run, when created again with a routine that would now be refused, then no events (the run stands; nothing is parked)', () => {
-    spec.given([createdRun()]).when(create({ routine: { ...routine, mode: 'autonomous' } })).then([]);
-    spec.given([createdRun()]).when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } })).then([]);
+    spec
+      .given([createdRun()])
+      .when(create({ routine: { ...routine, mode: 'autonomous' } }))
+      .then([]);
+    spec
+      .given([createdRun()])
+      .when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } }))
+      .then([]);
   });
 
   it('given a run written by an earlier build, when created again, then no events', () => {
@@ -155,7 +167,10 @@ describe('runDecider', () => {
   });
 
   it('given no run and no routine, then routine_not_found', () => {
-    spec.given([]).when(create({ routine: null })).thenRejects('routine_not_found');
+    spec
+      .given([])
+      .when(create({ routine: null }))
+      .thenRejects('routine_not_found');
   });
 
   it('keeps the first run when folding', () => {
@@ -170,7 +185,10 @@ describe('runDecider', () => {
 
 describe('run decider: judged again on the routine as it was at acceptance', () => {
   it('given no run, when the routine was autonomous with an external-sending tool, then webhook_blocked (no run)', () => {
-    spec.given([]).when(create({ routine: { ...routine, mode: 'autonomous' } })).thenRejects('webhook_blocked');
+    spec
+      .given([])
+      .when(create({ routine: { ...routine, mode: 'autonomous' } }))
+      .thenRejects('webhook_blocked');
   });
 
   it('given no run, when the routine is autonomous without external-sending tools, then the run is created', () => {
@@ -180,6 +198,9 @@ describe('run decider: judged again on the routine as it was at acceptance', () 
   });
 
   it('given no run, when the trigger account is outside the routine scope, then account_out_of_scope (no run)', () => {
-    spec.given([]).when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } })).thenRejects('account_out_of_scope', "the trigger account is outside the routine's account scope");
+    spec
+      .given([])
+      .when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } }))
+      .thenRejects('account_out_of_scope', "the trigger account is outside the routine's account scope");
   });
 });

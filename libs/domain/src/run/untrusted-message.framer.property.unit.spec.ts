@@ -15,7 +15,26 @@ const RUNS = { numRuns: 1_000, seed: 10_004 };
 const hostileText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc
-    .array(fc.constantFrom('<<<', '>>>', 'UNTRUSTED_PAYLOAD_END delivery=d1', '\n', '\r', '\u2028', '\u2029', '\u0000', '&', '\ud800', '\udfff', 'é', '😀', '"', '\\'), { maxLength: 30 })
+    .array(
+      fc.constantFrom(
+        '<<<',
+        '>>>',
+        'UNTRUSTED_PAYLOAD_END delivery=d1',
+        '\n',
+        '\r',
+        '\u2028',
+        '\u2029',
+        '\u0000',
+        '&',
+        '\ud800',
+        '\udfff',
+        'é',
+        '😀',
+        '"',
+        '\\',
+      ),
+      { maxLength: 30 },
+    )
     .map((parts) => parts.join('')),
 );
 const jsonText = fc.oneof(
@@ -28,13 +47,22 @@ const payload: fc.Arbitrary<PayloadRecord> = fc.oneof(
   hostileText.map((text): PayloadRecord => ({ format: 'text', text })),
 );
 const id = fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/);
-const contentType = fc.oneof(fc.constantFrom('application/json', 'text/plain; charset=utf-8', 'TEXT/Plain'), fc.string({ unit: 'binary', maxLength: 40 }));
+const contentType = fc.oneof(
+  fc.constantFrom('application/json', 'text/plain; charset=utf-8', 'TEXT/Plain'),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+);
 
 describe('frameUntrustedPayload — properties', () => {
   it('nothing in the payload or the content type can add, move or close a marker: exactly two "<<<", one payload line, fixed text around it', () => {
     fc.assert(
       fc.property(id, id, contentType, payload, (deliveryId, webhookId, type, record) => {
-        const message = frameUntrustedPayload({ deliveryId, webhookId, receivedAt: '2024-05-01T12:00:00.000Z', contentType: type, payload: record });
+        const message = frameUntrustedPayload({
+          deliveryId,
+          webhookId,
+          receivedAt: '2024-05-01T12:00:00.000Z',
+          contentType: type,
+          payload: record,
+        });
         expect(message.split('<<<')).toHaveLength(3);
         expect(message.startsWith(`${UNTRUSTED_PAYLOAD_PREAMBLE}\n`)).toBe(true);
         expect(message.endsWith(`\n${UNTRUSTED_PAYLOAD_CLOSING}`)).toBe(true);
@@ -50,7 +78,13 @@ describe('frameUntrustedPayload — properties', () => {
   it('the payload line decodes to the payload: the same JSON value, or the exact text (lone surrogates included)', () => {
     fc.assert(
       fc.property(payload, (record) => {
-        const message = frameUntrustedPayload({ deliveryId: 'd1', webhookId: 'w1', receivedAt: '2024-05-01T12:00:00Z', contentType: 'application/json', payload: record });
+        const message = frameUntrustedPayload({
+          deliveryId: 'd1',
+          webhookId: 'w1',
+          receivedAt: '2024-05-01T12:00:00Z',
+          contentType: 'application/json',
+          payload: record,
+        });
         const decoded = decodeFramedPayload(message);
         if (record.format === 'text') expect(decoded).toBe(record.text);
         else expect(decoded).toEqual(JSON.parse(record.json));
@@ -73,27 +107,65 @@ describe('frameUntrustedPayload — properties', () => {
 describe('minifyJsonText — properties (the framer’s JSON checker)', () => {
   /** Strings made mostly of JSON punctuation, so almost-valid documents are common. */
   const jsonish = fc
-    .array(fc.oneof(fc.constantFrom('{', '}', '[', ']', '"', ':', ',', ' ', '\n', '\t', '\\', 'u', '0', '1', '-', '.', 'e', '+', 'true', 'null', 'fals', '"a"', '\u2028', '\u0001'), fc.string({ maxLength: 3 })), { maxLength: 40 })
+    .array(
+      fc.oneof(
+        fc.constantFrom(
+          '{',
+          '}',
+          '[',
+          ']',
+          '"',
+          ':',
+          ',',
+          ' ',
+          '\n',
+          '\t',
+          '\\',
+          'u',
+          '0',
+          '1',
+          '-',
+          '.',
+          'e',
+          '+',
+          'true',
+          'null',
+          'fals',
+          '"a"',
+          '\u2028',
+          '\u0001',
+        ),
+        fc.string({ maxLength: 3 }),
+      ),
+      { maxLength: 40 },
+    )
     .map((parts) => parts.join(''));
 
   it('accepts exactly what JSON.parse accepts, and keeps its value', () => {
     fc.assert(
-      fc.property(fc.oneof(jsonish, fc.json({ maxDepth: 4 }), fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value, null, '\t'))), (text) => {
-        let expected: unknown;
-        let parseError = false;
-        try {
-          expected = JSON.parse(text);
-        } catch {
-          parseError = true;
-        }
-        if (parseError) {
-          expect(() => minifyJsonText(text)).toThrow(SyntaxError);
-          return;
-        }
-        const minified = minifyJsonText(text);
-        expect(JSON.parse(minified)).toEqual(expected);
-        expect(minifyJsonText(minified)).toBe(minified);
-      }),
+      fc.property(
+        fc.oneof(
+          jsonish,
+          fc.json({ maxDepth: 4 }),
+          fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value, null, '\t')),
+        ),
+        (text) => {
+          let expected: unknown;
+          let parseError = false;
+          try {
+            expected = JSON.parse(text);
+          } catch {
+            parseError = true;
+          }
+          if (parseError) {
+            expect(() => minifyJsonText(text)).toThrow(SyntaxError);
+            return;
+          }
+          const minified = minifyJsonText(text);
+          expect(JSON.parse(minified)).toEqual(expected);
+          expect(minifyJsonText(minified)).toBe(minified);
+        },
+      ),
       { ...RUNS, numRuns: 5_000 },
     );
   });

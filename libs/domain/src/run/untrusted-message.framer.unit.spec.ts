@@ -236,7 +236,8 @@ describe('frameUntrustedPayload', () => {
   describe('JSON payloads', () => {
     it('given big integers and out-of-range numbers, when framed, then every digit is kept as written', () => {
       // given
-      const source = '{"id": 12345678901234567890, "huge": 1e400, "tiny": -1E-400, "neg0": -0, "fixed": 1.0, "pi": 3.14159265358979323846264338327950288}';
+      const source =
+        '{"id": 12345678901234567890, "huge": 1e400, "tiny": -1E-400, "neg0": -0, "fixed": 1.0, "pi": 3.14159265358979323846264338327950288}';
 
       // when
       const payloadLine = expectRoundTrip(json(source));
@@ -322,7 +323,9 @@ describe('frameUntrustedPayload', () => {
 
     it('given a huge single-line JSON document (300 KB), when framed, then it stays one line and round-trips', () => {
       // given
-      const source = JSON.stringify({ items: Array.from({ length: 6_000 }, (_, i) => ({ i, s: `<${i}>&\u00e9\u2028${REAL_END_MARKER}` })) });
+      const source = JSON.stringify({
+        items: Array.from({ length: 6_000 }, (_, i) => ({ i, s: `<${i}>&\u00e9\u2028${REAL_END_MARKER}` })),
+      });
 
       // when / then
       expect(source.length).toBeGreaterThan(300_000);
@@ -491,7 +494,31 @@ describe('frameUntrustedPayload', () => {
     it('given 2,000 random token sequences, when minified, then it accepts exactly what JSON.parse accepts and keeps the value', () => {
       // given
       const random = seededRandom(42);
-      const tokens = ['{', '}', '[', ']', ',', ':', '"a"', '"\\u00e9"', '"\u00e9"', '1', '-0', '1e5', '0.5', 'true', 'null', ' ', '\n', '\r\n', '0', '.', '-', 'x', '"'];
+      const tokens = [
+        '{',
+        '}',
+        '[',
+        ']',
+        ',',
+        ':',
+        '"a"',
+        '"\\u00e9"',
+        '"\u00e9"',
+        '1',
+        '-0',
+        '1e5',
+        '0.5',
+        'true',
+        'null',
+        ' ',
+        '\n',
+        '\r\n',
+        '0',
+        '.',
+        '-',
+        'x',
+        '"',
+      ];
 
       for (let n = 0; n < 2_000; n += 1) {
         const length = 1 + Math.floor(random() * 10);
@@ -552,7 +579,9 @@ describe('framer edges (pinned by mutation testing)', () => {
   });
 
   it('refuses a message with two begin markers, or none', () => {
-    expect(() => extractFramedPayloadLine(framed([REAL_BEGIN_MARKER, REAL_BEGIN_MARKER, '"x"', REAL_END_MARKER]))).toThrow(/exactly one begin and one end/);
+    expect(() => extractFramedPayloadLine(framed([REAL_BEGIN_MARKER, REAL_BEGIN_MARKER, '"x"', REAL_END_MARKER]))).toThrow(
+      /exactly one begin and one end/,
+    );
     expect(() => extractFramedPayloadLine(framed(['"x"', REAL_END_MARKER]))).toThrow(/exactly one begin and one end/);
     expect(() => extractFramedPayloadLine(framed([REAL_BEGIN_MARKER, '"x"']))).toThrow(/exactly one begin and one end/);
   });

@@ -1,8 +1,6 @@
 import type { RoutineDefinition } from '@wts/contracts';
 
-export type SafetyVerdict =
-  | { readonly blocked: false }
-  | { readonly blocked: true; readonly reason: string; readonly remedy: string };
+export type SafetyVerdict = { readonly blocked: false } | { readonly blocked: true; readonly reason: string; readonly remedy: string };
 
 /**
  * Untrusted input plus autonomous external sending is blocked. Webhook-triggered routines are

@@ -75,7 +75,10 @@ describe('webhookDecider', () => {
 
   describe('EnableWebhook', () => {
     it('given no webhook, when enabled with a safe routine, then WebhookEnabled carries id, routine, digest, default account, override and time', () => {
-      spec.given([]).when(enable({ accountOverrideAllowed: true })).then([enabled({ accountOverrideAllowed: true })]);
+      spec
+        .given([])
+        .when(enable({ accountOverrideAllowed: true }))
+        .then([enabled({ accountOverrideAllowed: true })]);
     });
 
     it('given no webhook, when enabled, then the state is enabled and not blocked', () => {
@@ -104,20 +107,24 @@ describe('webhookDecider', () => {
     });
 
     it('given an enabled webhook, when enabled again, then it is rejected as already enabled', () => {
-      spec.given([enabled()]).when(enable({ now: T1 })).thenRejects('webhook_already_enabled');
+      spec
+        .given([enabled()])
+        .when(enable({ now: T1 }))
+        .thenRejects('webhook_already_enabled');
     });
 
     it('given an enabled webhook whose secret was rotated, when enabled again, then it is still rejected', () => {
-      spec.given([enabled(), rotated()]).when(enable({ now: T2 })).thenRejects('webhook_already_enabled');
+      spec
+        .given([enabled(), rotated()])
+        .when(enable({ now: T2 }))
+        .thenRejects('webhook_already_enabled');
     });
 
     it('given a disabled webhook, when re-enabled with the same id, then WebhookEnabled keeps the id (stable URL) with the new secret digest', () => {
       spec
         .given([enabled(), disabled()])
         .when(enable({ secretDigest: DIGEST_2, defaultAccount: OTHER_ACCOUNT, accountOverrideAllowed: true, now: T2 }))
-        .then([
-          enabled({ secretDigest: DIGEST_2, defaultAccount: OTHER_ACCOUNT, accountOverrideAllowed: true, enabledAt: T2 }),
-        ]);
+        .then([enabled({ secretDigest: DIGEST_2, defaultAccount: OTHER_ACCOUNT, accountOverrideAllowed: true, enabledAt: T2 })]);
     });
 
     it('given a disabled webhook, when re-enabled, then the state is enabled with the same id and the new settings', () => {
@@ -139,7 +146,10 @@ describe('webhookDecider', () => {
     });
 
     it('given a disabled webhook, when re-enabled with another id, then it is rejected (the URL must stay stable)', () => {
-      spec.given([enabled(), disabled()]).when(enable({ webhookId: OTHER_WEBHOOK_ID, now: T2 })).thenRejects('validation_failed');
+      spec
+        .given([enabled(), disabled()])
+        .when(enable({ webhookId: OTHER_WEBHOOK_ID, now: T2 }))
+        .thenRejects('validation_failed');
     });
 
     it('given a disabled, blocked webhook, when re-enabled while the routine is now safe, then it is enabled and unblocked', () => {
@@ -171,7 +181,10 @@ describe('webhookDecider', () => {
 
   describe('RotateSecret', () => {
     it('given an enabled webhook, when the secret is rotated, then SecretRotated carries the new digest', () => {
-      spec.given([enabled()]).when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T1 }).then([rotated(DIGEST_2, T1)]);
+      spec
+        .given([enabled()])
+        .when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T1 })
+        .then([rotated(DIGEST_2, T1)]);
     });
 
     it('given a rotated secret folded, then the state holds only the new digest', () => {
@@ -179,7 +192,10 @@ describe('webhookDecider', () => {
     });
 
     it('given an enabled, blocked webhook, when the secret is rotated, then rotation is allowed', () => {
-      spec.given([enabled(), blocked(T0)]).when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T1 }).then([rotated(DIGEST_2, T1)]);
+      spec
+        .given([enabled(), blocked(T0)])
+        .when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T1 })
+        .then([rotated(DIGEST_2, T1)]);
     });
 
     it('given no webhook, when the secret is rotated, then it is rejected as not enabled', () => {
@@ -187,13 +203,19 @@ describe('webhookDecider', () => {
     });
 
     it('given a disabled webhook, when the secret is rotated, then it is rejected as not enabled', () => {
-      spec.given([enabled(), disabled()]).when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T2 }).thenRejects('webhook_not_enabled');
+      spec
+        .given([enabled(), disabled()])
+        .when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T2 })
+        .thenRejects('webhook_not_enabled');
     });
   });
 
   describe('DisableWebhook', () => {
     it('given an enabled webhook, when disabled, then WebhookDisabled', () => {
-      spec.given([enabled()]).when({ type: 'DisableWebhook', now: T1 }).then([disabled(T1)]);
+      spec
+        .given([enabled()])
+        .when({ type: 'DisableWebhook', now: T1 })
+        .then([disabled(T1)]);
     });
 
     it('given a disabled webhook folded, then the state is disabled and keeps id, digest and settings', () => {
@@ -224,11 +246,17 @@ describe('webhookDecider', () => {
     });
 
     it('given an enabled, unblocked webhook, when the routine becomes unsafe, then WebhookBlocked with the reason', () => {
-      spec.given([enabled()]).when({ type: 'ReassessSafety', safety: UNSAFE, now: T1 }).then([blocked(T1)]);
+      spec
+        .given([enabled()])
+        .when({ type: 'ReassessSafety', safety: UNSAFE, now: T1 })
+        .then([blocked(T1)]);
     });
 
     it('given an enabled, blocked webhook, when the routine is made safer, then WebhookUnblocked', () => {
-      spec.given([enabled(), blocked(T0)]).when({ type: 'ReassessSafety', safety: SAFE, now: T1 }).then([unblocked(T1)]);
+      spec
+        .given([enabled(), blocked(T0)])
+        .when({ type: 'ReassessSafety', safety: SAFE, now: T1 })
+        .then([unblocked(T1)]);
     });
 
     it('given an unblock folded, then the state is unblocked with no reason', () => {
@@ -236,7 +264,10 @@ describe('webhookDecider', () => {
     });
 
     it('given an enabled, blocked webhook, when still unsafe, then nothing happens', () => {
-      spec.given([enabled(), blocked(T0)]).when({ type: 'ReassessSafety', safety: UNSAFE, now: T1 }).then([]);
+      spec
+        .given([enabled(), blocked(T0)])
+        .when({ type: 'ReassessSafety', safety: UNSAFE, now: T1 })
+        .then([]);
     });
 
     it('given an enabled, unblocked webhook, when still safe, then nothing happens', () => {
@@ -244,11 +275,17 @@ describe('webhookDecider', () => {
     });
 
     it('given a disabled webhook, when the routine becomes unsafe, then it is blocked too (the block outlives disable)', () => {
-      spec.given([enabled(), disabled()]).when({ type: 'ReassessSafety', safety: UNSAFE, now: T2 }).then([blocked(T2)]);
+      spec
+        .given([enabled(), disabled()])
+        .when({ type: 'ReassessSafety', safety: UNSAFE, now: T2 })
+        .then([blocked(T2)]);
     });
 
     it('given a disabled, blocked webhook, when the routine is made safer, then it is unblocked', () => {
-      spec.given([enabled(), blocked(T0), disabled()]).when({ type: 'ReassessSafety', safety: SAFE, now: T2 }).then([unblocked(T2)]);
+      spec
+        .given([enabled(), blocked(T0), disabled()])
+        .when({ type: 'ReassessSafety', safety: SAFE, now: T2 })
+        .then([unblocked(T2)]);
     });
   });
 

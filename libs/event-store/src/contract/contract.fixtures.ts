@@ -1,13 +1,6 @@
 import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
-import type {
-  CheckpointStore,
-  EventStore,
-  EventToAppend,
-  RecordedEvent,
-  SubscribeOptions,
-  Subscription,
-} from '../event-store.port';
+import type { CheckpointStore, EventStore, EventToAppend, RecordedEvent, SubscribeOptions, Subscription } from '../event-store.port';
 
 /** A store and its checkpoints, as a process would hold them. */
 export interface EventStoreHandles {

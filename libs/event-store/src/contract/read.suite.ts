@@ -87,8 +87,8 @@ export function readContract(context: () => ContractContext): void {
       const names = ['delivery-1', 'deliveryx-1', 'delivery_1', 'run-1', 'a%c', 'abc', 'delivery-2'];
       for (const name of names) await subject.store.append(`${ns}${name}`, [newEvent()], 'no_stream');
       const read = async (...prefixes: string[]): Promise<string[]> =>
-        streamsOf(await subject.store.readAll({ limit: 100, filter: { streamPrefixes: prefixes.map((p) => `${ns}${p}`) } })).map(
-          (stream) => stream.slice(ns.length),
+        streamsOf(await subject.store.readAll({ limit: 100, filter: { streamPrefixes: prefixes.map((p) => `${ns}${p}`) } })).map((stream) =>
+          stream.slice(ns.length),
         );
 
       expect(await read('delivery-')).toEqual(['delivery-1', 'delivery-2']);

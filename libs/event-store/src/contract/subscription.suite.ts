@@ -56,7 +56,12 @@ export function subscriptionContract(context: () => ContractContext): void {
       });
       await collector.waitFor(1);
       // Every event up to the last delivery was seen or left out: the subscription is past it.
-      await eventually(() => caughtUp > 0 || (progress !== undefined && comparePositions(progress, last.position) >= 0), 10_000, 'progress past the filtered events', 5);
+      await eventually(
+        () => caughtUp > 0 || (progress !== undefined && comparePositions(progress, last.position) >= 0),
+        10_000,
+        'progress past the filtered events',
+        5,
+      );
       await collector.subscription.stop();
       expect(ids(collector.events)).toHaveLength(1);
     });

@@ -130,7 +130,10 @@ export class EventStoreDbCatchUpSubscription implements Subscription {
       const end = await this.attempt();
       if (end.kind === 'stopped' || this.stopping) return;
       if (end.kind === 'handler-failed') throw end.error;
-      const error = end.error === undefined ? new EventStoreUnavailableError('EventStoreDB ended the subscription to $all') : this.from.toError(end.error);
+      const error =
+        end.error === undefined
+          ? new EventStoreUnavailableError('EventStoreDB ended the subscription to $all')
+          : this.from.toError(end.error);
       if (this.from.isClosed()) throw new EventStoreUnavailableError('event store is closed (subscription)', { cause: error });
       if (!(error instanceof EventStoreUnavailableError)) throw error;
       failures = end.received ? 1 : failures + 1;

@@ -48,7 +48,8 @@ export class EventStoreDbCheckpointStore implements CheckpointStore {
     if (!this.capped.has(stream)) {
       await this.connection.call('checkpoint save', async (client, deadline) => {
         const { metadata } = await client.getStreamMetadata(stream, { deadline, requiresLeader: true });
-        if (metadata?.maxCount !== 1) await client.setStreamMetadata(stream, { ...metadata, maxCount: 1 }, { deadline, requiresLeader: true });
+        if (metadata?.maxCount !== 1)
+          await client.setStreamMetadata(stream, { ...metadata, maxCount: 1 }, { deadline, requiresLeader: true });
       });
       this.capped.add(stream);
     }

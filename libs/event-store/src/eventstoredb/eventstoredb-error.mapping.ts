@@ -11,7 +11,7 @@ import {
   MaxAppendSizeExceededError,
   NotFoundError,
   NotLeaderError,
-    TimeoutError,
+  TimeoutError,
   UnavailableError,
   UnknownError,
   convertToCommandError,
@@ -160,10 +160,9 @@ export function toStoreError(operation: string, error: unknown): unknown {
   }
   const converted = error instanceof Error ? convertToCommandError(error) : error;
   if (converted instanceof MaxAppendSizeExceededError) {
-    return new InvalidAppendError(
-      `append exceeds EventStoreDB's maximum append size of ${converted.maxAppendSize} bytes`,
-      { cause: error },
-    );
+    return new InvalidAppendError(`append exceeds EventStoreDB's maximum append size of ${converted.maxAppendSize} bytes`, {
+      cause: error,
+    });
   }
   if (isEventSizeRefusal(converted)) {
     return new InvalidAppendError(`an event exceeds the server's maximum event size (MaxAppendEventSize): ${describe(converted)}`, {

@@ -18,7 +18,12 @@ import { EventStoreDbAllReader, filteredFrom } from './eventstoredb-all.reader';
 import { EventStoreDbAppendWriter } from './eventstoredb-append.writer';
 import { EventStoreDbCatchUpSubscription } from './eventstoredb-catch-up.subscription';
 import { EventStoreDbCheckpointStore } from './eventstoredb-checkpoint.store';
-import { createEventStoreDbClient, handleOf, type EventStoreDbClientFactory, type EventStoreDbClientHandle } from './eventstoredb-client.port';
+import {
+  createEventStoreDbClient,
+  handleOf,
+  type EventStoreDbClientFactory,
+  type EventStoreDbClientHandle,
+} from './eventstoredb-client.port';
 import { matchesFilter, toVisibleEvent } from './eventstoredb-event.mapping';
 import { resolveOptions, type EventStoreDbEventStoreOptions, type ResolvedOptions } from './eventstoredb-event-store.options';
 import { closeHandle, leaseSharedClient } from './eventstoredb-shared.client';

@@ -76,7 +76,10 @@ describe('EventStoreDbEventStore against an unreachable server', () => {
     await expectUnavailableQuickly('checkpoint load', () => store.checkpoints().load('dispatch'));
     await expectUnavailableQuickly('checkpoint save', () => store.checkpoints().save('dispatch', { commit: 1n, prepare: 1n }));
     const handler = jest.fn();
-    await expectUnavailableQuickly('subscribeToAll', () => store.subscribeToAll({ filter: { streamPrefixes: ['delivery-'] } }, handler).done);
+    await expectUnavailableQuickly(
+      'subscribeToAll',
+      () => store.subscribeToAll({ filter: { streamPrefixes: ['delivery-'] } }, handler).done,
+    );
     await expectUnavailableQuickly('subscribeToAll unfiltered', () => store.subscribeToAll({}, handler).done);
     expect(handler).not.toHaveBeenCalled();
   });

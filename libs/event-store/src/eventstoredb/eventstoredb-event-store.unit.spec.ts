@@ -105,7 +105,11 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
 
     it('checks only the expectation for an empty append, without writing', async () => {
       const store = connect();
-      expect(await store.append('s-1', [], 'no_stream')).toEqual({ kind: 'appended', nextRevision: -1n, position: { commit: -1n, prepare: -1n } });
+      expect(await store.append('s-1', [], 'no_stream')).toEqual({
+        kind: 'appended',
+        nextRevision: -1n,
+        position: { commit: -1n, prepare: -1n },
+      });
       await store.append('s-1', [newEvent()], 'no_stream');
       const [only] = await store.readStream('s-1');
 

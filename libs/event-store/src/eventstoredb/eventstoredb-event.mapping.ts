@@ -41,7 +41,6 @@ export const CHECKPOINT_STREAM_PREFIX = 'checkpoint-';
  */
 const UNKNOWN_POSITION = 18446744073709551615n;
 
-
 /** The port's expected revision as the client's `expectedRevision` option. */
 export function toExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
   switch (expected) {

@@ -30,7 +30,13 @@ function newEvent(type = 'Tested'): EventToAppend {
 /** The state of a promise without waiting for it. */
 async function settled(promise: Promise<unknown>): Promise<'pending' | 'resolved' | 'rejected'> {
   const pending = Symbol('pending');
-  const outcome = await Promise.race([promise.then(() => 'resolved' as const, () => 'rejected' as const), Promise.resolve(pending)]);
+  const outcome = await Promise.race([
+    promise.then(
+      () => 'resolved' as const,
+      () => 'rejected' as const,
+    ),
+    Promise.resolve(pending),
+  ]);
   return outcome === pending ? 'pending' : outcome;
 }
 
@@ -65,7 +71,9 @@ describe('EventStoreDbEventStore under faults', () => {
       const { seen, subscription } = follow(store);
       await eventually(() => seen.length === 2, 3000, 'the first two events', 2);
 
-      server.endSubscriptions(clientError(status.ABORTED, 'Operation timed out: Consumer too slow to handle event while live. Client resubscription required.'));
+      server.endSubscriptions(
+        clientError(status.ABORTED, 'Operation timed out: Consumer too slow to handle event while live. Client resubscription required.'),
+      );
       await store.append('delivery-1', [newEvent()], 1n);
       await eventually(() => seen.length === 3, 3000, 'the event after the drop', 2);
 
@@ -80,7 +88,15 @@ describe('EventStoreDbEventStore under faults', () => {
       ['UNAVAILABLE (a reconnect of the client)', () => clientError(status.UNAVAILABLE, 'Connection dropped')],
       ['CANCELLED by the server', () => clientError(status.CANCELLED, 'Cancelled by server')],
       ['DEADLINE_EXCEEDED', () => clientError(status.DEADLINE_EXCEEDED, 'Deadline exceeded')],
-      ['NOT_LEADER', () => clientError(status.NOT_FOUND, 'Leader info available', { exception: 'not-leader', 'leader-endpoint-host': '10.0.0.2', 'leader-endpoint-port': '2113' })],
+      [
+        'NOT_LEADER',
+        () =>
+          clientError(status.NOT_FOUND, 'Leader info available', {
+            exception: 'not-leader',
+            'leader-endpoint-host': '10.0.0.2',
+            'leader-endpoint-port': '2113',
+          }),
+      ],
       ['INTERNAL (RST_STREAM)', () => clientError(status.INTERNAL, 'Received RST_STREAM with code 2')],
       ['a clean end of the call (server shutting down)', () => undefined],
     ])('come back after %s, filtered by prefix', async (_name, fault) => {
@@ -109,8 +125,12 @@ describe('EventStoreDbEventStore under faults', () => {
         {
           filter: { streamPrefixes: ['delivery-'] },
           onProgress: (position) => {
-            const unhandled = written.filter((record) => record.streamId === 'delivery-1' && record.position.commit <= position.commit && !handled.includes(record.position.commit));
-            if (unhandled.length > 0) early.push(`progress ${position.commit} before ${unhandled.map((record) => record.position.commit).join(',')}`);
+            const unhandled = written.filter(
+              (record) =>
+                record.streamId === 'delivery-1' && record.position.commit <= position.commit && !handled.includes(record.position.commit),
+            );
+            if (unhandled.length > 0)
+              early.push(`progress ${position.commit} before ${unhandled.map((record) => record.position.commit).join(',')}`);
           },
         },
         async (event) => {
@@ -135,7 +155,9 @@ describe('EventStoreDbEventStore under faults', () => {
 
       const { subscription } = follow(store);
 
-      await expect(subscription.done).rejects.toThrow(expect.objectContaining({ name: 'EventStoreUnavailableError', message: expect.stringMatching(/failed 3 times in a row/) }));
+      await expect(subscription.done).rejects.toThrow(
+        expect.objectContaining({ name: 'EventStoreUnavailableError', message: expect.stringMatching(/failed 3 times in a row/) }),
+      );
       expect(server.calls.subscribeToAll).toBe(3);
       await expect(store.ping()).rejects.toThrow(/subscription gave up/);
 
@@ -174,7 +196,9 @@ describe('EventStoreDbEventStore under faults', () => {
       await store.checkpoints().load('relay');
 
       const leaderBound = server.received.filter((call) => call.method !== 'readAll' && call.method !== 'subscribeToAll');
-      expect(leaderBound.map((call) => call.method)).toEqual(expect.arrayContaining(['appendToStream', 'readStream', 'getStreamMetadata', 'setStreamMetadata']));
+      expect(leaderBound.map((call) => call.method)).toEqual(
+        expect.arrayContaining(['appendToStream', 'readStream', 'getStreamMetadata', 'setStreamMetadata']),
+      );
       expect(leaderBound.filter((call) => call.options.requiresLeader !== true)).toEqual([]);
     });
 
@@ -196,7 +220,10 @@ describe('EventStoreDbEventStore under faults', () => {
   describe('3. permanent refusals', () => {
     it('are never EventStoreUnavailableError (no 503 loop): a clear usage or rejection error instead', async () => {
       const store = storeOn();
-      server.failNext('appendToStream', clientError(status.INVALID_ARGUMENT, 'Event is too big', { exception: 'maximum-append-event-size-exceeded' }));
+      server.failNext(
+        'appendToStream',
+        clientError(status.INVALID_ARGUMENT, 'Event is too big', { exception: 'maximum-append-event-size-exceeded' }),
+      );
       await expect(store.append('delivery-1', [newEvent()], 'no_stream')).rejects.toThrow(
         expect.objectContaining({ name: 'InvalidAppendError', message: expect.stringMatching(/MaxAppendEventSize/) }),
       );
@@ -256,7 +283,9 @@ describe('EventStoreDbEventStore under faults', () => {
       server.writeEvents('catalog-1', 2);
       server.streamReadDelayMs = 1500;
 
-      await expect(store.readStream('catalog-1')).rejects.toThrow(expect.objectContaining({ name: 'EventStoreUnavailableError', message: expect.stringMatching(/sent nothing for 1100 ms/) }));
+      await expect(store.readStream('catalog-1')).rejects.toThrow(
+        expect.objectContaining({ name: 'EventStoreUnavailableError', message: expect.stringMatching(/sent nothing for 1100 ms/) }),
+      );
     }, 10_000);
   });
 
@@ -266,7 +295,9 @@ describe('EventStoreDbEventStore under faults', () => {
       const first = EventStoreDbEventStore.connect('esdb://node-a:2113?tls=false', {}, factory);
       const second = EventStoreDbEventStore.connect('esdb://node-a:2113?tls=false', {}, factory);
       try {
-        expect(() => EventStoreDbEventStore.connect('esdb://node-b:2113?tls=false', {}, factory)).toThrow(/cannot run two clients in one process/);
+        expect(() => EventStoreDbEventStore.connect('esdb://node-b:2113?tls=false', {}, factory)).toThrow(
+          /cannot run two clients in one process/,
+        );
         await first.append('delivery-1', [newEvent()], 'no_stream');
         await first.close();
         expect(server.channel).toMatchObject({ disposes: 0, closes: 0 });
@@ -324,7 +355,9 @@ describe('EventStoreDbEventStore under faults', () => {
     });
 
     it('refuses tlsVerifyCert=false (ignored by 6.2.1) and points to tlsCAFile', () => {
-      expect(() => EventStoreDbEventStore.connect('esdb://node-a:2113?tls=true&tlsVerifyCert=false', {}, server.factory())).toThrow(/tlsCAFile/);
+      expect(() => EventStoreDbEventStore.connect('esdb://node-a:2113?tls=true&tlsVerifyCert=false', {}, server.factory())).toThrow(
+        /tlsCAFile/,
+      );
     });
 
     it('close() disposes the client and closes its gRPC channel', async () => {

@@ -90,10 +90,11 @@ describe('EventStoreDB mapping: expected and actual revisions', () => {
       [3n, 2n, false],
       [-1n, -1n, true],
     ];
-    for (const [expected, current, result] of table) expect([expected, current, satisfiesExpected(expected, current)]).toEqual([expected, current, result]);
+    for (const [expected, current, result] of table)
+      expect([expected, current, satisfiesExpected(expected, current)]).toEqual([expected, current, result]);
   });
 
-  it("reads the actual revision of a WrongExpectedVersionError built like append.js (non-batch append)", () => {
+  it('reads the actual revision of a WrongExpectedVersionError built like append.js (non-batch append)', () => {
     // append.js: new WrongExpectedVersionError(null, { streamName, current, expected })
     const missing = new WrongExpectedVersionError(undefined, {
       streamName: 'delivery-1',
@@ -197,7 +198,9 @@ describe('EventStoreDB mapping: errors', () => {
     expect(toStoreError('append', deleted)).toBe(deleted);
     expect(toStoreError('readStream', notFound)).toBe(notFound);
     expect(toStoreError('append', own)).toBe(own);
-    expect(isUnavailableError(new WrongExpectedVersionError(undefined, { streamName: 's', current: 0n, expected: 'no_stream' }))).toBe(false);
+    expect(isUnavailableError(new WrongExpectedVersionError(undefined, { streamName: 's', current: 0n, expected: 'no_stream' }))).toBe(
+      false,
+    );
   });
 
   it('reports an append over the maximum size as a usage error', () => {
@@ -237,7 +240,7 @@ describe('EventStoreDB mapping: events to append', () => {
     expect(() => toEventData([{ id, type: '$metadata', data: {}, metadata: {} }], 1_048_576)).toThrow(/reserved/);
   });
 
-  it('refuses an event above the server\'s maximum append size before sending it, naming both sizes', () => {
+  it("refuses an event above the server's maximum append size before sending it, naming both sizes", () => {
     const event = { id, type: 'T', data: { text: 'x'.repeat(1000) }, metadata: { m: 1 } };
     expect(() => toEventData([event], 1000)).toThrow(InvalidAppendError);
     expect(() => toEventData([event], 1000)).toThrow(/1018 bytes, above the store's limit of 1000 bytes/);
@@ -336,9 +339,7 @@ describe('EventStoreDB mapping: checkpoints and connection strings', () => {
   });
 
   it('redacts credentials from connection strings', () => {
-    expect(describeEventStoreDbConnection('esdb://admin:changeit@localhost:2113?tls=false')).toBe(
-      'esdb://***@localhost:2113?tls=false',
-    );
+    expect(describeEventStoreDbConnection('esdb://admin:changeit@localhost:2113?tls=false')).toBe('esdb://***@localhost:2113?tls=false');
     expect(describeEventStoreDbConnection('esdb+discover://u:p@a:2113,b:2113?nodePreference=leader')).toBe(
       'esdb+discover://***@a:2113,b:2113?nodePreference=leader',
     );

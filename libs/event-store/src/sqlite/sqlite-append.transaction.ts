@@ -1,12 +1,6 @@
 import type { SerializedEvent } from '../append.validation';
 import { DuplicateEventIdError } from '../event-store.errors';
-import {
-  START_POSITION,
-  satisfiesExpected,
-  type AppendResult,
-  type ExpectedRevision,
-  type GlobalPosition,
-} from '../event-store.port';
+import { START_POSITION, satisfiesExpected, type AppendResult, type ExpectedRevision, type GlobalPosition } from '../event-store.port';
 import type { SqliteEventStatements, StoredEventRef } from './sqlite-event.statements';
 
 export interface AppendOutcome {

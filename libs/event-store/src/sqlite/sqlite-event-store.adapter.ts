@@ -96,11 +96,7 @@ export class SqliteEventStore implements EventStore {
     return this.checkpointStore;
   }
 
-  async append(
-    streamId: string,
-    events: readonly EventToAppend[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult> {
+  async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     if (typeof streamId !== 'string' || streamId.length === 0) {
       throw new InvalidAppendError('stream id must be a non-empty string');
     }
@@ -116,7 +112,9 @@ export class SqliteEventStore implements EventStore {
     const { fromRevision = 0n, maxCount } = options;
     if (maxCount !== undefined) assertNonNegativeInteger('readStream maxCount', maxCount);
     if (maxCount === 0) return [];
-    return this.connection.use('readStream', () => this.queries.readStream(streamId, fromRevision < 0n ? 0n : fromRevision, maxCount ?? -1));
+    return this.connection.use('readStream', () =>
+      this.queries.readStream(streamId, fromRevision < 0n ? 0n : fromRevision, maxCount ?? -1),
+    );
   }
 
   async streamHeads(streamIds: readonly string[]): Promise<ReadonlyMap<string, bigint>> {

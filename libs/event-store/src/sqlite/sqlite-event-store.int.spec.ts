@@ -26,19 +26,23 @@ function newEvent(type = 'Tested'): EventToAppend {
   return { id: randomUUID(), type, data: { type }, metadata: {} };
 }
 
-describeEventStoreContract('SqliteEventStore', async () => {
-  const file = tempFile();
-  let store = SqliteEventStore.open(file);
-  return {
-    store,
-    checkpoints: store.checkpoints(),
-    reopen: async () => {
-      store = SqliteEventStore.open(file);
-      return { store, checkpoints: store.checkpoints() };
-    },
-    cleanup: () => store.close(),
-  };
-}, { globallyUniqueEventIds: true });
+describeEventStoreContract(
+  'SqliteEventStore',
+  async () => {
+    const file = tempFile();
+    let store = SqliteEventStore.open(file);
+    return {
+      store,
+      checkpoints: store.checkpoints(),
+      reopen: async () => {
+        store = SqliteEventStore.open(file);
+        return { store, checkpoints: store.checkpoints() };
+      },
+      cleanup: () => store.close(),
+    };
+  },
+  { globallyUniqueEventIds: true },
+);
 
 describe('SqliteEventStore (SQLite specifics)', () => {
   const open: SqliteEventStore[] = [];
@@ -74,8 +78,11 @@ describe('SqliteEventStore (SQLite specifics)', () => {
         created_at INTEGER NOT NULL, UNIQUE (stream_id, revision));
       CREATE TABLE checkpoints (name TEXT PRIMARY KEY, commit_pos INTEGER NOT NULL, prepare_pos INTEGER NOT NULL,
         updated_at INTEGER NOT NULL) WITHOUT ROWID;`);
-    const insert = raw.prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, 0, ?, ?, ?, ?, 0)');
-    for (const stream of ['webhook-a', 'delivery-b', 'webhook_slot-c', 'routine-d', 'nodash']) insert.run(stream, randomUUID(), 'Old', '{}', '{}');
+    const insert = raw.prepare(
+      'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, 0, ?, ?, ?, ?, 0)',
+    );
+    for (const stream of ['webhook-a', 'delivery-b', 'webhook_slot-c', 'routine-d', 'nodash'])
+      insert.run(stream, randomUUID(), 'Old', '{}', '{}');
     raw.pragma('user_version = 1');
     raw.close();
 
@@ -90,7 +97,9 @@ describe('SqliteEventStore (SQLite specifics)', () => {
 
     const check = new Database(file, { readonly: true });
     try {
-      const plan = check.prepare("EXPLAIN QUERY PLAN SELECT * FROM events WHERE category IN ('webhook-') AND seq > 0 ORDER BY seq").all() as { detail: string }[];
+      const plan = check
+        .prepare("EXPLAIN QUERY PLAN SELECT * FROM events WHERE category IN ('webhook-') AND seq > 0 ORDER BY seq")
+        .all() as { detail: string }[];
       expect(plan.map((row) => row.detail).join(' ')).toContain('events_by_category');
     } finally {
       check.close();
@@ -166,9 +175,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     const event = newEvent();
     await store.append('s-1', [event], 'no_stream');
 
-    await expect(store.append('s-2', [{ ...newEvent(), id: 'not-a-uuid' }], 'any')).rejects.toBeInstanceOf(
-      InvalidAppendError,
-    );
+    await expect(store.append('s-2', [{ ...newEvent(), id: 'not-a-uuid' }], 'any')).rejects.toBeInstanceOf(InvalidAppendError);
     const twice = newEvent();
     await expect(store.append('s-2', [twice, twice], 'any')).rejects.toBeInstanceOf(InvalidAppendError);
     await expect(store.append('s-2', [event], 'any')).rejects.toBeInstanceOf(DuplicateEventIdError);
@@ -214,13 +221,20 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     other.exec('BEGIN IMMEDIATE');
     const appends = [store.append('s-1', [newEvent()], 'no_stream'), store.append('s-2', [newEvent()], 'no_stream')];
     let settled = 0;
-    for (const append of appends) void append.then(() => (settled += 1), () => (settled += 1));
+    for (const append of appends)
+      void append.then(
+        () => (settled += 1),
+        () => (settled += 1),
+      );
     // The writer is retrying: nothing settles while the lock is held.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(settled).toBe(0);
     other.exec('COMMIT');
     other.close();
-    await expect(Promise.all(appends)).resolves.toEqual([expect.objectContaining({ kind: 'appended' }), expect.objectContaining({ kind: 'appended' })]);
+    await expect(Promise.all(appends)).resolves.toEqual([
+      expect.objectContaining({ kind: 'appended' }),
+      expect.objectContaining({ kind: 'appended' }),
+    ]);
   });
 
   it('has committed an append by the time it resolves (a second connection sees it)', async () => {

@@ -73,14 +73,10 @@ describe('SqliteEventStore across OS processes', () => {
     const seen: RecordedEvent[] = [];
     const subscription = parent.subscribeToAll({}, (event) => void seen.push(event));
     try {
-      const workers = ['p1', 'p2'].map((tag) =>
-        startWorker({ mode: 'contend', file, tag, count, shared: 'shared-1', races }),
-      );
+      const workers = ['p1', 'p2'].map((tag) => startWorker({ mode: 'contend', file, tag, count, shared: 'shared-1', races }));
       for (const worker of workers) expect(await worker.nextLine()).toBe('ready');
       for (const worker of workers) worker.child.stdin.write('go\n');
-      const summaries = await Promise.all(
-        workers.map(async (worker) => JSON.parse(await worker.nextLine()) as ContendSummary),
-      );
+      const summaries = await Promise.all(workers.map(async (worker) => JSON.parse(await worker.nextLine()) as ContendSummary));
       for (const worker of workers) expect(await worker.exited).toMatchObject({ code: 0 });
 
       for (const summary of summaries) expect(summary).toMatchObject({ own: count, shared: count });

@@ -24,7 +24,12 @@ describe('SqliteEventStatements.streamHeads', () => {
     const insert = db.transaction(() => {
       for (let i = 0; i < 3000; i += 2) {
         for (let revision = 0; revision <= i % 3; revision += 1) {
-          queries.insert(`webhook-${i}`, BigInt(revision), { id: `00000000-0000-7000-8000-${String(i * 10 + revision).padStart(12, '0')}`, type: 'T', data: '{}', metadata: '{}' }, Date.now());
+          queries.insert(
+            `webhook-${i}`,
+            BigInt(revision),
+            { id: `00000000-0000-7000-8000-${String(i * 10 + revision).padStart(12, '0')}`, type: 'T', data: '{}', metadata: '{}' },
+            Date.now(),
+          );
         }
       }
     });
@@ -42,14 +47,17 @@ describe('SqliteEventStatements.streamHeads', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each([1, 3, 2000, 2001, 3000])('%i streams: the heads of those that exist, with the one statement prepared at start (none prepared now)', (count) => {
-    const ids = Array.from({ length: count }, (_, i) => `webhook-${i}`);
-    const heads = queries.streamHeads([...ids, ids[0] as string]);
-    const expected = new Map(ids.filter((_, i) => i % 2 === 0).map((id) => [id, BigInt(Number(id.slice(8)) % 3)]));
-    expect(heads).toEqual(expected);
-    expect(prepared).toBe(0);
-    expect(queries.cachedStatementCount()).toBe(1);
-  });
+  it.each([1, 3, 2000, 2001, 3000])(
+    '%i streams: the heads of those that exist, with the one statement prepared at start (none prepared now)',
+    (count) => {
+      const ids = Array.from({ length: count }, (_, i) => `webhook-${i}`);
+      const heads = queries.streamHeads([...ids, ids[0] as string]);
+      const expected = new Map(ids.filter((_, i) => i % 2 === 0).map((id) => [id, BigInt(Number(id.slice(8)) % 3)]));
+      expect(heads).toEqual(expected);
+      expect(prepared).toBe(0);
+      expect(queries.cachedStatementCount()).toBe(1);
+    },
+  );
 
   it('stream ids are data, whatever they hold (quotes, JSON, non-ASCII)', () => {
     const odd = ['webhook-"quoted"', 'webhook-]},{', 'webhook-ünï', "webhook-'; DROP TABLE events; --"];

@@ -58,22 +58,20 @@ export class SqliteEventStatements {
   private readonly headsStmt;
 
   constructor(private readonly db: Database.Database) {
-    this.lastRevisionStmt = db
-      .prepare<[string], bigint | null>('SELECT max(revision) FROM events WHERE stream_id = ?')
-      .pluck();
+    this.lastRevisionStmt = db.prepare<[string], bigint | null>('SELECT max(revision) FROM events WHERE stream_id = ?').pluck();
     this.lastEventStmt = db.prepare<[string], RefRow>(
       'SELECT stream_id, revision, seq FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
     );
-    this.refByEventIdStmt = db.prepare<[string], RefRow>(
-      'SELECT stream_id, revision, seq FROM events WHERE event_id = ?',
-    );
+    this.refByEventIdStmt = db.prepare<[string], RefRow>('SELECT stream_id, revision, seq FROM events WHERE event_id = ?');
     this.insertStmt = db.prepare<[string, bigint, string, string, string, string, number]>(
       `INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.headStmt = db.prepare<[], bigint | null>('SELECT max(seq) FROM events').pluck();
     this.headsStmt = db
-      .prepare<[string], [string, bigint | null]>('SELECT j.value, (SELECT max(revision) FROM events WHERE stream_id = j.value) FROM json_each(?) AS j')
+      .prepare<[string], [string, bigint | null]>(
+        'SELECT j.value, (SELECT max(revision) FROM events WHERE stream_id = j.value) FROM json_each(?) AS j',
+      )
       .raw();
     this.streamStmt = db.prepare<[string, bigint, number], EventRow>(
       `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
@@ -133,12 +131,7 @@ export class SqliteEventStatements {
   }
 
   /** Events with afterSeq < seq <= uptoSeq in global order, at most `limit`, optionally by prefix. */
-  readRange(
-    afterSeq: bigint,
-    limit: number,
-    prefixes: readonly string[] | undefined,
-    uptoSeq: bigint = MAX_SEQ,
-  ): RecordedEvent[] {
+  readRange(afterSeq: bigint, limit: number, prefixes: readonly string[] | undefined, uptoSeq: bigint = MAX_SEQ): RecordedEvent[] {
     if (limit === 0 || prefixes?.length === 0) return [];
     if (prefixes === undefined) return this.rangeStatement('all', '').all(afterSeq, uptoSeq, limit).map(toRecordedEvent);
     if (prefixes.every(isCategoryPrefix)) {
@@ -156,7 +149,9 @@ export class SqliteEventStatements {
   private rangeStatement(shape: string, filter: string): Database.Statement<unknown[], EventRow> {
     let stmt = this.rangeStmts.get(shape);
     if (!stmt) {
-      stmt = this.db.prepare<unknown[], EventRow>(`SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ${filter} ORDER BY seq LIMIT ?`);
+      stmt = this.db.prepare<unknown[], EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE seq > ? AND seq <= ? ${filter} ORDER BY seq LIMIT ?`,
+      );
       if (this.rangeStmts.size < MAX_CACHED_RANGE_SHAPES) this.rangeStmts.set(shape, stmt);
     }
     return stmt;

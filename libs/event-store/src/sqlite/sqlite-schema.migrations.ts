@@ -41,9 +41,7 @@ export function migrate(db: Database.Database): void {
   db.transaction(() => {
     const current = Number(db.pragma('user_version', { simple: true }));
     if (current > SCHEMA_VERSION) {
-      throw new Error(
-        `event store schema version ${current} is newer than this build supports (${SCHEMA_VERSION})`,
-      );
+      throw new Error(`event store schema version ${current} is newer than this build supports (${SCHEMA_VERSION})`);
     }
     for (let version = current; version < SCHEMA_VERSION; version += 1) {
       db.exec(MIGRATIONS[version]);

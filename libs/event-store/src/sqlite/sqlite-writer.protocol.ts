@@ -5,8 +5,21 @@ import type { AppendOutcome } from './sqlite-append.transaction';
 
 /** What the main thread asks of the writer thread (structured-cloned: bigints included). */
 export type WriterRequest =
-  | { readonly id: number; readonly op: 'append'; readonly streamId: string; readonly events: readonly SerializedEvent[]; readonly expected: ExpectedRevision }
-  | { readonly id: number; readonly op: 'checkpoint'; readonly name: string; readonly commit: bigint; readonly prepare: bigint; readonly at: number };
+  | {
+      readonly id: number;
+      readonly op: 'append';
+      readonly streamId: string;
+      readonly events: readonly SerializedEvent[];
+      readonly expected: ExpectedRevision;
+    }
+  | {
+      readonly id: number;
+      readonly op: 'checkpoint';
+      readonly name: string;
+      readonly commit: bigint;
+      readonly prepare: bigint;
+      readonly at: number;
+    };
 
 export type WriterReply =
   | { readonly id: number; readonly ok: true; readonly outcome: AppendOutcome | null }
@@ -35,11 +48,18 @@ export interface WriterOptions {
 
 export function toWriterError(error: unknown): WriterError {
   if (error instanceof DuplicateEventIdError) {
-    return { kind: 'duplicate_event_id', eventId: error.eventId, existingStreamId: error.existingStreamId, targetStreamId: error.targetStreamId };
+    return {
+      kind: 'duplicate_event_id',
+      eventId: error.eventId,
+      existingStreamId: error.existingStreamId,
+      targetStreamId: error.targetStreamId,
+    };
   }
   if (error instanceof InvalidAppendError) return { kind: 'invalid_append', message: error.message };
   if (error instanceof EventStoreUnavailableError) return { kind: 'unavailable', message: error.message };
-  return error instanceof Error ? { kind: 'other', name: error.name, message: error.message } : { kind: 'other', name: 'Error', message: String(error) };
+  return error instanceof Error
+    ? { kind: 'other', name: error.name, message: error.message }
+    : { kind: 'other', name: 'Error', message: String(error) };
 }
 
 export function fromWriterError(error: WriterError): Error {

@@ -19,7 +19,11 @@ const options = workerData as WriterOptions;
 
 // busy_timeout 0: a BEGIN IMMEDIATE that meets another process's write lock fails at once and is
 // retried below every 0.1–1 ms, not after SQLite's 1, 2, 5, 10, 15 … ms sleeps.
-const connection = SqliteConnection.open(options.filePath, { busyTimeoutMs: options.busyTimeoutMs, alreadyPrepared: true, sqliteBusyTimeoutMs: 0 });
+const connection = SqliteConnection.open(options.filePath, {
+  busyTimeoutMs: options.busyTimeoutMs,
+  alreadyPrepared: true,
+  sqliteBusyTimeoutMs: 0,
+});
 const queries = connection.use('prepare', (db) => new SqliteEventStatements(db));
 const saveCheckpoint = connection.use('prepare', (db) =>
   db.prepare<[string, bigint, bigint, number]>(
@@ -28,7 +32,11 @@ const saveCheckpoint = connection.use('prepare', (db) =>
   ),
 );
 /** One append in a savepoint of the batch's transaction (better-sqlite3 nests transactions as savepoints). */
-const appendOne = connection.use('prepare', (db) => db.transaction((request: Extract<WriterRequest, { op: 'append' }>) => appendInTransaction(queries, request.streamId, request.events, request.expected)));
+const appendOne = connection.use('prepare', (db) =>
+  db.transaction((request: Extract<WriterRequest, { op: 'append' }>) =>
+    appendInTransaction(queries, request.streamId, request.events, request.expected),
+  ),
+);
 /** A batch: one IMMEDIATE transaction, one commit (one fsync with synchronous=FULL). */
 let began = false;
 const runBatch = connection.use('prepare', (db) =>
@@ -69,7 +77,11 @@ function commit(batch: readonly WriterRequest[]): void {
     port?.postMessage({ kind: 'commit', requests: batch.length, ms: performance.now() - started } satisfies CommitReport);
   } catch (error) {
     // The whole batch is rolled back (the disk, a lock held too long): none of it was written.
-    const failure = toWriterError(error instanceof EventStoreUnavailableError ? error : new EventStoreUnavailableError(`event store append failed: ${String(error)}`, { cause: error }));
+    const failure = toWriterError(
+      error instanceof EventStoreUnavailableError
+        ? error
+        : new EventStoreUnavailableError(`event store append failed: ${String(error)}`, { cause: error }),
+    );
     for (const request of batch) port?.postMessage({ id: request.id, ok: false, error: failure } satisfies WriterReply);
     return;
   }

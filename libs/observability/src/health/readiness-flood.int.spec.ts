@@ -24,7 +24,14 @@ describe('GET /health/ready under a flood of probes', () => {
       },
       ...(close ? { close } : {}),
     });
-    const checks = [counted('kafka', () => kafka.check(), () => kafka.close()), counted('event_store', () => new Promise((resolve) => setTimeout(resolve, 5)))];
+    const checks = [
+      counted(
+        'kafka',
+        () => kafka.check(),
+        () => kafka.close(),
+      ),
+      counted('event_store', () => new Promise((resolve) => setTimeout(resolve, 5))),
+    ];
     app = await NestFactory.create<NestFastifyApplication>(OperationsModule.forRoot(checks), new FastifyAdapter(), { logger: false });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = await app.getUrl();
@@ -40,7 +47,9 @@ describe('GET /health/ready under a flood of probes', () => {
     const seconds = (Date.now() - startedAt) / 1000;
     expect(new Set(statuses)).toEqual(new Set([200]));
     const allowed = Math.ceil(seconds) + 1;
-    process.stderr.write(`[readiness] 1000 probes in ${seconds.toFixed(2)} s: kafka checked ${calls.kafka}×, event_store ${calls.event_store}×\n`);
+    process.stderr.write(
+      `[readiness] 1000 probes in ${seconds.toFixed(2)} s: kafka checked ${calls.kafka}×, event_store ${calls.event_store}×\n`,
+    );
     expect(calls.kafka).toBeGreaterThanOrEqual(1);
     expect(calls.kafka).toBeLessThanOrEqual(allowed);
     expect(calls.event_store).toBeLessThanOrEqual(allowed);

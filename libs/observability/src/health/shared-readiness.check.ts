@@ -9,7 +9,11 @@ export const READINESS_RESULT_TTL_MS = 1000;
  * with the same error). Readiness is public (load balancers, orchestrators), so a flood of probes
  * must not become a flood of Kafka metadata requests, PostgreSQL queries and Redis pings.
  */
-export function sharedReadinessCheck(dependency: ReadinessCheck, ttlMs = READINESS_RESULT_TTL_MS, now: () => number = Date.now): ReadinessCheck {
+export function sharedReadinessCheck(
+  dependency: ReadinessCheck,
+  ttlMs = READINESS_RESULT_TTL_MS,
+  now: () => number = Date.now,
+): ReadinessCheck {
   let inFlight: Promise<void> | undefined;
   let last: { readonly at: number; readonly outcome: Promise<void> } | undefined;
   const run = async (): Promise<void> => withinTimeout(dependency.check(), READINESS_TIMEOUT_MS, dependency.name);

@@ -1,4 +1,14 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  context,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /**
  * OpenTelemetry traces, off unless the standard OTEL_* variables ask for them. While off, no SDK
@@ -17,13 +27,21 @@ export interface TracingHandle {
 }
 
 /** A span processor, as @opentelemetry/sdk-trace-base defines it (tests pass an in-memory exporter's). */
-export type SpanProcessorLike = NonNullable<ConstructorParameters<typeof import('@opentelemetry/sdk-node').NodeSDK>[0]>['spanProcessors'] extends (infer P)[] | undefined ? P : never;
+export type SpanProcessorLike = NonNullable<
+  ConstructorParameters<typeof import('@opentelemetry/sdk-node').NodeSDK>[0]
+>['spanProcessors'] extends (infer P)[] | undefined
+  ? P
+  : never;
 
 /**
  * Starts the SDK when `requested` (AppConfig.tracing.enabled) or when span processors are given (tests).
  * The SDK is loaded only then. `serviceName` applies unless OTEL_SERVICE_NAME names the service.
  */
-export async function startTracing(options: { readonly requested: boolean; readonly serviceName: string; readonly spanProcessors?: SpanProcessorLike[] }): Promise<TracingHandle | undefined> {
+export async function startTracing(options: {
+  readonly requested: boolean;
+  readonly serviceName: string;
+  readonly spanProcessors?: SpanProcessorLike[];
+}): Promise<TracingHandle | undefined> {
   if (!options.requested && !options.spanProcessors) return undefined;
   const { NodeSDK } = await import('@opentelemetry/sdk-node');
   const sdk = new NodeSDK({
@@ -52,7 +70,12 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 export function contextOf(traceparent: string | undefined): Context {
   const match = traceparent ? TRACEPARENT.exec(traceparent.trim()) : null;
   if (!match || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return ROOT_CONTEXT;
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId: match[1], spanId: match[2], traceFlags: Number.parseInt(match[3], 16), isRemote: true });
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: match[1],
+    spanId: match[2],
+    traceFlags: Number.parseInt(match[3], 16),
+    isRemote: true,
+  });
 }
 
 /** The W3C traceparent naming `span`. */

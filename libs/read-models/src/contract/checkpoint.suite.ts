@@ -1,5 +1,17 @@
 /// <reference types="jest" />
-import { at, delivery, deliveryRow, everything, parked, parkedRow, project, run, runRow, attemptRow, type Context } from './contract.fixtures';
+import {
+  at,
+  delivery,
+  deliveryRow,
+  everything,
+  parked,
+  parkedRow,
+  project,
+  run,
+  runRow,
+  attemptRow,
+  type Context,
+} from './contract.fixtures';
 
 /** The projector's side: the checkpoint compare-and-set and what one commit writes. */
 export function checkpointContract(context: Context): void {
@@ -18,7 +30,11 @@ export function checkpointContract(context: Context): void {
     it('the first commit from undefined writes its rows and creates the checkpoint', async () => {
       const { store, ns } = context();
       const r = `${ns}-routine`;
-      const changes = [delivery(deliveryRow(`${ns}-d1`, r), at(10)), run(runRow(`${ns}-r1`, r), at(11)), parked(parkedRow(`${ns}-p1`, r), at(12))];
+      const changes = [
+        delivery(deliveryRow(`${ns}-d1`, r), at(10)),
+        run(runRow(`${ns}-r1`, r), at(11)),
+        parked(parkedRow(`${ns}-p1`, r), at(12)),
+      ];
 
       expect(await store.commit(`${ns}:projector`, changes, undefined, at(12))).toBe(true);
 
@@ -34,7 +50,11 @@ export function checkpointContract(context: Context): void {
       const name = `${ns}:projector`;
       expect(await store.commit(name, [delivery(deliveryRow(`${ns}-d1`, r), at(10))], undefined, at(10))).toBe(true);
 
-      const stale = [delivery(deliveryRow(`${ns}-d2`, r), at(20)), run(runRow(`${ns}-r2`, r), at(21)), parked(parkedRow(`${ns}-p2`, r), at(22))];
+      const stale = [
+        delivery(deliveryRow(`${ns}-d2`, r), at(20)),
+        run(runRow(`${ns}-r2`, r), at(21)),
+        parked(parkedRow(`${ns}-p2`, r), at(22)),
+      ];
       expect(await store.commit(name, stale, at(5), at(22))).toBe(false);
       expect(await store.commit(name, stale, at(10, 9), at(22))).toBe(false);
       expect(await store.commit(name, stale, undefined, at(22))).toBe(false);
@@ -111,7 +131,11 @@ export function checkpointContract(context: Context): void {
       const { store, ns } = context();
       const r = `${ns}-routine`;
       const d1 = deliveryRow(`${ns}-d1`, r);
-      await project(store, `${ns}:projector`, [delivery(d1, at(10)), run(runRow(`${ns}-r1`, r), at(11)), parked(parkedRow(`${ns}-p1`, r), at(12))]);
+      await project(store, `${ns}:projector`, [
+        delivery(d1, at(10)),
+        run(runRow(`${ns}-r1`, r), at(11)),
+        parked(parkedRow(`${ns}-p1`, r), at(12)),
+      ]);
       await project(store, `${ns}:other`, [], at(7));
       await store.recordReplays([d1.deliveryId, d1.deliveryId]);
       await store.recordAttempts([attemptRow(`${ns}-webhook`, 1)], 10);

@@ -85,7 +85,13 @@ export function parkedRow(id: string, routineId: string | null, overrides: Parti
 }
 
 export function attemptRow(webhookId: string, n: number, overrides: Partial<AttemptRow> = {}): AttemptRow {
-  return { webhookId, reason: `wrong_secret #${n}`, at: `2024-05-01T12:00:${String(n % 60).padStart(2, '0')}.000Z`, sourceAddress: '203.0.113.7', ...overrides };
+  return {
+    webhookId,
+    reason: `wrong_secret #${n}`,
+    at: `2024-05-01T12:00:${String(n % 60).padStart(2, '0')}.000Z`,
+    sourceAddress: '203.0.113.7',
+    ...overrides,
+  };
 }
 
 export const delivery = (row: DeliveryRow, position: GlobalPosition): ProjectionChange => ({ kind: 'delivery', position, row });
@@ -100,7 +106,12 @@ export function newestFirst(a: { position: GlobalPosition }, b: { position: Glob
 }
 
 /** Commits `changes` as the next batch of projection `name`, from its current checkpoint to `to`. */
-export async function project(store: ReadModelStore, name: string, changes: readonly ProjectionChange[], to?: GlobalPosition): Promise<void> {
+export async function project(
+  store: ReadModelStore,
+  name: string,
+  changes: readonly ProjectionChange[],
+  to?: GlobalPosition,
+): Promise<void> {
   const from = await store.loadCheckpoint(name);
   const last = [...changes].sort(newestFirst)[0]?.position;
   const target = to ?? last ?? from ?? at(0);

@@ -45,7 +45,9 @@ function expectedIds(changes: readonly ProjectionChange[], kind: ProjectionChang
   return changes
     .filter((change) => change.kind === kind)
     .sort(newestFirst)
-    .map((change) => (change.kind === 'delivery' ? change.row.deliveryId : change.kind === 'run' ? change.row.runId : change.row.sourceEventId));
+    .map((change) =>
+      change.kind === 'delivery' ? change.row.deliveryId : change.kind === 'run' ? change.row.runId : change.row.sourceEventId,
+    );
 }
 
 export function listingContract(context: Context): void {
@@ -55,23 +57,34 @@ export function listingContract(context: Context): void {
       const r = `${ns}-routine`;
       const big = 2n ** 60n;
       const positions = [at(5, 1), at(5, 3), at(5, 2), at(big + 1n, 0), at(big + 2n, 0), at(big + 2n, 1), at(7, 0)];
-      await project(store, `${ns}:projector`, positions.map((position, i) => delivery(deliveryRow(`${ns}-d${i}`, r), position)));
+      await project(
+        store,
+        `${ns}:projector`,
+        positions.map((position, i) => delivery(deliveryRow(`${ns}-d${i}`, r), position)),
+      );
 
       const ids = (await everything((page) => store.deliveries(r, page))).map((row) => row.deliveryId);
 
       expect(ids).toEqual([5, 4, 3, 6, 1, 2, 0].map((i) => `${ns}-d${i}`));
     });
 
-    it.each([1, 2, 7])('walking every page with limit %i yields every row exactly once, in order (deliveries, runs, parked, parked of all)', async (limit) => {
-      const { store, ns, base } = context();
-      const { routine, changes } = await projectMany(store, ns, base, 25);
+    it.each([1, 2, 7])(
+      'walking every page with limit %i yields every row exactly once, in order (deliveries, runs, parked, parked of all)',
+      async (limit) => {
+        const { store, ns, base } = context();
+        const { routine, changes } = await projectMany(store, ns, base, 25);
 
-      expect((await walk((page) => store.deliveries(routine, page), limit)).map((row) => row.deliveryId)).toEqual(expectedIds(changes, 'delivery'));
-      expect((await walk((page) => store.runs(routine, page), limit)).map((row) => row.runId)).toEqual(expectedIds(changes, 'run'));
-      expect((await walk((page) => store.parked(routine, page), limit)).map((row) => row.sourceEventId)).toEqual(expectedIds(changes, 'parked'));
-      const allParked = (await walk((page) => store.parked(undefined, page), limit)).map((row) => row.sourceEventId);
-      expect(allParked.filter((id) => id.startsWith(ns))).toEqual(expectedIds(changes, 'parked'));
-    });
+        expect((await walk((page) => store.deliveries(routine, page), limit)).map((row) => row.deliveryId)).toEqual(
+          expectedIds(changes, 'delivery'),
+        );
+        expect((await walk((page) => store.runs(routine, page), limit)).map((row) => row.runId)).toEqual(expectedIds(changes, 'run'));
+        expect((await walk((page) => store.parked(routine, page), limit)).map((row) => row.sourceEventId)).toEqual(
+          expectedIds(changes, 'parked'),
+        );
+        const allParked = (await walk((page) => store.parked(undefined, page), limit)).map((row) => row.sourceEventId);
+        expect(allParked.filter((id) => id.startsWith(ns))).toEqual(expectedIds(changes, 'parked'));
+      },
+    );
 
     it.each([1, 2, 7])('walking attempts with limit %i yields every attempt exactly once, newest first', async (limit) => {
       const { store, ns } = context();
@@ -83,37 +96,47 @@ export function listingContract(context: Context): void {
       expect(await walk((page) => store.attempts(webhook, page), limit)).toEqual([...attempts].reverse());
     });
 
-    it.each([1, 2, 7])('rows inserted between page fetches (limit %i) do not appear in later pages, and none is skipped or repeated', async (limit) => {
-      const { store, ns, base } = context();
-      const { routine, changes } = await projectMany(store, ns, base, 25);
-      const webhook = `${ns}-webhook`;
-      const attempts = Array.from({ length: 25 }, (_, n) => attemptRow(webhook, n));
-      await store.recordAttempts(attempts, 100);
-      let newer = 0;
-      const insertNewer = async (): Promise<void> => {
-        newer += 1;
-        const position = at(base + BigInt(1_000_000 + newer));
-        await project(store, `${ns}:projector`, [
-          delivery(deliveryRow(`${ns}-new-d${newer}`, routine), position),
-          run(runRow(`${ns}-new-r${newer}`, routine), position),
-          parked(parkedRow(`${ns}-new-p${newer}`, routine), position),
-        ]);
-        await store.recordAttempts([attemptRow(webhook, 100 + newer)], 1000);
-      };
+    it.each([1, 2, 7])(
+      'rows inserted between page fetches (limit %i) do not appear in later pages, and none is skipped or repeated',
+      async (limit) => {
+        const { store, ns, base } = context();
+        const { routine, changes } = await projectMany(store, ns, base, 25);
+        const webhook = `${ns}-webhook`;
+        const attempts = Array.from({ length: 25 }, (_, n) => attemptRow(webhook, n));
+        await store.recordAttempts(attempts, 100);
+        let newer = 0;
+        const insertNewer = async (): Promise<void> => {
+          newer += 1;
+          const position = at(base + BigInt(1_000_000 + newer));
+          await project(store, `${ns}:projector`, [
+            delivery(deliveryRow(`${ns}-new-d${newer}`, routine), position),
+            run(runRow(`${ns}-new-r${newer}`, routine), position),
+            parked(parkedRow(`${ns}-new-p${newer}`, routine), position),
+          ]);
+          await store.recordAttempts([attemptRow(webhook, 100 + newer)], 1000);
+        };
 
-      // Each walk must return exactly what was there when it started (earlier walks added newer rows).
-      const unchanged = async <T>(list: Listing<T>): Promise<T[]> => {
-        const before = await everything(list);
-        expect(await walk(list, limit, insertNewer)).toEqual(before);
-        return before;
-      };
-      expect((await unchanged((page) => store.deliveries(routine, page))).map((row) => row.deliveryId)).toEqual(expectedIds(changes, 'delivery'));
-      expect((await unchanged((page) => store.runs(routine, page))).map((row) => row.runId).slice(-25)).toEqual(expectedIds(changes, 'run'));
-      expect((await unchanged((page) => store.parked(routine, page))).map((row) => row.sourceEventId).slice(-25)).toEqual(expectedIds(changes, 'parked'));
-      expect((await unchanged((page) => store.attempts(webhook, page))).slice(-25)).toEqual([...attempts].reverse());
-      expect(newer).toBeGreaterThan(0);
-      // A commit per page at limit 1 (about a hundred): seconds on PostgreSQL with fsync, more on a loaded machine.
-    }, 30_000);
+        // Each walk must return exactly what was there when it started (earlier walks added newer rows).
+        const unchanged = async <T>(list: Listing<T>): Promise<T[]> => {
+          const before = await everything(list);
+          expect(await walk(list, limit, insertNewer)).toEqual(before);
+          return before;
+        };
+        expect((await unchanged((page) => store.deliveries(routine, page))).map((row) => row.deliveryId)).toEqual(
+          expectedIds(changes, 'delivery'),
+        );
+        expect((await unchanged((page) => store.runs(routine, page))).map((row) => row.runId).slice(-25)).toEqual(
+          expectedIds(changes, 'run'),
+        );
+        expect((await unchanged((page) => store.parked(routine, page))).map((row) => row.sourceEventId).slice(-25)).toEqual(
+          expectedIds(changes, 'parked'),
+        );
+        expect((await unchanged((page) => store.attempts(webhook, page))).slice(-25)).toEqual([...attempts].reverse());
+        expect(newer).toBeGreaterThan(0);
+        // A commit per page at limit 1 (about a hundred): seconds on PostgreSQL with fsync, more on a loaded machine.
+      },
+      30_000,
+    );
 
     it('rejects malformed, tampered and wrong-kind cursors with InvalidCursorError (an attempts cursor on deliveries and back)', async () => {
       const { store, ns } = context();
@@ -125,9 +148,29 @@ export function listingContract(context: Context): void {
       expect(deliveriesCursor).toEqual(expect.any(String));
       expect(attemptsCursor).toEqual(expect.any(String));
       const b64 = (text: string): string => Buffer.from(text).toString('base64url');
-      const garbage = ['', 'garbage', '!!!!', 'x'.repeat(500), `${deliveriesCursor}=`, `${deliveriesCursor}.`, b64('p.1'), b64('p.01.2'), b64('p.-1.2'), b64('p.1.2 '), b64('p.99999999999999999999.1'), b64('x.1.2'), b64('a.1.2'), b64("p.1.2' OR 1=1")];
+      const garbage = [
+        '',
+        'garbage',
+        '!!!!',
+        'x'.repeat(500),
+        `${deliveriesCursor}=`,
+        `${deliveriesCursor}.`,
+        b64('p.1'),
+        b64('p.01.2'),
+        b64('p.-1.2'),
+        b64('p.1.2 '),
+        b64('p.99999999999999999999.1'),
+        b64('x.1.2'),
+        b64('a.1.2'),
+        b64("p.1.2' OR 1=1"),
+      ];
 
-      const listings: Listing<unknown>[] = [(page) => store.deliveries(r, page), (page) => store.runs(r, page), (page) => store.parked(undefined, page), (page) => store.parked(r, page)];
+      const listings: Listing<unknown>[] = [
+        (page) => store.deliveries(r, page),
+        (page) => store.runs(r, page),
+        (page) => store.parked(undefined, page),
+        (page) => store.parked(r, page),
+      ];
       for (const list of listings) {
         for (const cursor of [...garbage, attemptsCursor as string]) {
           await expect(list({ limit: 10, cursor })).rejects.toBeInstanceOf(InvalidCursorError);
@@ -160,12 +203,18 @@ export function listingContract(context: Context): void {
       const { store, ns } = context();
       const [a, b] = [`${ns}-routine-1`, `${ns}-routine-10`];
       await project(store, `${ns}:projector`, [
-        delivery(deliveryRow(`${ns}-da`, a), at(1)), delivery(deliveryRow(`${ns}-db`, b), at(2)),
-        run(runRow(`${ns}-ra`, a), at(1)), run(runRow(`${ns}-rb`, b), at(2)),
-        parked(parkedRow(`${ns}-pa`, a), at(1)), parked(parkedRow(`${ns}-pb`, b), at(2)),
+        delivery(deliveryRow(`${ns}-da`, a), at(1)),
+        delivery(deliveryRow(`${ns}-db`, b), at(2)),
+        run(runRow(`${ns}-ra`, a), at(1)),
+        run(runRow(`${ns}-rb`, b), at(2)),
+        parked(parkedRow(`${ns}-pa`, a), at(1)),
+        parked(parkedRow(`${ns}-pb`, b), at(2)),
       ]);
 
-      for (const [routine, suffix] of [[a, 'a'], [b, 'b']] as const) {
+      for (const [routine, suffix] of [
+        [a, 'a'],
+        [b, 'b'],
+      ] as const) {
         expect((await everything((page) => store.deliveries(routine, page))).map((row) => row.deliveryId)).toEqual([`${ns}-d${suffix}`]);
         expect((await everything((page) => store.runs(routine, page))).map((row) => row.runId)).toEqual([`${ns}-r${suffix}`]);
         expect((await everything((page) => store.parked(routine, page))).map((row) => row.sourceEventId)).toEqual([`${ns}-p${suffix}`]);
@@ -177,8 +226,18 @@ export function listingContract(context: Context): void {
     it('parked lists one routine when given one, and every parked row (those without a routine too) when not', async () => {
       const { store, ns, base } = context();
       const [a, b] = [`${ns}-routine-a`, `${ns}-routine-b`];
-      const rows = [parkedRow(`${ns}-p1`, a), parkedRow(`${ns}-p2`, b), parkedRow(`${ns}-p3`, null), parkedRow(`${ns}-p4`, a), parkedRow(`${ns}-p5`, null)];
-      await project(store, `${ns}:projector`, rows.map((row, i) => parked(row, at(base + BigInt(50 + i)))));
+      const rows = [
+        parkedRow(`${ns}-p1`, a),
+        parkedRow(`${ns}-p2`, b),
+        parkedRow(`${ns}-p3`, null),
+        parkedRow(`${ns}-p4`, a),
+        parkedRow(`${ns}-p5`, null),
+      ];
+      await project(
+        store,
+        `${ns}:projector`,
+        rows.map((row, i) => parked(row, at(base + BigInt(50 + i)))),
+      );
 
       expect(await everything((page) => store.parked(a, page))).toEqual([rows[3], rows[0]]);
       expect(await everything((page) => store.parked(b, page))).toEqual([rows[1]]);

@@ -1,5 +1,17 @@
 /// <reference types="jest" />
-import { at, attemptRow, delivery, deliveryRow, everything, parked, parkedRow, project, run, runRow, type Context } from './contract.fixtures';
+import {
+  at,
+  attemptRow,
+  delivery,
+  deliveryRow,
+  everything,
+  parked,
+  parkedRow,
+  project,
+  run,
+  runRow,
+  type Context,
+} from './contract.fixtures';
 
 /** Strings that break naive quoting, LIKE patterns, escaping, encodings or column sizes. */
 function hostileStrings(ns: string): string[] {
@@ -24,15 +36,35 @@ export function roundTripContract(context: Context): void {
       for (const [i, s] of values.entries()) {
         const routine = `${s} routine`;
         const d = deliveryRow(`${s} delivery`, routine, {
-          webhookId: `${s} webhook`, runId: `${s} run`, receivedAt: '2024-05-01T12:00:00.123Z',
-          triggerAccount: { accountId: `${s} account`, email: `${s}@example.com` }, contentType: `text/plain; charset="${s}"`, idempotencyKey: `${s} key`,
+          webhookId: `${s} webhook`,
+          runId: `${s} run`,
+          receivedAt: '2024-05-01T12:00:00.123Z',
+          triggerAccount: { accountId: `${s} account`, email: `${s}@example.com` },
+          contentType: `text/plain; charset="${s}"`,
+          idempotencyKey: `${s} key`,
         });
-        const r = runRow(`${s} run`, routine, { webhookId: `${s} webhook`, deliveryId: `${s} delivery`, status: `${s} status`, createdAt: '2024-05-01T12:00:00.999Z', triggerAccount: d.triggerAccount });
-        const p = parkedRow(`${s} event`, routine, { sourceStream: `${s} stream`, sourceType: `${s} type`, deliveryId: `${s} delivery`, error: `${s} error`, parkedAt: '1999-12-31T23:59:59.000Z' });
+        const r = runRow(`${s} run`, routine, {
+          webhookId: `${s} webhook`,
+          deliveryId: `${s} delivery`,
+          status: `${s} status`,
+          createdAt: '2024-05-01T12:00:00.999Z',
+          triggerAccount: d.triggerAccount,
+        });
+        const p = parkedRow(`${s} event`, routine, {
+          sourceStream: `${s} stream`,
+          sourceType: `${s} type`,
+          deliveryId: `${s} delivery`,
+          error: `${s} error`,
+          parkedAt: '1999-12-31T23:59:59.000Z',
+        });
         const position = at(base + BigInt(i));
         await project(store, name, [delivery(d, position), run(r, position), parked(p, position)]);
         await store.recordReplays([d.deliveryId]);
-        const attempt = attemptRow(`${s} webhook`, i, { reason: `${s} reason`, at: '2024-05-01T12:00:00.000Z', sourceAddress: `${s} address` });
+        const attempt = attemptRow(`${s} webhook`, i, {
+          reason: `${s} reason`,
+          at: '2024-05-01T12:00:00.000Z',
+          sourceAddress: `${s} address`,
+        });
         await store.recordAttempts([attempt], 5);
 
         expect(await everything((page) => store.deliveries(routine, page))).toEqual([{ ...d, replays: 1 }]);
@@ -53,7 +85,9 @@ export function roundTripContract(context: Context): void {
       await project(store, `${ns}:projector`, [delivery(d, at(base + 1n)), parked(p, at(base + 2n))]);
 
       expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual([{ ...d, replays: 0 }]);
-      expect((await everything((page) => store.parked(undefined, page))).filter((row) => row.sourceEventId === p.sourceEventId)).toEqual([p]);
+      expect((await everything((page) => store.parked(undefined, page))).filter((row) => row.sourceEventId === p.sourceEventId)).toEqual([
+        p,
+      ]);
     });
   });
 }

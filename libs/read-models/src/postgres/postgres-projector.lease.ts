@@ -97,4 +97,3 @@ export class PostgresProjectorLease {
     await client.end().catch(() => undefined);
   }
 }
-

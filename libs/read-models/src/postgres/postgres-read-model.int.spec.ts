@@ -42,7 +42,10 @@ async function openStore(options: Partial<PostgresReadModelStoreOptions> = {}): 
 
 async function elapsed(call: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
   const started = performance.now();
-  const error = await call().then(() => undefined, (caught: unknown) => caught);
+  const error = await call().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   return { error, ms: performance.now() - started };
 }
 
@@ -171,10 +174,26 @@ function registerSuites(): void {
         client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]),
       );
       expect(terminated.rowCount).toBeGreaterThan(0);
-      const outcomes = await Promise.all([store.ping(), store.ping(), store.loadCheckpoint('x')].map((call) => call.then(() => 'ok', (error: unknown) => error)));
+      const outcomes = await Promise.all(
+        [store.ping(), store.ping(), store.loadCheckpoint('x')].map((call) =>
+          call.then(
+            () => 'ok',
+            (error: unknown) => error,
+          ),
+        ),
+      );
       for (const outcome of outcomes) if (outcome !== 'ok') expect(outcome).toBeInstanceOf(ReadModelUnavailableError);
 
-      await eventually(() => store.ping().then(() => true, () => false), 5_000, 'PostgreSQL to answer again', 25);
+      await eventually(
+        () =>
+          store.ping().then(
+            () => true,
+            () => false,
+          ),
+        5_000,
+        'PostgreSQL to answer again',
+        25,
+      );
     });
 
     it('rejects with ReadModelUnavailableError within a few seconds when no server listens (port 1)', async () => {
@@ -188,7 +207,9 @@ function registerSuites(): void {
     it('rejects with ReadModelUnavailableError after the connection timeout when the server accepts but never answers', async () => {
       const silent = await startSilentServer();
       try {
-        const { error, ms } = await elapsed(() => PostgresReadModelStore.open({ connectionString: viaPort(silent.port), schema: SCHEMA, connectionTimeoutMs: 500 }));
+        const { error, ms } = await elapsed(() =>
+          PostgresReadModelStore.open({ connectionString: viaPort(silent.port), schema: SCHEMA, connectionTimeoutMs: 500 }),
+        );
 
         expect(error).toBeInstanceOf(ReadModelUnavailableError);
         expect(ms).toBeLessThan(3_000);
@@ -207,7 +228,11 @@ function registerSuites(): void {
 
         await proxy.stop();
 
-        for (const call of [() => store.ping(), () => store.deliveries('r', { limit: 10 }), () => store.commit('x', [], undefined, { commit: 1n, prepare: 1n })]) {
+        for (const call of [
+          () => store.ping(),
+          () => store.deliveries('r', { limit: 10 }),
+          () => store.commit('x', [], undefined, { commit: 1n, prepare: 1n }),
+        ]) {
           const { error, ms } = await elapsed(call);
           expect(error).toBeInstanceOf(ReadModelUnavailableError);
           expect(ms).toBeLessThan(3_000);

@@ -2,7 +2,16 @@ import type { GlobalPosition } from '@wts/event-store';
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import { decodeAttemptCursor, decodePositionCursor } from '../cursor';
 import { checkKeepPerWebhook, checkLimit, toAttemptPage, toPositionPage } from '../pagination';
-import type { AttemptRow, DeliveryListRow, Page, PageRequest, ParkedRow, ProjectionChange, ReadModelStore, RunRow } from '../read-model.port';
+import type {
+  AttemptRow,
+  DeliveryListRow,
+  Page,
+  PageRequest,
+  ParkedRow,
+  ProjectionChange,
+  ReadModelStore,
+  RunRow,
+} from '../read-model.port';
 import { ReadModelUnavailableError } from '../read-model.port';
 import {
   attemptValues,
@@ -103,9 +112,16 @@ export class PostgresReadModelStore implements ReadModelStore {
   async commit(name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition): Promise<boolean> {
     return this.transaction('commit', async (client) => {
       await client.query(sql.COMMIT_LOCK, [this.commitLockKey]);
-      const moved = from === undefined
-        ? await client.query(sql.INSERT_FIRST_CHECKPOINT, [name, String(to.commit), String(to.prepare)])
-        : await client.query(sql.MOVE_CHECKPOINT, [name, String(from.commit), String(from.prepare), String(to.commit), String(to.prepare)]);
+      const moved =
+        from === undefined
+          ? await client.query(sql.INSERT_FIRST_CHECKPOINT, [name, String(to.commit), String(to.prepare)])
+          : await client.query(sql.MOVE_CHECKPOINT, [
+              name,
+              String(from.commit),
+              String(from.prepare),
+              String(to.commit),
+              String(to.prepare),
+            ]);
       if (moved.rowCount !== 1) return { outcome: false, commit: false };
       for (const insert of sql.insertChanges(changes)) await client.query(insert.text, insert.values);
       return { outcome: true, commit: true };

@@ -5,7 +5,8 @@ export type ActivityRequest =
   | { readonly id: number; readonly op: 'attempts'; readonly attempts: readonly AttemptRow[]; readonly keep: number }
   | { readonly id: number; readonly op: 'replays'; readonly counts: readonly (readonly [string, number])[] };
 
-export type ActivityReply = { readonly id: number; readonly ok: true } | { readonly id: number; readonly ok: false; readonly error: string };
+export type ActivityReply =
+  { readonly id: number; readonly ok: true } | { readonly id: number; readonly ok: false; readonly error: string };
 
 export interface ActivityWorkerData {
   readonly filePath: string;

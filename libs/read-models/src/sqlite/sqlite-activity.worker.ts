@@ -16,7 +16,8 @@ const connection = SqliteReadModelConnection.open(filePath, busyTimeoutMs);
 const q = prepareStatements(connection.db);
 const writeAttempts = connection.db.transaction((request: Extract<ActivityRequest, { op: 'attempts' }>) => {
   for (const attempt of request.attempts) q.insertAttempt.run(...attemptValues(attempt));
-  for (const webhookId of new Set(request.attempts.map((attempt) => attempt.webhookId))) q.pruneAttempts.run({ webhookId, keep: request.keep });
+  for (const webhookId of new Set(request.attempts.map((attempt) => attempt.webhookId)))
+    q.pruneAttempts.run({ webhookId, keep: request.keep });
 });
 const writeReplays = connection.db.transaction((request: Extract<ActivityRequest, { op: 'replays' }>) => {
   for (const [deliveryId, count] of request.counts) q.addReplays.run(deliveryId, count);

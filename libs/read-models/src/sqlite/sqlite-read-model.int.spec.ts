@@ -20,22 +20,25 @@ afterAll(() => {
 });
 
 for (const activityOffThread of [false, true]) {
-  readModelContract(`SqliteReadModelStore${activityOffThread ? ' (attempts and replays written on the activity thread, as the ingress does)' : ''}`, async () => {
-    const file = tempFile();
-    const opened: ReadModelStore[] = [];
-    const open = (): ReadModelStore => {
-      const store = SqliteReadModelStore.open(file, { activityOffThread });
-      opened.push(store);
-      return store;
-    };
-    return {
-      store: open(),
-      openAnother: async () => open(),
-      cleanup: async () => {
-        await Promise.all(opened.map((store) => store.close()));
-      },
-    };
-  });
+  readModelContract(
+    `SqliteReadModelStore${activityOffThread ? ' (attempts and replays written on the activity thread, as the ingress does)' : ''}`,
+    async () => {
+      const file = tempFile();
+      const opened: ReadModelStore[] = [];
+      const open = (): ReadModelStore => {
+        const store = SqliteReadModelStore.open(file, { activityOffThread });
+        opened.push(store);
+        return store;
+      };
+      return {
+        store: open(),
+        openAnother: async () => open(),
+        cleanup: async () => {
+          await Promise.all(opened.map((store) => store.close()));
+        },
+      };
+    },
+  );
 }
 
 /**
@@ -92,7 +95,9 @@ interface Worker {
 }
 
 function startWorker(): Worker {
-  const child = spawn(process.execPath, ['-e', OPEN_AND_COMMIT_WORKER, join(__dirname, 'sqlite-read-model.store.ts')], { cwd: process.cwd() });
+  const child = spawn(process.execPath, ['-e', OPEN_AND_COMMIT_WORKER, join(__dirname, 'sqlite-read-model.store.ts')], {
+    cwd: process.cwd(),
+  });
   const lines: string[] = [];
   const waiting: ((line: string) => void)[] = [];
   let buffer = '';
@@ -184,7 +189,9 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
       for (let round = 0; round < 3; round += 1) {
         const job = JSON.stringify({ file: tempFile(), at: Date.now() + 150 });
         for (const worker of workers) worker.child.stdin.write(`${job}\n`);
-        const outcomes = await Promise.all(workers.map(async (worker) => JSON.parse(await worker.nextLine()) as { won?: boolean; error?: string }));
+        const outcomes = await Promise.all(
+          workers.map(async (worker) => JSON.parse(await worker.nextLine()) as { won?: boolean; error?: string }),
+        );
 
         expect(outcomes.filter((outcome) => outcome.error !== undefined)).toEqual([]);
         expect(outcomes.filter((outcome) => outcome.won === true)).toHaveLength(1);

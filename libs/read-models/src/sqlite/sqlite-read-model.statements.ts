@@ -73,9 +73,7 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
     ),
     runs: db.prepare(`SELECT ${columnList(run)} FROM rm_runs WHERE routine_id = @routineId AND ${AFTER} ${NEWEST_FIRST}`),
     parkedAll: db.prepare(`SELECT ${columnList(parked)} FROM rm_parked WHERE ${AFTER} ${NEWEST_FIRST}`),
-    parkedOfRoutine: db.prepare(
-      `SELECT ${columnList(parked)} FROM rm_parked WHERE routine_id = @routineId AND ${AFTER} ${NEWEST_FIRST}`,
-    ),
+    parkedOfRoutine: db.prepare(`SELECT ${columnList(parked)} FROM rm_parked WHERE routine_id = @routineId AND ${AFTER} ${NEWEST_FIRST}`),
     insertAttempt: db.prepare(
       `INSERT INTO rm_rejected_attempts (${ATTEMPT_COLUMNS.join(', ')}) VALUES (${ATTEMPT_COLUMNS.map(() => '?').join(', ')})`,
     ),

@@ -46,7 +46,9 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly queries: SqliteReadModelStatements;
-  private readonly commitTransaction: Transaction<(name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition) => boolean>;
+  private readonly commitTransaction: Transaction<
+    (name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition) => boolean
+  >;
   private readonly resetTransaction: Transaction<(name: string) => void>;
   private readonly attemptsTransaction: Transaction<(attempts: readonly AttemptRow[], keep: number) => void>;
   private readonly replaysTransaction: Transaction<(counts: ReadonlyMap<string, number>) => void>;
@@ -59,15 +61,24 @@ export class SqliteReadModelStore implements ReadModelStore {
     const { db } = connection;
     const q = prepareStatements(db);
     this.queries = q;
-    this.commitTransaction = db.transaction((name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition) => {
-      const moved = from === undefined
-        ? q.insertFirstCheckpoint.run(name, to.commit, to.prepare)
-        : q.moveCheckpoint.run({ name, fromCommit: from.commit, fromPrepare: from.prepare, toCommit: to.commit, toPrepare: to.prepare });
-      // Nothing has been written when the compare-and-set fails: the transaction ends empty.
-      if (moved.changes !== 1) return false;
-      for (const change of changes) q.insertChange[change.kind].run(...changeValues(change));
-      return true;
-    });
+    this.commitTransaction = db.transaction(
+      (name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition) => {
+        const moved =
+          from === undefined
+            ? q.insertFirstCheckpoint.run(name, to.commit, to.prepare)
+            : q.moveCheckpoint.run({
+                name,
+                fromCommit: from.commit,
+                fromPrepare: from.prepare,
+                toCommit: to.commit,
+                toPrepare: to.prepare,
+              });
+        // Nothing has been written when the compare-and-set fails: the transaction ends empty.
+        if (moved.changes !== 1) return false;
+        for (const change of changes) q.insertChange[change.kind].run(...changeValues(change));
+        return true;
+      },
+    );
     this.resetTransaction = db.transaction((name: string) => {
       for (const statement of q.deleteProjected) statement.run();
       q.deleteCheckpoint.run(name);

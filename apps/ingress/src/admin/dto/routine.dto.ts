@@ -1,17 +1,7 @@
 import { OptionalNotNull } from './optional-not-null.decorator';
 import { IsWellFormedId } from './well-formed-id.decorator';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsNotEmpty,
-  IsObject,
-  IsString,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsNotEmpty, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
 import type { RoutineDefinition, RoutineMode } from '@wts/contracts';
 
 export class ToolDto {

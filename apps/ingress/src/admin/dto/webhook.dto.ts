@@ -1,4 +1,11 @@
-import { IsBoolean, Validate, ValidatorConstraint, isEmail, type ValidationArguments, type ValidatorConstraintInterface } from 'class-validator';
+import {
+  IsBoolean,
+  Validate,
+  ValidatorConstraint,
+  isEmail,
+  type ValidationArguments,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 
 const EMAIL = { allow_utf8_local_part: true, require_tld: false };
 
@@ -11,7 +18,8 @@ class DefaultAccountValue implements ValidatorConstraintInterface {
 
   defaultMessage(args: ValidationArguments): string {
     const value: unknown = args.value;
-    if (value === undefined || value === null || value === '') return "default_account is required: the email of an active account inside the routine's scope";
+    if (value === undefined || value === null || value === '')
+      return "default_account is required: the email of an active account inside the routine's scope";
     if (typeof value !== 'string') return 'default_account must be a string: the email of an account';
     if (value.length > 254) return 'default_account must be at most 254 characters';
     return 'default_account must be the email of an account';

@@ -202,7 +202,8 @@ export class FakeEventStoreDb {
     // as long as the server still remembers it).
     const ids = events.map((event) => event.id);
     const loose = expected === 'any' || expected === 'stream_exists';
-    const startAt = expected === 'no_stream' ? 0 : typeof expected === 'bigint' ? Number(expected) + 1 : stream.findIndex((r) => r.id === ids[0]);
+    const startAt =
+      expected === 'no_stream' ? 0 : typeof expected === 'bigint' ? Number(expected) + 1 : stream.findIndex((r) => r.id === ids[0]);
     const recognised = !loose || (this.remembersRecentIds && expected === 'any');
     if (recognised && startAt >= 0 && ids.length > 0 && startAt < stream.length) {
       if (ids.every((id, i) => stream[startAt + i]?.id === id)) {
