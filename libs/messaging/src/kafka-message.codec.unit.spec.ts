@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '@wts/event-store';
+import { acceptedDelivery } from '@wts/testing';
 import {
   MESSAGE_SCHEMAS,
   MessageDecodeError,
@@ -9,23 +10,12 @@ import {
 } from './kafka-message.codec';
 import { DeliveryAcceptedMessage, kafkaTopicNames, routeEvent } from './kafka-topics.contract';
 
-const delivery: DeliveryAcceptedMessage.Value = {
-  deliveryId: 'dlv_1',
-  webhookId: 'whk_1',
-  routineId: 'rtn_1',
-  runId: 'run_1',
-  triggerAccount: { accountId: 'acc_1', email: 'ops@example.com' },
-  payload: { format: 'json', json: '{"n":12345678901234567890}' },
-  contentType: 'application/json',
-  idempotencyKey: null,
-  requestDigest: 'ab',
-  receivedAt: '2025-01-01T00:00:00.000Z',
-};
+const delivery: DeliveryAcceptedMessage.Value = acceptedDelivery({ idempotencyKey: null });
 
 function recorded(overrides: Partial<RecordedEvent> = {}): RecordedEvent {
   return {
     id: '0f8b1c7e-5d2a-4e8b-9a61-3c1d2e4f5a6b',
-    streamId: 'delivery-dlv_1',
+    streamId: `delivery-${delivery.deliveryId}`,
     revision: 0n,
     position: { commit: 42n, prepare: 42n },
     type: 'DeliveryAccepted',
@@ -48,7 +38,7 @@ const at = { topic: 'webhooks.events.v1', partition: 2 };
 
 describe('Kafka contract: routing', () => {
   it('sends webhook lifecycle and accepted deliveries to webhooks.events.v1 keyed by webhook, runs to routines.runs.v1 keyed by routine', () => {
-    expect(routeEvent(recorded())).toEqual({ topic: 'webhookEvents', key: 'whk_1' });
+    expect(routeEvent(recorded())).toEqual({ topic: 'webhookEvents', key: delivery.webhookId });
     expect(routeEvent({ streamId: 'webhook-whk_1', type: 'SecretRotated', data: { webhookId: 'whk_1' } })).toEqual({
       topic: 'webhookEvents',
       key: 'whk_1',
@@ -79,14 +69,14 @@ describe('Kafka contract: routing', () => {
 describe('Kafka codec', () => {
   it('encodes the data as JSON with the contract headers', () => {
     const event = recorded();
-    const encoded = encodeEvent(event, { topic: 'webhookEvents', key: 'whk_1' });
+    const encoded = encodeEvent(event, { topic: 'webhookEvents', key: delivery.webhookId });
     expect(JSON.parse(encoded.value)).toEqual(delivery);
     expect(encoded.headers).toEqual({
       'event-type': 'DeliveryAccepted',
       'event-id': event.id,
       'schema-version': '1',
       traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
-      'stream-id': 'delivery-dlv_1',
+      'stream-id': `delivery-${delivery.deliveryId}`,
       'stream-revision': '0',
       position: '42/42',
     });
@@ -97,7 +87,7 @@ describe('Kafka codec', () => {
     expect(decoded).toMatchObject({
       ...at,
       offset: '7',
-      key: 'whk_1',
+      key: delivery.webhookId,
       eventType: 'DeliveryAccepted',
       schemaVersion: 1,
       streamRevision: 0n,

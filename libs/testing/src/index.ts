@@ -1,2 +1,3 @@
 export * from './decider.spec-helper';
 export * from './eventually';
+export * from './domain.fixtures';

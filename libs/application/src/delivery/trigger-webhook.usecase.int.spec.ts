@@ -20,6 +20,7 @@ import {
   type EventToAppend,
   type ExpectedRevision,
 } from '@wts/event-store';
+import { ACCOUNT_A, ACCOUNT_B, ACCOUNT_C, ROUTINE_ID, UNKNOWN_WEBHOOK_ID, WEBHOOK_ID } from '@wts/testing';
 import { ConfigurationState } from '../configuration/configuration.state';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
@@ -39,13 +40,8 @@ import type { RejectedAttempt, WebhookActivityRecorder } from './webhook-activit
  */
 
 const SECRET = 'whsec_use-case-spec-secret';
-const ACCOUNT = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
-const OTHER_ACCOUNT = 'acc_BBBBBBBBBBBBBBBBBBBBBB';
-/** Its email is ACCOUNT's minus the last letter: two requests can differ only in where the header ends and the body starts. */
-const PREFIX_ACCOUNT = 'acc_CCCCCCCCCCCCCCCCCCCCCC';
-const ROUTINE = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
-const WEBHOOK = 'whk_AAAAAAAAAAAAAAAAAAAAAA';
-const UNKNOWN_WEBHOOK = 'whk_ZZZZZZZZZZZZZZZZZZZZZZ';
+/** Its email is ACCOUNT_A's minus the last letter: two requests can differ only in where the header ends and the body starts. */
+const PREFIX_ACCOUNT = ACCOUNT_C;
 const T0 = Date.parse('2026-05-01T12:00:00.000Z');
 const RETENTION_MS = 60_000;
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -58,7 +54,7 @@ const routineCreated = (routineId: string, extra: object = {}): EventToAppend =>
     instructions: 'Triage the alert.',
     tools: [],
     mode: 'supervised',
-    accountScope: [ACCOUNT, OTHER_ACCOUNT, PREFIX_ACCOUNT],
+    accountScope: [ACCOUNT_A, ACCOUNT_B, PREFIX_ACCOUNT],
     createdAt: new Date(T0).toISOString(),
     ...extra,
   });
@@ -68,7 +64,7 @@ const webhookEnabled = (webhookId: string, routineId: string, secretDigest = dig
     webhookId,
     routineId,
     secretDigest,
-    defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+    defaultAccount: { accountId: ACCOUNT_A, email: 'ops@example.com' },
     accountOverrideAllowed: true,
     enabledAt: new Date(T0).toISOString(),
   });
@@ -156,9 +152,14 @@ describe('TriggerWebhookUseCase', () => {
     await real.append(
       ACCOUNT_CATALOG_STREAM,
       [
-        stored('AccountConnected', { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: new Date(T0).toISOString() }),
         stored('AccountConnected', {
-          accountId: OTHER_ACCOUNT,
+          accountId: ACCOUNT_A,
+          email: 'ops@example.com',
+          aliases: [],
+          connectedAt: new Date(T0).toISOString(),
+        }),
+        stored('AccountConnected', {
+          accountId: ACCOUNT_B,
           email: 'other@example.com',
           aliases: [],
           connectedAt: new Date(T0).toISOString(),
@@ -172,8 +173,8 @@ describe('TriggerWebhookUseCase', () => {
       ],
       'no_stream',
     );
-    await real.append(Streams.routine(ROUTINE), [routineCreated(ROUTINE)], 'no_stream');
-    await real.append(Streams.webhook(WEBHOOK), [webhookEnabled(WEBHOOK, ROUTINE)], 'no_stream');
+    await real.append(Streams.routine(ROUTINE_ID), [routineCreated(ROUTINE_ID)], 'no_stream');
+    await real.append(Streams.webhook(WEBHOOK_ID), [webhookEnabled(WEBHOOK_ID, ROUTINE_ID)], 'no_stream');
     state = new ConfigurationState();
     freshness = new RecordingFreshness(real, state);
     limiter = new ScriptedLimiter();
@@ -206,7 +207,7 @@ describe('TriggerWebhookUseCase', () => {
   function command(overrides: Partial<TriggerWebhookRequest> & { body?: string } = {}): TriggerWebhookRequest {
     const { body = '{"alert":"disk full"}', ...rest } = overrides;
     return {
-      webhookId: WEBHOOK,
+      webhookId: WEBHOOK_ID,
       authorization: `Bearer ${SECRET}`,
       contentType: 'application/json',
       accountHeader: undefined,
@@ -244,15 +245,15 @@ describe('TriggerWebhookUseCase', () => {
       expect(stream[0].data).toMatchObject({
         deliveryId,
         runId,
-        webhookId: WEBHOOK,
-        routineId: ROUTINE,
-        triggerAccount: { accountId: ACCOUNT },
+        webhookId: WEBHOOK_ID,
+        routineId: ROUTINE_ID,
+        triggerAccount: { accountId: ACCOUNT_A },
         contentType: 'application/json',
         idempotencyKey: null,
         receivedAt: new Date(T0).toISOString(),
       });
       expect(store.appends).toEqual([{ streamId: Streams.delivery(deliveryId), expected: 'no_stream' }]);
-      expect(limiter.keys).toEqual([WEBHOOK]);
+      expect(limiter.keys).toEqual([WEBHOOK_ID]);
       await nextTurn();
       expect(attempts).toEqual([]);
       expect(replays).toEqual([]);
@@ -280,11 +281,11 @@ describe('TriggerWebhookUseCase', () => {
         await useCase().execute(command({ contentType: 'text/plain', accountHeader: 'other@example.com', body: 'disk full' })),
       );
       expect((await deliveryStream(viaHeader.body.delivery_id))[0].data).toMatchObject({
-        triggerAccount: { accountId: OTHER_ACCOUNT },
+        triggerAccount: { accountId: ACCOUNT_B },
         contentType: 'text/plain',
       });
       const viaBody = accepted(await useCase().execute(command({ body: '{"account_email":"other@example.com","data":{}}' })));
-      expect((await deliveryStream(viaBody.body.delivery_id))[0].data).toMatchObject({ triggerAccount: { accountId: OTHER_ACCOUNT } });
+      expect((await deliveryStream(viaBody.body.delivery_id))[0].data).toMatchObject({ triggerAccount: { accountId: ACCOUNT_B } });
     });
   });
 
@@ -303,13 +304,13 @@ describe('TriggerWebhookUseCase', () => {
     }
 
     it('an unknown id is compared once against the decoy digest, looks at a routine stream that exists, and is recorded after the answer under the unknown-id bucket', async () => {
-      await freshness.ensureFresh([Streams.webhook(WEBHOOK), Streams.routine(ROUTINE)]);
+      await freshness.ensureFresh([Streams.webhook(WEBHOOK_ID), Streams.routine(ROUTINE_ID)]);
       freshness.asked.length = 0;
       const calls = spyComparisons();
-      const outcome = await useCase().execute(command({ webhookId: UNKNOWN_WEBHOOK }));
+      const outcome = await useCase().execute(command({ webhookId: UNKNOWN_WEBHOOK_ID }));
       expect(outcome).toEqual({ kind: 'rejected', code: 'webhook_not_found', detail: 'not found' });
       expect(calls).toEqual([[digestSecret(SECRET), DECOY_DIGEST]]);
-      expect(freshness.asked).toEqual([[Streams.webhook(UNKNOWN_WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE)]]);
+      expect(freshness.asked).toEqual([[Streams.webhook(UNKNOWN_WEBHOOK_ID), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE_ID)]]);
       expect(attempts).toEqual([]);
       await nextTurn();
       expect(attempts).toEqual([
@@ -320,8 +321,8 @@ describe('TriggerWebhookUseCase', () => {
     });
 
     it('before any webhook was ever enabled here, an unknown id looks at a placeholder routine stream', async () => {
-      await useCase().execute(command({ webhookId: UNKNOWN_WEBHOOK }));
-      expect(freshness.asked[0]).toEqual([Streams.webhook(UNKNOWN_WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine('rtn_unknown')]);
+      await useCase().execute(command({ webhookId: UNKNOWN_WEBHOOK_ID }));
+      expect(freshness.asked[0]).toEqual([Streams.webhook(UNKNOWN_WEBHOOK_ID), ACCOUNT_CATALOG_STREAM, Streams.routine('rtn_unknown')]);
     });
 
     it('a wrong secret is compared once against the stored digest, answered, and recorded after the answer', async () => {
@@ -332,7 +333,7 @@ describe('TriggerWebhookUseCase', () => {
       expect(attempts).toEqual([]);
       await nextTurn();
       expect(attempts).toEqual([
-        { webhookId: WEBHOOK, reason: 'wrong_secret', at: new Date(T0).toISOString(), sourceAddress: '192.0.2.7' },
+        { webhookId: WEBHOOK_ID, reason: 'wrong_secret', at: new Date(T0).toISOString(), sourceAddress: '192.0.2.7' },
       ]);
       expect(store.appends).toEqual([]);
     });
@@ -349,8 +350,8 @@ describe('TriggerWebhookUseCase', () => {
 
     it('an empty secret never matches, even a digest of the empty string', async () => {
       await real.append(
-        Streams.webhook(WEBHOOK),
-        [stored('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret(''), rotatedAt: new Date(T0).toISOString() })],
+        Streams.webhook(WEBHOOK_ID),
+        [stored('SecretRotated', { webhookId: WEBHOOK_ID, secretDigest: digestSecret(''), rotatedAt: new Date(T0).toISOString() })],
         0n,
       );
       expect(await useCase().execute(command({ authorization: 'Bearer ' }))).toMatchObject({ code: 'webhook_not_found' });
@@ -359,8 +360,8 @@ describe('TriggerWebhookUseCase', () => {
 
     it('a disabled webhook with the right secret is the same 404, recorded as webhook_disabled', async () => {
       await real.append(
-        Streams.webhook(WEBHOOK),
-        [stored('WebhookDisabled', { webhookId: WEBHOOK, disabledAt: new Date(T0).toISOString() })],
+        Streams.webhook(WEBHOOK_ID),
+        [stored('WebhookDisabled', { webhookId: WEBHOOK_ID, disabledAt: new Date(T0).toISOString() })],
         0n,
       );
       const calls = spyComparisons();
@@ -368,7 +369,7 @@ describe('TriggerWebhookUseCase', () => {
       expect(outcome).toEqual({ kind: 'rejected', code: 'webhook_not_found', detail: 'not found' });
       expect(calls).toHaveLength(1);
       await nextTurn();
-      expect(attempts).toEqual([expect.objectContaining({ webhookId: WEBHOOK, reason: 'webhook_disabled' })]);
+      expect(attempts).toEqual([expect.objectContaining({ webhookId: WEBHOOK_ID, reason: 'webhook_disabled' })]);
       expect(store.appends).toEqual([]);
     });
 
@@ -385,19 +386,25 @@ describe('TriggerWebhookUseCase', () => {
       // The webhook and its routine were made through another replica: nothing is folded here yet.
       accepted(await useCase().execute(command()));
       expect(freshness.asked).toEqual([
-        [Streams.webhook(WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine('rtn_unknown')],
-        [Streams.routine(ROUTINE)],
+        [Streams.webhook(WEBHOOK_ID), ACCOUNT_CATALOG_STREAM, Streams.routine('rtn_unknown')],
+        [Streams.routine(ROUTINE_ID)],
       ]);
       freshness.asked.length = 0;
       accepted(await useCase().execute(command()));
-      expect(freshness.asked).toEqual([[Streams.webhook(WEBHOOK), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE)]]);
+      expect(freshness.asked).toEqual([[Streams.webhook(WEBHOOK_ID), ACCOUNT_CATALOG_STREAM, Streams.routine(ROUTINE_ID)]]);
     });
 
     it('a secret rotated elsewhere is seen by the next request: the old secret is a 404', async () => {
       accepted(await useCase().execute(command()));
       await real.append(
-        Streams.webhook(WEBHOOK),
-        [stored('SecretRotated', { webhookId: WEBHOOK, secretDigest: digestSecret('whsec_new'), rotatedAt: new Date(T0).toISOString() })],
+        Streams.webhook(WEBHOOK_ID),
+        [
+          stored('SecretRotated', {
+            webhookId: WEBHOOK_ID,
+            secretDigest: digestSecret('whsec_new'),
+            rotatedAt: new Date(T0).toISOString(),
+          }),
+        ],
         0n,
       );
       expect(await useCase().execute(command())).toMatchObject({ code: 'webhook_not_found' });
@@ -420,7 +427,7 @@ describe('TriggerWebhookUseCase', () => {
       if (outcome.kind !== 'rejected') throw new Error('expected a refusal');
       expect(attempts).toEqual([]);
       await nextTurn();
-      expect(attempts).toEqual([expect.objectContaining({ webhookId: WEBHOOK, reason: outcome.code, sourceAddress: '192.0.2.7' })]);
+      expect(attempts).toEqual([expect.objectContaining({ webhookId: WEBHOOK_ID, reason: outcome.code, sourceAddress: '192.0.2.7' })]);
       expect(store.appends).toEqual([]);
       return outcome;
     }
@@ -446,19 +453,19 @@ describe('TriggerWebhookUseCase', () => {
 
     it('413 when, with this routine, the body could make a run larger than the store takes; the largest body that fits is accepted', async () => {
       await real.append(
-        Streams.routine(ROUTINE),
+        Streams.routine(ROUTINE_ID),
         [
           stored('RoutineUpdated', {
-            routineId: ROUTINE,
+            routineId: ROUTINE_ID,
             changes: { instructions: 'x'.repeat(40_000) },
             updatedAt: new Date(T0).toISOString(),
           }),
         ],
         0n,
       );
-      await freshness.ensureFresh([Streams.routine(ROUTINE)]);
+      await freshness.ensureFresh([Streams.routine(ROUTINE_ID)]);
       const maxEventBytes = 120_000;
-      const fits = largestBodyThatFits(maxEventBytes, state.routineSnapshotBytes(ROUTINE));
+      const fits = largestBodyThatFits(maxEventBytes, state.routineSnapshotBytes(ROUTINE_ID));
       expect(fits).toBeGreaterThan(20);
       const exact = useCase({ maxEventBytes, maxPayloadBytes: 1024 * 1024 });
       accepted(await exact.execute(command({ body: `"${'a'.repeat(fits - 2)}"` })));
@@ -466,7 +473,7 @@ describe('TriggerWebhookUseCase', () => {
       const outcome = await refusal(exact.execute(command({ body: `"${'a'.repeat(fits - 1)}"` })));
       expect(outcome.code).toBe('payload_too_large');
       expect(outcome.detail).toContain(`a body of ${fits + 1} bytes`);
-      expect(limiter.keys).toEqual([WEBHOOK]);
+      expect(limiter.keys).toEqual([WEBHOOK_ID]);
     });
 
     it('429 with the limiter state, keyed by the webhook', async () => {
@@ -474,7 +481,7 @@ describe('TriggerWebhookUseCase', () => {
       limiter.next = denied;
       const outcome = await refusal(useCase().execute(command({ body: 'not json' })));
       expect(outcome).toEqual({ kind: 'rejected', code: 'rate_limited', detail: 'too many requests for this webhook', rateLimit: denied });
-      expect(limiter.keys).toEqual([WEBHOOK]);
+      expect(limiter.keys).toEqual([WEBHOOK_ID]);
     });
 
     it.each([
@@ -489,10 +496,10 @@ describe('TriggerWebhookUseCase', () => {
 
     it('403 for a routine that runs autonomously with a tool that sends externally, saying why and what to do', async () => {
       await real.append(
-        Streams.routine(ROUTINE),
+        Streams.routine(ROUTINE_ID),
         [
           stored('RoutineUpdated', {
-            routineId: ROUTINE,
+            routineId: ROUTINE_ID,
             changes: { mode: 'autonomous', tools: [{ name: 'email', sendsExternally: true }] },
             updatedAt: new Date(T0).toISOString(),
           }),
@@ -508,8 +515,8 @@ describe('TriggerWebhookUseCase', () => {
   describe('idempotency', () => {
     const KEY = 'order-42';
     const keyed = (overrides: Partial<TriggerWebhookRequest> & { body?: string } = {}) => command({ idempotencyKey: KEY, ...overrides });
-    const generation = (g: number) => deliveryIdForIdempotencyKey(WEBHOOK, KEY, g);
-    const indexStream = Streams.idempotencyKey(idempotencyIndexId(WEBHOOK, KEY));
+    const generation = (g: number) => deliveryIdForIdempotencyKey(WEBHOOK_ID, KEY, g);
+    const indexStream = Streams.idempotencyKey(idempotencyIndexId(WEBHOOK_ID, KEY));
 
     it('a text request under the same key with another account header (same bytes) is 422', async () => {
       const text = (accountHeader: string | undefined) => keyed({ contentType: 'text/plain', accountHeader, body: 'disk full' });
@@ -596,10 +603,10 @@ describe('TriggerWebhookUseCase', () => {
         [
           stored('DeliveryAccepted', {
             deliveryId,
-            webhookId: WEBHOOK,
-            routineId: ROUTINE,
+            webhookId: WEBHOOK_ID,
+            routineId: ROUTINE_ID,
             runId: runIdForDelivery(deliveryId),
-            triggerAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+            triggerAccount: { accountId: ACCOUNT_A, email: 'ops@example.com' },
             payload: { format: 'json', json: '{"alert":"café","n":1}' },
             contentType: 'application/json',
             idempotencyKey: KEY,
@@ -624,8 +631,8 @@ describe('TriggerWebhookUseCase', () => {
       expect(third.body.delivery_id).toBe(generation(2));
       const index = await real.readStream(indexStream);
       expect(index.map((recorded) => [recorded.type, recorded.revision, recorded.data])).toEqual([
-        ['IdempotencyGenerationAdvanced', 0n, { webhookId: WEBHOOK, generation: 1 }],
-        ['IdempotencyGenerationAdvanced', 1n, { webhookId: WEBHOOK, generation: 2 }],
+        ['IdempotencyGenerationAdvanced', 0n, { webhookId: WEBHOOK_ID, generation: 1 }],
+        ['IdempotencyGenerationAdvanced', 1n, { webhookId: WEBHOOK_ID, generation: 2 }],
       ]);
       expect(index[0].metadata).toMatchObject({ correlationId: indexStream, causationId: indexStream });
       // The newest generation is found from the index's head: no walk over the expired ones.
@@ -642,7 +649,7 @@ describe('TriggerWebhookUseCase', () => {
       // Other replicas advanced the key to generation 3 (their deliveries not appended yet, e.g. they crashed in between).
       await real.append(
         indexStream,
-        [1, 2, 3].map((g) => stored('IdempotencyGenerationAdvanced', { webhookId: WEBHOOK, generation: g })),
+        [1, 2, 3].map((g) => stored('IdempotencyGenerationAdvanced', { webhookId: WEBHOOK_ID, generation: g })),
         'no_stream',
       );
       nowMs += RETENTION_MS;

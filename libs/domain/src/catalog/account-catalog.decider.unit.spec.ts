@@ -1,5 +1,5 @@
 import type { AccountCatalogEvent } from '@wts/contracts';
-import { specFor } from '@wts/testing';
+import { ACCOUNT_A as A, ACCOUNT_B as B, ACCOUNT_C as C, T0, T1, specFor } from '@wts/testing';
 import {
   accountCatalogDecider,
   initialAccountCatalog,
@@ -7,12 +7,6 @@ import {
   type AccountCatalog,
   type AccountCatalogCommand,
 } from './account-catalog.decider';
-
-const A = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
-const B = 'acc_BBBBBBBBBBBBBBBBBBBBBB';
-const C = 'acc_CCCCCCCCCCCCCCCCCCCCCC';
-const T0 = '2024-05-01T12:00:00.000Z';
-const T1 = '2024-05-01T12:05:00.000Z';
 
 const spec = specFor(accountCatalogDecider);
 
@@ -153,25 +147,58 @@ describe('accountCatalogDecider', () => {
         .thenRejects('unknown_account');
     });
 
-    it('given an account, when its aliases change, then AccountUpdated carries only the aliases', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { aliases: ['sales@example.com', 'team@example.com'] }))
-        .then([updated({ accountId: B, aliases: ['sales@example.com', 'team@example.com'] })]);
-    });
-
-    it('given an account, when its aliases are set to the same list, then nothing happens', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { aliases: ['Sales@Example.com'] }))
-        .then([]);
-    });
-
-    it('given an account, when its aliases are cleared, then AccountUpdated carries an empty list', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { aliases: [] }))
-        .then([updated({ accountId: B, aliases: [] })]);
+    it.each<[string, Update, AccountCatalogEvent[]]>([
+      [
+        'given an account, when its aliases change, then AccountUpdated carries only the aliases',
+        update(B, { aliases: ['sales@example.com', 'team@example.com'] }),
+        [updated({ accountId: B, aliases: ['sales@example.com', 'team@example.com'] })],
+      ],
+      [
+        'given an account, when its aliases are set to the same list, then nothing happens',
+        update(B, { aliases: ['Sales@Example.com'] }),
+        [],
+      ],
+      [
+        'given an account, when its aliases are cleared, then AccountUpdated carries an empty list',
+        update(B, { aliases: [] }),
+        [updated({ accountId: B, aliases: [] })],
+      ],
+      [
+        'given an account, when it keeps one of its own aliases in another case, then that is no clash',
+        update(B, { aliases: ['sales@example.com'] }),
+        [updated({ accountId: B, aliases: ['sales@example.com'] })],
+      ],
+      [
+        'given an active account, when deactivated, then AccountUpdated carries only active: false',
+        update(B, { active: false }),
+        [updated({ accountId: B, active: false })],
+      ],
+      ['given an active account, when set active again, then nothing happens', update(B, { active: true }), []],
+      [
+        'given an account, when aliases and active change together, then one AccountUpdated carries both',
+        update(B, { aliases: [], active: false }),
+        [updated({ accountId: B, aliases: [], active: false })],
+      ],
+      [
+        'given a non-primary account, when made primary, then PrimaryAccountChanged names the previous primary',
+        update(B, { primary: true }),
+        [primaryChanged(B, A, T1)],
+      ],
+      ['given the primary account, when made primary again, then nothing happens', update(A, { primary: true }), []],
+      [
+        'given the primary account, when primary is set false, then there is no primary any more',
+        update(A, { primary: false }),
+        [primaryChanged(null, A, T1)],
+      ],
+      ['given a non-primary account, when primary is set false, then nothing happens', update(B, { primary: false }), []],
+      ['given an account, when nothing is asked, then nothing happens', update(B), []],
+      [
+        'given an account, when deactivated and made primary, then AccountUpdated then PrimaryAccountChanged',
+        update(B, { active: false, primary: true }),
+        [updated({ accountId: B, active: false }), primaryChanged(B, A, T1)],
+      ],
+    ])('%s', (_title, command, expected) => {
+      spec.given(twoAccounts).when(command).then(expected);
     });
 
     it.each([
@@ -183,78 +210,11 @@ describe('accountCatalogDecider', () => {
       spec.given(twoAccounts).when(update(B, { aliases })).thenRejects('email_already_connected');
     });
 
-    it('given an account, when it keeps one of its own aliases in another case, then that is no clash', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { aliases: ['sales@example.com'] }))
-        .then([updated({ accountId: B, aliases: ['sales@example.com'] })]);
-    });
-
-    it('given an active account, when deactivated, then AccountUpdated carries only active: false', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { active: false }))
-        .then([updated({ accountId: B, active: false })]);
-    });
-
     it('given an inactive account, when reactivated, then AccountUpdated carries active: true', () => {
       spec
         .given([...twoAccounts, updated({ accountId: B, active: false })])
         .when(update(B, { active: true }))
         .then([updated({ accountId: B, active: true })]);
-    });
-
-    it('given an active account, when set active again, then nothing happens', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { active: true }))
-        .then([]);
-    });
-
-    it('given an account, when aliases and active change together, then one AccountUpdated carries both', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { aliases: [], active: false }))
-        .then([updated({ accountId: B, aliases: [], active: false })]);
-    });
-
-    it('given a non-primary account, when made primary, then PrimaryAccountChanged names the previous primary', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { primary: true }))
-        .then([primaryChanged(B, A, T1)]);
-    });
-
-    it('given the primary account, when made primary again, then nothing happens', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(A, { primary: true }))
-        .then([]);
-    });
-
-    it('given the primary account, when primary is set false, then there is no primary any more', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(A, { primary: false }))
-        .then([primaryChanged(null, A, T1)]);
-    });
-
-    it('given a non-primary account, when primary is set false, then nothing happens', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { primary: false }))
-        .then([]);
-    });
-
-    it('given an account, when nothing is asked, then nothing happens', () => {
-      spec.given(twoAccounts).when(update(B)).then([]);
-    });
-
-    it('given an account, when deactivated and made primary, then AccountUpdated then PrimaryAccountChanged', () => {
-      spec
-        .given(twoAccounts)
-        .when(update(B, { active: false, primary: true }))
-        .then([updated({ accountId: B, active: false }), primaryChanged(B, A, T1)]);
     });
 
     it('given updates folded, then the account reflects them and untouched fields stay', () => {

@@ -1,25 +1,10 @@
 import type { RoutineDefinition, RoutineEvent } from '@wts/contracts';
-import { specFor } from '@wts/testing';
+import { ACCOUNT_A as A, ACCOUNT_B as B, ROUTINE_ID, T0, T1, UNKNOWN_ACCOUNT as UNKNOWN, specFor, triageRoutine } from '@wts/testing';
 import { routineDecider, type RoutineCommand } from './routine.decider';
 
-const ROUTINE_ID = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
-const A = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
-const B = 'acc_BBBBBBBBBBBBBBBBBBBBBB';
-const UNKNOWN = 'acc_ZZZZZZZZZZZZZZZZZZZZZZ';
-const T0 = '2024-05-01T12:00:00.000Z';
-const T1 = '2024-05-01T12:05:00.000Z';
 const KNOWN: ReadonlySet<string> = new Set([A, B]);
 
-const definition: RoutineDefinition = {
-  name: 'Triage inbound tickets',
-  instructions: 'Summarise the ticket and file it.',
-  tools: [
-    { name: 'tickets.create', sendsExternally: false },
-    { name: 'email.send', sendsExternally: true },
-  ],
-  mode: 'supervised',
-  accountScope: [A],
-};
+const definition: RoutineDefinition = triageRoutine();
 
 const spec = specFor(routineDecider);
 

@@ -1,30 +1,17 @@
 import type { DeliveryAccepted, DeliveryEvent } from '@wts/contracts';
-import { specFor } from '@wts/testing';
+import { T0, acceptedDelivery, specFor } from '@wts/testing';
 import { deliveryDecider, type AcceptDelivery } from './delivery.decider';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const T0 = '2024-05-01T12:00:00.000Z';
 const DIGEST_A = '1'.repeat(64);
 const DIGEST_B = '2'.repeat(64);
 
 const spec = specFor(deliveryDecider);
 
+/** The request behind acceptedDelivery(), made at the instant it is received. */
 function command(overrides: Partial<AcceptDelivery> = {}): AcceptDelivery {
-  return {
-    type: 'AcceptDelivery',
-    deliveryId: 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA',
-    runId: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
-    webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
-    routineId: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
-    triggerAccount: { accountId: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'Team@Example.com' },
-    payload: { format: 'json', json: '{"id":12345678901234567890}' },
-    contentType: 'application/json',
-    idempotencyKey: 'order-42',
-    requestDigest: DIGEST_A,
-    now: T0,
-    retentionMs: DAY_MS,
-    ...overrides,
-  };
+  const { receivedAt, ...request } = acceptedDelivery({ requestDigest: DIGEST_A });
+  return { type: 'AcceptDelivery', ...request, now: receivedAt, retentionMs: DAY_MS, ...overrides };
 }
 
 function acceptedFrom(c: AcceptDelivery): DeliveryAccepted {

@@ -1,23 +1,12 @@
 import type { DeliveryAccepted } from '@wts/contracts';
+import { T0, acceptedDelivery } from '@wts/testing';
 import { judgeRepeat } from './idempotency.policy';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
-const RECEIVED_AT = '2024-05-01T12:00:00.000Z';
-const RECEIVED_MS = Date.parse(RECEIVED_AT);
+const RECEIVED_MS = Date.parse(T0);
 const DIGEST = 'a'.repeat(64);
 
-const original: DeliveryAccepted['data'] = {
-  deliveryId: 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA',
-  webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
-  routineId: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
-  runId: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
-  triggerAccount: { accountId: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'ops@example.com' },
-  payload: { format: 'text', text: 'hello' },
-  contentType: 'text/plain',
-  idempotencyKey: 'order-42',
-  requestDigest: DIGEST,
-  receivedAt: RECEIVED_AT,
-};
+const original: DeliveryAccepted['data'] = acceptedDelivery({ requestDigest: DIGEST, receivedAt: T0 });
 
 describe('judgeRepeat', () => {
   it('given the same digest within retention, then a replay carrying the original', () => {

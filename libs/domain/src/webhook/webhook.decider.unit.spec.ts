@@ -1,18 +1,13 @@
 import type { TriggerAccount, WebhookEvent } from '@wts/contracts';
-import { specFor } from '@wts/testing';
+import { ACCOUNT_A, ACCOUNT_B, OTHER_WEBHOOK_ID, ROUTINE_ID, T0, T1, WEBHOOK_ID, specFor } from '@wts/testing';
 import type { SafetyVerdict } from '../safety/safety.policy';
-import { initialWebhookState, webhookDecider, type WebhookCommand, type WebhookState } from './webhook.decider';
+import { initialWebhookState, webhookDecider, type ConfiguredWebhook, type WebhookCommand, type WebhookState } from './webhook.decider';
 
-const WEBHOOK_ID = 'whk_AAAAAAAAAAAAAAAAAAAAAA';
-const OTHER_WEBHOOK_ID = 'whk_BBBBBBBBBBBBBBBBBBBBBB';
-const ROUTINE_ID = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
-const T0 = '2024-05-01T12:00:00.000Z';
-const T1 = '2024-05-01T12:05:00.000Z';
 const T2 = '2024-05-01T12:10:00.000Z';
 const DIGEST_1 = 'a'.repeat(64);
 const DIGEST_2 = 'b'.repeat(64);
-const DEFAULT_ACCOUNT: TriggerAccount = { accountId: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'ops@example.com' };
-const OTHER_ACCOUNT: TriggerAccount = { accountId: 'acc_BBBBBBBBBBBBBBBBBBBBBB', email: 'alias@example.com' };
+const DEFAULT_ACCOUNT: TriggerAccount = { accountId: ACCOUNT_A, email: 'ops@example.com' };
+const OTHER_ACCOUNT: TriggerAccount = { accountId: ACCOUNT_B, email: 'alias@example.com' };
 
 const SAFE: SafetyVerdict = { blocked: false };
 const UNSAFE_REASON = 'autonomous external sending with untrusted input';
@@ -61,6 +56,19 @@ const blocked = (blockedAt = T0, reason = UNSAFE_REASON): WebhookEvent => ({
 });
 const unblocked = (unblockedAt: string): WebhookEvent => ({ type: 'WebhookUnblocked', data: { webhookId: WEBHOOK_ID, unblockedAt } });
 
+/** The state after enabled() (and disabled(), for status 'disabled'): what the case changes is passed in. */
+const configured = (status: ConfiguredWebhook['status'], overrides: Partial<ConfiguredWebhook> = {}): ConfiguredWebhook => ({
+  status,
+  webhookId: WEBHOOK_ID,
+  routineId: ROUTINE_ID,
+  secretDigest: DIGEST_1,
+  defaultAccount: DEFAULT_ACCOUNT,
+  accountOverrideAllowed: false,
+  blocked: false,
+  blockedReason: null,
+  ...overrides,
+});
+
 function fold(events: readonly WebhookEvent[]): WebhookState {
   return events.reduce(webhookDecider.evolve, webhookDecider.initialState());
 }
@@ -82,16 +90,7 @@ describe('webhookDecider', () => {
     });
 
     it('given no webhook, when enabled, then the state is enabled and not blocked', () => {
-      expect(fold([enabled()])).toEqual({
-        status: 'enabled',
-        webhookId: WEBHOOK_ID,
-        routineId: ROUTINE_ID,
-        secretDigest: DIGEST_1,
-        defaultAccount: DEFAULT_ACCOUNT,
-        accountOverrideAllowed: false,
-        blocked: false,
-        blockedReason: null,
-      });
+      expect(fold([enabled()])).toEqual(configured('enabled'));
     });
 
     it('given no webhook, when enabled for an unsafe routine, then the webhook is enabled and blocked in the same decision', () => {
@@ -133,16 +132,7 @@ describe('webhookDecider', () => {
         disabled(),
         enabled({ secretDigest: DIGEST_2, defaultAccount: OTHER_ACCOUNT, accountOverrideAllowed: true, enabledAt: T2 }),
       ]);
-      expect(state).toEqual({
-        status: 'enabled',
-        webhookId: WEBHOOK_ID,
-        routineId: ROUTINE_ID,
-        secretDigest: DIGEST_2,
-        defaultAccount: OTHER_ACCOUNT,
-        accountOverrideAllowed: true,
-        blocked: false,
-        blockedReason: null,
-      });
+      expect(state).toEqual(configured('enabled', { secretDigest: DIGEST_2, defaultAccount: OTHER_ACCOUNT, accountOverrideAllowed: true }));
     });
 
     it('given a disabled webhook, when re-enabled with another id, then it is rejected (the URL must stay stable)', () => {
@@ -219,16 +209,7 @@ describe('webhookDecider', () => {
     });
 
     it('given a disabled webhook folded, then the state is disabled and keeps id, digest and settings', () => {
-      expect(fold([enabled(), disabled()])).toEqual({
-        status: 'disabled',
-        webhookId: WEBHOOK_ID,
-        routineId: ROUTINE_ID,
-        secretDigest: DIGEST_1,
-        defaultAccount: DEFAULT_ACCOUNT,
-        accountOverrideAllowed: false,
-        blocked: false,
-        blockedReason: null,
-      });
+      expect(fold([enabled(), disabled()])).toEqual(configured('disabled'));
     });
 
     it('given a disabled webhook, when disabled again, then nothing happens (idempotent)', () => {
