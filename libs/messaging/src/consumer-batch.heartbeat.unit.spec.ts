@@ -1,6 +1,6 @@
 import { Signal } from '@wts/application';
 import type { EachBatchPayload } from 'kafkajs';
-import { BatchHeartbeat } from './consumer-batch.heartbeat';
+import { BatchHeartbeat, type BatchHeartbeatOptions } from './consumer-batch.heartbeat';
 import { silentMessagingLogger } from './kafka-client.factory';
 
 function fakePayload(): { payload: EachBatchPayload; beats: () => number; state: { running: boolean; stale: boolean } } {
@@ -16,15 +16,21 @@ function fakePayload(): { payload: EachBatchPayload; beats: () => number; state:
   return { payload, beats: () => beats, state };
 }
 
+/** A heartbeat on `payload` every `heartbeatIntervalMs`, for a consumer that keeps running unless `options` say otherwise. */
+function heartbeatOn(payload: EachBatchPayload, heartbeatIntervalMs: number, options: Partial<BatchHeartbeatOptions> = {}): BatchHeartbeat {
+  return new BatchHeartbeat(payload, {
+    heartbeatIntervalMs,
+    stopped: () => false,
+    interrupt: new Signal(),
+    logger: silentMessagingLogger,
+    ...options,
+  });
+}
+
 describe('BatchHeartbeat', () => {
   it('given a current batch, when waiting longer than the interval, then it heartbeats along the way and waits the whole time', async () => {
     const { payload, beats } = fakePayload();
-    const heartbeat = new BatchHeartbeat(payload, {
-      heartbeatIntervalMs: 10,
-      stopped: () => false,
-      interrupt: new Signal(),
-      logger: silentMessagingLogger,
-    });
+    const heartbeat = heartbeatOn(payload, 10);
     const started = Date.now();
     await heartbeat.wait(100);
     expect(Date.now() - started).toBeGreaterThanOrEqual(95);
@@ -35,12 +41,7 @@ describe('BatchHeartbeat', () => {
     const { payload } = fakePayload();
     let stopped = false;
     const interrupt = new Signal();
-    const heartbeat = new BatchHeartbeat(payload, {
-      heartbeatIntervalMs: 5_000,
-      stopped: () => stopped,
-      interrupt,
-      logger: silentMessagingLogger,
-    });
+    const heartbeat = heartbeatOn(payload, 5_000, { stopped: () => stopped, interrupt });
     const started = Date.now();
     const waiting = heartbeat.wait(10_000);
     stopped = true;
@@ -52,12 +53,7 @@ describe('BatchHeartbeat', () => {
 
   it('given a stale batch, when asked, then it is not current', () => {
     const { payload, state } = fakePayload();
-    const heartbeat = new BatchHeartbeat(payload, {
-      heartbeatIntervalMs: 20,
-      stopped: () => false,
-      interrupt: new Signal(),
-      logger: silentMessagingLogger,
-    });
+    const heartbeat = heartbeatOn(payload, 20);
     expect(heartbeat.current()).toBe(true);
     state.stale = true;
     expect(heartbeat.current()).toBe(false);
@@ -65,12 +61,7 @@ describe('BatchHeartbeat', () => {
 
   it('given slow work, when awaited, then it heartbeats while the work runs and returns its result', async () => {
     const { payload, beats } = fakePayload();
-    const heartbeat = new BatchHeartbeat(payload, {
-      heartbeatIntervalMs: 100,
-      stopped: () => false,
-      interrupt: new Signal(),
-      logger: silentMessagingLogger,
-    });
+    const heartbeat = heartbeatOn(payload, 100);
     const result = await heartbeat.during(new Promise((resolve) => setTimeout(() => resolve('done'), 300)));
     expect(result).toBe('done');
     expect(beats()).toBeGreaterThanOrEqual(2);

@@ -8,11 +8,8 @@ import type { DeliveryAccepted, RoutineDefinition, TriggerAccount } from '@wts/c
 export const ACCOUNT_A = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
 export const ACCOUNT_B = 'acc_BBBBBBBBBBBBBBBBBBBBBB';
 export const ACCOUNT_C = 'acc_CCCCCCCCCCCCCCCCCCCCCC';
-export const UNKNOWN_ACCOUNT = 'acc_ZZZZZZZZZZZZZZZZZZZZZZ';
 export const ROUTINE_ID = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
 export const WEBHOOK_ID = 'whk_AAAAAAAAAAAAAAAAAAAAAA';
-export const OTHER_WEBHOOK_ID = 'whk_BBBBBBBBBBBBBBBBBBBBBB';
-export const UNKNOWN_WEBHOOK_ID = 'whk_ZZZZZZZZZZZZZZZZZZZZZZ';
 export const DELIVERY_ID = 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA';
 export const RUN_ID = 'run_AAAAAAAAAAAAAAAAAAAAAAAA';
 

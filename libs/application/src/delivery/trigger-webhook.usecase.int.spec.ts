@@ -20,7 +20,7 @@ import {
   type EventToAppend,
   type ExpectedRevision,
 } from '@wts/event-store';
-import { ACCOUNT_A, ACCOUNT_B, ACCOUNT_C, ROUTINE_ID, UNKNOWN_WEBHOOK_ID, WEBHOOK_ID } from '@wts/testing';
+import { ACCOUNT_A, ACCOUNT_B, ACCOUNT_C, ROUTINE_ID, WEBHOOK_ID, triageRoutine } from '@wts/testing';
 import { ConfigurationState } from '../configuration/configuration.state';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
@@ -42,21 +42,17 @@ import type { RejectedAttempt, WebhookActivityRecorder } from './webhook-activit
 const SECRET = 'whsec_use-case-spec-secret';
 /** Its email is ACCOUNT_A's minus the last letter: two requests can differ only in where the header ends and the body starts. */
 const PREFIX_ACCOUNT = ACCOUNT_C;
+const UNKNOWN_WEBHOOK_ID = 'whk_ZZZZZZZZZZZZZZZZZZZZZZ';
 const T0 = Date.parse('2026-05-01T12:00:00.000Z');
 const RETENTION_MS = 60_000;
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const ALLOWED: RateLimitState = { allowed: true, limit: 60, remaining: 59, resetSeconds: 60, windowSeconds: 60 };
 
-const routineCreated = (routineId: string, extra: object = {}): EventToAppend =>
+const routineCreated = (routineId: string): EventToAppend =>
   stored('RoutineCreated', {
     routineId,
-    name: 'Triage',
-    instructions: 'Triage the alert.',
-    tools: [],
-    mode: 'supervised',
-    accountScope: [ACCOUNT_A, ACCOUNT_B, PREFIX_ACCOUNT],
+    ...triageRoutine({ tools: [], accountScope: [ACCOUNT_A, ACCOUNT_B, PREFIX_ACCOUNT] }),
     createdAt: new Date(T0).toISOString(),
-    ...extra,
   });
 
 const webhookEnabled = (webhookId: string, routineId: string, secretDigest = digestSecret(SECRET)): EventToAppend =>

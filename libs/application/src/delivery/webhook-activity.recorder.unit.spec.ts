@@ -1,5 +1,5 @@
 import type { AttemptRow, ReadModelStore } from '@wts/read-models';
-import { BatchedActivityRecorder, type RejectedAttempt } from './webhook-activity.recorder';
+import { BatchedActivityRecorder, type ActivityRecorderOptions, type RejectedAttempt } from './webhook-activity.recorder';
 
 /** The two writes the recorder makes, kept in memory; the next `fail…` writes of each kind throw. */
 class WritesSeen {
@@ -20,6 +20,14 @@ class WritesSeen {
       },
     } as unknown as ReadModelStore;
   }
+
+  /** A recorder writing here: flushed by the test (once a minute by itself), at most 100 records pending. */
+  recorder(
+    onError: (error: unknown, dropped: number) => void = () => undefined,
+    options: Partial<ActivityRecorderOptions> = {},
+  ): BatchedActivityRecorder {
+    return new BatchedActivityRecorder(this.asStore(), onError, { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 100, ...options });
+  }
 }
 
 const attempt = (n: number): RejectedAttempt => ({
@@ -32,11 +40,7 @@ const attempt = (n: number): RejectedAttempt => ({
 describe('BatchedActivityRecorder', () => {
   it('given records, then nothing is written until a flush, and a flush writes them in one batch each', async () => {
     const seen = new WritesSeen();
-    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, {
-      keepPerWebhook: 100,
-      flushEveryMs: 60_000,
-      maxPending: 100,
-    });
+    const recorder = seen.recorder();
     recorder.recordAttempt(attempt(1));
     recorder.recordAttempt(attempt(2));
     recorder.recordReplay('dlv_A');
@@ -52,11 +56,7 @@ describe('BatchedActivityRecorder', () => {
   it('given the database down, then the records are kept, reported, and written once it is back (no duplicates)', async () => {
     const seen = new WritesSeen();
     const errors: unknown[] = [];
-    const recorder = new BatchedActivityRecorder(seen.asStore(), (error) => errors.push(error), {
-      keepPerWebhook: 100,
-      flushEveryMs: 60_000,
-      maxPending: 100,
-    });
+    const recorder = seen.recorder((error) => errors.push(error));
     recorder.recordAttempt(attempt(1));
     recorder.recordReplay('dlv_A');
     seen.failAttempts = 1;
@@ -71,11 +71,7 @@ describe('BatchedActivityRecorder', () => {
 
   it('given attempts written but replays failing, then only the replays are written again', async () => {
     const seen = new WritesSeen();
-    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, {
-      keepPerWebhook: 100,
-      flushEveryMs: 60_000,
-      maxPending: 100,
-    });
+    const recorder = seen.recorder();
     recorder.recordAttempt(attempt(3));
     recorder.recordReplay('dlv_B');
     seen.failReplays = 1;
@@ -88,11 +84,7 @@ describe('BatchedActivityRecorder', () => {
   it('given more records than it may hold while the database is down, then it keeps the newest and counts what it dropped', async () => {
     const seen = new WritesSeen();
     const dropped: number[] = [];
-    const recorder = new BatchedActivityRecorder(seen.asStore(), (_error, count) => dropped.push(count), {
-      keepPerWebhook: 100,
-      flushEveryMs: 60_000,
-      maxPending: 3,
-    });
+    const recorder = seen.recorder((_error, count) => dropped.push(count), { maxPending: 3 });
     for (let n = 1; n <= 5; n += 1) recorder.recordAttempt(attempt(n));
     seen.failAttempts = 1;
     await recorder.flush();
@@ -103,11 +95,7 @@ describe('BatchedActivityRecorder', () => {
 
   it('writes by itself shortly after a record (no flush needed)', async () => {
     const seen = new WritesSeen();
-    const recorder = new BatchedActivityRecorder(seen.asStore(), () => undefined, {
-      keepPerWebhook: 100,
-      flushEveryMs: 5,
-      maxPending: 100,
-    });
+    const recorder = seen.recorder(() => undefined, { flushEveryMs: 5 });
     recorder.recordAttempt(attempt(1));
     for (let i = 0; i < 100 && seen.attempts.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(seen.attempts).toEqual([[attempt(1)]]);

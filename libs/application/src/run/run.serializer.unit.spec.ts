@@ -1,15 +1,16 @@
 import type { PayloadRecord, RunCreated } from '@wts/contracts';
+import { ACCOUNT_A, DELIVERY_ID, ROUTINE_ID, RUN_ID, TEAM_ACCOUNT, WEBHOOK_ID } from '@wts/testing';
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import { payloadAsJsonText, serializeRunView } from './run.serializer';
 import { toRunView, type RunView } from './run.view';
 
 function run(overrides: Partial<RunCreated['data']> = {}): RunCreated['data'] {
   return {
-    runId: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
-    routineId: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
-    webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
-    deliveryId: 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA',
-    triggerAccount: { accountId: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'Team@Example.com' },
+    runId: RUN_ID,
+    routineId: ROUTINE_ID,
+    webhookId: WEBHOOK_ID,
+    deliveryId: DELIVERY_ID,
+    triggerAccount: TEAM_ACCOUNT,
     routine: {
       name: 'Triage',
       tools: [{ name: 'email.send', sendsExternally: true }],
@@ -25,19 +26,24 @@ function run(overrides: Partial<RunCreated['data']> = {}): RunCreated['data'] {
 
 const view = (payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}): RunView => toRunView(run(overrides), payload);
 
+/** Every field of run(), as the admin shape spells it (the payload aside). */
+const runInSnakeCase = {
+  run_id: RUN_ID,
+  routine_id: ROUTINE_ID,
+  webhook_id: WEBHOOK_ID,
+  delivery_id: DELIVERY_ID,
+  trigger_account: { account_id: ACCOUNT_A, email: 'Team@Example.com' },
+  status: 'created',
+  created_at: '2024-05-01T12:00:01.000Z',
+  initial_message: 'framed message',
+  routine: { name: 'Triage', tools: [{ name: 'email.send', sends_externally: true }], instructions: 'File it.', mode: 'supervised' },
+};
+
 describe('toRunView', () => {
   it('maps a run to the snake_case admin shape', () => {
     expect(view({ format: 'text', text: 'hi' })).toEqual({
-      run_id: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
-      routine_id: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
-      webhook_id: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
-      delivery_id: 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA',
-      trigger_account: { account_id: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'Team@Example.com' },
-      status: 'created',
-      created_at: '2024-05-01T12:00:01.000Z',
-      initial_message: 'framed message',
+      ...runInSnakeCase,
       payload: { format: 'text', text: 'hi' },
-      routine: { name: 'Triage', tools: [{ name: 'email.send', sends_externally: true }], instructions: 'File it.', mode: 'supervised' },
     });
   });
 });
@@ -56,15 +62,7 @@ describe('serializeRunView', () => {
   it('is valid JSON with every run field', () => {
     const parsed = JSON.parse(serializeRunView(view({ format: 'json', json: '{"a":1}' }))) as Record<string, unknown>;
     expect(parsed).toEqual({
-      run_id: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
-      routine_id: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
-      webhook_id: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
-      delivery_id: 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA',
-      trigger_account: { account_id: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'Team@Example.com' },
-      status: 'created',
-      created_at: '2024-05-01T12:00:01.000Z',
-      initial_message: 'framed message',
-      routine: { name: 'Triage', tools: [{ name: 'email.send', sends_externally: true }], instructions: 'File it.', mode: 'supervised' },
+      ...runInSnakeCase,
       payload_format: 'json',
       payload: { a: 1 },
     });

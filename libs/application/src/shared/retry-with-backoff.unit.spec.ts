@@ -54,6 +54,13 @@ describe('retryWithBackoff', () => {
 
 describe('retryWithBackoff options', () => {
   const failing = (): Promise<never> => Promise.reject(new Error('down'));
+  /** An attempt that fails until attempt number `succeedsAt`, which answers 'ok'. */
+  const failingUntil =
+    (succeedsAt: number) =>
+    async (attempt: number): Promise<string> => {
+      if (attempt < succeedsAt) throw new Error('down');
+      return 'ok';
+    };
 
   it('given proceed, when asked, then it gets the number of the attempt to come (twice between attempts: before and after the wait)', async () => {
     const asked: number[] = [];
@@ -68,13 +75,11 @@ describe('retryWithBackoff options', () => {
 
   it('given a custom wait, when an attempt fails, then it waits through it with the backoff delays instead of sleeping', async () => {
     const waits: number[] = [];
-    const result = await retryWithBackoff(
-      async (attempt) => {
-        if (attempt < 4) throw new Error('down');
-        return 'ok';
-      },
-      { initialDelayMs: 10_000, maxDelayMs: 30_000, wait: async (ms) => void waits.push(ms) },
-    );
+    const result = await retryWithBackoff(failingUntil(4), {
+      initialDelayMs: 10_000,
+      maxDelayMs: 30_000,
+      wait: async (ms) => void waits.push(ms),
+    });
     expect(result).toEqual({ kind: 'done', value: 'ok' });
     expect(waits).toEqual([10_000, 20_000, 30_000]);
   });
@@ -96,36 +101,26 @@ describe('retryWithBackoff options', () => {
 
   it('given linear growth, when attempts keep failing, then each wait adds the initial delay, up to the cap', async () => {
     const delays: number[] = [];
-    await retryWithBackoff(
-      async (attempt) => {
-        if (attempt < 13) throw new Error('down');
-      },
-      {
-        initialDelayMs: 100,
-        maxDelayMs: 1000,
-        growth: 'linear',
-        wait: async () => undefined,
-        onFailure: (_error, _attempt, delayMs) => delays.push(delayMs),
-      },
-    );
+    await retryWithBackoff(failingUntil(13), {
+      initialDelayMs: 100,
+      maxDelayMs: 1000,
+      growth: 'linear',
+      wait: async () => undefined,
+      onFailure: (_error, _attempt, delayMs) => delays.push(delayMs),
+    });
     expect(delays).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1000, 1000]);
   });
 
   it('given waitFirst, when the first attempt fails, then it waited the initial delay before it and backs off from there', async () => {
     const waits: number[] = [];
     const failures: number[] = [];
-    await retryWithBackoff(
-      async (attempt) => {
-        if (attempt < 3) throw new Error('down');
-      },
-      {
-        initialDelayMs: 1000,
-        maxDelayMs: 10_000,
-        waitFirst: true,
-        wait: async (ms) => void waits.push(ms),
-        onFailure: (_error, _attempt, delayMs) => failures.push(delayMs),
-      },
-    );
+    await retryWithBackoff(failingUntil(3), {
+      initialDelayMs: 1000,
+      maxDelayMs: 10_000,
+      waitFirst: true,
+      wait: async (ms) => void waits.push(ms),
+      onFailure: (_error, _attempt, delayMs) => failures.push(delayMs),
+    });
     expect(waits).toEqual([1000, 2000, 4000]);
     expect(failures).toEqual([2000, 4000]);
   });

@@ -1,7 +1,8 @@
 import type { RoutineDefinition, RoutineEvent } from '@wts/contracts';
-import { ACCOUNT_A as A, ACCOUNT_B as B, ROUTINE_ID, T0, T1, UNKNOWN_ACCOUNT as UNKNOWN, specFor, triageRoutine } from '@wts/testing';
+import { ACCOUNT_A as A, ACCOUNT_B as B, ROUTINE_ID, T0, T1, specFor, triageRoutine } from '@wts/testing';
 import { routineDecider, type RoutineCommand } from './routine.decider';
 
+const UNKNOWN = 'acc_ZZZZZZZZZZZZZZZZZZZZZZ';
 const KNOWN: ReadonlySet<string> = new Set([A, B]);
 
 const definition: RoutineDefinition = triageRoutine();

@@ -92,6 +92,14 @@ describe('matchActiveAccount — properties', () => {
 describe('resolveTriggerAccount — properties', () => {
   const scope = fc.subarray(IDS);
   const defaultAccount: fc.Arbitrary<TriggerAccount> = fc.record({ accountId: fc.constantFrom(...IDS), email: address });
+  /** The resolver asked with what a property drew, in the order the properties draw it. */
+  const resolve = (
+    c: AccountCatalog,
+    routineScope: string[],
+    configured: TriggerAccount,
+    allowed: boolean,
+    selection: string | undefined,
+  ) => resolveTriggerAccount({ selection, accountOverrideAllowed: allowed, defaultAccount: configured, routineScope, catalog: c });
 
   it('never widens the scope: the account is active and in scope, or the request is refused', () => {
     fc.assert(
@@ -102,13 +110,7 @@ describe('resolveTriggerAccount — properties', () => {
         fc.boolean(),
         fc.option(address, { nil: undefined }),
         (c, routineScope, configured, allowed, selection) => {
-          const result = resolveTriggerAccount({
-            selection,
-            accountOverrideAllowed: allowed,
-            defaultAccount: configured,
-            routineScope,
-            catalog: c,
-          });
+          const result = resolve(c, routineScope, configured, allowed, selection);
           if (isRejection(result)) return;
           expect(routineScope).toContain(result.accountId);
           expect(c.accounts.get(result.accountId)?.active).toBe(true);
@@ -121,13 +123,7 @@ describe('resolveTriggerAccount — properties', () => {
   it('a selection is refused when the webhook does not allow it, and otherwise is what matchActiveAccount finds or a refusal', () => {
     fc.assert(
       fc.property(catalog, scope, defaultAccount, fc.boolean(), address, (c, routineScope, configured, allowed, selection) => {
-        const result = resolveTriggerAccount({
-          selection,
-          accountOverrideAllowed: allowed,
-          defaultAccount: configured,
-          routineScope,
-          catalog: c,
-        });
+        const result = resolve(c, routineScope, configured, allowed, selection);
         if (!allowed) {
           expect(isRejection(result) && result.code).toBe('account_override_not_allowed');
           return;
@@ -144,13 +140,7 @@ describe('resolveTriggerAccount — properties', () => {
   it('without a selection: the default account when usable, else the primary when usable, else no_trigger_account', () => {
     fc.assert(
       fc.property(catalog, scope, defaultAccount, (c, routineScope, configured) => {
-        const result = resolveTriggerAccount({
-          selection: undefined,
-          accountOverrideAllowed: true,
-          defaultAccount: configured,
-          routineScope,
-          catalog: c,
-        });
+        const result = resolve(c, routineScope, configured, true, undefined);
         const usable = (id: string | null): boolean => id !== null && c.accounts.get(id)?.active === true && routineScope.includes(id);
         if (usable(configured.accountId)) expect(isRejection(result) || result.accountId).toBe(configured.accountId);
         else if (usable(c.primaryAccountId)) expect(isRejection(result) || result.accountId).toBe(c.primaryAccountId);

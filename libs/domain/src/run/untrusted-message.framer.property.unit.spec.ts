@@ -1,5 +1,6 @@
 import type { PayloadRecord } from '@wts/contracts';
 import fc from 'fast-check';
+import { jsonParseOf } from '@wts/testing';
 import {
   UNTRUSTED_PAYLOAD_CLOSING,
   UNTRUSTED_PAYLOAD_PREAMBLE,
@@ -150,19 +151,13 @@ describe('minifyJsonText — properties (the framer’s JSON checker)', () => {
           fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value, null, '\t')),
         ),
         (text) => {
-          let expected: unknown;
-          let parseError = false;
-          try {
-            expected = JSON.parse(text);
-          } catch {
-            parseError = true;
-          }
-          if (parseError) {
+          const expected = jsonParseOf(text);
+          if (!expected.valid) {
             expect(() => minifyJsonText(text)).toThrow(SyntaxError);
             return;
           }
           const minified = minifyJsonText(text);
-          expect(JSON.parse(minified)).toEqual(expected);
+          expect(JSON.parse(minified)).toEqual(expected.value);
           expect(minifyJsonText(minified)).toBe(minified);
         },
       ),

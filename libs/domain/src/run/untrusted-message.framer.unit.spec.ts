@@ -1,4 +1,5 @@
 import type { PayloadRecord } from '@wts/contracts';
+import { jsonParseOf } from '@wts/testing';
 import { parse as losslessParse } from 'lossless-json';
 import {
   UNTRUSTED_PAYLOAD_CLOSING,
@@ -526,19 +527,13 @@ describe('frameUntrustedPayload', () => {
         for (let i = 0; i < length; i += 1) source += tokens[Math.floor(random() * tokens.length)] as string;
 
         // when
-        let expected: unknown;
-        let valid = true;
-        try {
-          expected = JSON.parse(source);
-        } catch {
-          valid = false;
-        }
+        const expected = jsonParseOf(source);
 
         // then
-        if (valid) {
+        if (expected.valid) {
           const minified = minifyJsonText(source);
-          expect(JSON.parse(minified)).toEqual(expected);
-          expect(JSON.parse(escapeToSafeAscii(minified))).toEqual(expected);
+          expect(JSON.parse(minified)).toEqual(expected.value);
+          expect(JSON.parse(escapeToSafeAscii(minified))).toEqual(expected.value);
         } else {
           expect(() => minifyJsonText(source)).toThrow(SyntaxError);
         }

@@ -1,8 +1,9 @@
 import type { TriggerAccount, WebhookEvent } from '@wts/contracts';
-import { ACCOUNT_A, ACCOUNT_B, OTHER_WEBHOOK_ID, ROUTINE_ID, T0, T1, WEBHOOK_ID, specFor } from '@wts/testing';
+import { ACCOUNT_A, ACCOUNT_B, ROUTINE_ID, T0, T1, WEBHOOK_ID, specFor } from '@wts/testing';
 import type { SafetyVerdict } from '../safety/safety.policy';
 import { initialWebhookState, webhookDecider, type ConfiguredWebhook, type WebhookCommand, type WebhookState } from './webhook.decider';
 
+const OTHER_WEBHOOK_ID = 'whk_BBBBBBBBBBBBBBBBBBBBBB';
 const T2 = '2024-05-01T12:10:00.000Z';
 const DIGEST_1 = 'a'.repeat(64);
 const DIGEST_2 = 'b'.repeat(64);
