@@ -1,13 +1,8 @@
-import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
+import type { GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { formatPosition } from '@wts/event-store';
 import { metrics } from '@wts/observability';
-import type { Kafka } from 'kafkajs';
 import { Signal, describeError, retryWithBackoff, sleep, type RetryOptions } from '@wts/application';
-import type { MessagingLogger } from './kafka-client.factory';
-import type { KafkaTopicNames, RelayDefinition } from './kafka-topics.contract';
-import { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.tuning';
-export { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning };
-import type { ParkRecorder } from './park-record';
+import type { EventRelayDependencies } from './event-relay.dependencies';
 import { groupByTopic, isMessageTooLarge } from './produce-batching';
 import { batchBytes, relayEntryOf, type RelayEntry } from './relay.entry';
 import { RelayBuffer } from './relay.buffer';
@@ -18,20 +13,6 @@ const SUSPENDED_POLL_MS = 25;
 /** The durable checkpoint of a relay, in the event store's CheckpointStore. */
 export function relayCheckpointName(relayName: string): string {
   return `kafka-relay/${relayName}`;
-}
-
-export interface EventRelayDependencies {
-  readonly kafka: Kafka;
-  readonly store: EventStore;
-  readonly checkpoints: CheckpointStore;
-  readonly definition: RelayDefinition;
-  readonly topics: KafkaTopicNames;
-  readonly logger: MessagingLogger;
-  readonly tuning: RelayTuning;
-  /** Records, durably, an event the topic will not take (the store's `parked-<event id>`). */
-  readonly recordPark: ParkRecorder;
-  /** Checked before every produce and every checkpoint save: a suspended leader waits, a deposed one stops. */
-  readonly stillLeading: () => boolean;
 }
 
 type SendOutcome = 'acknowledged' | 'too_large' | 'park' | 'stopped';

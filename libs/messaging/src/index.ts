@@ -5,6 +5,8 @@ export * from './kafka-client.factory';
 export * from './kafka-topics.admin';
 export * from './produce-batching';
 export * from './event-relay.service';
+export * from './event-relay.dependencies';
+export * from './event-relay.tuning';
 export * from './relay-leadership.elector';
 export * from './kafka-relay.supervisor';
 export * from './relay.lifecycle';

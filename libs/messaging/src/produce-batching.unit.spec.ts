@@ -1,5 +1,5 @@
 import { KafkaJSNonRetriableError, KafkaJSProtocolError } from 'kafkajs';
-import { RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS } from './event-relay.service';
+import { RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS } from './event-relay.tuning';
 import { chunkBySize, isMessageTooLarge, messageBytes } from './produce-batching';
 import { DEFAULT_LEADERSHIP_TUNING } from './relay-leadership.elector';
 

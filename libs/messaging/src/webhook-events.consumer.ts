@@ -13,7 +13,7 @@ import {
 } from './kafka-message.codec';
 import { KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type KafkaTopicNames } from './kafka-topics.contract';
 import type { ParkRecorder } from './park-record';
-import { parkRecordOfMessage } from './park-record.mapper';
+import { DeadLetterParking, type MessageLocation } from './dead-letter.parking';
 import { CONSUMER_RESTART_BACKOFF, DEFAULT_CONSUMER_TUNING, type ConsumerTuning } from './webhook-events.tuning';
 export { DEFAULT_CONSUMER_TUNING, type ConsumerTuning };
 
@@ -55,10 +55,12 @@ export interface WebhookEventsConsumerSettings {
 export class WebhookEventsConsumer {
   private consumer: Consumer | undefined;
   private producer: Producer | undefined;
+  private readonly deadLetters: DeadLetterParking;
   private readonly stopRequested = new Signal();
   private stopped = false;
 
   constructor(private readonly settings: WebhookEventsConsumerSettings) {
+    this.deadLetters = new DeadLetterParking(settings, () => this.producer);
     const { sessionTimeoutMs, heartbeatIntervalMs } = settings.tuning;
     if (heartbeatIntervalMs * 3 > sessionTimeoutMs)
       throw new Error(`heartbeatIntervalMs (${heartbeatIntervalMs}) must be at most a third of sessionTimeoutMs (${sessionTimeoutMs})`);
@@ -249,49 +251,8 @@ export class WebhookEventsConsumer {
   }
 
   /** Records the park (recordPark), then produces the original message, with its error, to the dead-letter topic and waits for the ack. */
-  private async park(
-    location: MessageLocation,
-    message: KafkaMessage,
-    failure: ConsumerFailure,
-    heartbeat: BatchHeartbeat,
-  ): Promise<boolean> {
-    const headers = {
-      ...message.headers,
-      [KafkaHeaders.error]: failure.message,
-      [KafkaHeaders.errorCode]: failure.code,
-      [KafkaHeaders.originalTopic]: location.topic,
-      [KafkaHeaders.originalPartition]: String(location.partition),
-      [KafkaHeaders.originalOffset]: message.offset,
-    };
-    let recorded = this.settings.recordPark === undefined;
-    const parked = await retryWithBackoff(
-      async () => {
-        if (!recorded) {
-          await this.settings.recordPark?.(parkRecordOfMessage(location, message, failure));
-          recorded = true;
-        }
-        if (!this.producer) throw new Error('dead-letter producer is not connected');
-        await this.producer.send({
-          topic: this.settings.topics.webhookEventsDeadLetter,
-          acks: -1,
-          messages: [{ key: message.key, value: message.value, headers }],
-        });
-        this.settings.onDeadLetter?.();
-        this.settings.logger.error(
-          { ...location, offset: message.offset, code: failure.code, err: failure.message },
-          'message parked on the dead-letter topic',
-        );
-      },
-      {
-        ...this.inPlace(heartbeat),
-        onFailure: (error) =>
-          this.settings.logger.warn(
-            { ...location, offset: message.offset, err: describeError(error) },
-            'recording the park or producing the dead letter failed; retrying',
-          ),
-      },
-    );
-    return parked.kind === 'done';
+  private park(location: MessageLocation, message: KafkaMessage, failure: ConsumerFailure, heartbeat: BatchHeartbeat): Promise<boolean> {
+    return this.deadLetters.park(location, message, failure, this.inPlace(heartbeat));
   }
 
   /**
@@ -307,9 +268,4 @@ export class WebhookEventsConsumer {
       wait: (ms) => heartbeat.wait(ms),
     };
   }
-}
-
-interface MessageLocation {
-  readonly topic: string;
-  readonly partition: number;
 }

@@ -1,16 +1,11 @@
-import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type DeliveryEvent } from '@wts/contracts';
+import { ACCOUNT_CATALOG_STREAM, Streams } from '@wts/contracts';
 import {
   DECOY_DIGEST,
   bodyFits,
   bytesDigest,
   checkContentEncoding,
-  decideDelivery,
-  deliveryIdForIdempotencyKey,
-  idempotencyIndexId,
   extractRequest,
-  timeOrderedId,
   isRejection,
-  judgeRepeat,
   judgeRoutineSafety,
   parseBearerSecret,
   parseContentType,
@@ -18,7 +13,6 @@ import {
   reject,
   requestDigest,
   resolveTriggerAccount,
-  runIdForDelivery,
   secretMatchesDigest,
   type AcceptDelivery,
   type ConfiguredWebhook,
@@ -26,10 +20,9 @@ import {
   type Rejection,
   type RoutineState,
 } from '@wts/domain';
-import { EventStoreUnavailableError, InvalidAppendError, type AppendResult, type EventStore } from '@wts/event-store';
-import { AppendOutcomeUnknownError } from './append-outcome.errors';
+import type { EventStore } from '@wts/event-store';
+import { DeliveryAppender } from './delivery.appender';
 import type { ConfigurationState } from '../configuration/configuration.state';
-import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { childTraceparent } from '../shared/trace-context';
 import type { UseCaseContext } from '../shared/use-case.context';
@@ -76,6 +69,7 @@ export class TriggerWebhookUseCase {
   private readonly rateLimiter: RateLimiter;
   private readonly activity: WebhookActivityRecorder;
   private readonly limits: TriggerLimits;
+  private readonly appender: DeliveryAppender;
 
   constructor(dependencies: TriggerWebhookDependencies) {
     this.context = dependencies.context;
@@ -83,6 +77,7 @@ export class TriggerWebhookUseCase {
     this.activity = dependencies.activity;
     this.limits = dependencies.limits;
     ({ store: this.store, config: this.config, clock: this.clock, random: this.random } = this.context);
+    this.appender = new DeliveryAppender(this.store, this.random);
   }
 
   async execute(command: TriggerWebhookRequest): Promise<TriggerWebhookOutcome> {
@@ -209,8 +204,8 @@ export class TriggerWebhookUseCase {
     const traceparent = childTraceparent(command.traceparent, this.random);
     const result =
       idempotencyKey === undefined
-        ? await this.appendFresh(base, traceparent)
-        : await this.appendIdempotent(base, idempotencyKey, traceparent);
+        ? await this.appender.appendFresh(base, traceparent)
+        : await this.appender.appendIdempotent(base, idempotencyKey, traceparent);
     if (isRejection(result)) return withLimit(result);
     if (result.replayed) this.activity.recordReplay(result.delivery.deliveryId);
     return {
@@ -219,83 +214,6 @@ export class TriggerWebhookUseCase {
       replayed: result.replayed,
       rateLimit,
     };
-  }
-
-  private async appendFresh(base: Omit<AcceptDelivery, 'deliveryId' | 'runId'>, traceparent: string) {
-    const deliveryId = timeOrderedId('delivery', Date.parse(base.now), this.random.bytes(16));
-    const outcome = await this.tryAppend({ ...base, deliveryId, runId: runIdForDelivery(deliveryId) }, null, traceparent);
-    if (outcome === 'conflict') throw new Error(`random delivery id ${deliveryId} collided`);
-    return outcome;
-  }
-
-  /**
-   * The key names a chain of delivery streams, one per retention window of reuse (a generation).
-   * The key's index stream says which generation is the newest (its head revision + 1), so a
-   * lookup costs the same however often the key was reused: one look at the index's head, one read
-   * of that generation's delivery, and — when it fell out of the window — one append to the index
-   * and one read of the next. Concurrent repeats race on "stream must not exist": exactly one
-   * appends, the others read it and replay.
-   */
-  private async appendIdempotent(base: Omit<AcceptDelivery, 'deliveryId' | 'runId'>, key: string, traceparent: string) {
-    const index = Streams.idempotencyKey(idempotencyIndexId(base.webhookId, key));
-    let generation = Number((await this.store.streamHeads([index])).get(index) ?? -1n) + 1;
-    for (;;) {
-      const deliveryId = deliveryIdForIdempotencyKey(base.webhookId, key, generation);
-      const existing = await this.readDelivery(deliveryId);
-      if (
-        existing &&
-        judgeRepeat(existing, base.requestDigest, Date.parse(base.now), base.retentionMs, base.legacyRequestDigest).kind === 'expired'
-      ) {
-        generation = await this.advanceGeneration(index, base.webhookId, generation, traceparent);
-        continue;
-      }
-      const outcome = await this.tryAppend({ ...base, deliveryId, runId: runIdForDelivery(deliveryId) }, existing, traceparent);
-      if (outcome !== 'conflict') return outcome;
-    }
-  }
-
-  /**
-   * Records that `from` expired: generation `from + 1` is the key's newest. The index event of
-   * generation g sits at revision g - 1, so a concurrent advance is a conflict, and the winner's
-   * generation (or a later one) is taken.
-   */
-  private async advanceGeneration(index: string, webhookId: string, from: number, traceparent: string): Promise<number> {
-    const next = from + 1;
-    const event = { type: 'IdempotencyGenerationAdvanced' as const, data: { webhookId, generation: next } };
-    const context = causedBy(index, index, traceparent);
-    const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
-    const result = await this.store.append(
-      index,
-      toAppend([event], context, () => this.random.uuid()),
-      expected,
-    );
-    return result.kind === 'conflict' ? Math.max(next, Number(result.actualRevision) + 1) : next;
-  }
-
-  private async tryAppend(command: AcceptDelivery, existing: DeliveryAccepted['data'] | null, traceparent: string) {
-    const decision = decideDelivery(command, existing);
-    if (decision.kind === 'rejected') return decision;
-    if (decision.events.length === 0 && existing) return { delivery: existing, replayed: true };
-    const context = causedBy(command.deliveryId, command.deliveryId, traceparent);
-    const events = toAppend(decision.events, context, () => this.random.uuid());
-    let result: AppendResult;
-    try {
-      result = await this.store.append(Streams.delivery(command.deliveryId), events, 'no_stream');
-    } catch (error) {
-      // Sent, not confirmed: it may be durable. Never "nothing was accepted" (a retry without the key could make a second run).
-      if (error instanceof EventStoreUnavailableError) throw new AppendOutcomeUnknownError(command.deliveryId, { cause: error });
-      // The store refused the event as too large (a limit below what the start-up check assumed): the body's fault, a 413.
-      if (error instanceof InvalidAppendError)
-        return reject('payload_too_large', 'the body makes an event larger than the event store accepts');
-      throw error;
-    }
-    if (result.kind === 'conflict') return 'conflict' as const;
-    return { delivery: (decision.events[0] as DeliveryAccepted).data, replayed: false };
-  }
-
-  private async readDelivery(deliveryId: string): Promise<DeliveryAccepted['data'] | null> {
-    const recorded = await this.store.readStream(Streams.delivery(deliveryId));
-    return recorded.length === 0 ? null : asEvent<DeliveryEvent>(recorded[0]).data;
   }
 }
 
