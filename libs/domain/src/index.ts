@@ -14,5 +14,6 @@ export * from './delivery/idempotency.policy';
 export * from './delivery/delivery.decider';
 export * from './run/run.decider';
 export * from './run/untrusted-message.framer';
+export { nestsDeeperThan } from './run/json-text.minifier';
 export * from './delivery/event-size.budget';
 export * from './run/delivery-notification.check';

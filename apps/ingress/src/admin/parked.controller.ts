@@ -1,8 +1,8 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { RunQueries, type ParkedListItem } from '@wts/application';
-import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
+import { listingResponse, type ListingResponse } from './listing.response';
 
 /** Every parked delivery (one that can never become a run), newest first: for operators. */
 @Controller('admin/parked')
@@ -11,8 +11,7 @@ export class ParkedController {
   constructor(private readonly queries: RunQueries) {}
 
   @Get()
-  async list(@Query() query: ListQueryDto): Promise<{ parked: readonly ParkedListItem[]; next_cursor: string | null }> {
-    const page = orThrow(await this.queries.parked(undefined, toPageRequest(query)));
-    return { parked: page.items, next_cursor: page.nextCursor };
+  list(@Query() query: ListQueryDto): Promise<ListingResponse<'parked', ParkedListItem>> {
+    return listingResponse('parked', this.queries.parked(undefined, toPageRequest(query)));
   }
 }

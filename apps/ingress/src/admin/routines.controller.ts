@@ -11,6 +11,7 @@ import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
 import { CreateRoutineDto, UpdateRoutineDto, toChanges, toDefinition } from './dto/routine.dto';
+import { listingResponse, type ListingResponse } from './listing.response';
 
 @Controller('admin/routines')
 @UseGuards(AdminTokenGuard)
@@ -36,27 +37,18 @@ export class RoutinesController {
   }
 
   @Get(':id/webhook/deliveries')
-  async deliveries(
-    @Param('id') id: string,
-    @Query() query: ListQueryDto,
-  ): Promise<{ deliveries: readonly DeliveryListItem[]; next_cursor: string | null }> {
-    const page = orThrow(await this.queries.deliveries(id, toPageRequest(query)));
-    return { deliveries: page.items, next_cursor: page.nextCursor };
+  deliveries(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'deliveries', DeliveryListItem>> {
+    return listingResponse('deliveries', this.queries.deliveries(id, toPageRequest(query)));
   }
 
   @Get(':id/runs')
-  async runs(@Param('id') id: string, @Query() query: ListQueryDto): Promise<{ runs: readonly RunListItem[]; next_cursor: string | null }> {
-    const page = orThrow(await this.queries.runs(id, toPageRequest(query)));
-    return { runs: page.items, next_cursor: page.nextCursor };
+  runs(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'runs', RunListItem>> {
+    return listingResponse('runs', this.queries.runs(id, toPageRequest(query)));
   }
 
   /** Deliveries of this routine that can never become a run, kept with their error. */
   @Get(':id/webhook/parked')
-  async parked(
-    @Param('id') id: string,
-    @Query() query: ListQueryDto,
-  ): Promise<{ parked: readonly ParkedListItem[]; next_cursor: string | null }> {
-    const page = orThrow(await this.queries.parked(id, toPageRequest(query)));
-    return { parked: page.items, next_cursor: page.nextCursor };
+  parked(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'parked', ParkedListItem>> {
+    return listingResponse('parked', this.queries.parked(id, toPageRequest(query)));
   }
 }

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { WebhookActivityQueries, type DeliveryReplaysItem, type RejectedAttemptItem } from '@wts/application';
-import { orThrow } from '../http/rejection';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
+import { listingResponse, type ListingResponse } from './listing.response';
 
 /**
  * For the owner only (admin token): what callers never learn. Callers get one identical 404 for
@@ -16,21 +16,13 @@ export class WebhookActivityController {
 
   /** Rejected attempts on this routine's webhook, newest first (the newest 100 are kept per webhook). */
   @Get('attempts')
-  async attempts(
-    @Param('id') id: string,
-    @Query() query: ListQueryDto,
-  ): Promise<{ attempts: readonly RejectedAttemptItem[]; next_cursor: string | null }> {
-    const page = orThrow(await this.activity.attempts(id, toPageRequest(query)));
-    return { attempts: page.items, next_cursor: page.nextCursor };
+  attempts(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'attempts', RejectedAttemptItem>> {
+    return listingResponse('attempts', this.activity.attempts(id, toPageRequest(query)));
   }
 
   /** Replay counts for the same deliveries `GET …/webhook/deliveries` lists with the same page. */
   @Get('replays')
-  async replays(
-    @Param('id') id: string,
-    @Query() query: ListQueryDto,
-  ): Promise<{ replays: readonly DeliveryReplaysItem[]; next_cursor: string | null }> {
-    const page = orThrow(await this.activity.replays(id, toPageRequest(query)));
-    return { replays: page.items, next_cursor: page.nextCursor };
+  replays(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'replays', DeliveryReplaysItem>> {
+    return listingResponse('replays', this.activity.replays(id, toPageRequest(query)));
   }
 }

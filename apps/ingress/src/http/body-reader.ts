@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { BodyReadResult } from '@wts/application';
-import { ADMIN_MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
+import { nestsDeeperThan } from '@wts/domain';
+import { ADMIN_MAX_JSON_DEPTH } from './json-depth';
 
 /**
  * Reads a request body without ever holding more than `maxBytes`: a declared Content-Length

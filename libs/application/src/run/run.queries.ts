@@ -1,11 +1,19 @@
 import { Streams, type DeliveryEvent, type RunEvent } from '@wts/contracts';
 import { reject, type Rejection } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
-import { InvalidCursorError, type Page, type PageRequest, type ParkedRow, type ReadModelStore } from '@wts/read-models';
+import {
+  InvalidCursorError,
+  type DeliveryListRow,
+  type Page,
+  type PageRequest,
+  type ParkedRow,
+  type ReadModelStore,
+  type RunRow,
+} from '@wts/read-models';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { asEvent } from '../shared/event-envelope';
-import { toRunView, toTriggerAccountView, type RunView, type TriggerAccountView } from './run.view';
+import { toRunView, toTriggerAccountView, type RunListItem, type RunView, type TriggerAccountView } from './run.view';
 
 export interface DeliveryListItem {
   readonly delivery_id: string;
@@ -14,16 +22,6 @@ export interface DeliveryListItem {
   readonly trigger_account: TriggerAccountView;
   readonly content_type: string;
   readonly idempotency_key: string | null;
-}
-
-export interface RunListItem {
-  readonly run_id: string;
-  readonly routine_id: string;
-  readonly webhook_id: string;
-  readonly delivery_id: string;
-  readonly trigger_account: TriggerAccountView;
-  readonly status: string;
-  readonly created_at: string;
 }
 
 export interface ParkedListItem {
@@ -52,45 +50,17 @@ export class RunQueries {
   ) {}
 
   async deliveries(routineId: string, page: PageRequest): Promise<Listing<DeliveryListItem> | Rejection> {
-    const missing = await this.routineMissing(routineId);
-    if (missing) return missing;
-    return listing(
-      () => this.readModels.deliveries(routineId, page),
-      (d) => ({
-        delivery_id: d.deliveryId,
-        run_id: d.runId,
-        received_at: d.receivedAt,
-        trigger_account: toTriggerAccountView(d.triggerAccount),
-        content_type: d.contentType,
-        idempotency_key: d.idempotencyKey,
-      }),
-    );
+    return (await this.routineMissing(routineId)) ?? listing(() => this.readModels.deliveries(routineId, page), toDeliveryItem);
   }
 
   async runs(routineId: string, page: PageRequest): Promise<Listing<RunListItem> | Rejection> {
-    const missing = await this.routineMissing(routineId);
-    if (missing) return missing;
-    return listing(
-      () => this.readModels.runs(routineId, page),
-      (r) => ({
-        run_id: r.runId,
-        routine_id: r.routineId,
-        webhook_id: r.webhookId,
-        delivery_id: r.deliveryId,
-        trigger_account: toTriggerAccountView(r.triggerAccount),
-        status: r.status,
-        created_at: r.createdAt,
-      }),
-    );
+    return (await this.routineMissing(routineId)) ?? listing(() => this.readModels.runs(routineId, page), toRunItem);
   }
 
   /** Deliveries that can never become a run (kept with their error): all of them, or one routine's. */
   async parked(routineId: string | undefined, page: PageRequest): Promise<Listing<ParkedListItem> | Rejection> {
-    if (routineId !== undefined) {
-      const missing = await this.routineMissing(routineId);
-      if (missing) return missing;
-    }
-    return listing(() => this.readModels.parked(routineId, page), toParkedItem);
+    const missing = routineId === undefined ? undefined : await this.routineMissing(routineId);
+    return missing ?? listing(() => this.readModels.parked(routineId, page), toParkedItem);
   }
 
   /** Read from the store, not the read model: 404 exactly until the dispatcher has created it. */
@@ -109,6 +79,29 @@ export class RunQueries {
     await this.freshness.ensureFresh([Streams.routine(routineId)]);
     return this.config.routine(routineId) ? undefined : reject('routine_not_found', `no routine ${routineId}`);
   }
+}
+
+function toDeliveryItem(row: DeliveryListRow): DeliveryListItem {
+  return {
+    delivery_id: row.deliveryId,
+    run_id: row.runId,
+    received_at: row.receivedAt,
+    trigger_account: toTriggerAccountView(row.triggerAccount),
+    content_type: row.contentType,
+    idempotency_key: row.idempotencyKey,
+  };
+}
+
+function toRunItem(row: RunRow): RunListItem {
+  return {
+    run_id: row.runId,
+    routine_id: row.routineId,
+    webhook_id: row.webhookId,
+    delivery_id: row.deliveryId,
+    trigger_account: toTriggerAccountView(row.triggerAccount),
+    status: row.status,
+    created_at: row.createdAt,
+  };
 }
 
 function toParkedItem(row: ParkedRow): ParkedListItem {

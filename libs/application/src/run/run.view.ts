@@ -10,7 +10,8 @@ export const toTriggerAccountView = (account: TriggerAccount): TriggerAccountVie
   email: account.email,
 });
 
-export interface RunView {
+/** A run as listings show it. */
+export interface RunListItem {
   readonly run_id: string;
   readonly routine_id: string;
   readonly webhook_id: string;
@@ -18,6 +19,10 @@ export interface RunView {
   readonly trigger_account: TriggerAccountView;
   readonly status: string;
   readonly created_at: string;
+}
+
+/** A run as `GET /admin/runs/:id` shows it: the listing's fields, and what it runs with. */
+export interface RunView extends RunListItem {
   readonly initial_message: string;
   /** Untrusted data: JSON text (format json) or the raw text (format text). Render as text. */
   readonly payload: PayloadRecord;

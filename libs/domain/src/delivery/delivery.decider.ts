@@ -1,5 +1,5 @@
 import type { DeliveryAccepted, DeliveryEvent, PayloadRecord, TriggerAccount } from '@wts/contracts';
-import { accept, reject, type Decider, type Decision } from '../shared/decision';
+import { accept, reject, singleEventDecider, type Decider, type Decision } from '../shared/decision';
 import { judgeRepeat } from './idempotency.policy';
 
 export interface AcceptDelivery {
@@ -52,12 +52,4 @@ export function decideDelivery(command: AcceptDelivery, state: DeliveryState): D
   });
 }
 
-export function evolveDelivery(state: DeliveryState, event: DeliveryEvent): DeliveryState {
-  return state ?? event.data;
-}
-
-export const deliveryDecider: Decider<AcceptDelivery, DeliveryEvent, DeliveryState> = {
-  decide: decideDelivery,
-  evolve: evolveDelivery,
-  initialState: () => null,
-};
+export const deliveryDecider: Decider<AcceptDelivery, DeliveryEvent, DeliveryState> = singleEventDecider(decideDelivery);

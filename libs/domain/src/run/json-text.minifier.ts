@@ -4,6 +4,7 @@ import { assertNever } from '@wts/contracts';
  * A JSON checker and minifier that never recurses: accepts exactly what JSON.parse accepts,
  * copies every token as written (numbers keep every digit, key order and duplicates stay) and
  * drops only the whitespace between tokens. Deeply nested payloads cannot overflow the stack.
+ * Also the nesting-depth check of admin bodies (nestsDeeperThan), over the same character codes.
  */
 /**
  * Validates JSON text (RFC 8259, the grammar JSON.parse accepts) and returns it with insignificant
@@ -27,15 +28,15 @@ export function minifyJsonText(source: string): string {
     if (state === 'end') throw invalidJson('unexpected content after the JSON value', i);
 
     const c = source.charCodeAt(i);
+    if (closeAllowed(state) && c === closerOf(stack)) {
+      state = closeContainer(stack, out);
+      i += 1;
+      continue;
+    }
     switch (state) {
       case 'valueOrClose':
       case 'value': {
-        if (state === 'valueOrClose' && c === CH_CLOSE_BRACKET) {
-          stack.pop();
-          out.push(']');
-          i += 1;
-          state = afterValue();
-        } else if (c === CH_OPEN_BRACE) {
+        if (c === CH_OPEN_BRACE) {
           stack.push('object');
           out.push('{');
           i += 1;
@@ -67,12 +68,7 @@ export function minifyJsonText(source: string): string {
       }
       case 'keyOrClose':
       case 'key': {
-        if (state === 'keyOrClose' && c === CH_CLOSE_BRACE) {
-          stack.pop();
-          out.push('}');
-          i += 1;
-          state = afterValue();
-        } else if (c === CH_QUOTE) {
+        if (c === CH_QUOTE) {
           i = copyString(source, i, out);
           state = 'colon';
         } else {
@@ -93,11 +89,6 @@ export function minifyJsonText(source: string): string {
           out.push(',');
           i += 1;
           state = top === 'object' ? 'key' : 'value';
-        } else if ((c === CH_CLOSE_BRACKET && top === 'array') || (c === CH_CLOSE_BRACE && top === 'object')) {
-          stack.pop();
-          out.push(top === 'array' ? ']' : '}');
-          i += 1;
-          state = afterValue();
         } else {
           throw invalidJson("expected ',' or the end of the container", i);
         }
@@ -127,6 +118,21 @@ const CH_CLOSE_BRACE = 0x7d;
 /** Characters allowed after a backslash other than 'u': " \ / b f n r t */
 const SIMPLE_ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 const HEX4_PATTERN = /^[0-9A-Fa-f]{4}$/;
+
+/** Where the innermost container may end: right after it opens, or after one of its values. */
+function closeAllowed(state: ParseState): boolean {
+  return state === 'valueOrClose' || state === 'keyOrClose' || state === 'commaOrClose';
+}
+
+function closerOf(stack: readonly Container[]): number {
+  return stack[stack.length - 1] === 'array' ? CH_CLOSE_BRACKET : CH_CLOSE_BRACE;
+}
+
+/** Ends the innermost container (its ']' or '}'); returns what may follow it. */
+function closeContainer(stack: Container[], out: string[]): ParseState {
+  out.push(stack.pop() === 'array' ? ']' : '}');
+  return stack.length === 0 ? 'end' : 'commaOrClose';
+}
 
 /** Copies the string literal starting at `start` (a '"') to `out`; returns the index after its closing quote. */
 function copyString(source: string, start: number, out: string[]): number {
@@ -163,4 +169,28 @@ function isJsonWhitespace(c: number): boolean {
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
+}
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `maxDepth`: one pass over the text,
+ * skipping strings, no recursion — so a hostile body is refused before anything recursive (a
+ * DTO transformer, a validator) walks it.
+ */
+export function nestsDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === CH_BACKSLASH) i++;
+      else if (c === CH_QUOTE) inString = false;
+    } else if (c === CH_QUOTE) {
+      inString = true;
+    } else if (c === CH_OPEN_BRACKET || c === CH_OPEN_BRACE) {
+      if (++depth > maxDepth) return true;
+    } else if (c === CH_CLOSE_BRACKET || c === CH_CLOSE_BRACE) {
+      depth--;
+    }
+  }
+  return false;
 }

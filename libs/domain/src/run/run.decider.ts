@@ -1,6 +1,6 @@
 import type { DeliveryAccepted, RoutineSnapshot, RunCreated, RunEvent } from '@wts/contracts';
 import type { RoutineState } from '../catalog/routine.decider';
-import { accept, reject, type Decider, type Decision } from '../shared/decision';
+import { accept, reject, singleEventDecider, type Decider, type Decision } from '../shared/decision';
 import { judgeRoutineSafety } from '../safety/safety.policy';
 import { frameUntrustedPayload } from './untrusted-message.framer';
 
@@ -53,12 +53,4 @@ export function decideRun(command: CreateRun, state: RunState): Decision<RunEven
   });
 }
 
-export function evolveRun(state: RunState, event: RunEvent): RunState {
-  return state ?? event.data;
-}
-
-export const runDecider: Decider<CreateRun, RunEvent, RunState> = {
-  decide: decideRun,
-  evolve: evolveRun,
-  initialState: () => null,
-};
+export const runDecider: Decider<CreateRun, RunEvent, RunState> = singleEventDecider(decideRun);

@@ -70,3 +70,10 @@ export interface Decider<Command, Event, State> {
   evolve(state: State, event: Event): State;
   initialState(): State;
 }
+
+/** The decider of a stream that holds one event: its state is that event's data (null before it), later events change nothing. */
+export function singleEventDecider<Command, Event extends { readonly data: unknown }>(
+  decide: (command: Command, state: Event['data'] | null) => Decision<Event>,
+): Decider<Command, Event, Event['data'] | null> {
+  return { decide, evolve: (state, event) => state ?? event.data, initialState: () => null };
+}

@@ -1,4 +1,4 @@
-import { RejectionError, accept, isRejection, reject } from './decision';
+import { RejectionError, accept, isRejection, reject, singleEventDecider } from './decision';
 
 describe('decision helpers', () => {
   it('accept carries the events in order, and none when given none', () => {
@@ -30,5 +30,24 @@ describe('decision helpers', () => {
     expect(error.name).toBe('RejectionError');
     expect(error.rejection).toBe(rejection);
     expect(error.message).toBe('account_not_found: no match');
+  });
+});
+
+describe('singleEventDecider', () => {
+  type Noted = { readonly type: 'Noted'; readonly data: { readonly text: string } };
+  const decide = (command: string, state: Noted['data'] | null) =>
+    state === null ? accept<Noted>({ type: 'Noted', data: { text: command } }) : accept<Noted>();
+  const decider = singleEventDecider(decide);
+
+  it('given a decide function, then it decides with it, from a null initial state', () => {
+    expect(decider.decide).toBe(decide);
+    expect(decider.initialState()).toBeNull();
+  });
+
+  it("given events, then the state is the first one's data and later ones change nothing", () => {
+    const first: Noted = { type: 'Noted', data: { text: 'first' } };
+    const second: Noted = { type: 'Noted', data: { text: 'second' } };
+
+    expect([first, second].reduce(decider.evolve, decider.initialState())).toBe(first.data);
   });
 });
