@@ -1,5 +1,5 @@
 import { Streams, type DeliveryEvent, type RunEvent } from '@wts/contracts';
-import { reject, type Rejection } from '@wts/domain';
+import { isWellFormedId, reject, type Rejection } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import {
   InvalidCursorError,
@@ -65,7 +65,7 @@ export class RunQueries {
 
   /** Read from the store, not the read model: 404 exactly until the dispatcher has created it. */
   async run(runId: string): Promise<RunView | Rejection> {
-    if (!/^run_[A-Za-z0-9_-]{16,128}$/.test(runId)) return reject('run_not_found', `no run ${runId}`);
+    if (!isWellFormedId('run', runId)) return reject('run_not_found', `no run ${runId}`);
     const [recorded] = await this.store.readStream(Streams.run(runId), { maxCount: 1 });
     if (!recorded) return reject('run_not_found', `no run ${runId}`);
     const run = asEvent<RunEvent>(recorded).data;
