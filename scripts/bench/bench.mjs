@@ -21,20 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import {
-  MAINS,
-  REPO,
-  adminToken,
-  cpuSeconds,
-  embeddedEnv,
-  freePort,
-  load,
-  msUntilReady,
-  setUpWebhook,
-  startService,
-  stopService,
-  sleep,
-} from './bench-kit.mjs';
+import { MAINS, REPO, cpuSeconds, load, setUpWebhook, startService, startStack, stopService, sleep } from './bench-kit.mjs';
 import { latencyChart } from './latency-chart.mjs';
 import { writeHistory } from './history-writer.mjs';
 import { countRuns, deliveryToRunLatencies, percentile, runsPerSecond } from './store-timing.mjs';
@@ -123,11 +110,7 @@ async function httpComparison() {
   const ingress = await startEmbedded({ withDispatcher: false });
   const bare = await startBare();
   try {
-    const request = {
-      path: ingress.hook.path,
-      headers: { authorization: `Bearer ${ingress.hook.secret}`, 'content-type': 'application/json' },
-      body: BODY,
-    };
+    const request = deliveryRequest(ingress);
     for (const connections of options.connections) {
       await load({ baseUrl: bare.baseUrl, ...request, connections, seconds: 2 });
       const fastify = await load({ baseUrl: bare.baseUrl, ...request, connections, seconds: options.seconds });
@@ -154,32 +137,12 @@ async function endToEnd(shape, extraEnv, maxRps) {
   const services = await startEmbedded({ withDispatcher: true, extraEnv });
   const points = [];
   try {
-    const request = {
-      path: services.hook.path,
-      headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' },
-      body: BODY,
-    };
     for (const fraction of options.fractions) {
       const rate = Math.max(10, Math.round(maxRps * fraction));
-      const from = Date.now();
-      const result = await load({ baseUrl: services.baseUrl, ...request, connections: 64, seconds: options.seconds, overallRate: rate });
-      const to = Date.now();
-      const drained = await waitForRuns(services.storeFile, from, to);
-      const lat = deliveryToRunLatencies(services.storeFile, from, to);
-      points.push({
-        offered_rps: rate,
-        achieved_rps: round(result.rps),
-        http_p50_ms: result.p50_ms,
-        http_p99_ms: result.p99_ms,
-        e2e_p50_ms: percentile(lat.latencies, 50),
-        e2e_p99_ms: percentile(lat.latencies, 99),
-        deliveries: lat.deliveries,
-        runs_missing: lat.missing,
-        drained_after_ms: drained,
-        unexpected_status: result.unexpected_status,
-      });
+      const point = await offeredRatePoint(services, rate);
+      points.push(point);
       log(
-        `  ${shape} ${rate}/s offered: ${Math.round(result.rps)}/s, HTTP p99 ${result.p99_ms} ms, POST → run p50 ${percentile(lat.latencies, 50)} / p99 ${percentile(lat.latencies, 99)} ms, ${lat.missing} runs missing`,
+        `  ${shape} ${rate}/s offered: ${Math.round(point.achieved_rps)}/s, HTTP p99 ${point.http_p99_ms} ms, POST → run p50 ${point.e2e_p50_ms} / p99 ${point.e2e_p99_ms} ms, ${point.runs_missing} runs missing`,
       );
     }
   } finally {
@@ -189,6 +152,33 @@ async function endToEnd(shape, extraEnv, maxRps) {
     Math.abs(point.offered_rps - maxRps / 2) < Math.abs(best.offered_rps - maxRps / 2) ? point : best,
   );
   return { max_rps: round(maxRps), points, at_half_max: half };
+}
+
+/** Load offered at `rate` deliveries/s for the configured seconds, then until its runs exist: HTTP and POST → run latencies. */
+async function offeredRatePoint(services, rate) {
+  const from = Date.now();
+  const result = await load({
+    baseUrl: services.baseUrl,
+    ...deliveryRequest(services),
+    connections: 64,
+    seconds: options.seconds,
+    overallRate: rate,
+  });
+  const to = Date.now();
+  const drained = await waitForRuns(services.storeFile, from, to);
+  const lat = deliveryToRunLatencies(services.storeFile, from, to);
+  return {
+    offered_rps: rate,
+    achieved_rps: round(result.rps),
+    http_p50_ms: result.p50_ms,
+    http_p99_ms: result.p99_ms,
+    e2e_p50_ms: percentile(lat.latencies, 50),
+    e2e_p99_ms: percentile(lat.latencies, 99),
+    deliveries: lat.deliveries,
+    runs_missing: lat.missing,
+    drained_after_ms: drained,
+    unexpected_status: result.unexpected_status,
+  };
 }
 
 /** Until every delivery accepted in the window has its run (at most 30 s); the time it took after the window. */
@@ -224,32 +214,12 @@ async function kafkaShape(brokers) {
   const points = [];
   const services = await startEmbedded({ withDispatcher: true, extraEnv: { KAFKA_BROKERS: brokers } });
   try {
-    const request = {
-      path: services.hook.path,
-      headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' },
-      body: BODY,
-    };
     for (const rate of options.kafkaRates) {
-      const from = Date.now();
-      const result = await load({ baseUrl: services.baseUrl, ...request, connections: 64, seconds: options.seconds, overallRate: rate });
-      const to = Date.now();
-      const drained = await waitForRuns(services.storeFile, from, to);
-      const lat = deliveryToRunLatencies(services.storeFile, from, to);
-      const sustained = drained !== null && drained < 2000;
-      points.push({
-        offered_rps: rate,
-        achieved_rps: round(result.rps),
-        http_p99_ms: result.p99_ms,
-        e2e_p50_ms: percentile(lat.latencies, 50),
-        e2e_p99_ms: percentile(lat.latencies, 99),
-        deliveries: lat.deliveries,
-        runs_missing: lat.missing,
-        drained_after_ms: drained,
-        sustained,
-        unexpected_status: result.unexpected_status,
-      });
+      const point = await offeredRatePoint(services, rate);
+      const drained = point.drained_after_ms;
+      points.push({ ...point, sustained: drained !== null && drained < 2000 });
       log(
-        `  Kafka ${rate}/s offered: ${Math.round(result.rps)}/s, POST → run p50 ${percentile(lat.latencies, 50)} / p99 ${percentile(lat.latencies, 99)} ms, drained ${drained} ms after`,
+        `  Kafka ${rate}/s offered: ${Math.round(point.achieved_rps)}/s, POST → run p50 ${point.e2e_p50_ms} / p99 ${point.e2e_p99_ms} ms, drained ${drained} ms after`,
       );
     }
   } finally {
@@ -273,29 +243,20 @@ function startBroker() {
 // ------------------------------------------------------------------ services
 
 async function startEmbedded({ withDispatcher, extraEnv = {} }) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wts-bench-'));
-  temporary.push(dataDir);
-  const port = await freePort();
-  const token = adminToken();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env = embeddedEnv({
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    ADMIN_TOKEN: token,
-    WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
-    ...extraEnv,
-  });
-  const ingress = startService('ingress', MAINS.ingress, env);
-  running.push(ingress);
-  await msUntilReady(ingress, `${baseUrl}/readyz`);
-  const hook = await setUpWebhook(baseUrl, token);
-  let dispatcher;
-  if (withDispatcher) {
-    dispatcher = startService('run-dispatcher', MAINS.dispatcher, env, { readyLine: /run-dispatcher (following|consuming)/ });
-    running.push(dispatcher);
-    await dispatcher.lineSeen;
-  }
-  return { process: ingress, dispatcher, baseUrl, hook, env, storeFile: join(dataDir, 'events.sqlite') };
+  const stack = await startStack({ withDispatcher, extraEnv, label: 'bench' });
+  temporary.push(stack.dataDir);
+  running.push(...[stack.ingress, stack.dispatcher].filter(Boolean));
+  const hook = await setUpWebhook(stack.baseUrl, stack.token);
+  return { process: stack.ingress, dispatcher: stack.dispatcher, baseUrl: stack.baseUrl, hook, env: stack.env, storeFile: stack.storeFile };
+}
+
+/** The POST of one delivery to the started services' webhook, as load() sends it. */
+function deliveryRequest(services) {
+  return {
+    path: services.hook.path,
+    headers: { authorization: `Bearer ${services.hook.secret}`, 'content-type': 'application/json' },
+    body: BODY,
+  };
 }
 
 async function startBare() {

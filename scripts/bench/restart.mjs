@@ -38,6 +38,7 @@ import {
   startService,
   stopService,
 } from './bench-kit.mjs';
+import { positiveInteger, readOptions, text } from './command-line.mjs';
 import { writeHistory } from './history-writer.mjs';
 
 const options = parseArgs(process.argv.slice(2));
@@ -201,36 +202,27 @@ function markdown(report) {
 }
 
 function parseArgs(argv) {
-  const parsed = {
-    deliveries: 100_000,
-    payloadBytes: 16_384,
-    runs: 3,
-    loadSeconds: 5,
-    connections: 16,
-    keep: false,
-    out: join(REPO, 'docs', 'bench', 'restart.json'),
-  };
-  for (let i = 0; i < argv.length; i += 1) {
-    const flag = argv[i];
-    const value = () => {
-      const next = argv[++i];
-      if (next === undefined) throw new Error(`${flag} needs a value`);
-      return next;
-    };
-    const int = () => {
-      const n = Number(value());
-      if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${flag} needs a positive integer`);
-      return n;
-    };
-    if (flag === '--deliveries') parsed.deliveries = int();
-    else if (flag === '--payload-bytes') parsed.payloadBytes = int();
-    else if (flag === '--runs') parsed.runs = int();
-    else if (flag === '--load-seconds') parsed.loadSeconds = int();
-    else if (flag === '--connections') parsed.connections = int();
-    else if (flag === '--keep') parsed.keep = true;
-    else if (flag === '--out') parsed.out = value();
-    else throw new Error(`unknown option ${flag}`);
-  }
+  const parsed = readOptions(
+    argv,
+    {
+      deliveries: 100_000,
+      payloadBytes: 16_384,
+      runs: 3,
+      loadSeconds: 5,
+      connections: 16,
+      keep: false,
+      out: join(REPO, 'docs', 'bench', 'restart.json'),
+    },
+    {
+      deliveries: positiveInteger,
+      payloadBytes: positiveInteger,
+      runs: positiveInteger,
+      loadSeconds: positiveInteger,
+      connections: positiveInteger,
+      keep: true,
+      out: text,
+    },
+  );
   if (parsed.deliveries > 1_000_000) throw new Error('--deliveries is at most 1,000,000');
   return parsed;
 }

@@ -21,10 +21,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './bench-kit.mjs';
+import { integerUpTo, readOptions, text } from './command-line.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAX_REQUESTS = 1_000_000;
@@ -253,17 +254,6 @@ async function waitUntilReady(url) {
   throw new Error(`${url} did not become ready within 60 s`);
 }
 
-function freePort() {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
-
 /** Load goes to this machine only. */
 function assertLoopback(baseUrl) {
   const host = new URL(baseUrl).hostname;
@@ -273,38 +263,29 @@ function assertLoopback(baseUrl) {
 }
 
 function parseArgs(argv) {
-  const parsed = {
-    requests: 10_000,
-    concurrency: 32,
-    warmup: 500,
-    bodyBytes: 200,
-    dist: join(REPO, 'dist'),
-    json: false,
-    withDispatcher: false,
-  };
-  for (let i = 0; i < argv.length; i += 1) {
-    const flag = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
-      return v;
-    };
-    const count = (max) => {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${flag} must be an integer in 1..${max}`);
-      return n;
-    };
-    if (flag === '--requests') parsed.requests = count(MAX_REQUESTS);
-    else if (flag === '--concurrency') parsed.concurrency = count(1024);
-    else if (flag === '--warmup') parsed.warmup = count(MAX_REQUESTS);
-    else if (flag === '--body-bytes') parsed.bodyBytes = count(200_000);
-    else if (flag === '--dist') parsed.dist = resolve(value());
-    else if (flag === '--redis') parsed.redis = value();
-    else if (flag === '--with-dispatcher') parsed.withDispatcher = true;
-    else if (flag === '--base-url') parsed.baseUrl = value().replace(/\/+$/, '');
-    else if (flag === '--admin-token') parsed.adminToken = value();
-    else if (flag === '--json') parsed.json = true;
-    else throw new Error(`unknown option ${flag} (see the comment at the top of ${fileURLToPath(import.meta.url)})`);
-  }
-  return parsed;
+  return readOptions(
+    argv,
+    {
+      requests: 10_000,
+      concurrency: 32,
+      warmup: 500,
+      bodyBytes: 200,
+      dist: join(REPO, 'dist'),
+      json: false,
+      withDispatcher: false,
+    },
+    {
+      requests: integerUpTo(MAX_REQUESTS),
+      concurrency: integerUpTo(1024),
+      warmup: integerUpTo(MAX_REQUESTS),
+      bodyBytes: integerUpTo(200_000),
+      dist: (value) => resolve(value),
+      redis: text,
+      withDispatcher: true,
+      baseUrl: (value) => value.replace(/\/+$/, ''),
+      adminToken: text,
+      json: true,
+    },
+    (flag) => `unknown option ${flag} (see the comment at the top of ${fileURLToPath(import.meta.url)})`,
+  );
 }

@@ -16,41 +16,15 @@
 import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
 import { setUpWebhook, startKafkaBroker, startStack, stopService, sleep } from '../bench/bench-kit.mjs';
+import { SEEDED_RUN_READERS, readOptions } from '../bench/command-line.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
 
 function parseArgs(argv) {
-  const options = { deliveries: 20_000, kills: 3, seed: 1, concurrency: 8, json: false, out: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const value = argv[i + 1];
-    switch (argv[i]) {
-      case '--deliveries':
-        options.deliveries = Number(value);
-        i++;
-        break;
-      case '--kills':
-        options.kills = Number(value);
-        i++;
-        break;
-      case '--seed':
-        options.seed = Number(value);
-        i++;
-        break;
-      case '--concurrency':
-        options.concurrency = Number(value);
-        i++;
-        break;
-      case '--out':
-        options.out = value;
-        i++;
-        break;
-      case '--json':
-        options.json = true;
-        break;
-      default:
-        throw new Error(`unknown option ${argv[i]}`);
-    }
-  }
-  return options;
+  return readOptions(
+    argv,
+    { deliveries: 20_000, kills: 3, seed: 1, concurrency: 8, json: false, out: undefined },
+    { deliveries: Number, kills: Number, ...SEEDED_RUN_READERS },
+  );
 }
 
 /** Seeded plan: each target `kills` times, shuffled, at sorted moments (fractions of the deliveries sent) in [0.08, 0.85]. */

@@ -16,6 +16,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { disableWebhook, rssMiB, setUpWebhook, startStack } from '../bench/bench-kit.mjs';
+import { SEEDED_RUN_READERS, numbers, readOptions } from '../bench/command-line.mjs';
 import { caseSource } from './fuzz-cases.mjs';
 import { exchange } from './raw-http.mjs';
 
@@ -24,38 +25,11 @@ const MAX_PAYLOAD_BYTES = 256 * 1024;
 const FLAT_RSS_MIB = 48;
 
 function parseArgs(argv) {
-  const options = { requests: 100_000, seed: 1, concurrency: 16, excludeFindings: [], json: false, out: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const value = argv[i + 1];
-    switch (argv[i]) {
-      case '--requests':
-        options.requests = Number(value);
-        i++;
-        break;
-      case '--seed':
-        options.seed = Number(value);
-        i++;
-        break;
-      case '--concurrency':
-        options.concurrency = Number(value);
-        i++;
-        break;
-      case '--exclude-findings':
-        options.excludeFindings = value.split(',').map(Number);
-        i++;
-        break;
-      case '--out':
-        options.out = value;
-        i++;
-        break;
-      case '--json':
-        options.json = true;
-        break;
-      default:
-        throw new Error(`unknown option ${argv[i]}`);
-    }
-  }
-  return options;
+  return readOptions(
+    argv,
+    { requests: 100_000, seed: 1, concurrency: 16, excludeFindings: [], json: false, out: undefined },
+    { requests: Number, excludeFindings: numbers, ...SEEDED_RUN_READERS },
+  );
 }
 
 const median = (values) => {

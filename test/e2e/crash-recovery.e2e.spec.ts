@@ -1,14 +1,14 @@
-import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { SqliteEventStore } from '@wts/event-store';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
-import { postUntilAccepted } from '../support/delivery-sender';
+import { DeliveryStream, postUntilAccepted } from '../support/delivery-sender';
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
 import { eventually } from '@wts/testing';
 import { expectOneRunPerDelivery } from '../support/run-per-delivery.assertions';
-import { allEvents } from '../support/store-inspection';
+import { eventuallyEveryRun } from '../support/store-inspection';
 
 /**
  * Both services as separate processes from the build output, a stream of deliveries, kill -9 of
@@ -53,8 +53,6 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
   it('turns every 202 into exactly one run', async () => {
     const { url, secret } = await admin.setUpWebhook();
     const accepted = new Map<number, { delivery_id: string; run_id: string }>();
-    let next = 0;
-    let completed = 0;
     let refusedWhileDown = 0;
 
     /** Posts delivery i until it is answered 202: the idempotency key makes retries safe. */
@@ -69,9 +67,10 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
       });
       accepted.set(i, body);
     };
+    const stream = new DeliveryStream(DELIVERIES, deliver);
 
     const chaos = async (): Promise<void> => {
-      const at = (fraction: number) => eventually(async () => completed >= DELIVERIES * fraction, 60_000, `${fraction * 100}% sent`);
+      const at = (fraction: number) => stream.reached(fraction, 60_000);
       await at(0.2);
       await dispatcher.kill9();
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -86,14 +85,7 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
       dispatcher.start();
     };
 
-    const senders = Array.from({ length: CONCURRENCY }, async () => {
-      while (next < DELIVERIES) {
-        const i = next++;
-        await deliver(i);
-        completed++;
-      }
-    });
-    await Promise.all([...senders, chaos()]);
+    await Promise.all([stream.send(CONCURRENCY), chaos()]);
     expect(accepted.size).toBe(DELIVERIES);
     // The ingress really was down mid-stream: senders hit refused or reset connections.
     expect(refusedWhileDown).toBeGreaterThan(0);
@@ -101,15 +93,7 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     // Every 202's run must appear (the dispatcher catches up from its checkpoint).
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
     try {
-      let events: RecordedEvent[] = [];
-      await eventually(
-        async () => {
-          events = await allEvents(store);
-          return events.filter((e) => e.type === 'RunCreated').length >= DELIVERIES;
-        },
-        60_000,
-        `all runs to exist (dispatcher output:\n${dispatcher.tail()})`,
-      );
+      const events = await eventuallyEveryRun(store, DELIVERIES, 60_000, `all runs to exist (dispatcher output:\n${dispatcher.tail()})`);
       // Exactly one delivery per logical delivery (retries collapsed by the key) and one run each.
       const { runs } = expectOneRunPerDelivery(events, DELIVERIES);
       const runIds = new Set(runs.map((r) => r.runId));

@@ -1,4 +1,4 @@
-import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { SqliteEventStore } from '@wts/event-store';
 import { KafkaTopics } from '@wts/messaging';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,9 +10,9 @@ import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../s
 import { MessageCollector, testKafka, topicSize } from '../support/kafka-test-kit';
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
 import { eventually } from '@wts/testing';
-import { postUntilAccepted } from '../support/delivery-sender';
+import { DeliveryStream, postUntilAccepted } from '../support/delivery-sender';
 import { expectOneRunPerDelivery } from '../support/run-per-delivery.assertions';
-import { allEvents } from '../support/store-inspection';
+import { eventuallyEveryRun } from '../support/store-inspection';
 
 /**
  * The production shape on one machine: two ingress and two run-dispatcher processes from `dist/`
@@ -94,8 +94,6 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
     }
 
     const accepted = new Map<number, { delivery_id: string; run_id: string }>();
-    let next = 0;
-    let completed = 0;
 
     const deliver = async (i: number): Promise<void> => {
       const hook = hooks[i % WEBHOOKS];
@@ -109,43 +107,35 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
       });
       accepted.set(i, body);
     };
+    const stream = new DeliveryStream(DELIVERIES, deliver);
 
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
     const runCount = async (): Promise<number> => (await store.readAll({ limit: 100_000, filter: { streamPrefixes: ['run-'] } })).length;
     const chaos: string[] = [];
     const chaosRun = async (): Promise<void> => {
-      const at = (fraction: number) => eventually(async () => completed >= DELIVERIES * fraction, 90_000, `${fraction * 100}% sent`);
+      const at = (fraction: number) => stream.reached(fraction, 90_000);
       await at(0.25);
       await dispatchers[0].kill9();
-      chaos.push(`dispatcher 0 killed -9 at ${completed} sent, ${await runCount()} runs`);
+      chaos.push(`dispatcher 0 killed -9 at ${stream.completed} sent, ${await runCount()} runs`);
       await at(0.45);
-      const [sentBefore, runsBefore, restartStart] = [completed, await runCount(), Date.now()];
+      const [sentBefore, runsBefore, restartStart] = [stream.completed, await runCount(), Date.now()];
       await kafkaScriptOrThrow('restart', brokerEnv);
       chaos.push(`broker restarted at ${sentBefore} sent, ${runsBefore} runs (took ${Date.now() - restartStart} ms)`);
       await at(0.7);
       dispatchers[0].start();
-      chaos.push(`dispatcher 0 restarted at ${completed} sent, ${await runCount()} runs`);
+      chaos.push(`dispatcher 0 restarted at ${stream.completed} sent, ${await runCount()} runs`);
     };
 
     const t0 = Date.now();
-    const senders = Array.from({ length: CONCURRENCY }, async () => {
-      while (next < DELIVERIES) {
-        const i = next++;
-        await deliver(i);
-        completed++;
-      }
-    });
+    const sending = stream.send(CONCURRENCY);
     try {
-      await Promise.all([...senders, chaosRun()]);
+      await Promise.all([sending, chaosRun()]);
       const sentIn = Date.now() - t0;
       expect(accepted.size).toBe(DELIVERIES);
 
-      let events: RecordedEvent[] = [];
-      await eventually(
-        async () => {
-          events = await allEvents(store);
-          return events.filter((e) => e.type === 'RunCreated').length >= DELIVERIES;
-        },
+      const events = await eventuallyEveryRun(
+        store,
+        DELIVERIES,
         90_000,
         `all runs to exist (dispatcher output:\n${dispatchers.map((d) => `--- ${d.name}\n${d.tail(20)}`).join('\n')})`,
       );

@@ -27,17 +27,7 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
 
   async function start(extraEnv: Record<string, string> = {}): Promise<{ port: number; dispatcherPort: number; services: number[] }> {
     const [port, dispatcherPort] = [await freePort(), await freePort()];
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      DATA_DIR: join(dataDir, 'data'),
-      PORT: String(port),
-      DISPATCHER_PORT: String(dispatcherPort),
-      ...extraEnv,
-    };
-    launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    launcher = spawnLauncher(dataDir, port, dispatcherPort, extraEnv, (text) => (output += text));
     await eventually(async () => output.includes('Webhook trigger service is running'), 60_000, `the banner; output so far:\n${output}`);
     const services = childrenOf(launcher.pid as number);
     expect(services).toHaveLength(2);
@@ -172,18 +162,9 @@ describe('npm start with a port already taken', () => {
       const [port, dispatcherPort] = [await freePort(), await freePort()];
       const taken = variable === 'PORT' ? port : dispatcherPort;
       await listenImpostor(taken, impostorHost);
-      const env = {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        DATA_DIR: join(dataDir, 'data'),
-        PORT: String(port),
-        DISPATCHER_PORT: String(dispatcherPort),
-      };
       const startedAt = Date.now();
-      const launcher = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
-      launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      const launcher = spawnLauncher(dataDir, port, dispatcherPort, {}, (text) => (output += text));
       const spawnedServices: number[] = [];
       const watch = setInterval(() => spawnedServices.push(...childrenOf(launcher.pid as number)), 50);
       const code = await new Promise<number | null>((resolve) => launcher.once('exit', (exitCode) => resolve(exitCode)));
@@ -204,6 +185,28 @@ describe('npm start with a port already taken', () => {
 });
 
 /** The local addresses with a listening TCP socket on `port`, read from the kernel's tables (IPv4). */
+/** The launcher as a user starts it: a bare environment, DATA_DIR under `dataDir`, the two ports; its output to `onOutput`. */
+function spawnLauncher(
+  dataDir: string,
+  port: number,
+  dispatcherPort: number,
+  extraEnv: Record<string, string>,
+  onOutput: (text: string) => void,
+): ChildProcess {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    DATA_DIR: join(dataDir, 'data'),
+    PORT: String(port),
+    DISPATCHER_PORT: String(dispatcherPort),
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, [LAUNCHER_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk: Buffer) => onOutput(chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk.toString('utf8')));
+  return child;
+}
+
 function listeningAddresses(port: number): string[] {
   const listening = readFileSync('/proc/net/tcp', 'utf8')
     .split('\n')

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
+import { DeliveryStream } from '../support/delivery-sender';
 import { ConsumerGroups, KafkaHeaders, KafkaTopics } from '@wts/messaging';
 import { runKafkaScript } from '../support/kafka-broker';
 import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../support/kafka-secured-broker';
@@ -72,8 +73,6 @@ describe.each([
     /** Tries per delivery, refused connections included (they leave no answer). */
     const attempts = new Map<number, number>();
     let uncommitted: string[] | undefined;
-    let next = 0;
-    let completed = 0;
     const deliver = async (i: number): Promise<void> => {
       const seen: Answer[] = [];
       answers.set(i, seen);
@@ -97,8 +96,8 @@ describe.each([
       }
       throw new Error(`k-${i} never got a 202`);
     };
-    const at = (fraction: number): Promise<boolean> =>
-      eventually(async () => completed >= DELIVERIES * fraction, 120_000, `${fraction * 100}% sent`);
+    const stream = new DeliveryStream(DELIVERIES, deliver);
+    const at = (fraction: number): Promise<boolean> => stream.reached(fraction, 120_000);
 
     const chaos = async (): Promise<void> => {
       await at(0.25);
@@ -127,14 +126,7 @@ describe.each([
       if (brokers) uncommitted = await handledButUncommitted(brokers);
       dispatcher.start();
     };
-    const senders = Array.from({ length: CONCURRENCY }, async () => {
-      while (next < DELIVERIES) {
-        const i = next++;
-        await deliver(i);
-        completed++;
-      }
-    });
-    await Promise.all([...senders, chaos()]);
+    await Promise.all([stream.send(CONCURRENCY), chaos()]);
 
     const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
     try {

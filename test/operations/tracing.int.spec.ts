@@ -1,12 +1,6 @@
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  DispatchDeliveryUseCase,
-  DispatchNotifiedDeliveryUseCase,
-  ParkDispatchUseCase,
-  StoreDispatchWorker,
-  systemClock,
-} from '@wts/application';
+import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, systemClock } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { Streams } from '@wts/contracts';
 import { SqliteEventStore, type EventStore } from '@wts/event-store';
@@ -32,6 +26,7 @@ import { join } from 'node:path';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
 import { AdminClient } from '../support/admin-client';
 import { kafkaBrokers, uniqueName } from '../support/kafka-broker';
+import { startStoreDispatcher } from '../support/in-process-dispatcher';
 import { deleteTopics, testKafka } from '../support/kafka-test-kit';
 import { eventually } from '@wts/testing';
 
@@ -82,19 +77,30 @@ describe('traces: one delivery, one trace', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Posts one delivery continuing the caller's trace; resolves once its run exists and the run's append span ended. */
-  async function deliverOne(): Promise<{ spans: ReadableSpan[]; deliveryId: string; runId: string }> {
-    const hook = await admin.setUpWebhook('trace@example.com');
+  /** The run-dispatcher's store worker in process, its dispatches traced; stopped after the test. */
+  async function startTracedDispatcher(): Promise<void> {
+    const worker = await startStoreDispatcher(store, raw, { dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)) });
+    stops.push(() => worker.stop());
+  }
+
+  /** Sets a webhook up for `email`, forgets the spans so far, and posts `body` to it continuing the caller's trace. */
+  async function postWithCallerTrace(email: string, body: string): Promise<Response> {
+    const hook = await admin.setUpWebhook(email);
     exporter.reset();
-    const response = await fetch(`${admin.baseUrl}${new URL(hook.url).pathname}`, {
+    return fetch(`${admin.baseUrl}${new URL(hook.url).pathname}`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${hook.secret}`,
         'content-type': 'application/json',
         traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
       },
-      body: '{"data":{"alert":"disk full"}}',
+      body,
     });
+  }
+
+  /** Posts one delivery continuing the caller's trace; resolves once its run exists and the run's append span ended. */
+  async function deliverOne(): Promise<{ spans: ReadableSpan[]; deliveryId: string; runId: string }> {
+    const response = await postWithCallerTrace('trace@example.com', '{"data":{"alert":"disk full"}}');
     expect(response.status).toBe(202);
     const { delivery_id: deliveryId, run_id: runId } = (await response.json()) as { delivery_id: string; run_id: string };
     await eventually(async () => (await raw.readStream(Streams.run(runId))).length > 0, 30_000, 'the run');
@@ -140,15 +146,7 @@ describe('traces: one delivery, one trace', () => {
   }
 
   it('embedded shape: request → append DeliveryAccepted → dispatch → append RunCreated', async () => {
-    const worker = new StoreDispatchWorker({
-      store,
-      checkpoints: raw.checkpoints(),
-      dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)),
-      park: new ParkDispatchUseCase(store, systemClock),
-      logger: { info: () => undefined, error: () => undefined },
-    });
-    await worker.start();
-    stops.push(() => worker.stop());
+    await startTracedDispatcher();
     const { spans, ...ids } = await deliverOne();
     await expectChain(
       spans,
@@ -232,26 +230,8 @@ describe('traces: one delivery, one trace', () => {
   it("with tracing off, no span is made and the events keep the caller's trace id", async () => {
     await tracing?.shutdown();
     tracing = undefined;
-    const worker = new StoreDispatchWorker({
-      store,
-      checkpoints: raw.checkpoints(),
-      dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)),
-      park: new ParkDispatchUseCase(store, systemClock),
-      logger: { info: () => undefined, error: () => undefined },
-    });
-    await worker.start();
-    stops.push(() => worker.stop());
-    const hook = await admin.setUpWebhook('untraced@example.com');
-    exporter.reset();
-    const response = await fetch(`${admin.baseUrl}${new URL(hook.url).pathname}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${hook.secret}`,
-        'content-type': 'application/json',
-        traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
-      },
-      body: `{"data":"${randomBytes(4).toString('hex')}"}`,
-    });
+    await startTracedDispatcher();
+    const response = await postWithCallerTrace('untraced@example.com', `{"data":"${randomBytes(4).toString('hex')}"}`);
     const { run_id: runId } = (await response.json()) as { run_id: string };
     await eventually(async () => (await raw.readStream(Streams.run(runId))).length > 0, 30_000, 'the run');
     expect(exporter.getFinishedSpans()).toEqual([]);

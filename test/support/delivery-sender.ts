@@ -1,3 +1,5 @@
+import { eventually } from '@wts/testing';
+
 export interface AcceptedBody {
   readonly delivery_id: string;
   readonly run_id: string;
@@ -42,4 +44,35 @@ export async function postUntilAccepted(delivery: PostUntilAccepted): Promise<Ac
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${delivery.idempotencyKey} never got a 202`);
+}
+
+/**
+ * A closed-loop stream of `count` deliveries: each sender takes the next index and delivers it,
+ * then the next, until none is left. `completed` counts the deliveries done, for chaos moments.
+ */
+export class DeliveryStream {
+  completed = 0;
+  private next = 0;
+
+  constructor(
+    private readonly count: number,
+    private readonly deliver: (index: number) => Promise<void>,
+  ) {}
+
+  /** Starts `concurrency` senders at once; resolves when every delivery is done. */
+  send(concurrency: number): Promise<void> {
+    const senders = Array.from({ length: concurrency }, async () => {
+      while (this.next < this.count) {
+        const i = this.next++;
+        await this.deliver(i);
+        this.completed++;
+      }
+    });
+    return Promise.all(senders).then(() => undefined);
+  }
+
+  /** Waits (up to `timeoutMs`) until `fraction` of the deliveries are done. */
+  reached(fraction: number, timeoutMs: number): Promise<boolean> {
+    return eventually(async () => this.completed >= this.count * fraction, timeoutMs, `${fraction * 100}% sent`);
+  }
 }

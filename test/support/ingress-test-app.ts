@@ -5,7 +5,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, ParkDispatchUseCase, ReadModelProjector, StoreDispatchWorker, systemClock } from '@wts/application';
+import type { ReadModelProjector, StoreDispatchWorker } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
 import { createRateLimiter, openReadModelStore } from '@wts/platform';
@@ -16,13 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
 import { IngressAdminClient } from './ingress-admin.client';
+import { startFastProjector, startStoreDispatcher } from './in-process-dispatcher';
 import { acceptedDeliveries, allEvents, createdRuns } from './store-inspection';
 import { appendDeliveryOutsideScope } from './undispatchable-delivery';
 
 export const TEST_ADMIN_TOKEN = 'admin-token-for-ingress-tests-0123456789';
 export const TEST_PUBLIC_BASE_URL = 'https://hooks.example.test';
-
-const SILENT = { info: (): void => undefined, error: (): void => undefined };
 
 export class IngressTestApp extends IngressAdminClient {
   private dispatcher: StoreDispatchWorker | undefined;
@@ -70,14 +69,7 @@ export class IngressTestApp extends IngressAdminClient {
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;
-    const projector = new ReadModelProjector(store, readModels, SILENT, {
-      batchSize: 500,
-      flushEveryMs: 5,
-      leaseRetryMs: 100,
-      retryDelayMs: 100,
-      verifyEveryMs: 200,
-    });
-    projector.start();
+    const projector = startFastProjector(store, readModels);
     const instance = new IngressTestApp(app, store, config, dataDir, address.port, readModels, projector);
     instance.ownsDataDir = shared === undefined;
     return instance;
@@ -95,14 +87,7 @@ export class IngressTestApp extends IngressAdminClient {
   /** Creates runs in-process, the way the run-dispatcher does from the store. */
   async startDispatcher(): Promise<void> {
     if (this.dispatcher) return;
-    this.dispatcher = new StoreDispatchWorker({
-      store: this.store,
-      checkpoints: this.store.checkpoints(),
-      dispatch: new DispatchDeliveryUseCase(this.store, systemClock),
-      park: new ParkDispatchUseCase(this.store, systemClock),
-      logger: SILENT,
-    });
-    await this.dispatcher.start();
+    this.dispatcher = await startStoreDispatcher(this.store, this.store);
   }
 
   async stopDispatcher(): Promise<void> {

@@ -1,5 +1,6 @@
 /** Reads the event store directly (no read-model lag): what the tests check the ingress wrote. */
 import type { EventStore, RecordedEvent } from '@wts/event-store';
+import { eventually } from '@wts/testing';
 
 export async function allEvents(store: EventStore): Promise<RecordedEvent[]> {
   const events: RecordedEvent[] = [];
@@ -26,4 +27,16 @@ export function acceptedDeliveries(store: EventStore, routineId?: string): Promi
 /** RunCreated events in the store (optionally for one routine). */
 export function createdRuns(store: EventStore, routineId?: string): Promise<RecordedEvent[]> {
   return eventsOf(store, 'run-', 'RunCreated', routineId);
+}
+
+/** Waits (up to `timeoutMs`) until the store holds at least `runs` RunCreated events; resolves with all its events then. */
+export function eventuallyEveryRun(store: EventStore, runs: number, timeoutMs: number, what: string): Promise<RecordedEvent[]> {
+  return eventually(
+    async () => {
+      const events = await allEvents(store);
+      return events.filter((e) => e.type === 'RunCreated').length >= runs ? events : undefined;
+    },
+    timeoutMs,
+    what,
+  );
 }

@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, ParkDispatchUseCase, ReadModelProjector, StoreDispatchWorker, systemClock } from '@wts/application';
+import type { ReadModelProjector, StoreDispatchWorker } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
+import { startFastProjector, startStoreDispatcher } from './in-process-dispatcher';
 import { IngressHttpClient } from './ingress-http.client';
 import { freePort } from './service-processes';
 import { appendDeliveryOutsideScope } from './undispatchable-delivery';
@@ -91,23 +92,8 @@ export class UiTestServer {
       rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
     });
     await app.listen({ port, host: '127.0.0.1' });
-    const silent = { info: (): void => undefined, error: (): void => undefined };
-    const dispatcher = new StoreDispatchWorker({
-      store,
-      checkpoints: store.checkpoints(),
-      dispatch: new DispatchDeliveryUseCase(store, systemClock),
-      park: new ParkDispatchUseCase(store, systemClock),
-      logger: silent,
-    });
-    await dispatcher.start();
-    const projector = new ReadModelProjector(store, readModels, silent, {
-      batchSize: 500,
-      flushEveryMs: 5,
-      leaseRetryMs: 100,
-      retryDelayMs: 100,
-      verifyEveryMs: 200,
-    });
-    projector.start();
+    const dispatcher = await startStoreDispatcher(store, store);
+    const projector = startFastProjector(store, readModels);
     return new UiTestServer(app, store, dispatcher, projector, dataDir, baseUrl, port);
   }
 

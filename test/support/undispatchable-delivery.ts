@@ -4,19 +4,17 @@ import { runIdForDelivery } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { randomBytes, randomUUID } from 'node:crypto';
 
+/** What tells one directly appended delivery from another; the rest is a fixed small JSON delivery. */
+export type AcceptedDeliveryIds = Pick<DeliveryAccepted['data'], 'deliveryId' | 'webhookId' | 'routineId' | 'runId' | 'triggerAccount'>;
+
 /**
- * Appends, as if accepted, a delivery for an account outside the routine's scope (what a lagging
- * replica could have let through): the dispatcher can never turn it into a run and parks it.
- * Returns the delivery id.
+ * Appends a DeliveryAccepted straight to the store (as a lagging replica, a corrupted or a foreign
+ * history could hold it), bypassing every check of the ingress.
  */
-export async function appendDeliveryOutsideScope(store: EventStore, target: { webhookId: string; routineId: string }): Promise<string> {
-  const deliveryId = `dlv_${randomBytes(16).toString('base64url')}`;
+export async function appendAcceptedDelivery(store: EventStore, ids: AcceptedDeliveryIds): Promise<void> {
+  const { deliveryId } = ids;
   const data: DeliveryAccepted['data'] = {
-    deliveryId,
-    webhookId: target.webhookId,
-    routineId: target.routineId,
-    runId: runIdForDelivery(deliveryId),
-    triggerAccount: { accountId: 'acc_OutsideTheScope0000000', email: 'outsider@example.com' },
+    ...ids,
     payload: { format: 'json', json: '{"x":1}' },
     contentType: 'application/json',
     idempotencyKey: null,
@@ -29,6 +27,22 @@ export async function appendDeliveryOutsideScope(store: EventStore, target: { we
     () => randomUUID(),
   );
   const result = await store.append(Streams.delivery(deliveryId), events, 'no_stream');
-  if (result.kind !== 'appended') throw new Error('delivery not appended');
+  if (result.kind !== 'appended') throw new Error(`delivery ${deliveryId} not appended`);
+}
+
+/**
+ * Appends, as if accepted, a delivery for an account outside the routine's scope (what a lagging
+ * replica could have let through): the dispatcher can never turn it into a run and parks it.
+ * Returns the delivery id.
+ */
+export async function appendDeliveryOutsideScope(store: EventStore, target: { webhookId: string; routineId: string }): Promise<string> {
+  const deliveryId = `dlv_${randomBytes(16).toString('base64url')}`;
+  await appendAcceptedDelivery(store, {
+    deliveryId,
+    webhookId: target.webhookId,
+    routineId: target.routineId,
+    runId: runIdForDelivery(deliveryId),
+    triggerAccount: { accountId: 'acc_OutsideTheScope0000000', email: 'outsider@example.com' },
+  });
   return deliveryId;
 }

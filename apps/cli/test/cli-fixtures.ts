@@ -1,17 +1,11 @@
-import {
-  DispatchDeliveryUseCase,
-  ParkDispatchUseCase,
-  StoreDispatchWorker,
-  systemClock,
-  toAppend,
-  type DispatchOutcome,
-} from '@wts/application';
-import { Streams, type DeliveryAccepted } from '@wts/contracts';
+import type { DispatchOutcome, StoreDispatchWorker } from '@wts/application';
 import type { RecordedEvent } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@wts/testing';
 import { IngressTestApp } from '../../../test/support/ingress-test-app';
 import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
+import { startStoreDispatcher } from '../../../test/support/in-process-dispatcher';
+import { appendAcceptedDelivery } from '../../../test/support/undispatchable-delivery';
 
 export interface SeededStore {
   readonly app: IngressTestApp;
@@ -54,6 +48,27 @@ export async function createAllRuns(seeded: SeededStore): Promise<void> {
   await eventually(async () => (await seeded.app.createdRuns()).length >= seeded.deliveryIds.length, 10_000, 'a run per delivery');
 }
 
+/**
+ * For a describe block: the seeded store with a run per delivery, made before its tests and closed
+ * after them. Read it only inside hooks and tests.
+ */
+export function useSeededStoreWithRuns(): SeededStore {
+  let seeded: SeededStore | undefined;
+  beforeAll(async () => {
+    seeded = await seedStore();
+    await createAllRuns(seeded);
+  });
+  afterAll(async () => {
+    await seeded?.app.close();
+  });
+  return new Proxy({} as SeededStore, {
+    get(_target, property) {
+      if (!seeded) throw new Error(`the seeded store is used (.${String(property)}) before beforeAll made it`);
+      return Reflect.get(seeded, property, seeded);
+    },
+  });
+}
+
 /** RunCreated events per delivery id. */
 export async function runsPerDelivery(app: IngressTestApp): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
@@ -70,42 +85,23 @@ export async function runsPerDelivery(app: IngressTestApp): Promise<Map<string, 
  */
 export async function appendOrphanDelivery(app: IngressTestApp): Promise<string> {
   const deliveryId = `dlv_orphan${randomUUID().replace(/-/g, '')}`;
-  const data: DeliveryAccepted['data'] = {
+  await appendAcceptedDelivery(app.store, {
     deliveryId,
     webhookId: `whk_orphan${randomUUID().replace(/-/g, '')}`,
     routineId: `rtn_missing${randomUUID().replace(/-/g, '')}`,
     runId: `run_orphan${randomUUID().replace(/-/g, '')}`,
     triggerAccount: { accountId: 'acc_missing0000000000000', email: 'nobody@example.com' },
-    payload: { format: 'json', json: '{"x":1}' },
-    contentType: 'application/json',
-    idempotencyKey: null,
-    requestDigest: '0'.repeat(64),
-    receivedAt: new Date().toISOString(),
-  };
-  const events = toAppend(
-    [{ type: 'DeliveryAccepted', data }],
-    { correlationId: deliveryId, causationId: deliveryId, traceparent: '' },
-    () => randomUUID(),
-  );
-  const result = await app.store.append(Streams.delivery(deliveryId), events, 'no_stream');
-  if (result.kind !== 'appended') throw new Error('orphan delivery not appended');
+  });
   return deliveryId;
 }
 
 /** A second dispatcher worker on the same store, counting what it dispatched. */
 export async function startCountingWorker(app: IngressTestApp): Promise<{ worker: StoreDispatchWorker; outcomes: DispatchOutcome[] }> {
   const outcomes: DispatchOutcome[] = [];
-  const silent = { info: (): void => undefined, error: (): void => undefined };
-  const worker = new StoreDispatchWorker({
-    store: app.store,
-    checkpoints: app.store.checkpoints(),
-    dispatch: new DispatchDeliveryUseCase(app.store, systemClock),
-    park: new ParkDispatchUseCase(app.store, systemClock),
-    logger: silent,
+  const worker = await startStoreDispatcher(app.store, app.store, {
     options: { checkpointEveryMs: 0, retryDelayMs: 50, maxRetryDelayMs: 200 },
     onDispatched: (outcome) => outcomes.push(outcome),
   });
-  await worker.start();
   return { worker, outcomes };
 }
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
 import { deleteTopics, testKafka } from '../../../test/support/kafka-test-kit';
-import { createAllRuns, seedStore, type SeededStore } from './cli-fixtures';
+import { useSeededStoreWithRuns } from './cli-fixtures';
 
 const CLI_MAIN = join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli', 'src', 'main.js');
 if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` first (npm test does)`);
@@ -51,15 +51,7 @@ function run(
 
 describe('the built CLI as a process', () => {
   jest.setTimeout(90_000);
-  let seeded: SeededStore;
-
-  beforeAll(async () => {
-    seeded = await seedStore();
-    await createAllRuns(seeded);
-  });
-  afterAll(async () => {
-    await seeded?.app.close();
-  });
+  const seeded = useSeededStoreWithRuns();
 
   it('replay --to dispatcher: exit 0, all already created, and the process ends by itself', async () => {
     const result = await run(['replay', '--category', 'delivery', '--to', 'dispatcher', '--json'], seeded.env);

@@ -4,20 +4,12 @@
  */
 import { runIdForDelivery } from '@wts/domain';
 import { cli, type CliResult } from './cli-harness';
-import { createAllRuns, positionOf, seedStore, type SeededStore } from './cli-fixtures';
+import { positionOf, useSeededStoreWithRuns } from './cli-fixtures';
 
 jest.setTimeout(60_000);
 
 describe('show and tail', () => {
-  let seeded: SeededStore;
-
-  beforeAll(async () => {
-    seeded = await seedStore();
-    await createAllRuns(seeded);
-  });
-  afterAll(async () => {
-    await seeded?.app.close();
-  });
+  const seeded = useSeededStoreWithRuns();
 
   describe('show', () => {
     it('show run prints the run stream as pretty JSON', async () => {
