@@ -16,7 +16,7 @@ import {
   type CatalogFixture,
 } from '../../../test/support/kafka-test-kit';
 import { eventually } from '@wts/testing';
-import { relayCheckpointName } from './event-relay.service';
+import { relayCheckpointName } from './event.relay';
 import type { MessagingLogger } from './kafka-client.factory';
 import { KafkaRelaySupervisor, type KafkaRelaySettings } from './kafka-relay.supervisor';
 import { Relays, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';

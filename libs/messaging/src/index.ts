@@ -4,7 +4,7 @@ export * from './consumer-failure.errors';
 export * from './kafka-client.factory';
 export * from './kafka-topics.admin';
 export * from './produce-batching';
-export * from './event-relay.service';
+export * from './event.relay';
 export * from './event-relay.dependencies';
 export * from './event-relay.tuning';
 export * from './relay-leadership.elector';

@@ -11,7 +11,7 @@ import {
 } from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
 import { ConsumerGroups, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
-import { EventRelay } from './event-relay.service';
+import { EventRelay } from './event.relay';
 import { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.tuning';
 import { parkInStore, type ParkRecorder } from './park-record';
 import {
