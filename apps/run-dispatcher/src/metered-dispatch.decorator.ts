@@ -17,7 +17,7 @@ function counted(outcome: DispatchOutcome): DispatchOutcome {
 
 /** Each dispatch outcome counted (wts_runs_total): a run created, one already there, or parked. */
 export function meteredDispatch(dispatch: DispatchDelivery): DispatchDelivery {
-  return { execute: async (input) => counted(await dispatch.execute(input)) };
+  return { execute: (input) => dispatch.execute(input).then(counted) };
 }
 
 /** A delivery the worker parks after repeated failures counted too (wts_runs_total{parked}), once durable. */

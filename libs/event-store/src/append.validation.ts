@@ -19,7 +19,7 @@ export interface SerializedEvent {
 export function serializeEvents(
   events: readonly EventToAppend[],
   maxEventBytes: number,
-  assertAccepted: (event: EventToAppend, id: string) => void = () => undefined,
+  assertAccepted: (event: EventToAppend, id: string) => void = acceptAll,
 ): SerializedEvent[] {
   const ids = validatedEventIds(events);
   return events.map((event, index) => {
@@ -35,6 +35,8 @@ export function serializeEvents(
     return serialized;
   });
 }
+
+const acceptAll = (): void => undefined;
 
 /** Refuses an event whose data and metadata together exceed the store's limit (a request that can never succeed). */
 function assertEventSize(id: string, data: string, metadata: string, maxEventBytes: number): void {

@@ -140,8 +140,25 @@ export class StoreDispatchWorker {
     const delivery = event.data as DeliveryAccepted['data'];
     const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
     const input = { delivery, position: event.position, eventId: event.id, traceparent };
+    // The first attempt costs nothing more than the dispatch itself (the path of every delivery);
+    // only a failure builds the retry.
+    try {
+      this.onDispatched(await this.dispatch.execute(input));
+    } catch (error) {
+      await this.retryAfterFailure(input, error);
+    }
+  }
+
+  private async retryAfterFailure(input: DeliveryToDispatch, firstError: unknown): Promise<void> {
     let failures = 0;
     let lastError = '';
+    const onFailure = (error: unknown): void => {
+      if (classifyDispatchFailure(error).kind === 'deterministic') failures++;
+      lastError = error instanceof Error ? error.message : String(error);
+      this.logger.error({ err: error, deliveryId: input.delivery.deliveryId }, 'run creation failed; retrying');
+    };
+    onFailure(firstError);
+    if (this.stopped) throw new Error('stopping: delivery left for the next start');
     const result = await retryWithBackoff(
       async () => {
         const outcome = parksAfter(failures) ? await this.parkDelivery(input, lastError) : await this.dispatch.execute(input);
@@ -150,13 +167,10 @@ export class StoreDispatchWorker {
       {
         initialDelayMs: this.options.retryDelayMs,
         maxDelayMs: this.options.maxRetryDelayMs,
+        waitFirst: true,
         proceed: () => !this.stopped,
         interrupt: this.stopping,
-        onFailure: (error) => {
-          if (classifyDispatchFailure(error).kind === 'deterministic') failures++;
-          lastError = error instanceof Error ? error.message : String(error);
-          this.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'run creation failed; retrying');
-        },
+        onFailure,
       },
     );
     if (result.kind === 'stopped') throw new Error('stopping: delivery left for the next start');

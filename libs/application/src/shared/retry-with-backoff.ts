@@ -43,25 +43,37 @@ export function nextDelay(delay: number, max: number): number {
  * retrying, for example) by resolving differently.
  */
 export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<RetryResult<T>> {
-  const { proceed, initialDelayMs, maxDelayMs } = options;
-  const wait = options.wait ?? ((ms: number) => sleep(ms, options.interrupt));
-  const grow = (delay: number): number =>
-    options.growth === 'linear' ? Math.min(delay + initialDelayMs, maxDelayMs) : nextDelay(delay, maxDelayMs);
-  let delay = initialDelayMs;
+  let delay = options.initialDelayMs;
   if (options.waitFirst) {
-    await wait(delay);
-    delay = grow(delay);
+    await pause(options, delay);
+    delay = grow(options, delay);
   }
   for (let attemptNumber = 1; ; attemptNumber += 1) {
-    if (proceed && !(await proceed(attemptNumber))) return { kind: 'stopped' };
+    const go = mayProceed(options, attemptNumber);
+    if (go !== true && !(await go)) return STOPPED;
     try {
       return { kind: 'done', value: await attempt(attemptNumber) };
     } catch (error) {
       if (options.retryIf && !options.retryIf(error, attemptNumber)) throw error;
       options.onFailure?.(error, attemptNumber, delay);
-      if (proceed && !(await proceed(attemptNumber + 1))) return { kind: 'stopped' };
-      await wait(delay);
-      delay = grow(delay);
+      if (!(await mayProceed(options, attemptNumber + 1))) return STOPPED;
+      await pause(options, delay);
+      delay = grow(options, delay);
     }
   }
+}
+
+const STOPPED: RetryResult<never> = Object.freeze({ kind: 'stopped' });
+
+/** `proceed`'s answer; a plain boolean costs no turn of the event loop (the first attempt of every call asks). */
+function mayProceed(options: RetryOptions, attemptNumber: number): boolean | Promise<boolean> {
+  return options.proceed ? options.proceed(attemptNumber) : true;
+}
+
+function pause(options: RetryOptions, delayMs: number): Promise<void> {
+  return options.wait ? options.wait(delayMs) : sleep(delayMs, options.interrupt);
+}
+
+function grow(options: RetryOptions, delay: number): number {
+  return options.growth === 'linear' ? Math.min(delay + options.initialDelayMs, options.maxDelayMs) : nextDelay(delay, options.maxDelayMs);
 }
