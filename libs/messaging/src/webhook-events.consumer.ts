@@ -1,5 +1,5 @@
 import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
-import { Signal, describeError, retryWithBackoff, type RetryOptions, type RetryResult } from '@wts/application';
+import { Signal, describeError, retryAfterFailure, retryWithBackoff, type RetryOptions, type RetryResult } from '@wts/application';
 import { BatchHeartbeat } from './consumer-batch.heartbeat';
 import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
 import type { MessagingLogger } from './kafka-client.factory';
@@ -198,41 +198,26 @@ export class WebhookEventsConsumer {
       );
     const handler = this.settings.handlers.get(eventType);
     if (!handler) return true;
-    let decoded: RetryResult<InboundEvent>;
+    const decode = (): InboundEvent =>
+      decodeMessage(location, message, MESSAGE_SCHEMAS[eventType], {
+        supportedSchemaVersions: this.settings.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS,
+      });
+    // Every message's path is one decode and one handling; a retry is built only on a failure.
+    let event: InboundEvent;
     try {
-      decoded = await retryWithBackoff(
-        async () =>
-          decodeMessage(location, message, MESSAGE_SCHEMAS[eventType], {
-            supportedSchemaVersions: this.settings.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS,
-          }),
-        {
-          ...this.inPlace(heartbeat),
-          // Not poison: a newer build reads it. The partition waits here until an upgraded member takes it over.
-          retryIf: (error) => error instanceof UnsupportedSchemaVersionError,
-          onFailure: (error, attempt) => {
-            if (!(error instanceof UnsupportedSchemaVersionError)) return;
-            this.settings.logger.warn(
-              {
-                ...location,
-                offset: message.offset,
-                eventId: headerText(message.headers, KafkaHeaders.eventId),
-                schemaVersion: error.schemaVersion,
-                supported: error.supported,
-                attempt,
-              },
-              `message of schema version ${error.schemaVersion} is newer than this build reads (${error.supported.join(', ')}): its partition waits, retrying in place, until an upgraded member takes it over`,
-            );
-          },
-        },
-      );
+      try {
+        event = decode();
+      } catch (error) {
+        const decoded = await this.decodeOnceSupported(error, decode, location, message, heartbeat);
+        if (decoded.kind === 'stopped') return false;
+        event = decoded.value;
+      }
     } catch (error) {
       if (error instanceof MessageDecodeError)
         return this.park(location, message, { disposition: 'park', code: 'undecodable', message: error.message }, heartbeat);
       throw error;
     }
-    if (decoded.kind === 'stopped') return false;
-    const event = decoded.value;
-    const handled = await retryWithBackoff(async (attempt): Promise<ConsumerFailure | undefined> => {
+    const handleOnce = async (attempt: number): Promise<ConsumerFailure | undefined> => {
       try {
         await heartbeat.during(handler(event));
         return undefined;
@@ -245,9 +230,48 @@ export class WebhookEventsConsumer {
         );
         throw error;
       }
-    }, this.inPlace(heartbeat));
-    if (handled.kind === 'stopped') return false;
-    return handled.value === undefined ? true : this.park(location, message, handled.value, heartbeat);
+    };
+    let failure: ConsumerFailure | undefined;
+    try {
+      failure = await handleOnce(1);
+    } catch (error) {
+      const handled = await retryAfterFailure(error, handleOnce, this.inPlace(heartbeat));
+      if (handled.kind === 'stopped') return false;
+      failure = handled.value;
+    }
+    return failure === undefined ? true : this.park(location, message, failure, heartbeat);
+  }
+
+  /**
+   * A message of a schema version newer than this build reads is not poison: a newer build reads
+   * it. The partition waits here, retrying in place, until an upgraded member takes it over (or
+   * the batch goes stale). Any other decoding error is thrown at once.
+   */
+  private decodeOnceSupported(
+    firstError: unknown,
+    decode: () => InboundEvent,
+    location: MessageLocation,
+    message: KafkaMessage,
+    heartbeat: BatchHeartbeat,
+  ): Promise<RetryResult<InboundEvent>> {
+    return retryAfterFailure(firstError, async () => decode(), {
+      ...this.inPlace(heartbeat),
+      retryIf: (error) => error instanceof UnsupportedSchemaVersionError,
+      onFailure: (error, attempt) => {
+        if (!(error instanceof UnsupportedSchemaVersionError)) return;
+        this.settings.logger.warn(
+          {
+            ...location,
+            offset: message.offset,
+            eventId: headerText(message.headers, KafkaHeaders.eventId),
+            schemaVersion: error.schemaVersion,
+            supported: error.supported,
+            attempt,
+          },
+          `message of schema version ${error.schemaVersion} is newer than this build reads (${error.supported.join(', ')}): its partition waits, retrying in place, until an upgraded member takes it over`,
+        );
+      },
+    });
   }
 
   /** Records the park (recordPark), then produces the original message, with its error, to the dead-letter topic and waits for the ack. */

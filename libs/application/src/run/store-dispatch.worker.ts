@@ -1,7 +1,7 @@
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
 import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { Signal } from '../shared/async.util';
-import { retryWithBackoff } from '../shared/retry-with-backoff';
+import { retryAfterFailure } from '../shared/retry-with-backoff';
 import { classifyDispatchFailure, parksAfter } from './dispatch-failure.policy';
 import { parkedDelivery, type DeliveryToDispatch, type DispatchDelivery, type DispatchOutcome } from './dispatch-delivery.usecase';
 import type { ParkDispatch } from './park-dispatch.usecase';
@@ -145,21 +145,15 @@ export class StoreDispatchWorker {
     try {
       this.onDispatched(await this.dispatch.execute(input));
     } catch (error) {
-      await this.retryAfterFailure(input, error);
+      await this.retryDispatch(input, error);
     }
   }
 
-  private async retryAfterFailure(input: DeliveryToDispatch, firstError: unknown): Promise<void> {
+  private async retryDispatch(input: DeliveryToDispatch, firstError: unknown): Promise<void> {
     let failures = 0;
     let lastError = '';
-    const onFailure = (error: unknown): void => {
-      if (classifyDispatchFailure(error).kind === 'deterministic') failures++;
-      lastError = error instanceof Error ? error.message : String(error);
-      this.logger.error({ err: error, deliveryId: input.delivery.deliveryId }, 'run creation failed; retrying');
-    };
-    onFailure(firstError);
-    if (this.stopped) throw new Error('stopping: delivery left for the next start');
-    const result = await retryWithBackoff(
+    const result = await retryAfterFailure(
+      firstError,
       async () => {
         const outcome = parksAfter(failures) ? await this.parkDelivery(input, lastError) : await this.dispatch.execute(input);
         this.onDispatched(outcome);
@@ -167,10 +161,13 @@ export class StoreDispatchWorker {
       {
         initialDelayMs: this.options.retryDelayMs,
         maxDelayMs: this.options.maxRetryDelayMs,
-        waitFirst: true,
         proceed: () => !this.stopped,
         interrupt: this.stopping,
-        onFailure,
+        onFailure: (error) => {
+          if (classifyDispatchFailure(error).kind === 'deterministic') failures++;
+          lastError = error instanceof Error ? error.message : String(error);
+          this.logger.error({ err: error, deliveryId: input.delivery.deliveryId }, 'run creation failed; retrying');
+        },
       },
     );
     if (result.kind === 'stopped') throw new Error('stopping: delivery left for the next start');

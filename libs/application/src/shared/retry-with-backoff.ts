@@ -48,17 +48,46 @@ export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Pr
     await pause(options, delay);
     delay = grow(options, delay);
   }
-  for (let attemptNumber = 1; ; attemptNumber += 1) {
-    const go = mayProceed(options, attemptNumber);
-    if (go !== true && !(await go)) return STOPPED;
+  const go = mayProceed(options, 1);
+  if (go !== true && !(await go)) return STOPPED;
+  try {
+    return { kind: 'done', value: await attempt(1) };
+  } catch (error) {
+    return retryFrom(error, 1, delay, attempt, options);
+  }
+}
+
+/**
+ * The same loop for an attempt the caller already made once, itself, and saw fail: a hot path
+ * (a message, a delivery) costs only its own attempt, and the retry is built on the first failure.
+ * `firstError` is reported (onFailure, retryIf) as attempt 1's; `attempt` runs from attempt 2.
+ */
+export function retryAfterFailure<T>(
+  firstError: unknown,
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: RetryOptions,
+): Promise<RetryResult<T>> {
+  return retryFrom(firstError, 1, options.initialDelayMs, attempt, options);
+}
+
+async function retryFrom<T>(
+  error: unknown,
+  failedAttempt: number,
+  delay: number,
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: RetryOptions,
+): Promise<RetryResult<T>> {
+  for (let attemptNumber = failedAttempt + 1; ; attemptNumber += 1) {
+    if (options.retryIf && !options.retryIf(error, attemptNumber - 1)) throw error;
+    options.onFailure?.(error, attemptNumber - 1, delay);
+    if (!(await mayProceed(options, attemptNumber))) return STOPPED;
+    await pause(options, delay);
+    delay = grow(options, delay);
+    if (!(await mayProceed(options, attemptNumber))) return STOPPED;
     try {
       return { kind: 'done', value: await attempt(attemptNumber) };
-    } catch (error) {
-      if (options.retryIf && !options.retryIf(error, attemptNumber)) throw error;
-      options.onFailure?.(error, attemptNumber, delay);
-      if (!(await mayProceed(options, attemptNumber + 1))) return STOPPED;
-      await pause(options, delay);
-      delay = grow(options, delay);
+    } catch (next) {
+      error = next;
     }
   }
 }

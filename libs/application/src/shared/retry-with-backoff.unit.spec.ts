@@ -1,5 +1,5 @@
 import { Signal } from './async.util';
-import { nextDelay, retryWithBackoff } from './retry-with-backoff';
+import { nextDelay, retryAfterFailure, retryWithBackoff } from './retry-with-backoff';
 
 describe('retryWithBackoff', () => {
   it('given an attempt that fails twice, when retried, then it resolves with the third result after doubling waits', async () => {
@@ -123,5 +123,49 @@ describe('retryWithBackoff options', () => {
     });
     expect(waits).toEqual([1000, 2000, 4000]);
     expect(failures).toEqual([2000, 4000]);
+  });
+
+  it('given a first attempt the caller made and saw fail, when retried after it, then that failure is attempt 1 and the retries run from attempt 2 with the same waits', async () => {
+    const failures: Array<{ attempt: number; delayMs: number }> = [];
+    const attempts: number[] = [];
+    const result = await retryAfterFailure(
+      new Error('first'),
+      async (attempt) => {
+        attempts.push(attempt);
+        if (attempt < 3) throw new Error(`boom ${attempt}`);
+        return attempt;
+      },
+      {
+        initialDelayMs: 1,
+        maxDelayMs: 100,
+        wait: async () => undefined,
+        onFailure: (_error, attempt, delayMs) => failures.push({ attempt, delayMs }),
+      },
+    );
+    expect(result).toEqual({ kind: 'done', value: 3 });
+    expect(attempts).toEqual([2, 3]);
+    expect(failures).toEqual([
+      { attempt: 1, delayMs: 1 },
+      { attempt: 2, delayMs: 2 },
+    ]);
+  });
+
+  it('given a first failure retryIf turns down, when retried after it, then it is rethrown without another attempt', async () => {
+    const attempt = jest.fn(async () => 1);
+    const error = new Error('not worth retrying');
+    await expect(retryAfterFailure(error, attempt, { initialDelayMs: 1, maxDelayMs: 1, retryIf: () => false })).rejects.toBe(error);
+    expect(attempt).not.toHaveBeenCalled();
+  });
+
+  it('given proceed says no after the first failure, when retried after it, then it stops without waiting or trying again', async () => {
+    const attempt = jest.fn(async () => 1);
+    const wait = jest.fn(async () => undefined);
+    const proceed = jest.fn(() => false);
+    await expect(retryAfterFailure(new Error('down'), attempt, { initialDelayMs: 1, maxDelayMs: 1, wait, proceed })).resolves.toEqual({
+      kind: 'stopped',
+    });
+    expect(proceed).toHaveBeenCalledWith(2);
+    expect(wait).not.toHaveBeenCalled();
+    expect(attempt).not.toHaveBeenCalled();
   });
 });
