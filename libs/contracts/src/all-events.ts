@@ -1,3 +1,4 @@
+import type { ApiKeyEvent, OperatorActionRecorded } from './access.events';
 import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
 import type { DeliveryEvent, IdempotencyGenerationAdvanced } from './delivery.events';
 import type { DispatchParked, RunEvent } from './run.events';
@@ -11,7 +12,9 @@ export type ServiceEvent =
   | DeliveryEvent
   | IdempotencyGenerationAdvanced
   | RunEvent
-  | DispatchParked;
+  | DispatchParked
+  | ApiKeyEvent
+  | OperatorActionRecorded;
 
 export type ServiceEventType = ServiceEvent['type'];
 
@@ -31,6 +34,9 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'IdempotencyGenerationAdvanced',
   'RunCreated',
   'DispatchParked',
+  'ApiKeyIssued',
+  'ApiKeyRevoked',
+  'OperatorActionRecorded',
 ];
 
 export function isServiceEventType(type: string): type is ServiceEventType {

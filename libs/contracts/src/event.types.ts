@@ -1,3 +1,4 @@
+import type { ActorRecord } from './access.events';
 /** A domain event as deciders produce it: a past-tense type and its data. */
 export interface Event<TType extends string = string, TData extends object = object> {
   readonly type: TType;
@@ -14,6 +15,8 @@ export interface EventMetadata {
   readonly causationId: string;
   readonly schemaVersion: number;
   readonly traceparent: string;
+  /** Who asked for it: set on every admin write (absent on events the service writes by itself). */
+  readonly actor?: ActorRecord;
 }
 
 /** The schema version of an event type whose data shape never changed. */

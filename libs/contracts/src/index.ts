@@ -6,3 +6,4 @@ export * from './run.events';
 export * from './streams';
 export * from './all-events';
 export * from './upcast';
+export * from './access.events';

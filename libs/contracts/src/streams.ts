@@ -10,6 +10,8 @@ export const Streams = {
   parked: (sourceEventId: string): string => `parked-${sourceEventId}`,
   /** The generations of one idempotency key of one webhook (the index id is a digest of both). */
   idempotencyKey: (indexId: string): string => `idempotency_key-${indexId}`,
+  /** One stream per command-line operation (replay, rebuild) recorded for the audit trail. */
+  operatorAction: (actionId: string): string => `operator_action-${actionId}`,
 } as const;
 
 export const StreamCategories = {
@@ -23,4 +25,7 @@ export const StreamCategories = {
   account: 'account-',
   webhookSlot: 'webhook_slot-',
   idempotencyKey: 'idempotency_key-',
+  /** The category of the API key catalog stream. */
+  apiKey: 'api_key-',
+  operatorAction: 'operator_action-',
 } as const;

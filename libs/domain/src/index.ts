@@ -17,3 +17,5 @@ export * from './run/untrusted-message.framer';
 export { nestsDeeperThan } from './run/json-text.minifier';
 export * from './delivery/event-size.budget';
 export * from './run/delivery-notification.check';
+export * from './access/operator-role';
+export * from './access/api-key.decider';

@@ -58,11 +58,61 @@ export interface AttemptRow {
   readonly sourceAddress: string;
 }
 
+/** Who did it (the metadata's actor); null when nobody was identified (a 401) or an event predates actors. */
+export interface AuditActor {
+  readonly kind: 'oidc' | 'api_key' | 'bootstrap';
+  readonly subject: string;
+  readonly display: string;
+}
+
+/**
+ * One entry of the audit trail: an admin write (projected from its event, `succeeded`) or an admin
+ * attempt refused with 401/403 (`denied`, written by the ingress directly: not an event). Never a
+ * credential.
+ */
+export interface AuditRow {
+  /** The event's id, or a fresh id for a denied attempt: the key (writing it twice is a no-op). */
+  readonly entryId: string;
+  readonly at: string;
+  readonly actor: AuditActor | null;
+  /** What was done or tried: `webhook.rotate`, `routine.update`, `api_key.issue`, `replay`, `GET /admin/audit`… */
+  readonly action: string;
+  /** What it was done to: `routine`, `webhook`, `account`, `api_key`, `event_store`, `read_models`, `admin_api`. */
+  readonly targetType: string;
+  readonly targetId: string | null;
+  /**
+   * The routine it concerns, when known. Webhook events after the first name only their webhook:
+   * the adapter fills this from the webhook's routine (see `webhookId`).
+   */
+  readonly routineId: string | null;
+  /** Set on webhook entries: the adapter resolves `routineId` from it when the row has none. */
+  readonly webhookId: string | null;
+  readonly outcome: 'succeeded' | 'denied';
+  /** The W3C trace id of the request (32 hex), when there was one. */
+  readonly traceId: string | null;
+  /** A short human note: the denial's reason (`insufficient_role: needs operator`), a replay's selection… */
+  readonly detail: string | null;
+}
+
+/** Which routine a webhook belongs to (from WebhookIdAssigned / WebhookEnabled): audit rows of later webhook events find their routine by it. */
+export interface WebhookRoutineRow {
+  readonly webhookId: string;
+  readonly routineId: string;
+}
+
+export interface AuditFilter {
+  readonly routineId?: string;
+  /** An actor's subject or display (exact; display compared case-insensitively). */
+  readonly actor?: string;
+}
+
 /** One projected row, placed in the global order by the event it came from. */
 export type ProjectionChange =
   | { readonly kind: 'delivery'; readonly position: GlobalPosition; readonly row: DeliveryRow }
   | { readonly kind: 'run'; readonly position: GlobalPosition; readonly row: RunRow }
-  | { readonly kind: 'parked'; readonly position: GlobalPosition; readonly row: ParkedRow };
+  | { readonly kind: 'parked'; readonly position: GlobalPosition; readonly row: ParkedRow }
+  | { readonly kind: 'webhook_routine'; readonly position: GlobalPosition; readonly row: WebhookRoutineRow }
+  | { readonly kind: 'audit'; readonly position: GlobalPosition; readonly row: AuditRow };
 
 /** `limit` 1–1000; `cursor` is the opaque `nextCursor` of the previous page (absent: first page). */
 export interface PageRequest {
@@ -107,7 +157,7 @@ export interface ReadModelStore {
    * it, or a rebuild reset it): the caller reloads the checkpoint and goes on from there.
    */
   commit(name: string, changes: readonly ProjectionChange[], from: GlobalPosition | undefined, to: GlobalPosition): Promise<boolean>;
-  /** Deletes every projected row (deliveries, runs, parked) and the checkpoint of `name`, in one transaction. */
+  /** Deletes every projected row (deliveries, runs, parked, webhook routines, succeeded audit entries) and the checkpoint of `name`, in one transaction. */
   reset(name: string): Promise<void>;
 
   deliveries(routineId: string, page: PageRequest): Promise<Page<DeliveryListRow>>;
@@ -118,6 +168,13 @@ export interface ReadModelStore {
   /** Appends rejected attempts, then keeps only the newest `keepPerWebhook` of each webhook in the batch. */
   recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void>;
   attempts(webhookId: string, page: PageRequest): Promise<Page<AttemptRow>>;
+  /**
+   * Appends denied admin attempts (outcome `denied`), then keeps only the newest `keep` denied
+   * entries overall. Projected entries are never dropped by it; reset() never drops denied ones.
+   */
+  recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void>;
+  /** The audit trail, newest first (`at`, then entry id), projected and denied entries together. */
+  audit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>>;
   /** Adds one replay per id (an id may appear several times: it counts that many). */
   recordReplays(deliveryIds: readonly string[]): Promise<void>;
 

@@ -4,6 +4,7 @@ import type { RejectionCode } from '@wts/domain';
 export type ProblemCode =
   | RejectionCode
   | 'unauthorized'
+  | 'insufficient_role'
   | 'store_unavailable'
   | 'store_outcome_unknown'
   | 'read_model_unavailable'
@@ -40,7 +41,10 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   run_not_found: 404,
   invalid_cursor: 400,
   concurrent_modification: 409,
+  api_key_not_found: 404,
+  api_key_limit_reached: 409,
   unauthorized: 401,
+  insufficient_role: 403,
   store_unavailable: 503,
   store_outcome_unknown: 503,
   read_model_unavailable: 503,

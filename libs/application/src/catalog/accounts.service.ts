@@ -1,5 +1,6 @@
 import { ACCOUNT_CATALOG_STREAM } from '@wts/contracts';
 import { accountCatalogDecider, idFromBytes, isRejection, reject, type Rejection } from '@wts/domain';
+import type { AdminCall } from '../access/admin-call';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { toAccountView, type AccountView } from './account.view';
 
@@ -19,7 +20,7 @@ export interface UpdateAccountInput {
 export class AccountsService {
   constructor(private readonly context: UseCaseContext) {}
 
-  async connect(input: ConnectAccountInput): Promise<AccountView | Rejection> {
+  async connect(input: ConnectAccountInput, call: AdminCall): Promise<AccountView | Rejection> {
     const accountId = idFromBytes('account', this.context.random.bytes(16));
     const result = await this.context.run(ACCOUNT_CATALOG_STREAM, accountCatalogDecider, {
       type: 'ConnectAccount',
@@ -28,17 +29,17 @@ export class AccountsService {
       aliases: input.aliases ?? [],
       primary: input.primary,
       now: this.context.nowIso(),
-    });
+    }, call);
     return isRejection(result) ? result : this.view(accountId);
   }
 
-  async update(accountId: string, input: UpdateAccountInput): Promise<AccountView | Rejection> {
+  async update(accountId: string, input: UpdateAccountInput, call: AdminCall): Promise<AccountView | Rejection> {
     const result = await this.context.run(ACCOUNT_CATALOG_STREAM, accountCatalogDecider, {
       type: 'UpdateAccount',
       accountId,
       ...input,
       now: this.context.nowIso(),
-    });
+    }, call);
     return isRejection(result) ? result : this.view(accountId);
   }
 

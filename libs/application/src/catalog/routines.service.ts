@@ -9,6 +9,7 @@ import {
   type Rejection,
   type RoutineState,
 } from '@wts/domain';
+import type { AdminCall } from '../access/admin-call';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { toRoutineView, type RoutineView } from './routine.view';
 
@@ -16,7 +17,7 @@ import { toRoutineView, type RoutineView } from './routine.view';
 export class RoutinesService {
   constructor(private readonly context: UseCaseContext) {}
 
-  async create(definition: RoutineDefinition): Promise<RoutineView | Rejection> {
+  async create(definition: RoutineDefinition, call: AdminCall): Promise<RoutineView | Rejection> {
     await this.context.fresh([ACCOUNT_CATALOG_STREAM]);
     const routineId = idFromBytes('routine', this.context.random.bytes(16));
     const result = await this.context.run(Streams.routine(routineId), routineDecider, {
@@ -25,12 +26,12 @@ export class RoutinesService {
       definition,
       knownAccountIds: this.knownAccountIds(),
       now: this.context.nowIso(),
-    });
+    }, call);
     return isRejection(result) ? result : this.current(routineId);
   }
 
   /** After a change the webhook's safety block is reassessed: making it safer lifts the block. */
-  async update(routineId: string, changes: Partial<RoutineDefinition>): Promise<RoutineView | Rejection> {
+  async update(routineId: string, changes: Partial<RoutineDefinition>, call: AdminCall): Promise<RoutineView | Rejection> {
     await this.context.freshRoutine(routineId);
     const result = await this.context.run(Streams.routine(routineId), routineDecider, {
       type: 'UpdateRoutine',
@@ -38,7 +39,7 @@ export class RoutinesService {
       changes,
       knownAccountIds: this.knownAccountIds(),
       now: this.context.nowIso(),
-    });
+    }, call);
     if (isRejection(result)) return result;
     const webhook = this.context.config.webhookOfRoutine(routineId);
     if (webhook && result.state) {
@@ -46,7 +47,7 @@ export class RoutinesService {
         type: 'ReassessSafety',
         safety: judgeRoutineSafety(result.state),
         now: this.context.nowIso(),
-      });
+      }, call);
       if (isRejection(reassessed)) return reassessed;
     }
     return this.current(routineId);

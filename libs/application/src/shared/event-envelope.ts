@@ -1,4 +1,4 @@
-import { schemaVersionOf, upcastEvent, type Event, type EventMetadata } from '@wts/contracts';
+import { schemaVersionOf, upcastEvent, type ActorRecord, type Event, type EventMetadata } from '@wts/contracts';
 import type { EventToAppend, RecordedEvent } from '@wts/event-store';
 
 /** Why an event is written: the metadata every stored event carries besides its id and schema version. */
@@ -6,6 +6,8 @@ export interface CausationContext {
   readonly correlationId: string;
   readonly causationId: string;
   readonly traceparent: string;
+  /** Who asked for it (admin writes): the audit trail's actor. */
+  readonly actor?: ActorRecord;
 }
 
 /**
@@ -13,8 +15,8 @@ export interface CausationContext {
  * request's or the cause's own id), the id of the event or request that caused it, and the trace it
  * continues ('' when there is none). With `toAppend`, the one way event metadata is put together.
  */
-export function causedBy(correlationId: string, causationId: string, traceparent = ''): CausationContext {
-  return { correlationId, causationId, traceparent };
+export function causedBy(correlationId: string, causationId: string, traceparent = '', actor?: ActorRecord): CausationContext {
+  return actor === undefined ? { correlationId, causationId, traceparent } : { correlationId, causationId, traceparent, actor };
 }
 
 /** The stored metadata of one event: its id, its type's schema version and its causation. */
@@ -25,6 +27,7 @@ export function eventMetadata(eventId: string, eventType: string, context: Causa
     causationId: context.causationId,
     schemaVersion: schemaVersionOf(eventType),
     traceparent: context.traceparent,
+    ...(context.actor === undefined ? {} : { actor: { kind: context.actor.kind, subject: context.actor.subject, display: context.actor.display } }),
   };
 }
 

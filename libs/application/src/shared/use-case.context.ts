@@ -1,10 +1,11 @@
 import { ACCOUNT_CATALOG_STREAM, Streams, type Event } from '@wts/contracts';
 import type { Decider, Rejection } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
+import type { AdminCall } from '../access/admin-call';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { handleCommand } from './command.handler';
-import { causedBy } from './event-envelope';
+import { causedBy, type CausationContext } from './event-envelope';
 import type { Clock, RandomSource } from './runtime.ports';
 import { childTraceparent } from './trace-context';
 
@@ -30,26 +31,27 @@ export class UseCaseContext {
     if (webhookId !== undefined) await this.fresh([Streams.webhook(webhookId)]);
   }
 
+  /** The causation of an admin request's writes: its own id, its trace continued, its actor. */
+  causation(call: AdminCall): CausationContext {
+    const requestId = this.random.uuid();
+    return causedBy(requestId, requestId, childTraceparent(call.traceparent, this.random), call.actor);
+  }
+
   nowIso(): string {
     return this.clock.now().toISOString();
   }
 
-  /** Runs a command against one stream; the state then includes what it wrote (read-your-writes). */
+  /**
+   * Runs an admin command against one stream, as `call`'s actor (in the metadata of every event it
+   * writes); the state then includes what it wrote (read-your-writes).
+   */
   async run<C, E extends Event, S>(
     streamId: string,
     decider: Decider<C, E, S>,
     command: C,
-    traceparent?: string,
+    call: AdminCall,
   ): Promise<{ events: readonly E[]; state: S } | Rejection> {
-    const requestId = this.random.uuid();
-    const result = await handleCommand(
-      this.store,
-      streamId,
-      decider,
-      command,
-      causedBy(requestId, requestId, childTraceparent(traceparent, this.random)),
-      () => this.random.uuid(),
-    );
+    const result = await handleCommand(this.store, streamId, decider, command, this.causation(call), () => this.random.uuid());
     if (result.kind === 'rejected') return result;
     await this.freshness.catchUpStream(streamId);
     return { events: result.events, state: result.state };

@@ -1,6 +1,5 @@
 import { Streams, type WebhookIdAssigned } from '@wts/contracts';
-import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
-import { childTraceparent } from '../shared/trace-context';
+import { asEvent, toAppend } from '../shared/event-envelope';
 import {
   digestSecret,
   idFromBytes,
@@ -12,6 +11,7 @@ import {
   type Rejection,
   type RoutineState,
 } from '@wts/domain';
+import type { AdminCall } from '../access/admin-call';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { toWebhookView, type WebhookView } from './webhook.view';
 
@@ -45,7 +45,7 @@ export class WebhookAdminService {
     return toWebhookView(this.publicBaseUrl, routine, this.context.config.webhookOfRoutine(routineId));
   }
 
-  enable(routineId: string, input: EnableWebhookInput): Promise<WebhookWithSecret | Rejection> {
+  enable(routineId: string, input: EnableWebhookInput, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {
       await this.context.freshRoutine(routineId);
       const routine = this.context.config.routine(routineId);
@@ -54,7 +54,7 @@ export class WebhookAdminService {
       if (!defaultAccount || !routine.accountScope.includes(defaultAccount.accountId)) {
         return reject('default_account_invalid', "default_account must be an active account inside the routine's account scope");
       }
-      const webhookId = await this.claimWebhookId(routineId);
+      const webhookId = await this.claimWebhookId(routineId, call);
       await this.context.fresh([Streams.webhookSlot(routineId)]);
       const secret = this.newSecret();
       const result = await this.context.run(Streams.webhook(webhookId), webhookDecider, {
@@ -66,12 +66,12 @@ export class WebhookAdminService {
         accountOverrideAllowed: input.accountOverrideAllowed,
         safety: judgeRoutineSafety(routine),
         now: this.context.nowIso(),
-      });
+      }, call);
       return isRejection(result) ? result : this.withSecret(routine, secret);
     });
   }
 
-  rotate(routineId: string): Promise<WebhookWithSecret | Rejection> {
+  rotate(routineId: string, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {
       await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
@@ -81,12 +81,12 @@ export class WebhookAdminService {
         type: 'RotateSecret',
         secretDigest: digestSecret(secret),
         now: this.context.nowIso(),
-      });
+      }, call);
       return isRejection(result) ? result : this.withSecret(found.routine, secret);
     });
   }
 
-  disable(routineId: string): Promise<WebhookView | Rejection> {
+  disable(routineId: string, call: AdminCall): Promise<WebhookView | Rejection> {
     return this.serialised(routineId, async () => {
       await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
@@ -94,7 +94,7 @@ export class WebhookAdminService {
       const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
         type: 'DisableWebhook',
         now: this.context.nowIso(),
-      });
+      }, call);
       return isRejection(result) ? result : this.current(routineId);
     });
   }
@@ -108,17 +108,16 @@ export class WebhookAdminService {
   }
 
   /** The routine's one webhook id: read the claim, or make it with "stream must not exist". */
-  private async claimWebhookId(routineId: string): Promise<string> {
+  private async claimWebhookId(routineId: string, call: AdminCall): Promise<string> {
     const stream = Streams.webhookSlot(routineId);
     for (;;) {
       const claimed = await this.context.store.readStream(stream);
       if (claimed.length > 0) return asEvent<WebhookIdAssigned>(claimed[0]).data.webhookId;
       const webhookId = idFromBytes('webhook', this.context.random.bytes(16));
       const assigned: WebhookIdAssigned = { type: 'WebhookIdAssigned', data: { routineId, webhookId, assignedAt: this.context.nowIso() } };
-      const id = this.context.random.uuid();
       const result = await this.context.store.append(
         stream,
-        toAppend([assigned], causedBy(id, id, childTraceparent(undefined, this.context.random)), () => id),
+        toAppend([assigned], this.context.causation(call), () => this.context.random.uuid()),
         'no_stream',
       );
       if (result.kind === 'appended') return webhookId;

@@ -11,6 +11,8 @@ export const ID_PREFIX = {
   run: 'run_',
   account: 'acc_',
   routine: 'rtn_',
+  apiKey: 'key_',
+  apiKeySecret: 'wtk_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -23,6 +25,8 @@ export const ID_RANDOM_BYTES: Record<IdKind, number> = {
   run: 16,
   account: 16,
   routine: 16,
+  apiKey: 16,
+  apiKeySecret: 32,
 };
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

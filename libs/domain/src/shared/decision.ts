@@ -29,6 +29,8 @@ export type RejectionCode =
   | 'webhook_already_enabled'
   | 'run_not_found'
   | 'invalid_cursor'
+  | 'api_key_not_found'
+  | 'api_key_limit_reached'
   | 'concurrent_modification';
 
 export interface Rejection {

@@ -1,0 +1,47 @@
+import type { Event } from './event.types';
+
+/** The single stream of every API key: one aggregate, so a revocation is one stream head to confirm. */
+export const API_KEY_CATALOG_STREAM = 'api_key-catalog';
+
+/** Who may do what on the admin API, lowest first: each role can do everything the one before it can. */
+export type OperatorRole = 'viewer' | 'operator' | 'admin';
+
+/**
+ * Who made a change or an attempt: the actor in the metadata of every admin write and in every
+ * audit entry. `oidc`: a person signed in with the organisation's identity provider (subject: the
+ * token's `sub`); `api_key`: automation (subject: the key's id); `bootstrap`: the embedded
+ * default's ADMIN_TOKEN, or an operator at the command line with the store's own credentials.
+ */
+export interface ActorRecord {
+  readonly kind: 'oidc' | 'api_key' | 'bootstrap';
+  readonly subject: string;
+  readonly display: string;
+}
+
+export type ApiKeyIssued = Event<
+  'ApiKeyIssued',
+  {
+    readonly keyId: string;
+    readonly name: string;
+    readonly role: OperatorRole;
+    /** SHA-256 of the key (hex): the key itself is in the answer to the issuing call only. */
+    readonly keyDigest: string;
+    readonly expiresAt: string | null;
+    readonly issuedAt: string;
+  }
+>;
+
+export type ApiKeyRevoked = Event<'ApiKeyRevoked', { readonly keyId: string; readonly revokedAt: string }>;
+
+export type ApiKeyEvent = ApiKeyIssued | ApiKeyRevoked;
+
+/** Command-line operations recorded for the audit trail, one stream each (`operator_action-<uuid>`). */
+export type OperatorActionRecorded = Event<
+  'OperatorActionRecorded',
+  {
+    readonly action: 'replay' | 'rebuild_read_models';
+    /** What the operator asked for (options as given, never a credential). */
+    readonly detail: Readonly<Record<string, string | number | boolean | null>>;
+    readonly at: string;
+  }
+>;
