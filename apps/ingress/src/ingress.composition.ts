@@ -11,6 +11,8 @@
 import { Logger, type Provider } from '@nestjs/common';
 import {
   AccountsService,
+  ApiKeysService,
+  AuditQueries,
   BatchedActivityRecorder,
   ConfigurationFeeder,
   ConfigurationState,
@@ -20,24 +22,34 @@ import {
   UseCaseContext,
   WebhookActivityQueries,
   WebhookAdminService,
+  OperatorAuthenticator,
   cryptoRandom,
   systemClock,
+  type AccessTokenVerifier,
   type RateLimiter,
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { maxEventBytes, provideValue } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
+import { createHash } from 'node:crypto';
+import { OperatorAdmission } from './access/operator.admission';
 import { ConfigurationFeederLifecycle } from './configuration-feeder.lifecycle';
 import { RateLimiterLifecycle } from './rate-limiter.lifecycle';
 import { ReadModelLifecycle } from './read-model.lifecycle';
 import { meteredTrigger } from './webhook/metered-trigger.decorator';
 import { tracedTrigger } from './webhook/traced-trigger.decorator';
 import type { TriggerWebhook } from './webhook/webhook-trigger.route';
+import { SignInSettingsHolder, type SignInSettings } from './ui/sign-in.settings';
 
 export interface IngressDependencies {
   readonly config: AppConfig;
-  readonly adminToken: string;
+  /** The bootstrap credential (role admin); undefined when it is off (ADMIN_TOKEN=off). */
+  readonly adminToken: string | undefined;
+  /** OIDC access tokens (OIDC_ISSUER); undefined: people cannot sign in, only keys and the bootstrap token open the admin API. */
+  readonly accessTokens?: AccessTokenVerifier;
+  /** How the Config page signs people in (the public client id and the issuer); null when OIDC is not configured. */
+  readonly signIn?: SignInSettings['oidc'];
   readonly store: EventStore;
   /** Listings (deliveries, runs, parked, rejected attempts): SQLite beside the store, or PostgreSQL. */
   readonly readModels: ReadModelStore;
@@ -57,6 +69,11 @@ export interface IngressGraph {
   readonly webhookAdmin: WebhookAdminService;
   readonly runQueries: RunQueries;
   readonly webhookActivity: WebhookActivityQueries;
+  readonly apiKeys: ApiKeysService;
+  readonly audit: AuditQueries;
+  /** The admin API's door: credential, role, and the audit of refusals (the onRequest hook). */
+  readonly admission: OperatorAdmission;
+  readonly signIn: SignInSettingsHolder;
   /** The public endpoint's use case, counted and traced (the route is registered on Fastify directly). */
   readonly trigger: TriggerWebhook;
   readonly lifecycles: {
@@ -73,8 +90,15 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     new Logger('Configuration').error({ err: error }, 'configuration subscription failed; resubscribing'),
   );
   const recorder = new BatchedActivityRecorder(readModels, (error, dropped) =>
-    new Logger('WebhookActivity').error({ err: error, dropped }, 'rejected attempts and replays could not be written; kept for a retry'),
+    new Logger('WebhookActivity').error(
+      { err: error, dropped },
+      'rejected attempts, replays and denied admin attempts could not be written; kept for a retry',
+    ),
   );
+  const authenticator = new OperatorAuthenticator(state, feeder, systemClock, {
+    bootstrapTokenDigest: deps.adminToken === undefined ? undefined : createHash('sha256').update(deps.adminToken).digest(),
+    accessTokens: deps.accessTokens,
+  });
   const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);
   const limits = { ...config.limits, maxEventBytes: maxEventBytes(config, store) };
   const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits });
@@ -86,6 +110,10 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     webhookAdmin: new WebhookAdminService(context, config.http.publicBaseUrl),
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
+    apiKeys: new ApiKeysService(context),
+    audit: new AuditQueries(readModels, recorder),
+    admission: new OperatorAdmission(authenticator, recorder, systemClock, cryptoRandom),
+    signIn: new SignInSettingsHolder({ oidc: deps.signIn ?? null, bootstrap_token: deps.adminToken !== undefined }),
     trigger: tracedTrigger(meteredTrigger(trigger)),
     lifecycles: {
       feeder: new ConfigurationFeederLifecycle(feeder),
@@ -105,6 +133,9 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(WebhookAdminService, graph.webhookAdmin),
     provideValue(RunQueries, graph.runQueries),
     provideValue(WebhookActivityQueries, graph.webhookActivity),
+    provideValue(ApiKeysService, graph.apiKeys),
+    provideValue(AuditQueries, graph.audit),
+    provideValue(SignInSettingsHolder, graph.signIn),
     provideValue(ConfigurationFeederLifecycle, graph.lifecycles.feeder),
     provideValue(ReadModelLifecycle, graph.lifecycles.readModels),
     provideValue(RateLimiterLifecycle, graph.lifecycles.rateLimiter),

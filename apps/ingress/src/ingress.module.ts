@@ -3,7 +3,9 @@ import { Relays, kafkaRelayProviders } from '@wts/messaging';
 import { OperationsModule } from '@wts/observability';
 import { EventStoreModule, readinessChecks } from '@wts/platform';
 import { AccountsController } from './admin/accounts.controller';
-import { ADMIN_TOKEN_DIGEST, AdminTokenGuard, adminTokenDigest } from './admin/admin-token.guard';
+import { ApiKeysController } from './admin/api-keys.controller';
+import { AuditController } from './admin/audit.controller';
+import { MeController } from './admin/me.controller';
 import { ParkedController } from './admin/parked.controller';
 import { RoutineListController } from './admin/routine-list.controller';
 import { RoutineWebhookController } from './admin/routine-webhook.controller';
@@ -32,11 +34,12 @@ export class IngressModule {
         WebhookActivityController,
         ParkedController,
         RunsController,
+        ApiKeysController,
+        AuditController,
+        MeController,
         UiController,
       ],
       providers: [
-        { provide: ADMIN_TOKEN_DIGEST, useValue: adminTokenDigest(deps.adminToken) },
-        AdminTokenGuard,
         ...ingressProviders(graph),
         ...kafkaRelay(deps),
       ],

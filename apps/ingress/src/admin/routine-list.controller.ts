@@ -1,7 +1,7 @@
-import { Controller, Get, UseGuards } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { RoutinesService, WebhookAdminService, toRoutineView, type RoutineView } from '@wts/application';
 import { isRejection } from '@wts/domain';
-import { AdminTokenGuard } from './admin-token.guard';
+import { Access } from '../access/admin-access.config';
 
 export type RoutineListItem = RoutineView & {
   readonly webhook_state: 'not_configured' | 'enabled' | 'disabled';
@@ -10,7 +10,6 @@ export type RoutineListItem = RoutineView & {
 
 /** `GET /admin/routines`: every routine, newest first, with its webhook's state — the Config page's routine list. */
 @Controller('admin/routines')
-@UseGuards(AdminTokenGuard)
 export class RoutineListController {
   constructor(
     private readonly routines: RoutinesService,
@@ -18,6 +17,7 @@ export class RoutineListController {
   ) {}
 
   @Get()
+  @Access('viewer', 'routine.list')
   list(): { routines: RoutineListItem[] } {
     const routines: RoutineListItem[] = [];
     for (const routine of this.routines.list()) {

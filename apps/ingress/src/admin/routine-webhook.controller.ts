@@ -1,7 +1,8 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { WebhookAdminService, type WebhookView, type WebhookWithSecret } from '@wts/application';
+import { Body, Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
+import { WebhookAdminService, type AdminCall, type WebhookView, type WebhookWithSecret } from '@wts/application';
 import { orThrow } from '../http/rejection';
-import { AdminTokenGuard } from './admin-token.guard';
+import { Access } from '../access/admin-access.config';
+import { Caller } from '../access/caller.decorator';
 import { EnableWebhookDto } from './dto/webhook.dto';
 
 /** The answers that carry the secret: no cache (browser, proxy) may keep a copy. */
@@ -9,34 +10,37 @@ const NO_STORE = 'no-store';
 
 /** The Webhook section of a routine's Config page. The secret appears only in enable/rotate. */
 @Controller('admin/routines/:id/webhook')
-@UseGuards(AdminTokenGuard)
 export class RoutineWebhookController {
   constructor(private readonly webhooks: WebhookAdminService) {}
 
   @Get()
+  @Access('viewer', 'webhook.view')
   async view(@Param('id') id: string): Promise<WebhookView> {
     return orThrow(await this.webhooks.view(id));
   }
 
   @Post('enable')
+  @Access('operator', 'webhook.enable')
   @HttpCode(200)
   @Header('cache-control', NO_STORE)
-  async enable(@Param('id') id: string, @Body() body: EnableWebhookDto): Promise<WebhookWithSecret> {
+  async enable(@Param('id') id: string, @Body() body: EnableWebhookDto, @Caller() call: AdminCall): Promise<WebhookWithSecret> {
     return orThrow(
-      await this.webhooks.enable(id, { defaultAccount: body.default_account, accountOverrideAllowed: body.account_override_allowed }),
+      await this.webhooks.enable(id, { defaultAccount: body.default_account, accountOverrideAllowed: body.account_override_allowed }, call),
     );
   }
 
   @Post('rotate')
+  @Access('operator', 'webhook.rotate')
   @HttpCode(200)
   @Header('cache-control', NO_STORE)
-  async rotate(@Param('id') id: string): Promise<WebhookWithSecret> {
-    return orThrow(await this.webhooks.rotate(id));
+  async rotate(@Param('id') id: string, @Caller() call: AdminCall): Promise<WebhookWithSecret> {
+    return orThrow(await this.webhooks.rotate(id, call));
   }
 
   @Post('disable')
+  @Access('operator', 'webhook.disable')
   @HttpCode(200)
-  async disable(@Param('id') id: string): Promise<WebhookView> {
-    return orThrow(await this.webhooks.disable(id));
+  async disable(@Param('id') id: string, @Caller() call: AdminCall): Promise<WebhookView> {
+    return orThrow(await this.webhooks.disable(id, call));
   }
 }

@@ -1,20 +1,21 @@
-import { Body, Controller, Get, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   RoutinesService,
   RunQueries,
+  type AdminCall,
   type DeliveryListItem,
   type ParkedListItem,
   type RoutineView,
   type RunListItem,
 } from '@wts/application';
 import { orThrow } from '../http/rejection';
-import { AdminTokenGuard } from './admin-token.guard';
+import { Access } from '../access/admin-access.config';
+import { Caller } from '../access/caller.decorator';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
 import { CreateRoutineDto, UpdateRoutineDto, toChanges, toDefinition } from './dto/routine.dto';
 import { listingResponse, type ListingResponse } from './listing.response';
 
 @Controller('admin/routines')
-@UseGuards(AdminTokenGuard)
 export class RoutinesController {
   constructor(
     private readonly routines: RoutinesService,
@@ -22,32 +23,38 @@ export class RoutinesController {
   ) {}
 
   @Post()
-  async create(@Body() body: CreateRoutineDto): Promise<RoutineView> {
-    return orThrow(await this.routines.create(toDefinition(body)));
+  @Access('admin', 'routine.create')
+  async create(@Body() body: CreateRoutineDto, @Caller() call: AdminCall): Promise<RoutineView> {
+    return orThrow(await this.routines.create(toDefinition(body), call));
   }
 
   @Patch(':id')
-  async update(@Param('id') id: string, @Body() body: UpdateRoutineDto): Promise<RoutineView> {
-    return orThrow(await this.routines.update(id, toChanges(body)));
+  @Access('admin', 'routine.update')
+  async update(@Param('id') id: string, @Body() body: UpdateRoutineDto, @Caller() call: AdminCall): Promise<RoutineView> {
+    return orThrow(await this.routines.update(id, toChanges(body), call));
   }
 
   @Get(':id')
+  @Access('viewer', 'routine.view')
   async get(@Param('id') id: string): Promise<RoutineView> {
     return orThrow(await this.routines.get(id));
   }
 
   @Get(':id/webhook/deliveries')
+  @Access('viewer', 'webhook.deliveries')
   deliveries(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'deliveries', DeliveryListItem>> {
     return listingResponse('deliveries', this.queries.deliveries(id, toPageRequest(query)));
   }
 
   @Get(':id/runs')
+  @Access('viewer', 'run.list')
   runs(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'runs', RunListItem>> {
     return listingResponse('runs', this.queries.runs(id, toPageRequest(query)));
   }
 
   /** Deliveries of this routine that can never become a run, kept with their error. */
   @Get(':id/webhook/parked')
+  @Access('viewer', 'parked.list')
   parked(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'parked', ParkedListItem>> {
     return listingResponse('parked', this.queries.parked(id, toPageRequest(query)));
   }

@@ -1,7 +1,9 @@
 import { PayloadTooLargeException, BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AdminBodyError, readJsonBody } from './body-reader';
-import { answerBeforeTheBody } from './early-answers';
+import type { OperatorAdmission } from '../access/operator.admission';
+import { isAdminRoute } from '../access/admin-access.config';
+import { answerUnknownRoute } from './early-answers';
 
 /**
  * Route config flag: the route reads the raw body itself, after checking headers, and answers
@@ -13,19 +15,19 @@ export const RAW_BODY_STREAM = { rawBodyStream: true } as const;
  * Body parsing of the admin routes: JSON only, bounded by `adminMaxBytes`. Routes flagged
  * RAW_BODY_STREAM are left alone.
  */
-export function installBodyParsing(fastify: FastifyInstance, adminMaxBytes: number, adminTokenDigest: Buffer): void {
+export function installBodyParsing(fastify: FastifyInstance, adminMaxBytes: number, admission: OperatorAdmission): void {
+  fastify.decorateRequest('operator', null);
+  fastify.decorateRequest('adminTraceparent', '');
   fastify.addHook('onRequest', (request, reply, done) => {
+    // The public endpoint reads its body itself and never waits here (a synchronous hook: no promise per delivery).
     if (isRawBodyRoute(request)) return done();
-    // Unknown routes and admin routes without the token are answered here, before the body is read.
-    if (answerBeforeTheBody(request, reply, adminTokenDigest)) return;
-    // Fastify refuses a syntactically invalid Content-Type (415) before any handler runs: on admin
-    // routes the header is reduced to "JSON or not", so a malformed header is judged by our parser,
-    // never refused by Fastify before authentication.
-    const contentType = request.raw.headers['content-type'];
-    if (contentType !== undefined) {
-      request.raw.headers['content-type'] = JSON_CONTENT_TYPE.test(contentType) ? 'application/json' : 'application/x-unsupported';
-    }
-    done();
+    // Unknown routes, and admin requests without a credential or the role, are answered here, before the body is read.
+    if (answerUnknownRoute(request, reply)) return;
+    normaliseContentType(request);
+    if (!isAdminRoute(request)) return done();
+    admission.admit(request, reply).then((admitted) => {
+      if (admitted) done();
+    }, done);
   });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (request, _payload, done) => {
@@ -55,6 +57,18 @@ function toHttpError(error: unknown): Error {
 }
 
 const JSON_CONTENT_TYPE = /^\s*application\/json\s*(;|$)/i;
+
+/**
+ * Fastify refuses a syntactically invalid Content-Type (415) before any handler runs: on admin
+ * routes the header is reduced to "JSON or not", so a malformed header is judged by our parser,
+ * never refused by Fastify before authentication.
+ */
+function normaliseContentType(request: FastifyRequest): void {
+  const contentType = request.raw.headers['content-type'];
+  if (contentType !== undefined) {
+    request.raw.headers['content-type'] = JSON_CONTENT_TYPE.test(contentType) ? 'application/json' : 'application/x-unsupported';
+  }
+}
 
 function isRawBodyRoute(request: FastifyRequest): boolean {
   return (request.routeOptions.config as { rawBodyStream?: boolean } | undefined)?.rawBodyStream === true;

@@ -8,6 +8,7 @@ export type ProblemCode =
   | 'store_unavailable'
   | 'store_outcome_unknown'
   | 'read_model_unavailable'
+  | 'identity_provider_unavailable'
   | 'not_found'
   | 'method_not_allowed'
   | 'internal_error';
@@ -48,6 +49,7 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   store_unavailable: 503,
   store_outcome_unknown: 503,
   read_model_unavailable: 503,
+  identity_provider_unavailable: 503,
   not_found: 404,
   method_not_allowed: 405,
   internal_error: 500,

@@ -1,8 +1,9 @@
-import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
+import { Controller, Get, Header, NotFoundException, Param, Res } from '@nestjs/common';
 import { isWellFormedId } from '@wts/domain';
 import type { FastifyReply } from 'fastify';
 import { ASSET_NAME, loadUiFiles, type UiFile, type UiFiles } from './ui-assets';
 import { UI_SECURITY_HEADERS } from './ui-security.headers';
+import { SignInSettingsHolder, type SignInSettings } from './sign-in.settings';
 
 /**
  * The Config page (routine list, Webhook section): static files from an allow-list, read once at
@@ -13,10 +14,20 @@ import { UI_SECURITY_HEADERS } from './ui-security.headers';
  *   GET /ui/                        → the routine list
  *   GET /ui/routines/{id}/config    → the Config page of a routine (the script reads the id)
  *   GET /ui/assets/{name}           → scripts, styles, icon
+ *   GET /ui/sign-in-settings        → how the page signs people in (JSON)
  */
 @Controller('ui')
 export class UiController {
   private readonly files: UiFiles = loadUiFiles();
+
+  constructor(private readonly signIn: SignInSettingsHolder) {}
+
+  /** How the page signs people in (public: the provider and the client id, nothing secret). */
+  @Get('sign-in-settings')
+  @Header('cache-control', 'no-store')
+  signInSettings(): SignInSettings {
+    return this.signIn.settings;
+  }
 
   @Get()
   root(@Res() reply: FastifyReply): void {

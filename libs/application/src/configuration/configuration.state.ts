@@ -1,7 +1,9 @@
 import {
   ACCOUNT_CATALOG_STREAM,
+  API_KEY_CATALOG_STREAM,
   StreamCategories,
   type AccountCatalogEvent,
+  type ApiKeyEvent,
   type RoutineEvent,
   type WebhookEvent,
   type WebhookIdAssigned,
@@ -9,6 +11,10 @@ import {
 import {
   routineSnapshot,
   evolveAccountCatalog,
+  evolveApiKeyCatalog,
+  initialApiKeyCatalog,
+  type ApiKey,
+  type ApiKeyCatalog,
   evolveRoutine,
   evolveWebhook,
   initialAccountCatalog,
@@ -27,6 +33,7 @@ export const CONFIGURATION_PREFIXES: readonly string[] = [
   StreamCategories.routine,
   StreamCategories.webhook,
   StreamCategories.webhookSlot,
+  StreamCategories.apiKey,
 ];
 
 /** applied: folded; known: at or before what is folded (a repeat); gap: a revision is missing before it (read the stream). */
@@ -45,6 +52,9 @@ interface Folded<S> {
  */
 export class ConfigurationState {
   private catalog: Folded<AccountCatalog> = { state: initialAccountCatalog(), revision: -1n };
+  private apiKeyCatalog: Folded<ApiKeyCatalog> = { state: initialApiKeyCatalog(), revision: -1n };
+  /** API keys by the digest of the key: the admin API finds a presented key's entry in one look. */
+  private readonly apiKeysByDigest = new Map<string, string>();
   private readonly routines = new Map<
     string,
     Folded<RoutineState | null> & { readonly createdAt: GlobalPosition; readonly snapshotBytes: number }
@@ -58,6 +68,7 @@ export class ConfigurationState {
   /** The revision folded for a stream (-1n: nothing of it). */
   revisionOf(streamId: string): bigint {
     if (streamId === ACCOUNT_CATALOG_STREAM) return this.catalog.revision;
+    if (streamId === API_KEY_CATALOG_STREAM) return this.apiKeyCatalog.revision;
     if (streamId.startsWith(StreamCategories.routine))
       return this.routines.get(streamId.slice(StreamCategories.routine.length))?.revision ?? -1n;
     if (streamId.startsWith(StreamCategories.webhook))
@@ -70,6 +81,7 @@ export class ConfigurationState {
   apply(recorded: RecordedEvent): ApplyOutcome {
     const { streamId } = recorded;
     if (streamId === ACCOUNT_CATALOG_STREAM) return this.applyCatalog(recorded);
+    if (streamId === API_KEY_CATALOG_STREAM) return this.applyApiKey(recorded);
     if (streamId.startsWith(StreamCategories.routine)) return this.applyRoutine(streamId.slice(StreamCategories.routine.length), recorded);
     if (streamId.startsWith(StreamCategories.webhook)) return this.applyWebhook(streamId.slice(StreamCategories.webhook.length), recorded);
     if (streamId.startsWith(StreamCategories.webhookSlot))
@@ -79,6 +91,16 @@ export class ConfigurationState {
 
   accounts(): AccountCatalog {
     return this.catalog.state;
+  }
+
+  apiKeys(): ApiKeyCatalog {
+    return this.apiKeyCatalog.state;
+  }
+
+  /** The API key whose key digests to `keyDigest` (hex), revoked and expired ones included. */
+  apiKeyByDigest(keyDigest: string): ApiKey | undefined {
+    const keyId = this.apiKeysByDigest.get(keyDigest);
+    return keyId === undefined ? undefined : this.apiKeyCatalog.state.keys.get(keyId);
   }
 
   routine(routineId: string): RoutineState | undefined {
@@ -129,6 +151,15 @@ export class ConfigurationState {
     if (order !== 'next') return order;
     const event = asEvent<AccountCatalogEvent>(recorded);
     this.catalog = { state: evolveAccountCatalog(this.catalog.state, event), revision: recorded.revision };
+    return 'applied';
+  }
+
+  private applyApiKey(recorded: RecordedEvent): ApplyOutcome {
+    const order = ordering(this.apiKeyCatalog.revision, recorded.revision);
+    if (order !== 'next') return order;
+    const event = asEvent<ApiKeyEvent>(recorded);
+    this.apiKeyCatalog = { state: evolveApiKeyCatalog(this.apiKeyCatalog.state, event), revision: recorded.revision };
+    if (event.type === 'ApiKeyIssued') this.apiKeysByDigest.set(event.data.keyDigest, event.data.keyId);
     return 'applied';
   }
 

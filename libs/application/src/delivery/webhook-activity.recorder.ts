@@ -1,5 +1,5 @@
 import type { RejectionCode } from '@wts/domain';
-import type { AttemptRow, ReadModelStore } from '@wts/read-models';
+import type { AttemptRow, AuditRow, ReadModelStore } from '@wts/read-models';
 
 /** Why an attempt was refused. Callers saw one 404 for the first two; the owner sees which. */
 export type AttemptReason = RejectionCode | 'wrong_secret' | 'webhook_disabled';
@@ -17,26 +17,40 @@ export interface WebhookActivityRecorder {
   recordReplay(deliveryId: string): void;
 }
 
+/** Admin attempts refused with 401/403, for the audit trail (never the credential presented). */
+export interface DeniedAccessRecorder {
+  recordDeniedAccess(entry: AuditRow): void;
+}
+
 export interface ActivityRecorderOptions {
   /** Newest rejected attempts kept per webhook in the database. */
   readonly keepPerWebhook: number;
+  /** Newest denied admin attempts kept in the database (all callers together). */
+  readonly keepDeniedAccess: number;
   /** How long a record may wait before it is written. */
   readonly flushEveryMs: number;
   /** Records held while the database is unreachable; beyond, the oldest are dropped (and counted). */
   readonly maxPending: number;
 }
 
-export const DEFAULT_ACTIVITY_RECORDER_OPTIONS: ActivityRecorderOptions = { keepPerWebhook: 100, flushEveryMs: 100, maxPending: 10_000 };
+export const DEFAULT_ACTIVITY_RECORDER_OPTIONS: ActivityRecorderOptions = {
+  keepPerWebhook: 100,
+  keepDeniedAccess: 10_000,
+  flushEveryMs: 100,
+  maxPending: 10_000,
+};
 
 /**
- * Writes rejected attempts and replay counts to the read-model database off the request path: a
+ * Writes rejected attempts, replay counts and denied admin attempts to the read-model database off
+ * the request path: a
  * record is a push onto a bounded queue, written in batches (one transaction each) shortly after.
  * Unknown webhook ids are never recorded (nobody owns them), and a flood on one webhook only
  * rotates that webhook's newest `keepPerWebhook` rows, so nothing grows with hostile traffic.
  */
-export class BatchedActivityRecorder implements WebhookActivityRecorder {
+export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedAccessRecorder {
   private attempts: AttemptRow[] = [];
   private replays: string[] = [];
+  private denied: AuditRow[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private dropped = 0;
@@ -57,6 +71,12 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder {
   recordReplay(deliveryId: string): void {
     this.replays.push(deliveryId);
     this.trim(this.replays);
+    this.schedule(this.options.flushEveryMs);
+  }
+
+  recordDeniedAccess(entry: AuditRow): void {
+    this.denied.push(entry);
+    this.trim(this.denied);
     this.schedule(this.options.flushEveryMs);
   }
 
@@ -86,19 +106,29 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder {
   private async write(): Promise<void> {
     const attempts = this.attempts;
     const replays = this.replays;
+    const denied = this.denied;
     this.attempts = [];
     this.replays = [];
+    this.denied = [];
     try {
       if (attempts.length > 0) await this.store.recordAttempts(attempts, this.options.keepPerWebhook);
     } catch (error) {
       this.attempts = this.bounded([...attempts, ...this.attempts]);
       this.replays = this.bounded([...replays, ...this.replays]);
+      this.denied = this.bounded([...denied, ...this.denied]);
       return this.failed(error);
     }
     try {
       if (replays.length > 0) await this.store.recordReplays(replays);
     } catch (error) {
       this.replays = this.bounded([...replays, ...this.replays]);
+      this.denied = this.bounded([...denied, ...this.denied]);
+      return this.failed(error);
+    }
+    try {
+      if (denied.length > 0) await this.store.recordDeniedAccess(denied, this.options.keepDeniedAccess);
+    } catch (error) {
+      this.denied = this.bounded([...denied, ...this.denied]);
       return this.failed(error);
     }
     this.failures = 0;

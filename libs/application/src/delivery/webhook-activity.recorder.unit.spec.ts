@@ -1,10 +1,11 @@
-import type { AttemptRow, ReadModelStore } from '@wts/read-models';
+import type { AttemptRow, AuditRow, ReadModelStore } from '@wts/read-models';
 import { BatchedActivityRecorder, type ActivityRecorderOptions, type RejectedAttempt } from './webhook-activity.recorder';
 
 /** The two writes the recorder makes, kept in memory; the next `fail…` writes of each kind throw. */
 class WritesSeen {
   readonly attempts: AttemptRow[][] = [];
   readonly replays: string[][] = [];
+  readonly denied: { rows: AuditRow[]; keep: number }[] = [];
   failAttempts = 0;
   failReplays = 0;
 
@@ -18,6 +19,9 @@ class WritesSeen {
         if (this.failReplays-- > 0) throw new Error('database down');
         this.replays.push([...ids]);
       },
+      recordDeniedAccess: async (rows: readonly AuditRow[], keep: number) => {
+        this.denied.push({ rows: [...rows], keep });
+      },
     } as unknown as ReadModelStore;
   }
 
@@ -26,7 +30,13 @@ class WritesSeen {
     onError: (error: unknown, dropped: number) => void = () => undefined,
     options: Partial<ActivityRecorderOptions> = {},
   ): BatchedActivityRecorder {
-    return new BatchedActivityRecorder(this.asStore(), onError, { keepPerWebhook: 100, flushEveryMs: 60_000, maxPending: 100, ...options });
+    return new BatchedActivityRecorder(this.asStore(), onError, {
+      keepPerWebhook: 100,
+      keepDeniedAccess: 100,
+      flushEveryMs: 60_000,
+      maxPending: 100,
+      ...options,
+    });
   }
 }
 
@@ -99,5 +109,28 @@ describe('BatchedActivityRecorder', () => {
     recorder.recordAttempt(attempt(1));
     for (let i = 0; i < 100 && seen.attempts.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(seen.attempts).toEqual([[attempt(1)]]);
+  });
+
+  it('writes denied admin attempts in one batch, with how many the database keeps', async () => {
+    const seen = new WritesSeen();
+    const recorder = seen.recorder(undefined, { keepDeniedAccess: 7 });
+    const denial = (n: number): AuditRow => ({
+      entryId: `e${n}`,
+      at: `2026-11-25T10:00:0${n}.000Z`,
+      actor: null,
+      action: 'POST /admin/routines/:id/webhook/rotate',
+      targetType: 'routine',
+      targetId: 'rtn_x',
+      routineId: 'rtn_x',
+      webhookId: null,
+      outcome: 'denied',
+      traceId: null,
+      detail: 'no_credential',
+    });
+    recorder.recordDeniedAccess(denial(1));
+    recorder.recordDeniedAccess(denial(2));
+    expect(seen.denied).toEqual([]);
+    await recorder.flush();
+    expect(seen.denied).toEqual([{ rows: [denial(1), denial(2)], keep: 7 }]);
   });
 });

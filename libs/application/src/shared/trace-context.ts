@@ -15,3 +15,8 @@ export function childTraceparent(incoming: string | undefined, random: RandomSou
 export function isTraceparent(value: string): boolean {
   return TRACEPARENT.test(value);
 }
+
+/** The trace id (32 hex) of a traceparent; null when it is not one. */
+export function traceIdOf(traceparent: string): string | null {
+  return TRACEPARENT.exec(traceparent)?.[1] ?? null;
+}
