@@ -39,10 +39,7 @@ export class IngressModule {
         MeController,
         UiController,
       ],
-      providers: [
-        ...ingressProviders(graph),
-        ...kafkaRelay(deps),
-      ],
+      providers: [...ingressProviders(graph), ...kafkaRelay(deps)],
     };
   }
 }

@@ -1,4 +1,11 @@
-import { childTraceparent, traceIdOf, type Clock, type DeniedAccessRecorder, type OperatorAuthenticator, type RandomSource } from '@wts/application';
+import {
+  childTraceparent,
+  traceIdOf,
+  type Clock,
+  type DeniedAccessRecorder,
+  type OperatorAuthenticator,
+  type RandomSource,
+} from '@wts/application';
 import { roleAllows } from '@wts/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/problem';
@@ -10,7 +17,9 @@ import './operator.request';
 export const ADMIN_WWW_AUTHENTICATE = 'Bearer realm="admin"';
 export const CREDENTIAL_REQUIRED = 'a valid admin credential is required: an OIDC access token, an API key (wtk_…) or the bootstrap token';
 const UNAUTHORIZED_BODY = JSON.stringify(problem('unauthorized', CREDENTIAL_REQUIRED));
-const UNAVAILABLE_BODY = JSON.stringify(problem('identity_provider_unavailable', 'the identity provider cannot be reached to check the token; try again'));
+const UNAVAILABLE_BODY = JSON.stringify(
+  problem('identity_provider_unavailable', 'the identity provider cannot be reached to check the token; try again'),
+);
 
 /**
  * The admin API's door, from the onRequest hook (before a byte of the body is read): who the

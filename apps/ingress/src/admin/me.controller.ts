@@ -18,7 +18,10 @@ export class MeController {
   @Get()
   @Access('signed_in', 'me.view')
   whoAmI(@Operator() operator: OperatorPrincipal): WhoAmI {
-    const roles = Object.fromEntries(OPERATOR_ROLES.map((role) => [role, roleAllows(operator.role, role)])) as Record<OperatorRole, boolean>;
+    const roles = Object.fromEntries(OPERATOR_ROLES.map((role) => [role, roleAllows(operator.role, role)])) as Record<
+      OperatorRole,
+      boolean
+    >;
     return { actor: operator.actor, role: operator.role ?? null, roles };
   }
 }

@@ -47,7 +47,12 @@ export class ApiKeysService {
 
   /** Refused at once on every replica: each checks the catalog's head before it accepts a key. */
   async revoke(keyId: string, call: AdminCall): Promise<ApiKeyView | Rejection> {
-    const result = await this.context.run(API_KEY_CATALOG_STREAM, apiKeyDecider, { type: 'RevokeApiKey', keyId, now: this.context.nowIso() }, call);
+    const result = await this.context.run(
+      API_KEY_CATALOG_STREAM,
+      apiKeyDecider,
+      { type: 'RevokeApiKey', keyId, now: this.context.nowIso() },
+      call,
+    );
     return isRejection(result) ? result : this.view(keyId);
   }
 

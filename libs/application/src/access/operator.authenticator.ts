@@ -14,12 +14,7 @@ export interface OperatorPrincipal {
 
 /** Why a credential opened nothing (for the audit trail and logs; the caller sees one 401). */
 export type DenialReason =
-  | 'no_credential'
-  | 'unknown_credential'
-  | 'api_key_revoked'
-  | 'api_key_expired'
-  | 'token_invalid'
-  | 'token_expired';
+  'no_credential' | 'unknown_credential' | 'api_key_revoked' | 'api_key_expired' | 'token_invalid' | 'token_expired';
 
 export type Authentication =
   | { readonly kind: 'authenticated'; readonly principal: OperatorPrincipal }
@@ -91,7 +86,10 @@ export class OperatorAuthenticator {
   private async accessToken(verifier: AccessTokenVerifier, token: string): Promise<Authentication> {
     const result = await verifier.verify(token);
     if (result.kind === 'verified') {
-      return { kind: 'authenticated', principal: { actor: { kind: 'oidc', subject: result.subject, display: result.display }, role: result.role } };
+      return {
+        kind: 'authenticated',
+        principal: { actor: { kind: 'oidc', subject: result.subject, display: result.display }, role: result.role },
+      };
     }
     if (result.reason === 'unavailable') return { kind: 'unavailable', detail: result.detail };
     return denied(result.reason === 'expired' ? 'token_expired' : 'token_invalid');

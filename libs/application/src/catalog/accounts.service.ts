@@ -22,24 +22,34 @@ export class AccountsService {
 
   async connect(input: ConnectAccountInput, call: AdminCall): Promise<AccountView | Rejection> {
     const accountId = idFromBytes('account', this.context.random.bytes(16));
-    const result = await this.context.run(ACCOUNT_CATALOG_STREAM, accountCatalogDecider, {
-      type: 'ConnectAccount',
-      accountId,
-      email: input.email,
-      aliases: input.aliases ?? [],
-      primary: input.primary,
-      now: this.context.nowIso(),
-    }, call);
+    const result = await this.context.run(
+      ACCOUNT_CATALOG_STREAM,
+      accountCatalogDecider,
+      {
+        type: 'ConnectAccount',
+        accountId,
+        email: input.email,
+        aliases: input.aliases ?? [],
+        primary: input.primary,
+        now: this.context.nowIso(),
+      },
+      call,
+    );
     return isRejection(result) ? result : this.view(accountId);
   }
 
   async update(accountId: string, input: UpdateAccountInput, call: AdminCall): Promise<AccountView | Rejection> {
-    const result = await this.context.run(ACCOUNT_CATALOG_STREAM, accountCatalogDecider, {
-      type: 'UpdateAccount',
-      accountId,
-      ...input,
-      now: this.context.nowIso(),
-    }, call);
+    const result = await this.context.run(
+      ACCOUNT_CATALOG_STREAM,
+      accountCatalogDecider,
+      {
+        type: 'UpdateAccount',
+        accountId,
+        ...input,
+        now: this.context.nowIso(),
+      },
+      call,
+    );
     return isRejection(result) ? result : this.view(accountId);
   }
 

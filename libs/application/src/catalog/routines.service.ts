@@ -20,34 +20,49 @@ export class RoutinesService {
   async create(definition: RoutineDefinition, call: AdminCall): Promise<RoutineView | Rejection> {
     await this.context.fresh([ACCOUNT_CATALOG_STREAM]);
     const routineId = idFromBytes('routine', this.context.random.bytes(16));
-    const result = await this.context.run(Streams.routine(routineId), routineDecider, {
-      type: 'CreateRoutine',
-      routineId,
-      definition,
-      knownAccountIds: this.knownAccountIds(),
-      now: this.context.nowIso(),
-    }, call);
+    const result = await this.context.run(
+      Streams.routine(routineId),
+      routineDecider,
+      {
+        type: 'CreateRoutine',
+        routineId,
+        definition,
+        knownAccountIds: this.knownAccountIds(),
+        now: this.context.nowIso(),
+      },
+      call,
+    );
     return isRejection(result) ? result : this.current(routineId);
   }
 
   /** After a change the webhook's safety block is reassessed: making it safer lifts the block. */
   async update(routineId: string, changes: Partial<RoutineDefinition>, call: AdminCall): Promise<RoutineView | Rejection> {
     await this.context.freshRoutine(routineId);
-    const result = await this.context.run(Streams.routine(routineId), routineDecider, {
-      type: 'UpdateRoutine',
-      routineId,
-      changes,
-      knownAccountIds: this.knownAccountIds(),
-      now: this.context.nowIso(),
-    }, call);
+    const result = await this.context.run(
+      Streams.routine(routineId),
+      routineDecider,
+      {
+        type: 'UpdateRoutine',
+        routineId,
+        changes,
+        knownAccountIds: this.knownAccountIds(),
+        now: this.context.nowIso(),
+      },
+      call,
+    );
     if (isRejection(result)) return result;
     const webhook = this.context.config.webhookOfRoutine(routineId);
     if (webhook && result.state) {
-      const reassessed = await this.context.run(Streams.webhook(webhook.webhookId), webhookDecider, {
-        type: 'ReassessSafety',
-        safety: judgeRoutineSafety(result.state),
-        now: this.context.nowIso(),
-      }, call);
+      const reassessed = await this.context.run(
+        Streams.webhook(webhook.webhookId),
+        webhookDecider,
+        {
+          type: 'ReassessSafety',
+          safety: judgeRoutineSafety(result.state),
+          now: this.context.nowIso(),
+        },
+        call,
+      );
       if (isRejection(reassessed)) return reassessed;
     }
     return this.current(routineId);

@@ -27,7 +27,9 @@ export function eventMetadata(eventId: string, eventType: string, context: Causa
     causationId: context.causationId,
     schemaVersion: schemaVersionOf(eventType),
     traceparent: context.traceparent,
-    ...(context.actor === undefined ? {} : { actor: { kind: context.actor.kind, subject: context.actor.subject, display: context.actor.display } }),
+    ...(context.actor === undefined
+      ? {}
+      : { actor: { kind: context.actor.kind, subject: context.actor.subject, display: context.actor.display } }),
   };
 }
 

@@ -57,16 +57,21 @@ export class WebhookAdminService {
       const webhookId = await this.claimWebhookId(routineId, call);
       await this.context.fresh([Streams.webhookSlot(routineId)]);
       const secret = this.newSecret();
-      const result = await this.context.run(Streams.webhook(webhookId), webhookDecider, {
-        type: 'EnableWebhook',
-        webhookId,
-        routineId,
-        secretDigest: digestSecret(secret),
-        defaultAccount,
-        accountOverrideAllowed: input.accountOverrideAllowed,
-        safety: judgeRoutineSafety(routine),
-        now: this.context.nowIso(),
-      }, call);
+      const result = await this.context.run(
+        Streams.webhook(webhookId),
+        webhookDecider,
+        {
+          type: 'EnableWebhook',
+          webhookId,
+          routineId,
+          secretDigest: digestSecret(secret),
+          defaultAccount,
+          accountOverrideAllowed: input.accountOverrideAllowed,
+          safety: judgeRoutineSafety(routine),
+          now: this.context.nowIso(),
+        },
+        call,
+      );
       return isRejection(result) ? result : this.withSecret(routine, secret);
     });
   }
@@ -77,11 +82,16 @@ export class WebhookAdminService {
       const found = this.configured(routineId);
       if (isRejection(found)) return found;
       const secret = this.newSecret();
-      const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
-        type: 'RotateSecret',
-        secretDigest: digestSecret(secret),
-        now: this.context.nowIso(),
-      }, call);
+      const result = await this.context.run(
+        Streams.webhook(found.webhookId),
+        webhookDecider,
+        {
+          type: 'RotateSecret',
+          secretDigest: digestSecret(secret),
+          now: this.context.nowIso(),
+        },
+        call,
+      );
       return isRejection(result) ? result : this.withSecret(found.routine, secret);
     });
   }
@@ -91,10 +101,15 @@ export class WebhookAdminService {
       await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
       if (isRejection(found)) return found;
-      const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, {
-        type: 'DisableWebhook',
-        now: this.context.nowIso(),
-      }, call);
+      const result = await this.context.run(
+        Streams.webhook(found.webhookId),
+        webhookDecider,
+        {
+          type: 'DisableWebhook',
+          now: this.context.nowIso(),
+        },
+        call,
+      );
       return isRejection(result) ? result : this.current(routineId);
     });
   }
