@@ -7,10 +7,12 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { replayProgress } from './replay.progress';
+import { OPERATOR_OPTION, commandLineOperator, recordOperatorAction } from './operator-action.recorder';
 import { withStore } from './store.session';
 
 interface RawRebuildOptions {
   readonly yes?: boolean;
+  readonly operator?: string;
   readonly json?: boolean;
 }
 
@@ -43,6 +45,7 @@ export class RebuildReadModelsCommand extends CommandRunner {
     if (options.yes !== true) {
       throw new UsageError(['rebuilding empties the listings first (they fill again as it runs): confirm with --yes']);
     }
+    const operator = commandLineOperator(this.context.env, options.operator);
     await withStore(this.context, async ({ store, config }) => {
       let opened;
       try {
@@ -52,6 +55,7 @@ export class RebuildReadModelsCommand extends CommandRunner {
       }
       try {
         this.context.stderr.write(`rebuild-read-models: ${opened.description}\n`);
+        await recordOperatorAction(store, operator, 'rebuild_read_models', { database: config.database.url ? 'postgresql' : 'sqlite' });
         const summary = await this.rebuild(store, opened.readModels);
         this.report(summary, options.json === true);
         if (summary.interrupted) this.context.exitCode = ExitCode.interrupted;
@@ -108,6 +112,11 @@ export class RebuildReadModelsCommand extends CommandRunner {
   @Option({ flags: '--yes', description: 'confirm: the listings are emptied, then rebuilt' })
   parseYes(): boolean {
     return true;
+  }
+
+  @Option(OPERATOR_OPTION)
+  parseOperator(value: string): string {
+    return value;
   }
 
   @Option({ flags: '--json', description: 'print the summary as one JSON object' })

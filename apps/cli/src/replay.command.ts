@@ -19,6 +19,7 @@ import {
 import { parseReplayOptions, type RawReplayOptions, type ReplayPlan } from './replay.options';
 import { replayProgress } from './replay.progress';
 import { ReplayTally, formatReplayReport, type ReplayReport } from './replay.report';
+import { OPERATOR_OPTION, commandLineOperator, recordOperatorAction } from './operator-action.recorder';
 import { cliConfig, withStore } from './store.session';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -44,7 +45,12 @@ export class ReplayCommand extends CommandRunner {
     const plan = parseReplayOptions(options);
     const kafka = cliConfig(this.context).kafka;
     if (plan.target === 'kafka' && !plan.dryRun && !kafka) throw new UsageError([KAFKA_NEEDED]);
-    const report = await withStore(this.context, (session) => this.replay(session.store, plan, kafka));
+    const operator = commandLineOperator(this.context.env, options.operator);
+    const report = await withStore(this.context, async (session) => {
+      // A dry run changes nothing: only a replay that sends is on the audit trail.
+      if (!plan.dryRun) await recordOperatorAction(session.store, operator, 'replay', replayDetail(plan));
+      return this.replay(session.store, plan, kafka);
+    });
     this.context.stdout.write(plan.json ? `${JSON.stringify(report)}\n` : formatReplayReport(report));
     if (report.interrupted) this.context.exitCode = ExitCode.interrupted;
   }
@@ -172,6 +178,11 @@ export class ReplayCommand extends CommandRunner {
     return true;
   }
 
+  @Option(OPERATOR_OPTION)
+  parseOperator(value: string): string {
+    return value;
+  }
+
   @Option({ flags: '--json', description: 'print the summary as one JSON object' })
   parseJson(): boolean {
     return true;
@@ -189,4 +200,21 @@ export class ReplayCommand extends CommandRunner {
   parseTopicPrefix(value: string): string {
     return value;
   }
+}
+
+/** What a replay was asked to do, for the audit trail (the options as given; never a credential). */
+function replayDetail(plan: ReplayPlan): Record<string, string | number | boolean | null> {
+  const { selection } = plan;
+  const position = (value: GlobalPosition | undefined): string | null => (value ? formatPosition(value) : null);
+  return {
+    to: plan.target,
+    streams: selection.streams.join(',') || null,
+    categories: selection.categoryPrefixes.join(',') || null,
+    from_position: position(selection.fromPosition),
+    after_position: position(selection.afterPosition),
+    to_position: position(selection.toPosition),
+    since: selection.since?.toISOString() ?? null,
+    until: selection.until?.toISOString() ?? null,
+    topic_prefix: plan.topicPrefix || null,
+  };
 }

@@ -19,6 +19,7 @@ export interface RawReplayOptions {
   readonly json?: boolean;
   readonly batchSize?: string;
   readonly topicPrefix?: string;
+  readonly operator?: string;
 }
 
 export interface ReplayPlan {

@@ -1,4 +1,5 @@
 import type { DispatchOutcome, StoreDispatchWorker } from '@wts/application';
+import { StreamCategories } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@wts/testing';
@@ -70,6 +71,11 @@ export function useSeededStoreWithRuns(): SeededStore {
 }
 
 /** RunCreated events per delivery id. */
+/** How many events the store holds besides the records of command-line operations (a replay adds one, its audit record). */
+export async function eventsBesidesOperatorActions(app: IngressTestApp): Promise<number> {
+  return (await app.allEvents()).filter((event) => !event.streamId.startsWith(StreamCategories.operatorAction)).length;
+}
+
 export async function runsPerDelivery(app: IngressTestApp): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const event of await app.createdRuns()) {

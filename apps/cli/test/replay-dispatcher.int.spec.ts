@@ -5,10 +5,20 @@
  * is removed and it re-reads everything from the start.
  */
 import { STORE_DISPATCH_CHECKPOINT } from '@wts/application';
+import type { EventMetadata } from '@wts/contracts';
+import type { RecordedEvent } from '@wts/event-store';
 import Database from 'better-sqlite3';
 import { eventually } from '@wts/testing';
 import { cli, summaryOf } from './cli-harness';
-import { appendOrphanDelivery, createAllRuns, runsPerDelivery, seedStore, startCountingWorker, type SeededStore } from './cli-fixtures';
+import {
+  appendOrphanDelivery,
+  createAllRuns,
+  runsPerDelivery,
+  seedStore,
+  startCountingWorker,
+  type SeededStore,
+  eventsBesidesOperatorActions,
+} from './cli-fixtures';
 
 jest.setTimeout(60_000);
 
@@ -39,7 +49,7 @@ describe('replay --to dispatcher', () => {
   }
 
   it('a full replay of the delivery category creates no run: all already_created, the orphan parked again', async () => {
-    const before = (await seeded.app.allEvents()).length;
+    const before = await eventsBesidesOperatorActions(seeded.app);
     const result = await cli(['replay', '--category', 'delivery', '--to', 'dispatcher', '--json'], seeded.env);
     const summary = summaryOf(result);
     expect(summary).toMatchObject({
@@ -56,7 +66,7 @@ describe('replay --to dispatcher', () => {
     expect(summary.by_type).toEqual({
       DeliveryAccepted: { selected: seeded.deliveryIds.length + 1, replay: seeded.deliveryIds.length + 1 },
     });
-    expect((await seeded.app.allEvents()).length).toBe(before);
+    expect(await eventsBesidesOperatorActions(seeded.app)).toBe(before);
     await expectOneRunPerDelivery();
   });
 
@@ -73,7 +83,7 @@ describe('replay --to dispatcher', () => {
   });
 
   it('after the dispatcher checkpoint is removed, the dispatcher and a replay re-read everything and create nothing', async () => {
-    const before = (await seeded.app.allEvents()).length;
+    const before = await eventsBesidesOperatorActions(seeded.app);
     const db = new Database(seeded.app.storeFile);
     try {
       const removed = db.prepare('DELETE FROM checkpoints WHERE name = ?').run(STORE_DISPATCH_CHECKPOINT);
@@ -92,7 +102,32 @@ describe('replay --to dispatcher', () => {
     }
     const summary = summaryOf(await cli(['replay', '--category', 'delivery', '--to', 'dispatcher', '--json'], seeded.env));
     expect(summary).toMatchObject({ created: 0, already_created: seeded.deliveryIds.length, parked: 1 });
-    expect((await seeded.app.allEvents()).length).toBe(before);
+    expect(await eventsBesidesOperatorActions(seeded.app)).toBe(before);
+    await expectOneRunPerDelivery();
+  });
+
+  it('a replay is on the audit trail: the operator (--operator, else WTS_OPERATOR, else the login) and what was asked; a dry run is not', async () => {
+    const records = async (): Promise<RecordedEvent[]> =>
+      (await seeded.app.allEvents()).filter((event) => event.type === 'OperatorActionRecorded');
+    const before = (await records()).length;
+    await cli(['replay', '--category', 'delivery', '--to', 'dispatcher', '--dry-run'], seeded.env);
+    expect(await records()).toHaveLength(before);
+    const result = await cli(['replay', '--category', 'delivery', '--to', 'dispatcher', '--operator', 'ada@example.com'], seeded.env);
+    expect(result.code).toBe(0);
+    const recorded = (await records()).slice(before);
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0].data).toMatchObject({ action: 'replay', detail: { to: 'dispatcher', categories: 'delivery-', streams: null } });
+    expect((recorded[0].metadata as EventMetadata).actor).toEqual({
+      kind: 'bootstrap',
+      subject: expect.stringMatching(/^cli:.+@.+$/),
+      display: 'ada@example.com',
+    });
+    await cli(['replay', '--category', 'delivery', '--to', 'dispatcher'], { ...seeded.env, WTS_OPERATOR: 'grace@example.com' });
+    const [second] = (await records()).slice(before + 1);
+    expect((second.metadata as EventMetadata).actor?.display).toBe('grace@example.com');
+    const refused = await cli(['replay', '--to', 'dispatcher', '--operator', 'bad\u0007name'], seeded.env);
+    expect(refused.code).toBe(2);
+    expect(await records()).toHaveLength(before + 2);
     await expectOneRunPerDelivery();
   });
 
