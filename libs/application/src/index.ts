@@ -31,3 +31,4 @@ export * from './run/dispatch-delivery.usecase';
 export * from './run/dispatch-notified-delivery.usecase';
 export * from './run/stored-delivery.reader';
 export * from './run/store-dispatch.worker';
+export * from './access/access-token.verifier';
