@@ -101,10 +101,9 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const oidc = parseOidc(dto, problems);
   const bootstrapTokenDisabled = dto.ADMIN_TOKEN === 'off';
   const adminToken = bootstrapTokenDisabled ? undefined : dto.ADMIN_TOKEN;
-  adminCredentialProblems(
-    { adminToken, bootstrapTokenDisabled, oidcIssuer: dto.OIDC_ISSUER, production: dto.EVENTSTORE_CONNECTION_STRING !== undefined },
-    problems,
-  );
+  if (bootstrapTokenDisabled && dto.OIDC_ISSUER === undefined) {
+    problems.push('ADMIN_TOKEN=off needs OIDC_ISSUER (and OIDC_AUDIENCE): otherwise nobody could sign in to the admin API');
+  }
   if (problems.length > 0) throw new ConfigurationError(problems);
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
@@ -136,22 +135,18 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
 }
 
 /**
- * The admin API always has a credential someone holds: ADMIN_TOKEN=off only with OIDC_ISSUER (else
- * nobody could sign in), and the production shape (EventStoreDB) never relies on a token generated
- * at start — it needs ADMIN_TOKEN or OIDC_ISSUER. (The embedded default without either generates
- * and prints a token, as `npm start` always did.)
+ * The admin API must have a credential someone holds (the ingress checks this at start; the CLI and
+ * the run-dispatcher serve no admin API and do not): the production shape (EventStoreDB) never
+ * relies on a token generated at start — it needs ADMIN_TOKEN or OIDC_ISSUER. The embedded default
+ * without either generates and prints a token, as `npm start` always did. (ADMIN_TOKEN=off without
+ * OIDC_ISSUER is refused by loadConfig itself, everywhere.)
  */
-function adminCredentialProblems(
-  facts: { adminToken: string | undefined; bootstrapTokenDisabled: boolean; oidcIssuer: string | undefined; production: boolean },
-  problems: string[],
-): void {
-  if (facts.bootstrapTokenDisabled && facts.oidcIssuer === undefined) {
-    problems.push('ADMIN_TOKEN=off needs OIDC_ISSUER (and OIDC_AUDIENCE): otherwise nobody could sign in to the admin API');
-  } else if (facts.production && facts.adminToken === undefined && facts.oidcIssuer === undefined) {
-    problems.push(
-      'the admin API would have no credential: set OIDC_ISSUER and OIDC_AUDIENCE (people sign in through your identity provider) or ADMIN_TOKEN (16+ characters)',
-    );
+export function adminCredentialProblem(config: AppConfig): string | undefined {
+  const production = config.eventStore.connectionString !== undefined;
+  if (production && config.http.adminToken === undefined && config.oidc === undefined) {
+    return 'the admin API would have no credential: set OIDC_ISSUER and OIDC_AUDIENCE (people sign in through your identity provider) or ADMIN_TOKEN (16+ characters)';
   }
+  return undefined;
 }
 
 /**
