@@ -1,0 +1,117 @@
+/**
+ * People signed in with the organisation's identity provider (a real OpenID provider,
+ * oidc-provider, with its own login form): a viewer cannot rotate, an operator can, and the
+ * routine's audit trail names both; the bootstrap token can be switched off; an unreachable
+ * provider is a 503, not a 401.
+ */
+import { eventually } from '@wts/testing';
+import { OidcAccessTokenVerifier } from '@wts/platform';
+import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
+import { startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
+import { expectProblem } from '../../../test/support/problem-details.assertions';
+
+const verifierFor = (provider: RunningOidcProvider): OidcAccessTokenVerifier =>
+  new OidcAccessTokenVerifier({ issuer: provider.issuer, audience: provider.audience, rolesClaim: 'roles', jwksCacheMaxAgeMs: 300_000 });
+
+interface AuditEntry {
+  actor: { kind: string; subject: string; display: string } | null;
+  action: string;
+  outcome: string;
+}
+
+describe('operators signed in with OpenID Connect', () => {
+  let provider: RunningOidcProvider;
+  beforeAll(async () => {
+    provider = await startOidcProvider();
+  });
+  afterAll(async () => {
+    await provider?.stop();
+  });
+  const t = useIngressTestApp({}, undefined, () => ({ accessTokens: verifierFor(provider) }));
+
+  it('a viewer cannot rotate, an operator can, and the audit lists both attempts with their subjects', async () => {
+    const { routineId } = await t.setupWebhook();
+    const vic = await provider.signInToken('vic@example.com');
+    const ada = await provider.signInToken('ada@example.com');
+
+    const refused = await t.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, {}, vic);
+    expectProblem(refused, 403, 'insufficient_role');
+    expect(refused.json).toMatchObject({ required_role: 'operator' });
+    const rotated = await t.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, {}, ada);
+    expect(rotated.status).toBe(200);
+    expect((rotated.json as { secret: string }).secret).toMatch(/^whsec_/);
+
+    const rotations = await eventually(
+      async () => {
+        const page = (await t.adminOk('GET', `/admin/audit?routine_id=${routineId}`, undefined, 200)) as unknown as {
+          entries: AuditEntry[];
+        };
+        const found = page.entries.filter((entry) => entry.action === 'webhook.rotate');
+        return found.length === 2 ? found : undefined;
+      },
+      5_000,
+      'both rotation attempts on the trail',
+    );
+    expect(rotations).toEqual([
+      expect.objectContaining({ outcome: 'succeeded', actor: { kind: 'oidc', subject: 'ada@example.com', display: 'ada@example.com' } }),
+      expect.objectContaining({ outcome: 'denied', actor: { kind: 'oidc', subject: 'vic@example.com', display: 'vic@example.com' } }),
+    ]);
+    // A viewer reads the trail too.
+    expect((await t.admin('GET', `/admin/audit?actor=ada@example.com`, undefined, vic)).status).toBe(200);
+  });
+
+  it('who am I: the signed-in person and the role their token grants', async () => {
+    const me = await t.admin('GET', '/admin/me', undefined, await provider.signInToken('root@example.com'));
+    expect(me.json).toEqual({
+      actor: { kind: 'oidc', subject: 'root@example.com', display: 'root@example.com' },
+      role: 'admin',
+      roles: { viewer: true, operator: true, admin: true },
+    });
+  });
+
+  it('a token for another audience, or one tampered with, is a 401', async () => {
+    const other = await provider.clientCredentialsToken('admin-bot', { audience: 'https://elsewhere.example.test/api' });
+    expectProblem(await t.admin('GET', '/admin/me', undefined, other), 401, 'unauthorized');
+    const token = await provider.clientCredentialsToken('admin-bot');
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const forged = [header, Buffer.from(JSON.stringify({ ...claims, sub: 'mallory' })).toString('base64url'), signature].join('.');
+    expectProblem(await t.admin('GET', '/admin/me', undefined, forged), 401, 'unauthorized');
+  });
+});
+
+describe('ADMIN_TOKEN=off, and the provider out of reach', () => {
+  let provider: RunningOidcProvider;
+  let app: IngressTestApp;
+  beforeAll(async () => {
+    provider = await startOidcProvider();
+    app = await IngressTestApp.start({}, undefined, undefined, { accessTokens: verifierFor(provider), bootstrapTokenOff: true });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await provider?.stop();
+  });
+
+  it('the bootstrap token opens nothing once it is off; people still sign in', async () => {
+    expectProblem(await app.admin('GET', '/admin/me'), 401, 'unauthorized');
+    const settings = await app.http('GET', '/ui/sign-in-settings');
+    expect(settings.json).toMatchObject({ bootstrap_token: false });
+    expect((await app.admin('GET', '/admin/me', undefined, await provider.clientCredentialsToken('viewer-bot'))).status).toBe(200);
+  });
+
+  it('with the provider down and its keys unknown here, a token is neither accepted nor refused: 503, and fine again once it is back', async () => {
+    const token = await provider.clientCredentialsToken('operator-bot');
+    await provider.stop();
+    const fresh = await IngressTestApp.start({}, { dataDir: app.dataDir }, undefined, {
+      accessTokens: verifierFor(provider),
+      bootstrapTokenOff: true,
+    });
+    try {
+      expectProblem(await fresh.admin('GET', '/admin/me', undefined, token), 503, 'identity_provider_unavailable');
+      await provider.restart();
+      expect((await fresh.admin('GET', '/admin/me', undefined, token)).status).toBe(200);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
