@@ -191,14 +191,16 @@ describe('rebuild-read-models: the audit trail', () => {
     await readModels.recordDeniedAccess([denied], 100);
     await readModels.close();
 
-    const json = await cli(['rebuild-read-models', '--yes', '--json'], { DATA_DIR: dir });
+    // The rebuild itself is on the trail (recorded before it starts), with its operator.
+    const json = await cli(['rebuild-read-models', '--yes', '--json', '--operator', 'ops@example.com'], { DATA_DIR: dir });
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({
-      events: 6,
-      rows: { delivery: 0, run: 0, parked: 0, webhook_routine: 2, audit: 5 },
+      events: 7,
+      rows: { delivery: 0, run: 0, parked: 0, webhook_routine: 2, audit: 6 },
       interrupted: false,
     });
     const expected = [
+      ['rebuild_read_models', null, 'database=sqlite'],
       [denied.action, null, null],
       ['replay', null, 'target=kafka dry_run=true'],
       ['api_key.issue', null, 'role viewer, name "deploy"'],
@@ -211,12 +213,15 @@ describe('rebuild-read-models: the audit trail', () => {
     const first = await auditTrail();
     expect(summary(first)).toEqual(expected);
     expect(first.find((row) => row.action === 'webhook.rotate')?.actor).toEqual({ kind: 'api_key', subject: 'key_1', display: 'CI bot' });
+    expect(first[0].actor).toEqual({ kind: 'bootstrap', subject: expect.stringMatching(/^cli:.+@.+$/), display: 'ops@example.com' });
     expect(JSON.stringify(first)).not.toMatch(/d{64}|e{64}|f{64}/);
 
-    // Again: emptied and projected once more, the same trail (the denied attempt still there once).
-    const text = await cli(['rebuild-read-models', '--yes'], { DATA_DIR: dir });
+    // Again: emptied and projected once more, the same trail (the denied attempt still there once) under the second rebuild's own entry.
+    const text = await cli(['rebuild-read-models', '--yes'], { DATA_DIR: dir, WTS_OPERATOR: 'grace@example.com' });
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('6 events projected (0 deliveries, 0 runs, 0 parked, 5 audit entries, 2 webhook routines)');
-    expect(await auditTrail()).toEqual(first);
+    expect(text.stdout).toContain('8 events projected (0 deliveries, 0 runs, 0 parked, 7 audit entries, 2 webhook routines)');
+    const second = await auditTrail();
+    expect(second[0]).toMatchObject({ action: 'rebuild_read_models', actor: { display: 'grace@example.com' } });
+    expect(second.slice(1)).toEqual(first);
   });
 });
