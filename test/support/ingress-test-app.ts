@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IngressDependencies } from '../../apps/ingress/src/ingress.composition';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
 import { IngressAdminClient } from './ingress-admin.client';
 import { startFastProjector, startStoreDispatcher } from './in-process-dispatcher';
@@ -22,6 +23,13 @@ import { appendDeliveryOutsideScope } from './undispatchable-delivery';
 
 export const TEST_ADMIN_TOKEN = 'admin-token-for-ingress-tests-0123456789';
 export const TEST_PUBLIC_BASE_URL = 'https://hooks.example.test';
+
+/** Who the admin API lets in besides the bootstrap token: an OIDC verifier (and the page's sign-in settings); the bootstrap token off. */
+export interface TestAccess {
+  readonly accessTokens?: IngressDependencies['accessTokens'];
+  readonly signIn?: IngressDependencies['signIn'];
+  readonly bootstrapTokenOff?: boolean;
+}
 
 export class IngressTestApp extends IngressAdminClient {
   private dispatcher: StoreDispatchWorker | undefined;
@@ -53,6 +61,7 @@ export class IngressTestApp extends IngressAdminClient {
     env: Record<string, string> = {},
     shared?: { dataDir: string },
     wrapStore: (store: SqliteEventStore) => EventStore = (store) => store,
+    access: TestAccess = {},
   ): Promise<IngressTestApp> {
     const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'wts-ingress-int-'));
     const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL, ...env, DATA_DIR: dataDir });
@@ -61,7 +70,9 @@ export class IngressTestApp extends IngressAdminClient {
     const { readModels } = await openReadModelStore(config);
     const app = await createIngressApp({
       config,
-      adminToken: TEST_ADMIN_TOKEN,
+      adminToken: access.bootstrapTokenOff ? undefined : TEST_ADMIN_TOKEN,
+      accessTokens: access.accessTokens,
+      signIn: access.signIn,
       store: wrapStore(store),
       readModels,
       // As the service chooses it: in memory, or Redis when the env names a REDIS_URL.
@@ -139,10 +150,14 @@ export class IngressTestApp extends IngressAdminClient {
  * returned handle stands for the app (`const t = useIngressTestApp(); ... t.setupWebhook()`);
  * using it outside the tests and hooks that come after is a mistake it names.
  */
-export function useIngressTestApp(env: Record<string, string> = {}, wrapStore?: (store: SqliteEventStore) => EventStore): IngressTestApp {
+export function useIngressTestApp(
+  env: Record<string, string> = {},
+  wrapStore?: (store: SqliteEventStore) => EventStore,
+  access: () => TestAccess = () => ({}),
+): IngressTestApp {
   let started: IngressTestApp | undefined;
   beforeAll(async () => {
-    started = await IngressTestApp.start(env, undefined, wrapStore);
+    started = await IngressTestApp.start(env, undefined, wrapStore, access());
   });
   afterAll(async () => {
     await started?.close();

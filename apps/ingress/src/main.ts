@@ -1,7 +1,9 @@
 import 'reflect-metadata';
-import { ConfigurationError, loadConfig } from '@wts/config';
+import { ConfigurationError, adminCredentialProblem, loadConfig } from '@wts/config';
 import {
+  OidcAccessTokenVerifier,
   assertPayloadLimitFits,
+  describeOidcVerifier,
   createRateLimiter,
   exitGracefullyOnSignals,
   listenOrExit,
@@ -14,13 +16,33 @@ import { createOperationsApp, startTracing, tracedEventStore } from '@wts/observ
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
+/** What the Config page asks the identity provider for: who the person is (email for the audit trail). */
+const SIGN_IN_SCOPE = 'openid email profile';
+
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  const noCredential = adminCredentialProblem(config);
+  if (noCredential) throw new ConfigurationError([noCredential]);
   let adminToken = config.http.adminToken;
-  if (!adminToken) {
+  if (!adminToken && !config.http.bootstrapTokenDisabled) {
     adminToken = randomBytes(24).toString('base64url');
     process.stdout.write(`ADMIN_TOKEN was not set; generated for this run: ${adminToken}\n`);
   }
+  // OIDC_ISSUER: people sign in with the organisation's identity provider (access tokens checked against its JWKS).
+  const oidc = config.oidc;
+  const accessTokens = oidc
+    ? new OidcAccessTokenVerifier({
+        issuer: oidc.issuer,
+        audience: oidc.audience,
+        rolesClaim: oidc.rolesClaim,
+        jwksCacheMaxAgeMs: oidc.jwksCacheMaxAgeMs,
+        onWarning: (message) => process.stderr.write(`[ingress] warning: ${message}\n`),
+      })
+    : undefined;
+  const signIn =
+    oidc?.clientId === undefined
+      ? undefined
+      : { issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience, scope: SIGN_IN_SCOPE };
   // OTEL_* variables: off by default; when on, started before anything makes a span.
   const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'ingress' });
   const opened = await openEventStore(config);
@@ -30,7 +52,7 @@ async function main(): Promise<void> {
   // Rejected attempts are written off the event loop: a flood of refusals never delays an answer.
   const { readModels } = await openReadModelStore(config, { activityOffThread: true });
   const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
-  const deps = { config, adminToken, store, checkpoints, readModels, rateLimiter };
+  const deps = { config, adminToken, accessTokens, signIn, store, checkpoints, readModels, rateLimiter };
   const opsPort = config.http.opsPort;
   // OPS_PORT: health and metrics on a listener of their own, none of them on PORT.
   const ops = opsPort === undefined ? undefined : await createOperationsApp(readinessChecks({ ...deps, service: 'ingress' }));
@@ -50,6 +72,7 @@ async function main(): Promise<void> {
     { service: 'ingress', port: config.http.port, host: config.http.host, portVariable: 'PORT' },
     { opsUrl },
   );
+  if (oidc) process.stdout.write(`admin sign-in: ${describeOidcVerifier(oidc)}\n`);
   process.stdout.write(
     `ingress listening on ${url.origin} (public base URL ${config.http.publicBaseUrl})${opsUrl ? `; health and metrics on ${opsUrl.origin}` : ''}\n`,
   );

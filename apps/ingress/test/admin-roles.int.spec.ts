@@ -1,12 +1,15 @@
 /**
  * Roles on every admin route, table-driven: each route the controllers declare must be in the
- * table below with the role it needs, and every credential (none, viewer, operator, admin, the
- * bootstrap token) gets exactly what that role allows: 401 without a credential, 403
- * `insufficient_role` naming the role below it, through above. A new admin route that is not in
- * the table, or declares no role, fails here.
+ * table below with the role it needs, and every credential — none; API keys of each role; access
+ * tokens of a real OpenID provider (oidc-provider) for each role and for none; the bootstrap token
+ * — gets exactly what its role allows: 401 without a credential, 403 `insufficient_role` naming
+ * the role needed below it, through at or above. A new admin route that is not in the table, or
+ * declares no role, fails here.
  */
 import type { OperatorRole } from '@wts/contracts';
+import { OidcAccessTokenVerifier } from '@wts/platform';
 import { declaredRoutes } from '../../../test/support/admin-routes.discovery';
+import { startOidcProvider, type BotClientId, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
 import { useIngressTestApp } from '../../../test/support/ingress-test-app';
 import type { RequiredAccess } from '../src/access/admin-access.config';
 
@@ -38,15 +41,49 @@ const ROLE_OF_ROUTE: Readonly<Record<string, RequiredAccess>> = {
 
 const RANK: Record<RequiredAccess, number> = { signed_in: 0, viewer: 1, operator: 2, admin: 3 };
 
+type Who = 'none' | OperatorRole | 'bootstrap' | `oidc-${OperatorRole}` | 'oidc-no-role';
+const HELD: Record<Exclude<Who, 'none'>, RequiredAccess> = {
+  viewer: 'viewer',
+  operator: 'operator',
+  admin: 'admin',
+  bootstrap: 'admin',
+  'oidc-viewer': 'viewer',
+  'oidc-operator': 'operator',
+  'oidc-admin': 'admin',
+  'oidc-no-role': 'signed_in',
+};
+const BOT_OF: Record<`oidc-${OperatorRole}` | 'oidc-no-role', BotClientId> = {
+  'oidc-viewer': 'viewer-bot',
+  'oidc-operator': 'operator-bot',
+  'oidc-admin': 'admin-bot',
+  'oidc-no-role': 'noroles-bot',
+};
+
 describe('admin API roles, every route × every role', () => {
-  const t = useIngressTestApp();
-  const keys: Partial<Record<OperatorRole, string>> = {};
+  let provider: RunningOidcProvider;
+  beforeAll(async () => {
+    provider = await startOidcProvider();
+  });
+  afterAll(async () => {
+    await provider?.stop();
+  });
+  const t = useIngressTestApp({}, undefined, () => ({
+    accessTokens: new OidcAccessTokenVerifier({
+      issuer: provider.issuer,
+      audience: provider.audience,
+      rolesClaim: 'roles',
+      jwksCacheMaxAgeMs: 300_000,
+    }),
+  }));
+  const credentials: Partial<Record<Who, string>> = {};
   let routineId = '';
 
   beforeAll(async () => {
+    for (const [who, bot] of Object.entries(BOT_OF)) credentials[who as Who] = await provider.clientCredentialsToken(bot);
+    credentials.bootstrap = t.adminToken;
     for (const role of ['viewer', 'operator', 'admin'] as const) {
       const issued = (await t.adminOk('POST', '/admin/api-keys', { name: `${role} automation`, role }, 201)) as { key: string };
-      keys[role] = issued.key;
+      credentials[role] = issued.key;
     }
     const fixture = await t.setupWebhook();
     routineId = fixture.routineId;
@@ -60,7 +97,9 @@ describe('admin API roles, every route × every role', () => {
   });
 
   const cases = Object.entries(ROLE_OF_ROUTE).flatMap(([route, needed]) =>
-    (['none', 'viewer', 'operator', 'admin', 'bootstrap'] as const).map((who) => ({ route, needed, who })),
+    (['none', 'viewer', 'operator', 'admin', 'bootstrap', 'oidc-viewer', 'oidc-operator', 'oidc-admin', 'oidc-no-role'] as const).map(
+      (who) => ({ route, needed, who }),
+    ),
   );
 
   it.each(cases)('$route as $who', async ({ route, needed, who }) => {
@@ -71,7 +110,7 @@ describe('admin API roles, every route × every role', () => {
       .replace('/admin/accounts/:id', '/admin/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA')
       .replace('/admin/api-keys/:id', '/admin/api-keys/key_AAAAAAAAAAAAAAAAAAAAAA')
       .replace(':runId', 'run_AAAAAAAAAAAAAAAAAAAAAA');
-    const token = who === 'none' ? null : who === 'bootstrap' ? t.adminToken : keys[who]!;
+    const token = who === 'none' ? null : credentials[who]!;
     const body = method === 'GET' || method === 'DELETE' ? undefined : {};
     const result = await t.admin(method, path, body, token);
     if (who === 'none') {
@@ -79,8 +118,8 @@ describe('admin API roles, every route × every role', () => {
       expect(result.headers.get('www-authenticate')).toBe('Bearer realm="admin"');
       return;
     }
-    const held = who === 'bootstrap' ? 'admin' : who;
-    if (RANK[held] < RANK[needed]) {
+    const held = HELD[who];
+    if (RANK[held] < RANK[needed] || (held === 'signed_in' && needed !== 'signed_in')) {
       expect(result.status).toBe(403);
       expect(result.json).toMatchObject({ code: 'insufficient_role', status: 403, required_role: needed });
     } else {

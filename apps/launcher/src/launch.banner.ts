@@ -3,8 +3,8 @@ import type { ServiceAddress } from './child-process.supervisor';
 
 export interface BannerFacts {
   readonly config: AppConfig;
-  /** The generated token, or a placeholder when the operator chose one. */
-  readonly adminToken: string;
+  /** The generated token, or a placeholder when the operator chose one; undefined when it is off (ADMIN_TOKEN=off). */
+  readonly adminToken: string | undefined;
   /** Where each service listens, as the service itself reported it. */
   readonly ingress: ServiceAddress;
   readonly dispatcher: ServiceAddress;
@@ -24,8 +24,8 @@ export function banner({ config, adminToken, ingress, dispatcher }: BannerFacts)
       '  Webhook trigger service is running (embedded default: no external server).',
       `  Base URL      ${base}`,
       `  Listening on  ${exposure}`,
-      `  Config page   ${base}/ui/   (sign in with the admin token)`,
-      `  Admin API     ${base}/admin/…   Authorization: Bearer ${adminToken}`,
+      `  Config page   ${base}/ui/   (${signIn(config, adminToken)})`,
+      `  Admin API     ${base}/admin/…   Authorization: Bearer ${adminToken ?? '<an OIDC access token or an API key wtk_…>'}`,
       `  Webhooks      POST ${base}/workflow-webhooks/<webhook_id>`,
       `  Health        ${local}/health/ready   (run-dispatcher: ${ops}/health/ready)`,
       `  Metrics       ${local}/metrics        (run-dispatcher: ${ops}/metrics)`,
@@ -34,6 +34,13 @@ export function banner({ config, adminToken, ingress, dispatcher }: BannerFacts)
       '',
     ].join('\n') + '\n'
   );
+}
+
+/** How people sign in to the Config page. */
+function signIn(config: AppConfig, adminToken: string | undefined): string {
+  const oidc = config.oidc?.clientId === undefined ? undefined : `sign in with ${config.oidc.issuer}`;
+  const token = adminToken === undefined ? undefined : 'the admin token';
+  return [oidc, token].filter((way) => way !== undefined).join(' or ') || 'sign in with an API key';
 }
 
 /** The service's own address as a URL a browser on this machine can open (localhost for loopback and wildcard binds). */

@@ -30,8 +30,10 @@ async function main(): Promise<void> {
     ...(config.http.opsPort === undefined ? [] : [{ port: config.http.opsPort, variable: 'OPS_PORT' }]),
   ]);
   if (taken) throw new LaunchFailed(taken);
-  const generated = config.http.adminToken === undefined;
-  const adminToken = config.http.adminToken ?? randomBytes(24).toString('base64url');
+  // ADMIN_TOKEN=off: no bootstrap token at all (people sign in through OIDC_ISSUER).
+  const disabled = config.http.bootstrapTokenDisabled;
+  const generated = config.http.adminToken === undefined && !disabled;
+  const adminToken = disabled ? 'off' : (config.http.adminToken ?? randomBytes(24).toString('base64url'));
   // The store's schema is created here, once, before the two services open it.
   await prepareEventStore(config);
   const env = {
@@ -58,7 +60,8 @@ async function main(): Promise<void> {
   try {
     const [ingress, dispatcher] = await Promise.race([gaveUp, started(supervisor)]);
     // A generated token is printed (the only way to learn it); one the operator chose is not.
-    process.stdout.write(banner({ config, adminToken: generated ? adminToken : '<your ADMIN_TOKEN>', ingress, dispatcher }));
+    const shownToken = disabled ? undefined : generated ? adminToken : '<your ADMIN_TOKEN>';
+    process.stdout.write(banner({ config, adminToken: shownToken, ingress, dispatcher }));
   } catch (error) {
     await supervisor.stop();
     throw error;

@@ -32,12 +32,15 @@ describe('ID_PREFIX', () => {
       run: 'run_',
       account: 'acc_',
       routine: 'rtn_',
+      apiKey: 'key_',
+      apiKeySecret: 'wtk_',
     });
   });
 
   it('asks for at least 16 random bytes for webhook ids and 32 for secrets', () => {
     expect(ID_RANDOM_BYTES.webhook).toBeGreaterThanOrEqual(16);
     expect(ID_RANDOM_BYTES.secret).toBe(32);
+    expect(ID_RANDOM_BYTES.apiKeySecret).toBe(32);
   });
 });
 
