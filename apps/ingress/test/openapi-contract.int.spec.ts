@@ -22,7 +22,9 @@ import { STATUS_BY_CODE, WEBHOOK_NOT_FOUND_BODY } from '../src/http/problem';
 import type { RequiredAccess } from '../src/access/admin-access.config';
 import { declaredRoutes } from '../../../test/support/admin-routes.discovery';
 import { eventually } from '@wts/testing';
-import { IngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import { OidcAccessTokenVerifier } from '@wts/platform';
+import { IngressTestApp, TEST_ADMIN_TOKEN, type TestAccess } from '../../../test/support/ingress-test-app';
+import { startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
 import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
 
@@ -276,7 +278,10 @@ function registeredPathOf(path: string, item: PathItem): string {
  * FastifyAdapter receives it, before any route exists; so the list is exactly what Fastify
  * registered (including HEAD routes it derives from GET).
  */
-async function startRecordingRoutes(env: Record<string, string>): Promise<{ app: IngressTestApp; routes: RegisteredRoute[] }> {
+async function startRecordingRoutes(
+  env: Record<string, string>,
+  access: TestAccess,
+): Promise<{ app: IngressTestApp; routes: RegisteredRoute[] }> {
   const routes: RegisteredRoute[] = [];
   const setInstance = FastifyAdapter.prototype.setInstance;
   const spy = jest.spyOn(FastifyAdapter.prototype, 'setInstance').mockImplementation(function (this: FastifyAdapter, instance: unknown) {
@@ -286,7 +291,7 @@ async function startRecordingRoutes(env: Record<string, string>): Promise<{ app:
     setInstance.call(this, instance);
   });
   try {
-    return { app: await IngressTestApp.start(env), routes };
+    return { app: await IngressTestApp.start(env, undefined, undefined, access), routes };
   } finally {
     spy.mockRestore();
   }
@@ -502,12 +507,32 @@ describe('docs/openapi.json', () => {
     let t: IngressTestApp;
     let routes: RegisteredRoute[];
 
-    beforeAll(async () => {
-      ({ app: t, routes } = await startRecordingRoutes({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '5', WEBHOOK_MAX_PAYLOAD_BYTES: '1024' }));
+    /** A real OpenID provider (oidc-provider): the `oidc` scheme's answers are exercised against it. */
+    let provider: RunningOidcProvider;
+    const signIn = (issuer: string, audience: string) => ({
+      issuer,
+      client_id: 'wts-config-page',
+      audience,
+      scope: 'openid email profile',
     });
 
+    beforeAll(async () => {
+      provider = await startOidcProvider();
+      const accessTokens = new OidcAccessTokenVerifier({
+        issuer: provider.issuer,
+        audience: provider.audience,
+        rolesClaim: 'roles',
+        jwksCacheMaxAgeMs: 300_000,
+      });
+      ({ app: t, routes } = await startRecordingRoutes(
+        { WEBHOOK_RATE_LIMIT_PER_MINUTE: '5', WEBHOOK_MAX_PAYLOAD_BYTES: '1024' },
+        { accessTokens, signIn: signIn(provider.issuer, provider.audience) },
+      ));
+    }, 30_000);
+
     afterAll(async () => {
-      await t.close();
+      await t?.close();
+      await provider?.stop();
     });
 
     const registeredKeys = (): Set<string> => {
@@ -726,6 +751,35 @@ describe('docs/openapi.json', () => {
           revoked_at: expect.any(String),
         });
       });
+
+      it('a person (OIDC): 503 identity_provider_unavailable while no key is cached; who am I; 403 required_role viewer without a role', async () => {
+        const person = await provider.clientCredentialsToken('operator-bot');
+        const noRole = await provider.clientCredentialsToken('noroles-bot');
+        // No access token was checked yet: nothing is cached, and the provider is down.
+        await provider.stop();
+        const down = await t.admin('GET', '/admin/me', undefined, person);
+        expect(expectDocumented(down, 'GET', '/admin/me').code).toBe('identity_provider_unavailable');
+        expect((await admin('GET', '/admin/accounts', '/admin/accounts', undefined, person)).code).toBe('identity_provider_unavailable');
+        // API keys and the bootstrap token do not need the provider.
+        expect((await admin('GET', '/admin/me', '/admin/me', undefined, keys.viewer!.key)).role).toBe('viewer');
+        await provider.restart();
+
+        expect(await admin('GET', '/admin/me', '/admin/me', undefined, person)).toMatchObject({
+          actor: { kind: 'oidc', subject: expect.any(String), display: expect.any(String) },
+          role: 'operator',
+          roles: { viewer: true, operator: true, admin: false },
+        });
+        expect(await admin('GET', '/admin/me', '/admin/me', undefined, noRole)).toMatchObject({
+          actor: { kind: 'oidc' },
+          role: null,
+          roles: { viewer: false, operator: false, admin: false },
+        });
+        expect(await admin('GET', '/admin/accounts', '/admin/accounts', undefined, noRole)).toMatchObject({
+          code: 'insufficient_role',
+          required_role: 'viewer',
+        });
+        expect((await admin('GET', '/admin/me', '/admin/me', undefined, `${person.slice(0, -2)}AA`)).code).toBe('unauthorized');
+      }, 30_000);
 
       it('webhook configuration: view, 409 before enable, enable with secret, 409 twice, 400', async () => {
         expect((await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook')).state).toBe('not_configured');
@@ -1052,9 +1106,8 @@ describe('docs/openapi.json', () => {
         expectDocumented(await t.http('GET', '/ui/assets/app.css'), 'GET', '/ui/assets/{name}');
         expect((await t.http('GET', '/ui/assets/missing.js')).status).toBe(404);
         expectDocumented(await t.http('GET', '/ui/assets/missing.js'), 'GET', '/ui/assets/{name}');
-        // No OIDC_ISSUER here: the page offers the bootstrap token only.
         expect(expectDocumented(await t.http('GET', '/ui/sign-in-settings'), 'GET', '/ui/sign-in-settings')).toEqual({
-          oidc: null,
+          oidc: signIn(provider.issuer, provider.audience),
           bootstrap_token: true,
         });
       });
