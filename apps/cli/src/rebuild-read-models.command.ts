@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
-import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChange } from '@wts/application';
+import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChanges } from '@wts/application';
 import { START_POSITION, formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { openReadModelStore } from '@wts/platform';
-import type { ReadModelStore } from '@wts/read-models';
+import type { ProjectionChange, ReadModelStore } from '@wts/read-models';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
@@ -18,7 +18,8 @@ interface RawRebuildOptions {
 
 interface RebuildSummary {
   readonly events: number;
-  readonly rows: { readonly delivery: number; readonly run: number; readonly parked: number };
+  /** Rows this command wrote, per kind (the live projector may have written some batches instead). */
+  readonly rows: Readonly<Record<ProjectionChange['kind'], number>>;
   readonly checkpoint: string | null;
   readonly interrupted: boolean;
 }
@@ -26,8 +27,9 @@ interface RebuildSummary {
 const BATCH = 1000;
 
 /**
- * `rebuild-read-models --yes`: empties the projected listings (deliveries, runs, parked; rejected
- * attempts and replay counts are not events and stay) and projects them again from the event store,
+ * `rebuild-read-models --yes`: empties the projected listings (deliveries, runs, parked, the audit
+ * trail's entries and webhook routines; rejected attempts, replay counts and denied admin attempts
+ * are not events and stay) and projects them again from the event store,
  * with a progress bar. Safe while the services run: every batch is a compare-and-set on the
  * projection's checkpoint, so whichever of this command and the live projector writes a batch
  * first wins it and the other goes on from there — nothing is projected twice or left out.
@@ -69,14 +71,15 @@ export class RebuildReadModelsCommand extends CommandRunner {
     const head = (await store.headPosition()) ?? START_POSITION;
     await readModels.reset(READ_MODEL_PROJECTION);
     const progress = replayProgress(this.context, 'rebuild', { start: 0n, end: head.commit });
-    const rows = { delivery: 0, run: 0, parked: 0 };
+    const rows: Record<ProjectionChange['kind'], number> = { delivery: 0, run: 0, parked: 0, webhook_routine: 0, audit: 0 };
+    const written = (): number => Object.values(rows).reduce((sum, count) => sum + count, 0);
     let events = 0;
     let checkpoint: GlobalPosition | undefined;
     try {
       while (!this.context.signal.aborted) {
         const batch = await store.readAll({ after: checkpoint, limit: BATCH, filter: { streamPrefixes: PROJECTED_PREFIXES } });
         if (batch.length === 0) break;
-        const changes = batch.flatMap((event) => toProjectionChange(event) ?? []);
+        const changes = batch.flatMap((event) => toProjectionChanges(event));
         const to = batch[batch.length - 1].position;
         if (await readModels.commit(READ_MODEL_PROJECTION, changes, checkpoint, to)) {
           for (const change of changes) rows[change.kind] += 1;
@@ -86,12 +89,11 @@ export class RebuildReadModelsCommand extends CommandRunner {
           // The live projector wrote this stretch first: go on from where it is.
           checkpoint = await readModels.loadCheckpoint(READ_MODEL_PROJECTION);
         }
-        progress.update({ scanned: events, replayed: rows.delivery + rows.run + rows.parked, position: checkpoint ?? START_POSITION });
+        progress.update({ scanned: events, replayed: written(), position: checkpoint ?? START_POSITION });
       }
-      // Read to the end: the events past the last projected one (configuration, idempotency
-      // indexes) are not projected, so the bar is brought to the head it measures against (100 %).
-      if (!this.context.signal.aborted)
-        progress.update({ scanned: events, replayed: rows.delivery + rows.run + rows.parked, position: head });
+      // Read to the end: the events past the last projected one (idempotency indexes) are not
+      // projected, so the bar is brought to the head it measures against (100 %).
+      if (!this.context.signal.aborted) progress.update({ scanned: events, replayed: written(), position: head });
     } finally {
       progress.stop();
     }
@@ -105,7 +107,7 @@ export class RebuildReadModelsCommand extends CommandRunner {
     }
     const { rows } = summary;
     this.context.stdout.write(
-      `${summary.interrupted ? 'interrupted' : 'rebuilt'}: ${summary.events} events projected (${rows.delivery} deliveries, ${rows.run} runs, ${rows.parked} parked), checkpoint ${summary.checkpoint ?? 'none (empty store)'}\n`,
+      `${summary.interrupted ? 'interrupted' : 'rebuilt'}: ${summary.events} events projected (${rows.delivery} deliveries, ${rows.run} runs, ${rows.parked} parked, ${rows.audit} audit entries, ${rows.webhook_routine} webhook routines), checkpoint ${summary.checkpoint ?? 'none (empty store)'}\n`,
     );
   }
 

@@ -1,3 +1,12 @@
+import { causedBy, toAppend } from '@wts/application';
+import { ACCOUNT_CATALOG_STREAM, API_KEY_CATALOG_STREAM, Streams, type ServiceEvent } from '@wts/contracts';
+import { SqliteEventStore } from '@wts/event-store';
+import { EMBEDDED_READ_MODEL_FILE, EMBEDDED_STORE_FILE } from '@wts/platform';
+import { SqliteReadModelStore, type AuditRow } from '@wts/read-models';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Json } from '../../../test/support/ingress-http.client';
 import { cli } from './cli-harness';
@@ -64,9 +73,14 @@ describe('rebuild-read-models', () => {
   });
 
   it('on a terminal, its progress bar ends at 100 % (the events after the last projected one are read too)', async () => {
-    // The newest events are not projected (an account connected: configuration, not a listing).
-    await seeded.app.createAccount();
-    await seeded.app.createAccount();
+    // The newest events are not projected (idempotency indexes: no listing and no audit entry).
+    for (let i = 0; i < 2; i += 1) {
+      await seeded.app.store.append(
+        `idempotency_key-${randomUUID()}`,
+        toAppend([{ type: 'Other', data: {} }], causedBy('c', 'c'), randomUUID),
+        'no_stream',
+      );
+    }
     const terminal = Object.assign(new PassThrough(), { isTTY: true, columns: 160 });
     let drawn = '';
     terminal.on('data', (chunk: Buffer) => (drawn += chunk.toString('utf8')));
@@ -75,5 +89,134 @@ describe('rebuild-read-models', () => {
     const percentages = [...drawn.matchAll(/\] (\d+)%/g)].map((match) => Number(match[1]));
     expect(percentages.length).toBeGreaterThan(0);
     expect(percentages[percentages.length - 1]).toBe(100);
+  });
+});
+
+/** The audit trail, from a store written directly (no ingress): exact counts, as no live projector races the command. */
+describe('rebuild-read-models: the audit trail', () => {
+  const ROUTINE = 'rtn_RebuildAudit0000000000';
+  const WEBHOOK = 'whk_RebuildAudit0000000000';
+  let dir: string;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wts-cli-audit-'));
+  });
+
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function seedAdminWrites(): Promise<void> {
+    const store = SqliteEventStore.open(join(dir, EMBEDDED_STORE_FILE));
+    const alice = causedBy('req-1', 'req-1', `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`, {
+      kind: 'oidc',
+      subject: 'sub-alice',
+      display: 'Alice Example',
+    });
+    const bot = causedBy('req-2', 'req-2', '', { kind: 'api_key', subject: 'key_1', display: 'CI bot' });
+    const write = (streamId: string, event: ServiceEvent | { type: string; data: object }, context = alice): Promise<unknown> =>
+      store.append(streamId, toAppend([event], context, randomUUID), 'any');
+    try {
+      await write(ACCOUNT_CATALOG_STREAM, {
+        type: 'AccountConnected',
+        data: { accountId: 'acc_1', email: 'a@example.com', aliases: [], connectedAt: '2024-05-01T10:00:00.000Z' },
+      });
+      await write(Streams.webhookSlot(ROUTINE), {
+        type: 'WebhookIdAssigned',
+        data: { routineId: ROUTINE, webhookId: WEBHOOK, assignedAt: '2024-05-01T10:00:01.000Z' },
+      });
+      await write(Streams.webhook(WEBHOOK), {
+        type: 'WebhookEnabled',
+        data: {
+          webhookId: WEBHOOK,
+          routineId: ROUTINE,
+          secretDigest: 'e'.repeat(64),
+          defaultAccount: { accountId: 'acc_1', email: 'a@example.com' },
+          accountOverrideAllowed: false,
+          enabledAt: '2024-05-01T10:00:01.000Z',
+        },
+      });
+      await write(
+        Streams.webhook(WEBHOOK),
+        { type: 'SecretRotated', data: { webhookId: WEBHOOK, secretDigest: 'f'.repeat(64), rotatedAt: '2024-05-01T10:00:02.000Z' } },
+        bot,
+      );
+      await write(API_KEY_CATALOG_STREAM, {
+        type: 'ApiKeyIssued',
+        data: {
+          keyId: 'key_2',
+          name: 'deploy',
+          role: 'viewer',
+          keyDigest: 'd'.repeat(64),
+          expiresAt: null,
+          issuedAt: '2024-05-01T10:00:03.000Z',
+        },
+      });
+      await write(Streams.operatorAction(randomUUID()), {
+        type: 'OperatorActionRecorded',
+        data: { action: 'replay', detail: { target: 'kafka', dry_run: true }, at: '2024-05-01T10:00:04.000Z' },
+      });
+      // Not projected: read past, never an entry.
+      await write(`idempotency_key-${randomUUID()}`, { type: 'Other', data: {} });
+    } finally {
+      await store.close();
+    }
+  }
+
+  async function auditTrail(): Promise<AuditRow[]> {
+    const readModels = SqliteReadModelStore.open(join(dir, EMBEDDED_READ_MODEL_FILE));
+    try {
+      return [...(await readModels.audit({}, { limit: 1000 })).items];
+    } finally {
+      await readModels.close();
+    }
+  }
+
+  it('projects every admin write again (webhook events get their routine), keeps denied attempts, and counts rows per kind', async () => {
+    await seedAdminWrites();
+    const denied: AuditRow = {
+      entryId: randomUUID(),
+      at: '2024-05-01T11:00:00.000Z',
+      actor: null,
+      action: 'POST /admin/routines',
+      targetType: 'admin_api',
+      targetId: null,
+      routineId: null,
+      webhookId: null,
+      outcome: 'denied',
+      traceId: null,
+      detail: 'unauthenticated',
+    };
+    const readModels = SqliteReadModelStore.open(join(dir, EMBEDDED_READ_MODEL_FILE));
+    await readModels.recordDeniedAccess([denied], 100);
+    await readModels.close();
+
+    const json = await cli(['rebuild-read-models', '--yes', '--json'], { DATA_DIR: dir });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      events: 6,
+      rows: { delivery: 0, run: 0, parked: 0, webhook_routine: 2, audit: 5 },
+      interrupted: false,
+    });
+    const expected = [
+      [denied.action, null, null],
+      ['replay', null, 'target=kafka dry_run=true'],
+      ['api_key.issue', null, 'role viewer, name "deploy"'],
+      ['webhook.rotate', ROUTINE, null],
+      ['webhook.enable', ROUTINE, null],
+      ['account.connect', null, null],
+    ];
+    const summary = (rows: readonly AuditRow[]): unknown[] =>
+      rows.map((row) => [row.action, row.routineId, row.outcome === 'denied' ? null : row.detail]);
+    const first = await auditTrail();
+    expect(summary(first)).toEqual(expected);
+    expect(first.find((row) => row.action === 'webhook.rotate')?.actor).toEqual({ kind: 'api_key', subject: 'key_1', display: 'CI bot' });
+    expect(JSON.stringify(first)).not.toMatch(/d{64}|e{64}|f{64}/);
+
+    // Again: emptied and projected once more, the same trail (the denied attempt still there once).
+    const text = await cli(['rebuild-read-models', '--yes'], { DATA_DIR: dir });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('6 events projected (0 deliveries, 0 runs, 0 parked, 5 audit entries, 2 webhook routines)');
+    expect(await auditTrail()).toEqual(first);
   });
 });

@@ -3,10 +3,11 @@ import { InvalidCursorError } from './read-model.port';
 
 /**
  * Cursors are opaque to callers but are only a place in an order: deliveries, runs and parked
- * rows continue strictly after a global position, attempts strictly after an id. The decoded
- * form carries a kind prefix ("p." / "a.") so that one kind's cursor given to the other is
- * refused instead of silently meaning something else, and it is matched in full (canonical
- * base64url, canonical decimals, int64 range) so that a tampered cursor is a 400, never a query.
+ * rows continue strictly after a global position, attempts strictly after an id, audit entries
+ * strictly after an (at, entry id) pair. The decoded form carries a kind prefix ("p." / "a." /
+ * the JSON array's "e") so that one kind's cursor given to another is refused instead of
+ * silently meaning something else, and it is matched in full (canonical base64url, canonical
+ * decimals, int64 range, canonical JSON) so that a tampered cursor is a 400, never a query.
  */
 
 const INT64_MAX = 9_223_372_036_854_775_807n;
@@ -19,7 +20,16 @@ export const ABOVE_EVERY_ATTEMPT_ID = INT64_MAX;
 const DECIMAL = '(0|[1-9][0-9]{0,18})';
 const POSITION_FORM = new RegExp(`^p\\.${DECIMAL}\\.${DECIMAL}$`);
 const ATTEMPT_FORM = new RegExp(`^a\\.${DECIMAL}$`);
-const BASE64URL = /^[A-Za-z0-9_-]{1,128}$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** Position and attempt cursors are short; an audit cursor carries a timestamp and an entry id. */
+const MAX_CURSOR_LENGTH = 128;
+const MAX_AUDIT_CURSOR_LENGTH = 1024;
+
+/** A place in the audit trail's order (at DESC, entry id DESC). */
+export interface AuditPlace {
+  readonly at: string;
+  readonly entryId: string;
+}
 
 export function encodePositionCursor(position: GlobalPosition): string {
   return encode(`p.${position.commit}.${position.prepare}`);
@@ -43,13 +53,35 @@ export function decodeAttemptCursor(cursor: string | undefined): bigint {
   return int64(match[1], cursor);
 }
 
+export function encodeAuditCursor(place: AuditPlace): string {
+  return encode(JSON.stringify(['e', place.at, place.entryId]));
+}
+
+/** Undefined: the first page (no place to continue after). */
+export function decodeAuditCursor(cursor: string | undefined): AuditPlace | undefined {
+  if (cursor === undefined) return undefined;
+  const text = decode(cursor, MAX_AUDIT_CURSOR_LENGTH);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InvalidCursorError(cursor);
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== 'e') throw new InvalidCursorError(cursor);
+  const [, at, entryId] = parsed as unknown[];
+  if (typeof at !== 'string' || typeof entryId !== 'string' || JSON.stringify(['e', at, entryId]) !== text) {
+    throw new InvalidCursorError(cursor);
+  }
+  return { at, entryId };
+}
+
 function encode(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64url');
 }
 
 /** Only the exact encoding this module issues decodes (Buffer's decoder skips junk silently). */
-function decode(cursor: string): string {
-  if (typeof cursor !== 'string' || !BASE64URL.test(cursor)) throw new InvalidCursorError(String(cursor));
+function decode(cursor: string, maxLength = MAX_CURSOR_LENGTH): string {
+  if (typeof cursor !== 'string' || cursor.length > maxLength || !BASE64URL.test(cursor)) throw new InvalidCursorError(String(cursor));
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (encode(text) !== cursor) throw new InvalidCursorError(cursor);
   return text;

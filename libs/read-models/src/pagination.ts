@@ -1,6 +1,6 @@
-import { encodeAttemptCursor, encodePositionCursor } from './cursor';
-import type { AttemptRow, Page, PageRequest } from './read-model.port';
-import { positionOf, toAttemptRow, type AttemptRecord, type Positioned } from './read-model.records';
+import { encodeAttemptCursor, encodeAuditCursor, encodePositionCursor } from './cursor';
+import type { AttemptRow, AuditRow, Page, PageRequest } from './read-model.port';
+import { positionOf, toAttemptRow, toAuditRow, type AttemptRecord, type AuditRecord, type Positioned } from './read-model.records';
 
 /** The port's bounds: a page is one index range scan of at most 1000 rows (plus one look-ahead). */
 export const MAX_PAGE_LIMIT = 1000;
@@ -14,10 +14,21 @@ export function checkLimit(page: PageRequest): number {
 }
 
 export function checkKeepPerWebhook(keep: number): number {
+  return checkKeep(keep, 'keepPerWebhook');
+}
+
+function checkKeep(keep: number, name: string): number {
   if (!Number.isSafeInteger(keep) || keep < 0) {
-    throw new RangeError(`keepPerWebhook must be a non-negative integer, got ${String(keep)}`);
+    throw new RangeError(`${name} must be a non-negative integer, got ${String(keep)}`);
   }
   return keep;
+}
+
+/** recordDeniedAccess writes denied entries only: a projected (succeeded) one there would be trimmed away. */
+export function checkDeniedAccess(rows: readonly AuditRow[], keep: number): number {
+  const notDenied = rows.find((row) => row.outcome !== 'denied');
+  if (notDenied) throw new RangeError(`recordDeniedAccess takes denied entries only, got ${JSON.stringify(notDenied.outcome)}`);
+  return checkKeep(keep, 'keep');
 }
 
 /**
@@ -41,4 +52,9 @@ export function toPositionPage<R extends Positioned, T>(records: readonly R[], l
 /** A page of rejected attempts: the next one continues after the last attempt's id. */
 export function toAttemptPage(records: readonly AttemptRecord[], limit: number): Page<AttemptRow> {
   return toPage(records, limit, toAttemptRow, (record) => encodeAttemptCursor(BigInt(record.id)));
+}
+
+/** A page of the audit trail: the next one continues after the last entry's (at, entry id). */
+export function toAuditPage(records: readonly AuditRecord[], limit: number): Page<AuditRow> {
+  return toPage(records, limit, toAuditRow, (record) => encodeAuditCursor({ at: record.at, entryId: record.entry_id }));
 }

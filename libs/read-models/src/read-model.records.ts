@@ -1,5 +1,5 @@
 import type { GlobalPosition } from '@wts/event-store';
-import type { AttemptRow, DeliveryListRow, ParkedRow, ProjectionChange, RunRow } from './read-model.port';
+import type { AttemptRow, AuditActor, AuditRow, DeliveryListRow, ParkedRow, ProjectionChange, RunRow } from './read-model.port';
 
 /**
  * The one mapping between the port's rows and the tables' columns, shared by both adapters so
@@ -13,6 +13,8 @@ type DbInteger = bigint | string | number;
 export interface ColumnSpec {
   readonly name: string;
   readonly type: 'text' | 'bigint';
+  /** When the value written is null: `column` of the `table` row whose `key` is this row's `by` column (else null). */
+  readonly fallback?: { readonly table: string; readonly key: string; readonly column: string; readonly by: string };
 }
 
 export interface ProjectionTable {
@@ -55,12 +57,50 @@ export const PROJECTION_TABLES: Readonly<Record<ProjectionChange['kind'], Projec
       ...position,
     ],
   },
+  webhook_routine: { table: 'rm_webhook_routines', key: 'webhook_id', columns: ['webhook_id', 'routine_id'].map(text) },
+  audit: {
+    table: 'rm_audit_entries',
+    key: 'entry_id',
+    columns: [
+      ...['entry_id', 'at', 'actor_kind', 'actor_subject', 'actor_display', 'action', 'target_type', 'target_id'].map(text),
+      // A webhook event after the first names only its webhook: its routine comes from the mapping.
+      { ...text('routine_id'), fallback: { table: 'rm_webhook_routines', key: 'webhook_id', column: 'routine_id', by: 'webhook_id' } },
+      ...['webhook_id', 'outcome', 'trace_id', 'detail'].map(text),
+    ],
+  },
 };
+
+/**
+ * The order kinds are written in when a batch is split by kind (PostgreSQL): a table another
+ * kind's fallback reads comes before that kind.
+ */
+export const WRITE_ORDER: readonly ProjectionChange['kind'][] = ['delivery', 'run', 'parked', 'webhook_routine', 'audit'];
+
+/** The kinds whose rows `kind`'s rows read while they are inserted (through a column fallback). */
+export function kindsReadBy(kind: ProjectionChange['kind']): readonly ProjectionChange['kind'][] {
+  const tables = new Set(PROJECTION_TABLES[kind].columns.flatMap((column) => (column.fallback ? [column.fallback.table] : [])));
+  return WRITE_ORDER.filter((other) => tables.has(PROJECTION_TABLES[other].table));
+}
 
 export const ATTEMPT_COLUMNS = ['webhook_id', 'reason', 'at', 'source_address'] as const;
 
 export function columnList(table: ProjectionTable, alias?: string): string {
   return table.columns.map((column) => (alias ? `${alias}.${column.name}` : column.name)).join(', ');
+}
+
+/** The values to insert, read from the row source `alias` (one column each), with the fallbacks applied. */
+export function selectList(table: ProjectionTable, alias: string): string {
+  return table.columns
+    .map(({ name, fallback }) =>
+      fallback
+        ? `COALESCE(${alias}.${name}, (SELECT f.${fallback.column} FROM ${fallback.table} f WHERE f.${fallback.key} = ${alias}.${fallback.by}))`
+        : `${alias}.${name}`,
+    )
+    .join(', ');
+}
+
+export function hasFallback(table: ProjectionTable): boolean {
+  return table.columns.some((column) => column.fallback !== undefined);
 }
 
 /** The values of one change, in the order of its table's `columns`. */
@@ -100,7 +140,30 @@ export function changeValues(change: ProjectionChange): readonly SqlValue[] {
       const r = change.row;
       return [r.sourceEventId, r.sourceStream, r.sourceType, r.deliveryId, r.routineId, r.error, r.parkedAt, ...at];
     }
+    case 'webhook_routine':
+      return [change.row.webhookId, change.row.routineId];
+    case 'audit':
+      return auditValues(change.row);
   }
+}
+
+/** The values of one audit entry, in the order of the audit table's `columns`. */
+export function auditValues(r: AuditRow): readonly SqlValue[] {
+  return [
+    r.entryId,
+    r.at,
+    r.actor?.kind ?? null,
+    r.actor?.subject ?? null,
+    r.actor?.display ?? null,
+    r.action,
+    r.targetType,
+    r.targetId,
+    r.routineId,
+    r.webhookId,
+    r.outcome,
+    r.traceId,
+    r.detail,
+  ];
 }
 
 export function attemptValues(attempt: AttemptRow): readonly string[] {
@@ -154,6 +217,24 @@ export interface AttemptRecord {
   readonly source_address: string;
 }
 
+export interface AuditRecord {
+  readonly entry_id: string;
+  readonly at: string;
+  readonly actor_kind: string | null;
+  readonly actor_subject: string | null;
+  readonly actor_display: string | null;
+  readonly action: string;
+  readonly target_type: string;
+  readonly target_id: string | null;
+  readonly routine_id: string | null;
+  readonly webhook_id: string | null;
+  readonly outcome: string;
+  readonly trace_id: string | null;
+  readonly detail: string | null;
+}
+
+export const AUDIT_COLUMNS: readonly string[] = PROJECTION_TABLES.audit.columns.map((column) => column.name);
+
 export type CheckpointRecord = Positioned;
 
 export function positionOf(record: Positioned): GlobalPosition {
@@ -200,4 +281,25 @@ export function toParkedRow(r: ParkedRecord): ParkedRow {
 
 export function toAttemptRow(r: AttemptRecord): AttemptRow {
   return { webhookId: r.webhook_id, reason: r.reason, at: r.at, sourceAddress: r.source_address };
+}
+
+/** The tables' CHECK constraints keep `actor_kind` and `outcome` to the port's values. */
+export function toAuditRow(r: AuditRecord): AuditRow {
+  const actor: AuditActor | null =
+    r.actor_kind === null || r.actor_subject === null || r.actor_display === null
+      ? null
+      : { kind: r.actor_kind as AuditActor['kind'], subject: r.actor_subject, display: r.actor_display };
+  return {
+    entryId: r.entry_id,
+    at: r.at,
+    actor,
+    action: r.action,
+    targetType: r.target_type,
+    targetId: r.target_id,
+    routineId: r.routine_id,
+    webhookId: r.webhook_id,
+    outcome: r.outcome as AuditRow['outcome'],
+    traceId: r.trace_id,
+    detail: r.detail,
+  };
 }

@@ -1,11 +1,18 @@
-import { Streams, type DeliveryAccepted, type RunCreated } from '@wts/contracts';
+import {
+  Streams,
+  type DeliveryAccepted,
+  type RunCreated,
+  type SecretRotated,
+  type WebhookEnabled,
+  type WebhookIdAssigned,
+} from '@wts/contracts';
 import { SqliteEventStore, comparePositions } from '@wts/event-store';
 import { SqliteReadModelStore } from '@wts/read-models';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toAppend } from '../shared/event-envelope';
+import { causedBy, toAppend } from '../shared/event-envelope';
 import { READ_MODEL_PROJECTION } from './read-model.projection';
 import { ReadModelProjector } from './read-model.projector';
 
@@ -138,5 +145,69 @@ describe('ReadModelProjector', () => {
     const ids = await accept(15);
     await caughtUp(15);
     expect((await listed()).deliveries).toEqual([...ids].reverse());
+  });
+
+  it('projects admin writes into the audit trail, the routine of a webhook event that names only its webhook filled in', async () => {
+    const webhookId = 'whk_ProjectorWebhook000000';
+    const actor = { kind: 'oidc', subject: 'sub-alice', display: 'Alice Example' } as const;
+    const traceId = 'a'.repeat(32);
+    const admin = causedBy('req-1', 'req-1', `00-${traceId}-${'b'.repeat(16)}-01`, actor);
+    const assigned: WebhookIdAssigned = {
+      type: 'WebhookIdAssigned',
+      data: { routineId: ROUTINE, webhookId, assignedAt: '2024-05-01T10:00:00.000Z' },
+    };
+    const enabled: WebhookEnabled = {
+      type: 'WebhookEnabled',
+      data: {
+        webhookId,
+        routineId: ROUTINE,
+        secretDigest: 'e'.repeat(64),
+        defaultAccount: { accountId: 'acc_ProjectorAccount000000', email: 'ops@example.com' },
+        accountOverrideAllowed: false,
+        enabledAt: '2024-05-01T10:00:01.000Z',
+      },
+    };
+    const rotated: SecretRotated = {
+      type: 'SecretRotated',
+      data: { webhookId, secretDigest: 'f'.repeat(64), rotatedAt: '2024-05-01T10:00:02.000Z' },
+    };
+    await store.append(Streams.webhookSlot(ROUTINE), toAppend([assigned], admin, randomUUID), 'no_stream');
+    await store.append(Streams.webhook(webhookId), toAppend([enabled], admin, randomUUID), 'no_stream');
+    start();
+    await accept(3);
+    // Written by the service itself (no actor, no trace), in a later batch than the mapping.
+    await store.append(Streams.webhook(webhookId), toAppend([rotated], causedBy('c', 'c'), randomUUID), 'stream_exists');
+    await caughtUp(3);
+
+    const entries = (await readModels.audit({ routineId: ROUTINE }, { limit: 100 })).items;
+    expect(entries.map(({ entryId: _id, ...entry }) => entry)).toEqual([
+      {
+        at: '2024-05-01T10:00:02.000Z',
+        actor: null,
+        action: 'webhook.rotate',
+        targetType: 'webhook',
+        targetId: webhookId,
+        routineId: ROUTINE,
+        webhookId,
+        outcome: 'succeeded',
+        traceId: null,
+        detail: null,
+      },
+      {
+        at: '2024-05-01T10:00:01.000Z',
+        actor,
+        action: 'webhook.enable',
+        targetType: 'webhook',
+        targetId: webhookId,
+        routineId: ROUTINE,
+        webhookId,
+        outcome: 'succeeded',
+        traceId,
+        detail: null,
+      },
+    ]);
+    expect((await readModels.audit({ actor: 'alice example' }, { limit: 100 })).items.map((entry) => entry.action)).toEqual([
+      'webhook.enable',
+    ]);
   });
 });

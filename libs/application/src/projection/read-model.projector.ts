@@ -1,6 +1,6 @@
 import { comparePositions, type EventStore, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
 import type { ProjectionChange, ReadModelStore } from '@wts/read-models';
-import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChange } from './read-model.projection';
+import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChanges } from './read-model.projection';
 
 export interface ProjectorLogger {
   info(fields: object, message: string): void;
@@ -35,8 +35,8 @@ export const DEFAULT_PROJECTOR_OPTIONS: ProjectorOptions = {
 class CheckpointMovedError extends Error {}
 
 /**
- * The one projector of the read-model database: follows deliveries, runs and parks from its
- * checkpoint and writes each batch of rows together with the new checkpoint in one transaction,
+ * The one projector of the read-model database: follows deliveries, runs, parks and the audited
+ * admin writes from its checkpoint and writes each batch of rows together with the new checkpoint in one transaction,
  * so every event is projected exactly once through crashes. One writer among replicas (the
  * database's lease); a second writer would only lose its compare-and-set.
  */
@@ -102,7 +102,7 @@ export class ReadModelProjector {
   private async projectFromCheckpoint(): Promise<void> {
     let checkpoint = await this.readModels.loadCheckpoint(READ_MODEL_PROJECTION);
     this.committed = checkpoint;
-    const pending: { position: GlobalPosition; change: ProjectionChange | undefined }[] = [];
+    const pending: { position: GlobalPosition; changes: readonly ProjectionChange[] }[] = [];
     let progress: GlobalPosition | undefined;
     let timer: NodeJS.Timeout | undefined;
     let writing: Promise<void> = Promise.resolve();
@@ -117,7 +117,7 @@ export class ReadModelProjector {
       );
       if (!to || (checkpoint && comparePositions(to, checkpoint) <= 0)) return;
       if (!this.readModels.holdsProjectorLease()) throw new Error('the projector lease was lost');
-      const changes = batch.flatMap((item) => (item.change ? [item.change] : []));
+      const changes = batch.flatMap((item) => item.changes);
       if (!(await this.readModels.commit(READ_MODEL_PROJECTION, changes, checkpoint, to))) throw new CheckpointMovedError();
       checkpoint = to;
       this.committed = to;
@@ -133,7 +133,7 @@ export class ReadModelProjector {
     };
     const handle = async (event: RecordedEvent): Promise<void> => {
       if (failure) throw failure;
-      pending.push({ position: event.position, change: toProjectionChange(event) });
+      pending.push({ position: event.position, changes: toProjectionChanges(event) });
       if (pending.length >= this.options.batchSize) await flush();
       else timer ??= setTimeout(() => void flush(), this.options.flushEveryMs);
       if (failure) throw failure;

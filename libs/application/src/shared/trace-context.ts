@@ -16,7 +16,9 @@ export function isTraceparent(value: string): boolean {
   return TRACEPARENT.test(value);
 }
 
-/** The trace id (32 hex) of a traceparent; null when it is not one. */
-export function traceIdOf(traceparent: string): string | null {
-  return TRACEPARENT.exec(traceparent)?.[1] ?? null;
+/** The trace id (32 hex) of a valid W3C traceparent; null when there is none or it is malformed. */
+export function traceIdOf(traceparent: unknown): string | null {
+  const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent) : null;
+  if (!match || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return null;
+  return match[1];
 }

@@ -1,7 +1,17 @@
 /// <reference types="jest" />
 import type { GlobalPosition } from '@wts/event-store';
 import { randomInt, randomUUID } from 'node:crypto';
-import type { AttemptRow, DeliveryRow, Page, PageRequest, ParkedRow, ProjectionChange, ReadModelStore, RunRow } from '../read-model.port';
+import type {
+  AttemptRow,
+  AuditRow,
+  DeliveryRow,
+  Page,
+  PageRequest,
+  ParkedRow,
+  ProjectionChange,
+  ReadModelStore,
+  RunRow,
+} from '../read-model.port';
 
 /**
  * Builders and helpers of the read-model contract. Every test works under its own random
@@ -94,7 +104,44 @@ export function attemptRow(webhookId: string, n: number, overrides: Partial<Atte
   };
 }
 
+/** A projected audit entry (an admin write, succeeded) by an OIDC user, on a routine. */
+export function auditRow(entryId: string, overrides: Partial<AuditRow> = {}): AuditRow {
+  return {
+    entryId,
+    at: '2024-05-01T12:00:00.000Z',
+    actor: { kind: 'oidc', subject: 'sub-default', display: 'Default User' },
+    action: 'routine.update',
+    targetType: 'routine',
+    targetId: 'rtn_default',
+    routineId: 'rtn_default',
+    webhookId: null,
+    outcome: 'succeeded',
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    detail: null,
+    ...overrides,
+  };
+}
+
+/** A refused admin attempt, as the ingress records it. */
+export function deniedRow(entryId: string, overrides: Partial<AuditRow> = {}): AuditRow {
+  return auditRow(entryId, {
+    action: 'POST /admin/routines',
+    targetType: 'admin_api',
+    targetId: null,
+    routineId: null,
+    outcome: 'denied',
+    detail: 'insufficient_role: needs operator',
+    ...overrides,
+  });
+}
+
 export const delivery = (row: DeliveryRow, position: GlobalPosition): ProjectionChange => ({ kind: 'delivery', position, row });
+export const audit = (row: AuditRow, position: GlobalPosition): ProjectionChange => ({ kind: 'audit', position, row });
+export const webhookRoutine = (webhookId: string, routineId: string, position: GlobalPosition): ProjectionChange => ({
+  kind: 'webhook_routine',
+  position,
+  row: { webhookId, routineId },
+});
 export const run = (row: RunRow, position: GlobalPosition): ProjectionChange => ({ kind: 'run', position, row });
 export const parked = (row: ParkedRow, position: GlobalPosition): ProjectionChange => ({ kind: 'parked', position, row });
 

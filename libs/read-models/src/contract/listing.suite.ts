@@ -45,9 +45,12 @@ function expectedIds(changes: readonly ProjectionChange[], kind: ProjectionChang
   return changes
     .filter((change) => change.kind === kind)
     .sort(newestFirst)
-    .map((change) =>
-      change.kind === 'delivery' ? change.row.deliveryId : change.kind === 'run' ? change.row.runId : change.row.sourceEventId,
-    );
+    .map((change) => {
+      if (change.kind === 'delivery') return change.row.deliveryId;
+      if (change.kind === 'run') return change.row.runId;
+      if (change.kind === 'parked') return change.row.sourceEventId;
+      throw new Error(`no listing by position for ${change.kind}`);
+    });
 }
 
 export function listingContract(context: Context): void {

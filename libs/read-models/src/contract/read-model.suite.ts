@@ -1,4 +1,5 @@
 /// <reference types="jest" />
+import { auditContract } from './audit.suite';
 import { checkpointContract } from './checkpoint.suite';
 import { newNamespace, newPositionBase, type ContractContext, type ReadModelContractSubject } from './contract.fixtures';
 import { ingressWritesContract } from './ingress-writes.suite';
@@ -37,6 +38,7 @@ export function readModelContract(name: string, open: () => Promise<ReadModelCon
     listingContract(context);
     ingressWritesContract(context);
     roundTripContract(context);
+    auditContract(context);
     lifecycleContract(context);
   });
 }

@@ -5,6 +5,7 @@ import { eventually } from '@wts/testing';
 import { readModelContract } from '../contract/read-model.suite';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
 import { schemaLockKey } from './postgres-lock.keys';
+import { READ_MODEL_MIGRATIONS } from './postgres-read-model.migrations';
 import { PostgresReadModelStore, type PostgresReadModelStoreOptions } from './postgres-read-model.store';
 import { startSilentServer, startTcpProxy } from './testing/tcp-proxy';
 
@@ -108,7 +109,56 @@ function registerSuites(): void {
       await Promise.all(Array.from({ length: 5 }, () => openStore({ schema })));
 
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations`));
-      expect(versions.rows).toEqual([{ version: 1 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+    });
+
+    it('upgrades a schema of version 1 in place: its rows and checkpoint kept, the audit trail added', async () => {
+      const schema = uniqueSchema();
+      schemas.push(schema);
+      // The schema as the previous build left it: only the first migration, with a delivery and a checkpoint.
+      await withAdmin(async (client) => {
+        await client.query(`CREATE SCHEMA "${schema}"`);
+        await client.query(`SET search_path = "${schema}"`);
+        await client.query(READ_MODEL_MIGRATIONS[0] ?? '');
+        await client.query(
+          'CREATE TABLE rm_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+        );
+        await client.query('INSERT INTO rm_schema_migrations (version) VALUES (1)');
+        await client.query(
+          `INSERT INTO rm_deliveries VALUES ('d1', 'r1', 'w1', 'run1', '2024-05-01T12:00:00.000Z', 'a1', 'a@example.com', 'text/plain', NULL, 5, 5)`,
+        );
+        await client.query(`INSERT INTO rm_checkpoints VALUES ('read-models', 5, 5)`);
+      });
+
+      const store = await openStore({ schema });
+
+      expect(await store.loadCheckpoint('read-models')).toEqual({ commit: 5n, prepare: 5n });
+      expect((await store.deliveries('r1', { limit: 10 })).items.map((row) => row.deliveryId)).toEqual(['d1']);
+      const mapping = {
+        kind: 'webhook_routine',
+        position: { commit: 6n, prepare: 6n },
+        row: { webhookId: 'w1', routineId: 'r1' },
+      } as const;
+      const entry = {
+        entryId: 'e1',
+        at: '2024-05-01T12:00:01.000Z',
+        actor: null,
+        action: 'webhook.rotate',
+        targetType: 'webhook',
+        targetId: 'w1',
+        routineId: null,
+        webhookId: 'w1',
+        outcome: 'succeeded',
+        traceId: null,
+        detail: null,
+      } as const;
+      const to = { commit: 7n, prepare: 7n };
+      expect(
+        await store.commit('read-models', [mapping, { kind: 'audit', position: to, row: entry }], { commit: 5n, prepare: 5n }, to),
+      ).toBe(true);
+      expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
+      const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations ORDER BY version`));
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
     });
 
     it.each(['Public', 'a-b', 'x;drop', '1abc', '', 'a'.repeat(64)])('refuses the schema name %j with RangeError', async (schema) => {

@@ -6,7 +6,7 @@ import type { ClientBase } from 'pg';
  * exactly as written (an ISO string with milliseconds and Z), with no time-zone round trip.
  * The indexes make every listing an index range scan, as in the SQLite adapter.
  */
-const MIGRATIONS: readonly string[] = [
+export const READ_MODEL_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE rm_deliveries (
     delivery_id           text   PRIMARY KEY,
@@ -71,9 +71,43 @@ const MIGRATIONS: readonly string[] = [
     prepare_pos bigint NOT NULL
   );
   `,
+  // 2: the audit trail. Projected entries (outcome succeeded) and denied attempts in one table;
+  // the webhook -> routine mapping fills routine_id of webhook entries that name only their webhook.
+  // at and entry_id compare byte by byte (COLLATE "C"), as in SQLite: the listing's order and its
+  // cursor do not depend on the database's locale. The display keeps the default collation, whose
+  // lower() folds more than ASCII.
+  `
+  CREATE TABLE rm_webhook_routines (
+    webhook_id text PRIMARY KEY,
+    routine_id text NOT NULL
+  );
+
+  CREATE TABLE rm_audit_entries (
+    entry_id      text COLLATE "C" PRIMARY KEY,
+    at            text COLLATE "C" NOT NULL,
+    actor_kind    text CHECK (actor_kind IN ('oidc', 'api_key', 'bootstrap')),
+    actor_subject text,
+    actor_display text,
+    action        text NOT NULL,
+    target_type   text NOT NULL,
+    target_id     text,
+    routine_id    text,
+    webhook_id    text,
+    outcome       text NOT NULL CHECK (outcome IN ('succeeded', 'denied')),
+    trace_id      text,
+    detail        text,
+    CHECK ((actor_kind IS NULL) = (actor_subject IS NULL) AND (actor_kind IS NULL) = (actor_display IS NULL))
+  );
+  CREATE INDEX rm_audit_entries_by_time ON rm_audit_entries (at, entry_id);
+  CREATE INDEX rm_audit_entries_by_routine ON rm_audit_entries (routine_id, at, entry_id);
+  CREATE INDEX rm_audit_entries_by_subject ON rm_audit_entries (actor_subject, at, entry_id);
+  CREATE INDEX rm_audit_entries_by_display ON rm_audit_entries (lower(actor_display), at, entry_id);
+  -- Trimming the denied entries to the newest N reads and deletes only them.
+  CREATE INDEX rm_audit_entries_denied ON rm_audit_entries (at, entry_id) WHERE outcome = 'denied';
+  `,
 ];
 
-export const READ_MODEL_SCHEMA_VERSION = MIGRATIONS.length;
+export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;
 
 /** Serialises concurrent starts (any schema: migrations are rare and short). */
 const MIGRATION_LOCK_KEY = '7234102986150871041';
@@ -99,7 +133,7 @@ export async function migrate(client: ClientBase, schema: string): Promise<void>
       throw new Error(`read-model schema version ${current} is newer than this build supports (${READ_MODEL_SCHEMA_VERSION})`);
     }
     for (let version = current; version < READ_MODEL_SCHEMA_VERSION; version += 1) {
-      await client.query(MIGRATIONS[version] ?? '');
+      await client.query(READ_MODEL_MIGRATIONS[version] ?? '');
       await client.query('INSERT INTO rm_schema_migrations (version) VALUES ($1)', [version + 1]);
     }
     await client.query('COMMIT');

@@ -1,5 +1,16 @@
+import { auditListing, shapeKey, type AuditListing, type AuditShape } from '../audit-listing';
 import type { ProjectionChange } from '../read-model.port';
-import { ATTEMPT_COLUMNS, PROJECTION_TABLES, changeValues, columnList, type ProjectionTable } from '../read-model.records';
+import {
+  ATTEMPT_COLUMNS,
+  PROJECTION_TABLES,
+  WRITE_ORDER,
+  changeValues,
+  columnList,
+  kindsReadBy,
+  selectList,
+  type ProjectionTable,
+  type SqlValue,
+} from '../read-model.records';
 
 /**
  * The adapter's SQL. Batches travel as one array parameter per column and are expanded with
@@ -21,7 +32,14 @@ export const INSERT_FIRST_CHECKPOINT =
 export const MOVE_CHECKPOINT =
   'UPDATE rm_checkpoints SET commit_pos = $4, prepare_pos = $5 WHERE name = $1 AND commit_pos = $2 AND prepare_pos = $3';
 
-export const RESET_STATEMENTS = ['DELETE FROM rm_deliveries', 'DELETE FROM rm_runs', 'DELETE FROM rm_parked'];
+/** Denied audit entries are not projected: a rebuild keeps them. */
+export const RESET_STATEMENTS = [
+  'DELETE FROM rm_deliveries',
+  'DELETE FROM rm_runs',
+  'DELETE FROM rm_parked',
+  'DELETE FROM rm_webhook_routines',
+  "DELETE FROM rm_audit_entries WHERE outcome <> 'denied'",
+];
 export const DELETE_CHECKPOINT = 'DELETE FROM rm_checkpoints WHERE name = $1';
 
 const AFTER = '(commit_pos, prepare_pos) < ($2, $3)';
@@ -64,26 +82,67 @@ export const ADD_REPLAYS = `
   SELECT delivery_id, count(*) FROM unnest($1::text[]) AS r(delivery_id) GROUP BY delivery_id ORDER BY delivery_id
   ON CONFLICT (delivery_id) DO UPDATE SET replays = rm_delivery_replays.replays + excluded.replays`;
 
-/** One INSERT … SELECT FROM unnest(…) per table present in the batch, first occurrence of a key wins. */
-export function insertChanges(changes: readonly ProjectionChange[]): { text: string; values: (string | null)[][] }[] {
-  const byKind = new Map<ProjectionChange['kind'], ProjectionChange[]>();
-  for (const change of changes) {
-    const batch = byKind.get(change.kind);
-    if (batch) batch.push(change);
-    else byKind.set(change.kind, [change]);
+/** The denied entries beyond the newest $1 ((keep+1)th newest and older); none (fewer rows) is NULL: no delete. */
+export const TRIM_DENIED = `
+  DELETE FROM rm_audit_entries
+  WHERE outcome = 'denied' AND (at, entry_id) <= (
+    SELECT at, entry_id FROM rm_audit_entries WHERE outcome = 'denied' ORDER BY at DESC, entry_id DESC OFFSET $1 LIMIT 1)`;
+
+/** The audit listing of one shape; parameters numbered in order of first use, typed where used. */
+const AUDIT_CASTS = { routineId: 'text', actor: 'text', at: 'text', entryId: 'text', limit: 'integer' } as const;
+const auditListings = new Map<string, AuditListing>();
+export function listAudit(shape: AuditShape): AuditListing {
+  const key = shapeKey(shape);
+  let listing = auditListings.get(key);
+  if (!listing) {
+    listing = auditListing(shape, (name, index) => `$${index + 1}::${AUDIT_CASTS[name]}`);
+    auditListings.set(key, listing);
   }
-  return [...byKind].map(([kind, batch]) => {
-    const spec = PROJECTION_TABLES[kind];
-    const rows = batch.map(changeValues);
-    const values = spec.columns.map((_, index) => rows.map((row) => toParameter(row[index] ?? null)));
-    return { text: insertIgnoring(spec), values };
-  });
+  return listing;
+}
+
+export interface Insert {
+  readonly text: string;
+  readonly values: (string | null)[][];
+}
+
+/**
+ * One INSERT … SELECT FROM unnest(…) per table present in the batch, first occurrence of a key
+ * wins. Rows whose insert reads another kind's table (an audit entry's routine, from the webhook
+ * mapping) see exactly the rows before them in the batch: the batch is cut where a row read by
+ * an earlier row's kind comes, and within each part the tables read are written first.
+ */
+export function insertChanges(changes: readonly ProjectionChange[]): Insert[] {
+  const inserts: Insert[] = [];
+  let part = new Map<ProjectionChange['kind'], ProjectionChange[]>();
+  const flush = (): void => {
+    for (const kind of WRITE_ORDER) {
+      const batch = part.get(kind);
+      if (batch) inserts.push(insertRows(kind, batch.map(changeValues)));
+    }
+    part = new Map();
+  };
+  for (const change of changes) {
+    if (WRITE_ORDER.some((reader) => part.has(reader) && kindsReadBy(reader).includes(change.kind))) flush();
+    const batch = part.get(change.kind);
+    if (batch) batch.push(change);
+    else part.set(change.kind, [change]);
+  }
+  flush();
+  return inserts;
+}
+
+/** One statement inserting `rows` (the values of `kind`'s columns, in order) into its table. */
+export function insertRows(kind: ProjectionChange['kind'], rows: readonly (readonly SqlValue[])[]): Insert {
+  const spec = PROJECTION_TABLES[kind];
+  const values = spec.columns.map((_, index) => rows.map((row) => toParameter(row[index] ?? null)));
+  return { text: insertIgnoring(spec), values };
 }
 
 function insertIgnoring(spec: ProjectionTable): string {
   const arrays = spec.columns.map((column, index) => `$${index + 1}::${column.type}[]`).join(', ');
   return `INSERT INTO ${spec.table} (${columnList(spec)})
-    SELECT ${columnList(spec)} FROM unnest(${arrays}) WITH ORDINALITY AS c(${columnList(spec)}, n) ORDER BY n
+    SELECT ${selectList(spec, 'c')} FROM unnest(${arrays}) WITH ORDINALITY AS c(${columnList(spec)}, n) ORDER BY n
     ON CONFLICT (${spec.key}) DO NOTHING`;
 }
 

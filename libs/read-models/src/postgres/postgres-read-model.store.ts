@@ -1,9 +1,12 @@
 import type { GlobalPosition } from '@wts/event-store';
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
-import { decodeAttemptCursor, decodePositionCursor } from '../cursor';
-import { checkKeepPerWebhook, checkLimit, toAttemptPage, toPositionPage } from '../pagination';
+import { auditParams, auditShape } from '../audit-listing';
+import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
+import { checkDeniedAccess, checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
 import type {
   AttemptRow,
+  AuditFilter,
+  AuditRow,
   DeliveryListRow,
   Page,
   PageRequest,
@@ -15,11 +18,13 @@ import type {
 import { ReadModelUnavailableError } from '../read-model.port';
 import {
   attemptValues,
+  auditValues,
   positionOf,
   toDeliveryRow,
   toParkedRow,
   toRunRow,
   type AttemptRecord,
+  type AuditRecord,
   type CheckpointRecord,
   type DeliveryRecord,
   type ParkedRecord,
@@ -174,6 +179,30 @@ export class PostgresReadModelStore implements ReadModelStore {
     const afterId = decodeAttemptCursor(page.cursor);
     const { rows } = await this.query<AttemptRecord>('attempts', sql.LIST_ATTEMPTS, [webhookId, String(afterId), limit + 1]);
     return toAttemptPage(rows, limit);
+  }
+
+  async recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void> {
+    checkDeniedAccess(rows, keep);
+    if (rows.length === 0) return;
+    const insert = sql.insertRows('audit', rows.map(auditValues));
+    await this.transaction('recordDeniedAccess', async (client) => {
+      await client.query(insert.text, insert.values);
+      await client.query(sql.TRIM_DENIED, [keep]);
+      return { outcome: undefined, commit: true };
+    });
+  }
+
+  async audit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>> {
+    const limit = checkLimit(page);
+    const after = decodeAuditCursor(page.cursor);
+    const listing = sql.listAudit(auditShape(filter, after));
+    const values = auditParams(filter, after, limit + 1);
+    const { rows } = await this.query<AuditRecord>(
+      'audit',
+      listing.text,
+      listing.params.map((name) => values[name]),
+    );
+    return toAuditPage(rows, limit);
   }
 
   async recordReplays(deliveryIds: readonly string[]): Promise<void> {

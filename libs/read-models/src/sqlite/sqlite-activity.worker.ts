@@ -2,12 +2,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { attemptValues } from '../read-model.records';
 import type { ActivityReply, ActivityRequest, ActivityWorkerData } from './sqlite-activity.protocol';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
-import { prepareStatements } from './sqlite-read-model.statements';
+import { prepareStatements, writeDenied } from './sqlite-read-model.statements';
 
 /**
- * The ingress's rejected attempts and replay counts, written on a thread of their own with a
- * connection of their own: a flood of refused requests costs the event loop a push onto a queue,
- * never a SQLite transaction (which, on the loop, would delay the answers that follow it).
+ * The ingress's rejected attempts, replay counts and denied admin attempts, written on a thread of
+ * their own with a connection of their own: a flood of refused requests costs the event loop a
+ * push onto a queue, never a SQLite transaction (which, on the loop, would delay the answers that
+ * follow it).
  */
 const { filePath, busyTimeoutMs } = workerData as ActivityWorkerData;
 const port = parentPort;
@@ -22,6 +23,20 @@ const writeAttempts = connection.db.transaction((request: Extract<ActivityReques
 const writeReplays = connection.db.transaction((request: Extract<ActivityRequest, { op: 'replays' }>) => {
   for (const [deliveryId, count] of request.counts) q.addReplays.run(deliveryId, count);
 });
+const writeDeniedAccess = connection.db.transaction((request: Extract<ActivityRequest, { op: 'denied' }>) =>
+  writeDenied(q, request.rows, request.keep),
+);
+
+function write(request: ActivityRequest): void {
+  switch (request.op) {
+    case 'attempts':
+      return writeAttempts.immediate(request);
+    case 'replays':
+      return writeReplays.immediate(request);
+    case 'denied':
+      return writeDeniedAccess.immediate(request);
+  }
+}
 
 port.on('message', (request: ActivityRequest | 'close') => {
   if (request === 'close') {
@@ -32,7 +47,7 @@ port.on('message', (request: ActivityRequest | 'close') => {
   }
   let reply: ActivityReply;
   try {
-    connection.use(request.op, () => (request.op === 'attempts' ? writeAttempts.immediate(request) : writeReplays.immediate(request)));
+    connection.use(request.op, () => write(request));
     reply = { id: request.id, ok: true };
   } catch (error) {
     reply = { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };

@@ -1,6 +1,6 @@
 import { WorkerThreadChannel, workerThreadScript } from '@wts/event-store';
 import { Worker } from 'node:worker_threads';
-import { ReadModelUnavailableError, type AttemptRow } from '../read-model.port';
+import { ReadModelUnavailableError, type AttemptRow, type AuditRow } from '../read-model.port';
 import type { ActivityRequest, ActivityWorkerData } from './sqlite-activity.protocol';
 
 /** A request as sent: the channel gives it its id. */
@@ -33,6 +33,10 @@ export class SqliteActivityWriter {
 
   recordReplays(counts: ReadonlyMap<string, number>): Promise<void> {
     return this.request({ op: 'replays', counts: [...counts] });
+  }
+
+  recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void> {
+    return this.request({ op: 'denied', rows, keep });
   }
 
   close(): Promise<void> {

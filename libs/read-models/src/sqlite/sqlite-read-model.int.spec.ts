@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readModelContract } from '../contract/read-model.suite';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
+import { READ_MODEL_MIGRATIONS, READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
 import { SqliteReadModelStore } from './sqlite-read-model.store';
 
 const tempDirs: string[] = [];
@@ -139,7 +140,8 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     const raw = new Database(file, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.pragma('user_version', { simple: true })).toBe(1);
+      expect(raw.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
+      expect(READ_MODEL_SCHEMA_VERSION).toBe(2);
     } finally {
       raw.close();
     }
@@ -152,6 +154,50 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     await first.close();
 
     expect(await openStore(file).loadCheckpoint('projector')).toEqual({ commit: 7n, prepare: 3n });
+  });
+
+  it('upgrades a file of schema version 1 in place: its rows and checkpoint kept, the audit trail added', async () => {
+    const file = tempFile();
+    // The file as the previous build left it: only the first migration, with a delivery and a checkpoint.
+    mkdirSync(dirname(file), { recursive: true });
+    const raw = new Database(file);
+    raw.exec(READ_MODEL_MIGRATIONS[0] ?? '');
+    raw.pragma('user_version = 1');
+    raw.exec(
+      `INSERT INTO rm_deliveries VALUES ('d1', 'r1', 'w1', 'run1', '2024-05-01T12:00:00.000Z', 'a1', 'a@example.com', 'text/plain', NULL, 5, 5)`,
+    );
+    raw.exec(`INSERT INTO rm_checkpoints VALUES ('read-models', 5, 5)`);
+    raw.close();
+
+    const store = openStore(file);
+
+    expect(await store.loadCheckpoint('read-models')).toEqual({ commit: 5n, prepare: 5n });
+    expect((await store.deliveries('r1', { limit: 10 })).items.map((row) => row.deliveryId)).toEqual(['d1']);
+    const mapping = { kind: 'webhook_routine', position: { commit: 6n, prepare: 6n }, row: { webhookId: 'w1', routineId: 'r1' } } as const;
+    const entry = {
+      entryId: 'e1',
+      at: '2024-05-01T12:00:01.000Z',
+      actor: null,
+      action: 'webhook.rotate',
+      targetType: 'webhook',
+      targetId: 'w1',
+      routineId: null,
+      webhookId: 'w1',
+      outcome: 'succeeded',
+      traceId: null,
+      detail: null,
+    } as const;
+    const to = { commit: 7n, prepare: 7n };
+    expect(await store.commit('read-models', [mapping, { kind: 'audit', position: to, row: entry }], { commit: 5n, prepare: 5n }, to)).toBe(
+      true,
+    );
+    expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
+    const check = new Database(file, { readonly: true });
+    try {
+      expect(check.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
+    } finally {
+      check.close();
+    }
   });
 
   it('refuses a file whose schema is newer than this build with ReadModelUnavailableError', () => {

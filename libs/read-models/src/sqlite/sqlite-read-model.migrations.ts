@@ -4,10 +4,11 @@ import type Database from 'better-sqlite3';
  * Schema migrations, applied in order; `PRAGMA user_version` holds how many have run. Append new
  * entries, never edit old ones. Tables are STRICT so that a wrongly typed value fails instead of
  * being stored as something else, and listings are index range scans: (routine_id, position) for
- * the per-routine listings, (position) for all parked rows, (webhook_id, id) for attempts.
+ * the per-routine listings, (position) for all parked rows, (webhook_id, id) for attempts,
+ * (at, entry_id) behind the routine, the actor's subject or lower(display) for the audit trail.
  * Table names carry an `rm_` prefix: the file may one day share a database with other tables.
  */
-const MIGRATIONS: readonly string[] = [
+export const READ_MODEL_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE rm_deliveries (
     delivery_id           TEXT    NOT NULL PRIMARY KEY,
@@ -73,9 +74,40 @@ const MIGRATIONS: readonly string[] = [
     prepare_pos INTEGER NOT NULL
   ) STRICT;
   `,
+  // 2: the audit trail. Projected entries (outcome succeeded) and denied attempts in one table;
+  // the webhook -> routine mapping fills routine_id of webhook entries that name only their webhook.
+  `
+  CREATE TABLE rm_webhook_routines (
+    webhook_id TEXT NOT NULL PRIMARY KEY,
+    routine_id TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE rm_audit_entries (
+    entry_id      TEXT NOT NULL PRIMARY KEY,
+    at            TEXT NOT NULL,
+    actor_kind    TEXT CHECK (actor_kind IN ('oidc', 'api_key', 'bootstrap')),
+    actor_subject TEXT,
+    actor_display TEXT,
+    action        TEXT NOT NULL,
+    target_type   TEXT NOT NULL,
+    target_id     TEXT,
+    routine_id    TEXT,
+    webhook_id    TEXT,
+    outcome       TEXT NOT NULL CHECK (outcome IN ('succeeded', 'denied')),
+    trace_id      TEXT,
+    detail        TEXT,
+    CHECK ((actor_kind IS NULL) = (actor_subject IS NULL) AND (actor_kind IS NULL) = (actor_display IS NULL))
+  ) STRICT;
+  CREATE INDEX rm_audit_entries_by_time ON rm_audit_entries (at, entry_id);
+  CREATE INDEX rm_audit_entries_by_routine ON rm_audit_entries (routine_id, at, entry_id);
+  CREATE INDEX rm_audit_entries_by_subject ON rm_audit_entries (actor_subject, at, entry_id);
+  CREATE INDEX rm_audit_entries_by_display ON rm_audit_entries (lower(actor_display), at, entry_id);
+  -- Trimming the denied entries to the newest N reads and deletes only them.
+  CREATE INDEX rm_audit_entries_denied ON rm_audit_entries (at, entry_id) WHERE outcome = 'denied';
+  `,
 ];
 
-export const READ_MODEL_SCHEMA_VERSION = MIGRATIONS.length;
+export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;
 
 /** Brings the schema up to date in one IMMEDIATE transaction (safe when two processes start at once). */
 export function migrate(db: Database.Database): void {
@@ -85,7 +117,7 @@ export function migrate(db: Database.Database): void {
       throw new Error(`read-model schema version ${current} is newer than this build supports (${READ_MODEL_SCHEMA_VERSION})`);
     }
     for (let version = current; version < READ_MODEL_SCHEMA_VERSION; version += 1) {
-      db.exec(MIGRATIONS[version] ?? '');
+      db.exec(READ_MODEL_MIGRATIONS[version] ?? '');
     }
     if (current !== READ_MODEL_SCHEMA_VERSION) db.pragma(`user_version = ${READ_MODEL_SCHEMA_VERSION}`);
   }).immediate();

@@ -1,10 +1,15 @@
 import type { Statement } from 'better-sqlite3';
-import type { ProjectionChange } from '../read-model.port';
+import { auditListing, shapeKey, type AuditParams, type AuditShape } from '../audit-listing';
+import type { AuditRow, ProjectionChange } from '../read-model.port';
 import {
   ATTEMPT_COLUMNS,
   PROJECTION_TABLES,
+  auditValues,
   columnList,
+  hasFallback,
+  selectList,
   type AttemptRecord,
+  type AuditRecord,
   type CheckpointRecord,
   type DeliveryRecord,
   type ParkedRecord,
@@ -30,6 +35,10 @@ export interface SqliteReadModelStatements {
   readonly pruneAttempts: Statement<[{ webhookId: string; keep: number }]>;
   readonly attempts: Statement<[{ webhookId: string; afterId: bigint; limit: number }], AttemptRecord>;
   readonly addReplays: Statement<[string, number]>;
+  /** Deletes the denied audit entries older than the newest `keep`. */
+  readonly trimDenied: Statement<[{ keep: number }]>;
+  /** The audit listing of one shape (filters present, first page or not). */
+  readonly audit: (shape: AuditShape) => Statement<[AuditParams], AuditRecord>;
   readonly ping: Statement<[]>;
 }
 
@@ -51,8 +60,15 @@ export interface ListAfter {
 const AFTER = '(commit_pos, prepare_pos) < (@commit, @prepare)';
 const NEWEST_FIRST = 'ORDER BY commit_pos DESC, prepare_pos DESC LIMIT @limit';
 
+const AUDIT_SHAPES: readonly AuditShape[] = [false, true].flatMap((routine) =>
+  [false, true].flatMap((actor) => [false, true].map((after) => ({ routine, actor, after }))),
+);
+
 export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements {
-  const { delivery, run, parked } = PROJECTION_TABLES;
+  const { delivery, run, parked, webhook_routine: webhookRoutine, audit } = PROJECTION_TABLES;
+  const auditListings = new Map(
+    AUDIT_SHAPES.map((shape) => [shapeKey(shape), db.prepare<[AuditParams], AuditRecord>(auditListing(shape, (name) => `@${name}`).text)]),
+  );
   return {
     loadCheckpoint: db.prepare('SELECT commit_pos, prepare_pos FROM rm_checkpoints WHERE name = ?'),
     insertFirstCheckpoint: db.prepare(
@@ -63,8 +79,18 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
        WHERE name = @name AND commit_pos = @fromCommit AND prepare_pos = @fromPrepare`,
     ),
     deleteCheckpoint: db.prepare('DELETE FROM rm_checkpoints WHERE name = ?'),
-    insertChange: { delivery: insertIgnoring(db, delivery), run: insertIgnoring(db, run), parked: insertIgnoring(db, parked) },
-    deleteProjected: [delivery, run, parked].map((spec) => db.prepare<[]>(`DELETE FROM ${spec.table}`)),
+    insertChange: {
+      delivery: insertIgnoring(db, delivery),
+      run: insertIgnoring(db, run),
+      parked: insertIgnoring(db, parked),
+      webhook_routine: insertIgnoring(db, webhookRoutine),
+      audit: insertIgnoring(db, audit),
+    },
+    // Denied audit entries are not projected: a rebuild keeps them.
+    deleteProjected: [
+      ...[delivery, run, parked, webhookRoutine].map((spec) => db.prepare<[]>(`DELETE FROM ${spec.table}`)),
+      db.prepare<[]>(`DELETE FROM ${audit.table} WHERE outcome <> 'denied'`),
+    ],
     deliveries: db.prepare(
       `SELECT ${columnList(delivery, 'd')}, COALESCE(r.replays, 0) AS replays
        FROM rm_deliveries d LEFT JOIN rm_delivery_replays r ON r.delivery_id = d.delivery_id
@@ -90,14 +116,41 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
       `INSERT INTO rm_delivery_replays (delivery_id, replays) VALUES (?, ?)
        ON CONFLICT (delivery_id) DO UPDATE SET replays = replays + excluded.replays`,
     ),
+    // The boundary is the (keep+1)th newest denied entry; none (fewer rows) compares as NULL: no delete.
+    trimDenied: db.prepare(
+      `DELETE FROM rm_audit_entries WHERE outcome = 'denied' AND (at, entry_id) <= (
+         SELECT at, entry_id FROM rm_audit_entries WHERE outcome = 'denied' ORDER BY at DESC, entry_id DESC LIMIT 1 OFFSET @keep)`,
+    ),
+    audit: (shape) => {
+      const statement = auditListings.get(shapeKey(shape));
+      if (!statement) throw new Error(`no audit listing for ${shapeKey(shape)}`);
+      return statement;
+    },
     ping: db.prepare('SELECT 1'),
   };
 }
 
-/** Idempotent projection: a row whose key exists is left exactly as it is. */
+/** Inserts denied entries (an id already there is left as it is), then keeps the newest `keep` of them. */
+export function writeDenied(q: SqliteReadModelStatements, rows: readonly AuditRow[], keep: number): void {
+  for (const row of rows) q.insertChange.audit.run(...auditValues(row));
+  q.trimDenied.run({ keep });
+}
+
+/**
+ * Idempotent projection: a row whose key exists is left exactly as it is. A table with a fallback
+ * column reads its values from a one-row source, so the fallback can name the row's other columns
+ * (`WHERE true`: SQLite's parser needs it between a SELECT and ON CONFLICT).
+ */
 function insertIgnoring(db: SqliteDatabase, spec: ProjectionTable): Statement<SqlValue[]> {
   const placeholders = spec.columns.map(() => '?').join(', ');
+  if (!hasFallback(spec)) {
+    return db.prepare<SqlValue[]>(
+      `INSERT INTO ${spec.table} (${columnList(spec)}) VALUES (${placeholders}) ON CONFLICT (${spec.key}) DO NOTHING`,
+    );
+  }
+  const source = spec.columns.map((column) => `? AS ${column.name}`).join(', ');
   return db.prepare<SqlValue[]>(
-    `INSERT INTO ${spec.table} (${columnList(spec)}) VALUES (${placeholders}) ON CONFLICT (${spec.key}) DO NOTHING`,
+    `INSERT INTO ${spec.table} (${columnList(spec)})
+     SELECT ${selectList(spec, 'c')} FROM (SELECT ${source}) AS c WHERE true ON CONFLICT (${spec.key}) DO NOTHING`,
   );
 }

@@ -1,9 +1,12 @@
 import type { Transaction } from 'better-sqlite3';
 import type { GlobalPosition } from '@wts/event-store';
-import { decodeAttemptCursor, decodePositionCursor } from '../cursor';
-import { checkKeepPerWebhook, checkLimit, toAttemptPage, toPositionPage } from '../pagination';
+import { auditParams, auditShape } from '../audit-listing';
+import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
+import { checkDeniedAccess, checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
 import type {
   AttemptRow,
+  AuditFilter,
+  AuditRow,
   DeliveryListRow,
   Page,
   PageRequest,
@@ -20,18 +23,20 @@ import {
   toParkedRow,
   toRunRow,
   type AttemptRecord,
+  type AuditRecord,
   type ParkedRecord,
 } from '../read-model.records';
 import { SqliteActivityWriter } from './sqlite-activity.writer';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
-import { prepareStatements, type ListAfter, type SqliteReadModelStatements } from './sqlite-read-model.statements';
+import { prepareStatements, writeDenied, type ListAfter, type SqliteReadModelStatements } from './sqlite-read-model.statements';
 
 export interface SqliteReadModelStoreOptions {
   /** How long a writer waits for another process's write lock (and how long open retries). */
   readonly busyTimeoutMs?: number;
   /**
-   * Rejected attempts and replay counts are written on a thread of their own (the ingress): a
-   * flood of refusals never runs a transaction on the event loop. Not for `:memory:`.
+   * Rejected attempts, replay counts and denied admin attempts are written on a thread of their
+   * own (the ingress): a flood of refusals never runs a transaction on the event loop. Not for
+   * `:memory:`.
    */
   readonly activityOffThread?: boolean;
 }
@@ -52,6 +57,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly resetTransaction: Transaction<(name: string) => void>;
   private readonly attemptsTransaction: Transaction<(attempts: readonly AttemptRow[], keep: number) => void>;
   private readonly replaysTransaction: Transaction<(counts: ReadonlyMap<string, number>) => void>;
+  private readonly deniedTransaction: Transaction<(rows: readonly AuditRow[], keep: number) => void>;
   private leaseAcquired = false;
 
   private constructor(
@@ -90,6 +96,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.replaysTransaction = db.transaction((counts: ReadonlyMap<string, number>) => {
       for (const [deliveryId, count] of counts) q.addReplays.run(deliveryId, count);
     });
+    this.deniedTransaction = db.transaction((rows: readonly AuditRow[], keep: number) => writeDenied(q, rows, keep));
   }
 
   /** Creates the file, its parent directories and the schema when missing. */
@@ -148,6 +155,23 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.queries.attempts.all({ webhookId, afterId, limit: limit + 1 }),
     );
     return toAttemptPage(records, limit);
+  }
+
+  async recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void> {
+    checkDeniedAccess(rows, keep);
+    if (rows.length === 0) return;
+    const activity = this.activity;
+    if (activity) return this.connection.use('recordDeniedAccess', () => activity).recordDeniedAccess(rows, keep);
+    this.connection.use('recordDeniedAccess', () => this.deniedTransaction.immediate(rows, keep));
+  }
+
+  async audit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>> {
+    const limit = checkLimit(page);
+    const after = decodeAuditCursor(page.cursor);
+    const records: AuditRecord[] = this.connection.use('audit', () =>
+      this.queries.audit(auditShape(filter, after)).all(auditParams(filter, after, limit + 1)),
+    );
+    return toAuditPage(records, limit);
   }
 
   async recordReplays(deliveryIds: readonly string[]): Promise<void> {
