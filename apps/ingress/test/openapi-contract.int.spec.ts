@@ -6,7 +6,10 @@
  *   response lists only codes whose status is that response's status;
  * - real answers (status, content type, required headers, body) match the documented responses,
  *   with response objects treated as closed: a field the server sends must be documented;
- * - every documented operation is exercised at least once.
+ * - every documented operation is exercised at least once;
+ * - every admin operation accepts the three admin credentials, and names the role it needs
+ *   (`x-required-role`, its description, its 403's `required_role`) exactly as its route declares
+ *   it with @Access.
  *
  * The document is JSON (no YAML parser is a dependency): it is the source of truth, not generated.
  */
@@ -16,8 +19,12 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { STATUS_BY_CODE, WEBHOOK_NOT_FOUND_BODY } from '../src/http/problem';
+import type { RequiredAccess } from '../src/access/admin-access.config';
+import { declaredRoutes } from '../../../test/support/admin-routes.discovery';
 import { eventually } from '@wts/testing';
-import { IngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import { OidcAccessTokenVerifier } from '@wts/platform';
+import { IngressTestApp, TEST_ADMIN_TOKEN, type TestAccess } from '../../../test/support/ingress-test-app';
+import { startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
 import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
 
@@ -74,10 +81,21 @@ interface ResponseObject {
 
 interface Operation {
   operationId: string;
+  description?: string;
+  /** The role the operation needs (admin API only): what its route declares with @Access. */
+  'x-required-role'?: RequiredAccess;
   security?: Record<string, string[]>[];
   parameters?: Parameter[];
   requestBody?: { content: Record<string, MediaType> };
   responses: Record<string, ResponseObject>;
+}
+
+interface SecurityScheme {
+  type: 'http' | 'apiKey' | 'oauth2' | 'openIdConnect' | 'mutualTLS';
+  scheme?: string;
+  bearerFormat?: string;
+  openIdConnectUrl?: string;
+  description?: string;
 }
 
 type PathItem = Record<string, Operation> & { 'x-registered-route'?: string };
@@ -88,7 +106,7 @@ interface OpenApiDocument {
   paths: Record<string, PathItem>;
   components: {
     schemas: Record<string, Schema>;
-    securitySchemes: Record<string, { type: string; scheme?: string }>;
+    securitySchemes: Record<string, SecurityScheme>;
   };
 }
 
@@ -96,6 +114,16 @@ const DOCUMENT_PATH = join(__dirname, '..', '..', '..', 'docs', 'openapi.json');
 const doc = JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8')) as OpenApiDocument;
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const PROBLEM_JSON = 'application/problem+json';
+
+/** Every admin operation accepts any of the three admin credentials. */
+const ADMIN_SECURITY = [{ oidc: [] }, { apiKey: [] }, { bootstrapToken: [] }];
+/** How an admin operation's description names the role it needs. */
+const ROLE_SENTENCE: Record<RequiredAccess, string> = {
+  signed_in: 'Any valid admin credential, with or without a role.',
+  viewer: 'Needs the role `viewer` (any role).',
+  operator: 'Needs the role `operator` or `admin`.',
+  admin: 'Needs the role `admin`.',
+};
 
 /** Follows a local JSON pointer (`#/components/...`). */
 function pointer(ref: string): unknown {
@@ -250,7 +278,10 @@ function registeredPathOf(path: string, item: PathItem): string {
  * FastifyAdapter receives it, before any route exists; so the list is exactly what Fastify
  * registered (including HEAD routes it derives from GET).
  */
-async function startRecordingRoutes(env: Record<string, string>): Promise<{ app: IngressTestApp; routes: RegisteredRoute[] }> {
+async function startRecordingRoutes(
+  env: Record<string, string>,
+  access: TestAccess,
+): Promise<{ app: IngressTestApp; routes: RegisteredRoute[] }> {
   const routes: RegisteredRoute[] = [];
   const setInstance = FastifyAdapter.prototype.setInstance;
   const spy = jest.spyOn(FastifyAdapter.prototype, 'setInstance').mockImplementation(function (this: FastifyAdapter, instance: unknown) {
@@ -260,7 +291,7 @@ async function startRecordingRoutes(env: Record<string, string>): Promise<{ app:
     setInstance.call(this, instance);
   });
   try {
-    return { app: await IngressTestApp.start(env), routes };
+    return { app: await IngressTestApp.start(env, undefined, undefined, access), routes };
   } finally {
     spy.mockRestore();
   }
@@ -329,11 +360,20 @@ function expectDocumented(answer: Answer, method: string, path: string): Json {
 
 describe('docs/openapi.json', () => {
   describe('the document itself', () => {
-    it('is OpenAPI 3.1 with both security schemes as http bearer', () => {
+    it('is OpenAPI 3.1 with the webhook secret and the three admin credentials as security schemes', () => {
       expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
       expect(doc.info.title).toBeTruthy();
-      expect(doc.components.securitySchemes.webhookSecret).toMatchObject({ type: 'http', scheme: 'bearer' });
-      expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+      const schemes = doc.components.securitySchemes;
+      expect(Object.keys(schemes).sort()).toEqual(['apiKey', 'bootstrapToken', 'oidc', 'webhookSecret']);
+      expect(schemes.webhookSecret).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(schemes.oidc).toMatchObject({
+        type: 'openIdConnect',
+        openIdConnectUrl: expect.stringMatching(/^https:\/\/.+\/\.well-known\/openid-configuration$/),
+      });
+      expect(schemes.oidc?.description).toContain('{OIDC_ISSUER}/.well-known/openid-configuration');
+      expect(schemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: expect.stringMatching(/^wtk_/) });
+      expect(schemes.bootstrapToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(schemes.bootstrapToken?.description).toContain('ADMIN_TOKEN=off');
     });
 
     it('resolves every $ref', () => {
@@ -355,7 +395,7 @@ describe('docs/openapi.json', () => {
       expect(unresolved).toEqual([]);
     });
 
-    it('has unique operation ids, declares every path template parameter, and guards admin routes with the token', () => {
+    it('has unique operation ids, declares every path template parameter, and guards admin routes with the admin credentials and their role', () => {
       const ids = new Set<string>();
       for (const [key, { path, operation }] of documentedOperations()) {
         expect({ key, duplicate: ids.has(operation.operationId) }).toEqual({ key, duplicate: false });
@@ -368,9 +408,10 @@ describe('docs/openapi.json', () => {
         const template = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
         expect({ key, parameters: declared }).toEqual({ key, parameters: template });
         if (path.startsWith('/admin/')) {
-          expect({ key, security: operation.security }).toEqual({ key, security: [{ adminToken: [] }] });
+          expect({ key, security: operation.security }).toEqual({ key, security: ADMIN_SECURITY });
           const unauthorized = deref(operation.responses['401'] ?? ({} as ResponseObject));
           expect({ key, challenge: Boolean(unauthorized.headers?.['WWW-Authenticate']) }).toEqual({ key, challenge: true });
+          expectRoleDocumented(key, operation);
         } else if (path.startsWith('/workflow-webhooks/')) {
           expect(operation.security).toEqual([{ webhookSecret: [] }]);
         } else {
@@ -378,6 +419,35 @@ describe('docs/openapi.json', () => {
         }
       }
     });
+
+    /**
+     * The role an admin operation needs is said three ways that must agree: `x-required-role`, a
+     * sentence of its description, and its 403's `required_role` (no 403 where any credential will do).
+     * Every admin operation may answer 503 for the store (an API key is checked there) and for
+     * the identity provider (an access token whose key is not cached).
+     */
+    function expectRoleDocumented(key: string, operation: Operation): void {
+      const role = operation['x-required-role'];
+      expect({ key, role: role !== undefined && role in ROLE_SENTENCE }).toEqual({ key, role: true });
+      if (role === undefined) return;
+      expect({ key, description: operation.description?.includes(ROLE_SENTENCE[role]) }).toEqual({ key, description: true });
+      const forbidden = operation.responses['403'];
+      if (role === 'signed_in') expect({ key, forbidden }).toEqual({ key, forbidden: undefined });
+      else {
+        const problem = flatten(deref(forbidden ?? ({} as ResponseObject)).content?.[PROBLEM_JSON]?.schema ?? {});
+        expect({
+          key,
+          codes: flatten(problem.properties?.code ?? {}).enum,
+          required_role: flatten(problem.properties?.required_role ?? {}).const,
+        }).toEqual({ key, codes: ['insufficient_role'], required_role: role });
+        expect({ key, required: problem.required }).toEqual({ key, required: expect.arrayContaining(['required_role']) });
+      }
+      const unavailable = flatten(deref(operation.responses['503'] ?? ({} as ResponseObject)).content?.[PROBLEM_JSON]?.schema ?? {});
+      expect({ key, codes: flatten(unavailable.properties?.code ?? {}).enum }).toEqual({
+        key,
+        codes: expect.arrayContaining(['store_unavailable', 'identity_provider_unavailable']),
+      });
+    }
 
     it('lists exactly the problem codes of STATUS_BY_CODE in the Problem schema', () => {
       const problem = flatten(doc.components.schemas.Problem as Schema);
@@ -437,12 +507,32 @@ describe('docs/openapi.json', () => {
     let t: IngressTestApp;
     let routes: RegisteredRoute[];
 
-    beforeAll(async () => {
-      ({ app: t, routes } = await startRecordingRoutes({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '5', WEBHOOK_MAX_PAYLOAD_BYTES: '1024' }));
+    /** A real OpenID provider (oidc-provider): the `oidc` scheme's answers are exercised against it. */
+    let provider: RunningOidcProvider;
+    const signIn = (issuer: string, audience: string) => ({
+      issuer,
+      client_id: 'wts-config-page',
+      audience,
+      scope: 'openid email profile',
     });
 
+    beforeAll(async () => {
+      provider = await startOidcProvider();
+      const accessTokens = new OidcAccessTokenVerifier({
+        issuer: provider.issuer,
+        audience: provider.audience,
+        rolesClaim: 'roles',
+        jwksCacheMaxAgeMs: 300_000,
+      });
+      ({ app: t, routes } = await startRecordingRoutes(
+        { WEBHOOK_RATE_LIMIT_PER_MINUTE: '5', WEBHOOK_MAX_PAYLOAD_BYTES: '1024' },
+        { accessTokens, signIn: signIn(provider.issuer, provider.audience) },
+      ));
+    }, 30_000);
+
     afterAll(async () => {
-      await t.close();
+      await t?.close();
+      await provider?.stop();
     });
 
     const registeredKeys = (): Set<string> => {
@@ -471,6 +561,21 @@ describe('docs/openapi.json', () => {
       expect(undocumented).toEqual([]);
     });
 
+    it('names on every admin operation the role its route declares with @Access', () => {
+      const declared = Object.fromEntries(
+        declaredRoutes(t.app)
+          .filter((route) => route.path.startsWith('/admin/'))
+          .map((route) => [`${route.method} ${toDocumentedPath(route.path)}`, route.access?.role ?? 'none declared']),
+      );
+      const documented = Object.fromEntries(
+        [...documentedOperations().entries()]
+          .filter(([, { path }]) => path.startsWith('/admin/'))
+          .map(([key, { operation }]) => [key, operation['x-required-role'] ?? 'none documented']),
+      );
+      expect(Object.keys(declared).length).toBeGreaterThan(20);
+      expect(documented).toEqual(declared);
+    });
+
     it('registers every documented operation', () => {
       const registered = new Set(
         [...registeredKeys()].map((key) => {
@@ -490,6 +595,8 @@ describe('docs/openapi.json', () => {
       let routineId: string;
       let hook: WebhookFixture;
       let accepted: Json;
+      /** API keys issued with the bootstrap token, one per role. */
+      const keys: Record<string, { id: string; key: string }> = {};
 
       const admin = async (method: string, url: string, docPath: string, body?: unknown, token?: string | null): Promise<Json> =>
         expectDocumented(await t.admin(method, url, body, token), method, docPath);
@@ -574,6 +681,105 @@ describe('docs/openapi.json', () => {
           'routine_not_found',
         );
       });
+
+      it('access: who am I, an API key of each role, 403 insufficient_role with required_role, revocation', async () => {
+        expect(await admin('GET', '/admin/me', '/admin/me')).toEqual({
+          actor: { kind: 'bootstrap', subject: 'bootstrap', display: 'bootstrap token' },
+          role: 'admin',
+          roles: { viewer: true, operator: true, admin: true },
+        });
+        for (const role of ['viewer', 'operator', 'admin']) {
+          const issued = await t.admin('POST', '/admin/api-keys', { name: `contract ${role}`, role }, TEST_ADMIN_TOKEN);
+          expect(issued.status).toBe(201);
+          keys[role] = expectDocumented(issued, 'POST', '/admin/api-keys');
+          expect(keys[role]).toMatchObject({ role, status: 'live', expires_at: null, revoked_at: null });
+          expect(await admin('GET', '/admin/me', '/admin/me', undefined, keys[role].key)).toMatchObject({
+            actor: { kind: 'api_key', subject: keys[role].id, display: `contract ${role}` },
+            role,
+          });
+        }
+        const viewer = keys.viewer!.key;
+        const operator = keys.operator!.key;
+
+        // Too low a role: 403 naming the role needed, whatever the body (it is not read).
+        const rotate = `/admin/routines/${routineId}/webhook/rotate`;
+        const denied = await admin('POST', rotate, '/admin/routines/{id}/webhook/rotate', undefined, viewer);
+        expect(denied).toMatchObject({ status: 403, code: 'insufficient_role', required_role: 'operator' });
+        expect(await admin('POST', '/admin/api-keys', '/admin/api-keys', { name: 'mine', role: 'admin' }, operator)).toMatchObject({
+          code: 'insufficient_role',
+          required_role: 'admin',
+        });
+        const malformed = await t.http('PATCH', `/admin/routines/${routineId}`, {
+          headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+          body: '{"name":',
+        });
+        expect(expectDocumented(malformed, 'PATCH', '/admin/routines/{id}').required_role).toBe('admin');
+        expect(malformed.headers.get('connection')).toBe('close');
+        expect((await admin('GET', '/admin/api-keys', '/admin/api-keys', undefined, viewer)).required_role).toBe('admin');
+        // Enough: past the door to the route's own answer (no webhook yet), and the reads.
+        expect((await admin('POST', rotate, '/admin/routines/{id}/webhook/rotate', undefined, operator)).code).toBe(
+          'webhook_not_configured',
+        );
+        expect((await admin('GET', `/admin/routines/${routineId}`, '/admin/routines/{id}', undefined, viewer)).id).toBe(routineId);
+
+        expect((await admin('POST', '/admin/api-keys', '/admin/api-keys', { name: 'x', role: 'root' })).code).toBe('validation_failed');
+        const issuedByKey = await admin(
+          'POST',
+          '/admin/api-keys',
+          '/admin/api-keys',
+          { name: 'short-lived', role: 'viewer', expires_at: '2999-01-01T00:00:00Z' },
+          keys.admin!.key,
+        );
+        const listed = await admin('GET', '/admin/api-keys', '/admin/api-keys');
+        expect(listed.api_keys.map((key: Json) => key.id)).toEqual(expect.arrayContaining([keys.viewer!.id, issuedByKey.id]));
+        expect(JSON.stringify(listed)).not.toContain(issuedByKey.key);
+
+        const revoked = await t.admin('DELETE', `/admin/api-keys/${issuedByKey.id}`);
+        expect(revoked.status).toBe(204);
+        expectDocumented(revoked, 'DELETE', '/admin/api-keys/{id}');
+        expect((await admin('GET', '/admin/me', '/admin/me', undefined, issuedByKey.key)).code).toBe('unauthorized');
+        expectDocumented(await t.admin('DELETE', `/admin/api-keys/${issuedByKey.id}`), 'DELETE', '/admin/api-keys/{id}'); // again: 204
+        expect((await admin('DELETE', '/admin/api-keys/key_AAAAAAAAAAAAAAAAAAAAAA', '/admin/api-keys/{id}')).code).toBe(
+          'api_key_not_found',
+        );
+        expect((await admin('DELETE', `/admin/api-keys/${keys.viewer!.id}`, '/admin/api-keys/{id}', undefined, viewer)).code).toBe(
+          'insufficient_role',
+        );
+        const after = await admin('GET', '/admin/api-keys', '/admin/api-keys');
+        expect(after.api_keys.find((key: Json) => key.id === issuedByKey.id)).toMatchObject({
+          status: 'revoked',
+          revoked_at: expect.any(String),
+        });
+      });
+
+      it('a person (OIDC): 503 identity_provider_unavailable while no key is cached; who am I; 403 required_role viewer without a role', async () => {
+        const person = await provider.clientCredentialsToken('operator-bot');
+        const noRole = await provider.clientCredentialsToken('noroles-bot');
+        // No access token was checked yet: nothing is cached, and the provider is down.
+        await provider.stop();
+        const down = await t.admin('GET', '/admin/me', undefined, person);
+        expect(expectDocumented(down, 'GET', '/admin/me').code).toBe('identity_provider_unavailable');
+        expect((await admin('GET', '/admin/accounts', '/admin/accounts', undefined, person)).code).toBe('identity_provider_unavailable');
+        // API keys and the bootstrap token do not need the provider.
+        expect((await admin('GET', '/admin/me', '/admin/me', undefined, keys.viewer!.key)).role).toBe('viewer');
+        await provider.restart();
+
+        expect(await admin('GET', '/admin/me', '/admin/me', undefined, person)).toMatchObject({
+          actor: { kind: 'oidc', subject: expect.any(String), display: expect.any(String) },
+          role: 'operator',
+          roles: { viewer: true, operator: true, admin: false },
+        });
+        expect(await admin('GET', '/admin/me', '/admin/me', undefined, noRole)).toMatchObject({
+          actor: { kind: 'oidc' },
+          role: null,
+          roles: { viewer: false, operator: false, admin: false },
+        });
+        expect(await admin('GET', '/admin/accounts', '/admin/accounts', undefined, noRole)).toMatchObject({
+          code: 'insufficient_role',
+          required_role: 'viewer',
+        });
+        expect((await admin('GET', '/admin/me', '/admin/me', undefined, `${person.slice(0, -2)}AA`)).code).toBe('unauthorized');
+      }, 30_000);
 
       it('webhook configuration: view, 409 before enable, enable with secret, 409 twice, 400', async () => {
         expect((await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook')).state).toBe('not_configured');
@@ -779,6 +985,65 @@ describe('docs/openapi.json', () => {
         ).toBe('routine_not_found');
       });
 
+      it('audit: admin writes with their actors and refused attempts, newest first; by actor, by routine, paged', async () => {
+        const viewer = keys.viewer!;
+        // Writes reach the trail through the projector; a viewer may read it.
+        const trail = await eventually(
+          async () => {
+            const page = await admin('GET', '/admin/audit?limit=1000', '/admin/audit', undefined, viewer.key);
+            const entries = page.entries as Json[];
+            return entries.some((entry) => entry.action === 'webhook.enable') ? entries : undefined;
+          },
+          4000,
+          'the webhook enable in the audit trail',
+        );
+        const times = trail.map((entry) => String(entry.at));
+        expect([...times].sort().reverse()).toEqual(times);
+        expect(trail).toContainEqual(
+          expect.objectContaining({
+            action: 'webhook.enable',
+            outcome: 'succeeded',
+            actor: { kind: 'bootstrap', subject: 'bootstrap', display: 'bootstrap token' },
+            target: { type: 'webhook', id: hook.webhookId, routine_id: routineId },
+            trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+          }),
+        );
+        expect(trail).toContainEqual(
+          expect.objectContaining({
+            action: 'api_key.issue',
+            outcome: 'succeeded',
+            actor: { kind: 'api_key', subject: keys.admin!.id, display: 'contract admin' },
+          }),
+        );
+        expect(trail).toContainEqual(
+          expect.objectContaining({
+            action: 'webhook.rotate',
+            outcome: 'denied',
+            actor: { kind: 'api_key', subject: viewer.id, display: 'contract viewer' },
+            target: { type: 'routine', id: routineId, routine_id: routineId },
+            detail: expect.stringContaining('insufficient_role'),
+          }),
+        );
+        const text = JSON.stringify(trail);
+        for (const credential of [viewer.key, keys.operator!.key, TEST_ADMIN_TOKEN]) expect(text).not.toContain(credential);
+
+        const byViewer = (await admin('GET', `/admin/audit?actor=${viewer.id}`, '/admin/audit')).entries as Json[];
+        expect(byViewer.length).toBeGreaterThan(0);
+        expect(byViewer.filter((entry) => entry.actor?.subject !== viewer.id)).toEqual([]);
+
+        const first = await admin('GET', `/admin/audit?routine_id=${routineId}&limit=1`, '/admin/audit');
+        expect(first.entries).toHaveLength(1);
+        expect(first.entries[0].target.routine_id).toBe(routineId);
+        expect(typeof first.next_cursor).toBe('string');
+        const second = await admin('GET', `/admin/audit?routine_id=${routineId}&limit=1&cursor=${first.next_cursor}`, '/admin/audit');
+        expect(second.entries).toHaveLength(1);
+        expect(second.entries[0].target.routine_id).toBe(routineId);
+        expect(second.entries[0]).not.toEqual(first.entries[0]);
+
+        expect((await admin('GET', '/admin/audit?routine_id=not-a-routine', '/admin/audit')).code).toBe('validation_failed');
+        expect((await admin('GET', '/admin/audit?cursor=p.bm90LWEtcG9zaXRpb24', '/admin/audit')).code).toBe('invalid_cursor');
+      });
+
       it('read-model database down: listings 503 read_model_unavailable, while deliveries are still accepted', async () => {
         const listed = await t.setupWebhook({ account });
         await t.readModels.close();
@@ -798,6 +1063,9 @@ describe('docs/openapi.json', () => {
         expect(
           (await admin('GET', `/admin/routines/${listed.routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays')).code,
         ).toBe('read_model_unavailable');
+        const audit = await t.admin('GET', '/admin/audit');
+        expect(expectDocumented(audit, 'GET', '/admin/audit').code).toBe('read_model_unavailable');
+        expect(audit.headers.get('retry-after')).toMatch(/^\d+$/);
         expect(expectDocumented(await t.deliver(listed), 'POST', WEBHOOK).status).toBe('accepted');
       });
 
@@ -838,13 +1106,23 @@ describe('docs/openapi.json', () => {
         expectDocumented(await t.http('GET', '/ui/assets/app.css'), 'GET', '/ui/assets/{name}');
         expect((await t.http('GET', '/ui/assets/missing.js')).status).toBe(404);
         expectDocumented(await t.http('GET', '/ui/assets/missing.js'), 'GET', '/ui/assets/{name}');
+        expect(expectDocumented(await t.http('GET', '/ui/sign-in-settings'), 'GET', '/ui/sign-in-settings')).toEqual({
+          oidc: signIn(provider.issuer, provider.audience),
+          bootstrap_token: true,
+        });
       });
 
       it('store down: 503 store_unavailable with Retry-After (webhook, admin); readiness 503 naming event_store', async () => {
         const live = await t.setupWebhook({ account });
         await t.store.close();
         expect(expectDocumented(await t.deliver(live), 'POST', WEBHOOK).code).toBe('store_unavailable');
-        expect((await admin('POST', '/admin/accounts', '/admin/accounts', { email: 'late@example.com' })).code).toBe('store_unavailable');
+        const write = await t.admin('POST', '/admin/accounts', { email: 'late@example.com' });
+        expect(expectDocumented(write, 'POST', '/admin/accounts').code).toBe('store_unavailable');
+        expect(write.headers.get('retry-after')).toMatch(/^\d+$/);
+        // An API key is checked against the key catalog in the store: every admin call with one answers 503 too.
+        const withKey = await t.admin('GET', '/admin/me', undefined, keys.viewer!.key);
+        expect(expectDocumented(withKey, 'GET', '/admin/me').code).toBe('store_unavailable');
+        expect(withKey.headers.get('retry-after')).toMatch(/^\d+$/);
         // Readiness checks each dependency at most once a second: it flips within that.
         await eventually(async () => (await t.http('GET', '/readyz')).status === 503, 3_000, 'readiness to answer 503');
         for (const path of ['/health/ready', '/readyz'])
