@@ -16,15 +16,15 @@ import { createOperationsApp, startTracing, tracedEventStore } from '@wts/observ
 import { randomBytes } from 'node:crypto';
 import { createIngressApp } from './ingress.factory';
 
-/** What the Config page asks the identity provider for: who the person is (email for the audit trail). */
-const SIGN_IN_SCOPE = 'openid email profile';
-
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const noCredential = adminCredentialProblem(config);
   if (noCredential) throw new ConfigurationError([noCredential]);
   let adminToken = config.http.adminToken;
-  if (!adminToken && !config.http.bootstrapTokenDisabled) {
+  // Only the embedded default makes up a token (printed: the one way to learn it); a production
+  // shape without ADMIN_TOKEN has OIDC (adminCredentialProblem) and no bootstrap token at all.
+  const embedded = config.eventStore.connectionString === undefined;
+  if (!adminToken && !config.http.bootstrapTokenDisabled && embedded) {
     adminToken = randomBytes(24).toString('base64url');
     process.stdout.write(`ADMIN_TOKEN was not set; generated for this run: ${adminToken}\n`);
   }

@@ -146,6 +146,7 @@ describe('OpenID Connect (OIDC_*) and the admin credential', () => {
       clientId: undefined,
       rolesClaim: 'roles',
       jwksCacheMaxAgeMs: 300_000,
+      scope: 'openid email profile',
     });
   });
 
@@ -156,6 +157,7 @@ describe('OpenID Connect (OIDC_*) and the admin credential', () => {
       OIDC_CLIENT_ID: 'wts-config-page',
       OIDC_ROLES_CLAIM: 'https://wts.example.com/roles',
       OIDC_JWKS_CACHE_SECONDS: '60',
+      OIDC_SCOPE: 'openid email api://0a1b/admin',
     });
     expect(config.oidc).toEqual({
       issuer: 'https://tenant.eu.auth0.com/',
@@ -163,11 +165,22 @@ describe('OpenID Connect (OIDC_*) and the admin credential', () => {
       clientId: 'wts-config-page',
       rolesClaim: 'https://wts.example.com/roles',
       jwksCacheMaxAgeMs: 60_000,
+      scope: 'openid email api://0a1b/admin',
     });
     expect(loadConfig({ ...oidc, OIDC_ROLES_CLAIM: 'realm_access.roles' }).oidc?.rolesClaim).toBe('realm_access.roles');
     expect(loadConfig({ ...oidc, OIDC_ROLES_CLAIM: ' ' }).oidc?.rolesClaim).toBe('roles');
     expect(loadConfig({ ...oidc, OIDC_JWKS_CACHE_SECONDS: '86400' }).oidc?.jwksCacheMaxAgeMs).toBe(86_400_000);
   });
+
+  it.each(['openid  email', 'openid "email"', 'openid\temail', ' openid'])(
+    'given OIDC_SCOPE=%j, then a ConfigurationError naming the form',
+    (scope) => {
+      const error = captureError(() => loadConfig({ ...oidc, OIDC_SCOPE: scope }));
+      expect((error as ConfigurationError).problems).toEqual([
+        'OIDC_SCOPE must be scope tokens separated by single spaces (RFC 6749 §3.3), e.g. "openid email profile"',
+      ]);
+    },
+  );
 
   it.each(['http://localhost:8080/realms/dev', 'http://127.0.0.1:9000', 'http://[::1]:9000/'])(
     'given OIDC_ISSUER=%s (this machine), then plain http is accepted',

@@ -86,6 +86,17 @@ export class EnvironmentDto {
   @IsString()
   OIDC_ROLES_CLAIM = 'roles';
 
+  /**
+   * What the Config page's sign-in asks for: OpenID scopes and, where the provider wants the API
+   * named by a scope (Entra ID: `api://<app-id>/admin`), that scope.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/, {
+    message: 'OIDC_SCOPE must be scope tokens separated by single spaces (RFC 6749 §3.3), e.g. "openid email profile"',
+  })
+  OIDC_SCOPE = 'openid email profile';
+
   @Transform(toInt)
   @IsInt({ message: 'OIDC_JWKS_CACHE_SECONDS must be an integer' })
   @Min(1, { message: 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400' })

@@ -12,6 +12,8 @@ export interface OidcSettings {
   readonly rolesClaim: string;
   /** How long the provider's keys are trusted before they are fetched again. */
   readonly jwksCacheMaxAgeMs: number;
+  /** The scope the Config page's sign-in asks for (OIDC_SCOPE). */
+  readonly scope: string;
 }
 
 export interface OidcEnvironment {
@@ -20,6 +22,7 @@ export interface OidcEnvironment {
   readonly OIDC_CLIENT_ID?: string;
   readonly OIDC_ROLES_CLAIM?: string;
   readonly OIDC_JWKS_CACHE_SECONDS: number;
+  readonly OIDC_SCOPE?: string;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -84,5 +87,6 @@ export function parseOidc(env: OidcEnvironment, problems: string[]): OidcSetting
     clientId,
     rolesClaim: value(env.OIDC_ROLES_CLAIM) ?? 'roles',
     jwksCacheMaxAgeMs: env.OIDC_JWKS_CACHE_SECONDS * 1000,
+    scope: value(env.OIDC_SCOPE) ?? 'openid email profile',
   };
 }

@@ -17,6 +17,8 @@ import './operator.request';
 export const ADMIN_WWW_AUTHENTICATE = 'Bearer realm="admin"';
 export const CREDENTIAL_REQUIRED = 'a valid admin credential is required: an OIDC access token, an API key (wtk_…) or the bootstrap token';
 const UNAUTHORIZED_BODY = JSON.stringify(problem('unauthorized', CREDENTIAL_REQUIRED));
+/** When to ask again after the identity provider could not be reached (its keys are refetched on the next token). */
+const IDENTITY_PROVIDER_RETRY_AFTER_SECONDS = '5';
 const UNAVAILABLE_BODY = JSON.stringify(
   problem('identity_provider_unavailable', 'the identity provider cannot be reached to check the token; try again'),
 );
@@ -42,6 +44,7 @@ export class OperatorAdmission {
     const authentication = await this.authenticator.authenticate(request.headers.authorization);
     if (authentication.kind === 'unavailable') {
       request.log.warn({ detail: authentication.detail }, 'identity provider unavailable: an admin token could not be checked');
+      void reply.header('retry-after', IDENTITY_PROVIDER_RETRY_AFTER_SECONDS);
       sendEarly(reply, 503, 'identity_provider_unavailable', UNAVAILABLE_BODY);
       return false;
     }
