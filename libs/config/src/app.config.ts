@@ -3,6 +3,7 @@ import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 import { EnvironmentDto } from './environment.dto';
 import { parseKafkaConnection, type KafkaConnectionSettings } from './kafka-connection.setting';
+import { parseOidc, type OidcSettings } from './oidc.setting';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.setting';
 
 /** Typed nested configuration: nothing else reads process.env. */
@@ -12,7 +13,10 @@ export interface AppConfig {
     /** The address both services listen on (HOST): 127.0.0.1 unless a deployment asks for more. */
     readonly host: string;
     readonly publicBaseUrl: string;
+    /** The bootstrap token (ADMIN_TOKEN); undefined when unset (npm start generates one) or off. */
     readonly adminToken: string | undefined;
+    /** ADMIN_TOKEN=off: no bootstrap token at all, not even a generated one; people sign in through `oidc`. */
+    readonly bootstrapTokenDisabled: boolean;
     /** The peers whose X-Forwarded-For names the client (false: none, the peer is the client). */
     readonly trustProxy: TrustProxy;
     /** The run-dispatcher's own HTTP port: health and metrics only (0: any free port). */
@@ -25,6 +29,8 @@ export interface AppConfig {
   /** Undefined without KAFKA_BROKERS: the embedded default, no broker at all. */
   readonly kafka: KafkaConnectionSettings | undefined;
   readonly redis: { readonly url: string | undefined };
+  /** The OpenID provider whose access tokens the admin API accepts; undefined without OIDC_ISSUER. */
+  readonly oidc: OidcSettings | undefined;
   /** Read models: PostgreSQL at this URL; unset: SQLite under DATA_DIR. */
   readonly database: { readonly url: string | undefined };
   readonly limits: {
@@ -57,6 +63,11 @@ const ENVIRONMENT_KEYS = [
   'PUBLIC_BASE_URL',
   'ADMIN_TOKEN',
   'DATA_DIR',
+  'OIDC_ISSUER',
+  'OIDC_AUDIENCE',
+  'OIDC_CLIENT_ID',
+  'OIDC_ROLES_CLAIM',
+  'OIDC_JWKS_CACHE_SECONDS',
   'EVENTSTORE_CONNECTION_STRING',
   'EVENTSTORE_MAX_APPEND_BYTES',
   'KAFKA_BROKERS',
@@ -87,6 +98,13 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     problems.push(`OPS_PORT must differ from PORT and DISPATCHER_PORT (it is ${dto.OPS_PORT})`);
   }
   const kafka = parseKafkaConnection(dto, problems);
+  const oidc = parseOidc(dto, problems);
+  const bootstrapTokenDisabled = dto.ADMIN_TOKEN === 'off';
+  const adminToken = bootstrapTokenDisabled ? undefined : dto.ADMIN_TOKEN;
+  adminCredentialProblems(
+    { adminToken, bootstrapTokenDisabled, oidcIssuer: dto.OIDC_ISSUER, production: dto.EVENTSTORE_CONNECTION_STRING !== undefined },
+    problems,
+  );
   if (problems.length > 0) throw new ConfigurationError(problems);
   const publicBaseUrl = (dto.PUBLIC_BASE_URL ?? `http://localhost:${dto.PORT}`).replace(/\/+$/, '');
   return {
@@ -94,7 +112,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       port: dto.PORT,
       host: dto.HOST.trim(),
       publicBaseUrl,
-      adminToken: dto.ADMIN_TOKEN,
+      adminToken,
+      bootstrapTokenDisabled,
       trustProxy: parseTrustProxy(dto.TRUST_PROXY),
       dispatcherPort: dto.DISPATCHER_PORT,
       opsPort: dto.OPS_PORT,
@@ -103,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     eventStore: { connectionString: dto.EVENTSTORE_CONNECTION_STRING, maxAppendBytes: dto.EVENTSTORE_MAX_APPEND_BYTES },
     kafka,
     redis: { url: dto.REDIS_URL },
+    oidc,
     database: { url: dto.DATABASE_URL },
     limits: {
       maxPayloadBytes: dto.WEBHOOK_MAX_PAYLOAD_BYTES,
@@ -113,6 +133,25 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     supervisorPid: dto.SUPERVISOR_PID,
     tracing: { enabled: tracingRequested(env) },
   };
+}
+
+/**
+ * The admin API always has a credential someone holds: ADMIN_TOKEN=off only with OIDC_ISSUER (else
+ * nobody could sign in), and the production shape (EventStoreDB) never relies on a token generated
+ * at start — it needs ADMIN_TOKEN or OIDC_ISSUER. (The embedded default without either generates
+ * and prints a token, as `npm start` always did.)
+ */
+function adminCredentialProblems(
+  facts: { adminToken: string | undefined; bootstrapTokenDisabled: boolean; oidcIssuer: string | undefined; production: boolean },
+  problems: string[],
+): void {
+  if (facts.bootstrapTokenDisabled && facts.oidcIssuer === undefined) {
+    problems.push('ADMIN_TOKEN=off needs OIDC_ISSUER (and OIDC_AUDIENCE): otherwise nobody could sign in to the admin API');
+  } else if (facts.production && facts.adminToken === undefined && facts.oidcIssuer === undefined) {
+    problems.push(
+      'the admin API would have no credential: set OIDC_ISSUER and OIDC_AUDIENCE (people sign in through your identity provider) or ADMIN_TOKEN (16+ characters)',
+    );
+  }
 }
 
 /**

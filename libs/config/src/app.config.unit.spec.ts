@@ -8,10 +8,12 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       publicBaseUrl: 'http://localhost:3000',
       adminToken: undefined,
+      bootstrapTokenDisabled: false,
       trustProxy: false,
       dispatcherPort: 3001,
       opsPort: undefined,
     });
+    expect(config.oidc).toBeUndefined();
     expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka).toBeUndefined();
@@ -47,6 +49,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       publicBaseUrl: 'https://hooks.example.com',
       adminToken: 'a-valid_token.with~chars+/==',
+      bootstrapTokenDisabled: false,
       trustProxy: false,
       dispatcherPort: 3001,
       opsPort: undefined,
@@ -65,6 +68,17 @@ describe('loadConfig', () => {
     ['HOST', '-bad-.example', 'HOST'],
     ['PUBLIC_BASE_URL', 'ftp://x', 'PUBLIC_BASE_URL'],
     ['ADMIN_TOKEN', 'short', 'ADMIN_TOKEN'],
+    ['ADMIN_TOKEN', '0123456789abcde', 'ADMIN_TOKEN must be at least 16 characters'],
+    ['ADMIN_TOKEN', 'OFF', 'ADMIN_TOKEN must be at least 16 characters (or off, with OIDC_ISSUER)'],
+    ['OIDC_ISSUER', 'http://idp.example.com', 'OIDC_ISSUER must be an https URL'],
+    ['OIDC_ISSUER', 'idp.example.com', 'OIDC_ISSUER must be an https URL'],
+    ['OIDC_ISSUER', 'https://idp.example.com/?tenant=1', 'OIDC_ISSUER must be an https URL'],
+    ['OIDC_ISSUER', 'https://idp.example.com/#x', 'OIDC_ISSUER must be an https URL'],
+    ['OIDC_ISSUER', 'https://user:pass@idp.example.com', 'OIDC_ISSUER must be an https URL'],
+    ['OIDC_ISSUER', 'ftp://idp.example.com', 'OIDC_ISSUER must be an https URL'],
+    ['OIDC_JWKS_CACHE_SECONDS', '0', 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400'],
+    ['OIDC_JWKS_CACHE_SECONDS', '86401', 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400'],
+    ['OIDC_JWKS_CACHE_SECONDS', 'soon', 'OIDC_JWKS_CACHE_SECONDS must be an integer'],
     ['ADMIN_TOKEN', 'Str0ng!Passw0rd#2024', 'ADMIN_TOKEN may hold only'],
     ['KAFKA_BROKERS', 'nohostport', 'KAFKA_BROKERS'],
     ['REDIS_URL', 'http://x', 'REDIS_URL'],
@@ -118,6 +132,95 @@ describe('loadConfig', () => {
     for (const bad of ['true', '*', '10.0.0.0/33', 'proxy.example.com', '1.2.3.4,', '1.2.3.4/8/1']) {
       expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(/TRUST_PROXY must be off/);
     }
+  });
+});
+
+describe('OpenID Connect (OIDC_*) and the admin credential', () => {
+  const oidc = { OIDC_ISSUER: 'https://idp.example.com/realms/ops', OIDC_AUDIENCE: 'wts-admin-api' };
+  const production = { EVENTSTORE_CONNECTION_STRING: 'esdb://127.0.0.1:2113?tls=false' };
+
+  it('given an issuer and an audience, then the OIDC settings with the documented defaults', () => {
+    expect(loadConfig(oidc).oidc).toEqual({
+      issuer: 'https://idp.example.com/realms/ops',
+      audience: 'wts-admin-api',
+      clientId: undefined,
+      rolesClaim: 'roles',
+      jwksCacheMaxAgeMs: 300_000,
+    });
+  });
+
+  it('given every OIDC variable, then each typed; the issuer kept exactly as given (trailing slash included)', () => {
+    const config = loadConfig({
+      OIDC_ISSUER: 'https://tenant.eu.auth0.com/',
+      OIDC_AUDIENCE: 'https://wts.example.com/admin',
+      OIDC_CLIENT_ID: 'wts-config-page',
+      OIDC_ROLES_CLAIM: 'https://wts.example.com/roles',
+      OIDC_JWKS_CACHE_SECONDS: '60',
+    });
+    expect(config.oidc).toEqual({
+      issuer: 'https://tenant.eu.auth0.com/',
+      audience: 'https://wts.example.com/admin',
+      clientId: 'wts-config-page',
+      rolesClaim: 'https://wts.example.com/roles',
+      jwksCacheMaxAgeMs: 60_000,
+    });
+    expect(loadConfig({ ...oidc, OIDC_ROLES_CLAIM: 'realm_access.roles' }).oidc?.rolesClaim).toBe('realm_access.roles');
+    expect(loadConfig({ ...oidc, OIDC_ROLES_CLAIM: ' ' }).oidc?.rolesClaim).toBe('roles');
+    expect(loadConfig({ ...oidc, OIDC_JWKS_CACHE_SECONDS: '86400' }).oidc?.jwksCacheMaxAgeMs).toBe(86_400_000);
+  });
+
+  it.each(['http://localhost:8080/realms/dev', 'http://127.0.0.1:9000', 'http://[::1]:9000/'])(
+    'given OIDC_ISSUER=%s (this machine), then plain http is accepted',
+    (issuer) => {
+      expect(loadConfig({ ...oidc, OIDC_ISSUER: issuer }).oidc?.issuer).toBe(issuer);
+    },
+  );
+
+  it('given OIDC_ISSUER without OIDC_AUDIENCE, then a ConfigurationError (a token for another API must not open this one)', () => {
+    const error = captureError(() => loadConfig({ OIDC_ISSUER: oidc.OIDC_ISSUER }));
+    expect((error as ConfigurationError).problems).toEqual([
+      'OIDC_AUDIENCE is required with OIDC_ISSUER: the audience (aud) your identity provider puts in access tokens for this API',
+    ]);
+  });
+
+  it('given OIDC_AUDIENCE or OIDC_CLIENT_ID without OIDC_ISSUER, then a ConfigurationError naming them', () => {
+    expect(() => loadConfig({ OIDC_AUDIENCE: 'wts-admin-api' })).toThrow('OIDC_AUDIENCE needs OIDC_ISSUER');
+    expect(() => loadConfig({ OIDC_CLIENT_ID: 'wts-config-page' })).toThrow('OIDC_CLIENT_ID needs OIDC_ISSUER');
+    expect(() => loadConfig({ OIDC_AUDIENCE: 'a', OIDC_CLIENT_ID: 'b' })).toThrow('OIDC_AUDIENCE, OIDC_CLIENT_ID need OIDC_ISSUER');
+  });
+
+  it('given ADMIN_TOKEN=off with an issuer, then no bootstrap token at all', () => {
+    const config = loadConfig({ ...oidc, ADMIN_TOKEN: 'off' });
+    expect(config.http.adminToken).toBeUndefined();
+    expect(config.http.bootstrapTokenDisabled).toBe(true);
+    expect(loadConfig({ ...production, ...oidc, ADMIN_TOKEN: 'off' }).http.bootstrapTokenDisabled).toBe(true);
+  });
+
+  it.each([{}, production])('given ADMIN_TOKEN=off without an issuer (%j), then a ConfigurationError: nobody could sign in', (shape) => {
+    const error = captureError(() => loadConfig({ ...shape, ADMIN_TOKEN: 'off' }));
+    expect((error as ConfigurationError).problems).toEqual([
+      'ADMIN_TOKEN=off needs OIDC_ISSUER (and OIDC_AUDIENCE): otherwise nobody could sign in to the admin API',
+    ]);
+  });
+
+  it('given the production shape with neither ADMIN_TOKEN nor OIDC_ISSUER, then a ConfigurationError: no credential', () => {
+    const error = captureError(() => loadConfig(production));
+    expect((error as ConfigurationError).problems).toEqual([
+      'the admin API would have no credential: set OIDC_ISSUER and OIDC_AUDIENCE (people sign in through your identity provider) or ADMIN_TOKEN (16+ characters)',
+    ]);
+  });
+
+  it('given the production shape with either credential, then it starts; the embedded default generates a token', () => {
+    expect(loadConfig({ ...production, ADMIN_TOKEN: 'a-long-enough-admin-token' }).http.adminToken).toBe('a-long-enough-admin-token');
+    expect(loadConfig({ ...production, ...oidc }).http).toMatchObject({ adminToken: undefined, bootstrapTokenDisabled: false });
+    expect(loadConfig({}).http).toMatchObject({ adminToken: undefined, bootstrapTokenDisabled: false });
+  });
+
+  it('given the production shape with an issuer but no audience, then the audience is the one problem named', () => {
+    const error = captureError(() => loadConfig({ ...production, OIDC_ISSUER: oidc.OIDC_ISSUER }));
+    expect((error as ConfigurationError).problems).toEqual([
+      'OIDC_AUDIENCE is required with OIDC_ISSUER: the audience (aud) your identity provider puts in access tokens for this API',
+    ]);
   });
 });
 

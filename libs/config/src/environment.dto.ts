@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, Validate } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, Validate, ValidateIf } from 'class-validator';
 import { ListenHostValue } from './listen-host.setting';
+import { OidcIssuerValue } from './oidc.setting';
 import { TrustProxyValue } from './trust-proxy.setting';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
@@ -47,10 +48,12 @@ export class EnvironmentDto {
   )
   PUBLIC_BASE_URL?: string;
 
+  /** The bootstrap token of the admin API; `off`: none at all, people sign in through OIDC_ISSUER only. */
   @Transform(emptyToUndefined)
   @IsOptional()
+  @ValidateIf((dto: EnvironmentDto) => dto.ADMIN_TOKEN !== 'off')
   @IsString()
-  @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters' })
+  @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters (or off, with OIDC_ISSUER)' })
   // The characters a bearer token may hold (RFC 6750 token68), so it can always be presented.
   @Matches(/^[A-Za-z0-9\-._~+/]+=*$/, { message: 'ADMIN_TOKEN may hold only letters, digits and - . _ ~ + / (then optional =)' })
   ADMIN_TOKEN?: string;
@@ -58,6 +61,36 @@ export class EnvironmentDto {
   @IsString()
   @MinLength(1)
   DATA_DIR = './data';
+
+  /** The OpenID provider whose access tokens the admin API accepts (exact: a trailing slash is part of it). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Validate(OidcIssuerValue)
+  OIDC_ISSUER?: string;
+
+  /** The `aud` of access tokens meant for the admin API; required with OIDC_ISSUER (checked in oidc.setting.ts). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OIDC_AUDIENCE?: string;
+
+  /** The Config page's public client (authorization code with PKCE); optional. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OIDC_CLIENT_ID?: string;
+
+  /** The claim holding the roles, or a dotted path to it (`realm_access.roles`). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OIDC_ROLES_CLAIM = 'roles';
+
+  @Transform(toInt)
+  @IsInt({ message: 'OIDC_JWKS_CACHE_SECONDS must be an integer' })
+  @Min(1, { message: 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400' })
+  @Max(86_400, { message: 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400' })
+  OIDC_JWKS_CACHE_SECONDS = 300;
 
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -1,3 +1,4 @@
 export * from './app.config';
 export type { TrustProxy } from './trust-proxy.setting';
 export type { KafkaConnectionSettings, KafkaSaslMechanism, KafkaSaslSettings } from './kafka-connection.setting';
+export { isLoopbackUrl, type OidcSettings } from './oidc.setting';

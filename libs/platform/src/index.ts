@@ -14,3 +14,4 @@ export * from './payload-limit.check';
 export * from './readiness.checks';
 export * from './graceful.shutdown';
 export * from './service.listener';
+export * from './identity/oidc-access-token.verifier';

@@ -4,6 +4,8 @@ import { KAFKA_MAX_EVENT_BYTES } from '@wts/messaging';
 import { assertPayloadLimitFits, maxEventBytes } from './payload-limit.check';
 
 const storeWithLimit = (maxEventBytes: number): EventStore => ({ maxEventBytes }) as EventStore;
+/** The production shape needs an admin credential of its own (no token is generated for it). */
+const eventStoreDb = { EVENTSTORE_CONNECTION_STRING: 'esdb://127.0.0.1:2113?tls=false', ADMIN_TOKEN: 'admin-token-of-the-test' };
 
 describe('the payload limit against the store and Kafka', () => {
   it('given the defaults on the embedded store, then the configuration is accepted', () => {
@@ -11,14 +13,14 @@ describe('the payload limit against the store and Kafka', () => {
   });
 
   it('given EventStoreDB at its default 1 MiB append size and a 256 KiB limit, then start is refused with what to change', () => {
-    const config = loadConfig({ EVENTSTORE_CONNECTION_STRING: 'esdb://127.0.0.1:2113?tls=false' });
+    const config = loadConfig(eventStoreDb);
     const check = (): void => assertPayloadLimitFits(config, storeWithLimit(config.eventStore.maxAppendBytes));
     expect(check).toThrow(ConfigurationError);
     expect(check).toThrow(/WEBHOOK_MAX_PAYLOAD_BYTES=262144 does not fit.*EVENTSTORE_MAX_APPEND_BYTES.*1048576 bytes.*at most 147456/);
   });
 
   it('given EventStoreDB raised to 16 MiB, then the default limit is accepted', () => {
-    const config = loadConfig({ EVENTSTORE_CONNECTION_STRING: 'esdb://127.0.0.1:2113?tls=false', EVENTSTORE_MAX_APPEND_BYTES: '16777216' });
+    const config = loadConfig({ ...eventStoreDb, EVENTSTORE_MAX_APPEND_BYTES: '16777216' });
     expect(() => assertPayloadLimitFits(config, storeWithLimit(config.eventStore.maxAppendBytes))).not.toThrow();
   });
 
