@@ -192,6 +192,20 @@ describe('Config page: sign in with the organisation (browser, real OpenID provi
     await shot('oidc-03-rotated-as-ada');
   });
 
+  it('renews the access token with the refresh token at the provider, and the admin API takes the new one', async () => {
+    // The page's own module (one instance per page): what its refresh timer calls before expiry.
+    const renewal = (await page.evaluate(`import('/ui/assets/oidc-client.js').then(async (client) => {
+      const before = client.accessToken();
+      const renewed = await client.refresh();
+      return { renewed, changed: client.accessToken() !== before, present: client.accessToken() !== null };
+    })`)) as { renewed: boolean; changed: boolean; present: boolean };
+    expect(renewal).toEqual({ renewed: true, changed: true, present: true });
+    await page.click('#refresh-deliveries');
+    await page.locator('#deliveries-body tr').first().waitFor();
+    expect(await page.locator('#deliveries-error').isVisible()).toBe(false);
+    expect(await text('#whoami-name')).toBe('ada@example.com');
+  });
+
   it("a reload and another page sign in again without the form (the provider's session is alive)", async () => {
     const forms = loginForms().length;
     const before = authorizationRequests().length;

@@ -56,6 +56,7 @@ function targetText(target) {
   if (target.routine_id && routineNames.has(target.routine_id)) return `routine "${routineNames.get(target.routine_id)}"`;
   if (target.type === 'account' && accountEmails.has(target.id)) return `account ${accountEmails.get(target.id)}`;
   if (target.type === 'api_key' && apiKeyName(target.id) !== null) return `API key "${apiKeyName(target.id)}"`;
+  if (target.type === 'api_key' && target.id) return `API key ${target.id}`;
   if (target.routine_id) return `routine ${target.routine_id}`;
   return target.id ? `${target.type} ${target.id}` : null;
 }
