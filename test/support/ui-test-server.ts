@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { ReadModelProjector, StoreDispatchWorker } from '@wts/application';
+import type { AccessTokenVerifier, ReadModelProjector, StoreDispatchWorker } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
+import type { SignInSettings } from '../../apps/ingress/src/ui/sign-in.settings';
 import { startFastProjector, startStoreDispatcher } from './in-process-dispatcher';
 import { IngressHttpClient } from './ingress-http.client';
 import { freePort } from './service-processes';
@@ -51,6 +52,16 @@ export function artifactsDir(): string {
   return UI_ARTIFACTS;
 }
 
+/** How the server under test lets people in, beside the bootstrap token. */
+export interface UiServerOptions {
+  /** Default: a free port (a test that registers the page's URL at an identity provider picks it first). */
+  readonly port?: number;
+  /** OIDC access tokens the admin API accepts. */
+  readonly accessTokens?: AccessTokenVerifier;
+  /** The Config page's sign-in with the identity provider (GET /ui/sign-in-settings). */
+  readonly signIn?: SignInSettings['oidc'];
+}
+
 export interface UiHttpResult {
   readonly status: number;
   readonly headers: Headers;
@@ -77,8 +88,8 @@ export class UiTestServer {
     this.client = new IngressHttpClient(port, UI_ADMIN_TOKEN, 'manual');
   }
 
-  static async start(env: Record<string, string> = {}): Promise<UiTestServer> {
-    const port = await freePort();
+  static async start(env: Record<string, string> = {}, options: UiServerOptions = {}): Promise<UiTestServer> {
+    const port = options.port ?? (await freePort());
     const baseUrl = `http://127.0.0.1:${port}`;
     const dataDir = mkdtempSync(join(tmpdir(), 'wts-ui-'));
     const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: baseUrl, PORT: String(port), ...env, DATA_DIR: dataDir });
@@ -87,6 +98,8 @@ export class UiTestServer {
     const app = await createIngressApp({
       config,
       adminToken: UI_ADMIN_TOKEN,
+      accessTokens: options.accessTokens,
+      signIn: options.signIn,
       store,
       readModels,
       rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),

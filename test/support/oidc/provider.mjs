@@ -148,6 +148,11 @@ const provider = new Provider(issuer, {
     await grant.save();
     return grant;
   },
+  // Refresh tokens for the Config page as most providers issue them to a browser client (Keycloak,
+  // Okta, Entra, Auth0): without prompt=consent. oidc-provider's default follows OpenID Connect
+  // Core to the letter and drops offline_access unless prompt=consent, so it would issue none.
+  issueRefreshToken: async (_ctx, client, code) =>
+    client.grantTypeAllowed('refresh_token') && (code.scopes.has('offline_access') || client.clientId === publicClientId),
   clientBasedCORS: (_ctx, origin, client) =>
     client.clientAuthMethod === 'none' && client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin),
   ttl: {

@@ -26,7 +26,18 @@ export interface UiFiles {
   readonly pages: { readonly list: UiFile; readonly config: UiFile };
   /** By file name; only names matching ASSET_NAME, read once. */
   readonly assets: ReadonlyMap<string, UiFile>;
+  /** Libraries the page imports, from node_modules (served under /ui/assets/vendor/), read once. */
+  readonly vendor: ReadonlyMap<string, UiFile>;
 }
+
+/**
+ * The page's third-party modules, by the name it imports them as: a package and the file of it
+ * that is a browser ES module. No CDN: the installed package is the one served.
+ */
+const VENDOR_MODULES: Readonly<Record<string, { readonly packageName: string; readonly file: string }>> = {
+  // OAuth 2 / OpenID Connect client (authorization code with PKCE, refresh, discovery).
+  'oauth4webapi.js': { packageName: 'oauth4webapi', file: join('build', 'index.js') },
+};
 
 /**
  * Searches upward from `start` for `apps/ingress/ui`: works from `apps/ingress/src/ui` (ts-jest)
@@ -54,5 +65,17 @@ export function loadUiFiles(root: string = findUiDirectory()): UiFiles {
   return {
     pages: { list: read(join(root, UI_PAGES.list), 'html'), config: read(join(root, UI_PAGES.config), 'html') },
     assets,
+    vendor: loadVendorModules(),
   };
+}
+
+/** Each vendor module's file, as installed; its source-map comment left out (the map is not served). */
+function loadVendorModules(): ReadonlyMap<string, UiFile> {
+  const modules = new Map<string, UiFile>();
+  for (const [name, { packageName, file }] of Object.entries(VENDOR_MODULES)) {
+    const packageDir = dirname(require.resolve(`${packageName}/package.json`));
+    const source = readFileSync(join(packageDir, file), 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+    modules.set(name, { body: Buffer.from(source, 'utf8'), contentType: CONTENT_TYPES.js as string });
+  }
+  return modules;
 }

@@ -77,7 +77,28 @@ describe('Config page: serving', () => {
     }
   });
 
+  it('serves oauth4webapi from node_modules as a vendor module (no CDN), without its source-map comment', async () => {
+    const answer = await server.http('GET', '/ui/assets/vendor/oauth4webapi.js');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expectSecurityHeaders(answer.headers);
+    expect(answer.text).toContain('export async function discoveryRequest(');
+    expect(answer.text).not.toContain('sourceMappingURL');
+  });
+
+  it('tells the page how to sign in: no identity provider here, the bootstrap token accepted; the CSP connects to us only', async () => {
+    const answer = await server.http('GET', '/ui/sign-in-settings');
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ oidc: null, bootstrap_token: true });
+    const page = await server.http('GET', '/ui/');
+    expect((page.headers.get('content-security-policy') ?? '').split('; ')).toContain("connect-src 'self'");
+  });
+
   it.each([
+    '/ui/assets/vendor/missing.js',
+    '/ui/assets/vendor/index.js.map',
+    '/ui/assets/vendor/..%2f..%2fpackage.json',
+    '/ui/assets/vendor/oauth4webapi.js%2f..%2f..%2fsession.js',
     '/ui/assets/missing.js',
     '/ui/assets/..%2f..%2fpackage.json',
     '/ui/assets/..%2fconfig.html',

@@ -1,12 +1,15 @@
 // A routine's Config page, Webhook section: state, setup (default account, override, Enable),
 // the secret shown once (enable, rotate), Rotate, Disable, test delivery, recent deliveries and
-// their runs, rejected attempts, parked deliveries. Listings page with "Show older" (the API's
-// cursors). Every value from the server reaches the page as text only. One module a view:
-// webhook-panel, secret-panel, test-delivery, activity-listings, run-record; what they share
-// is in config-state.
+// their runs, rejected attempts, parked deliveries, and the routine's audit trail (who did what).
+// Listings page with "Show older" (the API's cursors). Every value from the server reaches the
+// page as text only. One module a view: webhook-panel, secret-panel, test-delivery,
+// activity-listings, run-record, audit-trail; what they share is in config-state.
 import { byId, setError, show } from './dom.js';
-import { SignedOutError, api, describeFailure, withSession } from './session.js';
-import { loaded, routinePath } from './config-state.js';
+import { SignedOutError, api, describeFailure } from './session.js';
+import { withSession } from './sign-in-panel.js';
+import { gate } from './roles.js';
+import { loaded, routineId, routinePath } from './config-state.js';
+import { configureAudit, loadAudit, wireAuditTrail } from './audit-trail.js';
 import { renderRoutine, renderWebhook, wireWebhookPanel } from './webhook-panel.js';
 import { wireSecretPanel } from './secret-panel.js';
 import { wireTestDelivery } from './test-delivery.js';
@@ -38,7 +41,8 @@ async function loadAll() {
     loaded.webhook = webhookAnswer.json;
     renderRoutine();
     renderWebhook({ resetForm: true });
-    await Promise.all([loadDeliveries(), loadAttempts(), loadParked()]);
+    const reads = gate('viewer', { controls: [byId('audit-body')], note: byId('audit-role'), what: 'Reading the audit trail' });
+    await Promise.all([loadDeliveries(), loadAttempts(), loadParked(), reads ? loadAudit() : undefined]);
   } catch (failure) {
     if (!(failure instanceof SignedOutError)) setError(pageError, 'Could not reach the server.');
   }
@@ -49,6 +53,8 @@ wireSecretPanel();
 wireTestDelivery();
 wireActivityListings();
 wireRunRecord();
+wireAuditTrail();
+configureAudit({ routineId });
 withSession(() => {
   void loadAll();
 });

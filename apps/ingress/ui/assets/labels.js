@@ -36,3 +36,46 @@ const ATTEMPT_REASONS = {
 export function attemptReasonLabel(reason) {
   return ATTEMPT_REASONS[reason] ?? String(reason);
 }
+
+/**
+ * The audit trail's actions in words: what was done (a succeeded entry) and what was tried (a
+ * denied one). An action not listed shows as its code.
+ */
+const AUDIT_ACTIONS = {
+  'webhook.enable': ['Webhook enabled', 'enable the webhook'],
+  'webhook.rotate': ['Secret rotated', 'rotate the secret'],
+  'webhook.disable': ['Webhook disabled', 'disable the webhook'],
+  'webhook.block': ['Webhook blocked for safety', 'block the webhook'],
+  'webhook.unblock': ['Webhook unblocked', 'unblock the webhook'],
+  'webhook.view': ['Webhook viewed', 'view the webhook'],
+  'webhook.deliveries': ['Deliveries listed', 'list the deliveries'],
+  'webhook.attempts': ['Rejected attempts listed', 'list the rejected attempts'],
+  'webhook.replays': ['Replays listed', 'list the replays'],
+  'routine.create': ['Routine created', 'create a routine'],
+  'routine.update': ['Routine changed', 'change the routine'],
+  'routine.list': ['Routines listed', 'list the routines'],
+  'routine.view': ['Routine viewed', 'view the routine'],
+  'account.connect': ['Account connected', 'connect an account'],
+  'account.update': ['Account changed', 'change an account'],
+  'account.set_primary': ['Primary account changed', 'change the primary account'],
+  'account.list': ['Accounts listed', 'list the accounts'],
+  'api_key.issue': ['API key issued', 'issue an API key'],
+  'api_key.revoke': ['API key revoked', 'revoke an API key'],
+  'api_key.list': ['API keys listed', 'list the API keys'],
+  'audit.list': ['Audit trail read', 'read the audit trail'],
+  'run.list': ['Runs listed', 'list the runs'],
+  'run.view': ['Run viewed', 'view a run'],
+  'parked.list': ['Parked deliveries listed', 'list the parked deliveries'],
+  'me.view': ['Signed in', 'sign in'],
+  replay: ['Deliveries replayed', 'replay deliveries'],
+  rebuild: ['Read models rebuilt', 'rebuild the read models'],
+};
+
+/** "Secret rotated" (done) or "rotate the secret" (tried). */
+export function auditActionWords(action, { tried }) {
+  const words = Object.hasOwn(AUDIT_ACTIONS, action) ? AUDIT_ACTIONS[action] : null;
+  if (words === null) return tried ? `use ${action}` : String(action);
+  return tried ? words[1] : words[0];
+}
+
+export const API_KEY_STATUS = { live: 'Active', revoked: 'Revoked', expired: 'Expired' };

@@ -1,12 +1,18 @@
-// The admin session: the token lives in sessionStorage (this tab only, gone when it closes) and
-// in memory; it is sent only in the Authorization header of admin API calls, never in a URL.
-import { announce, byId, setError, show } from './dom.js';
+// The admin session: which credential the page sends to the admin API, and the calls themselves.
+// Two kinds of credential:
+// - a pasted token (the bootstrap admin token, or an API key): in sessionStorage (this tab only,
+//   gone when it closes) and in memory;
+// - a sign-in with the organisation's identity provider: its access token in memory only
+//   (oidc-client.js), renewed with its refresh token.
+// Either is sent only in the Authorization header of admin API calls, never in a URL.
 
 const TOKEN_KEY = 'wts.adminToken';
 
-let token = readStoredToken();
+/** `{bearer(), renew(), forget()}`, or null when signed out. */
+let credential = null;
 
-function readStoredToken() {
+/** The token this tab was signed in with before (a reload keeps it), or null. */
+export function storedToken() {
   try {
     return window.sessionStorage.getItem(TOKEN_KEY);
   } catch {
@@ -14,14 +20,34 @@ function readStoredToken() {
   }
 }
 
-function storeToken(value) {
-  token = value;
+function forgetStoredToken() {
   try {
-    if (value === null) window.sessionStorage.removeItem(TOKEN_KEY);
-    else window.sessionStorage.setItem(TOKEN_KEY, value);
+    window.sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // Nothing was stored.
+  }
+}
+
+/** Signs in with a pasted token (kept for this tab). */
+export function useToken(value) {
+  try {
+    window.sessionStorage.setItem(TOKEN_KEY, value);
   } catch {
     // Storage refused: the token then lives in memory for this page only.
   }
+  credential = { bearer: () => value, renew: async () => false, forget: forgetStoredToken };
+}
+
+/** Signs in with another kind of credential (the identity provider's tokens). */
+export function useCredential(value) {
+  credential = value;
+}
+
+/** Forgets the credential, wherever it was kept. */
+export function forgetCredential() {
+  credential?.forget();
+  credential = null;
+  forgetStoredToken();
 }
 
 /** Raised when the admin API answered 401: the page shows the sign-in form again. */
@@ -32,22 +58,34 @@ export class SignedOutError extends Error {
   }
 }
 
-let onSignedOut = () => undefined;
+let signedOut = () => undefined;
 
-/** A call to the admin API: `{status, ok, json, text, headers}`. 401 signs out. */
+/** `listener(message)` runs when a call finds the session no longer valid. */
+export function onSignedOut(listener) {
+  signedOut = listener;
+}
+
+/**
+ * A call to the admin API: `{status, ok, json, text, headers}`. A 401 first renews the credential
+ * (the identity provider's refresh token) and tries once more; still 401, it signs out.
+ */
 export async function api(method, path, body) {
-  if (token === null) throw new SignedOutError();
-  const response = await request(method, path, token, body);
+  if (credential === null) throw new SignedOutError();
+  const current = credential;
+  let response = await request(method, path, current.bearer(), body);
+  if (response.status === 401 && (await current.renew())) response = await request(method, path, current.bearer(), body);
   if (response.status === 401) {
-    storeToken(null);
-    onSignedOut('Your session is no longer valid: sign in again.');
+    forgetCredential();
+    signedOut('Your session is no longer valid: sign in again.');
     throw new SignedOutError();
   }
   return response;
 }
 
-async function request(method, path, bearer, body) {
-  const headers = { authorization: `Bearer ${bearer}`, accept: 'application/json' };
+/** One request to our own server, with `bearer` (or none). */
+export async function request(method, path, bearer, body) {
+  const headers = { accept: 'application/json' };
+  if (bearer !== null && bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, {
     method,
@@ -68,84 +106,20 @@ async function request(method, path, bearer, body) {
   return { status: response.status, ok: response.ok, json, text, headers: response.headers };
 }
 
-/** A one-line description of a failed API answer (problem+json detail when there is one). */
+/**
+ * A one-line description of a failed API answer (problem+json detail when there is one). A 403
+ * `insufficient_role` says which role the action needs, in the server's words.
+ */
 export function describeFailure(response) {
   const problem = response.json;
   if (problem && typeof problem === 'object') {
+    if (problem.code === 'insufficient_role' && typeof problem.detail === 'string') {
+      const needed = typeof problem.required_role === 'string' ? ` (needs the ${problem.required_role} role)` : '';
+      return `Not allowed for your role${needed}: ${problem.detail}`;
+    }
     const parts = [problem.title, problem.detail].filter((part) => typeof part === 'string' && part !== '');
     const errors = Array.isArray(problem.errors) ? `: ${problem.errors.join('; ')}` : '';
     if (parts.length > 0) return `${response.status} ${parts.join(': ')}${errors}`;
   }
   return `The server answered ${response.status}.`;
-}
-
-/**
- * Runs `start` once signed in: at once when this tab already holds a token, else after the
- * sign-in form was submitted with a token the admin API accepts. A later 401 shows the form again.
- */
-export function withSession(start) {
-  const signin = byId('signin');
-  const form = byId('signin-form');
-  const input = byId('admin-token');
-  const error = byId('signin-error');
-  const main = byId('main');
-  const signout = byId('signout');
-
-  const showSignIn = (message) => {
-    show(main, false);
-    show(signout, false);
-    show(signin, true);
-    setError(error, message ?? '');
-    input.value = '';
-    input.focus();
-  };
-  onSignedOut = showSignIn;
-
-  const started = () => {
-    show(signin, false);
-    show(signout, true);
-    show(main, true);
-    start();
-  };
-
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const candidate = input.value.trim();
-    if (candidate === '') {
-      setError(error, 'Enter the admin token.');
-      input.focus();
-      return;
-    }
-    const submit = byId('signin-submit');
-    submit.disabled = true;
-    try {
-      const response = await request('GET', '/admin/accounts', candidate);
-      if (response.status === 200) {
-        storeToken(candidate);
-        input.value = '';
-        setError(error, '');
-        announce('Signed in.');
-        started();
-      } else if (response.status === 401) {
-        setError(error, 'That admin token was not accepted. Check it and try again.');
-        input.focus();
-        input.select();
-      } else {
-        setError(error, `Could not sign in: ${describeFailure(response)}`);
-      }
-    } catch {
-      setError(error, 'Could not reach the server. Check your connection and try again.');
-    } finally {
-      submit.disabled = false;
-    }
-  });
-
-  signout.addEventListener('click', () => {
-    storeToken(null);
-    // A fresh page: nothing of this session (a secret on screen included) survives.
-    window.location.replace(window.location.pathname);
-  });
-
-  if (token === null) showSignIn();
-  else started();
 }

@@ -1,11 +1,15 @@
 // The Config page's routine facts and Webhook section: state, setup (default account, override,
-// Enable), Rotate and Disable behind a confirmation dialog.
+// Enable), Rotate and Disable behind a confirmation dialog. Enabling, rotating and disabling need
+// the operator role: below it the controls are hidden and the section says why.
 import { announce, byId, copyText, setError, show } from './dom.js';
 import { STATE_LABELS, badgeOf } from './labels.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { loaded, routinePath } from './config-state.js';
 import { currentSecret, hideSecret, showSecret } from './secret-panel.js';
 import { loadAttempts } from './activity-listings.js';
+import { confirmAction } from './confirm-dialog.js';
+import { may, roleNote } from './roles.js';
+import { loadAudit } from './audit-trail.js';
 
 // ------------------------------------------------------------------ routine
 
@@ -51,8 +55,14 @@ export function renderWebhook({ resetForm }) {
   byId('webhook-override').textContent = webhook.account_override_allowed ? 'Allowed' : 'Not allowed';
 
   const enabled = webhook.state === 'enabled';
-  show(byId('enable-form'), !enabled);
-  show(byId('webhook-actions'), enabled);
+  const operates = may('operator');
+  show(byId('enable-form'), !enabled && operates);
+  show(byId('webhook-actions'), enabled && operates);
+  const note = byId('webhook-role-note');
+  note.textContent = operates
+    ? ''
+    : roleNote('operator', enabled ? 'Rotating the secret or disabling the webhook' : 'Enabling the webhook');
+  show(note, !operates);
   byId('enable-title').textContent = configured ? 'Enable again' : 'Set up the webhook';
   byId('enable-hint').textContent = configured
     ? 'Enabling again keeps the URL and issues a new secret (shown once).'
@@ -114,6 +124,7 @@ async function enable(event) {
     showSecret(answer.json);
     announce('Webhook enabled. Copy the URL and the secret now: the secret is shown once.');
     void loadAttempts();
+    void loadAudit();
   } catch (failure) {
     if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
   } finally {
@@ -127,22 +138,6 @@ function stripSecret(answer) {
 }
 
 // ------------------------------------------------------------------ rotate and disable
-
-const dialog = () => byId('confirm-dialog');
-
-/** A modal confirmation; resolves true on confirm. Cancel is focused first; Escape cancels. */
-function confirmAction({ title, message, confirmLabel }) {
-  const element = dialog();
-  byId('confirm-title').textContent = title;
-  byId('confirm-message').textContent = message;
-  byId('confirm-ok').textContent = confirmLabel;
-  element.returnValue = '';
-  return new Promise((resolve) => {
-    element.addEventListener('close', () => resolve(element.returnValue === 'confirm'), { once: true });
-    element.showModal();
-    byId('confirm-cancel').focus();
-  });
-}
 
 /**
  * Asks, then POSTs `/webhook/{action}`; `done(answer)` shows the outcome. A refusal or a failed
@@ -164,6 +159,7 @@ async function confirmedAction(action, confirmation, failureText, done) {
     }
     setError(error, '');
     done(answer);
+    void loadAudit();
   } catch (failure) {
     if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
   }
@@ -205,7 +201,5 @@ export function wireWebhookPanel() {
   byId('enable-form').addEventListener('submit', (event) => void enable(event));
   byId('rotate').addEventListener('click', () => void rotate());
   byId('disable').addEventListener('click', () => void disable());
-  byId('confirm-cancel').addEventListener('click', () => dialog().close('cancel'));
-  byId('confirm-ok').addEventListener('click', () => dialog().close('confirm'));
   byId('copy-url-details').addEventListener('click', () => void copyText(loaded.webhook?.url ?? '', 'URL'));
 }

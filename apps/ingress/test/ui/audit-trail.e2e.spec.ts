@@ -1,0 +1,161 @@
+/**
+ * The audit trail on the Config page, in a real browser (Debian's headless Chromium): a routine's
+ * trail after a rotate made from the page ("Secret rotated by API key "operator automation", 14:02"),
+ * newest first, with a refused attempt standing out, paged with next_cursor; and everyone's trail
+ * on the routine list, filtered by actor, for a viewer. The entries come from writes made through
+ * the admin API and the page (GET /admin/audit reads them back). Screenshots go to test-artifacts/ui/.
+ */
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+
+jest.setTimeout(30_000);
+
+type Role = 'viewer' | 'operator';
+
+/** "14:02" (today, local time, as the page writes it). */
+const HOUR_MINUTE = /\d{1,2}[:.]\d{2}/;
+
+describe('Config page: the audit trail (browser)', () => {
+  let server: UiTestServer;
+  let browser: Browser;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  const artifacts = artifactsDir();
+  const problems: string[] = [];
+  const keys = {} as Record<Role, string>;
+  let routineId = '';
+
+  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+  const lines = (): Promise<string[]> => page.locator('#audit-list > li').allTextContents();
+  const rotate = (token: string): Promise<{ status: number }> =>
+    server.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, undefined, token);
+
+  /** Presses Refresh until the newest line reads `expected` (entries follow the store within moments). */
+  async function refreshUntilNewest(expected: RegExp): Promise<void> {
+    for (let i = 0; i < 50; i += 1) {
+      const [newest] = await lines();
+      if (newest !== undefined && expected.test(newest)) return;
+      await page.click('#refresh-audit');
+      await page.waitForTimeout(100);
+    }
+    throw new Error(`the newest audit line never matched ${expected}: ${JSON.stringify(await lines())}`);
+  }
+
+  async function signIn(url: string, token: string): Promise<void> {
+    await context?.close();
+    context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
+    });
+    await page.goto(url);
+    await page.fill('#admin-token', token);
+    await page.click('#signin-submit');
+    await page.locator('#whoami').waitFor();
+  }
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    server = await UiTestServer.start();
+    for (const role of ['viewer', 'operator'] as const) {
+      keys[role] = (await server.adminOk('POST', '/admin/api-keys', { name: `${role} automation`, role }, 201)).key as string;
+    }
+    const account = await server.createAccount('ops@example.com');
+    routineId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [account.id] })).id;
+    await server.adminOk(
+      'POST',
+      `/admin/routines/${routineId}/webhook/enable`,
+      { default_account: 'ops@example.com', account_override_allowed: false },
+      200,
+    );
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  afterEach(() => {
+    expect(problems).toEqual([]);
+  });
+
+  it("after a rotate from the page, the routine's trail reads who did it and when, newest first", async () => {
+    await signIn(`${server.baseUrl}/ui/routines/${routineId}/config`, keys.operator);
+    await page.locator('#webhook-actions').waitFor();
+    await page.click('#rotate');
+    await page.click('#confirm-ok');
+    await page.locator('#secret-panel').waitFor();
+
+    await refreshUntilNewest(/^Secret rotated by API key "operator automation", /);
+    const trail = await lines();
+    expect(trail[0]).toMatch(HOUR_MINUTE);
+    expect(trail.slice(1)).toEqual([
+      expect.stringMatching(/^Webhook enabled by the bootstrap token, /),
+      expect.stringMatching(/^Routine created by the bootstrap token, /),
+    ]);
+    // The time is a <time> with the exact instant, shown in local time.
+    const when = page.locator('#audit-list > li').first().locator('time');
+    expect(await when.getAttribute('datetime')).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    expect(await page.locator('#audit-list > li.audit-denied').count()).toBe(0);
+    await shot('audit-01-routine-trail-after-rotate');
+  });
+
+  it('a refused attempt stands out: denied, who tried what, and why', async () => {
+    expect((await rotate(keys.viewer)).status).toBe(403);
+    await refreshUntilNewest(/^Denied: API key "viewer automation" tried to rotate the secret, /);
+    const newest = page.locator('#audit-list > li').first();
+    expect(await newest.getAttribute('class')).toBe('audit-entry audit-denied');
+    expect(await newest.textContent()).toMatch(/ — insufficient_role: needs operator, has viewer$/);
+    expect(await page.locator('#audit-list > li.audit-denied').count()).toBe(1);
+    await shot('audit-02-denied-attempt');
+  });
+
+  it('pages through older entries with next_cursor ("Show older entries")', async () => {
+    for (let i = 0; i < 25; i += 1) expect((await rotate(keys.operator)).status).toBe(200);
+    // Entries follow the store within moments: wait for the API to list all 29 (creation, enable, 26 rotations and the refusal).
+    let listed = 0;
+    for (let i = 0; i < 50 && listed < 29; i += 1) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      listed = (await server.adminOk('GET', `/admin/audit?routine_id=${routineId}&limit=100`, undefined, 200)).entries.length as number;
+    }
+    expect(listed).toBe(29);
+    await page.reload();
+    await page.locator('#audit-list > li >> nth=19').waitFor();
+    expect(await page.locator('#audit-list > li').count()).toBe(20);
+    expect(await page.locator('#more-audit').isVisible()).toBe(true);
+    await page.click('#more-audit');
+    await page.locator('#audit-list > li >> nth=28').waitFor();
+    const trail = await lines();
+    expect(trail).toHaveLength(29);
+    expect(trail.filter((line) => line.startsWith('Secret rotated by API key "operator automation"'))).toHaveLength(26);
+    expect(trail[28]).toMatch(/^Routine created by the bootstrap token, /);
+    expect(await page.locator('#more-audit').isVisible()).toBe(false);
+  });
+
+  it("everyone's trail on the routine list, for a viewer, filtered by actor", async () => {
+    await signIn(`${server.baseUrl}/ui/`, keys.viewer);
+    await page.locator('#audit-list > li').first().waitFor();
+    const everyone = await lines();
+    expect(everyone[0]).toMatch(/^Secret rotated \(routine "Triage alerts"\) by API key "operator automation", /);
+    await page.click('#more-audit');
+    await page.locator('#audit-list > li', { hasText: 'Account connected (account ops@example.com) by the bootstrap token' }).waitFor();
+    await shot('audit-03-everyone');
+
+    await page.fill('#audit-actor', 'viewer automation');
+    await page.click('#audit-filter-submit');
+    await page.locator('#audit-list > li.audit-denied').first().waitFor();
+    const viewers = await lines();
+    expect(viewers).toEqual([
+      expect.stringMatching(/^Denied: API key "viewer automation" tried to rotate the secret \(routine "Triage alerts"\), /),
+    ]);
+    expect(await page.locator('#more-audit').isVisible()).toBe(false);
+    await shot('audit-04-filtered-by-actor');
+
+    await page.click('#audit-clear');
+    await page.locator('#audit-list > li >> nth=19').waitFor();
+    expect(await page.locator('#more-audit').isVisible()).toBe(true);
+  });
+});
