@@ -63,9 +63,14 @@ export async function beginSignIn(settings, { silent = false } = {}) {
   url.searchParams.set('code_challenge_method', 'S256');
   url.searchParams.set('state', state);
   url.searchParams.set('nonce', nonce);
-  // The API as the token's audience: `resource` (RFC 8707) and `audience` (Auth0); others ignore them.
-  url.searchParams.set('resource', settings.audience);
-  url.searchParams.set('audience', settings.audience);
+  // The API as the token's audience, when it is named by a URL: `resource` (RFC 8707: an absolute
+  // URI) and `audience` (Auth0); others ignore them. An audience that is no URL (Entra ID's
+  // application id, whose v2 endpoint refuses `resource`; a Keycloak client id) is asked for by
+  // scope instead (OIDC_SCOPE).
+  if (/^https?:\/\//.test(settings.audience)) {
+    url.searchParams.set('resource', settings.audience);
+    url.searchParams.set('audience', settings.audience);
+  }
   if (silent) url.searchParams.set('prompt', 'none');
   window.location.assign(url.href);
 }
