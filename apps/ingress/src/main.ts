@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const signIn =
     oidc?.clientId === undefined
       ? undefined
-      : { issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience, scope: SIGN_IN_SCOPE };
+      : { issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience, scope: oidc.scope };
   // OTEL_* variables: off by default; when on, started before anything makes a span.
   const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'ingress' });
   const opened = await openEventStore(config);
