@@ -1106,6 +1106,12 @@ describe('docs/openapi.json', () => {
         expectDocumented(await t.http('GET', '/ui/assets/app.css'), 'GET', '/ui/assets/{name}');
         expect((await t.http('GET', '/ui/assets/missing.js')).status).toBe(404);
         expectDocumented(await t.http('GET', '/ui/assets/missing.js'), 'GET', '/ui/assets/{name}');
+        const vendor = await t.http('GET', '/ui/assets/vendor/oauth4webapi.js');
+        expect(vendor.status).toBe(200);
+        expectDocumented(vendor, 'GET', '/ui/assets/vendor/{name}');
+        const unknownVendor = await t.http('GET', '/ui/assets/vendor/left-pad.js');
+        expect(unknownVendor.status).toBe(404);
+        expectDocumented(unknownVendor, 'GET', '/ui/assets/vendor/{name}');
         expect(expectDocumented(await t.http('GET', '/ui/sign-in-settings'), 'GET', '/ui/sign-in-settings')).toEqual({
           oidc: signIn(provider.issuer, provider.audience),
           bootstrap_token: true,
