@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { useIngressTestApp, TEST_ADMIN_TOKEN } from '../../../test/support/ingress-test-app';
+import { CREDENTIAL_REQUIRED } from '../src/access/operator.admission';
 
 /**
  * Nothing reads a body before something decided it is wanted: an unknown route (404) and an admin
@@ -55,7 +56,7 @@ describe('bodies are not read before they are wanted', () => {
     expect(unknown.json).toMatchObject({ status: 404, code: 'not_found' });
     const unauthorized = await t.http('POST', '/admin/accounts', { headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(unauthorized.status).toBe(401);
-    expect(unauthorized.json).toMatchObject({ status: 401, code: 'unauthorized', detail: 'a valid admin token is required' });
+    expect(unauthorized.json).toMatchObject({ status: 401, code: 'unauthorized', detail: CREDENTIAL_REQUIRED });
     const authorized = await t.admin('POST', '/admin/accounts', { email: t.uniqueEmail('wanted') });
     expect(authorized.status).toBe(201);
   });
