@@ -32,7 +32,7 @@ import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { maxEventBytes, provideValue } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
-import { createHash } from 'node:crypto';
+import { digestSecret } from '@wts/domain';
 import { OperatorAdmission } from './access/operator.admission';
 import { ConfigurationFeederLifecycle } from './configuration-feeder.lifecycle';
 import { RateLimiterLifecycle } from './rate-limiter.lifecycle';
@@ -96,7 +96,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     ),
   );
   const authenticator = new OperatorAuthenticator(state, feeder, systemClock, {
-    bootstrapTokenDigest: deps.adminToken === undefined ? undefined : createHash('sha256').update(deps.adminToken).digest(),
+    bootstrapTokenDigest: deps.adminToken === undefined ? undefined : digestSecret(deps.adminToken),
     accessTokens: deps.accessTokens,
   });
   const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);

@@ -6,6 +6,7 @@ import {
   type OperatorAuthenticator,
   type RandomSource,
 } from '@wts/application';
+import type { ActorRecord } from '@wts/contracts';
 import { roleAllows } from '@wts/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/problem';
@@ -67,7 +68,7 @@ export class OperatorAdmission {
     return true;
   }
 
-  private recordDenial(request: FastifyRequest, actor: Parameters<typeof deniedAccessEntry>[1]['actor'], detail: string): void {
+  private recordDenial(request: FastifyRequest, actor: ActorRecord | null, detail: string): void {
     this.denials.recordDeniedAccess(
       deniedAccessEntry(
         request,

@@ -1,6 +1,5 @@
 import { API_KEY_CATALOG_STREAM, type ActorRecord, type OperatorRole } from '@wts/contracts';
-import { DECOY_DIGEST, ID_PREFIX, apiKeyStanding, digestSecret, parseBearerSecret, secretMatchesDigest } from '@wts/domain';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { DECOY_DIGEST, ID_PREFIX, apiKeyStanding, digestSecret, digestsMatch, parseBearerSecret } from '@wts/domain';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import type { Clock } from '../shared/runtime.ports';
@@ -29,8 +28,8 @@ export const BOOTSTRAP_ACTOR: ActorRecord = { kind: 'bootstrap', subject: 'boots
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export interface OperatorAuthenticatorOptions {
-  /** SHA-256 of ADMIN_TOKEN; undefined when the bootstrap token is off (ADMIN_TOKEN=off). */
-  readonly bootstrapTokenDigest: Buffer | undefined;
+  /** digestSecret(ADMIN_TOKEN); undefined when the bootstrap token is off (ADMIN_TOKEN=off). */
+  readonly bootstrapTokenDigest: string | undefined;
   /** OIDC access tokens; undefined when OIDC_ISSUER is not set. */
   readonly accessTokens: AccessTokenVerifier | undefined;
 }
@@ -56,25 +55,26 @@ export class OperatorAuthenticator {
 
   async authenticate(authorization: string | undefined): Promise<Authentication> {
     const credential = parseBearerSecret(authorization) ?? '';
-    if (this.isBootstrapToken(credential)) return { kind: 'authenticated', principal: { actor: BOOTSTRAP_ACTOR, role: 'admin' } };
+    // Digested once: the bootstrap compare (made whatever was presented) and an API key's lookup share it.
+    const digest = digestSecret(credential);
+    if (this.isBootstrapToken(credential, digest)) return { kind: 'authenticated', principal: { actor: BOOTSTRAP_ACTOR, role: 'admin' } };
     if (credential === '') return denied('no_credential');
-    if (credential.startsWith(ID_PREFIX.apiKeySecret)) return this.apiKey(credential);
+    if (credential.startsWith(ID_PREFIX.apiKeySecret)) return this.apiKey(digest);
     if (this.options.accessTokens && JWT_SHAPE.test(credential)) return this.accessToken(this.options.accessTokens, credential);
     return denied('unknown_credential');
   }
 
-  private isBootstrapToken(credential: string): boolean {
+  private isBootstrapToken(credential: string, digest: string): boolean {
     const expected = this.options.bootstrapTokenDigest;
-    const presented = createHash('sha256').update(credential).digest();
-    const matches = timingSafeEqual(presented, expected ?? presented);
+    const matches = digestsMatch(digest, expected ?? DECOY_DIGEST);
     return expected !== undefined && matches && credential !== '';
   }
 
-  private async apiKey(credential: string): Promise<Authentication> {
+  private async apiKey(digest: string): Promise<Authentication> {
     // Every replica folds the catalog as it is now: a revocation anywhere is seen here.
     await this.freshness.ensureFresh([API_KEY_CATALOG_STREAM]);
-    const key = this.config.apiKeyByDigest(digestSecret(credential));
-    const matches = secretMatchesDigest(credential, key?.keyDigest ?? DECOY_DIGEST);
+    const key = this.config.apiKeyByDigest(digest);
+    const matches = digestsMatch(digest, key?.keyDigest ?? DECOY_DIGEST);
     if (!key || !matches) return denied('unknown_credential');
     const actor: ActorRecord = { kind: 'api_key', subject: key.keyId, display: key.name };
     const standing = apiKeyStanding(key, this.clock.now().getTime());

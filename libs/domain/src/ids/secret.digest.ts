@@ -12,7 +12,12 @@ export function digestSecret(secret: string): string {
 export const DECOY_DIGEST = digestSecret('whsec_decoy-for-unknown-endpoints');
 
 export function secretMatchesDigest(presented: string, expectedDigestHex: string): boolean {
-  const presentedDigest = createHash('sha256').update(presented, 'utf8').digest();
+  return digestsMatch(digestSecret(presented), expectedDigestHex);
+}
+
+/** Two hex digests compared in constant time (for a caller that already digested what was presented). */
+export function digestsMatch(presentedDigestHex: string, expectedDigestHex: string): boolean {
+  const presentedDigest = Buffer.from(presentedDigestHex, 'hex');
   const expected = Buffer.from(expectedDigestHex, 'hex');
   if (expected.length !== presentedDigest.length) {
     timingSafeEqual(presentedDigest, presentedDigest);
