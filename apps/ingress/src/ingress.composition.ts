@@ -26,6 +26,7 @@ import {
   cryptoRandom,
   systemClock,
   type AccessTokenVerifier,
+  type SecretSealer,
   type RateLimiter,
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
@@ -59,6 +60,8 @@ export interface IngressDependencies {
   readonly checkpoints?: CheckpointStore;
   /** Health and metrics are served by a listener of their own (OPS_PORT): this app leaves them out. */
   readonly operationsElsewhere?: boolean;
+  /** Seals signing secrets (SECRETS_ENCRYPTION_KEY); undefined: signed schemes cannot be enabled or verified. */
+  readonly secrets?: SecretSealer;
 }
 
 export interface IngressGraph {
@@ -107,7 +110,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     feeder,
     accounts: new AccountsService(context),
     routines: new RoutinesService(context),
-    webhookAdmin: new WebhookAdminService(context, config.http.publicBaseUrl),
+    webhookAdmin: new WebhookAdminService(context, config.http.publicBaseUrl, deps.secrets),
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
     apiKeys: new ApiKeysService(context),

@@ -37,3 +37,5 @@ export * from './access/api-key.view';
 export * from './access/api-keys.service';
 export * from './access/operator.authenticator';
 export * from './access/audit.queries';
+export * from './signing/signature.verifier';
+export * from './signing/secret.sealer';

@@ -2,13 +2,14 @@ import type { ApiKeyEvent, OperatorActionRecorded } from './access.events';
 import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
 import type { DeliveryEvent, IdempotencyGenerationAdvanced } from './delivery.events';
 import type { DispatchParked, RunEvent } from './run.events';
-import type { WebhookEvent, WebhookIdAssigned } from './webhook.events';
+import type { SigningSecretEvent, WebhookEvent, WebhookIdAssigned } from './webhook.events';
 
 export type ServiceEvent =
   | AccountCatalogEvent
   | RoutineEvent
   | WebhookEvent
   | WebhookIdAssigned
+  | SigningSecretEvent
   | DeliveryEvent
   | IdempotencyGenerationAdvanced
   | RunEvent
@@ -30,6 +31,8 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'WebhookBlocked',
   'WebhookUnblocked',
   'WebhookIdAssigned',
+  'SigningSecretSealed',
+  'SigningSecretResealed',
   'DeliveryAccepted',
   'IdempotencyGenerationAdvanced',
   'RunCreated',

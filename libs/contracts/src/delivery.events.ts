@@ -1,11 +1,21 @@
 import type { Event } from './event.types';
-import type { TriggerAccount } from './webhook.events';
+import type { SignedScheme, TriggerAccount } from './webhook.events';
 
 /**
  * The untrusted payload as received. JSON payloads are kept as JSON text (numbers keep every
  * digit); text payloads as the decoded string.
  */
 export type PayloadRecord = { readonly format: 'json'; readonly json: string } | { readonly format: 'text'; readonly text: string };
+
+/**
+ * Who signed a signed webhook's delivery: the scheme its signature was verified with and the
+ * provider's event type (`X-GitHub-Event`, a Stripe event's `type`, a Standard Webhooks payload's
+ * `type`) when it had one. The provider's delivery id is the delivery's idempotency key.
+ */
+export interface DeliverySender {
+  readonly scheme: SignedScheme;
+  readonly eventType: string | null;
+}
 
 export type DeliveryAccepted = Event<
   'DeliveryAccepted',
@@ -27,6 +37,8 @@ export type DeliveryAccepted = Event<
      */
     readonly requestDigest: string;
     readonly receivedAt: string;
+    /** Present when a signature was verified (a signed webhook); absent: the spec's bearer secret. */
+    readonly sender?: DeliverySender;
   }
 >;
 

@@ -10,6 +10,8 @@ export const Streams = {
   parked: (sourceEventId: string): string => `parked-${sourceEventId}`,
   /** The generations of one idempotency key of one webhook (the index id is a digest of both). */
   idempotencyKey: (indexId: string): string => `idempotency_key-${indexId}`,
+  /** A signed webhook's sealed signing secrets: read by the ingress only, never relayed or projected. */
+  signingSecret: (webhookId: string): string => `signing_secret-${webhookId}`,
   /** One stream per command-line operation (replay, rebuild) recorded for the audit trail. */
   operatorAction: (actionId: string): string => `operator_action-${actionId}`,
 } as const;
@@ -28,4 +30,5 @@ export const StreamCategories = {
   /** The category of the API key catalog stream. */
   apiKey: 'api_key-',
   operatorAction: 'operator_action-',
+  signingSecret: 'signing_secret-',
 } as const;

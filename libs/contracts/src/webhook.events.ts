@@ -6,22 +6,48 @@ export interface TriggerAccount {
   readonly email: string;
 }
 
+/** How a webhook's deliveries prove who sent them: the spec's bearer secret, or a provider's signature. */
+export type SignedScheme = 'standard_webhooks' | 'github' | 'stripe';
+export type VerificationScheme = 'bearer' | SignedScheme;
+export const SIGNED_SCHEMES: readonly SignedScheme[] = ['standard_webhooks', 'github', 'stripe'];
+export const VERIFICATION_SCHEMES: readonly VerificationScheme[] = ['bearer', ...SIGNED_SCHEMES];
+
+/**
+ * A signed webhook's verification: its scheme and which sealed signing secret (on the webhook's
+ * `signing_secret-` stream, never relayed nor projected) is current. Only its id travels here.
+ */
+export interface SignedVerification {
+  readonly scheme: SignedScheme;
+  readonly secretId: string;
+}
+
 export type WebhookEnabled = Event<
   'WebhookEnabled',
   {
     readonly webhookId: string;
     readonly routineId: string;
-    /** SHA-256 of the secret, hex. The secret itself never enters an event. */
-    readonly secretDigest: string;
+    /**
+     * Bearer webhooks: SHA-256 of the secret, hex. The secret itself never enters an event.
+     * Absent for a signed webhook (see `verification`).
+     */
+    readonly secretDigest?: string;
+    /** Present for a signed webhook; absent: the spec's bearer secret. */
+    readonly verification?: SignedVerification;
     readonly defaultAccount: TriggerAccount;
     readonly accountOverrideAllowed: boolean;
     readonly enabledAt: string;
   }
 >;
 
+/** The webhook's credential replaced: a new bearer digest, or a new signing secret's id. */
 export type SecretRotated = Event<
   'SecretRotated',
-  { readonly webhookId: string; readonly secretDigest: string; readonly rotatedAt: string }
+  {
+    readonly webhookId: string;
+    readonly secretDigest?: string;
+    readonly verification?: SignedVerification;
+    readonly rotatedAt: string;
+  }
 >;
 
 export type WebhookDisabled = Event<'WebhookDisabled', { readonly webhookId: string; readonly disabledAt: string }>;
@@ -40,3 +66,31 @@ export type WebhookIdAssigned = Event<
 >;
 
 export type WebhookEvent = WebhookEnabled | SecretRotated | WebhookDisabled | WebhookBlocked | WebhookUnblocked;
+
+/**
+ * A signing secret, sealed with AES-256-GCM: `keyId` names the encryption key (a fingerprint, never
+ * the key), the rest is base64url. The additional data binds it to its webhook and secret id.
+ */
+export interface SealedSecret {
+  readonly keyId: string;
+  readonly iv: string;
+  readonly ciphertext: string;
+  readonly tag: string;
+}
+
+/**
+ * On `signing_secret-<webhook id>`, appended before the webhook event that names `secretId`. Only
+ * the ingress reads this category: no relay, projection or listing does.
+ */
+export type SigningSecretSealed = Event<
+  'SigningSecretSealed',
+  { readonly webhookId: string; readonly secretId: string; readonly sealed: SealedSecret; readonly sealedAt: string }
+>;
+
+/** The same secret sealed again under another key (rotate-encryption-key). */
+export type SigningSecretResealed = Event<
+  'SigningSecretResealed',
+  { readonly webhookId: string; readonly secretId: string; readonly sealed: SealedSecret; readonly resealedAt: string }
+>;
+
+export type SigningSecretEvent = SigningSecretSealed | SigningSecretResealed;

@@ -15,3 +15,4 @@ export * from './readiness.checks';
 export * from './graceful.shutdown';
 export * from './service.listener';
 export * from './identity/oidc-access-token.verifier';
+export * from './secrets/aes-gcm-secret.sealer';

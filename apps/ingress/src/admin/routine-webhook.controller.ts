@@ -3,7 +3,7 @@ import { WebhookAdminService, type AdminCall, type WebhookView, type WebhookWith
 import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
-import { EnableWebhookDto } from './dto/webhook.dto';
+import { EnableWebhookDto, RotateWebhookDto } from './dto/webhook.dto';
 
 /** The answers that carry the secret: no cache (browser, proxy) may keep a copy. */
 const NO_STORE = 'no-store';
@@ -24,17 +24,20 @@ export class RoutineWebhookController {
   @HttpCode(200)
   @Header('cache-control', NO_STORE)
   async enable(@Param('id') id: string, @Body() body: EnableWebhookDto, @Caller() call: AdminCall): Promise<WebhookWithSecret> {
-    return orThrow(
-      await this.webhooks.enable(id, { defaultAccount: body.default_account, accountOverrideAllowed: body.account_override_allowed }, call),
-    );
+    const input = {
+      defaultAccount: body.default_account,
+      accountOverrideAllowed: body.account_override_allowed,
+      verification: body.verification && { scheme: body.verification.scheme, secret: body.verification.secret },
+    };
+    return orThrow(await this.webhooks.enable(id, input, call));
   }
 
   @Post('rotate')
   @Access('operator', 'webhook.rotate')
   @HttpCode(200)
   @Header('cache-control', NO_STORE)
-  async rotate(@Param('id') id: string, @Caller() call: AdminCall): Promise<WebhookWithSecret> {
-    return orThrow(await this.webhooks.rotate(id, call));
+  async rotate(@Param('id') id: string, @Body() body: RotateWebhookDto, @Caller() call: AdminCall): Promise<WebhookWithSecret> {
+    return orThrow(await this.webhooks.rotate(id, { secret: body.secret }, call));
   }
 
   @Post('disable')

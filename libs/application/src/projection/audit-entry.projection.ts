@@ -29,9 +29,13 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
     case 'RoutineUpdated':
       return onRoutine('routine.update', event.data.routineId, event.data.updatedAt);
     case 'WebhookEnabled':
-      return { ...onWebhook('webhook.enable', event.data.webhookId, event.data.enabledAt), routineId: event.data.routineId };
+      return {
+        ...onWebhook('webhook.enable', event.data.webhookId, event.data.enabledAt),
+        routineId: event.data.routineId,
+        detail: `verification ${event.data.verification?.scheme ?? 'bearer'}`,
+      };
     case 'SecretRotated':
-      return onWebhook('webhook.rotate', event.data.webhookId, event.data.rotatedAt);
+      return { ...onWebhook('webhook.rotate', event.data.webhookId, event.data.rotatedAt), detail: schemeDetail(event.data.verification) };
     case 'WebhookDisabled':
       return onWebhook('webhook.disable', event.data.webhookId, event.data.disabledAt);
     case 'WebhookBlocked':
@@ -50,6 +54,8 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
       return { action, targetType, targetId: null, routineId: null, webhookId: null, detail: renderDetail(detail), occurredAt: at };
     }
     case 'WebhookIdAssigned':
+    case 'SigningSecretSealed':
+    case 'SigningSecretResealed':
     case 'DeliveryAccepted':
     case 'IdempotencyGenerationAdvanced':
     case 'RunCreated':
@@ -58,6 +64,11 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
     default:
       return notAnAdminWrite(event);
   }
+}
+
+/** A rotation's detail names a signed scheme (a bearer rotation needs none). */
+function schemeDetail(verification: { readonly scheme: string } | undefined): string | null {
+  return verification ? `verification ${verification.scheme}` : null;
 }
 
 /** Every known type is listed above (a new one fails to compile here); a type this build does not know is no audit entry. */

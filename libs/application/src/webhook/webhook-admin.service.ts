@@ -1,27 +1,55 @@
-import { Streams, type WebhookIdAssigned } from '@wts/contracts';
+import { Streams, type SignedScheme, type SigningSecretSealed, type VerificationScheme, type WebhookIdAssigned } from '@wts/contracts';
 import { asEvent, toAppend } from '../shared/event-envelope';
 import {
+  STANDARD_WEBHOOKS_SECRET_BYTES,
+  decideWebhook,
   digestSecret,
   idFromBytes,
+  initialWebhookState,
   isRejection,
   judgeRoutineSafety,
   matchActiveAccount,
   reject,
+  signingSecretBinding,
+  signingSecretIsRequired,
+  signingSecretProblem,
+  standardWebhooksSecret,
   webhookDecider,
   type Rejection,
   type RoutineState,
+  type WebhookCommand,
+  type WebhookCredential,
 } from '@wts/domain';
 import type { AdminCall } from '../access/admin-call';
+import type { SecretSealer } from '../signing/secret.sealer';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { toWebhookView, type WebhookView } from './webhook.view';
+
+/** How the webhook's deliveries prove their sender; a signed scheme's secret is pasted or, for Standard Webhooks, may be made. */
+export interface VerificationInput {
+  readonly scheme: VerificationScheme;
+  readonly secret?: string | undefined;
+}
 
 export interface EnableWebhookInput {
   readonly defaultAccount: string;
   readonly accountOverrideAllowed: boolean;
+  /** Absent: bearer, the spec's behaviour. */
+  readonly verification?: VerificationInput | undefined;
 }
 
-/** The view plus the secret: only the answers to enable and rotate carry it, once. */
-export type WebhookWithSecret = WebhookView & { readonly secret: string };
+/**
+ * The view plus the secret: only the answers to enable and rotate carry it, once. Null when the
+ * operator pasted a provider's signing secret: it is never shown again, not even to them.
+ */
+export type WebhookWithSecret = WebhookView & { readonly secret: string | null };
+
+/** A credential ready to decide on, with the secret to show (null: pasted) and, when signed, the secret to seal. */
+interface NewCredential {
+  readonly credential: WebhookCredential;
+  readonly shown: string | null;
+  readonly signing?: { readonly secretId: string; readonly secret: string };
+}
 
 /** Enable, rotate, disable: the Config page's Webhook section. */
 export class WebhookAdminService {
@@ -30,6 +58,8 @@ export class WebhookAdminService {
   constructor(
     private readonly context: UseCaseContext,
     private readonly publicBaseUrl: string,
+    /** Undefined when no encryption key is configured: signed schemes cannot be enabled. */
+    private readonly sealer: SecretSealer | undefined,
   ) {}
 
   /** The webhook as it is now (changes made through any replica included). */
@@ -54,46 +84,102 @@ export class WebhookAdminService {
       if (!defaultAccount || !routine.accountScope.includes(defaultAccount.accountId)) {
         return reject('default_account_invalid', "default_account must be an active account inside the routine's account scope");
       }
+      const made = this.newCredential(input.verification ?? { scheme: 'bearer' });
+      if (isRejection(made)) return made;
       const webhookId = await this.claimWebhookId(routineId, call);
       await this.context.fresh([Streams.webhookSlot(routineId)]);
-      const secret = this.newSecret();
-      const result = await this.context.run(
-        Streams.webhook(webhookId),
-        webhookDecider,
-        {
-          type: 'EnableWebhook',
-          webhookId,
-          routineId,
-          secretDigest: digestSecret(secret),
-          defaultAccount,
-          accountOverrideAllowed: input.accountOverrideAllowed,
-          safety: judgeRoutineSafety(routine),
-          now: this.context.nowIso(),
-        },
-        call,
-      );
-      return isRejection(result) ? result : this.withSecret(routine, secret);
+      const command: WebhookCommand = {
+        type: 'EnableWebhook',
+        webhookId,
+        routineId,
+        credential: made.credential,
+        defaultAccount,
+        accountOverrideAllowed: input.accountOverrideAllowed,
+        safety: judgeRoutineSafety(routine),
+        now: this.context.nowIso(),
+      };
+      return this.decideWithCredential(routine, webhookId, command, made, call);
     });
   }
 
-  rotate(routineId: string, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
+  /**
+   * A new secret: bearer and Standard Webhooks webhooks get one made (shown once); GitHub and Stripe
+   * ones take the provider's (`secret`, required), never shown again. The scheme stays the webhook's.
+   */
+  rotate(routineId: string, input: { readonly secret?: string | undefined }, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {
       await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
       if (isRejection(found)) return found;
-      const secret = this.newSecret();
-      const result = await this.context.run(
-        Streams.webhook(found.webhookId),
-        webhookDecider,
-        {
-          type: 'RotateSecret',
-          secretDigest: digestSecret(secret),
-          now: this.context.nowIso(),
-        },
-        call,
-      );
-      return isRejection(result) ? result : this.withSecret(found.routine, secret);
+      const made = this.newCredential({ scheme: found.scheme, secret: input.secret });
+      if (isRejection(made)) return made;
+      const command: WebhookCommand = { type: 'RotateSecret', credential: made.credential, now: this.context.nowIso() };
+      return this.decideWithCredential(found.routine, found.webhookId, command, made, call);
     });
+  }
+
+  /**
+   * Decides on the folded state first, so a refused command seals nothing; then seals a signing
+   * secret on the webhook's signing_secret stream before the webhook event that names it is
+   * appended (the store decides again: it is the authority).
+   */
+  private async decideWithCredential(
+    routine: RoutineState,
+    webhookId: string,
+    command: WebhookCommand,
+    made: NewCredential,
+    call: AdminCall,
+  ): Promise<WebhookWithSecret | Rejection> {
+    const early = decideWebhook(command, this.context.config.webhook(webhookId) ?? initialWebhookState());
+    if (isRejection(early)) return early;
+    if (made.signing) await this.sealSigningSecret(webhookId, made.signing, call);
+    const result = await this.context.run(Streams.webhook(webhookId), webhookDecider, command, call);
+    return isRejection(result) ? result : this.withSecret(routine, made.shown);
+  }
+
+  private async sealSigningSecret(webhookId: string, signing: { secretId: string; secret: string }, call: AdminCall): Promise<void> {
+    if (!this.sealer) throw new Error('a signing secret is made only with a sealer');
+    const sealed: SigningSecretSealed = {
+      type: 'SigningSecretSealed',
+      data: {
+        webhookId,
+        secretId: signing.secretId,
+        sealed: this.sealer.seal(signing.secret, signingSecretBinding(webhookId, signing.secretId)),
+        sealedAt: this.context.nowIso(),
+      },
+    };
+    await this.context.store.append(
+      Streams.signingSecret(webhookId),
+      toAppend([sealed], this.context.causation(call), () => this.context.random.uuid()),
+      'any',
+    );
+  }
+
+  private newCredential(verification: VerificationInput): NewCredential | Rejection {
+    const { scheme, secret } = verification;
+    if (scheme === 'bearer') {
+      if (secret !== undefined) return reject('signing_secret_invalid', 'a bearer secret is always made by the service: leave secret out');
+      const made = this.newSecret();
+      return { credential: { scheme, secretDigest: digestSecret(made) }, shown: made };
+    }
+    return this.newSigningCredential(scheme, secret);
+  }
+
+  private newSigningCredential(scheme: SignedScheme, pasted: string | undefined): NewCredential | Rejection {
+    if (!this.sealer) {
+      return reject(
+        'signing_secret_invalid',
+        `${scheme} verification needs SECRETS_ENCRYPTION_KEY on the ingress (signing secrets are kept encrypted)`,
+      );
+    }
+    if (pasted === undefined && signingSecretIsRequired(scheme)) {
+      return reject('signing_secret_invalid', `${scheme} verification needs the provider's signing secret in verification.secret`);
+    }
+    const problem = pasted === undefined ? undefined : signingSecretProblem(scheme, pasted);
+    if (problem !== undefined) return reject('signing_secret_invalid', problem);
+    const secret = pasted ?? standardWebhooksSecret(this.context.random.bytes(STANDARD_WEBHOOKS_SECRET_BYTES));
+    const secretId = idFromBytes('signingSecret', this.context.random.bytes(16));
+    return { credential: { scheme, secretId }, shown: pasted === undefined ? secret : null, signing: { secretId, secret } };
   }
 
   disable(routineId: string, call: AdminCall): Promise<WebhookView | Rejection> {
@@ -114,12 +200,12 @@ export class WebhookAdminService {
     });
   }
 
-  private configured(routineId: string): { routine: RoutineState; webhookId: string } | Rejection {
+  private configured(routineId: string): { routine: RoutineState; webhookId: string; scheme: VerificationScheme } | Rejection {
     const routine = this.context.config.routine(routineId);
     if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
     const webhook = this.context.config.webhookOfRoutine(routineId);
     if (!webhook) return reject('webhook_not_configured', 'the routine has no webhook yet: enable it first');
-    return { routine, webhookId: webhook.webhookId };
+    return { routine, webhookId: webhook.webhookId, scheme: webhook.scheme };
   }
 
   /** The routine's one webhook id: read the claim, or make it with "stream must not exist". */
@@ -139,7 +225,7 @@ export class WebhookAdminService {
     }
   }
 
-  private withSecret(routine: RoutineState, secret: string): WebhookWithSecret {
+  private withSecret(routine: RoutineState, secret: string | null): WebhookWithSecret {
     const webhook = this.context.config.webhookOfRoutine(routine.routineId);
     return { ...toWebhookView(this.publicBaseUrl, routine, webhook), secret };
   }

@@ -1,3 +1,4 @@
+import type { VerificationScheme } from '@wts/contracts';
 import { judgeRoutineSafety, type ConfiguredWebhook, type RoutineState } from '@wts/domain';
 
 export interface WebhookView {
@@ -6,6 +7,8 @@ export interface WebhookView {
   readonly url: string | null;
   readonly default_account: string | null;
   readonly account_override_allowed: boolean;
+  /** How deliveries authenticate (never the secret). Null until the webhook is first enabled. */
+  readonly verification: { readonly scheme: VerificationScheme } | null;
   readonly blocked: boolean;
   readonly blocked_reason: string | null;
   /** How to make the routine safer, when blocked. */
@@ -28,7 +31,15 @@ export function toWebhookView(publicBaseUrl: string, routine: RoutineState, webh
     blocked_remedy: safety.blocked ? safety.remedy : null,
   };
   if (!webhook) {
-    return { state: 'not_configured', webhook_id: null, url: null, default_account: null, account_override_allowed: false, ...block };
+    return {
+      state: 'not_configured',
+      webhook_id: null,
+      url: null,
+      default_account: null,
+      account_override_allowed: false,
+      verification: null,
+      ...block,
+    };
   }
   return {
     state: webhook.status,
@@ -36,6 +47,7 @@ export function toWebhookView(publicBaseUrl: string, routine: RoutineState, webh
     url: webhookUrl(publicBaseUrl, webhook.webhookId),
     default_account: webhook.defaultAccount.email,
     account_override_allowed: webhook.accountOverrideAllowed,
+    verification: { scheme: webhook.scheme },
     ...block,
   };
 }

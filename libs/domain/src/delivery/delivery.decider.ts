@@ -1,4 +1,4 @@
-import type { DeliveryAccepted, DeliveryEvent, PayloadRecord, TriggerAccount } from '@wts/contracts';
+import type { DeliveryAccepted, DeliveryEvent, DeliverySender, PayloadRecord, TriggerAccount } from '@wts/contracts';
 import { accept, reject, singleEventDecider, type Decider, type Decision } from '../shared/decision';
 import { judgeRepeat } from './idempotency.policy';
 
@@ -17,6 +17,8 @@ export interface AcceptDelivery {
   readonly legacyRequestDigest?: string;
   readonly now: string;
   readonly retentionMs: number;
+  /** A signed delivery's verified scheme and event type. */
+  readonly sender?: DeliverySender;
 }
 
 export type DeliveryState = DeliveryAccepted['data'] | null;
@@ -48,6 +50,7 @@ export function decideDelivery(command: AcceptDelivery, state: DeliveryState): D
       idempotencyKey: command.idempotencyKey,
       requestDigest: command.requestDigest,
       receivedAt: command.now,
+      ...(command.sender ? { sender: command.sender } : {}),
     },
   });
 }

@@ -1,6 +1,6 @@
 import type { PayloadRecord } from '@wts/contracts';
 import { isLosslessNumber, parse, stringify } from 'lossless-json';
-import { reject, type Rejection } from '../shared/decision';
+import { isRejection, reject, type Rejection } from '../shared/decision';
 import type { ParsedContentType } from './request-headers.rules';
 
 /** JSON nested deeper than this is refused: a documented limit, not a stack-dependent one. */
@@ -41,6 +41,21 @@ export function extractRequest(body: RequestBody): ExtractedRequest | Rejection 
   return extractJson(text);
 }
 
+/**
+ * A signed delivery's body: the payload is the whole body as its sender signed it (a provider's
+ * `data` member is not unwrapped) and it selects no account (the webhook's default is the trigger
+ * account). Decoding and JSON rules are the spec's.
+ */
+export function extractSignedRequest(body: Omit<RequestBody, 'accountHeader'>): ExtractedRequest | Rejection {
+  const isText = body.contentType.mediaType === 'text/plain';
+  const text = decode(body.bytes, body.contentType.charset, isText);
+  if (typeof text !== 'string') return text;
+  if (isText) return { payload: { format: 'text', text }, accountSelection: undefined };
+  const value = parseJson(text);
+  if (isRejection(value)) return value;
+  return { payload: jsonPayload(value.json), accountSelection: undefined, json: value.json };
+}
+
 function decode(bytes: Buffer, charset: string, keepByteOrderMark: boolean): string | Rejection {
   try {
     return new TextDecoder(charset, { fatal: true, ignoreBOM: keepByteOrderMark }).decode(bytes);
@@ -49,17 +64,22 @@ function decode(bytes: Buffer, charset: string, keepByteOrderMark: boolean): str
   }
 }
 
-function extractJson(text: string): ExtractedRequest | Rejection {
+function parseJson(text: string): { readonly json: unknown } | Rejection {
   if (exceedsDepth(text, MAX_JSON_DEPTH)) {
     return reject('invalid_json', `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
   }
-  let value: unknown;
   try {
-    value = parse(text);
+    return { json: parse(text) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'unparseable';
     return reject('invalid_json', `the body is not valid JSON: ${reason}`);
   }
+}
+
+function extractJson(text: string): ExtractedRequest | Rejection {
+  const parsed = parseJson(text);
+  if (isRejection(parsed)) return parsed;
+  const value = parsed.json;
   if (!isPlainObject(value)) return { payload: jsonPayload(value), accountSelection: undefined, json: value };
   const selection = value['account_email'];
   if (selection !== undefined && typeof selection !== 'string') {

@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   routine: 'rtn_',
   apiKey: 'key_',
   apiKeySecret: 'wtk_',
+  signingSecret: 'sgs_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -27,6 +28,7 @@ export const ID_RANDOM_BYTES: Record<IdKind, number> = {
   routine: 16,
   apiKey: 16,
   apiKeySecret: 32,
+  signingSecret: 16,
 };
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

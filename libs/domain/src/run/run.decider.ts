@@ -46,6 +46,7 @@ export function decideRun(command: CreateRun, state: RunState): Decision<RunEven
         receivedAt: delivery.receivedAt,
         contentType: delivery.contentType,
         payload: delivery.payload,
+        ...(delivery.sender ? { sender: delivery.sender } : {}),
       }),
       status: 'created',
       createdAt: command.now,

@@ -1,4 +1,4 @@
-import type { PayloadRecord } from '@wts/contracts';
+import type { DeliverySender, PayloadRecord } from '@wts/contracts';
 import { assertNever } from '@wts/contracts';
 import { minifyJsonText } from './json-text.minifier';
 export { minifyJsonText };
@@ -13,7 +13,9 @@ export { minifyJsonText };
  *   Webhook id: <webhookId>
  *   Received at: <receivedAt>
  *   Content type: <normalised media type | "unknown">
- *   Payload format: <fixed text for json | fixed text for text>
+ *   Sender: <scheme> (signature verified)     only for a signed delivery
+ *   Event type: <provider's event type | "none">   only for a signed delivery
+ *   Payload format: <fixed text for json | fixed text for text | fixed text for a signed json body>
  *   <<<UNTRUSTED_PAYLOAD_BEGIN delivery=<deliveryId>>>>
  *   <exactly one line: the payload as one JSON value, pure printable ASCII, no '<', '>', '&'>
  *   <<<UNTRUSTED_PAYLOAD_END delivery=<deliveryId>>>>
@@ -47,6 +49,8 @@ export interface UntrustedPayloadFrameInput {
   /** The Content-Type header value (or an already normalised media type); written as its lower-cased media type or "unknown". */
   readonly contentType: string;
   readonly payload: PayloadRecord;
+  /** A signed delivery's verified scheme and event type (its payload is the whole body). */
+  readonly sender?: DeliverySender;
 }
 
 /** Fixed, service-written preamble: the message always starts with exactly this text. */
@@ -71,9 +75,19 @@ export const UNTRUSTED_PAYLOAD_FORMAT_LINES: Readonly<Record<PayloadRecord['form
   text: 'Payload format: text (the line is a JSON string holding the request body as text)',
 };
 
+/** The payload line of a signed JSON delivery: the whole body, never a member of it. */
+export const SIGNED_JSON_FORMAT_LINE =
+  'Payload format: json (the line is the whole request body as one JSON value, as its sender signed it)';
+
+/** Written for a signed delivery without an event type. */
+export const NO_EVENT_TYPE = 'none';
+
 export const UNKNOWN_CONTENT_TYPE = 'unknown';
 
 const ID_PATTERN = /^[A-Za-z0-9_-]+$/;
+/** The alphabet of event types (see signedDeliveryFacts): no '<', no line break. */
+const EVENT_TYPE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$/;
+const SCHEME_PATTERN = /^[a-z_]+$/;
 const ISO_TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 /** Case-insensitive so that lower-casing only ever touches ASCII (the Kelvin sign must not become 'k'). */
 const MEDIA_TYPE_PATTERN = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/;
@@ -100,6 +114,9 @@ export function frameUntrustedPayload(input: UntrustedPayloadFrameInput): string
   const receivedAt = requireIsoTimestamp(input.receivedAt);
   const contentType = normaliseMediaType(input.contentType);
   const payloadLine = encodePayloadLine(input.payload);
+  const sender = input.sender ? senderLines(input.sender) : [];
+  const formatLine =
+    input.sender && input.payload.format === 'json' ? SIGNED_JSON_FORMAT_LINE : UNTRUSTED_PAYLOAD_FORMAT_LINES[input.payload.format];
 
   return [
     UNTRUSTED_PAYLOAD_PREAMBLE,
@@ -107,12 +124,22 @@ export function frameUntrustedPayload(input: UntrustedPayloadFrameInput): string
     `Webhook id: ${webhookId}`,
     `Received at: ${receivedAt}`,
     `Content type: ${contentType}`,
-    UNTRUSTED_PAYLOAD_FORMAT_LINES[input.payload.format],
+    ...sender,
+    formatLine,
     beginMarkerLine(deliveryId),
     payloadLine,
     endMarkerLine(deliveryId),
     UNTRUSTED_PAYLOAD_CLOSING,
   ].join('\n');
+}
+
+/** A signed delivery's metadata lines; the alphabets are checked again here, as for ids. */
+function senderLines(sender: DeliverySender): string[] {
+  if (!SCHEME_PATTERN.test(sender.scheme)) throw new Error(`not a verification scheme: ${JSON.stringify(sender.scheme)}`);
+  if (sender.eventType !== null && !EVENT_TYPE_PATTERN.test(sender.eventType)) {
+    throw new Error(`not an event type: ${JSON.stringify(sender.eventType)}`);
+  }
+  return [`Sender: ${sender.scheme} (signature verified)`, `Event type: ${sender.eventType ?? NO_EVENT_TYPE}`];
 }
 
 /**

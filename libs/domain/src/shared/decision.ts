@@ -17,6 +17,8 @@ export type RejectionCode =
   | 'invalid_idempotency_key'
   | 'idempotency_key_reused'
   | 'webhook_blocked'
+  | 'invalid_delivery_id'
+  | 'invalid_event_type'
   // admin
   | 'validation_failed'
   | 'email_already_connected'
@@ -31,6 +33,7 @@ export type RejectionCode =
   | 'invalid_cursor'
   | 'api_key_not_found'
   | 'api_key_limit_reached'
+  | 'signing_secret_invalid'
   | 'concurrent_modification';
 
 export interface Rejection {

@@ -1,4 +1,4 @@
-import type { TriggerAccount, WebhookEvent } from '@wts/contracts';
+import type { SignedScheme, SignedVerification, TriggerAccount, VerificationScheme, WebhookEvent } from '@wts/contracts';
 import { assertNever } from '@wts/contracts';
 import type { SafetyVerdict } from '../safety/safety.policy';
 import { accept, reject, type Decider, type Decision } from '../shared/decision';
@@ -7,7 +7,12 @@ export interface ConfiguredWebhook {
   readonly status: 'enabled' | 'disabled';
   readonly webhookId: string;
   readonly routineId: string;
-  readonly secretDigest: string;
+  /** How deliveries authenticate: the spec's bearer secret, or a provider's signature. */
+  readonly scheme: VerificationScheme;
+  /** Bearer: the SHA-256 (hex) of the secret. Null for a signed webhook. */
+  readonly secretDigest: string | null;
+  /** Signed: the id of the current sealed signing secret. Null for a bearer webhook. */
+  readonly signingSecretId: string | null;
   readonly defaultAccount: TriggerAccount;
   readonly accountOverrideAllowed: boolean;
   readonly blocked: boolean;
@@ -16,18 +21,22 @@ export interface ConfiguredWebhook {
 
 export type WebhookState = { readonly status: 'not_configured' } | ConfiguredWebhook;
 
+/** What a delivery must present: the digest of a bearer secret, or the id of a sealed signing secret. */
+export type WebhookCredential =
+  { readonly scheme: 'bearer'; readonly secretDigest: string } | { readonly scheme: SignedScheme; readonly secretId: string };
+
 export type WebhookCommand =
   | {
       readonly type: 'EnableWebhook';
       readonly webhookId: string;
       readonly routineId: string;
-      readonly secretDigest: string;
+      readonly credential: WebhookCredential;
       readonly defaultAccount: TriggerAccount;
       readonly accountOverrideAllowed: boolean;
       readonly safety: SafetyVerdict;
       readonly now: string;
     }
-  | { readonly type: 'RotateSecret'; readonly secretDigest: string; readonly now: string }
+  | { readonly type: 'RotateSecret'; readonly credential: WebhookCredential; readonly now: string }
   | { readonly type: 'DisableWebhook'; readonly now: string }
   | { readonly type: 'ReassessSafety'; readonly safety: SafetyVerdict; readonly now: string };
 
@@ -41,6 +50,21 @@ function safetyEvents(webhookId: string, wasBlocked: boolean, safety: SafetyVerd
   return [];
 }
 
+/** The credential as the events carry it: a digest, or the scheme and the sealed secret's id. */
+function credentialData(credential: WebhookCredential): { secretDigest: string } | { verification: SignedVerification } {
+  return credential.scheme === 'bearer'
+    ? { secretDigest: credential.secretDigest }
+    : { verification: { scheme: credential.scheme, secretId: credential.secretId } };
+}
+
+function credentialState(data: {
+  readonly secretDigest?: string;
+  readonly verification?: SignedVerification;
+}): Pick<ConfiguredWebhook, 'scheme' | 'secretDigest' | 'signingSecretId'> {
+  if (data.verification) return { scheme: data.verification.scheme, secretDigest: null, signingSecretId: data.verification.secretId };
+  return { scheme: 'bearer', secretDigest: data.secretDigest ?? null, signingSecretId: null };
+}
+
 export function decideWebhook(command: WebhookCommand, state: WebhookState): Decision<WebhookEvent> {
   switch (command.type) {
     case 'EnableWebhook': {
@@ -50,6 +74,12 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
       if (state.status === 'disabled' && state.webhookId !== command.webhookId) {
         return reject('validation_failed', 're-enabling must keep the webhook id (the URL is stable)');
       }
+      if (command.credential.scheme !== 'bearer' && command.accountOverrideAllowed) {
+        return reject(
+          'validation_failed',
+          `account_override_allowed must be false with ${command.credential.scheme} verification: a signed delivery runs for the default account`,
+        );
+      }
       const wasBlocked = state.status === 'disabled' && state.blocked;
       return accept<WebhookEvent>(
         {
@@ -57,7 +87,7 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
           data: {
             webhookId: command.webhookId,
             routineId: command.routineId,
-            secretDigest: command.secretDigest,
+            ...credentialData(command.credential),
             defaultAccount: command.defaultAccount,
             accountOverrideAllowed: command.accountOverrideAllowed,
             enabledAt: command.now,
@@ -68,9 +98,15 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
     }
     case 'RotateSecret':
       if (state.status !== 'enabled') return reject('webhook_not_enabled', 'only an enabled webhook can rotate its secret');
+      if (command.credential.scheme !== state.scheme) {
+        return reject(
+          'validation_failed',
+          `the webhook verifies ${state.scheme} deliveries: rotate keeps the scheme (disable and enable again to change it)`,
+        );
+      }
       return accept({
         type: 'SecretRotated',
-        data: { webhookId: state.webhookId, secretDigest: command.secretDigest, rotatedAt: command.now },
+        data: { webhookId: state.webhookId, ...credentialData(command.credential), rotatedAt: command.now },
       });
     case 'DisableWebhook':
       if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
@@ -91,14 +127,14 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
         status: 'enabled',
         webhookId: event.data.webhookId,
         routineId: event.data.routineId,
-        secretDigest: event.data.secretDigest,
+        ...credentialState(event.data),
         defaultAccount: event.data.defaultAccount,
         accountOverrideAllowed: event.data.accountOverrideAllowed,
         blocked: state.status === 'not_configured' ? false : state.blocked,
         blockedReason: state.status === 'not_configured' ? null : state.blockedReason,
       };
     case 'SecretRotated':
-      return state.status === 'not_configured' ? state : { ...state, secretDigest: event.data.secretDigest };
+      return state.status === 'not_configured' ? state : { ...state, ...credentialState(event.data) };
     case 'WebhookDisabled':
       return state.status === 'not_configured' ? state : { ...state, status: 'disabled' };
     case 'WebhookBlocked':

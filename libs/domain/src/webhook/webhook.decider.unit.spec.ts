@@ -1,7 +1,14 @@
 import type { TriggerAccount, WebhookEvent } from '@wts/contracts';
 import { ACCOUNT_A, ACCOUNT_B, ROUTINE_ID, T0, T1, WEBHOOK_ID, specFor } from '@wts/testing';
 import type { SafetyVerdict } from '../safety/safety.policy';
-import { initialWebhookState, webhookDecider, type ConfiguredWebhook, type WebhookCommand, type WebhookState } from './webhook.decider';
+import {
+  initialWebhookState,
+  webhookDecider,
+  type ConfiguredWebhook,
+  type WebhookCommand,
+  type WebhookCredential,
+  type WebhookState,
+} from './webhook.decider';
 
 const OTHER_WEBHOOK_ID = 'whk_BBBBBBBBBBBBBBBBBBBBBB';
 const T2 = '2024-05-01T12:10:00.000Z';
@@ -20,17 +27,24 @@ const UNSAFE: SafetyVerdict = {
 
 const spec = specFor(webhookDecider);
 
-function enable(overrides: Partial<Extract<WebhookCommand, { type: 'EnableWebhook' }>> = {}): WebhookCommand {
+const bearer = (secretDigest: string): WebhookCredential => ({ scheme: 'bearer', secretDigest });
+const SECRET_ID_1 = 'sgs_AAAAAAAAAAAAAAAAAAAAAA';
+const SECRET_ID_2 = 'sgs_BBBBBBBBBBBBBBBBBBBBBB';
+
+function enable(
+  overrides: Partial<Extract<WebhookCommand, { type: 'EnableWebhook' }>> & { readonly secretDigest?: string } = {},
+): WebhookCommand {
+  const { secretDigest = DIGEST_1, ...rest } = overrides;
   return {
     type: 'EnableWebhook',
     webhookId: WEBHOOK_ID,
     routineId: ROUTINE_ID,
-    secretDigest: DIGEST_1,
+    credential: bearer(secretDigest),
     defaultAccount: DEFAULT_ACCOUNT,
     accountOverrideAllowed: false,
     safety: SAFE,
     now: T0,
-    ...overrides,
+    ...rest,
   };
 }
 
@@ -62,7 +76,9 @@ const configured = (status: ConfiguredWebhook['status'], overrides: Partial<Conf
   status,
   webhookId: WEBHOOK_ID,
   routineId: ROUTINE_ID,
+  scheme: 'bearer',
   secretDigest: DIGEST_1,
+  signingSecretId: null,
   defaultAccount: DEFAULT_ACCOUNT,
   accountOverrideAllowed: false,
   blocked: false,
@@ -174,7 +190,7 @@ describe('webhookDecider', () => {
     it('given an enabled webhook, when the secret is rotated, then SecretRotated carries the new digest', () => {
       spec
         .given([enabled()])
-        .when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T1 })
+        .when({ type: 'RotateSecret', credential: bearer(DIGEST_2), now: T1 })
         .then([rotated(DIGEST_2, T1)]);
     });
 
@@ -185,19 +201,96 @@ describe('webhookDecider', () => {
     it('given an enabled, blocked webhook, when the secret is rotated, then rotation is allowed', () => {
       spec
         .given([enabled(), blocked(T0)])
-        .when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T1 })
+        .when({ type: 'RotateSecret', credential: bearer(DIGEST_2), now: T1 })
         .then([rotated(DIGEST_2, T1)]);
     });
 
     it('given no webhook, when the secret is rotated, then it is rejected as not enabled', () => {
-      spec.given([]).when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T1 }).thenRejects('webhook_not_enabled');
+      spec
+        .given([])
+        .when({ type: 'RotateSecret', credential: bearer(DIGEST_2), now: T1 })
+        .thenRejects('webhook_not_enabled');
     });
 
     it('given a disabled webhook, when the secret is rotated, then it is rejected as not enabled', () => {
       spec
         .given([enabled(), disabled()])
-        .when({ type: 'RotateSecret', secretDigest: DIGEST_2, now: T2 })
+        .when({ type: 'RotateSecret', credential: bearer(DIGEST_2), now: T2 })
         .thenRejects('webhook_not_enabled');
+    });
+  });
+
+  describe('signed schemes', () => {
+    const signed = (scheme: 'github' | 'stripe' | 'standard_webhooks', secretId: string): WebhookCredential => ({ scheme, secretId });
+
+    it('given no webhook, when enabled with github verification, then WebhookEnabled names the scheme and the sealed secret, with no digest', () => {
+      spec
+        .given([])
+        .when(enable({ credential: signed('github', SECRET_ID_1) }))
+        .then([
+          {
+            type: 'WebhookEnabled',
+            data: {
+              webhookId: WEBHOOK_ID,
+              routineId: ROUTINE_ID,
+              verification: { scheme: 'github', secretId: SECRET_ID_1 },
+              defaultAccount: DEFAULT_ACCOUNT,
+              accountOverrideAllowed: false,
+              enabledAt: T0,
+            },
+          },
+        ]);
+    });
+
+    it('given a signed webhook folded, then the state has its scheme and secret id and no digest', () => {
+      const state = fold([enabled({ secretDigest: undefined, verification: { scheme: 'stripe', secretId: SECRET_ID_1 } })]);
+      expect(state).toEqual(configured('enabled', { scheme: 'stripe', secretDigest: null, signingSecretId: SECRET_ID_1 }));
+    });
+
+    it('when a signed scheme is enabled with account override allowed, then it is rejected (a signed delivery runs for the default account)', () => {
+      spec
+        .given([])
+        .when(enable({ credential: signed('standard_webhooks', SECRET_ID_1), accountOverrideAllowed: true }))
+        .thenRejects('validation_failed');
+    });
+
+    it('given a signed webhook, when rotated with a new secret of the same scheme, then SecretRotated names the new secret', () => {
+      spec
+        .given([enabled({ secretDigest: undefined, verification: { scheme: 'github', secretId: SECRET_ID_1 } })])
+        .when({ type: 'RotateSecret', credential: signed('github', SECRET_ID_2), now: T1 })
+        .then([
+          {
+            type: 'SecretRotated',
+            data: { webhookId: WEBHOOK_ID, verification: { scheme: 'github', secretId: SECRET_ID_2 }, rotatedAt: T1 },
+          },
+        ]);
+    });
+
+    it('given a signed webhook rotated, then the state names only the new secret', () => {
+      const state = fold([
+        enabled({ secretDigest: undefined, verification: { scheme: 'github', secretId: SECRET_ID_1 } }),
+        {
+          type: 'SecretRotated',
+          data: { webhookId: WEBHOOK_ID, verification: { scheme: 'github', secretId: SECRET_ID_2 }, rotatedAt: T1 },
+        },
+      ]);
+      expect(state).toMatchObject({ scheme: 'github', signingSecretId: SECRET_ID_2, secretDigest: null });
+    });
+
+    it('given a bearer webhook, when rotated with a signed credential, then it is rejected (rotate keeps the scheme)', () => {
+      spec
+        .given([enabled()])
+        .when({ type: 'RotateSecret', credential: signed('stripe', SECRET_ID_2), now: T1 })
+        .thenRejects('validation_failed');
+    });
+
+    it('given a signed webhook disabled, when re-enabled as bearer, then the state is bearer with the digest and no secret id', () => {
+      const state = fold([
+        enabled({ secretDigest: undefined, verification: { scheme: 'github', secretId: SECRET_ID_1 } }),
+        disabled(),
+        enabled({ secretDigest: DIGEST_2, enabledAt: T2 }),
+      ]);
+      expect(state).toEqual(configured('enabled', { secretDigest: DIGEST_2 }));
     });
   });
 

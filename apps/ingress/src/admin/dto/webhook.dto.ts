@@ -1,11 +1,20 @@
+import { Type } from 'class-transformer';
+import { VERIFICATION_SCHEMES, type VerificationScheme } from '@wts/contracts';
 import {
   IsBoolean,
+  IsIn,
+  IsObject,
+  IsString,
+  MaxLength,
   Validate,
+  ValidateNested,
   ValidatorConstraint,
   isEmail,
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
+
+import { OptionalNotNull } from './optional-not-null.decorator';
 
 const EMAIL = { allow_utf8_local_part: true, require_tld: false };
 
@@ -32,4 +41,30 @@ export class EnableWebhookDto {
 
   @IsBoolean({ message: 'account_override_allowed is required: true or false' })
   account_override_allowed!: boolean;
+
+  /** Absent: bearer (the spec's secret, made by the service). */
+  @OptionalNotNull()
+  @IsObject({ message: 'verification must be an object: {scheme, secret?}' })
+  @ValidateNested()
+  @Type(() => VerificationDto)
+  verification?: VerificationDto;
+}
+
+/** How deliveries prove their sender; the secret is a provider's (pasted) and is never shown again. */
+export class VerificationDto {
+  @IsIn(VERIFICATION_SCHEMES, { message: `verification.scheme must be one of ${VERIFICATION_SCHEMES.join(', ')}` })
+  scheme!: VerificationScheme;
+
+  @OptionalNotNull()
+  @IsString({ message: 'verification.secret must be a string' })
+  @MaxLength(1024, { message: 'verification.secret must be at most 1024 characters' })
+  secret?: string;
+}
+
+/** Rotate's body: a GitHub or Stripe webhook takes the provider's new secret; others need none. */
+export class RotateWebhookDto {
+  @OptionalNotNull()
+  @IsString({ message: 'secret must be a string' })
+  @MaxLength(1024, { message: 'secret must be at most 1024 characters' })
+  secret?: string;
 }
