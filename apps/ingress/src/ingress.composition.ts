@@ -27,6 +27,7 @@ import {
   systemClock,
   type AccessTokenVerifier,
   type SecretSealer,
+  type SignatureVerifier,
   type RateLimiter,
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
@@ -62,6 +63,8 @@ export interface IngressDependencies {
   readonly operationsElsewhere?: boolean;
   /** Seals signing secrets (SECRETS_ENCRYPTION_KEY); undefined: signed schemes cannot be enabled or verified. */
   readonly secrets?: SecretSealer;
+  /** Checks signed senders' signatures with the providers' libraries; undefined: a signed request is the one 404. */
+  readonly signatures?: SignatureVerifier;
 }
 
 export interface IngressGraph {
@@ -88,7 +91,14 @@ export interface IngressGraph {
 
 export function composeIngress(deps: IngressDependencies): IngressGraph {
   const { config, store, readModels, rateLimiter } = deps;
-  const state = new ConfigurationState();
+  const state = new ConfigurationState({
+    secrets: deps.secrets,
+    onSecretUnavailable: (webhookId, error) =>
+      new Logger('Configuration').error(
+        { webhookId, err: error },
+        'a signing secret cannot be opened: its webhook answers 404 until SECRETS_ENCRYPTION_KEY holds its key',
+      ),
+  });
   const feeder = new ConfigurationFeeder(store, state, (error) =>
     new Logger('Configuration').error({ err: error }, 'configuration subscription failed; resubscribing'),
   );
@@ -104,7 +114,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
   });
   const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);
   const limits = { ...config.limits, maxEventBytes: maxEventBytes(config, store) };
-  const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits });
+  const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits, signatures: deps.signatures });
   return {
     state,
     feeder,

@@ -37,6 +37,8 @@ export interface AppConfig {
     readonly maxPayloadBytes: number;
     readonly rateLimitPerMinute: number;
     readonly idempotencyRetentionMs: number;
+    /** WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: a signed timestamp further from now, either way, is refused. */
+    readonly signatureToleranceSeconds: number;
   };
   readonly log: { readonly level: string; readonly format: LogFormat };
   /** OpenTelemetry traces: on only when the standard OTEL_* variables ask (the SDK reads the rest). */
@@ -83,6 +85,7 @@ const ENVIRONMENT_KEYS = [
   'WEBHOOK_MAX_PAYLOAD_BYTES',
   'WEBHOOK_RATE_LIMIT_PER_MINUTE',
   'IDEMPOTENCY_RETENTION_SECONDS',
+  'WEBHOOK_SIGNATURE_TOLERANCE_SECONDS',
   'LOG_LEVEL',
   'LOG_FORMAT',
   'SUPERVISOR_PID',
@@ -128,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       maxPayloadBytes: dto.WEBHOOK_MAX_PAYLOAD_BYTES,
       rateLimitPerMinute: dto.WEBHOOK_RATE_LIMIT_PER_MINUTE,
       idempotencyRetentionMs: dto.IDEMPOTENCY_RETENTION_SECONDS * 1000,
+      signatureToleranceSeconds: dto.WEBHOOK_SIGNATURE_TOLERANCE_SECONDS,
     },
     log: { level: dto.LOG_LEVEL, format: dto.LOG_FORMAT as LogFormat },
     supervisorPid: dto.SUPERVISOR_PID,

@@ -14,7 +14,12 @@ describe('loadConfig', () => {
       opsPort: undefined,
     });
     expect(config.oidc).toBeUndefined();
-    expect(config.limits).toEqual({ maxPayloadBytes: 262_144, rateLimitPerMinute: 120, idempotencyRetentionMs: 86_400_000 });
+    expect(config.limits).toEqual({
+      maxPayloadBytes: 262_144,
+      rateLimitPerMinute: 120,
+      idempotencyRetentionMs: 86_400_000,
+      signatureToleranceSeconds: 300,
+    });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka).toBeUndefined();
     expect(config.redis.url).toBeUndefined();
@@ -43,6 +48,7 @@ describe('loadConfig', () => {
       WEBHOOK_MAX_PAYLOAD_BYTES: '1024',
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       IDEMPOTENCY_RETENTION_SECONDS: '60',
+      WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: '120',
     });
     expect(config.http).toEqual({
       port: 8080,
@@ -56,7 +62,12 @@ describe('loadConfig', () => {
     });
     expect(config.kafka).toEqual({ brokers: ['k1:9092', 'k2:9092'], sasl: undefined, ssl: false });
     expect(config.database.url).toBe('postgres://app@db:5432/wts');
-    expect(config.limits).toEqual({ maxPayloadBytes: 1024, rateLimitPerMinute: 5, idempotencyRetentionMs: 60_000 });
+    expect(config.limits).toEqual({
+      maxPayloadBytes: 1024,
+      rateLimitPerMinute: 5,
+      idempotencyRetentionMs: 60_000,
+      signatureToleranceSeconds: 120,
+    });
   });
 
   it.each([
@@ -85,6 +96,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x', 'DATABASE_URL'],
     ['EVENTSTORE_CONNECTION_STRING', 'postgres://x', 'EVENTSTORE_CONNECTION_STRING'],
     ['WEBHOOK_MAX_PAYLOAD_BYTES', '0', 'WEBHOOK_MAX_PAYLOAD_BYTES'],
+    ['WEBHOOK_SIGNATURE_TOLERANCE_SECONDS', '0', 'WEBHOOK_SIGNATURE_TOLERANCE_SECONDS'],
     ['WEBHOOK_RATE_LIMIT_PER_MINUTE', '-1', 'WEBHOOK_RATE_LIMIT_PER_MINUTE'],
     ['IDEMPOTENCY_RETENTION_SECONDS', '1.5', 'IDEMPOTENCY_RETENTION_SECONDS'],
     ['LOG_FORMAT', 'xml', 'LOG_FORMAT'],

@@ -178,6 +178,13 @@ export class EnvironmentDto {
   @Max(366 * 24 * 3600)
   IDEMPOTENCY_RETENTION_SECONDS = 86_400;
 
+  /** How far a signed sender's timestamp may be from now, either way (Standard Webhooks, Stripe). */
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_SIGNATURE_TOLERANCE_SECONDS must be an integer' })
+  @Min(1)
+  @Max(24 * 3600)
+  WEBHOOK_SIGNATURE_TOLERANCE_SECONDS = 300;
+
   @IsOptional()
   @Matches(/^(fatal|error|warn|info|debug|trace|silent)$/, { message: 'LOG_LEVEL must be a pino level' })
   LOG_LEVEL = 'info';

@@ -40,6 +40,15 @@ async function trigger(triggerWebhook: TriggerWebhook, request: FastifyRequest, 
       idempotencyKey: headerValue(request, 'x-service-idempotency-key'),
       traceparent: headerValue(request, 'traceparent'),
       sourceAddress: request.ip,
+      signature: {
+        webhookId: headerValue(request, 'webhook-id'),
+        webhookTimestamp: headerValue(request, 'webhook-timestamp'),
+        webhookSignature: headerValue(request, 'webhook-signature'),
+        hubSignature256: headerValue(request, 'x-hub-signature-256'),
+        githubDelivery: headerValue(request, 'x-github-delivery'),
+        githubEvent: headerValue(request, 'x-github-event'),
+        stripeSignature: headerValue(request, 'stripe-signature'),
+      },
       readBody: (maxBytes) => readLimitedBody(request.raw, maxBytes),
     });
     presentTriggerOutcome(reply, outcome);

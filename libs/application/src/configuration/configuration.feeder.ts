@@ -1,5 +1,5 @@
 import { comparePositions, type EventStore, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
-import { CONFIGURATION_PREFIXES, type ConfigurationState } from './configuration.state';
+import type { ConfigurationState } from './configuration.state';
 
 /** Brings the folded configuration up to date for the streams a decision is about to read. */
 export interface ConfigurationFreshness {
@@ -115,7 +115,7 @@ export class ConfigurationFeeder implements ConfigurationFreshness {
     const subscription = this.store.subscribeToAll(
       {
         after: this.position,
-        filter: { streamPrefixes: CONFIGURATION_PREFIXES },
+        filter: { streamPrefixes: this.state.prefixes },
         onProgress: (position) => this.advance(position),
         onCaughtUp: () => {
           this.caughtUp = true;

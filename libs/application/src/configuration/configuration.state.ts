@@ -2,6 +2,7 @@ import {
   ACCOUNT_CATALOG_STREAM,
   API_KEY_CATALOG_STREAM,
   StreamCategories,
+  type SigningSecretEvent,
   type AccountCatalogEvent,
   type ApiKeyEvent,
   type RoutineEvent,
@@ -23,9 +24,11 @@ import {
   type ConfiguredWebhook,
   type RoutineState,
   type WebhookState,
+  signingSecretBinding,
 } from '@wts/domain';
 import { comparePositions, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import { asEvent } from '../shared/event-envelope';
+import type { SecretSealer } from '../signing/secret.sealer';
 
 /** The stream categories decisions need: nothing else is ever folded into this state. */
 export const CONFIGURATION_PREFIXES: readonly string[] = [
@@ -35,6 +38,25 @@ export const CONFIGURATION_PREFIXES: readonly string[] = [
   StreamCategories.webhookSlot,
   StreamCategories.apiKey,
 ];
+
+export interface ConfigurationStateOptions {
+  /**
+   * Opens the sealed signing secrets of signed webhooks: given, this state folds the
+   * `signing_secret-` category too (the ingress, which verifies signatures); absent, it never reads it.
+   */
+  readonly secrets?: SecretSealer | undefined;
+  /** A signing secret that cannot be opened (its key is not configured): its webhook answers 404 until it can. */
+  readonly onSecretUnavailable?: (webhookId: string, error: unknown) => void;
+}
+
+/**
+ * A webhook's signing secrets as opened: at most the one its webhook names and the newest sealed
+ * (sealed before the webhook event that will name it). Null: sealed, but it could not be opened.
+ */
+interface SigningSecrets {
+  readonly opened: Map<string, string | null>;
+  newest: string | undefined;
+}
 
 /** applied: folded; known: at or before what is folded (a repeat); gap: a revision is missing before it (read the stream). */
 export type ApplyOutcome = 'applied' | 'known' | 'gap' | 'ignored';
@@ -64,6 +86,13 @@ export class ConfigurationState {
   private readonly slots = new Map<string, Folded<string>>();
   /** Stores written before slots existed: a routine's webhook is the first one enabled for it. */
   private readonly firstEnabled = new Map<string, string>();
+  private readonly signingSecrets = new Map<string, Folded<SigningSecrets>>();
+  /** The categories this state folds (the feeder's subscription filter). */
+  readonly prefixes: readonly string[];
+
+  constructor(private readonly options: ConfigurationStateOptions = {}) {
+    this.prefixes = options.secrets ? [...CONFIGURATION_PREFIXES, StreamCategories.signingSecret] : CONFIGURATION_PREFIXES;
+  }
 
   /** The revision folded for a stream (-1n: nothing of it). */
   revisionOf(streamId: string): bigint {
@@ -75,6 +104,8 @@ export class ConfigurationState {
       return this.webhooks.get(streamId.slice(StreamCategories.webhook.length))?.revision ?? -1n;
     if (streamId.startsWith(StreamCategories.webhookSlot))
       return this.slots.get(streamId.slice(StreamCategories.webhookSlot.length))?.revision ?? -1n;
+    if (streamId.startsWith(StreamCategories.signingSecret))
+      return this.signingSecrets.get(streamId.slice(StreamCategories.signingSecret.length))?.revision ?? -1n;
     return -1n;
   }
 
@@ -86,6 +117,8 @@ export class ConfigurationState {
     if (streamId.startsWith(StreamCategories.webhook)) return this.applyWebhook(streamId.slice(StreamCategories.webhook.length), recorded);
     if (streamId.startsWith(StreamCategories.webhookSlot))
       return this.applySlot(streamId.slice(StreamCategories.webhookSlot.length), recorded);
+    if (streamId.startsWith(StreamCategories.signingSecret) && this.options.secrets)
+      return this.applySigningSecret(streamId.slice(StreamCategories.signingSecret.length), recorded, this.options.secrets);
     return 'ignored';
   }
 
@@ -136,6 +169,19 @@ export class ConfigurationState {
     return undefined;
   }
 
+  /**
+   * The signing secret a signed webhook names, opened; undefined while its sealed form is not folded
+   * yet (read its stream), or when it cannot be opened (see hasSigningSecretFolded).
+   */
+  signingSecret(webhookId: string, secretId: string): string | undefined {
+    return this.signingSecrets.get(webhookId)?.state.opened.get(secretId) ?? undefined;
+  }
+
+  /** Whether the secret's sealed form is folded (opened or not): false means its stream must be read. */
+  hasSigningSecretFolded(webhookId: string, secretId: string): boolean {
+    return this.signingSecrets.get(webhookId)?.state.opened.has(secretId) ?? false;
+  }
+
   /** The id claimed for the routine's webhook, once claimed (it may not be enabled yet). */
   webhookIdOfRoutine(routineId: string): string | undefined {
     return this.slots.get(routineId)?.state ?? this.firstEnabled.get(routineId);
@@ -180,7 +226,41 @@ export class ConfigurationState {
     const state = evolveWebhook(current?.state ?? initialWebhookState(), asEvent<WebhookEvent>(recorded));
     this.webhooks.set(webhookId, { state, revision: recorded.revision });
     if (state.status !== 'not_configured' && !this.firstEnabled.has(state.routineId)) this.firstEnabled.set(state.routineId, webhookId);
+    this.pruneSigningSecrets(webhookId);
     return 'applied';
+  }
+
+  private applySigningSecret(webhookId: string, recorded: RecordedEvent, sealer: SecretSealer): ApplyOutcome {
+    const current = this.signingSecrets.get(webhookId);
+    const order = ordering(current?.revision ?? -1n, recorded.revision);
+    if (order !== 'next') return order;
+    const secrets: SigningSecrets = current?.state ?? { opened: new Map(), newest: undefined };
+    const event = asEvent<SigningSecretEvent>(recorded);
+    const { secretId, sealed } = event.data;
+    let opened: string | null;
+    try {
+      opened = sealer.open(sealed, signingSecretBinding(webhookId, secretId));
+    } catch (error) {
+      opened = null;
+      this.options.onSecretUnavailable?.(webhookId, error);
+    }
+    // A reseal replaces the sealed form of a secret already folded; it never makes an old one current.
+    if (event.type === 'SigningSecretSealed' || secrets.opened.has(secretId)) secrets.opened.set(secretId, opened);
+    if (event.type === 'SigningSecretSealed') secrets.newest = secretId;
+    this.signingSecrets.set(webhookId, { state: secrets, revision: recorded.revision });
+    this.pruneSigningSecrets(webhookId);
+    return 'applied';
+  }
+
+  /** Keeps only the secret the webhook names and the newest sealed: memory stays one or two secrets per webhook. */
+  private pruneSigningSecrets(webhookId: string): void {
+    const secrets = this.signingSecrets.get(webhookId)?.state;
+    if (!secrets) return;
+    const state = this.webhooks.get(webhookId)?.state;
+    const named = state && state.status !== 'not_configured' ? state.signingSecretId : null;
+    for (const secretId of [...secrets.opened.keys()]) {
+      if (secretId !== named && secretId !== secrets.newest) secrets.opened.delete(secretId);
+    }
   }
 
   private applySlot(routineId: string, recorded: RecordedEvent): ApplyOutcome {

@@ -1,5 +1,6 @@
 import type { RateLimitState } from './rate-limiter.port';
-import type { RejectionCode } from '@wts/domain';
+import type { RejectionCode, SignedRequestHeaders } from '@wts/domain';
+import type { SignatureHeaders } from '../signing/signature.verifier';
 
 export type BodyReadResult = { readonly kind: 'read'; readonly bytes: Buffer } | { readonly kind: 'too_large' };
 
@@ -14,6 +15,8 @@ export interface TriggerWebhookRequest {
   readonly idempotencyKey: string | undefined;
   readonly traceparent: string | undefined;
   readonly sourceAddress: string;
+  /** The signature headers of signed senders (GitHub, Stripe, Standard Webhooks), when present. */
+  readonly signature?: SignatureHeaders & SignedRequestHeaders;
   /** Reads the body, refusing past `maxBytes` while streaming (never truncating). */
   readonly readBody: (maxBytes: number) => Promise<BodyReadResult>;
 }

@@ -1,10 +1,13 @@
-import { ACCOUNT_CATALOG_STREAM, Streams } from '@wts/contracts';
+import { ACCOUNT_CATALOG_STREAM, Streams, type SignedScheme } from '@wts/contracts';
 import {
   DECOY_DIGEST,
   bodyFits,
   bytesDigest,
   checkContentEncoding,
+  claimedScheme,
   extractRequest,
+  extractSignedRequest,
+  signedDeliveryFacts,
   isRejection,
   judgeRoutineSafety,
   parseBearerSecret,
@@ -17,6 +20,7 @@ import {
   type AcceptDelivery,
   type ConfiguredWebhook,
   type DigestedRequest,
+  type ExtractedRequest,
   type Rejection,
   type RoutineState,
 } from '@wts/domain';
@@ -27,6 +31,7 @@ import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { childTraceparent } from '../shared/trace-context';
 import type { UseCaseContext } from '../shared/use-case.context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
+import type { SignatureVerifier } from '../signing/signature.verifier';
 import type { AttemptReason, WebhookActivityRecorder } from './webhook-activity.recorder';
 import type { TriggerWebhookRequest, TriggerWebhookOutcome } from './trigger-webhook.request';
 
@@ -35,7 +40,12 @@ export interface TriggerLimits {
   readonly idempotencyRetentionMs: number;
   /** The largest event the store (and Kafka, when relayed) takes: a body whose events could exceed it is a 413. */
   readonly maxEventBytes: number;
+  /** How far a signed timestamp may be from now, either way (Standard Webhooks, Stripe). */
+  readonly signatureToleranceSeconds?: number;
 }
+
+/** Providers' own default: 5 minutes. */
+export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 export interface TriggerWebhookDependencies {
   /** The store, the configuration (kept fresh through it), the clock and randomness. */
@@ -43,9 +53,14 @@ export interface TriggerWebhookDependencies {
   readonly rateLimiter: RateLimiter;
   readonly activity: WebhookActivityRecorder;
   readonly limits: TriggerLimits;
+  /** Checks signed senders' signatures; absent: a request claiming a signature is the one 404. */
+  readonly signatures?: SignatureVerifier | undefined;
 }
 
 type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState };
+
+/** A signed request whose signature checked out: its scheme and the body it was checked over. */
+type VerifiedBody = { readonly scheme: SignedScheme; readonly bytes: Buffer };
 
 /**
  * Where attempts at unknown webhook ids are recorded: not a webhook id (too short to be one), so no
@@ -70,9 +85,11 @@ export class TriggerWebhookUseCase {
   private readonly activity: WebhookActivityRecorder;
   private readonly limits: TriggerLimits;
   private readonly appender: DeliveryAppender;
+  private readonly signatures: SignatureVerifier | undefined;
 
   constructor(dependencies: TriggerWebhookDependencies) {
     this.context = dependencies.context;
+    this.signatures = dependencies.signatures;
     this.rateLimiter = dependencies.rateLimiter;
     this.activity = dependencies.activity;
     this.limits = dependencies.limits;
@@ -83,9 +100,33 @@ export class TriggerWebhookUseCase {
   async execute(command: TriggerWebhookRequest): Promise<TriggerWebhookOutcome> {
     // Decide on state that includes every change committed before this request (any replica).
     await this.freshen(command.webhookId);
+    const scheme = claimedScheme(command.signature ?? {});
+    if (scheme !== 'bearer') return this.executeSigned(command, scheme);
     const auth = this.authenticate(command);
-    if (!auth) return { kind: 'rejected', code: 'webhook_not_found', detail: 'not found' };
-    const outcome = await this.afterAuthentication(command, auth);
+    if (!auth) return NOT_FOUND;
+    return this.recorded(command, auth, await this.afterAuthentication(command, auth, undefined));
+  }
+
+  /**
+   * A request carrying a signature header: its body is read first (bounded by the payload limit, the
+   * one way every signed request is read, whatever the endpoint is) and its signature checked with
+   * the provider's library — against a decoy secret when the endpoint is unknown, disabled, verifies
+   * another scheme or has no readable secret — so every refusal is the one 404 after the same work. A
+   * body over the limit is a 413 before any check: the answer depends on the request alone, never on
+   * the endpoint, and a sender learns its body is too large instead of a misleading 404.
+   */
+  private async executeSigned(command: TriggerWebhookRequest, scheme: SignedScheme): Promise<TriggerWebhookOutcome> {
+    const body = await command.readBody(this.limits.maxPayloadBytes);
+    if (body.kind === 'too_large') {
+      this.record(this.config.webhook(command.webhookId)?.webhookId, 'payload_too_large', command);
+      return reject('payload_too_large', `the body exceeds ${this.limits.maxPayloadBytes} bytes`);
+    }
+    const auth = await this.authenticateSigned(command, scheme, body.bytes);
+    if (!auth) return NOT_FOUND;
+    return this.recorded(command, auth, await this.afterAuthentication(command, auth, { scheme, bytes: body.bytes }));
+  }
+
+  private recorded(command: TriggerWebhookRequest, auth: Authenticated, outcome: TriggerWebhookOutcome): TriggerWebhookOutcome {
     if (outcome.kind === 'rejected') this.record(auth.webhook.webhookId, outcome.code, command);
     return outcome;
   }
@@ -104,9 +145,12 @@ export class TriggerWebhookUseCase {
     const known = this.config.webhook(webhookId)?.routineId;
     const routine = known ?? this.config.decoyRoutineId() ?? UNKNOWN_ROUTINE;
     await this.context.fresh([Streams.webhook(webhookId), ACCOUNT_CATALOG_STREAM, Streams.routine(routine)]);
-    const routineId = this.config.webhook(webhookId)?.routineId;
+    const webhook = this.config.webhook(webhookId);
     // First sight of this webhook here (enabled through another replica a moment ago).
-    if (routineId !== undefined && routineId !== known) await this.context.fresh([Streams.routine(routineId)]);
+    if (webhook !== undefined && webhook.routineId !== known) await this.context.fresh([Streams.routine(webhook.routineId)]);
+    // A signing secret sealed a moment ago (its event precedes the webhook event naming it): read it once.
+    const secretId = webhook?.signingSecretId;
+    if (secretId && !this.config.hasSigningSecretFolded(webhookId, secretId)) await this.context.fresh([Streams.signingSecret(webhookId)]);
   }
 
   /**
@@ -118,7 +162,41 @@ export class TriggerWebhookUseCase {
     const secret = parseBearerSecret(command.authorization) ?? '';
     const matches = secretMatchesDigest(secret, webhook?.secretDigest ?? DECOY_DIGEST) && secret !== '';
     if (!webhook || !matches || webhook.status !== 'enabled') {
-      this.record(webhook?.webhookId, matches ? 'webhook_disabled' : 'wrong_secret', command);
+      this.record(
+        webhook?.webhookId,
+        matches ? 'webhook_disabled' : webhook?.secretDigest === null ? 'wrong_scheme' : 'wrong_secret',
+        command,
+      );
+      return undefined;
+    }
+    const routine = this.config.routine(webhook.routineId);
+    return routine ? { webhook, routine } : undefined;
+  }
+
+  /**
+   * The signed counterpart of authenticate: one library check whatever the endpoint is. A bearer
+   * header sent to a signed webhook never gets here (no signature header: the bearer check, which
+   * finds no digest to match); a signature for another scheme is checked against the decoy.
+   */
+  private async authenticateSigned(command: TriggerWebhookRequest, scheme: SignedScheme, body: Buffer): Promise<Authenticated | undefined> {
+    const webhook = this.config.webhook(command.webhookId);
+    const own =
+      webhook?.scheme === scheme && webhook.signingSecretId
+        ? this.config.signingSecret(webhook.webhookId, webhook.signingSecretId)
+        : undefined;
+    const verdict = this.signatures
+      ? await this.signatures.verify({
+          scheme,
+          secret: own ?? this.signatures.decoySecret(scheme),
+          body,
+          headers: command.signature ?? {},
+          nowMs: this.clock.now().getTime(),
+          toleranceSeconds: this.limits.signatureToleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+        })
+      : ({ valid: false, reason: 'signature_mismatch' } as const);
+    const matches = verdict.valid && own !== undefined;
+    if (!webhook || !matches || webhook.status !== 'enabled') {
+      this.record(webhook?.webhookId, signedRefusal(webhook, scheme, matches, verdict), command);
       return undefined;
     }
     const routine = this.config.routine(webhook.routineId);
@@ -143,12 +221,16 @@ export class TriggerWebhookUseCase {
     });
   }
 
-  private async afterAuthentication(command: TriggerWebhookRequest, { webhook, routine }: Authenticated): Promise<TriggerWebhookOutcome> {
+  private async afterAuthentication(
+    command: TriggerWebhookRequest,
+    { webhook, routine }: Authenticated,
+    signed: VerifiedBody | undefined,
+  ): Promise<TriggerWebhookOutcome> {
     const contentType = parseContentType(command.contentType);
     if (isRejection(contentType)) return contentType;
     const encoding = checkContentEncoding(command.contentEncoding);
     if (encoding) return encoding;
-    const body = await command.readBody(this.limits.maxPayloadBytes);
+    const body = signed ? { kind: 'read' as const, bytes: signed.bytes } : await command.readBody(this.limits.maxPayloadBytes);
     if (body.kind === 'too_large') {
       return reject('payload_too_large', `the body exceeds ${this.limits.maxPayloadBytes} bytes`);
     }
@@ -163,8 +245,14 @@ export class TriggerWebhookUseCase {
     if (!rateLimit.allowed) return { ...reject('rate_limited', 'too many requests for this webhook'), rateLimit };
 
     const withLimit = (rejection: Rejection): TriggerWebhookOutcome => ({ ...rejection, rateLimit });
-    const extracted = extractRequest({ bytes: body.bytes, contentType, accountHeader: command.accountHeader });
+    // A signed delivery's payload is the whole body, and it selects no account: the default runs it.
+    const accountHeader = signed ? undefined : command.accountHeader;
+    const extracted: ExtractedRequest | Rejection = signed
+      ? extractSignedRequest({ bytes: body.bytes, contentType })
+      : extractRequest({ bytes: body.bytes, contentType, accountHeader });
     if (isRejection(extracted)) return withLimit(extracted);
+    const facts = signed ? signedDeliveryFacts(signed.scheme, command.signature ?? {}, extracted.json) : undefined;
+    if (isRejection(facts)) return withLimit(facts);
     const triggerAccount = resolveTriggerAccount({
       selection: extracted.accountSelection,
       accountOverrideAllowed: webhook.accountOverrideAllowed,
@@ -173,7 +261,8 @@ export class TriggerWebhookUseCase {
       catalog: this.config.accounts(),
     });
     if (isRejection(triggerAccount)) return withLimit(triggerAccount);
-    const idempotencyKey = parseIdempotencyKey(command.idempotencyKey);
+    // The provider's delivery id is a signed delivery's idempotency key: its retries replay.
+    const idempotencyKey = facts ? facts.idempotencyKey : parseIdempotencyKey(command.idempotencyKey);
     if (isRejection(idempotencyKey)) return withLimit(idempotencyKey);
     // Judged on the routine as it is now: making it safer lifts the block by itself.
     const safety = judgeRoutineSafety(routine);
@@ -192,7 +281,7 @@ export class TriggerWebhookUseCase {
         {
           mediaType: contentType.mediaType,
           charset: contentType.charset,
-          accountHeader: command.accountHeader,
+          accountHeader,
           bytes: body.bytes,
           json: extracted.json,
         },
@@ -200,6 +289,7 @@ export class TriggerWebhookUseCase {
       ),
       now: now.toISOString(),
       retentionMs: this.limits.idempotencyRetentionMs,
+      ...(facts ? { sender: facts.sender } : {}),
     };
     const traceparent = childTraceparent(command.traceparent, this.random);
     const result =
@@ -215,6 +305,20 @@ export class TriggerWebhookUseCase {
       rateLimit,
     };
   }
+}
+
+const NOT_FOUND: TriggerWebhookOutcome = { kind: 'rejected', code: 'webhook_not_found', detail: 'not found' };
+
+/** Why a signed attempt was refused, for the owner: the scheme did not match, the webhook is disabled, or how the signature failed. */
+function signedRefusal(
+  webhook: ConfiguredWebhook | undefined,
+  scheme: SignedScheme,
+  matches: boolean,
+  verdict: { readonly valid: boolean; readonly reason?: AttemptReason },
+): AttemptReason {
+  if (matches) return 'webhook_disabled';
+  if (webhook && webhook.scheme !== scheme) return 'wrong_scheme';
+  return verdict.reason ?? 'signature_mismatch';
 }
 
 /**

@@ -1,8 +1,13 @@
 import type { RejectionCode } from '@wts/domain';
 import type { AttemptRow, AuditRow, ReadModelStore } from '@wts/read-models';
+import type { SignatureFailure } from '../signing/signature.verifier';
 
-/** Why an attempt was refused. Callers saw one 404 for the first two; the owner sees which. */
-export type AttemptReason = RejectionCode | 'wrong_secret' | 'webhook_disabled';
+/**
+ * Why an attempt was refused, for the webhook's owner (callers see only the one 404): a wrong
+ * bearer secret, a signature that failed (and how), or a request signed for another scheme than
+ * the webhook verifies (`wrong_scheme`: e.g. GitHub pointed at a bearer webhook).
+ */
+export type AttemptReason = RejectionCode | 'wrong_secret' | 'webhook_disabled' | 'wrong_scheme' | SignatureFailure;
 
 export interface RejectedAttempt {
   readonly webhookId: string;

@@ -32,7 +32,7 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
       return {
         ...onWebhook('webhook.enable', event.data.webhookId, event.data.enabledAt),
         routineId: event.data.routineId,
-        detail: `verification ${event.data.verification?.scheme ?? 'bearer'}`,
+        detail: schemeDetail(event.data.verification),
       };
     case 'SecretRotated':
       return { ...onWebhook('webhook.rotate', event.data.webhookId, event.data.rotatedAt), detail: schemeDetail(event.data.verification) };
@@ -66,7 +66,7 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
   }
 }
 
-/** A rotation's detail names a signed scheme (a bearer rotation needs none). */
+/** An enable's or rotation's detail names a signed scheme (bearer, the default, needs none). */
 function schemeDetail(verification: { readonly scheme: string } | undefined): string | null {
   return verification ? `verification ${verification.scheme}` : null;
 }

@@ -1,5 +1,5 @@
 import { isRejection, type RejectionCode } from '../shared/decision';
-import { MAX_JSON_DEPTH, extractRequest, type ExtractedRequest, type RequestBody } from './request-body.rules';
+import { MAX_JSON_DEPTH, extractRequest, extractSignedRequest, type ExtractedRequest, type RequestBody } from './request-body.rules';
 import type { ParsedContentType } from './request-headers.rules';
 import { canonicalJson } from './json-canonical.form';
 
@@ -317,5 +317,32 @@ describe('extractRequest — encodings', () => {
   it('does not read latin1 bytes as UTF-8', () => {
     const bytes = Buffer.from([0x63, 0x61, 0x66, 0xe9]);
     expect(rejectionOf(body(bytes, TEXT_UTF8))).toBe('invalid_encoding');
+  });
+});
+
+describe('extractSignedRequest — a signed delivery is the whole body', () => {
+  const jsonType = { mediaType: 'application/json', charset: 'utf-8' } as const;
+
+  it("keeps a provider's data member and account_email inside the payload, selecting no account", () => {
+    const extracted = extractSignedRequest({
+      bytes: Buffer.from('{"type":"a.b","data":{"x":1},"account_email":"x@example.com"}'),
+      contentType: jsonType,
+    });
+    expect(extracted).toMatchObject({
+      payload: { format: 'json', json: '{"type":"a.b","data":{"x":1},"account_email":"x@example.com"}' },
+      accountSelection: undefined,
+    });
+  });
+
+  it('keeps text as text and refuses invalid JSON and invalid encodings as the spec does', () => {
+    expect(extractSignedRequest({ bytes: Buffer.from('hello'), contentType: { mediaType: 'text/plain', charset: 'utf-8' } })).toMatchObject(
+      {
+        payload: { format: 'text', text: 'hello' },
+      },
+    );
+    expect(extractSignedRequest({ bytes: Buffer.from('{'), contentType: jsonType })).toMatchObject({ code: 'invalid_json' });
+    expect(extractSignedRequest({ bytes: Buffer.from([0xff, 0xfe, 0x7b]), contentType: jsonType })).toMatchObject({
+      code: 'invalid_encoding',
+    });
   });
 });

@@ -34,6 +34,7 @@ describe('ID_PREFIX', () => {
       routine: 'rtn_',
       apiKey: 'key_',
       apiKeySecret: 'wtk_',
+      signingSecret: 'sgs_',
     });
   });
 

@@ -5,6 +5,7 @@ import {
   UNTRUSTED_PAYLOAD_CLOSING,
   UNTRUSTED_PAYLOAD_FORMAT_LINES,
   UNTRUSTED_PAYLOAD_PREAMBLE,
+  SIGNED_JSON_FORMAT_LINE,
   beginMarkerLine,
   decodeFramedPayload,
   endMarkerLine,
@@ -540,6 +541,37 @@ describe('frameUntrustedPayload', () => {
       }
     });
   });
+});
+
+describe('frameUntrustedPayload — a signed delivery', () => {
+  it('names the verified scheme and the event type after the content type, and says the payload is the whole body', () => {
+    const message = frameUntrustedPayload(inputWith(json('{"data":{"a":1}}'), { sender: { scheme: 'github', eventType: 'push' } }));
+    const lines = message.split('\n');
+    const at = lines.indexOf('Content type: application/json');
+    expect(lines.slice(at + 1, at + 4)).toEqual(['Sender: github (signature verified)', 'Event type: push', SIGNED_JSON_FORMAT_LINE]);
+    expect(decodeFramedPayload(message)).toEqual({ data: { a: 1 } });
+    expect(countOccurrences(message, '<<<')).toBe(2);
+  });
+
+  it('writes "none" without an event type, and the text format line for a text body', () => {
+    const message = frameUntrustedPayload(
+      inputWith(text('hi'), { contentType: 'text/plain', sender: { scheme: 'stripe', eventType: null } }),
+    );
+    expect(message).toContain('\nSender: stripe (signature verified)\nEvent type: none\n' + UNTRUSTED_PAYLOAD_FORMAT_LINES.text + '\n');
+  });
+
+  it('a delivery without a sender keeps the spec message exactly', () => {
+    const message = frameUntrustedPayload(inputWith(json('{}')));
+    expect(message).not.toContain('Sender:');
+    expect(message).toContain(UNTRUSTED_PAYLOAD_FORMAT_LINES.json);
+  });
+
+  it.each(['push<', 'a\nb', '', 'x'.repeat(129)])(
+    'refuses an event type outside the alphabet (%j): nothing can open a marker',
+    (eventType) => {
+      expect(() => frameUntrustedPayload(inputWith(json('{}'), { sender: { scheme: 'github', eventType } }))).toThrow(/event type/);
+    },
+  );
 });
 
 describe('decodeFramedPayload', () => {
