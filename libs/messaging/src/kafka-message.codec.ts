@@ -2,7 +2,7 @@
  * Stored event → Kafka message, and Kafka message → validated event. Pure functions over plain
  * shapes (structurally compatible with kafkajs' messages), no client library.
  */
-import { upcastEvent, writtenSchemaVersion } from '@wts/contracts';
+import { SIGNED_SCHEMES, upcastEvent, writtenSchemaVersion } from '@wts/contracts';
 import { formatPosition, parsePosition, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import {
   DeliveryAcceptedMessage,
@@ -195,6 +195,14 @@ export const decodeDeliveryAccepted: ValueDecoder<DeliveryAcceptedMessage.Value>
     text(data, field, 'value');
   text(account, 'accountId', 'value.triggerAccount');
   text(account, 'email', 'value.triggerAccount');
+  if (data.sender !== undefined) {
+    const sender = object(data.sender, 'value.sender');
+    if (!(SIGNED_SCHEMES as readonly unknown[]).includes(sender.scheme))
+      throw new MessageDecodeError('value.sender.scheme is not a signed scheme');
+    if (sender.eventType !== null && typeof sender.eventType !== 'string') {
+      throw new MessageDecodeError('value.sender.eventType is neither a string nor null');
+    }
+  }
   return data as unknown as DeliveryAcceptedMessage.Value;
 };
 

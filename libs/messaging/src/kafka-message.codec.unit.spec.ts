@@ -96,6 +96,11 @@ describe('Kafka codec', () => {
     expect(decoded.value).toEqual(delivery);
   });
 
+  it("decodes a signed delivery's sender", () => {
+    const signed = { ...delivery, sender: { scheme: 'github', eventType: 'push' } };
+    expect(decodeMessage(at, { ...raw(), value: Buffer.from(JSON.stringify(signed)) }, schema).value).toEqual(signed);
+  });
+
   it.each([
     [
       'a schema version that is not a number',
@@ -132,6 +137,22 @@ describe('Kafka codec', () => {
       'a payload of the wrong shape',
       (m: ReturnType<typeof raw>) => ({ ...m, value: Buffer.from(JSON.stringify({ ...delivery, payload: { format: 'xml' } })) }),
       /payload/,
+    ],
+    [
+      'a sender of an unknown scheme',
+      (m: ReturnType<typeof raw>) => ({
+        ...m,
+        value: Buffer.from(JSON.stringify({ ...delivery, sender: { scheme: 'bearer', eventType: null } })),
+      }),
+      /sender.scheme/,
+    ],
+    [
+      'a sender whose event type is not text',
+      (m: ReturnType<typeof raw>) => ({
+        ...m,
+        value: Buffer.from(JSON.stringify({ ...delivery, sender: { scheme: 'github', eventType: 7 } })),
+      }),
+      /sender.eventType/,
     ],
   ])('refuses %s as poison', (_what, mutate, message) => {
     expect(() => decodeMessage(at, mutate(raw()), schema)).toThrow(MessageDecodeError);
