@@ -1,6 +1,6 @@
 import { SqliteEventStore, formatPosition, type CheckpointStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import { ConfigResourceTypes, type Kafka } from 'kafkajs';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,6 +153,51 @@ describe('Kafka relay (real broker)', () => {
     for (let i = 0; i < webhooks; i++) out.push(await appendRoutineWithWebhook(store));
     return out;
   }
+
+  it("never forwards a signing secret: a signed webhook's sealed secret stays on its own stream in the store", async () => {
+    const webhookId = shortId('whk');
+    const secretId = shortId('sgs');
+    const ciphertext = randomBytes(48).toString('base64url');
+    const metadata = (id: string): Record<string, unknown> => ({ eventId: id, correlationId: id, causationId: id, schemaVersion: 1 });
+    const sealedId = randomUUID();
+    await store.append(
+      `signing_secret-${webhookId}`,
+      [
+        {
+          id: sealedId,
+          type: 'SigningSecretSealed',
+          data: { webhookId, secretId, sealed: { keyId: 'k1', iv: 'aXY', ciphertext, tag: 'dGFn' }, sealedAt: new Date().toISOString() },
+          metadata: metadata(sealedId),
+        },
+      ],
+      'any',
+    );
+    const enabledId = randomUUID();
+    await store.append(
+      `webhook-${webhookId}`,
+      [
+        {
+          id: enabledId,
+          type: 'WebhookEnabled',
+          data: {
+            webhookId,
+            routineId: shortId('rtn'),
+            verification: { scheme: 'github', secretId },
+            defaultAccount: { accountId: shortId('acc'), email: 'ops@example.com' },
+            accountOverrideAllowed: false,
+            enabledAt: new Date().toISOString(),
+          },
+          metadata: metadata(enabledId),
+        },
+      ],
+      'no_stream',
+    );
+    await relay().start();
+    const reader = await collector();
+    await expectSentOnce(reader, 1);
+    expect(reader.messages[0]!.headers['event-type']).toBe('WebhookEnabled');
+    for (const message of reader.messages) expect(message.value?.toString('utf8')).not.toContain(ciphertext);
+  });
 
   it('forwards in store order per key, with the contract headers, and checkpoints the last position', async () => {
     const hooks = await fixtures(3);
