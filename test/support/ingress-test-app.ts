@@ -8,7 +8,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ReadModelProjector, StoreDispatchWorker } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
-import { createRateLimiter, openReadModelStore } from '@wts/platform';
+import { createRateLimiter, openReadModelStore, openSecretSealer } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -77,6 +77,9 @@ export class IngressTestApp extends IngressAdminClient {
       readModels,
       // As the service chooses it: in memory, or Redis when the env names a REDIS_URL.
       rateLimiter: createRateLimiter(config, () => undefined),
+      // As the service opens it: SECRETS_ENCRYPTION_KEY when the env names one, else a key file of
+      // this DATA_DIR (a new random key per app; replicas on a shared DATA_DIR share it).
+      secrets: openSecretSealer(config),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;

@@ -4,6 +4,7 @@ import { CommanderSetup } from './cli.runner';
 import { KafkaAclsCommand } from './kafka-acls.command';
 import { RebuildReadModelsCommand } from './rebuild-read-models.command';
 import { ReplayCommand } from './replay.command';
+import { RotateEncryptionKeyCommand } from './rotate-encryption-key.command';
 import { ShowDeliveryCommand } from './show-delivery.command';
 import { ShowRunCommand } from './show-run.command';
 import { ShowCommand } from './show.command';
@@ -25,6 +26,7 @@ export class CliModule {
         ShowDeliveryCommand,
         ShowRunCommand,
         KafkaAclsCommand,
+        RotateEncryptionKeyCommand,
       ],
     };
   }

@@ -1,4 +1,4 @@
-import { childTraceparent, causedBy, cryptoRandom, systemClock, toAppend } from '@wts/application';
+import { childTraceparent, causedBy, cryptoRandom, systemClock, toAppend, type CausationContext } from '@wts/application';
 import { Streams, type ActorRecord, type OperatorActionRecorded } from '@wts/contracts';
 import type { EventStore } from '@wts/event-store';
 import { hostname, userInfo } from 'node:os';
@@ -28,13 +28,14 @@ export function commandLineOperator(env: Readonly<Record<string, string | undefi
  * Records, before it starts, what an operator does to the store from the command line (replay,
  * rebuild): one event in a stream of its own, with the operator as its actor. The audit trail
  * lists it like any admin write. `detail` holds the options as given (never a credential).
+ * Returns the action's causation: what the operation then writes is caused by it, with its actor.
  */
 export async function recordOperatorAction(
   store: EventStore,
   actor: ActorRecord,
   action: OperatorActionRecorded['data']['action'],
   detail: OperatorActionRecorded['data']['detail'],
-): Promise<void> {
+): Promise<CausationContext> {
   const id = cryptoRandom.uuid();
   const event: OperatorActionRecorded = { type: 'OperatorActionRecorded', data: { action, detail, at: systemClock.now().toISOString() } };
   const context = causedBy(id, id, childTraceparent(undefined, cryptoRandom), actor);
@@ -43,6 +44,7 @@ export async function recordOperatorAction(
     toAppend([event], context, () => id),
     'no_stream',
   );
+  return context;
 }
 
 function loginName(): string {

@@ -5,10 +5,12 @@ import {
   assertPayloadLimitFits,
   describeOidcVerifier,
   createRateLimiter,
+  describeSecretSealer,
   exitGracefullyOnSignals,
   listenOrExit,
   openEventStore,
   openReadModelStore,
+  openSecretSealer,
   readinessChecks,
   stopWhenSupervisorGone,
 } from '@wts/platform';
@@ -43,6 +45,8 @@ async function main(): Promise<void> {
     oidc?.clientId === undefined
       ? undefined
       : { issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience, scope: oidc.scope };
+  // Signing secrets: SECRETS_ENCRYPTION_KEY, else (embedded default) DATA_DIR/secrets-encryption.key, made at first start.
+  const secrets = openSecretSealer(config, { onWarning: (message) => process.stderr.write(`[ingress] warning: ${message}\n`) });
   // OTEL_* variables: off by default; when on, started before anything makes a span.
   const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'ingress' });
   const opened = await openEventStore(config);
@@ -52,7 +56,7 @@ async function main(): Promise<void> {
   // Rejected attempts are written off the event loop: a flood of refusals never delays an answer.
   const { readModels } = await openReadModelStore(config, { activityOffThread: true });
   const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
-  const deps = { config, adminToken, accessTokens, signIn, store, checkpoints, readModels, rateLimiter };
+  const deps = { config, adminToken, accessTokens, signIn, store, checkpoints, readModels, rateLimiter, secrets };
   const opsPort = config.http.opsPort;
   // OPS_PORT: health and metrics on a listener of their own, none of them on PORT.
   const ops = opsPort === undefined ? undefined : await createOperationsApp(readinessChecks({ ...deps, service: 'ingress' }));
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
     { opsUrl },
   );
   if (oidc) process.stdout.write(`admin sign-in: ${describeOidcVerifier(oidc)}\n`);
+  process.stdout.write(`${describeSecretSealer(secrets)}\n`);
   process.stdout.write(
     `ingress listening on ${url.origin} (public base URL ${config.http.publicBaseUrl})${opsUrl ? `; health and metrics on ${opsUrl.origin}` : ''}\n`,
   );

@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
+import { parseSecretsSettings, type SecretsSettings } from './encryption-keys.setting';
 import { EnvironmentDto } from './environment.dto';
 import { parseKafkaConnection, type KafkaConnectionSettings } from './kafka-connection.setting';
 import { parseOidc, type OidcSettings } from './oidc.setting';
@@ -31,6 +32,8 @@ export interface AppConfig {
   readonly redis: { readonly url: string | undefined };
   /** The OpenID provider whose access tokens the admin API accepts; undefined without OIDC_ISSUER. */
   readonly oidc: OidcSettings | undefined;
+  /** Signing secrets' key ring (SECRETS_ENCRYPTION_KEY); printed or logged, it shows no key. */
+  readonly secrets: SecretsSettings;
   /** Read models: PostgreSQL at this URL; unset: SQLite under DATA_DIR. */
   readonly database: { readonly url: string | undefined };
   readonly limits: {
@@ -81,6 +84,7 @@ const ENVIRONMENT_KEYS = [
   'KAFKA_SSL_CA_FILE',
   'REDIS_URL',
   'TRUST_PROXY',
+  'SECRETS_ENCRYPTION_KEY',
   'DATABASE_URL',
   'WEBHOOK_MAX_PAYLOAD_BYTES',
   'WEBHOOK_RATE_LIMIT_PER_MINUTE',
@@ -103,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   }
   const kafka = parseKafkaConnection(dto, problems);
   const oidc = parseOidc(dto, problems);
+  const secrets = parseSecretsSettings(dto.SECRETS_ENCRYPTION_KEY, problems);
   const bootstrapTokenDisabled = dto.ADMIN_TOKEN === 'off';
   const adminToken = bootstrapTokenDisabled ? undefined : dto.ADMIN_TOKEN;
   if (bootstrapTokenDisabled && dto.OIDC_ISSUER === undefined) {
@@ -126,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     kafka,
     redis: { url: dto.REDIS_URL },
     oidc,
+    secrets,
     database: { url: dto.DATABASE_URL },
     limits: {
       maxPayloadBytes: dto.WEBHOOK_MAX_PAYLOAD_BYTES,

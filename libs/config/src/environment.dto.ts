@@ -144,6 +144,14 @@ export class EnvironmentDto {
   @IsString()
   KAFKA_SSL_CA_FILE?: string;
 
+  /**
+   * The signing secrets' key ring: comma-separated 32-byte keys in base64 or base64url, the first
+   * seals, all open (checked in encryption-keys.setting.ts). Never logged or printed.
+   */
+  @IsOptional()
+  @IsString()
+  SECRETS_ENCRYPTION_KEY?: string;
+
   /** Which peers may set X-Forwarded-For: off, or addresses / CIDR ranges / loopback, linklocal, uniquelocal. */
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -16,3 +16,6 @@ export * from './graceful.shutdown';
 export * from './service.listener';
 export * from './identity/oidc-access-token.verifier';
 export * from './secrets/aes-gcm-secret.sealer';
+export * from './secrets/secrets-key.file';
+export * from './secrets/key-file-secret.sealer';
+export * from './secrets/secrets-key-ring';

@@ -77,7 +77,7 @@ export interface AuditRow {
   readonly actor: AuditActor | null;
   /** What was done or tried: `webhook.rotate`, `routine.update`, `api_key.issue`, `replay`, `GET /admin/audit`… */
   readonly action: string;
-  /** What it was done to: `routine`, `webhook`, `account`, `api_key`, `event_store`, `read_models`, `admin_api`. */
+  /** What it was done to: `routine`, `webhook`, `account`, `api_key`, `event_store`, `read_models`, `signing_secrets`, `admin_api`. */
   readonly targetType: string;
   readonly targetId: string | null;
   /**

@@ -1,4 +1,4 @@
-import type { ServiceEvent } from '@wts/contracts';
+import type { OperatorActionRecorded, ServiceEvent } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import type { AuditActor, AuditRow } from '@wts/read-models';
 import { traceIdOf } from '../shared/trace-context';
@@ -11,6 +11,18 @@ export type AuditFacts = Pick<AuditRow, 'action' | 'targetType' | 'targetId' | '
   /** The event's own timestamp field (rotatedAt, issuedAt…). */
   readonly occurredAt: string;
 };
+
+/** What a command-line operation acts on, as the audit trail names it (one this build does not know: the event store). */
+function operatorActionTarget(action: OperatorActionRecorded['data']['action']): string {
+  switch (action) {
+    case 'rebuild_read_models':
+      return 'read_models';
+    case 'rotate_encryption_key':
+      return 'signing_secrets';
+    default:
+      return 'event_store';
+  }
+}
 
 /**
  * The audit facts of an admin write; undefined for events that are not one (traffic, runs, parks,
@@ -50,7 +62,7 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
       return onApiKey('api_key.revoke', event.data.keyId, event.data.revokedAt);
     case 'OperatorActionRecorded': {
       const { action, detail, at } = event.data;
-      const targetType = action === 'replay' ? 'event_store' : 'read_models';
+      const targetType = operatorActionTarget(action);
       return { action, targetType, targetId: null, routineId: null, webhookId: null, detail: renderDetail(detail), occurredAt: at };
     }
     case 'WebhookIdAssigned':

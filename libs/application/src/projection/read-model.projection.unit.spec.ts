@@ -187,6 +187,19 @@ describe('toProjectionChanges: admin writes become audit entries', () => {
       { type: 'OperatorActionRecorded', data: { action: 'rebuild_read_models', detail: {}, at: '2024-05-01T10:00:13.000Z' } },
       { action: 'rebuild_read_models', targetType: 'read_models', at: '2024-05-01T10:00:13.000Z' },
     ],
+    [
+      'OperatorActionRecorded (rotate-encryption-key)',
+      {
+        type: 'OperatorActionRecorded',
+        data: { action: 'rotate_encryption_key', detail: { new_key: true, key_id: 'k0123456789abcdef' }, at: '2024-05-01T10:00:14.000Z' },
+      },
+      {
+        action: 'rotate_encryption_key',
+        targetType: 'signing_secrets',
+        detail: 'new_key=true key_id=k0123456789abcdef',
+        at: '2024-05-01T10:00:14.000Z',
+      },
+    ],
   ])('%s', (_name, event, facts) => {
     expect(toProjectionChanges(recorded(event))).toEqual([entry(facts)]);
   });
