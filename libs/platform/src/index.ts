@@ -16,3 +16,4 @@ export * from './graceful.shutdown';
 export * from './service.listener';
 export * from './identity/oidc-access-token.verifier';
 export * from './secrets/aes-gcm-secret.sealer';
+export * from './signing/provider-signature.verifier';
