@@ -19,3 +19,4 @@ export * from './secrets/aes-gcm-secret.sealer';
 export * from './secrets/secrets-key.file';
 export * from './secrets/key-file-secret.sealer';
 export * from './secrets/secrets-key-ring';
+export * from './signing/provider-signature.verifier';

@@ -1,0 +1,76 @@
+import type { SignatureVerdict, SignatureVerifier, SignedDelivery } from '@wts/application';
+import type { SignedScheme } from '@wts/contracts';
+import { STANDARD_WEBHOOKS_SECRET_BYTES, standardWebhooksSecret } from '@wts/domain';
+import { isUtf8 } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
+import { checkGithub, githubTakes } from './github-signature.check';
+import { refused } from './signature-check.shared';
+import { checkStandardWebhooks, standardWebhooksTakes } from './standard-webhooks-signature.check';
+import { checkStripe, stripeTakes } from './stripe-signature.check';
+
+interface SchemeCheck {
+  /** Whether the provider's library accepts the secret at all (it throws before computing otherwise). */
+  readonly takes: (secret: string) => boolean;
+  readonly check: (delivery: SignedDelivery) => SignatureVerdict | Promise<SignatureVerdict>;
+}
+
+const CHECKS: Readonly<Record<SignedScheme, SchemeCheck>> = {
+  standard_webhooks: { takes: standardWebhooksTakes, check: checkStandardWebhooks },
+  github: { takes: githubTakes, check: checkGithub },
+  stripe: { takes: stripeTakes, check: checkStripe },
+};
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * Signed deliveries checked with each provider's own library: Standard Webhooks (`standardwebhooks`),
+ * GitHub (`@octokit/webhooks-methods`) and Stripe (`stripe`), over the raw body bytes.
+ *
+ * What it does depends on the request, the scheme and the clock only, never on whether the secret
+ * is a webhook's or the decoy: the same signature is computed either way, a stored secret the
+ * library refuses is replaced by the decoy (and the delivery refused), and a body that is not UTF-8
+ * or is empty is refused after the computation, not before. No signature is computed for a request
+ * whose headers are missing or malformed or whose signed timestamp is outside the tolerance: facts
+ * of the request alone. It never throws: every failure is a verdict, and no library message
+ * (Stripe's carries the header and the payload) leaves it.
+ */
+export class ProviderSignatureVerifier implements SignatureVerifier {
+  private readonly decoys: Readonly<Record<SignedScheme, string>>;
+
+  /** The decoys are made once per process (per instance): in each scheme's own form, held by no sender. */
+  constructor() {
+    this.decoys = {
+      standard_webhooks: standardWebhooksSecret(randomBytes(STANDARD_WEBHOOKS_SECRET_BYTES)),
+      github: randomBytes(24).toString('base64url'),
+      stripe: 'whsec_' + randomAlphanumerics(32),
+    };
+  }
+
+  decoySecret(scheme: SignedScheme): string {
+    return this.decoys[scheme];
+  }
+
+  async verify(delivery: SignedDelivery): Promise<SignatureVerdict> {
+    try {
+      const utf8 = isUtf8(delivery.body);
+      const scheme = CHECKS[delivery.scheme];
+      const taken = scheme.takes(delivery.secret);
+      const verdict = await scheme.check(taken ? delivery : { ...delivery, secret: this.decoys[delivery.scheme] });
+      return !verdict.valid || (taken && utf8 && delivery.body.length > 0) ? verdict : refused('signature_mismatch');
+    } catch {
+      return refused('signature_mismatch');
+    }
+  }
+}
+
+/** Letters and digits from the CSPRNG, each equally likely (bytes past the last whole alphabet are drawn again). */
+function randomAlphanumerics(count: number): string {
+  const limit = 256 - (256 % ALPHANUMERIC.length);
+  let text = '';
+  while (text.length < count) {
+    for (const byte of randomBytes(count)) {
+      if (byte < limit && text.length < count) text += ALPHANUMERIC[byte % ALPHANUMERIC.length];
+    }
+  }
+  return text;
+}

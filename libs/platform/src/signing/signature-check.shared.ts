@@ -1,0 +1,33 @@
+import type { SignatureFailure, SignatureVerdict } from '@wts/application';
+
+/**
+ * A signature header longer than this is refused unread: providers send well under a kilobyte
+ * (GitHub 71 characters, Stripe a timestamp and one to three signatures, Standard Webhooks one
+ * signature per active secret).
+ */
+export const MAX_SIGNATURE_HEADER_CHARS = 4_096;
+/** A header carrying more signatures than this is refused unchecked: each one is a comparison. */
+export const MAX_SIGNATURES = 16;
+
+/** Unix seconds as providers send them: digits only (no sign, exponent, point or space), at most 15 so the value is exact. */
+const SIGNED_SECONDS = /^[0-9]{1,15}$/;
+
+export const VALID: SignatureVerdict = { valid: true };
+
+export function refused(reason: SignatureFailure): SignatureVerdict {
+  return { valid: false, reason };
+}
+
+/** The signed timestamp of a header, or undefined when it is not digits only. */
+export function signedSeconds(text: string): number | undefined {
+  return SIGNED_SECONDS.test(text) ? Number(text) : undefined;
+}
+
+/**
+ * Whether a signed timestamp is within `toleranceSeconds` of `nowMs`, either way: an old one is a
+ * replay, a future one a replay held back for later. Whole seconds, as the providers' libraries count.
+ */
+export function withinTolerance(seconds: number, nowMs: number, toleranceSeconds: number): boolean {
+  const now = Math.floor(nowMs / 1000);
+  return now - seconds <= toleranceSeconds && seconds - now <= toleranceSeconds;
+}

@@ -1,0 +1,61 @@
+import type { SignatureVerdict, SignedDelivery } from '@wts/application';
+import { timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { MAX_SIGNATURE_HEADER_CHARS, MAX_SIGNATURES, refused, signedSeconds, VALID, withinTolerance } from './signature-check.shared';
+
+const V1 = 'v1,';
+
+/** Whether the library takes a secret (`whsec_` and base64 of a non-empty key). */
+export function standardWebhooksTakes(secret: string): boolean {
+  try {
+    new Webhook(secret);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`,
+ * computed by the library's own `sign`. Its `verify` is not used: its tolerance is a fixed five
+ * minutes against `Date.now()`, and it JSON-parses the body on success; here the tolerance is
+ * configured and the clock is the delivery's.
+ */
+export function checkStandardWebhooks(delivery: SignedDelivery): SignatureVerdict {
+  const { webhookId, webhookTimestamp, webhookSignature } = delivery.headers;
+  if (webhookId === undefined || webhookTimestamp === undefined || webhookSignature === undefined) return refused('missing_signature');
+  const candidates = v1Signatures(webhookSignature);
+  const seconds = signedSeconds(webhookTimestamp);
+  if (webhookId.length === 0 || webhookId.length > MAX_SIGNATURE_HEADER_CHARS || candidates === undefined || seconds === undefined) {
+    return refused('malformed_signature');
+  }
+  if (!withinTolerance(seconds, delivery.nowMs, delivery.toleranceSeconds)) return refused('timestamp_outside_tolerance');
+  const expected = new Webhook(delivery.secret).sign(webhookId, new Date(seconds * 1000), delivery.body.toString('utf8')).slice(V1.length);
+  let matched = false;
+  for (const candidate of candidates) matched = constantTimeEquals(candidate, expected) || matched;
+  return matched ? VALID : refused('signature_mismatch');
+}
+
+/**
+ * The `v1` signatures of a `webhook-signature` header (space-delimited `<version>,<signature>`);
+ * other versions (`v1a`, asymmetric) are skipped, as the standard asks. Undefined when the header
+ * is too long, carries too many signatures or none in `v1`.
+ */
+function v1Signatures(header: string): string[] | undefined {
+  if (header.length > MAX_SIGNATURE_HEADER_CHARS) return undefined;
+  const entries = header.split(' ').filter((entry) => entry !== '');
+  if (entries.length > MAX_SIGNATURES) return undefined;
+  const v1 = entries.filter((entry) => entry.startsWith(V1)).map((entry) => entry.slice(V1.length));
+  return v1.length > 0 ? v1 : undefined;
+}
+
+/** Constant time for equal lengths; a candidate of another length is compared with itself, then refused. */
+function constantTimeEquals(candidate: string, expected: string): boolean {
+  const given = Buffer.from(candidate, 'utf8');
+  const wanted = Buffer.from(expected, 'utf8');
+  if (given.length !== wanted.length) {
+    timingSafeEqual(given, given);
+    return false;
+  }
+  return timingSafeEqual(given, wanted);
+}
