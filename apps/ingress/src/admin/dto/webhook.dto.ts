@@ -35,6 +35,21 @@ class DefaultAccountValue implements ValidatorConstraintInterface {
   }
 }
 
+/**
+ * How deliveries prove their sender; the secret is a provider's (pasted) and is never shown again.
+ * Declared before EnableWebhookDto: that class's `design:type` metadata reads this one when it is
+ * defined (declared after, the module throws on load).
+ */
+export class VerificationDto {
+  @IsIn(VERIFICATION_SCHEMES, { message: `verification.scheme must be one of ${VERIFICATION_SCHEMES.join(', ')}` })
+  scheme!: VerificationScheme;
+
+  @OptionalNotNull()
+  @IsString({ message: 'verification.secret must be a string' })
+  @MaxLength(1024, { message: 'verification.secret must be at most 1024 characters' })
+  secret?: string;
+}
+
 export class EnableWebhookDto {
   @Validate(DefaultAccountValue)
   default_account!: string;
@@ -48,17 +63,6 @@ export class EnableWebhookDto {
   @ValidateNested()
   @Type(() => VerificationDto)
   verification?: VerificationDto;
-}
-
-/** How deliveries prove their sender; the secret is a provider's (pasted) and is never shown again. */
-export class VerificationDto {
-  @IsIn(VERIFICATION_SCHEMES, { message: `verification.scheme must be one of ${VERIFICATION_SCHEMES.join(', ')}` })
-  scheme!: VerificationScheme;
-
-  @OptionalNotNull()
-  @IsString({ message: 'verification.secret must be a string' })
-  @MaxLength(1024, { message: 'verification.secret must be at most 1024 characters' })
-  secret?: string;
 }
 
 /** Rotate's body: a GitHub or Stripe webhook takes the provider's new secret; others need none. */
