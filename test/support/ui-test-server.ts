@@ -9,7 +9,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AccessTokenVerifier, ReadModelProjector, StoreDispatchWorker } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
-import { MemoryRateLimiter, openReadModelStore } from '@wts/platform';
+import { AesGcmSecretSealer, MemoryRateLimiter, openReadModelStore } from '@wts/platform';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,6 +104,7 @@ export class UiTestServer {
       store,
       readModels,
       rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
+      secrets: new AesGcmSecretSealer([randomBytes(32)]),
     });
     await app.listen({ port, host: '127.0.0.1' });
     const dispatcher = await startStoreDispatcher(store, store);
