@@ -70,6 +70,8 @@ interface HeaderObject {
 interface MediaType {
   schema?: Schema;
   example?: unknown;
+  /** Named examples (OpenAPI's alternative to `example`): each `value` is checked like `example`. */
+  examples?: Record<string, { summary?: string; value?: unknown }>;
 }
 
 interface ResponseObject {
@@ -486,12 +488,16 @@ describe('docs/openapi.json', () => {
         if (schema !== undefined && example !== undefined) failures.push(...validate(schema, example).map((e) => `${where}: ${e}`));
       };
       for (const [name, schema] of Object.entries(doc.components.schemas)) check(`schema ${name}`, schema, schema.example);
+      const checkMedia = (where: string, media: MediaType): void => {
+        check(where, media.schema, media.example);
+        for (const [name, example] of Object.entries(media.examples ?? {})) check(`${where} example ${name}`, media.schema, example.value);
+      };
       for (const [key, { operation }] of documentedOperations()) {
         for (const [mediaType, media] of Object.entries(operation.requestBody?.content ?? {}))
-          check(`${key} request ${mediaType}`, media.schema, media.example);
+          checkMedia(`${key} request ${mediaType}`, media);
         for (const [status, declared] of Object.entries(operation.responses)) {
           for (const [mediaType, media] of Object.entries(deref(declared).content ?? {}))
-            check(`${key} ${status} ${mediaType}`, media.schema, media.example);
+            checkMedia(`${key} ${status} ${mediaType}`, media);
         }
       }
       expect(failures).toEqual([]);
@@ -798,11 +804,23 @@ describe('docs/openapi.json', () => {
             })
           ).code,
         ).toBe('default_account_invalid');
+        const enable = (verification: unknown): Promise<Json> =>
+          admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', {
+            default_account: account.email,
+            account_override_allowed: false,
+            verification,
+          });
+        // The verification scheme: an unknown one is a validation failure; a secret that cannot be used is signing_secret_invalid.
+        expect((await enable({ scheme: 'carrier_pigeon' })).code).toBe('validation_failed');
+        expect((await enable({ scheme: 'bearer', secret: 'whsec_mine' })).code).toBe('signing_secret_invalid');
+        expect((await enable({ scheme: 'github' })).code).toBe('signing_secret_invalid');
+        expect((await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook')).state).toBe('not_configured');
         const enabled = await admin('POST', enablePath, '/admin/routines/{id}/webhook/enable', {
           default_account: account.email,
           account_override_allowed: false,
         });
         expect(enabled.secret).toMatch(/^whsec_/);
+        expect(enabled.verification).toEqual({ scheme: 'bearer' });
         hook = { account, routineId, webhook: enabled, webhookId: enabled.webhook_id, secret: enabled.secret };
         expect(
           (
@@ -813,7 +831,7 @@ describe('docs/openapi.json', () => {
           ).code,
         ).toBe('webhook_already_enabled');
         const view = await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook');
-        expect(view).toMatchObject({ state: 'enabled', webhook_id: hook.webhookId });
+        expect(view).toMatchObject({ state: 'enabled', webhook_id: hook.webhookId, verification: { scheme: 'bearer' } });
         expect(view).not.toHaveProperty('secret');
       });
 
@@ -840,6 +858,17 @@ describe('docs/openapi.json', () => {
         const wrong = await t.deliver(hook, { authorization: `Bearer whsec_${'A'.repeat(43)}` });
         expect(wrong.text).toBe(WEBHOOK_NOT_FOUND_BODY);
         expectDocumented(wrong, 'POST', WEBHOOK);
+        // Signed for Standard Webhooks, sent to a bearer webhook: the same 404 (the owner sees wrong_scheme).
+        const signed = await t.deliver(hook, {
+          authorization: null,
+          headers: {
+            'webhook-id': 'msg_contract_1',
+            'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+            'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}`,
+          },
+        });
+        expect(signed.text).toBe(WEBHOOK_NOT_FOUND_BODY);
+        expectDocumented(signed, 'POST', WEBHOOK);
         expect(expectDocumented(await t.deliver(hook, { contentType: 'application/xml' }), 'POST', WEBHOOK).code).toBe(
           'unsupported_media_type',
         );
@@ -909,7 +938,7 @@ describe('docs/openapi.json', () => {
 
         const attempts = await admin('GET', `/admin/routines/${routineId}/webhook/attempts`, '/admin/routines/{id}/webhook/attempts');
         expect(attempts.attempts.map((attempt: Json) => attempt.reason)).toEqual(
-          expect.arrayContaining(['wrong_secret', 'idempotency_key_reused']),
+          expect.arrayContaining(['wrong_secret', 'wrong_scheme', 'idempotency_key_reused']),
         );
         const replays = await admin('GET', `/admin/routines/${routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays');
         expect(replays.replays).toContainEqual({ delivery_id: accepted.delivery_id, replays: 1 });
@@ -1078,9 +1107,16 @@ describe('docs/openapi.json', () => {
         throw new Error('no run listed');
       }
 
-      it('rotate, disable, and 409 webhook_not_enabled after disable', async () => {
+      it('rotate (a secret only for a provider that takes one), disable, and 409 webhook_not_enabled after disable', async () => {
+        const rotatePath = `/admin/routines/${routineId}/webhook/rotate`;
+        expect((await admin('POST', rotatePath, '/admin/routines/{id}/webhook/rotate', { secret: 5 })).code).toBe('validation_failed');
+        expect((await admin('POST', rotatePath, '/admin/routines/{id}/webhook/rotate', { secret: 'whsec_mine' })).code).toBe(
+          'signing_secret_invalid',
+        );
+        expect((await admin('POST', rotatePath, '/admin/routines/{id}/webhook/rotate', {})).secret).toMatch(/^whsec_/);
         const rotated = await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate');
         expect(rotated.secret).not.toBe(hook.secret);
+        expect(rotated.verification).toEqual({ scheme: 'bearer' });
         expect((await admin('POST', `/admin/routines/${routineId}/webhook/disable`, '/admin/routines/{id}/webhook/disable')).state).toBe(
           'disabled',
         );

@@ -31,7 +31,27 @@ const ATTEMPT_REASONS = {
   invalid_encoding: 'Invalid text encoding',
   invalid_idempotency_key: 'Invalid idempotency key',
   idempotency_key_reused: 'Idempotency key reused with another request',
+  wrong_scheme: 'Wrong verification (signed for another scheme, or a bearer secret to a signed webhook)',
+  missing_signature: 'Signature missing (a header the scheme needs is absent)',
+  malformed_signature: 'Signature malformed',
+  signature_mismatch: 'Signature does not match (wrong signing secret, or the body was changed)',
+  timestamp_outside_tolerance: 'Signature too old or too new (its timestamp is outside the tolerance)',
+  invalid_delivery_id: "Bad delivery id (the provider's delivery id)",
+  invalid_event_type: 'Bad event type',
 };
+
+/** How a webhook's deliveries prove their sender, as the summary says it ("Verification: GitHub signature"). */
+export const VERIFICATION_LABELS = {
+  bearer: 'Bearer secret',
+  standard_webhooks: 'Standard Webhooks signature',
+  github: 'GitHub signature',
+  stripe: 'Stripe signature',
+};
+
+/** The scheme's words, or its code when this page does not know it. */
+export function verificationLabel(scheme) {
+  return Object.hasOwn(VERIFICATION_LABELS, scheme) ? VERIFICATION_LABELS[scheme] : String(scheme);
+}
 
 export function attemptReasonLabel(reason) {
   return ATTEMPT_REASONS[reason] ?? String(reason);

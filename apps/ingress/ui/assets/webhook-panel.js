@@ -1,8 +1,10 @@
-// The Config page's routine facts and Webhook section: state, setup (default account, override,
-// Enable), Rotate and Disable behind a confirmation dialog. Enabling, rotating and disabling need
-// the operator role: below it the controls are hidden and the section says why.
+// The Config page's routine facts and Webhook section: state, setup (verification, default
+// account, override, Enable), Rotate and Disable behind a confirmation dialog — or, for a webhook
+// whose secret is the provider's (GitHub, Stripe), Rotate through a small form that takes the new
+// one. Enabling, rotating and disabling need the operator role: below it the controls are hidden
+// and the section says why.
 import { announce, byId, copyText, setError, show } from './dom.js';
-import { STATE_LABELS, badgeOf } from './labels.js';
+import { STATE_LABELS, badgeOf, verificationLabel } from './labels.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { loaded, routinePath } from './config-state.js';
 import { currentSecret, hideSecret, showSecret } from './secret-panel.js';
@@ -10,6 +12,18 @@ import { loadAttempts } from './activity-listings.js';
 import { confirmAction } from './confirm-dialog.js';
 import { may, roleNote } from './roles.js';
 import { loadAudit } from './audit-trail.js';
+import {
+  forgetPastedSecret,
+  isSigned,
+  resetVerification,
+  rotateFormText,
+  rotateTakesSecret,
+  schemeOf,
+  setSecretProblem,
+  testElsewhere,
+  verificationRequest,
+  wireVerificationChoice,
+} from './verification.js';
 
 // ------------------------------------------------------------------ routine
 
@@ -51,6 +65,7 @@ export function renderWebhook({ resetForm }) {
   const configured = webhook.state !== 'not_configured';
   show(byId('webhook-details'), configured);
   byId('webhook-url').textContent = webhook.url ?? '';
+  byId('webhook-verification').textContent = verificationLabel(schemeOf(webhook));
   byId('webhook-default').textContent = webhook.default_account ?? '';
   byId('webhook-override').textContent = webhook.account_override_allowed ? 'Allowed' : 'Not allowed';
 
@@ -58,6 +73,7 @@ export function renderWebhook({ resetForm }) {
   const operates = may('operator');
   show(byId('enable-form'), !enabled && operates);
   show(byId('webhook-actions'), enabled && operates);
+  renderRotateButton(enabled && operates && rotateTakesSecret(schemeOf(webhook)));
   const note = byId('webhook-role-note');
   note.textContent = operates
     ? ''
@@ -65,12 +81,17 @@ export function renderWebhook({ resetForm }) {
   show(note, !operates);
   byId('enable-title').textContent = configured ? 'Enable again' : 'Set up the webhook';
   byId('enable-hint').textContent = configured
-    ? 'Enabling again keeps the URL and issues a new secret (shown once).'
-    : 'Choose a default account, optionally allow requests to choose the account, then enable. The secret is shown once.';
+    ? "Enabling again keeps the URL and takes a new secret: one is made and shown once, or you paste the provider's."
+    : 'Choose how senders prove who they are and a default account, then enable. A secret the service makes is shown once.';
   if (resetForm && !enabled) renderSetupForm();
 
-  show(byId('test-form'), enabled);
+  // The page can send a test only with a bearer secret: it cannot sign for a provider or a sender.
+  const elsewhere = enabled ? testElsewhere(schemeOf(webhook)) : null;
+  show(byId('test-intro'), elsewhere === null);
+  show(byId('test-form'), enabled && elsewhere === null);
   show(byId('test-unavailable'), !enabled);
+  byId('test-signed').textContent = elsewhere ?? '';
+  show(byId('test-signed'), elsewhere !== null);
   byId('test-secret-help').textContent =
     currentSecret() === null ? 'Paste the secret here: the page has no secret on screen.' : 'Leave empty to use the secret shown above.';
 }
@@ -95,6 +116,7 @@ function renderSetupForm() {
   byId('enable').disabled = eligible.length === 0;
   show(byId('no-accounts'), eligible.length === 0);
   byId('override').checked = loaded.webhook.account_override_allowed;
+  resetVerification(schemeOf(loaded.webhook));
   setError(byId('enable-error'), '');
 }
 
@@ -108,21 +130,39 @@ async function enable(event) {
     byId('default-account').focus();
     return;
   }
+  const { verification, missing } = verificationRequest();
+  if (missing) {
+    setSecretProblem(missing);
+    byId('signing-secret').focus();
+    return;
+  }
+  setSecretProblem('');
   button.disabled = true;
   try {
     const answer = await api('POST', routinePath('/webhook/enable'), {
       default_account: defaultAccount,
-      account_override_allowed: byId('override').checked,
+      account_override_allowed: !isSigned(verification?.scheme) && byId('override').checked,
+      ...(verification ? { verification } : {}),
     });
     if (!answer.ok) {
-      setError(error, `Could not enable the webhook: ${describeFailure(answer)}`);
+      if (secretRefused(answer)) {
+        // In place, under the secret: the server's words say what is wrong with it.
+        setError(error, '');
+        setSecretProblem(`The secret was refused: ${answer.json.detail}`);
+        byId('signing-secret').focus();
+      } else setError(error, `Could not enable the webhook: ${describeFailure(answer)}`);
       return;
     }
     setError(error, '');
+    forgetPastedSecret();
     loaded.webhook = stripSecret(answer.json);
     renderWebhook({ resetForm: false });
     showSecret(answer.json);
-    announce('Webhook enabled. Copy the URL and the secret now: the secret is shown once.');
+    announce(
+      typeof answer.json.secret === 'string'
+        ? 'Webhook enabled. Copy the URL and the secret now: the secret is shown once.'
+        : 'Webhook enabled. Set up the sender with the URL and the secret you pasted.',
+    );
     void loadAttempts();
     void loadAudit();
   } catch (failure) {
@@ -130,6 +170,11 @@ async function enable(event) {
   } finally {
     button.disabled = false;
   }
+}
+
+/** A 400 `signing_secret_invalid`: the pasted secret (or the missing encryption key) is the problem. */
+function secretRefused(answer) {
+  return answer.status === 400 && answer.json?.code === 'signing_secret_invalid' && typeof answer.json.detail === 'string';
 }
 
 function stripSecret(answer) {
@@ -166,10 +211,17 @@ async function confirmedAction(action, confirmation, failureText, done) {
 }
 
 function rotate() {
+  const scheme = schemeOf(loaded.webhook);
+  if (rotateTakesSecret(scheme)) {
+    openRotateForm(scheme);
+    return undefined;
+  }
   const confirmation = {
     title: 'Rotate the secret?',
     message:
-      'A new secret is issued and shown once. The current secret stops working at once: senders still using it get 404 until they are given the new one.',
+      scheme === 'standard_webhooks'
+        ? "A new signing secret is made and shown once. The current one stops working at once: the sender's deliveries get 404 until it signs with the new one."
+        : 'A new secret is issued and shown once. The current secret stops working at once: senders still using it get 404 until they are given the new one.',
     confirmLabel: 'Rotate secret',
   };
   return confirmedAction('rotate', confirmation, 'Could not rotate the secret', (answer) => {
@@ -178,6 +230,89 @@ function rotate() {
     showSecret(answer.json);
     announce('Secret rotated. The old secret no longer works. Copy the new one now: it is shown once.');
   });
+}
+
+// ------------------------------------------------------------------ rotate with the provider's new secret
+
+function openRotateForm(scheme) {
+  const text = rotateFormText(scheme);
+  byId('rotate-form-title').textContent = text.title;
+  byId('rotate-form-hint').textContent = text.hint;
+  byId('rotate-secret-label').textContent = text.label;
+  byId('rotate-secret-help').textContent = text.help;
+  byId('rotate-secret').value = '';
+  setRotateProblem('');
+  setError(byId('action-error'), '');
+  show(byId('rotate-form'), true);
+  byId('rotate').setAttribute('aria-expanded', 'true');
+  byId('rotate-secret').focus();
+}
+
+/** Rotate opens the form (it controls it) only for a webhook that takes the provider's new secret. */
+function renderRotateButton(opensForm) {
+  const button = byId('rotate');
+  if (opensForm) {
+    button.setAttribute('aria-controls', 'rotate-form');
+    button.setAttribute('aria-expanded', String(!byId('rotate-form').hidden));
+    return;
+  }
+  closeRotateForm();
+  button.removeAttribute('aria-controls');
+  button.removeAttribute('aria-expanded');
+}
+
+/** Hides the form and drops whatever was pasted into it. */
+function closeRotateForm() {
+  byId('rotate-secret').value = '';
+  setRotateProblem('');
+  show(byId('rotate-form'), false);
+  const button = byId('rotate');
+  if (button.hasAttribute('aria-controls')) button.setAttribute('aria-expanded', 'false');
+}
+
+function setRotateProblem(message) {
+  setError(byId('rotate-secret-error'), message);
+  const input = byId('rotate-secret');
+  if (message) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
+}
+
+async function rotateWithSecret(event) {
+  event.preventDefault();
+  const text = rotateFormText(schemeOf(loaded.webhook));
+  const input = byId('rotate-secret');
+  if (input.value === '') {
+    setRotateProblem(text.missing);
+    input.focus();
+    return;
+  }
+  const button = byId('rotate-submit');
+  button.disabled = true;
+  try {
+    const answer = await api('POST', routinePath('/webhook/rotate'), { secret: input.value });
+    if (!answer.ok) {
+      setRotateProblem(
+        secretRefused(answer) ? `The secret was refused: ${answer.json.detail}` : `Could not rotate the secret: ${describeFailure(answer)}`,
+      );
+      input.focus();
+      return;
+    }
+    closeRotateForm();
+    loaded.webhook = stripSecret(answer.json);
+    renderWebhook({ resetForm: false });
+    showSecret(answer.json);
+    announce('Secret rotated. Only the new secret is accepted now.');
+    void loadAudit();
+  } catch (failure) {
+    if (!(failure instanceof SignedOutError)) setRotateProblem('Could not reach the server.');
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function cancelRotate() {
+  closeRotateForm();
+  byId('rotate').focus();
 }
 
 function disable() {
@@ -198,8 +333,15 @@ function disable() {
 }
 
 export function wireWebhookPanel() {
+  wireVerificationChoice();
   byId('enable-form').addEventListener('submit', (event) => void enable(event));
   byId('rotate').addEventListener('click', () => void rotate());
+  byId('rotate-form').addEventListener('submit', (event) => void rotateWithSecret(event));
+  byId('rotate-cancel').addEventListener('click', cancelRotate);
+  byId('rotate-form').addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') cancelRotate();
+  });
+  window.addEventListener('pagehide', closeRotateForm);
   byId('disable').addEventListener('click', () => void disable());
   byId('copy-url-details').addEventListener('click', () => void copyText(loaded.webhook?.url ?? '', 'URL'));
 }

@@ -1,0 +1,211 @@
+// How a webhook's deliveries prove their sender: the enable form's choice (bearer secret, Standard
+// Webhooks, GitHub, Stripe), its signing-secret field, and what each scheme means for the rest of
+// the page (the override, the secret panel's steps, rotating, the test delivery). A pasted secret
+// lives in its field until the server has it, and nowhere else.
+import { byId, setError, show } from './dom.js';
+
+export const SCHEMES = ['bearer', 'standard_webhooks', 'github', 'stripe'];
+
+/** What the enable form asks for, per signed scheme: whether a secret must be pasted, and how to say so. */
+const SECRET_FIELD = {
+  standard_webhooks: {
+    label: 'Signing secret (optional)',
+    help: "Leave empty to have one made (shown once). Or paste the sender's own: whsec_ and 24 to 64 bytes in base64.",
+    required: false,
+  },
+  github: {
+    label: 'GitHub webhook secret',
+    help: 'The secret you set (or will set) in the GitHub webhook: 16 characters or more. Kept encrypted, never shown again.',
+    required: true,
+    missing: 'Paste the GitHub webhook secret: GitHub signs every delivery with it.',
+  },
+  stripe: {
+    label: 'Stripe signing secret',
+    help: "The endpoint's whsec_… value in Stripe (Developers → Webhooks → the endpoint → Signing secret). Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the Stripe endpoint's signing secret (whsec_…): Stripe signs every event with it.",
+  },
+};
+
+/** Rotating a webhook whose secret is the provider's: the new one is pasted (GitHub, Stripe). */
+const ROTATE_FORM = {
+  github: {
+    title: 'Rotate the GitHub webhook secret',
+    hint:
+      'Paste a new secret here, then set the same one in the GitHub webhook. The current secret stops working here at once: ' +
+      'deliveries GitHub still signs with it get 404 until GitHub has the new one.',
+    label: 'New GitHub webhook secret',
+    help: '16 characters or more. Kept encrypted, never shown again.',
+    missing: 'Paste the new GitHub webhook secret.',
+  },
+  stripe: {
+    title: 'Rotate the Stripe signing secret',
+    hint:
+      "Roll the endpoint's signing secret in Stripe first (Developers → Webhooks → the endpoint → Roll secret), then paste the new one here. " +
+      'From then on only the new secret is accepted here; while Stripe still signs with both, no event is lost.',
+    label: 'New Stripe signing secret',
+    help: "The endpoint's new whsec_… value. Kept encrypted, never shown again.",
+    missing: "Paste the endpoint's new Stripe signing secret (whsec_…).",
+  },
+};
+
+/** The test delivery, for a signed webhook: the page never holds the secret after it is shown, so it cannot sign. */
+const TEST_ELSEWHERE = {
+  standard_webhooks: 'Send a test from your sender: the page does not keep the signing secret, so it cannot sign a request for it.',
+  github:
+    'Send a test from GitHub (the webhook\'s "Recent Deliveries" → Redeliver, or any event you chose): the page cannot sign requests for GitHub.',
+  stripe:
+    'Send a test event from Stripe (for instance with the Stripe CLI: stripe trigger payment_intent.succeeded): the page cannot sign requests for Stripe.',
+};
+
+/**
+ * The secret panel after enable or rotate, per scheme: its title, the warning's lead and the rest,
+ * and the steps that replace the bearer curl example. `made`: the service made the secret (shown
+ * once); otherwise the operator pasted it and it is not shown again.
+ */
+export function senderSetup(scheme, made) {
+  const kept = made
+    ? [
+        'This signing secret is shown only once.',
+        'Paste it in the sender now. The server keeps it encrypted, only to check signatures, and never shows it again; ' +
+          'this page keeps it only until you hide it or leave. If you lose it, rotate the secret.',
+      ]
+    : ['The secret you pasted is not shown again.', "It is kept encrypted, only to check the sender's signatures."];
+  const url = 'Endpoint URL: the webhook URL above.';
+  switch (scheme) {
+    case 'standard_webhooks':
+      return {
+        title: made ? 'Copy the secret now: it is shown once' : 'Set up the sender',
+        warning: kept,
+        stepsLabel: "In the sender's endpoint settings",
+        steps: [
+          url,
+          made ? "Signing secret: paste this secret in the sender's endpoint settings." : 'Signing secret: the one you pasted here.',
+          "Each delivery runs for the default account. Its webhook-id is the idempotency key: the sender's retries of one message start one run.",
+        ],
+      };
+    case 'github':
+      return {
+        title: 'Set up the webhook in GitHub',
+        warning: kept,
+        stepsLabel: "In GitHub: the repository's or organisation's Settings → Webhooks → Add webhook (or edit it)",
+        steps: [
+          'Payload URL: the webhook URL above.',
+          'Content type: application/json.',
+          'Secret: the one you pasted here.',
+          'Choose the events to send, then save. Each delivery runs for the default account; a redelivery (same X-GitHub-Delivery) starts no second run.',
+        ],
+      };
+    case 'stripe':
+      return {
+        title: 'Set up the endpoint in Stripe',
+        warning: kept,
+        stepsLabel: 'In Stripe: Developers → Webhooks → the endpoint whose signing secret you pasted',
+        steps: [
+          'Endpoint URL: the webhook URL above.',
+          'Choose the events to send. Each event runs for the default account; a retry of one event (same event id) starts no second run.',
+        ],
+      };
+    default:
+      return null;
+  }
+}
+
+export function isSigned(scheme) {
+  return scheme !== 'bearer' && SCHEMES.includes(scheme);
+}
+
+/** The webhook's scheme as loaded (bearer until it says otherwise). */
+export function schemeOf(webhook) {
+  return webhook?.verification?.scheme ?? 'bearer';
+}
+
+/** Whether rotating asks for the provider's new secret (GitHub, Stripe). */
+export function rotateTakesSecret(scheme) {
+  return Object.hasOwn(ROTATE_FORM, scheme);
+}
+
+export function rotateFormText(scheme) {
+  return ROTATE_FORM[scheme];
+}
+
+/** What the test delivery section says for a signed webhook, or null for a bearer one. */
+export function testElsewhere(scheme) {
+  return Object.hasOwn(TEST_ELSEWHERE, scheme) ? TEST_ELSEWHERE[scheme] : null;
+}
+
+// ------------------------------------------------------------------ the enable form's choice
+
+/** The scheme chosen in the enable form. */
+export function chosenScheme() {
+  return document.querySelector('input[name="scheme"]:checked')?.value ?? 'bearer';
+}
+
+/** The override as the operator left it while a signed scheme forced it off, restored when they go back to bearer. */
+let overrideWanted = false;
+
+/** Shows the secret field and locks the override to what the chosen scheme allows. */
+function applyScheme() {
+  const scheme = chosenScheme();
+  const field = SECRET_FIELD[scheme];
+  show(byId('signing-secret-field'), field !== undefined);
+  const input = byId('signing-secret');
+  if (field) {
+    byId('signing-secret-label').textContent = field.label;
+    byId('signing-secret-help').textContent = field.help;
+    input.required = field.required;
+  } else input.required = false;
+  setSecretProblem('');
+
+  const override = byId('override');
+  const signed = isSigned(scheme);
+  if (signed && !override.disabled) overrideWanted = override.checked;
+  if (!signed && override.disabled) override.checked = overrideWanted;
+  if (signed) override.checked = false;
+  override.disabled = signed;
+  show(byId('override-signed'), signed);
+}
+
+/** Resets the choice to `scheme` (the webhook's, when enabling again), with an empty secret field. */
+export function resetVerification(scheme) {
+  const radio = document.getElementById(`scheme-${SCHEMES.includes(scheme) ? scheme : 'bearer'}`);
+  if (radio) radio.checked = true;
+  byId('signing-secret').value = '';
+  overrideWanted = byId('override').checked;
+  byId('override').disabled = false;
+  applyScheme();
+}
+
+/**
+ * The `verification` member of the enable request (undefined for bearer, the spec's default), or
+ * `{missing}` when a required secret was not pasted.
+ */
+export function verificationRequest() {
+  const scheme = chosenScheme();
+  if (!isSigned(scheme)) return { verification: undefined };
+  const secret = byId('signing-secret').value;
+  const field = SECRET_FIELD[scheme];
+  if (secret === '' && field.required) return { missing: field.missing };
+  return { verification: secret === '' ? { scheme } : { scheme, secret } };
+}
+
+/** A problem with the pasted secret, shown under its field (empty: none). */
+export function setSecretProblem(message) {
+  setError(byId('signing-secret-error'), message);
+  const input = byId('signing-secret');
+  if (message) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
+}
+
+/** Drops a pasted secret from the page once the server has it. */
+export function forgetPastedSecret() {
+  byId('signing-secret').value = '';
+}
+
+export function wireVerificationChoice() {
+  for (const scheme of SCHEMES) byId(`scheme-${scheme}`).addEventListener('change', applyScheme);
+  byId('override').addEventListener('change', () => {
+    overrideWanted = byId('override').checked;
+  });
+  window.addEventListener('pagehide', forgetPastedSecret);
+}
