@@ -8,7 +8,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ReadModelProjector, StoreDispatchWorker } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
-import { createRateLimiter, openReadModelStore, openSecretSealer } from '@wts/platform';
+import { createRateLimiter, openReadModelStore, openSecretSealer, ProviderSignatureVerifier } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -80,6 +80,7 @@ export class IngressTestApp extends IngressAdminClient {
       // As the service opens it: SECRETS_ENCRYPTION_KEY when the env names one, else a key file of
       // this DATA_DIR (a new random key per app; replicas on a shared DATA_DIR share it).
       secrets: openSecretSealer(config),
+      signatures: new ProviderSignatureVerifier(),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;

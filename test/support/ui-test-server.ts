@@ -9,7 +9,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AccessTokenVerifier, ReadModelProjector, StoreDispatchWorker } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
-import { MemoryRateLimiter, openReadModelStore, openSecretSealer } from '@wts/platform';
+import { MemoryRateLimiter, openReadModelStore, openSecretSealer, ProviderSignatureVerifier } from '@wts/platform';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +105,7 @@ export class UiTestServer {
       rateLimiter: new MemoryRateLimiter(config.limits.rateLimitPerMinute),
       // A key file of this DATA_DIR (a new random key), as the embedded default makes it.
       secrets: openSecretSealer(config),
+      signatures: new ProviderSignatureVerifier(),
     });
     await app.listen({ port, host: '127.0.0.1' });
     const dispatcher = await startStoreDispatcher(store, store);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ConfigurationError, adminCredentialProblem, loadConfig } from '@wts/config';
 import {
   OidcAccessTokenVerifier,
+  ProviderSignatureVerifier,
   assertPayloadLimitFits,
   describeOidcVerifier,
   createRateLimiter,
@@ -56,7 +57,9 @@ async function main(): Promise<void> {
   // Rejected attempts are written off the event loop: a flood of refusals never delays an answer.
   const { readModels } = await openReadModelStore(config, { activityOffThread: true });
   const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
-  const deps = { config, adminToken, accessTokens, signIn, store, checkpoints, readModels, rateLimiter, secrets };
+  // Signed senders' signatures, checked with the providers' own libraries (decoy secrets made once here).
+  const signatures = new ProviderSignatureVerifier();
+  const deps = { config, adminToken, accessTokens, signIn, store, checkpoints, readModels, rateLimiter, secrets, signatures };
   const opsPort = config.http.opsPort;
   // OPS_PORT: health and metrics on a listener of their own, none of them on PORT.
   const ops = opsPort === undefined ? undefined : await createOperationsApp(readinessChecks({ ...deps, service: 'ingress' }));
