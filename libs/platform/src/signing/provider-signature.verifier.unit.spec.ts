@@ -7,6 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { ProviderSignatureVerifier } from './provider-signature.verifier';
+import { signatureOf } from './standard-webhooks-signature.check';
 
 const verifier = new ProviderSignatureVerifier();
 /** The clock of the tests: a whole second and a half, so the flooring of milliseconds counts. */
@@ -164,6 +165,25 @@ describe('ProviderSignatureVerifier: Standard Webhooks (standardwebhooks)', () =
     for (const key of ['', 'whsec_', 'whsec_!!not base64!!']) {
       await expect(check(headersOf(signature(secret, NOW_SECONDS, BODY)), BODY, key)).resolves.toEqual(MISMATCH);
     }
+  });
+
+  it("given any message id, timestamp, key and UTF-8 body, then node:crypto's signature is the library's own sign, byte for byte", () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[A-Za-z0-9_.-]{1,60}$/),
+        fc.integer({ min: 0, max: 9_999_999_999 }),
+        fc.uint8Array({ minLength: 24, maxLength: 64 }),
+        fc.string({ unit: 'binary', maxLength: 2000 }),
+        (messageId, seconds, key, text) => {
+          const secret = `whsec_${Buffer.from(key).toString('base64')}`;
+          const body = Buffer.from(text, 'utf8');
+          expect(`v1,${signatureOf(secret, messageId, seconds, body)}`).toBe(
+            new Webhook(secret).sign(messageId, new Date(seconds * 1000), text),
+          );
+        },
+      ),
+      { numRuns: 500, seed: 22_001 },
+    );
   });
 
   it("given valid and invalid deliveries signed now, then the library's own verify agrees with every verdict", async () => {

@@ -1,9 +1,10 @@
 import type { SignatureVerdict, SignedDelivery } from '@wts/application';
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { MAX_SIGNATURE_HEADER_CHARS, MAX_SIGNATURES, refused, signedSeconds, VALID, withinTolerance } from './signature-check.shared';
 
 const V1 = 'v1,';
+const SECRET_PREFIX = 'whsec_';
 
 /** Whether the library takes a secret (`whsec_` and base64 of a non-empty key). */
 export function standardWebhooksTakes(secret: string): boolean {
@@ -16,10 +17,15 @@ export function standardWebhooksTakes(secret: string): boolean {
 }
 
 /**
- * Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`,
- * computed by the library's own `sign`. Its `verify` is not used: its tolerance is a fixed five
- * minutes against `Date.now()`, and it JSON-parses the body on success; here the tolerance is
- * configured and the clock is the delivery's.
+ * Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, the
+ * key being the secret's base64 after `whsec_`. The library checks the secret's form
+ * (standardWebhooksTakes); the HMAC is node:crypto's, over the raw body bytes: the library's own
+ * `sign` hashes in pure JavaScript (fast-sha256), 4 to 8 ms for a 256 KiB body against node:crypto's
+ * 0.2 to 0.5 ms — work any sender of a `webhook-signature` header could make us do, known endpoint
+ * or not. Tests prove the two agree byte for byte (the published vector, and the library's `sign`
+ * and `verify` on generated deliveries). The library's `verify` is not used either: its tolerance is
+ * a fixed five minutes against `Date.now()`, and it JSON-parses the body on success; here the
+ * tolerance is configured and the clock is the delivery's.
  */
 export function checkStandardWebhooks(delivery: SignedDelivery): SignatureVerdict {
   const { webhookId, webhookTimestamp, webhookSignature } = delivery.headers;
@@ -30,10 +36,16 @@ export function checkStandardWebhooks(delivery: SignedDelivery): SignatureVerdic
     return refused('malformed_signature');
   }
   if (!withinTolerance(seconds, delivery.nowMs, delivery.toleranceSeconds)) return refused('timestamp_outside_tolerance');
-  const expected = new Webhook(delivery.secret).sign(webhookId, new Date(seconds * 1000), delivery.body.toString('utf8')).slice(V1.length);
+  const expected = signatureOf(delivery.secret, webhookId, seconds, delivery.body);
   let matched = false;
   for (const candidate of candidates) matched = constantTimeEquals(candidate, expected) || matched;
   return matched ? VALID : refused('signature_mismatch');
+}
+
+/** The standard's v1 signature (base64) of a message; `secret` is one the library takes. */
+export function signatureOf(secret: string, messageId: string, seconds: number, body: Buffer): string {
+  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  return createHmac('sha256', key).update(`${messageId}.${seconds}.`, 'utf8').update(body).digest('base64');
 }
 
 /**
