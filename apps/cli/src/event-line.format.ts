@@ -26,6 +26,8 @@ export function formatEventLine(stored: RecordedEvent, maxChars = DEFAULT_DATA_C
       untrusted.push(`untrusted ${key} ${describeUntrusted(value, maxChars)}`);
       return '<untrusted: see below>';
     }
+    // A signing secret's ciphertext is never printed: only the key it is sealed under.
+    if (key === 'sealed') return isObject(value) && typeof value.keyId === 'string' ? `<sealed under ${value.keyId}>` : '<sealed>';
     if (SUMMARISED_FIELDS.has(key) && typeof value === 'string') return `<${value.length} chars, framed; see "show run">`;
     if (typeof value === 'string' && DIGEST_FIELD.test(key)) return `${value.slice(0, 12)}…`;
     if (SECRET_FIELD.test(key) && !DIGEST_FIELD.test(key)) return '<redacted>';

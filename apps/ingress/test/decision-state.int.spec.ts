@@ -1,11 +1,13 @@
 import { CONFIGURATION_PREFIXES } from '@wts/application';
-import { ACCOUNT_CATALOG_STREAM, Streams } from '@wts/contracts';
+import { ACCOUNT_CATALOG_STREAM, StreamCategories, Streams } from '@wts/contracts';
 import { IngressTestApp } from '../../../test/support/ingress-test-app';
 import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 import type { Json } from '../../../test/support/ingress-http.client';
 import { RecordingEventStore, type RecordedCall } from '../../../test/support/recording-event-store';
 
 const TRAFFIC_STREAMS = /^(delivery|run|parked)-/;
+/** The ingress folds the configuration and, as the one process that verifies signatures, the sealed signing secrets. */
+const INGRESS_PREFIXES = [...CONFIGURATION_PREFIXES, StreamCategories.signingSecret];
 
 /**
  * What the ingress reads, watched from outside (a recording store): its decision state is the
@@ -50,12 +52,12 @@ describe('decision state from configuration only', () => {
 
   it('starts from the configuration streams alone: no delivery or run of the history is read', () => {
     expect(readsOfTraffic(recorder.calls)).toEqual([]);
-    const configuration = recorder.delivered.get(CONFIGURATION_PREFIXES.join(',')) ?? [];
+    const configuration = recorder.delivered.get(INGRESS_PREFIXES.join(',')) ?? [];
     expect(configuration).toContain(Streams.webhook(hook.webhookId));
     // The ingress opens no subscription that sees traffic (the read models are projected by the run-dispatcher).
     for (const streams of recorder.delivered.values()) expect(streams.filter((stream) => TRAFFIC_STREAMS.test(stream))).toEqual([]);
     expect(recorder.calls.filter((call) => call.call === 'subscribeToAll')).toEqual([
-      { call: 'subscribeToAll', prefixes: CONFIGURATION_PREFIXES },
+      { call: 'subscribeToAll', prefixes: INGRESS_PREFIXES },
     ]);
   });
 
