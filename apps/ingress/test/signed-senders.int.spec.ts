@@ -5,7 +5,10 @@
  * spec's one 404 — byte for byte the answer to an unknown id.
  */
 import { sign as githubSign } from '@octokit/webhooks-methods';
+import { EMBEDDED_READ_MODEL_FILE } from '@wts/platform';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { eventually } from '@wts/testing';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
@@ -300,6 +303,29 @@ describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () =
     const headers = standardHeaders(standard.secret, big);
     expect((await post(standard.webhookId, headers, big)).status).toBe(413);
     expect((await post(`whk_${randomBytes(16).toString('base64url')}`, headers, big)).status).toBe(413);
+  });
+
+  it('no signing secret is in the store or the read models in plaintext; the read models do not hold its ciphertext either', async () => {
+    const filesOf = (base: string): Buffer =>
+      Buffer.concat(
+        ['', '-wal', '-shm']
+          .map((suffix) => base + suffix)
+          .filter((file) => existsSync(file))
+          .map((file) => readFileSync(file)),
+      );
+    const storeBytes = filesOf(t.storeFile);
+    const readModelBytes = filesOf(join(t.dataDir, EMBEDDED_READ_MODEL_FILE));
+    expect(readModelBytes.length).toBeGreaterThan(0);
+    for (const secret of [GITHUB_SECRET, STRIPE_SECRET, standard.secret, github.secret]) {
+      expect(storeBytes.includes(Buffer.from(secret))).toBe(false);
+      expect(readModelBytes.includes(Buffer.from(secret))).toBe(false);
+    }
+    const sealed = (await t.allEvents()).filter((event) => event.type === 'SigningSecretSealed');
+    expect(sealed.length).toBeGreaterThanOrEqual(5);
+    for (const event of sealed) {
+      const { ciphertext } = (event.data as Json).sealed as { ciphertext: string };
+      expect(readModelBytes.includes(Buffer.from(ciphertext))).toBe(false);
+    }
   });
 
   it('signed schemes refuse account override, a bearer secret cannot be pasted, and a bad provider secret says why', async () => {
