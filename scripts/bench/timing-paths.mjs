@@ -66,6 +66,9 @@ const app = await createIngressApp({
   rateLimiter: createRateLimiter(config, () => {}),
   secrets: openSecretSealer(config, { onWarning: () => {} }),
   signatures: new ProviderSignatureVerifier(),
+}).catch((error) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  throw error;
 });
 try {
   const fastify = app.getHttpAdapter().getInstance();
