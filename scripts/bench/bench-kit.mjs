@@ -124,7 +124,8 @@ export function assertLoopback(baseUrl) {
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`load goes to 127.0.0.1 only, not ${host}`);
 }
 
-async function admin(baseUrl, token, method, path, body) {
+/** One admin API call with the admin token; the parsed JSON answer, or an error naming the status. */
+export async function admin(baseUrl, token, method, path, body) {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -138,8 +139,10 @@ async function admin(baseUrl, token, method, path, body) {
 /**
  * An account, a supervised routine and its enabled webhook: { webhookId, routineId, secret, path, email }.
  * `accountOverrideAllowed` lets requests select the account (account_email / X-Service-Account-Email).
+ * `verification` ({ scheme, secret? }) makes it a signed sender's webhook; `secret` is then the
+ * pasted one, or the one the service made (Standard Webhooks).
  */
-export async function setUpWebhook(baseUrl, token, label = 'bench', { accountOverrideAllowed = false } = {}) {
+export async function setUpWebhook(baseUrl, token, label = 'bench', { accountOverrideAllowed = false, verification } = {}) {
   const email = `${label}-${randomBytes(4).toString('hex')}@example.com`;
   const account = await admin(baseUrl, token, 'POST', '/admin/accounts', { email });
   const routine = await admin(baseUrl, token, 'POST', '/admin/routines', {
@@ -152,11 +155,12 @@ export async function setUpWebhook(baseUrl, token, label = 'bench', { accountOve
   const webhook = await admin(baseUrl, token, 'POST', `/admin/routines/${routine.id}/webhook/enable`, {
     default_account: email,
     account_override_allowed: accountOverrideAllowed,
+    ...(verification ? { verification } : {}),
   });
   return {
     webhookId: webhook.webhook_id,
     routineId: routine.id,
-    secret: webhook.secret,
+    secret: verification?.secret ?? webhook.secret,
     path: `/workflow-webhooks/${webhook.webhook_id}`,
     email,
   };
@@ -171,9 +175,21 @@ export async function disableWebhook(baseUrl, token, routineId) {
  * A bounded autocannon run against 127.0.0.1: `connections` concurrent, for `seconds` (at most
  * `overallRate` requests per second when given, else as fast as answers come). Returns
  * requests/s and latency percentiles (ms), with status counts, so a run that answered anything
- * but `expectStatus` is visible.
+ * but `expectStatus` is visible. `requests` (autocannon's, e.g. `[{ setupRequest }]`) varies the
+ * request per send, the other options being its defaults.
  */
-export async function load({ baseUrl, path, headers, body, connections, seconds, method = 'POST', expectStatus = 202, overallRate }) {
+export async function load({
+  baseUrl,
+  path,
+  headers,
+  body,
+  connections,
+  seconds,
+  method = 'POST',
+  expectStatus = 202,
+  overallRate,
+  requests,
+}) {
   assertLoopback(baseUrl);
   let unexpected = 0;
   const result = await autocannon({
@@ -186,6 +202,7 @@ export async function load({ baseUrl, path, headers, body, connections, seconds,
     pipelining: 1,
     // A fixed offered rate (requests per second, across all connections) instead of as fast as it answers.
     ...(overallRate ? { overallRate } : {}),
+    ...(requests ? { requests } : {}),
     setupClient: (client) =>
       client.on('response', (statusCode) => {
         if (statusCode !== expectStatus) unexpected += 1;

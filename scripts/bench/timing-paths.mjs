@@ -7,8 +7,13 @@
  * Authorization header), interleaved in a random order each round. Per kind: p10, median and 10 %
  * trimmed mean in µs, and the store calls made, with the streams looked at that do not exist (a
  * lookup that finds nothing is cheaper than one that finds a stream). Bounded: `--rounds` rounds.
+ * `--scheme github|stripe|standard_webhooks`: that scheme's signed 404 kinds instead (the family
+ * timing.mjs times, timing-signed.mjs), with the ingress's ProviderSignatureVerifier and the
+ * ~1 KiB body each reads; a stale timestamp is signed 10 minutes before each call.
  *
- *   node scripts/bench/timing-paths.mjs [--rounds 20000] [--dist DIR]
+ * `--cold N`: N MiB read through before each call, so it runs with cold CPU caches (as over HTTP).
+ *
+ *   node scripts/bench/timing-paths.mjs [--rounds 20000] [--dist DIR] [--scheme stripe] [--cold 8]
  */
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,19 +21,34 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { REPO } from './bench-kit.mjs';
+import { signedCommands } from './timing-paths-signed.mjs';
 
-const args = { rounds: 20_000, dist: join(REPO, 'dist') };
+const args = { rounds: 20_000, dist: join(REPO, 'dist'), scheme: undefined, coldMiB: 0 };
 for (let i = 2; i < process.argv.length; i += 2) {
   if (process.argv[i] === '--rounds') args.rounds = Number(process.argv[i + 1]);
   else if (process.argv[i] === '--dist') args.dist = resolve(process.argv[i + 1]);
+  else if (process.argv[i] === '--scheme') args.scheme = process.argv[i + 1];
+  else if (process.argv[i] === '--cold') args.coldMiB = Number(process.argv[i + 1]);
   else throw new Error(`unknown option ${process.argv[i]}`);
 }
 const WARM_UP = Math.min(3000, Math.floor(args.rounds / 5));
 
+/**
+ * `--cold N`: before each timed call, N MiB are read through (one byte per 64-byte line), evicting
+ * the CPU caches the previous call warmed, as the client and other processes do between two HTTP
+ * requests. 0 (default): calls run back to back, caches warm.
+ */
+const coldLines = new Uint8Array(args.coldMiB * 1024 * 1024);
+function evictCaches() {
+  for (let i = 0; i < coldLines.length; i += 64) coldLines[i] ^= 1;
+}
+
 const require = createRequire(import.meta.url);
 require('reflect-metadata');
 const { loadConfig } = require(join(args.dist, 'libs', 'config', 'src'));
-const { openEventStore, openReadModelStore, createRateLimiter } = require(join(args.dist, 'libs', 'platform', 'src'));
+const { openEventStore, openReadModelStore, createRateLimiter, openSecretSealer, ProviderSignatureVerifier } = require(
+  join(args.dist, 'libs', 'platform', 'src'),
+);
 const { createIngressApp } = require(join(args.dist, 'apps', 'ingress', 'src', 'ingress.factory.js'));
 const { TriggerWebhookUseCase } = require(join(args.dist, 'libs', 'application', 'src'));
 
@@ -44,6 +64,11 @@ const app = await createIngressApp({
   checkpoints,
   readModels,
   rateLimiter: createRateLimiter(config, () => {}),
+  secrets: openSecretSealer(config, { onWarning: () => {} }),
+  signatures: new ProviderSignatureVerifier(),
+}).catch((error) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  throw error;
 });
 try {
   const fastify = app.getHttpAdapter().getInstance();
@@ -52,7 +77,7 @@ try {
     if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
     return response.json();
   };
-  const setUp = async (label) => {
+  const setUp = async (label, verification) => {
     const email = `${label}-${randomBytes(4).toString('hex')}@example.com`;
     const account = await admin('/admin/accounts', { email });
     const routine = await admin('/admin/routines', {
@@ -65,8 +90,9 @@ try {
     const webhook = await admin(`/admin/routines/${routine.id}/webhook/enable`, {
       default_account: email,
       account_override_allowed: false,
+      ...(verification ? { verification } : {}),
     });
-    return { webhookId: webhook.webhook_id, routineId: routine.id, secret: webhook.secret };
+    return { webhookId: webhook.webhook_id, routineId: routine.id, secret: verification?.secret ?? webhook.secret };
   };
   const enabled = await setUp('timing');
   const disabled = await setUp('timing-off');
@@ -98,13 +124,19 @@ try {
       throw new Error('a 404 must not read the body');
     },
   });
-  const kinds = {
-    unknown_endpoint: command(unknownId, `Bearer ${enabled.secret}`),
-    disabled_endpoint: command(disabled.webhookId, `Bearer ${disabled.secret}`),
-    wrong_secret: command(enabled.webhookId, `Bearer ${wrongSecret}`),
-    missing_header: command(enabled.webhookId, undefined),
-  };
-  const useCase = app.get(TriggerWebhookUseCase);
+  const kinds = args.scheme
+    ? await signedCommands(args.scheme, {
+        setUp,
+        disable: (routineId) => admin(`/admin/routines/${routineId}/webhook/disable`, {}),
+        bearer: enabled,
+      })
+    : {
+        unknown_endpoint: () => command(unknownId, `Bearer ${enabled.secret}`),
+        disabled_endpoint: () => command(disabled.webhookId, `Bearer ${disabled.secret}`),
+        wrong_secret: () => command(enabled.webhookId, `Bearer ${wrongSecret}`),
+        missing_header: () => command(enabled.webhookId, undefined),
+      };
+  const useCase = await triggerUseCase(fastify);
   const names = Object.keys(kinds);
   const samples = Object.fromEntries(names.map((kind) => [kind, []]));
   const work = {};
@@ -115,9 +147,11 @@ try {
       [order[i], order[j]] = [order[j], order[i]];
     }
     for (const kind of order) {
+      const request = kinds[kind]();
+      evictCaches();
       calls = [];
       const start = process.hrtime.bigint();
-      const outcome = await useCase.execute(kinds[kind]);
+      const outcome = await useCase.execute(request);
       const us = Number(process.hrtime.bigint() - start) / 1000;
       if (outcome.kind !== 'rejected' || outcome.code !== 'webhook_not_found') throw new Error(`${kind}: ${JSON.stringify(outcome)}`);
       if (round >= WARM_UP) samples[kind].push(us);
@@ -138,10 +172,41 @@ try {
       absent_streams_looked_at: looked.filter((streamId) => (heads.get(streamId) ?? -1n) < 0n).length,
     };
   }
-  console.log(JSON.stringify({ rounds: args.rounds, dist: args.dist, kinds: result }, null, 2));
+  console.log(
+    JSON.stringify(
+      { rounds: args.rounds, dist: args.dist, scheme: args.scheme ?? 'bearer', cold_mib: args.coldMiB, kinds: result },
+      null,
+      2,
+    ),
+  );
 } finally {
   await app.close();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * The app's own TriggerWebhookUseCase (built by its composition, not a Nest provider): caught as
+ * `this` of one request's execute, then called directly (no metrics or tracing decorators).
+ */
+async function triggerUseCase(fastify) {
+  const execute = TriggerWebhookUseCase.prototype.execute;
+  let caught;
+  const remember = (instance) => (caught = instance);
+  TriggerWebhookUseCase.prototype.execute = function (...callArgs) {
+    return execute.apply(remember(this), callArgs);
+  };
+  try {
+    await fastify.inject({
+      method: 'POST',
+      url: '/workflow-webhooks/whk_catch',
+      payload: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+  } finally {
+    TriggerWebhookUseCase.prototype.execute = execute;
+  }
+  if (!caught) throw new Error('the public endpoint did not reach TriggerWebhookUseCase.execute');
+  return caught;
 }
 
 function quantile(values, q) {

@@ -11,9 +11,17 @@
  *  - two-sample Kolmogorov–Smirnov on the whole distributions (D and its asymptotic p), and
  *  - Yuen's test: Welch's t-test on 10 %-trimmed means with winsorised variances (t, df, p).
  *
- * A pair counts as distinguishable when either p is below α = 0.01 / 12 (Bonferroni over the six
- * pairs × two tests). A control pair — the unknown-endpoint samples of even rounds against those
- * of odd rounds — shows what "indistinguishable" looks like on this machine.
+ * A pair counts as distinguishable when either p is below α = 0.01 / (2 × the pairs compared in
+ * the run): Bonferroni over every test the run makes (bearer, signed and burst pairs). A control
+ * pair per family — the unknown-endpoint samples of even rounds against those of odd rounds —
+ * shows what "indistinguishable" looks like on this machine (not counted in α).
+ *
+ * **Signed families** (timing-signed.mjs): per scheme (github, stripe, standard_webhooks) the
+ * signed 404s — unknown endpoint, disabled endpoint, bad signature, a webhook of another scheme,
+ * and for the two schemes that sign a timestamp a stale one against an unknown id with a stale
+ * one — each family its own block of the round (its kinds in a seeded random order), the blocks
+ * of the four families in a seeded random order every round, on the same connection. Pairs are
+ * compared within a family only. `--signed-samples` per kind (default `--samples`; 0: skipped).
  *
  * Then **burst, then probe**: what a refusal leaves behind after its answer (work deferred to
  * later, such as recording the attempt). Per trial, a burst of `--burst` requests of one kind
@@ -31,16 +39,19 @@ import { randomBytes } from 'node:crypto';
 import { disableWebhook, setUpWebhook, startStack } from './bench-kit.mjs';
 import { ksTest, quantile, yuenTest } from './timing-stats.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
+import { SIGNED_BODY_BYTES, STALE_BY_SECONDS, preflight, setUpSignedFamilies } from './timing-signed.mjs';
 
 const KINDS = ['unknown_endpoint', 'disabled_endpoint', 'wrong_secret', 'missing_header'];
-const TESTS_PER_FAMILY = 12;
-const ALPHA = 0.01 / TESTS_PER_FAMILY;
+/** Family-wise error of the whole run, shared by all its tests (Bonferroni). */
+const FAMILY_WISE_ERROR = 0.01;
+const BEARER = 'bearer';
 
 function parseArgs(argv) {
-  const options = { samples: 10_000, warmUp: 1_000, seed: 1, out: undefined, trials: 150, burst: 400 };
+  const options = { samples: 10_000, signedSamples: undefined, warmUp: 1_000, seed: 1, out: undefined, trials: 150, burst: 400 };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1];
     if (argv[i] === '--samples') options.samples = Number(value);
+    else if (argv[i] === '--signed-samples') options.signedSamples = Number(value);
     else if (argv[i] === '--warm-up') options.warmUp = Number(value);
     else if (argv[i] === '--seed') options.seed = Number(value);
     else if (argv[i] === '--out') options.out = value;
@@ -48,6 +59,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--burst') options.burst = Number(value);
     else throw new Error(`unknown option ${argv[i]}`);
   }
+  options.signedSamples ??= options.samples;
   return options;
 }
 
@@ -68,6 +80,7 @@ function timed(agent, port, path, headers, body) {
 }
 
 export async function runTiming(options, log = () => {}) {
+  const startedAt = Date.now();
   const stack = await startStack({ label: 'timing', withDispatcher: false });
   try {
     const enabled = await setUpWebhook(stack.baseUrl, stack.token, 'timing');
@@ -88,25 +101,45 @@ export async function runTiming(options, log = () => {}) {
       missing_header: { path: enabled.path, headers: { ...json, 'x-placeholder': `Bearer ${wrongSecret}` } },
     };
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (path, headers, payload) => timed(agent, stack.port, path, headers, payload);
+    const signed = options.signedSamples > 0 ? await setUpSignedFamilies(stack, enabled) : {};
+    const signedCheck = options.signedSamples > 0 ? await preflight(stack, signed, send) : null;
     const r = prng(options.seed);
+    // The signed families and the order of the blocks draw from generators of their own, so the
+    // bearer family's order for a seed is the one it always had.
+    const blockOrder = prng(options.seed + 1_000_003);
+    const signedOrder = prng(options.seed + 2_000_003);
     const samples = Object.fromEntries(KINDS.map((kind) => [kind, []]));
-    const evenOdd = [[], []];
+    for (const [scheme, family] of Object.entries(signed)) for (const kind of family.kinds) samples[`${scheme}:${kind}`] = [];
+    const evenOdd = Object.fromEntries([BEARER, ...Object.keys(signed)].map((family) => [family, [[], []]]));
     const statuses = {};
-    const rounds = options.warmUp + options.samples;
+    const rounds = options.warmUp + Math.max(options.samples, Object.keys(signed).length > 0 ? options.signedSamples : 0);
     for (let round = 0; round < rounds; round++) {
-      const order = shuffled(KINDS, r);
-      for (const kind of order) {
-        const { status, us } = await timed(agent, stack.port, requests[kind].path, requests[kind].headers, body);
-        statuses[`${kind}:${status}`] = (statuses[`${kind}:${status}`] ?? 0) + 1;
-        if (round < options.warmUp) continue;
-        samples[kind].push(us);
-        if (kind === 'unknown_endpoint') evenOdd[round % 2].push(us);
+      const blocks = [];
+      if (round < options.warmUp + options.samples) blocks.push(BEARER);
+      if (round < options.warmUp + options.signedSamples) blocks.push(...Object.keys(signed));
+      for (const block of shuffled(blocks, blockOrder)) {
+        const family = block === BEARER ? undefined : signed[block];
+        const order = family ? shuffled(family.kinds, signedOrder) : shuffled(KINDS, r);
+        for (const kind of order) {
+          // A signed request is built (and signed, with the time now) before its timed span starts.
+          const { path, headers } = family ? family.build(kind) : requests[kind];
+          const { status, us } = await send(path, headers, family ? family.body : body);
+          const name = family ? `${block}:${kind}` : kind;
+          statuses[`${name}:${status}`] = (statuses[`${name}:${status}`] ?? 0) + 1;
+          if (round < options.warmUp) continue;
+          samples[name].push(us);
+          if (kind === 'unknown_endpoint') evenOdd[block][round % 2].push(us);
+        }
       }
       if (round % 2000 === 0) log(`${round}/${rounds} rounds`);
     }
     agent.destroy();
     const bursts = options.trials > 0 ? await burstThenProbe(stack.port, requests, body, options, r, log) : undefined;
 
+    const signedPairCount = Object.values(signed).reduce((count, family) => count + family.pairs.length, 0);
+    const tests = 2 * ((KINDS.length * (KINDS.length - 1)) / 2 + signedPairCount + (bursts ? BURST_PAIRS : 0));
+    const alpha = FAMILY_WISE_ERROR / tests;
     const describe = (values) => ({
       n: values.length,
       p10_us: round1(quantile(values, 0.1)),
@@ -124,28 +157,51 @@ export async function runTiming(options, log = () => {}) {
         yuen_df: Math.round(yuen.df),
         yuen_p: yuen.p,
         trimmed_mean_difference_us: round1(yuen.trimmedMeanA - yuen.trimmedMeanB),
-        distinguishable: ks.p < ALPHA || yuen.p < ALPHA,
+        distinguishable: ks.p < alpha || yuen.p < alpha,
       };
     };
     const pairs = [];
     for (let i = 0; i < KINDS.length; i++)
       for (let j = i + 1; j < KINDS.length; j++) pairs.push({ a: KINDS[i], b: KINDS[j], ...compare(samples[KINDS[i]], samples[KINDS[j]]) });
-    const control = { a: 'unknown_endpoint (even rounds)', b: 'unknown_endpoint (odd rounds)', ...compare(evenOdd[0], evenOdd[1]) };
+    const controlOf = (family, kind) => ({
+      a: `${kind} (even rounds)`,
+      b: `${kind} (odd rounds)`,
+      ...compare(evenOdd[family][0], evenOdd[family][1]),
+    });
+    const control = controlOf(BEARER, 'unknown_endpoint');
+    const signedResults = Object.fromEntries(
+      Object.entries(signed).map(([scheme, family]) => [
+        scheme,
+        {
+          kinds: Object.fromEntries(family.kinds.map((kind) => [kind, describe(samples[`${scheme}:${kind}`])])),
+          pairs: family.pairs.map(([a, b]) => ({ a, b, ...compare(samples[`${scheme}:${a}`], samples[`${scheme}:${b}`]) })),
+          control: controlOf(scheme, `${scheme}:unknown_endpoint`),
+        },
+      ]),
+    );
     const burstPairs = [];
     if (bursts)
       for (let i = 0; i < BURST_KINDS.length; i++)
         for (let j = i + 1; j < BURST_KINDS.length; j++)
           burstPairs.push({ a: BURST_KINDS[i], b: BURST_KINDS[j], ...compare(bursts[BURST_KINDS[i]], bursts[BURST_KINDS[j]]) });
+    const everyPair = [...pairs, ...Object.values(signedResults).flatMap((family) => family.pairs), ...burstPairs];
     return {
       measured_at: new Date().toISOString(),
+      duration_s: Math.round((Date.now() - startedAt) / 1000),
       seed: options.seed,
       samples_per_kind: options.samples,
+      signed_samples_per_kind: Object.keys(signed).length > 0 ? options.signedSamples : 0,
       warm_up_rounds: options.warmUp,
-      alpha_per_test: ALPHA,
+      tests,
+      alpha_per_test: alpha,
       statuses,
       kinds: Object.fromEntries(KINDS.map((kind) => [kind, describe(samples[kind])])),
       pairs,
       control,
+      signed:
+        Object.keys(signed).length > 0
+          ? { body_bytes: SIGNED_BODY_BYTES, stale_by_seconds: STALE_BY_SECONDS, preflight: signedCheck, families: signedResults }
+          : null,
       burst_then_probe: bursts
         ? {
             trials_per_kind: options.trials,
@@ -154,7 +210,7 @@ export async function runTiming(options, log = () => {}) {
             pairs: burstPairs,
           }
         : null,
-      indistinguishable: pairs.every((pair) => !pair.distinguishable) && burstPairs.every((pair) => !pair.distinguishable),
+      indistinguishable: everyPair.every((pair) => !pair.distinguishable),
     };
   } finally {
     await stack.stop();
@@ -162,6 +218,7 @@ export async function runTiming(options, log = () => {}) {
 }
 
 const BURST_KINDS = ['unknown_endpoint', 'wrong_secret', 'disabled_endpoint'];
+const BURST_PAIRS = (BURST_KINDS.length * (BURST_KINDS.length - 1)) / 2;
 const PROBE_EVERY_MS = 5;
 const PROBE_FOR_MS = 250;
 

@@ -1,0 +1,299 @@
+#!/usr/bin/env node
+/**
+ * What checking a signature costs: requests/s and CPU per request of the ingress (from dist/,
+ * embedded default, 127.0.0.1) for bearer and signed deliveries (GitHub, Stripe, Standard
+ * Webhooks), each against a bare Fastify server answering the same request in the same run
+ * (bare-fastify.mjs), with autocannon from this process.
+ *
+ * A request that must differ each time is rebuilt per request by autocannon (setupRequest), which
+ * costs the load generator, on the same machine, some CPU (reported per row); a 404 or a replay is
+ * one request signed when its run starts.
+ *
+ *   202  a delivery accepted: bearer, without and with an idempotency key (a new one per request:
+ *        a signed delivery always has one, its provider's delivery id); GitHub (a new X-GitHub-Delivery per request: GitHub's
+ *        signature covers the body only); Stripe and Standard Webhooks (the delivery id is signed:
+ *        each request gets a new event id / webhook-id and is signed when it is built, with the
+ *        time then). `standard_webhooks_replay`: one delivery sent again and again (202, a replay).
+ *   404  an unknown id: bearer (no body read), and per scheme a signature of its form (body read,
+ *        signature checked against the decoy secret), with a ~1 KiB body and with a 256 KiB one
+ *        (WEBHOOK_MAX_PAYLOAD_BYTES' default, the most any caller can make it hash).
+ *
+ * Each round runs every row once (in a shuffled order): 1 s warm-up on each server, then
+ * `--seconds` on bare Fastify and `--seconds` on the ingress; a row's figures are the medians over
+ * `--rounds` rounds. CPU per request is read from /proc for the server process.
+ *
+ *   npm run build && node scripts/bench/signed-cost.mjs [--seconds 5] [--rounds 3] [--connections 16] [--out FILE]
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { REPO, cpuSeconds, load, median, setUpWebhook, startService, startStack, stopService } from './bench-kit.mjs';
+import { eventBody, githubSignature, nowSeconds, standardSignature, stripeSignature } from './signers.mjs';
+import { pastedSecret } from './timing-signed.mjs';
+import { prng } from '../fuzz/fuzz-cases.mjs';
+
+const SMALL = 1024;
+const LARGE = 256 * 1024;
+const WARM_UP_SECONDS = 1;
+
+function parseArgs(argv) {
+  const options = { seconds: 5, rounds: 3, connections: 16, out: undefined, only: undefined };
+  for (let i = 0; i < argv.length; i += 2) {
+    const value = argv[i + 1];
+    if (argv[i] === '--seconds') options.seconds = Number(value);
+    else if (argv[i] === '--rounds') options.rounds = Number(value);
+    else if (argv[i] === '--connections') options.connections = Number(value);
+    else if (argv[i] === '--out') options.out = value;
+    else if (argv[i] === '--only') options.only = value.split(',');
+    else throw new Error(`unknown option ${argv[i]}`);
+  }
+  return options;
+}
+
+const unknownPath = (hook) =>
+  `/workflow-webhooks/wh_${randomBytes(hook.webhookId.length)
+    .toString('base64url')
+    .slice(0, hook.webhookId.length - 3)}`;
+
+/** An event body of `bytes` bytes whose `id` is replaced per request: the text before and after a fixed-length id. */
+function idTemplate(bytes) {
+  const marker = `evt_${'0'.repeat(24)}`;
+  const [before, after] = eventBody(bytes, marker).split(marker);
+  const run = randomBytes(4).toString('hex');
+  let counter = 0;
+  return () => {
+    const id = `evt_${run}${(counter++).toString(16).padStart(16, '0')}`;
+    return { id, body: `${before}${id}${after}` };
+  };
+}
+
+/** The rows: name, expected status, and a request (static, or `next()` per request). */
+function rows(hooks) {
+  const json = { 'content-type': 'application/json' };
+  const small = eventBody(SMALL);
+  const large = eventBody(LARGE);
+  const smallEvents = idTemplate(SMALL);
+  // GitHub signs the body only: one signature, a new delivery id per request.
+  const github = (path, body) => {
+    const signature = githubSignature(hooks.github.secret, body);
+    return {
+      path,
+      body,
+      next: () => ({ headers: { ...json, 'x-github-delivery': randomUUID(), 'x-github-event': 'push', 'x-hub-signature-256': signature } }),
+    };
+  };
+  const githubStatic = (path, body) => {
+    const headers = {
+      ...json,
+      'x-github-delivery': randomUUID(),
+      'x-github-event': 'push',
+      'x-hub-signature-256': githubSignature(hooks.github.secret, body),
+    };
+    return { path, body, headers };
+  };
+  const stripe404 = (path, body) => ({
+    path,
+    body,
+    make: () => ({ headers: { ...json, 'stripe-signature': stripeSignature(hooks.stripe.secret, body, nowSeconds()) } }),
+  });
+  const standardHeaders = (secret, messageId, seconds, body) => ({
+    ...json,
+    'webhook-id': messageId,
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': standardSignature(secret, messageId, seconds, body),
+  });
+  const standard404 = (path, body) => {
+    const messageId = `msg_${randomBytes(18).toString('base64url')}`;
+    return { path, body, make: () => ({ headers: standardHeaders(hooks.standard_webhooks.secret, messageId, nowSeconds(), body) }) };
+  };
+  const bearerHeaders = { ...json, authorization: `Bearer ${hooks.bearer.secret}` };
+  const messageRun = randomBytes(4).toString('hex');
+  let messages = 0;
+  let keys = 0;
+  return [
+    { name: 'bearer_202', status: 202, request: { path: hooks.bearer.path, headers: bearerHeaders, body: small } },
+    // A signed delivery is always keyed (its provider's delivery id): the bearer delivery that does the same idempotency work.
+    {
+      name: 'bearer_202_keyed',
+      status: 202,
+      request: {
+        path: hooks.bearer.path,
+        body: small,
+        next: () => ({
+          headers: { ...bearerHeaders, 'x-service-idempotency-key': `key_${messageRun}${(keys++).toString(16).padStart(16, '0')}` },
+        }),
+      },
+    },
+    { name: 'github_202', status: 202, request: github(hooks.github.path, small) },
+    {
+      name: 'stripe_202',
+      status: 202,
+      request: {
+        path: hooks.stripe.path,
+        body: small,
+        next: () => {
+          const { body } = smallEvents();
+          return { body, headers: { ...json, 'stripe-signature': stripeSignature(hooks.stripe.secret, body, nowSeconds()) } };
+        },
+      },
+    },
+    {
+      name: 'standard_webhooks_202',
+      status: 202,
+      request: {
+        path: hooks.standard_webhooks.path,
+        body: small,
+        next: () => {
+          const messageId = `msg_${messageRun}${(messages++).toString(16).padStart(16, '0')}`;
+          return { headers: standardHeaders(hooks.standard_webhooks.secret, messageId, nowSeconds(), small) };
+        },
+      },
+    },
+    { name: 'standard_webhooks_replay', status: 202, request: standard404(hooks.standard_webhooks.path, small) },
+    { name: 'bearer_404', status: 404, request: { path: unknownPath(hooks.bearer), headers: bearerHeaders, body: small } },
+    { name: 'github_404', status: 404, request: githubStatic(unknownPath(hooks.github), small) },
+    { name: 'stripe_404', status: 404, request: stripe404(unknownPath(hooks.stripe), small) },
+    { name: 'standard_webhooks_404', status: 404, request: standard404(unknownPath(hooks.standard_webhooks), small) },
+    { name: 'bearer_404_256k', status: 404, request: { path: unknownPath(hooks.bearer), headers: bearerHeaders, body: large } },
+    { name: 'github_404_256k', status: 404, request: githubStatic(unknownPath(hooks.github), large) },
+    { name: 'stripe_404_256k', status: 404, request: stripe404(unknownPath(hooks.stripe), large) },
+    { name: 'standard_webhooks_404_256k', status: 404, request: standard404(unknownPath(hooks.standard_webhooks), large) },
+  ];
+}
+
+/**
+ * autocannon options for a row: a static request (`headers`, or `make()` signed now: a 404 or a
+ * replay is the same delivery again, fresh for a run far shorter than the 5-minute tolerance), or
+ * one rebuilt per request by `next()` (headers, and body when it changes).
+ */
+function loadOptions(request) {
+  if (request.make) return { path: request.path, ...request.make(), body: request.body };
+  if (!request.next) return { path: request.path, headers: request.headers, body: request.body };
+  const first = request.next();
+  return {
+    path: request.path,
+    headers: first.headers,
+    body: first.body ?? request.body,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const made = request.next();
+          return { ...req, headers: made.headers, body: made.body ?? request.body };
+        },
+      },
+    ],
+  };
+}
+
+/** One measured load run; the server's CPU milliseconds per request and this process's (the load generator and the signing). */
+async function measured(baseUrl, pid, row, options) {
+  const cpuBefore = cpuSeconds(pid);
+  const clientBefore = process.cpuUsage();
+  const result = await load({
+    baseUrl,
+    ...loadOptions(row.request),
+    connections: options.connections,
+    seconds: options.seconds,
+    expectStatus: row.status,
+  });
+  const client = process.cpuUsage(clientBefore);
+  const requests = Math.max(1, result.requests);
+  return {
+    rps: result.rps,
+    p50_ms: result.p50_ms,
+    p99_ms: result.p99_ms,
+    server_cpu_ms_per_request: ((cpuSeconds(pid) - cpuBefore) * 1000) / requests,
+    client_cpu_ms_per_request: (client.user + client.system) / 1000 / requests,
+    errors: result.errors,
+    unexpected_status: result.unexpected_status,
+  };
+}
+
+async function startBare() {
+  const service = startService('bare-fastify', join(REPO, 'scripts/bench/bare-fastify.mjs'), process.env);
+  const port = await new Promise((resolvePort) => service.child.stdout.once('data', (chunk) => resolvePort(Number(String(chunk).trim()))));
+  return { service, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+export async function runSignedCost(options, log = () => {}) {
+  const stack = await startStack({ label: 'signed-cost', withDispatcher: false });
+  let bare;
+  try {
+    bare = await startBare();
+    const hooks = { bearer: await setUpWebhook(stack.baseUrl, stack.token, 'cost') };
+    for (const scheme of ['github', 'stripe', 'standard_webhooks']) {
+      hooks[scheme] = await setUpWebhook(stack.baseUrl, stack.token, `cost-${scheme}`, {
+        verification: { scheme, ...pastedSecret(scheme) },
+      });
+    }
+    const all = rows(hooks).filter((row) => !options.only || options.only.includes(row.name));
+    const runs = Object.fromEntries(all.map((row) => [row.name, []]));
+    const order = prng(7);
+    for (let round = 0; round < options.rounds; round++) {
+      const shuffled = [...all];
+      for (let i = shuffled.length - 1; i > 0; i--) {
+        const j = order.int(0, i);
+        [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+      }
+      for (const row of shuffled) {
+        await load({
+          baseUrl: stack.baseUrl,
+          ...loadOptions(row.request),
+          connections: options.connections,
+          seconds: WARM_UP_SECONDS,
+          expectStatus: row.status,
+        });
+        const fastify = await measured(bare.baseUrl, bare.service.child.pid, { ...row, status: 202 }, options);
+        const ingress = await measured(stack.baseUrl, stack.ingress.child.pid, row, options);
+        if (ingress.unexpected_status > 0 || ingress.errors > 0)
+          throw new Error(`${row.name}: ${ingress.unexpected_status} answers other than ${row.status}, ${ingress.errors} errors`);
+        runs[row.name].push({ fastify, ingress, ratio: ingress.rps / fastify.rps });
+        log(
+          `round ${round + 1} ${row.name}: ingress ${Math.round(ingress.rps)}/s, Fastify ${Math.round(fastify.rps)}/s (${(ingress.rps / fastify.rps).toFixed(2)})`,
+        );
+      }
+    }
+    const summary = (values) => round2(median(values));
+    return {
+      measured_at: new Date().toISOString(),
+      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+      connections: options.connections,
+      seconds_per_run: options.seconds,
+      rounds: options.rounds,
+      rows: all.map(({ name, status }) => {
+        const list = runs[name];
+        return {
+          name,
+          status,
+          body_bytes: name.endsWith('_256k') ? LARGE : SMALL,
+          ingress_rps: Math.round(median(list.map((run) => run.ingress.rps))),
+          fastify_rps: Math.round(median(list.map((run) => run.fastify.rps))),
+          ratio_to_fastify: summary(list.map((run) => run.ratio)),
+          ingress_p50_ms: median(list.map((run) => run.ingress.p50_ms)),
+          ingress_p99_ms: median(list.map((run) => run.ingress.p99_ms)),
+          ingress_cpu_ms_per_request: round3(median(list.map((run) => run.ingress.server_cpu_ms_per_request))),
+          fastify_cpu_ms_per_request: round3(median(list.map((run) => run.fastify.server_cpu_ms_per_request))),
+          client_cpu_ms_per_request: round3(median(list.map((run) => run.ingress.client_cpu_ms_per_request))),
+          runs: list,
+        };
+      }),
+    };
+  } finally {
+    if (bare) await stopService(bare.service);
+    await stack.stop();
+  }
+}
+
+const round2 = (value) => Math.round(value * 100) / 100;
+const round3 = (value) => Math.round(value * 1000) / 1000;
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const options = parseArgs(process.argv.slice(2));
+  const result = await runSignedCost(options, (line) => console.error(line));
+  if (options.out) writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+  for (const row of result.rows)
+    console.log(
+      `${row.name.padEnd(28)} ${String(row.ingress_rps).padStart(6)}/s  Fastify ${String(row.fastify_rps).padStart(6)}/s  ratio ${row.ratio_to_fastify}  CPU ${row.ingress_cpu_ms_per_request} ms/req`,
+    );
+}

@@ -1,0 +1,52 @@
+/* global Buffer */
+/**
+ * The signed kinds of timing-paths.mjs (`--scheme`): the same family timing.mjs times over HTTP
+ * (timing-signed.mjs), as TriggerWebhookUseCase commands — each built, and signed with the time
+ * now, before its timed call — with the ~1 KiB body already read.
+ */
+import { eventBody, nowSeconds, SIGNED_SCHEMES } from './signers.mjs';
+import { SIGNED_BODY_BYTES, pastedSecret, signedKinds, signedPlan, signer } from './timing-signed.mjs';
+
+const PATH_PREFIX = '/workflow-webhooks/';
+
+/**
+ * { [kind]: () => command } for `scheme`. `setUp(label, verification)` enables a webhook
+ * ({ webhookId, routineId, secret }), `disable(routineId)` disables one, `bearer` is a bearer webhook.
+ */
+export async function signedCommands(scheme, { setUp, disable, bearer }) {
+  if (!SIGNED_SCHEMES.includes(scheme)) throw new Error(`--scheme: one of ${SIGNED_SCHEMES.join(', ')}`);
+  const withPath = (hook) => ({ ...hook, path: `${PATH_PREFIX}${hook.webhookId}` });
+  const hooks = { bearer: withPath(bearer) };
+  for (const each of SIGNED_SCHEMES) {
+    hooks[each] = withPath(await setUp(`paths-${each}`, { scheme: each, ...pastedSecret(each) }));
+    hooks[`${each}_disabled`] = withPath(await setUp(`paths-${each}-off`, { scheme: each, ...pastedSecret(each) }));
+    await disable(hooks[`${each}_disabled`].routineId);
+  }
+  const body = eventBody(SIGNED_BODY_BYTES);
+  const bytes = Buffer.from(body);
+  const plan = signedPlan(scheme, hooks);
+  const headersFor = signer(scheme, body);
+  const command = (kind) => {
+    const headers = headersFor(plan[kind].secret, nowSeconds() - plan[kind].age);
+    return {
+      webhookId: plan[kind].path.slice(PATH_PREFIX.length),
+      authorization: undefined,
+      contentType: headers['content-type'],
+      accountHeader: undefined,
+      idempotencyKey: undefined,
+      traceparent: undefined,
+      sourceAddress: '127.0.0.1',
+      signature: {
+        webhookId: headers['webhook-id'],
+        webhookTimestamp: headers['webhook-timestamp'],
+        webhookSignature: headers['webhook-signature'],
+        hubSignature256: headers['x-hub-signature-256'],
+        githubDelivery: headers['x-github-delivery'],
+        githubEvent: headers['x-github-event'],
+        stripeSignature: headers['stripe-signature'],
+      },
+      readBody: async () => ({ kind: 'read', bytes }),
+    };
+  };
+  return Object.fromEntries(signedKinds(scheme).map((kind) => [kind, () => command(kind)]));
+}
