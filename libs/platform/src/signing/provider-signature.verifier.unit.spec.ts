@@ -344,6 +344,36 @@ describe('ProviderSignatureVerifier: Stripe (stripe)', () => {
     await expect(check(header)).resolves.toEqual({ valid: true });
   });
 
+  it("given any secret, timestamp and UTF-8 body, and one to four v1 signatures right or wrong, then the verdict is the library's own verifyHeader's", async () => {
+    const library = Stripe.webhooks.signature!;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.stringMatching(/^whsec_[A-Za-z0-9]{1,64}$/),
+        fc.integer({ min: 1, max: 9_999_999_999 }),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 2000 }),
+        fc.array(fc.constantFrom('right', 'other_time', 'other_secret'), { minLength: 1, maxLength: 4 }),
+        async (key, seconds, text, kinds) => {
+          const v1 = (signer: string, at: number): string => v1Of(headerOf(signer, at, text));
+          const signatures = kinds.map((kind) =>
+            kind === 'right' ? v1(key, seconds) : kind === 'other_time' ? v1(key, seconds + 1) : v1(`${key}x`, seconds),
+          );
+          const header = [`t=${seconds}`, ...signatures.map((signature) => `v1=${signature}`)].join(',');
+          let libraryValid: boolean;
+          try {
+            // Tolerance 0: the library checks no timestamp; ours is judged at the signed time.
+            libraryValid = library.verifyHeader(text, header, key, 0, undefined, seconds * 1000);
+          } catch {
+            libraryValid = false;
+          }
+          const verdict = await check(header, Buffer.from(text, 'utf8'), key, seconds * 1000);
+          expect(verdict.valid).toBe(libraryValid);
+          expect(verdict.valid).toBe(kinds.includes('right'));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('given a signature computed over the raw bytes (UTF-8 with a byte order mark), then it is valid: the body is not decoded the lossy way', async () => {
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), PAYLOAD]);
     const mac = createHmac('sha256', secret).update(`${NOW_SECONDS}.`).update(body).digest('hex');
