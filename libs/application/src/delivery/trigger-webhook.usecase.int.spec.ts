@@ -195,7 +195,13 @@ describe('TriggerWebhookUseCase', () => {
       context,
       rateLimiter: limiter,
       activity: recorder,
-      limits: { maxPayloadBytes: 1024, idempotencyRetentionMs: RETENTION_MS, maxEventBytes: 1024 * 1024, ...limits },
+      limits: {
+        maxPayloadBytes: 1024,
+        idempotencyRetentionMs: RETENTION_MS,
+        maxEventBytes: 1024 * 1024,
+        signatureToleranceSeconds: 300,
+        ...limits,
+      },
     });
   }
 

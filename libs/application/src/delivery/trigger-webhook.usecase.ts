@@ -40,12 +40,9 @@ export interface TriggerLimits {
   readonly idempotencyRetentionMs: number;
   /** The largest event the store (and Kafka, when relayed) takes: a body whose events could exceed it is a 413. */
   readonly maxEventBytes: number;
-  /** How far a signed timestamp may be from now, either way (Standard Webhooks, Stripe). */
-  readonly signatureToleranceSeconds?: number;
+  /** How far a signed timestamp may be from now, either way (Standard Webhooks, Stripe): WEBHOOK_SIGNATURE_TOLERANCE_SECONDS. */
+  readonly signatureToleranceSeconds: number;
 }
-
-/** Providers' own default: 5 minutes. */
-export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 export interface TriggerWebhookDependencies {
   /** The store, the configuration (kept fresh through it), the clock and randomness. */
@@ -191,7 +188,7 @@ export class TriggerWebhookUseCase {
           body,
           headers: command.signature ?? {},
           nowMs: this.clock.now().getTime(),
-          toleranceSeconds: this.limits.signatureToleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+          toleranceSeconds: this.limits.signatureToleranceSeconds,
         })
       : ({ valid: false, reason: 'signature_mismatch' } as const);
     const matches = verdict.valid && own !== undefined;

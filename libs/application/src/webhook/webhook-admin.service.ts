@@ -48,7 +48,14 @@ export type WebhookWithSecret = WebhookView & { readonly secret: string | null }
 interface NewCredential {
   readonly credential: WebhookCredential;
   readonly shown: string | null;
-  readonly signing?: { readonly secretId: string; readonly secret: string };
+  readonly signing?: SigningSecretToSeal;
+}
+
+/** A signing secret made or pasted, and the sealer it is to be sealed with. */
+interface SigningSecretToSeal {
+  readonly secretId: string;
+  readonly secret: string;
+  readonly sealer: SecretSealer;
 }
 
 /** Enable, rotate, disable: the Config page's Webhook section. */
@@ -137,14 +144,13 @@ export class WebhookAdminService {
     return isRejection(result) ? result : this.withSecret(routine, made.shown);
   }
 
-  private async sealSigningSecret(webhookId: string, signing: { secretId: string; secret: string }, call: AdminCall): Promise<void> {
-    if (!this.sealer) throw new Error('a signing secret is made only with a sealer');
+  private async sealSigningSecret(webhookId: string, signing: SigningSecretToSeal, call: AdminCall): Promise<void> {
     const sealed: SigningSecretSealed = {
       type: 'SigningSecretSealed',
       data: {
         webhookId,
         secretId: signing.secretId,
-        sealed: this.sealer.seal(signing.secret, signingSecretBinding(webhookId, signing.secretId)),
+        sealed: signing.sealer.seal(signing.secret, signingSecretBinding(webhookId, signing.secretId)),
         sealedAt: this.context.nowIso(),
       },
     };
@@ -179,7 +185,11 @@ export class WebhookAdminService {
     if (problem !== undefined) return reject('signing_secret_invalid', problem);
     const secret = pasted ?? standardWebhooksSecret(this.context.random.bytes(STANDARD_WEBHOOKS_SECRET_BYTES));
     const secretId = idFromBytes('signingSecret', this.context.random.bytes(16));
-    return { credential: { scheme, secretId }, shown: pasted === undefined ? secret : null, signing: { secretId, secret } };
+    return {
+      credential: { scheme, secretId },
+      shown: pasted === undefined ? secret : null,
+      signing: { secretId, secret, sealer: this.sealer },
+    };
   }
 
   disable(routineId: string, call: AdminCall): Promise<WebhookView | Rejection> {
