@@ -156,4 +156,33 @@ describe('ConfigurationState — signing secrets', () => {
     expect(String(unavailable[0]![1])).toMatch(/k-retired/);
     expect(String(unavailable[0]![1])).not.toMatch(/secret one/);
   });
+
+  it('names a decoy webhook per signed scheme, for unknown ids to look up as a known id is (docs/timing.md)', () => {
+    const state = new ConfigurationState({ secrets: sealer });
+    expect(state.signedDecoy('github')).toBeUndefined();
+    state.apply(sealedEvent(S1, 'secret one is long'));
+    state.apply(enabledEvent(S1));
+    expect(state.signedDecoy('github')?.webhookId).toBe(WEBHOOK);
+    expect(state.signedDecoy('stripe')).toBeUndefined();
+    expect(state.signedDecoy('standard_webhooks')).toBeUndefined();
+    // Disabled, it is still a webhook of the scheme with a secret to look up.
+    state.apply(next(Streams.webhook(WEBHOOK), { type: 'WebhookDisabled', data: { webhookId: WEBHOOK, disabledAt: T0 } }));
+    expect(state.signedDecoy('github')?.status).toBe('disabled');
+    // Re-enabled with another scheme: no longer github's decoy, now stripe's.
+    state.apply(
+      next(Streams.webhook(WEBHOOK), {
+        type: 'WebhookEnabled',
+        data: {
+          webhookId: WEBHOOK,
+          routineId: ROUTINE,
+          verification: { scheme: 'stripe', secretId: S2 },
+          defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+          accountOverrideAllowed: false,
+          enabledAt: T0,
+        },
+      }),
+    );
+    expect(state.signedDecoy('stripe')?.webhookId).toBe(WEBHOOK);
+    expect(state.signedDecoy('github')?.scheme).toBe('stripe');
+  });
 });

@@ -73,8 +73,11 @@ export class ConfigurationFeeder implements ConfigurationFreshness {
     const checks = this.pendingChecks;
     this.pendingChecks = [];
     try {
-      const heads = await this.store.streamHeads([...new Set(checks.flatMap((check) => check.streamIds))]);
-      await Promise.all([...heads].map(([streamId, head]) => this.foldUpTo(streamId, head)));
+      const streamIds = [...new Set(checks.flatMap((check) => check.streamIds))];
+      const heads = await this.store.streamHeads(streamIds);
+      // Every stream asked for goes through the same fold, an absent one too (it finds nothing to
+      // read): a decision on an unknown id does what one on a known id does (docs/timing.md).
+      await Promise.all(streamIds.map((streamId) => this.foldUpTo(streamId, heads.get(streamId) ?? -1n)));
       for (const check of checks) check.resolve();
     } catch (error) {
       for (const check of checks) check.reject(error);

@@ -2,6 +2,7 @@ import {
   ACCOUNT_CATALOG_STREAM,
   API_KEY_CATALOG_STREAM,
   StreamCategories,
+  type SignedScheme,
   type SigningSecretEvent,
   type AccountCatalogEvent,
   type ApiKeyEvent,
@@ -87,6 +88,8 @@ export class ConfigurationState {
   /** Stores written before slots existed: a routine's webhook is the first one enabled for it. */
   private readonly firstEnabled = new Map<string, string>();
   private readonly signingSecrets = new Map<string, Folded<SigningSecrets>>();
+  /** Per signed scheme, a webhook configured with it: the decoy an unknown id's signed request is looked up on. */
+  private readonly signedDecoys = new Map<SignedScheme, string>();
   /** The categories this state folds (the feeder's subscription filter). */
   readonly prefixes: readonly string[];
 
@@ -170,6 +173,17 @@ export class ConfigurationState {
   }
 
   /**
+   * A webhook configured with `scheme` (the first one, until it is re-enabled with another scheme):
+   * an unknown id's signed request does a known id's in-memory work on it — its state, its signing
+   * secret — so the two cannot be told apart by that work (docs/timing.md, "Signed senders", item 2).
+   * Undefined while no webhook has that scheme.
+   */
+  signedDecoy(scheme: SignedScheme): ConfiguredWebhook | undefined {
+    const webhookId = this.signedDecoys.get(scheme);
+    return webhookId === undefined ? undefined : this.webhook(webhookId);
+  }
+
+  /**
    * The signing secret a signed webhook names, opened; undefined while its sealed form is not folded
    * yet (read its stream), or when it cannot be opened (see hasSigningSecretFolded).
    */
@@ -226,6 +240,8 @@ export class ConfigurationState {
     const state = evolveWebhook(current?.state ?? initialWebhookState(), asEvent<WebhookEvent>(recorded));
     this.webhooks.set(webhookId, { state, revision: recorded.revision });
     if (state.status !== 'not_configured' && !this.firstEnabled.has(state.routineId)) this.firstEnabled.set(state.routineId, webhookId);
+    if (state.status !== 'not_configured' && state.scheme !== 'bearer' && this.signedDecoy(state.scheme)?.scheme !== state.scheme)
+      this.signedDecoys.set(state.scheme, webhookId);
     this.pruneSigningSecrets(webhookId);
     return 'applied';
   }

@@ -1,4 +1,4 @@
-import { ACCOUNT_CATALOG_STREAM, Streams, type SignedScheme } from '@wts/contracts';
+import { ACCOUNT_CATALOG_STREAM, Streams, type SignedScheme, type VerificationScheme } from '@wts/contracts';
 import {
   DECOY_DIGEST,
   bodyFits,
@@ -96,8 +96,8 @@ export class TriggerWebhookUseCase {
 
   async execute(command: TriggerWebhookRequest): Promise<TriggerWebhookOutcome> {
     // Decide on state that includes every change committed before this request (any replica).
-    await this.freshen(command.webhookId);
     const scheme = claimedScheme(command.signature ?? {});
+    await this.freshen(command.webhookId, scheme);
     if (scheme !== 'bearer') return this.executeSigned(command, scheme);
     const auth = this.authenticate(command);
     if (!auth) return NOT_FOUND;
@@ -138,7 +138,7 @@ export class TriggerWebhookUseCase {
    * cannot be read fails the request (503): a decision on a view that may be stale could accept a
    * revoked secret.
    */
-  private async freshen(webhookId: string): Promise<void> {
+  private async freshen(webhookId: string, scheme: VerificationScheme): Promise<void> {
     const known = this.config.webhook(webhookId)?.routineId;
     const routine = known ?? this.config.decoyRoutineId() ?? UNKNOWN_ROUTINE;
     await this.context.fresh([Streams.webhook(webhookId), ACCOUNT_CATALOG_STREAM, Streams.routine(routine)]);
@@ -146,8 +146,11 @@ export class TriggerWebhookUseCase {
     // First sight of this webhook here (enabled through another replica a moment ago).
     if (webhook !== undefined && webhook.routineId !== known) await this.context.fresh([Streams.routine(webhook.routineId)]);
     // A signing secret sealed a moment ago (its event precedes the webhook event naming it): read it once.
-    const secretId = webhook?.signingSecretId;
-    if (secretId && !this.config.hasSigningSecretFolded(webhookId, secretId)) await this.context.fresh([Streams.signingSecret(webhookId)]);
+    // An unknown id's signed request asks the same of the scheme's decoy webhook (authenticateSigned).
+    const subject = webhook ?? (scheme === 'bearer' ? undefined : this.config.signedDecoy(scheme));
+    const secretId = subject?.signingSecretId;
+    if (subject && secretId && !this.config.hasSigningSecretFolded(subject.webhookId, secretId))
+      await this.context.fresh([Streams.signingSecret(subject.webhookId)]);
   }
 
   /**
@@ -177,10 +180,14 @@ export class TriggerWebhookUseCase {
    */
   private async authenticateSigned(command: TriggerWebhookRequest, scheme: SignedScheme, body: Buffer): Promise<Authenticated | undefined> {
     const webhook = this.config.webhook(command.webhookId);
-    const own =
-      webhook?.scheme === scheme && webhook.signingSecretId
-        ? this.config.signingSecret(webhook.webhookId, webhook.signingSecretId)
+    // An unknown id looks up the scheme's decoy webhook and its signing secret as a known id looks
+    // up its own (docs/timing.md, "Signed senders", item 2) — and is still checked against the decoy secret.
+    const subject = webhook ?? this.config.signedDecoy(scheme);
+    const stored =
+      subject?.scheme === scheme && subject.signingSecretId
+        ? this.config.signingSecret(subject.webhookId, subject.signingSecretId)
         : undefined;
+    const own = webhook === undefined ? undefined : stored;
     const verdict = this.signatures
       ? await this.signatures.verify({
           scheme,
