@@ -144,6 +144,8 @@ const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEvent['type']>([
   'WebhookDisabled',
   'WebhookBlocked',
   'WebhookUnblocked',
+  'WebhookHeld',
+  'WebhookReleased',
 ]);
 
 /** Whether no webhook verifies with this secret any more (see UnopenableSecret.retired). */

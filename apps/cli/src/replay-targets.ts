@@ -28,12 +28,14 @@ export interface ReplayCounts {
   already_created: number;
   /** Dispatcher only: deliveries that can never become a run, parked with their error. */
   parked: number;
+  /** Dispatcher only: accepted while their webhook was held: their runs wait for its release. */
+  held: number;
   /** Selected events the target does not take (other types, unpublished events). */
   skipped: number;
 }
 
 export function emptyCounts(): ReplayCounts {
-  return { replayed: 0, created: 0, already_created: 0, parked: 0, skipped: 0 };
+  return { replayed: 0, created: 0, already_created: 0, parked: 0, held: 0, skipped: 0 };
 }
 
 /** Decides which events a target takes: the dry run uses this alone, without connecting. */

@@ -94,7 +94,7 @@ export function formatReplayReport(report: ReplayReport): string {
     for (const [type, tally] of types)
       lines.push(`  ${type.padEnd(width)}  ${String(tally.selected).padStart(8)}  ${String(tally.replay).padStart(9)}`);
   }
-  const counts = `replayed=${report.replayed} created=${report.created} already_created=${report.already_created} parked=${report.parked} skipped=${report.skipped}`;
+  const counts = `replayed=${report.replayed} created=${report.created} already_created=${report.already_created} parked=${report.parked} held=${report.held} skipped=${report.skipped}`;
   lines.push(`summary: ${counts}${report.dry_run ? ` would_replay=${report.would_replay ?? 0}` : ''}`);
   if (report.resume_after) lines.push(`resume with: --after-position ${report.resume_after}`);
   return `${lines.join('\n')}\n`;

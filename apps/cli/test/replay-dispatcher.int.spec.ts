@@ -74,7 +74,7 @@ describe('replay --to dispatcher', () => {
     const result = await cli(['replay', '--to', 'dispatcher'], seeded.env);
     expect(result.code).toBe(0);
     const n = seeded.deliveryIds.length;
-    expect(result.stdout).toContain(`summary: replayed=${n + 1} created=0 already_created=${n} parked=1 skipped=`);
+    expect(result.stdout).toContain(`summary: replayed=${n + 1} created=0 already_created=${n} parked=1 held=0 skipped=`);
     const skipped = Number(/skipped=(\d+)/.exec(result.stdout)?.[1]);
     const all = (await seeded.app.allEvents()).length;
     expect(skipped).toBe(all - (n + 1));

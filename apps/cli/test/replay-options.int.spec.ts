@@ -92,7 +92,7 @@ describe('replay --dry-run, then a real replay', () => {
     expect(result.stdout).toMatch(new RegExp(`^ {2}DeliveryAccepted +${deliveries.length} +${deliveries.length}$`, 'm'));
     expect(result.stdout).toMatch(/^ {2}WebhookEnabled +2 +0$/m);
     expect(result.stdout).toContain(
-      `summary: replayed=0 created=0 already_created=0 parked=0 skipped=${before.length - deliveries.length} would_replay=${deliveries.length}`,
+      `summary: replayed=0 created=0 already_created=0 parked=0 held=0 skipped=${before.length - deliveries.length} would_replay=${deliveries.length}`,
     );
     expect(await seeded.app.allEvents()).toHaveLength(before.length);
     expect(await seeded.app.createdRuns()).toEqual([]);

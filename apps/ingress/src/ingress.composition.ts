@@ -22,6 +22,7 @@ import {
   UseCaseContext,
   WebhookActivityQueries,
   WebhookAdminService,
+  WebhookHoldService,
   OperatorAuthenticator,
   cryptoRandom,
   systemClock,
@@ -38,6 +39,7 @@ import { digestSecret } from '@wts/domain';
 import { OperatorAdmission } from './access/operator.admission';
 import { ConfigurationFeederLifecycle } from './configuration-feeder.lifecycle';
 import { RateLimiterLifecycle } from './rate-limiter.lifecycle';
+import { HoldExpiryLifecycle } from './hold-expiry.lifecycle';
 import { ReadModelLifecycle } from './read-model.lifecycle';
 import { meteredTrigger } from './webhook/metered-trigger.decorator';
 import { tracedTrigger } from './webhook/traced-trigger.decorator';
@@ -73,6 +75,7 @@ export interface IngressGraph {
   readonly accounts: AccountsService;
   readonly routines: RoutinesService;
   readonly webhookAdmin: WebhookAdminService;
+  readonly holds: WebhookHoldService;
   readonly runQueries: RunQueries;
   readonly webhookActivity: WebhookActivityQueries;
   readonly apiKeys: ApiKeysService;
@@ -86,6 +89,7 @@ export interface IngressGraph {
     readonly feeder: ConfigurationFeederLifecycle;
     readonly readModels: ReadModelLifecycle;
     readonly rateLimiter: RateLimiterLifecycle;
+    readonly holdExpiry: HoldExpiryLifecycle;
   };
 }
 
@@ -115,12 +119,17 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
   const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);
   const limits = { ...config.limits, maxEventBytes: maxEventBytes(config, store) };
   const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits, signatures: deps.signatures });
+  const webhookAdmin = new WebhookAdminService(context, config.http.publicBaseUrl, deps.secrets, (routineId, after, cap) =>
+    readModels.waitingDeliveries(routineId, after, cap),
+  );
+  const holds = new WebhookHoldService(context, webhookAdmin);
   return {
     state,
     feeder,
     accounts: new AccountsService(context),
     routines: new RoutinesService(context),
-    webhookAdmin: new WebhookAdminService(context, config.http.publicBaseUrl, deps.secrets),
+    webhookAdmin,
+    holds,
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
     apiKeys: new ApiKeysService(context),
@@ -132,6 +141,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
       feeder: new ConfigurationFeederLifecycle(feeder),
       readModels: new ReadModelLifecycle(recorder, readModels),
       rateLimiter: new RateLimiterLifecycle(rateLimiter),
+      holdExpiry: new HoldExpiryLifecycle(holds),
     },
   };
 }
@@ -144,6 +154,7 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(AccountsService, graph.accounts),
     provideValue(RoutinesService, graph.routines),
     provideValue(WebhookAdminService, graph.webhookAdmin),
+    provideValue(WebhookHoldService, graph.holds),
     provideValue(RunQueries, graph.runQueries),
     provideValue(WebhookActivityQueries, graph.webhookActivity),
     provideValue(ApiKeysService, graph.apiKeys),
@@ -152,5 +163,6 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(ConfigurationFeederLifecycle, graph.lifecycles.feeder),
     provideValue(ReadModelLifecycle, graph.lifecycles.readModels),
     provideValue(RateLimiterLifecycle, graph.lifecycles.rateLimiter),
+    provideValue(HoldExpiryLifecycle, graph.lifecycles.holdExpiry),
   ];
 }

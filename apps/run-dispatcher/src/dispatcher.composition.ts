@@ -12,8 +12,10 @@ import {
   DispatchNotifiedDeliveryUseCase,
   ParkDispatchUseCase,
   ReadModelProjector,
+  ReleaseDrainWorker,
   StoreDispatchWorker,
   systemClock,
+  type DispatchWorkerLogger,
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
@@ -25,6 +27,7 @@ import { NOTIFIED_DISPATCH } from './delivery-accepted.controller';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.decorator';
 import { ProjectorLifecycle } from './projector.lifecycle';
+import { ReleaseDrainLifecycle } from './release-drain.lifecycle';
 import { projectorProgress } from './projector.metrics';
 
 export interface DispatcherDependencies {
@@ -39,6 +42,8 @@ export interface DispatcherDependencies {
 
 export interface DispatcherGraph {
   readonly projector: ProjectorLifecycle;
+  /** Runs a released hold's deliveries, in order (both shapes). */
+  readonly releases: ReleaseDrainLifecycle;
   /** How accepted deliveries arrive: Kafka messages for the DeliveryAccepted handler, or the store subscription. */
   readonly deliveries:
     | { readonly kind: 'kafka'; readonly dispatch: NotifiedDispatch }
@@ -54,28 +59,29 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
   });
   metrics.trackProjector(projectorProgress(store, projector));
   const dispatch = meteredDispatch(tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)));
+  const park = meteredPark(new ParkDispatchUseCase(store, systemClock));
+  const releases = new ReleaseDrainLifecycle(
+    new ReleaseDrainWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'ReleaseDrainWorker') }),
+  );
   if (deps.config.kafka) {
     // The message names a delivery; the run is made from what the store holds for it.
     return {
       projector: new ProjectorLifecycle(projector, readModels),
+      releases,
       deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, systemClock)) },
     };
   }
-  const workerLogger = deps.logger.child({ context: 'StoreDispatchWorker' });
-  const worker = new StoreDispatchWorker({
-    store,
-    checkpoints,
-    dispatch,
-    park: meteredPark(new ParkDispatchUseCase(store, systemClock)),
-    logger: {
-      info: (fields, message) => workerLogger.info(fields, message),
-      error: (fields, message) => workerLogger.error(fields, message),
-    },
-  });
+  const worker = new StoreDispatchWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'StoreDispatchWorker') });
   return {
     projector: new ProjectorLifecycle(projector, readModels),
+    releases,
     deliveries: { kind: 'embedded', worker: new DispatchWorkerLifecycle(worker) },
   };
+}
+
+function workerLog(logger: Logger, context: string): DispatchWorkerLogger {
+  const child = logger.child({ context });
+  return { info: (fields, message) => child.info(fields, message), error: (fields, message) => child.error(fields, message) };
 }
 
 /** The graph, registered with Nest: the Kafka handler's use case, and the lifecycle hooks. */
@@ -85,5 +91,5 @@ export function dispatcherProviders(graph: DispatcherGraph): Provider[] {
     deliveries.kind === 'kafka'
       ? [{ provide: NOTIFIED_DISPATCH, useValue: deliveries.dispatch } satisfies ValueProvider<NotifiedDispatch>]
       : [provideValue(DispatchWorkerLifecycle, deliveries.worker)];
-  return [provideValue(ProjectorLifecycle, graph.projector), ...transport];
+  return [provideValue(ProjectorLifecycle, graph.projector), provideValue(ReleaseDrainLifecycle, graph.releases), ...transport];
 }

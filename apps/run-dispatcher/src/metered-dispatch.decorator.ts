@@ -8,6 +8,7 @@ const byOutcome = {
   created: metrics.runs.labels('created'),
   already_created: metrics.runs.labels('already_created'),
   parked: metrics.runs.labels('parked'),
+  held: metrics.runs.labels('held'),
 } satisfies Record<DispatchOutcome['kind'], unknown>;
 
 function counted(outcome: DispatchOutcome): DispatchOutcome {
@@ -15,7 +16,7 @@ function counted(outcome: DispatchOutcome): DispatchOutcome {
   return outcome;
 }
 
-/** Each dispatch outcome counted (wts_runs_total): a run created, one already there, or parked. */
+/** Each dispatch outcome counted (wts_runs_total): a run created, one already there, parked, or held (no run until released). */
 export function meteredDispatch(dispatch: DispatchDelivery): DispatchDelivery {
   return { execute: (input) => dispatch.execute(input).then(counted) };
 }

@@ -30,6 +30,8 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'WebhookDisabled',
   'WebhookBlocked',
   'WebhookUnblocked',
+  'WebhookHeld',
+  'WebhookReleased',
   'WebhookIdAssigned',
   'SigningSecretSealed',
   'SigningSecretResealed',

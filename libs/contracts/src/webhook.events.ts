@@ -57,6 +57,26 @@ export type WebhookBlocked = Event<'WebhookBlocked', { readonly webhookId: strin
 export type WebhookUnblocked = Event<'WebhookUnblocked', { readonly webhookId: string; readonly unblockedAt: string }>;
 
 /**
+ * Runs paused: deliveries accepted after this event (in $all order) are accepted and stored as
+ * usual, but the dispatcher creates no run for them until the hold is released. `heldBy` is the
+ * actor's display name (the page shows who held it); `releaseAt`, when set, is the time after which
+ * the service releases the hold by itself.
+ */
+export type WebhookHeld = Event<
+  'WebhookHeld',
+  { readonly webhookId: string; readonly heldAt: string; readonly heldBy: string; readonly releaseAt: string | null }
+>;
+
+/**
+ * The hold lifted: every delivery accepted while held gets its run, in acceptance order; later ones
+ * run at once. `expired`: released by the service at the hold's `releaseAt`, not by an operator.
+ */
+export type WebhookReleased = Event<
+  'WebhookReleased',
+  { readonly webhookId: string; readonly releasedAt: string; readonly releasedBy: string; readonly expired: boolean }
+>;
+
+/**
  * Claims the one webhook id of a routine, on stream `webhook_slot-<routine id>` appended with
  * "stream must not exist": concurrent first enables (on any replica) agree on one id.
  */
@@ -65,7 +85,8 @@ export type WebhookIdAssigned = Event<
   { readonly routineId: string; readonly webhookId: string; readonly assignedAt: string }
 >;
 
-export type WebhookEvent = WebhookEnabled | SecretRotated | WebhookDisabled | WebhookBlocked | WebhookUnblocked;
+export type WebhookEvent =
+  WebhookEnabled | SecretRotated | WebhookDisabled | WebhookBlocked | WebhookUnblocked | WebhookHeld | WebhookReleased;
 
 /**
  * A signing secret, sealed with AES-256-GCM: `keyId` names the encryption key (a fingerprint, never

@@ -187,6 +187,8 @@ const WEBHOOK_LIFECYCLE_TYPES: ReadonlySet<string> = new Set<WebhookLifecycleMes
   'WebhookDisabled',
   'WebhookBlocked',
   'WebhookUnblocked',
+  'WebhookHeld',
+  'WebhookReleased',
 ]);
 
 /** Where a stored event goes and under which key; undefined when it is not published. */

@@ -51,7 +51,7 @@ export class ServiceMetrics {
   });
   readonly runs = new Counter({
     name: 'wts_runs_total',
-    help: 'Dispatch outcomes: created, already_created (a redelivery or replay), parked',
+    help: 'Dispatch outcomes: created, already_created (a redelivery or replay), parked, held (accepted while its webhook was held: run on release)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -161,6 +161,13 @@ export interface ReadModelStore {
   reset(name: string): Promise<void>;
 
   deliveries(routineId: string, page: PageRequest): Promise<Page<DeliveryListRow>>;
+  /**
+   * How many deliveries of the routine were accepted strictly after `after` (a $all position) and have
+   * no run yet (no rm_runs row with their run_id), counted up to `cap` (the answer is min(count, cap)).
+   * RangeError, before the database is touched, when `cap` is not a non-negative safe integer or a
+   * position part of `after` is outside int64.
+   */
+  waitingDeliveries(routineId: string, after: GlobalPosition, cap: number): Promise<number>;
   runs(routineId: string, page: PageRequest): Promise<Page<RunRow>>;
   /** Every parked delivery, or those of one routine. */
   parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>>;

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
-import { WebhookAdminService, type AdminCall, type WebhookView, type WebhookWithSecret } from '@wts/application';
+import { WebhookAdminService, WebhookHoldService, type AdminCall, type WebhookView, type WebhookWithSecret } from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
-import { EnableWebhookDto, RotateWebhookDto } from './dto/webhook.dto';
+import { EnableWebhookDto, HoldWebhookDto, RotateWebhookDto } from './dto/webhook.dto';
 
 /** The answers that carry the secret: no cache (browser, proxy) may keep a copy. */
 const NO_STORE = 'no-store';
@@ -11,7 +11,10 @@ const NO_STORE = 'no-store';
 /** The Webhook section of a routine's Config page. The secret appears only in enable/rotate. */
 @Controller('admin/routines/:id/webhook')
 export class RoutineWebhookController {
-  constructor(private readonly webhooks: WebhookAdminService) {}
+  constructor(
+    private readonly webhooks: WebhookAdminService,
+    private readonly holds: WebhookHoldService,
+  ) {}
 
   @Get()
   @Access('viewer', 'webhook.view')
@@ -45,5 +48,22 @@ export class RoutineWebhookController {
   @HttpCode(200)
   async disable(@Param('id') id: string, @Caller() call: AdminCall): Promise<WebhookView> {
     return orThrow(await this.webhooks.disable(id, call));
+  }
+
+  /** Runs paused: deliveries are still accepted (202) and kept; no run until release. */
+  @Post('hold')
+  @Access('operator', 'webhook.hold')
+  @HttpCode(200)
+  async hold(@Param('id') id: string, @Body() body: HoldWebhookDto, @Caller() call: AdminCall): Promise<WebhookView> {
+    const releaseAt = body.release_at === undefined ? null : new Date(body.release_at).toISOString();
+    return orThrow(await this.holds.hold(id, { releaseAt }, call));
+  }
+
+  /** Each held delivery's run is made, in acceptance order; later deliveries run at once. */
+  @Post('release')
+  @Access('operator', 'webhook.release')
+  @HttpCode(200)
+  async release(@Param('id') id: string, @Caller() call: AdminCall): Promise<WebhookView> {
+    return orThrow(await this.holds.release(id, call));
   }
 }

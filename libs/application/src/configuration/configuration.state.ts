@@ -88,6 +88,8 @@ export class ConfigurationState {
   /** Stores written before slots existed: a routine's webhook is the first one enabled for it. */
   private readonly firstEnabled = new Map<string, string>();
   private readonly signingSecrets = new Map<string, Folded<SigningSecrets>>();
+  /** Where each webhook's latest hold began in $all: its held deliveries are the ones after it. */
+  private readonly holdStarts = new Map<string, GlobalPosition>();
   /** Per signed scheme, a webhook configured with it: the decoy an unknown id's signed request is looked up on. */
   private readonly signedDecoys = new Map<SignedScheme, string>();
   /** The categories this state folds (the feeder's subscription filter). */
@@ -173,6 +175,24 @@ export class ConfigurationState {
   }
 
   /**
+   * Where the webhook's latest hold began (the position of the WebhookHeld that found it not held),
+   * kept after its release so that the deliveries still waiting for their runs can be counted.
+   */
+  holdStartOf(webhookId: string): GlobalPosition | undefined {
+    return this.holdStarts.get(webhookId);
+  }
+
+  /** The webhooks held now (few: an operator's incident lever), for the hold expiry. */
+  heldWebhooks(): ConfiguredWebhook[] {
+    const held: ConfiguredWebhook[] = [];
+    for (const webhookId of this.holdStarts.keys()) {
+      const webhook = this.webhook(webhookId);
+      if (webhook?.hold) held.push(webhook);
+    }
+    return held;
+  }
+
+  /**
    * A webhook configured with `scheme` (the first one, until it is re-enabled with another scheme):
    * an unknown id's signed request does a known id's in-memory work on it — its state, its signing
    * secret — so the two cannot be told apart by that work (docs/timing.md, "Signed senders", item 2).
@@ -239,6 +259,9 @@ export class ConfigurationState {
     if (order !== 'next') return order;
     const state = evolveWebhook(current?.state ?? initialWebhookState(), asEvent<WebhookEvent>(recorded));
     this.webhooks.set(webhookId, { state, revision: recorded.revision });
+    const before = current?.state;
+    const wasHeld = before !== undefined && before.status !== 'not_configured' && before.hold !== null;
+    if (recorded.type === 'WebhookHeld' && !wasHeld) this.holdStarts.set(webhookId, recorded.position);
     if (state.status !== 'not_configured' && !this.firstEnabled.has(state.routineId)) this.firstEnabled.set(state.routineId, webhookId);
     if (state.status !== 'not_configured' && state.scheme !== 'bearer' && this.signedDecoy(state.scheme)?.scheme !== state.scheme)
       this.signedDecoys.set(state.scheme, webhookId);

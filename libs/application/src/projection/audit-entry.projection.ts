@@ -54,6 +54,16 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
       return { ...onWebhook('webhook.block', event.data.webhookId, event.data.blockedAt), detail: boundedText(event.data.reason) };
     case 'WebhookUnblocked':
       return onWebhook('webhook.unblock', event.data.webhookId, event.data.unblockedAt);
+    case 'WebhookHeld':
+      return {
+        ...onWebhook('webhook.hold', event.data.webhookId, event.data.heldAt),
+        detail: event.data.releaseAt === null ? null : bounded(`release at ${event.data.releaseAt}`),
+      };
+    case 'WebhookReleased':
+      return {
+        ...onWebhook('webhook.release', event.data.webhookId, event.data.releasedAt),
+        detail: event.data.expired ? 'expired' : null,
+      };
     case 'ApiKeyIssued': {
       const { keyId, role, name, issuedAt } = event.data;
       return { ...onApiKey('api_key.issue', keyId, issuedAt), detail: bounded(`role ${role}, name ${JSON.stringify(name)}`) };

@@ -6,7 +6,7 @@ import { causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
 import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
-import { RoutineHistoryCache } from './routine-history.cache';
+import { RoutineHistoryCache, WebhookHistoryCache } from './routine-history.cache';
 
 export interface DeliveryToDispatch {
   readonly delivery: DeliveryAccepted['data'];
@@ -14,12 +14,19 @@ export interface DeliveryToDispatch {
   readonly position: GlobalPosition;
   readonly eventId: string;
   readonly traceparent: string;
+  /**
+   * The release of the hold the delivery was accepted under is running it (ReleaseDrainWorker):
+   * create its run although its webhook was held at its position.
+   */
+  readonly releasing?: boolean;
 }
 
 export type DispatchOutcome =
   | { readonly kind: 'created'; readonly runId: string }
   | { readonly kind: 'already_created'; readonly runId: string }
-  | { readonly kind: 'parked'; readonly runId: string; readonly error: string };
+  | { readonly kind: 'parked'; readonly runId: string; readonly error: string }
+  /** Accepted while its webhook was held: no run until the hold is released (the release runs it). */
+  | { readonly kind: 'held'; readonly runId: string };
 
 /** What dispatches a delivery: the use case, or a decorator of it (tracing, metrics). */
 export type DispatchDelivery = Pick<DispatchDeliveryUseCase, 'execute'>;
@@ -35,6 +42,7 @@ export type DispatchDelivery = Pick<DispatchDeliveryUseCase, 'execute'>;
  */
 export class DispatchDeliveryUseCase {
   private readonly routines: RoutineHistoryCache;
+  private readonly webhooks: WebhookHistoryCache;
 
   constructor(
     private readonly store: EventStore,
@@ -43,11 +51,17 @@ export class DispatchDeliveryUseCase {
     private readonly park: ParkDispatchUseCase = new ParkDispatchUseCase(store, clock),
   ) {
     this.routines = new RoutineHistoryCache(store);
+    this.webhooks = new WebhookHistoryCache(store);
   }
 
   async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
     const { delivery } = input;
-    const routine = await this.routines.at(delivery.routineId, input.position);
+    // Judged as at acceptance: held then, it waits for its release whatever the webhook is now.
+    const [routine, webhook] = await Promise.all([
+      this.routines.at(delivery.routineId, input.position),
+      input.releasing ? undefined : this.webhooks.at(delivery.webhookId, input.position),
+    ]);
+    if (webhook && webhook.status !== 'not_configured' && webhook.hold) return { kind: 'held', runId: delivery.runId };
     const command: CreateRun = { type: 'CreateRun', delivery, routine, now: this.clock.now().toISOString() };
     // Decided as if no run existed; the append below proves it (or conflicts).
     const decision = decideRun(command, null);

@@ -1,15 +1,11 @@
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
 import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { Signal } from '../shared/async.util';
-import { retryAfterFailure } from '../shared/retry-with-backoff';
-import { classifyDispatchFailure, parksAfter } from './dispatch-failure.policy';
-import { parkedDelivery, type DeliveryToDispatch, type DispatchDelivery, type DispatchOutcome } from './dispatch-delivery.usecase';
+import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
+import { dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
 import type { ParkDispatch } from './park-dispatch.usecase';
 
-export interface DispatchWorkerLogger {
-  info(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+export type { DispatchWorkerLogger } from './dispatch-until-done';
 
 export const STORE_DISPATCH_CHECKPOINT = 'run-dispatcher/store-subscription';
 
@@ -66,19 +62,25 @@ export class StoreDispatchWorker {
   private readonly stopping = new Signal();
   private readonly store: EventStore;
   private readonly checkpoints: CheckpointStore;
-  private readonly dispatch: DispatchDelivery;
-  private readonly park: ParkDispatch;
   private readonly logger: DispatchWorkerLogger;
   private readonly onDispatched: (outcome: DispatchOutcome) => void;
+  private readonly retry: DispatchRetry;
 
   constructor(dependencies: StoreDispatchDependencies) {
     this.store = dependencies.store;
     this.checkpoints = dependencies.checkpoints;
-    this.dispatch = dependencies.dispatch;
-    this.park = dependencies.park;
     this.logger = dependencies.logger;
     this.options = { ...DEFAULT_STORE_DISPATCH_OPTIONS, ...dependencies.options };
     this.onDispatched = dependencies.onDispatched ?? (() => undefined);
+    this.retry = {
+      dispatch: dependencies.dispatch,
+      park: dependencies.park,
+      logger: dependencies.logger,
+      retryDelayMs: this.options.retryDelayMs,
+      maxRetryDelayMs: this.options.maxRetryDelayMs,
+      proceed: () => !this.stopped,
+      interrupt: this.stopping,
+    };
   }
 
   async start(): Promise<void> {
@@ -130,52 +132,10 @@ export class StoreDispatchWorker {
     if (this.inFlight.length >= this.options.concurrency) await this.inFlight[0].task;
   }
 
-  /**
-   * Dispatches until the delivery has its run or is parked, with backoff between attempts. The
-   * dispatch failure policy decides: a store outage is retried for as long as it lasts; any other
-   * error that repeats (a bug, an event the store refuses) parks the delivery instead of blocking
-   * the rest.
-   */
   private async dispatchUntilDone(event: RecordedEvent): Promise<void> {
     const delivery = event.data as DeliveryAccepted['data'];
     const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
-    const input = { delivery, position: event.position, eventId: event.id, traceparent };
-    // The first attempt costs nothing more than the dispatch itself (the path of every delivery);
-    // only a failure builds the retry.
-    try {
-      this.onDispatched(await this.dispatch.execute(input));
-    } catch (error) {
-      await this.retryDispatch(input, error);
-    }
-  }
-
-  private async retryDispatch(input: DeliveryToDispatch, firstError: unknown): Promise<void> {
-    let failures = 0;
-    let lastError = '';
-    const result = await retryAfterFailure(
-      firstError,
-      async () => {
-        const outcome = parksAfter(failures) ? await this.parkDelivery(input, lastError) : await this.dispatch.execute(input);
-        this.onDispatched(outcome);
-      },
-      {
-        initialDelayMs: this.options.retryDelayMs,
-        maxDelayMs: this.options.maxRetryDelayMs,
-        proceed: () => !this.stopped,
-        interrupt: this.stopping,
-        onFailure: (error) => {
-          if (classifyDispatchFailure(error).kind === 'deterministic') failures++;
-          lastError = error instanceof Error ? error.message : String(error);
-          this.logger.error({ err: error, deliveryId: input.delivery.deliveryId }, 'run creation failed; retrying');
-        },
-      },
-    );
-    if (result.kind === 'stopped') throw new Error('stopping: delivery left for the next start');
-  }
-
-  private async parkDelivery(input: DeliveryToDispatch, error: string): Promise<DispatchOutcome> {
-    await this.park.execute(parkedDelivery(input, error), input.traceparent);
-    return { kind: 'parked', runId: input.delivery.runId, error };
+    this.onDispatched(await dispatchUntilDone({ delivery, position: event.position, eventId: event.id, traceparent }, this.retry));
   }
 
   /** Moves `done` over the leading deliveries that have their runs; saves the checkpoint now and then. */

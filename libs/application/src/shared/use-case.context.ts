@@ -42,6 +42,19 @@ export class UseCaseContext {
   }
 
   /**
+   * Runs a command the service decides by itself (a hold's expiry): no actor in the metadata — the
+   * audit trail names no operator for it. The state then includes what it wrote.
+   */
+  async runAsService<C, E extends Event, S>(streamId: string, decider: Decider<C, E, S>, command: C): Promise<readonly E[] | Rejection> {
+    const requestId = this.random.uuid();
+    const context = causedBy(requestId, requestId, childTraceparent(undefined, this.random));
+    const result = await handleCommand(this.store, streamId, decider, command, context, () => this.random.uuid());
+    if (result.kind === 'rejected') return result;
+    await this.freshness.catchUpStream(streamId);
+    return result.events;
+  }
+
+  /**
    * Runs an admin command against one stream, as `call`'s actor (in the metadata of every event it
    * writes); the state then includes what it wrote (read-your-writes).
    */

@@ -23,7 +23,8 @@ import {
 import type { AdminCall } from '../access/admin-call';
 import type { SecretSealer } from '../signing/secret.sealer';
 import type { UseCaseContext } from '../shared/use-case.context';
-import { toWebhookView, type WebhookView } from './webhook.view';
+import { HELD_DELIVERIES_CAP, toWebhookView, type WebhookView } from './webhook.view';
+import type { GlobalPosition } from '@wts/event-store';
 
 /** How the webhook's deliveries prove their sender; a signed scheme's secret is pasted or, for Standard Webhooks, may be made. */
 export interface VerificationInput {
@@ -58,6 +59,9 @@ interface SigningSecretToSeal {
   readonly sealer: SecretSealer;
 }
 
+/** How many of a routine's deliveries accepted after a position in $all have no run yet (the read models), up to `cap`. */
+export type WaitingDeliveries = (routineId: string, after: GlobalPosition, cap: number) => Promise<number>;
+
 /** Enable, rotate, disable: the Config page's Webhook section. */
 export class WebhookAdminService {
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -67,19 +71,40 @@ export class WebhookAdminService {
     private readonly publicBaseUrl: string,
     /** Undefined when no encryption key is configured: signed schemes cannot be enabled. */
     private readonly sealer: SecretSealer | undefined,
+    /** Counts a hold's waiting deliveries for the view; absent: the view says null. */
+    private readonly waiting?: WaitingDeliveries,
   ) {}
 
-  /** The webhook as it is now (changes made through any replica included). */
+  /** The webhook as it is now (changes made through any replica included), its held deliveries counted. */
   async view(routineId: string): Promise<WebhookView | Rejection> {
     await this.context.freshRoutine(routineId);
-    return this.current(routineId);
+    const routine = this.context.config.routine(routineId);
+    if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
+    return this.present(routine);
   }
 
-  /** The webhook as folded in this process (no look at the store). */
+  /** The webhook as folded in this process (no look at the store, no count: listings). */
   current(routineId: string): WebhookView | Rejection {
     const routine = this.context.config.routine(routineId);
     if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
     return toWebhookView(this.publicBaseUrl, routine, this.context.config.webhookOfRoutine(routineId));
+  }
+
+  /** The view as folded here, with the held deliveries still waiting counted in the read models. */
+  async present(routine: RoutineState): Promise<WebhookView> {
+    const webhook = this.context.config.webhookOfRoutine(routine.routineId);
+    const heldFrom = webhook ? this.context.config.holdStartOf(webhook.webhookId) : undefined;
+    const heldDeliveries = heldFrom && this.waiting ? await this.countWaiting(routine.routineId, heldFrom) : null;
+    return toWebhookView(this.publicBaseUrl, routine, webhook, { held_deliveries: heldDeliveries });
+  }
+
+  /** The count is a read model's: when that database is out of reach the view still answers, with null. */
+  private async countWaiting(routineId: string, heldFrom: GlobalPosition): Promise<number | null> {
+    try {
+      return await (this.waiting?.(routineId, heldFrom, HELD_DELIVERIES_CAP) ?? null);
+    } catch {
+      return null;
+    }
   }
 
   enable(routineId: string, input: EnableWebhookInput, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
@@ -206,7 +231,7 @@ export class WebhookAdminService {
         },
         call,
       );
-      return isRejection(result) ? result : this.current(routineId);
+      return isRejection(result) ? result : this.present(found.routine);
     });
   }
 
@@ -235,9 +260,8 @@ export class WebhookAdminService {
     }
   }
 
-  private withSecret(routine: RoutineState, secret: string | null): WebhookWithSecret {
-    const webhook = this.context.config.webhookOfRoutine(routine.routineId);
-    return { ...toWebhookView(this.publicBaseUrl, routine, webhook), secret };
+  private async withSecret(routine: RoutineState, secret: string | null): Promise<WebhookWithSecret> {
+    return { ...(await this.present(routine)), secret };
   }
 
   private newSecret(): string {

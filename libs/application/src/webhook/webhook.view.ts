@@ -13,7 +13,25 @@ export interface WebhookView {
   readonly blocked_reason: string | null;
   /** How to make the routine safer, when blocked. */
   readonly blocked_remedy: string | null;
+  /** Runs paused: deliveries are accepted (202) and kept, and run in order once released. */
+  readonly held: boolean;
+  readonly held_since: string | null;
+  /** Who held it (the operator's display name). */
+  readonly held_by: string | null;
+  /** When the service releases the hold by itself; null: only an operator does. */
+  readonly release_at: string | null;
+  /**
+   * Deliveries accepted since the latest hold began that have no run yet (while held: all of them;
+   * after a release: those still being run), counted up to HELD_DELIVERIES_CAP. Null: never held.
+   */
+  readonly held_deliveries: number | null;
 }
+
+/** The most held deliveries a view counts (a larger backlog shows as this many). */
+export const HELD_DELIVERIES_CAP = 1_000_000;
+
+/** The view's parts that need the read models: how many held deliveries still wait. */
+export type HeldCount = Pick<WebhookView, 'held_deliveries'>;
 
 export function webhookUrl(publicBaseUrl: string, webhookId: string): string {
   return `${publicBaseUrl}/workflow-webhooks/${webhookId}`;
@@ -23,7 +41,12 @@ export function webhookUrl(publicBaseUrl: string, webhookId: string): string {
  * Never carries the secret. Blocked is judged on the routine as it is now (the Blocked and
  * Unblocked events are the audit trail), so making the routine safer lifts it at once.
  */
-export function toWebhookView(publicBaseUrl: string, routine: RoutineState, webhook: ConfiguredWebhook | undefined): WebhookView {
+export function toWebhookView(
+  publicBaseUrl: string,
+  routine: RoutineState,
+  webhook: ConfiguredWebhook | undefined,
+  count: HeldCount = { held_deliveries: null },
+): WebhookView {
   const safety = judgeRoutineSafety(routine);
   const block = {
     blocked: safety.blocked,
@@ -39,6 +62,8 @@ export function toWebhookView(publicBaseUrl: string, routine: RoutineState, webh
       account_override_allowed: false,
       verification: null,
       ...block,
+      ...NOT_HELD,
+      ...count,
     };
   }
   return {
@@ -49,5 +74,11 @@ export function toWebhookView(publicBaseUrl: string, routine: RoutineState, webh
     account_override_allowed: webhook.accountOverrideAllowed,
     verification: { scheme: webhook.scheme },
     ...block,
+    ...(webhook.hold
+      ? { held: true, held_since: webhook.hold.since, held_by: webhook.hold.by, release_at: webhook.hold.releaseAt }
+      : NOT_HELD),
+    ...count,
   };
 }
+
+const NOT_HELD = { held: false, held_since: null, held_by: null, release_at: null } as const;

@@ -17,6 +17,17 @@ export interface ConfiguredWebhook {
   readonly accountOverrideAllowed: boolean;
   readonly blocked: boolean;
   readonly blockedReason: string | null;
+  /** Runs paused (deliveries still accepted): since when, by whom, until when at most. Null: not held. */
+  readonly hold: WebhookHold | null;
+}
+
+export interface WebhookHold {
+  /** When the hold began (a later hold changing only the expiry keeps it). */
+  readonly since: string;
+  /** The actor's display name. */
+  readonly by: string;
+  /** When the service releases the hold by itself; null: only an operator does. */
+  readonly releaseAt: string | null;
 }
 
 export type WebhookState = { readonly status: 'not_configured' } | ConfiguredWebhook;
@@ -38,7 +49,10 @@ export type WebhookCommand =
     }
   | { readonly type: 'RotateSecret'; readonly credential: WebhookCredential; readonly now: string }
   | { readonly type: 'DisableWebhook'; readonly now: string }
-  | { readonly type: 'ReassessSafety'; readonly safety: SafetyVerdict; readonly now: string };
+  | { readonly type: 'ReassessSafety'; readonly safety: SafetyVerdict; readonly now: string }
+  | { readonly type: 'HoldWebhook'; readonly heldBy: string; readonly releaseAt: string | null; readonly now: string }
+  /** `expired`: the service releasing a hold whose releaseAt has passed (a no-op unless it has). */
+  | { readonly type: 'ReleaseWebhook'; readonly releasedBy: string; readonly expired: boolean; readonly now: string };
 
 export const initialWebhookState = (): WebhookState => ({ status: 'not_configured' });
 
@@ -115,9 +129,46 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
     case 'ReassessSafety':
       if (state.status === 'not_configured') return accept();
       return accept(...safetyEvents(state.webhookId, state.blocked, command.safety, command.now));
+    case 'HoldWebhook':
+      return decideHold(command, state);
+    case 'ReleaseWebhook':
+      return decideRelease(command, state);
     default:
       return assertNever(command);
   }
+}
+
+/**
+ * Hold: an enabled webhook only (a disabled one answers 404 and accepts nothing to hold). Holding a
+ * held webhook again changes only its expiry (the same expiry: nothing to record). An expiry must be
+ * later than now.
+ */
+function decideHold(command: Extract<WebhookCommand, { type: 'HoldWebhook' }>, state: WebhookState): Decision<WebhookEvent> {
+  if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
+  if (state.status !== 'enabled') return reject('webhook_not_enabled', 'only an enabled webhook can be held');
+  if (command.releaseAt !== null && Date.parse(command.releaseAt) <= Date.parse(command.now)) {
+    return reject('validation_failed', 'release_at must be later than now');
+  }
+  if (state.hold && state.hold.releaseAt === command.releaseAt) return accept();
+  return accept({
+    type: 'WebhookHeld',
+    data: { webhookId: state.webhookId, heldAt: command.now, heldBy: command.heldBy, releaseAt: command.releaseAt },
+  });
+}
+
+/**
+ * Release: a webhook that is not held has nothing to release (no events: a repeated click is
+ * harmless). The service's own release (`expired`) happens only once the hold's expiry has passed,
+ * so a hold given a later expiry in the meantime is left alone.
+ */
+function decideRelease(command: Extract<WebhookCommand, { type: 'ReleaseWebhook' }>, state: WebhookState): Decision<WebhookEvent> {
+  if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
+  if (!state.hold) return accept();
+  if (command.expired && (state.hold.releaseAt === null || Date.parse(state.hold.releaseAt) > Date.parse(command.now))) return accept();
+  return accept({
+    type: 'WebhookReleased',
+    data: { webhookId: state.webhookId, releasedAt: command.now, releasedBy: command.releasedBy, expired: command.expired },
+  });
 }
 
 export function evolveWebhook(state: WebhookState, event: WebhookEvent): WebhookState {
@@ -132,6 +183,8 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
         accountOverrideAllowed: event.data.accountOverrideAllowed,
         blocked: state.status === 'not_configured' ? false : state.blocked,
         blockedReason: state.status === 'not_configured' ? null : state.blockedReason,
+        // A hold outlives disable and enable: the deliveries it holds still wait for their release.
+        hold: state.status === 'not_configured' ? null : state.hold,
       };
     case 'SecretRotated':
       return state.status === 'not_configured' ? state : { ...state, ...credentialState(event.data) };
@@ -141,6 +194,14 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
       return state.status === 'not_configured' ? state : { ...state, blocked: true, blockedReason: event.data.reason };
     case 'WebhookUnblocked':
       return state.status === 'not_configured' ? state : { ...state, blocked: false, blockedReason: null };
+    case 'WebhookHeld':
+      if (state.status === 'not_configured') return state;
+      return {
+        ...state,
+        hold: { since: state.hold?.since ?? event.data.heldAt, by: state.hold?.by ?? event.data.heldBy, releaseAt: event.data.releaseAt },
+      };
+    case 'WebhookReleased':
+      return state.status === 'not_configured' ? state : { ...state, hold: null };
     default:
       return assertNever(event);
   }

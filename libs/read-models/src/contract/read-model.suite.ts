@@ -6,6 +6,7 @@ import { ingressWritesContract } from './ingress-writes.suite';
 import { lifecycleContract } from './lifecycle.suite';
 import { listingContract } from './listing.suite';
 import { roundTripContract } from './round-trip.suite';
+import { waitingContract } from './waiting.suite';
 
 export type { ReadModelContractFactory, ReadModelContractSubject } from './contract.fixtures';
 
@@ -36,6 +37,7 @@ export function readModelContract(name: string, open: () => Promise<ReadModelCon
 
     checkpointContract(context);
     listingContract(context);
+    waitingContract(context);
     ingressWritesContract(context);
     roundTripContract(context);
     auditContract(context);

@@ -52,6 +52,19 @@ export const LIST_DELIVERIES = `
   FROM rm_deliveries d LEFT JOIN rm_delivery_replays r ON r.delivery_id = d.delivery_id
   WHERE d.routine_id = $1 AND (d.commit_pos, d.prepare_pos) < ($2, $3)
   ORDER BY d.commit_pos DESC, d.prepare_pos DESC LIMIT $4`;
+/**
+ * $1 routine, ($2, $3) the position the deliveries were accepted strictly after, $4 the cap. One
+ * range scan of rm_deliveries_by_routine from the position on (the row value is an index
+ * condition), an anti-join probe of rm_runs' primary key per row; the LIMIT stops the probes and
+ * the count at `cap` waiting deliveries.
+ */
+export const COUNT_WAITING_DELIVERIES = `
+  SELECT count(*) AS waiting FROM (
+    SELECT 1 FROM rm_deliveries d
+    WHERE d.routine_id = $1 AND (d.commit_pos, d.prepare_pos) > ($2, $3)
+      AND NOT EXISTS (SELECT 1 FROM rm_runs r WHERE r.run_id = d.run_id)
+    LIMIT $4
+  ) w`;
 export const LIST_RUNS = `SELECT ${columnList(run)} FROM rm_runs WHERE routine_id = $1 AND ${AFTER} ${NEWEST_FIRST}`;
 export const LIST_PARKED_OF_ROUTINE = `SELECT ${columnList(parked)} FROM rm_parked WHERE routine_id = $1 AND ${AFTER} ${NEWEST_FIRST}`;
 /** $1 unused (NULL) so that every listing takes the same parameters. */

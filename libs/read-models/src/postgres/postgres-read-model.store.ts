@@ -148,6 +148,12 @@ export class PostgresReadModelStore implements ReadModelStore {
     return toPositionPage(rows, limit, toDeliveryRow);
   }
 
+  async waitingDeliveries(routineId: string, after: GlobalPosition, cap: number): Promise<number> {
+    const bounds = waitingBounds(after, cap);
+    const { rows } = await this.query<{ waiting: string }>('waitingDeliveries', sql.COUNT_WAITING_DELIVERIES, [routineId, ...bounds]);
+    return Number(rows[0]?.waiting ?? 0);
+  }
+
   async runs(routineId: string, page: PageRequest): Promise<Page<RunRow>> {
     const [after, limit] = listAfter(page);
     const { rows } = await this.query<RunRecord>('runs', sql.LIST_RUNS, [routineId, ...after]);
@@ -277,4 +283,18 @@ function listAfter(page: PageRequest): [[string, string, number], number] {
   const limit = checkLimit(page);
   const { commit, prepare } = decodePositionCursor(page.cursor);
   return [[String(commit), String(prepare), limit + 1], limit];
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Validates the query before anything touches the database (RangeError): positions as decimal strings, then the cap. */
+function waitingBounds(after: GlobalPosition, cap: number): [string, string, number] {
+  if (!Number.isSafeInteger(cap) || cap < 0) throw new RangeError(`cap must be a non-negative integer, got ${String(cap)}`);
+  for (const part of [after.commit, after.prepare]) {
+    if (typeof part !== 'bigint' || part < INT64_MIN || part > INT64_MAX) {
+      throw new RangeError(`position must be a pair of int64 bigints, got ${String(after.commit)}/${String(after.prepare)}`);
+    }
+  }
+  return [String(after.commit), String(after.prepare), cap];
 }

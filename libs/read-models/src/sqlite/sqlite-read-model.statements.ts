@@ -28,6 +28,7 @@ export interface SqliteReadModelStatements {
   readonly insertChange: Readonly<Record<ProjectionChange['kind'], Statement<SqlValue[]>>>;
   readonly deleteProjected: readonly Statement<[]>[];
   readonly deliveries: Statement<[ListAfter & { routineId: string }], DeliveryRecord>;
+  readonly waitingDeliveries: Statement<[WaitingAfter], { waiting: bigint }>;
   readonly runs: Statement<[ListAfter & { routineId: string }], RunRecord>;
   readonly parkedAll: Statement<[ListAfter], ParkedRecord>;
   readonly parkedOfRoutine: Statement<[ListAfter & { routineId: string }], ParkedRecord>;
@@ -55,6 +56,14 @@ export interface ListAfter {
   readonly commit: bigint;
   readonly prepare: bigint;
   readonly limit: number;
+}
+
+/** The deliveries of `routineId` accepted strictly after (commit, prepare), at most `cap` of them. */
+export interface WaitingAfter {
+  readonly routineId: string;
+  readonly commit: bigint;
+  readonly prepare: bigint;
+  readonly cap: number;
 }
 
 const AFTER = '(commit_pos, prepare_pos) < (@commit, @prepare)';
@@ -96,6 +105,15 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
        FROM rm_deliveries d LEFT JOIN rm_delivery_replays r ON r.delivery_id = d.delivery_id
        WHERE d.routine_id = @routineId AND (d.commit_pos, d.prepare_pos) < (@commit, @prepare)
        ORDER BY d.commit_pos DESC, d.prepare_pos DESC LIMIT @limit`,
+    ),
+    // One range scan of rm_deliveries_by_routine upwards from the position (a row value: SQLite
+    // searches the index on the pair), a primary-key probe of rm_runs per row, stopped after `cap`.
+    waitingDeliveries: db.prepare(
+      `SELECT count(*) AS waiting FROM (
+         SELECT 1 FROM rm_deliveries d
+         WHERE d.routine_id = @routineId AND (d.commit_pos, d.prepare_pos) > (@commit, @prepare)
+           AND NOT EXISTS (SELECT 1 FROM rm_runs r WHERE r.run_id = d.run_id)
+         LIMIT @cap)`,
     ),
     runs: db.prepare(`SELECT ${columnList(run)} FROM rm_runs WHERE routine_id = @routineId AND ${AFTER} ${NEWEST_FIRST}`),
     parkedAll: db.prepare(`SELECT ${columnList(parked)} FROM rm_parked WHERE ${AFTER} ${NEWEST_FIRST}`),

@@ -28,7 +28,13 @@ import {
 } from '../read-model.records';
 import { SqliteActivityWriter } from './sqlite-activity.writer';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
-import { prepareStatements, writeDenied, type ListAfter, type SqliteReadModelStatements } from './sqlite-read-model.statements';
+import {
+  prepareStatements,
+  writeDenied,
+  type ListAfter,
+  type SqliteReadModelStatements,
+  type WaitingAfter,
+} from './sqlite-read-model.statements';
 
 export interface SqliteReadModelStoreOptions {
   /** How long a writer waits for another process's write lock (and how long open retries). */
@@ -126,6 +132,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return toPositionPage(records, limit, toDeliveryRow);
   }
 
+  async waitingDeliveries(routineId: string, after: GlobalPosition, cap: number): Promise<number> {
+    const bounds = waitingBounds(after, cap);
+    const record = this.connection.use('waitingDeliveries', () => this.queries.waitingDeliveries.get({ ...bounds, routineId }));
+    return Number(record?.waiting ?? 0);
+  }
+
   async runs(routineId: string, page: PageRequest): Promise<Page<RunRow>> {
     const [after, limit] = listAfter(page);
     const records = this.connection.use('runs', () => this.queries.runs.all({ ...after, routineId }));
@@ -208,4 +220,18 @@ function listAfter(page: PageRequest): [ListAfter, number] {
   const limit = checkLimit(page);
   const { commit, prepare } = decodePositionCursor(page.cursor);
   return [{ commit, prepare, limit: limit + 1 }, limit];
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Validates the query before anything touches the database (RangeError). */
+function waitingBounds(after: GlobalPosition, cap: number): Omit<WaitingAfter, 'routineId'> {
+  if (!Number.isSafeInteger(cap) || cap < 0) throw new RangeError(`cap must be a non-negative integer, got ${String(cap)}`);
+  for (const part of [after.commit, after.prepare]) {
+    if (typeof part !== 'bigint' || part < INT64_MIN || part > INT64_MAX) {
+      throw new RangeError(`position must be a pair of int64 bigints, got ${String(after.commit)}/${String(after.prepare)}`);
+    }
+  }
+  return { commit: after.commit, prepare: after.prepare, cap };
 }

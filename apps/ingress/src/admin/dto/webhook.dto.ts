@@ -3,8 +3,10 @@ import { VERIFICATION_SCHEMES, type VerificationScheme } from '@wts/contracts';
 import {
   IsBoolean,
   IsIn,
+  IsISO8601,
   IsObject,
   IsString,
+  Matches,
   MaxLength,
   Validate,
   ValidateNested,
@@ -67,4 +69,15 @@ export class RotateWebhookDto {
   @IsString({ message: 'secret must be a string' })
   @MaxLength(1024, { message: 'secret must be at most 1024 characters' })
   secret?: string;
+}
+
+/** Hold's body: an optional time after which the service releases the hold by itself. */
+export class HoldWebhookDto {
+  @OptionalNotNull()
+  @IsISO8601(
+    { strict: true, strictSeparator: true },
+    { message: 'release_at must be a date and time in ISO 8601 with its offset, e.g. 2026-11-27T18:00:00Z' },
+  )
+  @Matches(/(Z|[+-]\d{2}:\d{2})$/, { message: 'release_at must carry its offset (Z or ±hh:mm)' })
+  release_at?: string;
 }

@@ -1,0 +1,178 @@
+import { StreamCategories, Streams, type DeliveryAccepted, type WebhookReleased } from '@wts/contracts';
+import {
+  comparePositions,
+  type CheckpointStore,
+  type EventStore,
+  type GlobalPosition,
+  type RecordedEvent,
+  type Subscription,
+} from '@wts/event-store';
+import { Signal } from '../shared/async.util';
+import { retryWithBackoff } from '../shared/retry-with-backoff';
+import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
+import { dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
+import type { ParkDispatch } from './park-dispatch.usecase';
+
+/** Every release before this position has had all its held deliveries run. */
+export const RELEASE_CHECKPOINT = 'run-dispatcher/releases';
+
+/** How far the drain of one release has come (a kill -9 mid-release goes on from here). */
+export function releaseDrainCheckpoint(releaseEventId: string): string {
+  return `run-dispatcher/release-drain/${releaseEventId}`;
+}
+
+export interface ReleaseDrainOptions {
+  /** Deliveries read from $all at a time while looking for the held ones. */
+  readonly pageSize: number;
+  readonly retryDelayMs: number;
+  readonly maxRetryDelayMs: number;
+}
+
+export const DEFAULT_RELEASE_DRAIN_OPTIONS: ReleaseDrainOptions = { pageSize: 512, retryDelayMs: 250, maxRetryDelayMs: 5000 };
+
+export interface ReleaseDrainDependencies {
+  readonly store: EventStore;
+  readonly checkpoints: CheckpointStore;
+  /** The dispatcher's use case: a held delivery's run is made exactly as any other. */
+  readonly dispatch: DispatchDelivery;
+  readonly park: ParkDispatch;
+  readonly logger: DispatchWorkerLogger;
+  readonly options?: Partial<ReleaseDrainOptions>;
+  /** Told of every held delivery's outcome (metrics, tests). */
+  readonly onDispatched?: (outcome: DispatchOutcome) => void;
+  /** Told when a release's held deliveries all have their runs. */
+  readonly onReleased?: (webhookId: string, deliveries: number) => void;
+}
+
+/**
+ * Runs what a hold held, once it is released. It follows the webhook streams in $all from a
+ * durable checkpoint; at each `WebhookReleased` it reads the deliveries accepted between the hold's
+ * start and the release, in $all order (acceptance order), and dispatches those of the webhook one
+ * at a time — each run made only once the one before it exists — through the same use case as every
+ * delivery, told that it is releasing. Its progress through a release is checkpointed per page and
+ * the release checkpoint moves past a release only once all of it is done, so a kill -9 at any
+ * moment resumes where it was; a run made before the crash is met as "already created" (the run
+ * stream's "must not exist" guard), never made twice. Every replica may run it: two drains of one
+ * release make each run once, in order, as one does.
+ *
+ * The hold itself costs the other webhooks nothing: a held delivery is answered "held" and left
+ * behind by the dispatcher like a finished one, so no partition or subscription waits for a release.
+ */
+export class ReleaseDrainWorker {
+  private subscription: Subscription | undefined;
+  private stopped = false;
+  private readonly stopping = new Signal();
+  private readonly options: ReleaseDrainOptions;
+  private readonly retry: DispatchRetry;
+  private after: GlobalPosition | undefined;
+
+  constructor(private readonly deps: ReleaseDrainDependencies) {
+    this.options = { ...DEFAULT_RELEASE_DRAIN_OPTIONS, ...deps.options };
+    this.retry = {
+      dispatch: deps.dispatch,
+      park: deps.park,
+      logger: deps.logger,
+      retryDelayMs: this.options.retryDelayMs,
+      maxRetryDelayMs: this.options.maxRetryDelayMs,
+      proceed: () => !this.stopped,
+      interrupt: this.stopping,
+    };
+  }
+
+  async start(): Promise<void> {
+    this.after = await this.deps.checkpoints.load(RELEASE_CHECKPOINT);
+    this.follow();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping.notify();
+    await this.subscription?.stop().catch(() => undefined);
+  }
+
+  private follow(): void {
+    const subscription = this.deps.store.subscribeToAll(
+      { after: this.after, filter: { streamPrefixes: [StreamCategories.webhook] } },
+      async (event) => {
+        if (event.type === 'WebhookReleased') await this.drainUntilDone(event);
+        this.after = event.position;
+      },
+    );
+    this.subscription = subscription;
+    subscription.done.then(
+      () => undefined,
+      (error: unknown) => {
+        if (this.stopped) return;
+        this.deps.logger.error({ err: error }, 'release subscription failed; resubscribing');
+        setTimeout(() => {
+          if (!this.stopped) this.follow();
+        }, this.options.retryDelayMs).unref();
+      },
+    );
+  }
+
+  /** A release is drained whatever fails on the way (the store down): retried until done, or stopped. */
+  private async drainUntilDone(release: RecordedEvent): Promise<void> {
+    const result = await retryWithBackoff(() => this.drain(release), {
+      initialDelayMs: this.options.retryDelayMs,
+      maxDelayMs: this.options.maxRetryDelayMs,
+      proceed: () => !this.stopped,
+      interrupt: this.stopping,
+      onFailure: (error) => this.deps.logger.error({ err: error, releaseEventId: release.id }, 'release drain failed; retrying'),
+    });
+    if (result.kind === 'stopped') throw new Error('stopping: release left for the next start');
+    await this.deps.checkpoints.save(RELEASE_CHECKPOINT, release.position);
+  }
+
+  private async drain(release: RecordedEvent): Promise<void> {
+    const { webhookId } = release.data as WebhookReleased['data'];
+    const heldFrom = await this.holdStart(webhookId, release);
+    if (!heldFrom) return;
+    const progress = releaseDrainCheckpoint(release.id);
+    const saved = await this.deps.checkpoints.load(progress);
+    let after = saved && comparePositions(saved, heldFrom) > 0 ? saved : heldFrom;
+    const outcomes: Record<DispatchOutcome['kind'], number> = { created: 0, already_created: 0, parked: 0, held: 0 };
+    for (;;) {
+      const page = await this.deps.store.readAll({
+        after,
+        limit: this.options.pageSize,
+        filter: { streamPrefixes: [StreamCategories.delivery] },
+      });
+      let done = page.length < this.options.pageSize;
+      for (const event of page) {
+        if (comparePositions(event.position, release.position) >= 0) {
+          done = true;
+          break;
+        }
+        if (event.type === 'DeliveryAccepted' && (event.data as DeliveryAccepted['data']).webhookId === webhookId) {
+          const outcome = await dispatchUntilDone(held(event), this.retry);
+          outcomes[outcome.kind] += 1;
+          this.deps.onDispatched?.(outcome);
+        }
+        after = event.position;
+      }
+      await this.deps.checkpoints.save(progress, after);
+      if (done) break;
+    }
+    const count = outcomes.created + outcomes.already_created + outcomes.parked + outcomes.held;
+    this.deps.logger.info({ webhookId, ...outcomes, releaseEventId: release.id }, 'hold released: held deliveries dispatched');
+    this.deps.onReleased?.(webhookId, count);
+  }
+
+  /** Where the hold this release ends began: the WebhookHeld that found the webhook not held. */
+  private async holdStart(webhookId: string, release: RecordedEvent): Promise<GlobalPosition | undefined> {
+    const events = await this.deps.store.readStream(Streams.webhook(webhookId), { maxCount: Number(release.revision) + 1 });
+    let start: GlobalPosition | undefined;
+    for (const event of events) {
+      if (event.revision >= release.revision) break;
+      if (event.type === 'WebhookHeld' && start === undefined) start = event.position;
+      if (event.type === 'WebhookReleased') start = undefined;
+    }
+    return start;
+  }
+}
+
+function held(event: RecordedEvent): Parameters<DispatchDelivery['execute']>[0] {
+  const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
+  return { delivery: event.data as DeliveryAccepted['data'], position: event.position, eventId: event.id, traceparent, releasing: true };
+}

@@ -1,0 +1,63 @@
+import { Streams } from '@wts/contracts';
+import { isRejection, reject, webhookDecider, type Rejection, type WebhookCommand } from '@wts/domain';
+import type { AdminCall } from '../access/admin-call';
+import type { UseCaseContext } from '../shared/use-case.context';
+import type { WebhookAdminService } from './webhook-admin.service';
+import type { WebhookView } from './webhook.view';
+
+export interface HoldInput {
+  /** ISO 8601 time after which the service releases the hold by itself; null: only an operator does. */
+  readonly releaseAt: string | null;
+}
+
+/** Who released an expired hold, as the event records it. */
+export const HOLD_EXPIRY_ACTOR = 'hold expiry';
+
+/**
+ * Hold and release, the operator's lever in an incident: while held, deliveries are accepted (202)
+ * and kept exactly as before, and the dispatcher makes no run for them; the release makes each of
+ * their runs, in acceptance order (ReleaseDrainWorker). The answers are the webhook's view.
+ */
+export class WebhookHoldService {
+  constructor(
+    private readonly context: UseCaseContext,
+    private readonly webhooks: WebhookAdminService,
+  ) {}
+
+  hold(routineId: string, input: HoldInput, call: AdminCall): Promise<WebhookView | Rejection> {
+    return this.decide(routineId, call, (now) => ({ type: 'HoldWebhook', heldBy: call.actor.display, releaseAt: input.releaseAt, now }));
+  }
+
+  release(routineId: string, call: AdminCall): Promise<WebhookView | Rejection> {
+    return this.decide(routineId, call, (now) => ({ type: 'ReleaseWebhook', releasedBy: call.actor.display, expired: false, now }));
+  }
+
+  /**
+   * Releases every hold whose expiry has passed (called now and then by each ingress replica: the
+   * decider releases only a hold still expired when it decides, and the stream's expected revision
+   * lets one replica's release through, so there is one WebhookReleased per hold). Returns how many
+   * this call released.
+   */
+  async releaseExpired(): Promise<number> {
+    const now = this.context.clock.now();
+    let released = 0;
+    for (const webhook of this.context.config.heldWebhooks()) {
+      const releaseAt = webhook.hold?.releaseAt;
+      if (!releaseAt || Date.parse(releaseAt) > now.getTime()) continue;
+      const command: WebhookCommand = { type: 'ReleaseWebhook', releasedBy: HOLD_EXPIRY_ACTOR, expired: true, now: now.toISOString() };
+      const events = await this.context.runAsService(Streams.webhook(webhook.webhookId), webhookDecider, command);
+      if (!isRejection(events) && events.length > 0) released += 1;
+    }
+    return released;
+  }
+
+  private async decide(routineId: string, call: AdminCall, command: (now: string) => WebhookCommand): Promise<WebhookView | Rejection> {
+    await this.context.freshRoutine(routineId);
+    const routine = this.context.config.routine(routineId);
+    if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
+    const webhook = this.context.config.webhookOfRoutine(routineId);
+    if (!webhook) return reject('webhook_not_configured', 'the routine has no webhook yet: enable it first');
+    const result = await this.context.run(Streams.webhook(webhook.webhookId), webhookDecider, command(this.context.nowIso()), call);
+    return isRejection(result) ? result : this.webhooks.present(routine);
+  }
+}

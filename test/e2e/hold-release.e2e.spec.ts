@@ -1,0 +1,168 @@
+import { comparePositions, SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { eventually } from '@wts/testing';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminClient } from '../support/admin-client';
+import { DeliveryStream, postUntilAccepted, type AcceptedBody } from '../support/delivery-sender';
+import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
+import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
+
+interface WebhookAnswer {
+  readonly held: boolean;
+  readonly held_since: string | null;
+  readonly held_by: string | null;
+  readonly release_at: string | null;
+  readonly held_deliveries: number | null;
+}
+
+/**
+ * Hold and release on the embedded default, both services as separate processes from the build:
+ * a held webhook's 1,000 deliveries are accepted (202) with no run while another webhook's flow; the
+ * release runs them, the dispatcher is killed (-9) in the middle of it and started again, and in the
+ * end every held delivery has exactly one run, made in acceptance order.
+ */
+describe('hold and release (embedded default, kill -9 during the release)', () => {
+  const HELD = 1000;
+  const FLOWING = 100;
+  let dataDir: string;
+  let ingress: ServiceProcess;
+  let dispatcher: ServiceProcess;
+  let admin: AdminClient;
+  let store: SqliteEventStore;
+
+  beforeAll(async () => {
+    assertBuilt();
+    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-hold-'));
+    const port = await freePort();
+    const token = randomBytes(24).toString('base64url');
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ADMIN_TOKEN: token,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
+    };
+    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
+    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
+    ingress.start();
+    dispatcher.start();
+    admin = new AdminClient(`http://127.0.0.1:${port}`, token);
+    await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress to be ready');
+    store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await ingress?.stop();
+    await dispatcher?.stop();
+    await store?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const send = async (url: string, secret: string, count: number, tag: string): Promise<AcceptedBody[]> => {
+    const accepted: AcceptedBody[] = [];
+    const stream = new DeliveryStream(count, async (i) => {
+      accepted.push(
+        await postUntilAccepted({
+          urlFor: () => url,
+          secret,
+          idempotencyKey: `${tag}-${i}`,
+          body: JSON.stringify({ data: { i, tag } }),
+          maxAttempts: 50,
+        }),
+      );
+    });
+    await stream.send(8);
+    return accepted;
+  };
+
+  it('holds 1,000 deliveries without a run, lets another webhook flow, and runs each once, in order, after release', async () => {
+    const held = await admin.setUpWebhook('held@example.com');
+    const flowing = await admin.setUpWebhook('flowing@example.com');
+
+    const hold = await admin.call<WebhookAnswer>('POST', `/admin/routines/${held.routineId}/webhook/hold`, {});
+    expect(hold.status).toBe(200);
+    expect(hold.body).toMatchObject({ held: true, held_by: 'bootstrap token', release_at: null });
+    expect(hold.body.held_since).toEqual(expect.any(String));
+
+    // Held deliveries and another webhook's, at the same time: the other one's runs are made meanwhile.
+    const [heldAccepted] = await Promise.all([
+      send(held.url, held.secret, HELD, 'held'),
+      send(flowing.url, flowing.secret, FLOWING, 'flow'),
+    ]);
+    expect(heldAccepted).toHaveLength(HELD);
+    await eventually(async () => (await createdRuns(store, flowing.routineId)).length === FLOWING, 30_000, 'the other webhook to flow');
+    // The dispatcher has been past the held deliveries (the flowing ones came in between, and after): none has a run.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await createdRuns(store, held.routineId)).toHaveLength(0);
+
+    const view = await eventually(
+      async () => {
+        const answer = await admin.call<WebhookAnswer>('GET', `/admin/routines/${held.routineId}/webhook`);
+        return answer.body.held_deliveries === HELD ? answer.body : undefined;
+      },
+      30_000,
+      'the view to count the held deliveries',
+    );
+    expect(view).toMatchObject({ held: true, held_by: 'bootstrap token' });
+
+    // Release, and kill -9 the dispatcher while it is making the held runs.
+    const released = await admin.call<WebhookAnswer>('POST', `/admin/routines/${held.routineId}/webhook/release`);
+    expect(released.status).toBe(200);
+    expect(released.body.held).toBe(false);
+    const killedAt = await eventually(
+      async () => {
+        const made = (await createdRuns(store, held.routineId)).length;
+        return made >= 20 ? made : undefined;
+      },
+      30_000,
+      'the release to start making runs',
+      5,
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}; dispatcher output:\n${dispatcher.tail()}`);
+    });
+    await dispatcher.kill9();
+    expect(killedAt).toBeLessThan(HELD);
+    const atKill = (await createdRuns(store, held.routineId)).length;
+    dispatcher.start();
+
+    const runs = await eventually(
+      async () => {
+        const made = await createdRuns(store, held.routineId);
+        return made.length >= HELD ? made : undefined;
+      },
+      60_000,
+      `every held delivery to have its run (dispatcher output:\n${dispatcher.tail()})`,
+    );
+    // Exactly one run per held delivery, each the one its delivery names …
+    expect(runs).toHaveLength(HELD);
+    const deliveries = await acceptedDeliveries(store, held.routineId);
+    expect(deliveries).toHaveLength(HELD);
+    const runIdOf = new Map(deliveries.map((d) => [(d.data as { deliveryId: string }).deliveryId, (d.data as { runId: string }).runId]));
+    expect(new Set(runs.map((r) => (r.data as { runId: string }).runId)).size).toBe(HELD);
+    for (const run of runs) {
+      const data = run.data as { deliveryId: string; runId: string };
+      expect(runIdOf.get(data.deliveryId)).toBe(data.runId);
+    }
+    // … made in acceptance order: the runs' order in $all is their deliveries' order.
+    const byPosition = (a: RecordedEvent, b: RecordedEvent): number => comparePositions(a.position, b.position);
+    const deliveryOrder = [...deliveries].sort(byPosition).map((d) => (d.data as { deliveryId: string }).deliveryId);
+    const runOrder = [...runs].sort(byPosition).map((r) => (r.data as { deliveryId: string }).deliveryId);
+    expect(runOrder).toEqual(deliveryOrder);
+    // The kill really fell in the middle of the release.
+    expect(atKill).toBeGreaterThan(0);
+    expect(atKill).toBeLessThan(HELD);
+
+    const after = await eventually(
+      async () => {
+        const answer = await admin.call<WebhookAnswer>('GET', `/admin/routines/${held.routineId}/webhook`);
+        return answer.body.held_deliveries === 0 ? answer.body : undefined;
+      },
+      30_000,
+      'the view to count no waiting delivery',
+    );
+    expect(after).toMatchObject({ held: false, held_since: null, held_by: null });
+  }, 240_000);
+});
