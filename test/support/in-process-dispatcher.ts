@@ -2,6 +2,7 @@ import {
   DispatchDeliveryUseCase,
   ParkDispatchUseCase,
   ReadModelProjector,
+  ReleaseDrainWorker,
   StoreDispatchWorker,
   systemClock,
   type StoreDispatchDependencies,
@@ -29,6 +30,22 @@ export async function startStoreDispatcher(
     park: new ParkDispatchUseCase(store, systemClock),
     logger: SILENT_LOGGER,
     ...overrides,
+  });
+  await worker.start();
+  return worker;
+}
+
+/** Starts the release drain (a released hold's deliveries run, in order), as the run-dispatcher does beside its worker. */
+export async function startReleaseDrain(
+  store: EventStore,
+  checkpointsFrom: { checkpoints(): CheckpointStore },
+): Promise<ReleaseDrainWorker> {
+  const worker = new ReleaseDrainWorker({
+    store,
+    checkpoints: checkpointsFrom.checkpoints(),
+    dispatch: new DispatchDeliveryUseCase(store, systemClock),
+    park: new ParkDispatchUseCase(store, systemClock),
+    logger: SILENT_LOGGER,
   });
   await worker.start();
   return worker;

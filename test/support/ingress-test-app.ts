@@ -5,7 +5,7 @@
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { ReadModelProjector, StoreDispatchWorker } from '@wts/application';
+import type { ReadModelProjector, ReleaseDrainWorker, StoreDispatchWorker } from '@wts/application';
 import { loadConfig, type AppConfig } from '@wts/config';
 import { SqliteEventStore, type EventStore, type RecordedEvent } from '@wts/event-store';
 import { createRateLimiter, openReadModelStore, openSecretSealer, ProviderSignatureVerifier } from '@wts/platform';
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { IngressDependencies } from '../../apps/ingress/src/ingress.composition';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
 import { IngressAdminClient } from './ingress-admin.client';
-import { startFastProjector, startStoreDispatcher } from './in-process-dispatcher';
+import { startFastProjector, startReleaseDrain, startStoreDispatcher } from './in-process-dispatcher';
 import { acceptedDeliveries, allEvents, createdRuns } from './store-inspection';
 import { appendDeliveryOutsideScope } from './undispatchable-delivery';
 
@@ -33,6 +33,7 @@ export interface TestAccess {
 
 export class IngressTestApp extends IngressAdminClient {
   private dispatcher: StoreDispatchWorker | undefined;
+  private releases: ReleaseDrainWorker | undefined;
   private closed = false;
 
   /** False for a replica started on another app's DATA_DIR (the owner removes it). */
@@ -103,11 +104,14 @@ export class IngressTestApp extends IngressAdminClient {
   async startDispatcher(): Promise<void> {
     if (this.dispatcher) return;
     this.dispatcher = await startStoreDispatcher(this.store, this.store);
+    this.releases = await startReleaseDrain(this.store, this.store);
   }
 
   async stopDispatcher(): Promise<void> {
     await this.dispatcher?.stop();
+    await this.releases?.stop();
     this.dispatcher = undefined;
+    this.releases = undefined;
   }
 
   /**

@@ -23,6 +23,8 @@ import {
   WebhookActivityQueries,
   WebhookAdminService,
   WebhookHoldService,
+  RedispatchParkedUseCase,
+  DispatchDeliveryUseCase,
   OperatorAuthenticator,
   cryptoRandom,
   systemClock,
@@ -76,6 +78,7 @@ export interface IngressGraph {
   readonly routines: RoutinesService;
   readonly webhookAdmin: WebhookAdminService;
   readonly holds: WebhookHoldService;
+  readonly redispatch: RedispatchParkedUseCase;
   readonly runQueries: RunQueries;
   readonly webhookActivity: WebhookActivityQueries;
   readonly apiKeys: ApiKeysService;
@@ -123,6 +126,9 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     readModels.waitingDeliveries(routineId, after, cap),
   );
   const holds = new WebhookHoldService(context, webhookAdmin);
+  // Re-dispatch from the page runs the dispatcher's use case here, as `replay --to dispatcher` does
+  // in the command line: the run stream's "must not exist" guard keeps each run single.
+  const redispatch = new RedispatchParkedUseCase(store, new DispatchDeliveryUseCase(store, systemClock), systemClock, cryptoRandom);
   return {
     state,
     feeder,
@@ -130,6 +136,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     routines: new RoutinesService(context),
     webhookAdmin,
     holds,
+    redispatch,
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
     apiKeys: new ApiKeysService(context),
@@ -155,6 +162,7 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(RoutinesService, graph.routines),
     provideValue(WebhookAdminService, graph.webhookAdmin),
     provideValue(WebhookHoldService, graph.holds),
+    provideValue(RedispatchParkedUseCase, graph.redispatch),
     provideValue(RunQueries, graph.runQueries),
     provideValue(WebhookActivityQueries, graph.webhookActivity),
     provideValue(ApiKeysService, graph.apiKeys),

@@ -1107,6 +1107,30 @@ describe('docs/openapi.json', () => {
         throw new Error('no run listed');
       }
 
+      it('hold (400 for a past or offset-less release_at), hold again with an expiry, release, release again; re-dispatch', async () => {
+        const holdPath = `/admin/routines/${routineId}/webhook/hold`;
+        const releasePath = `/admin/routines/${routineId}/webhook/release`;
+        expect((await admin('POST', holdPath, '/admin/routines/{id}/webhook/hold', { release_at: '2020-01-01T00:00:00Z' })).code).toBe(
+          'validation_failed',
+        );
+        expect((await admin('POST', holdPath, '/admin/routines/{id}/webhook/hold', { release_at: '2099-01-01T00:00:00' })).code).toBe(
+          'validation_failed',
+        );
+        const held = await admin('POST', holdPath, '/admin/routines/{id}/webhook/hold', {});
+        expect(held).toMatchObject({ held: true, release_at: null, held_by: expect.any(String), held_since: expect.any(String) });
+        const later = await admin('POST', holdPath, '/admin/routines/{id}/webhook/hold', { release_at: '2099-01-01T00:00:00+01:00' });
+        expect(later).toMatchObject({ held: true, release_at: '2098-12-31T23:00:00.000Z', held_since: held.held_since });
+        const released = await admin('POST', releasePath, '/admin/routines/{id}/webhook/release');
+        expect(released).toMatchObject({ held: false, held_since: null, held_by: null, release_at: null });
+        expect(await admin('POST', releasePath, '/admin/routines/{id}/webhook/release')).toMatchObject({ held: false });
+        const redispatchPath = '/admin/parked/redispatch';
+        expect((await admin('POST', redispatchPath, redispatchPath, { source_event_ids: [] })).code).toBe('validation_failed');
+        expect((await admin('POST', redispatchPath, redispatchPath, { source_event_ids: ['no such park'] })).code).toBe('validation_failed');
+        expect(await admin('POST', redispatchPath, redispatchPath, { source_event_ids: ['00000000-0000-4000-8000-000000000000'] })).toEqual({
+          results: [{ source_event_id: '00000000-0000-4000-8000-000000000000', outcome: 'not_found', run_id: null, detail: expect.any(String) }],
+        });
+      });
+
       it('rotate (a secret only for a provider that takes one), disable, and 409 webhook_not_enabled after disable', async () => {
         const rotatePath = `/admin/routines/${routineId}/webhook/rotate`;
         expect((await admin('POST', rotatePath, '/admin/routines/{id}/webhook/rotate', { secret: 5 })).code).toBe('validation_failed');

@@ -33,6 +33,7 @@ export * from './run/stored-delivery.reader';
 export * from './run/store-dispatch.worker';
 export * from './run/dispatch-until-done';
 export * from './run/release-drain.worker';
+export * from './run/redispatch-parked.usecase';
 export * from './run/stream-history.cache';
 export * from './run/routine-history.cache';
 export * from './access/admin-call';

@@ -39,7 +39,7 @@ export type ApiKeyEvent = ApiKeyIssued | ApiKeyRevoked;
 export type OperatorActionRecorded = Event<
   'OperatorActionRecorded',
   {
-    readonly action: 'replay' | 'rebuild_read_models' | 'rotate_encryption_key';
+    readonly action: 'replay' | 'rebuild_read_models' | 'rotate_encryption_key' | 'redispatch_parked';
     /** What the operator asked for (options as given, never a credential). */
     readonly detail: Readonly<Record<string, string | number | boolean | null>>;
     readonly at: string;

@@ -19,6 +19,8 @@ function operatorActionTarget(action: OperatorActionRecorded['data']['action']):
       return 'read_models';
     case 'rotate_encryption_key':
       return 'signing_secrets';
+    case 'redispatch_parked':
+      return 'parked';
     default:
       return 'event_store';
   }

@@ -1,0 +1,77 @@
+import { Streams, type DeliveryAccepted, type DispatchParked, type OperatorActionRecorded } from '@wts/contracts';
+import type { EventStore } from '@wts/event-store';
+import type { AdminCall } from '../access/admin-call';
+import { causedBy, toAppend } from '../shared/event-envelope';
+import type { Clock, RandomSource } from '../shared/runtime.ports';
+import { childTraceparent } from '../shared/trace-context';
+import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
+
+/** The most parked deliveries one request re-dispatches (one at a time, in the order given). */
+export const MAX_REDISPATCH = 100;
+
+export type RedispatchOutcome = DispatchOutcome['kind'] | 'not_found' | 'not_redispatchable';
+
+export interface RedispatchResult {
+  readonly source_event_id: string;
+  readonly outcome: RedispatchOutcome;
+  readonly run_id: string | null;
+  readonly detail: string | null;
+}
+
+/**
+ * Re-dispatch from the Config page, what `replay --to dispatcher` does from the command line: each
+ * parked delivery's DeliveryAccepted, read from the store, is handed to the dispatcher's own use
+ * case again (its run made at most once: the run stream's "must not exist" guard). One that fails
+ * again is parked again (a no-op: its park is kept); one accepted while its webhook was held waits
+ * for the release. A park with no stored delivery behind it (a forged or undecodable Kafka message)
+ * has nothing to run. The operator is recorded first, as the command line records a replay.
+ */
+export class RedispatchParkedUseCase {
+  constructor(
+    private readonly store: EventStore,
+    private readonly dispatch: DispatchDelivery,
+    private readonly clock: Clock,
+    private readonly random: RandomSource,
+  ) {}
+
+  async execute(sourceEventIds: readonly string[], call: AdminCall): Promise<RedispatchResult[]> {
+    const traceparent = await this.recordOperator(sourceEventIds, call);
+    const results: RedispatchResult[] = [];
+    for (const sourceEventId of sourceEventIds) results.push(await this.redispatch(sourceEventId, traceparent));
+    return results;
+  }
+
+  private async redispatch(sourceEventId: string, traceparent: string): Promise<RedispatchResult> {
+    const [park] = await this.store.readStream(Streams.parked(sourceEventId), { maxCount: 1 });
+    if (park?.type !== 'DispatchParked') return result(sourceEventId, 'not_found', null, 'no parked delivery with this id');
+    const { deliveryId } = park.data as DispatchParked['data'];
+    const [accepted] = deliveryId ? await this.store.readStream(Streams.delivery(deliveryId), { maxCount: 1 }) : [];
+    if (accepted?.type !== 'DeliveryAccepted') {
+      return result(sourceEventId, 'not_redispatchable', null, 'no accepted delivery is stored behind this park (a message the store never confirmed)');
+    }
+    const delivery = accepted.data as DeliveryAccepted['data'];
+    const outcome = await this.dispatch.execute({ delivery, position: accepted.position, eventId: accepted.id, traceparent });
+    const detail = outcome.kind === 'parked' ? outcome.error : outcome.kind === 'held' ? 'its webhook was held when it was accepted: it runs on release' : null;
+    return result(sourceEventId, outcome.kind, outcome.runId, detail);
+  }
+
+  /** One OperatorActionRecorded before anything is dispatched: the audit trail names who re-dispatched what. */
+  private async recordOperator(sourceEventIds: readonly string[], call: AdminCall): Promise<string> {
+    const id = this.random.uuid();
+    const event: OperatorActionRecorded = {
+      type: 'OperatorActionRecorded',
+      data: {
+        action: 'redispatch_parked',
+        detail: { count: sourceEventIds.length, source_event_ids: sourceEventIds.join(',').slice(0, 1000) },
+        at: this.clock.now().toISOString(),
+      },
+    };
+    const context = causedBy(id, id, childTraceparent(call.traceparent, this.random), call.actor);
+    await this.store.append(Streams.operatorAction(id), toAppend([event], context, () => id), 'no_stream');
+    return context.traceparent;
+  }
+}
+
+function result(sourceEventId: string, outcome: RedispatchOutcome, runId: string | null, detail: string | null): RedispatchResult {
+  return { source_event_id: sourceEventId, outcome, run_id: runId, detail };
+}
