@@ -1125,10 +1125,16 @@ describe('docs/openapi.json', () => {
         expect(await admin('POST', releasePath, '/admin/routines/{id}/webhook/release')).toMatchObject({ held: false });
         const redispatchPath = '/admin/parked/redispatch';
         expect((await admin('POST', redispatchPath, redispatchPath, { source_event_ids: [] })).code).toBe('validation_failed');
-        expect((await admin('POST', redispatchPath, redispatchPath, { source_event_ids: ['no such park'] })).code).toBe('validation_failed');
-        expect(await admin('POST', redispatchPath, redispatchPath, { source_event_ids: ['00000000-0000-4000-8000-000000000000'] })).toEqual({
-          results: [{ source_event_id: '00000000-0000-4000-8000-000000000000', outcome: 'not_found', run_id: null, detail: expect.any(String) }],
-        });
+        expect((await admin('POST', redispatchPath, redispatchPath, { source_event_ids: ['no such park'] })).code).toBe(
+          'validation_failed',
+        );
+        expect(await admin('POST', redispatchPath, redispatchPath, { source_event_ids: ['00000000-0000-4000-8000-000000000000'] })).toEqual(
+          {
+            results: [
+              { source_event_id: '00000000-0000-4000-8000-000000000000', outcome: 'not_found', run_id: null, detail: expect.any(String) },
+            ],
+          },
+        );
       });
 
       it('rotate (a secret only for a provider that takes one), disable, and 409 webhook_not_enabled after disable', async () => {

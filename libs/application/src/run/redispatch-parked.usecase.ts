@@ -47,11 +47,21 @@ export class RedispatchParkedUseCase {
     const { deliveryId } = park.data as DispatchParked['data'];
     const [accepted] = deliveryId ? await this.store.readStream(Streams.delivery(deliveryId), { maxCount: 1 }) : [];
     if (accepted?.type !== 'DeliveryAccepted') {
-      return result(sourceEventId, 'not_redispatchable', null, 'no accepted delivery is stored behind this park (a message the store never confirmed)');
+      return result(
+        sourceEventId,
+        'not_redispatchable',
+        null,
+        'no accepted delivery is stored behind this park (a message the store never confirmed)',
+      );
     }
     const delivery = accepted.data as DeliveryAccepted['data'];
     const outcome = await this.dispatch.execute({ delivery, position: accepted.position, eventId: accepted.id, traceparent });
-    const detail = outcome.kind === 'parked' ? outcome.error : outcome.kind === 'held' ? 'its webhook was held when it was accepted: it runs on release' : null;
+    const detail =
+      outcome.kind === 'parked'
+        ? outcome.error
+        : outcome.kind === 'held'
+          ? 'its webhook was held when it was accepted: it runs on release'
+          : null;
     return result(sourceEventId, outcome.kind, outcome.runId, detail);
   }
 
@@ -67,7 +77,11 @@ export class RedispatchParkedUseCase {
       },
     };
     const context = causedBy(id, id, childTraceparent(call.traceparent, this.random), call.actor);
-    await this.store.append(Streams.operatorAction(id), toAppend([event], context, () => id), 'no_stream');
+    await this.store.append(
+      Streams.operatorAction(id),
+      toAppend([event], context, () => id),
+      'no_stream',
+    );
     return context.traceparent;
   }
 }
