@@ -1,0 +1,195 @@
+import { Streams, type DeliveryAccepted, type ServiceEvent } from '@wts/contracts';
+import { SqliteEventStore } from '@wts/event-store';
+import { eventually } from '@wts/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toAppend } from '../shared/event-envelope';
+import { systemClock } from '../shared/system-runtime.adapter';
+import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
+import { ParkDispatchUseCase } from './park-dispatch.usecase';
+import { RELEASE_CHECKPOINT, ReleaseDrainWorker, releaseDrainCheckpoint } from './release-drain.worker';
+
+const ROUTINE = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
+const ACCOUNT = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
+const HELD = 'whk_HELDHELDHELDHELDHELDH';
+const OTHER = 'whk_OTHEROTHEROTHEROTHERO';
+const T0 = '2026-01-01T00:00:00.000Z';
+const LOGGER = { info: (): void => undefined, error: (): void => undefined };
+
+/** Counts what reaches the dispatcher's use case, and can stop answering after `failAfter` calls (a crash mid-release). */
+class CountingDispatch extends DispatchDeliveryUseCase {
+  readonly seen: string[] = [];
+  failAfter = Infinity;
+  private crashed: (error: Error) => void = () => undefined;
+  private readonly crash = new Promise<never>((_resolve, reject) => {
+    this.crashed = reject;
+  });
+  constructor(store: SqliteEventStore) {
+    super(store, systemClock);
+    this.crash.catch(() => undefined);
+  }
+  /** The call in flight fails now (the process it ran in is gone). */
+  kill(): void {
+    this.crashed(new Error('killed'));
+  }
+  override async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
+    if (this.seen.length >= this.failAfter) return this.crash;
+    this.seen.push(input.delivery.deliveryId);
+    return super.execute(input);
+  }
+}
+
+describe('ReleaseDrainWorker', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  let n = 0;
+  const context = { correlationId: 'c', causationId: 'c', traceparent: '' };
+  const newId = (): string => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+  const revisions = new Map<string, number>();
+
+  async function append(streamId: string, event: ServiceEvent): Promise<void> {
+    const expected = revisions.has(streamId) ? BigInt(revisions.get(streamId) as number) : 'no_stream';
+    const result = await store.append(streamId, toAppend([event], context, newId), expected);
+    if (result.kind !== 'appended') throw new Error(`not appended to ${streamId}`);
+    revisions.set(streamId, (revisions.get(streamId) ?? -1) + 1);
+  }
+
+  async function deliver(webhookId: string, i: number): Promise<string> {
+    const suffix = `${webhookId.slice(4, 8)}${String(i).padStart(18, '0')}`;
+    const data: DeliveryAccepted['data'] = {
+      deliveryId: `dlv_${suffix}`,
+      webhookId,
+      routineId: ROUTINE,
+      runId: `run_${suffix}`,
+      triggerAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+      payload: { format: 'text', text: `delivery ${i}` },
+      contentType: 'text/plain',
+      idempotencyKey: null,
+      requestDigest: 'a'.repeat(64),
+      receivedAt: T0,
+    };
+    await append(Streams.delivery(data.deliveryId), { type: 'DeliveryAccepted', data });
+    return data.deliveryId;
+  }
+
+  const held = (webhookId: string): ServiceEvent => ({
+    type: 'WebhookHeld',
+    data: { webhookId, heldAt: T0, heldBy: 'ada', releaseAt: null },
+  });
+  const released = (webhookId: string): ServiceEvent => ({
+    type: 'WebhookReleased',
+    data: { webhookId, releasedAt: T0, releasedBy: 'ada', expired: false },
+  });
+
+  async function runsInOrder(): Promise<string[]> {
+    const runs = await store.readAll({ limit: 10_000, filter: { streamPrefixes: ['run-'] } });
+    return runs.map((run) => (run.data as { deliveryId: string }).deliveryId);
+  }
+
+  function worker(dispatch: DispatchDeliveryUseCase, onReleased?: (webhookId: string, count: number) => void): ReleaseDrainWorker {
+    return new ReleaseDrainWorker({
+      store,
+      checkpoints: store.checkpoints(),
+      dispatch,
+      park: new ParkDispatchUseCase(store, systemClock),
+      logger: LOGGER,
+      options: { pageSize: 7, retryDelayMs: 5, maxRetryDelayMs: 10 },
+      ...(onReleased ? { onReleased } : {}),
+    });
+  }
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wts-release-'));
+    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    revisions.clear();
+    await append(Streams.routine(ROUTINE), {
+      type: 'RoutineCreated',
+      data: { routineId: ROUTINE, name: 'T', instructions: 'i', tools: [], mode: 'supervised', accountScope: [ACCOUNT], createdAt: T0 },
+    });
+    for (const webhookId of [HELD, OTHER]) {
+      await append(Streams.webhook(webhookId), {
+        type: 'WebhookEnabled',
+        data: {
+          webhookId,
+          routineId: ROUTINE,
+          secretDigest: 'b'.repeat(64),
+          defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+          accountOverrideAllowed: false,
+          enabledAt: T0,
+        },
+      });
+    }
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs exactly the held webhook's deliveries between hold and release, in order, across pages; each hold its own range", async () => {
+    await deliver(HELD, 0); // before the hold: not the drain's
+    await append(Streams.webhook(HELD), held(HELD));
+    const firstHold: string[] = [];
+    for (let i = 1; i <= 20; i++) {
+      firstHold.push(await deliver(HELD, i));
+      await deliver(OTHER, i); // interleaved: never the drain's
+    }
+    await append(Streams.webhook(HELD), released(HELD));
+    await deliver(HELD, 100); // after the release: not the drain's
+    await append(Streams.webhook(HELD), held(HELD));
+    const secondHold = [await deliver(HELD, 200), await deliver(HELD, 201)];
+    await append(Streams.webhook(HELD), released(HELD));
+
+    const dispatch = new CountingDispatch(store);
+    const releases: [string, number][] = [];
+    const drain = worker(dispatch, (webhookId, count) => releases.push([webhookId, count]));
+    await drain.start();
+    await eventually(() => releases.length === 2 || undefined, 10_000, 'both releases drained', 10).finally(() => drain.stop());
+
+    expect(releases).toEqual([
+      [HELD, 20],
+      [HELD, 2],
+    ]);
+    expect(dispatch.seen).toEqual([...firstHold, ...secondHold]);
+    expect(await runsInOrder()).toEqual([...firstHold, ...secondHold]);
+    expect(await store.checkpoints().load(RELEASE_CHECKPOINT)).toBeDefined();
+
+    // Started again from its checkpoint: nothing is dispatched twice.
+    const again = new CountingDispatch(store);
+    const second = worker(again);
+    await second.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await second.stop();
+    expect(again.seen).toEqual([]);
+  });
+
+  it('stopped in the middle of a release (a crash), a new worker resumes from its page checkpoint: every run once, in order', async () => {
+    await append(Streams.webhook(HELD), held(HELD));
+    const deliveries: string[] = [];
+    for (let i = 1; i <= 30; i++) deliveries.push(await deliver(HELD, i));
+    await append(Streams.webhook(HELD), released(HELD));
+    const [release] = (await store.readStream(Streams.webhook(HELD))).filter((event) => event.type === 'WebhookReleased');
+
+    const crashing = new CountingDispatch(store);
+    crashing.failAfter = 17;
+    const first = worker(crashing);
+    await first.start();
+    await eventually(() => crashing.seen.length === 17 || undefined, 10_000, '17 dispatched', 10);
+    // As if killed: its dispatch never answers again; what it did not checkpoint is left.
+    const stopping = first.stop();
+    crashing.kill();
+    await stopping;
+    const progress = await store.checkpoints().load(releaseDrainCheckpoint(release!.id));
+    expect(progress).toBeDefined(); // pages of 7: two were done
+
+    const resumed = new CountingDispatch(store);
+    const releases: number[] = [];
+    const second = worker(resumed, (_webhookId, count) => releases.push(count));
+    await second.start();
+    await eventually(() => releases.length === 1 || undefined, 10_000, 'the release drained', 10).finally(() => second.stop());
+    // Resumed after the last page checkpointed (14 deliveries), not from the start.
+    expect(resumed.seen).toEqual(deliveries.slice(14));
+    expect(await runsInOrder()).toEqual(deliveries);
+  });
+});
