@@ -162,7 +162,10 @@ describe('ConfigurationState', () => {
       type: 'WebhookHeld',
       data: { webhookId: WEBHOOK, heldAt, heldBy: 'ada', releaseAt },
     });
-    const released: ServiceEvent = { type: 'WebhookReleased', data: { webhookId: WEBHOOK, releasedAt: T0, releasedBy: 'ada', expired: false } };
+    const released: ServiceEvent = {
+      type: 'WebhookReleased',
+      data: { webhookId: WEBHOOK, releasedAt: T0, releasedBy: 'ada', expired: false },
+    };
     state.apply(at(stream, 0, webhookEnabled));
     expect(state.holdStartOf(WEBHOOK)).toBeUndefined();
     expect(state.heldWebhooks()).toEqual([]);
