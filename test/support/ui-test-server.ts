@@ -1,12 +1,21 @@
 /**
  * Harness for the Config page tests: an in-process ingress on a free 127.0.0.1 port whose
  * PUBLIC_BASE_URL is that very address (so the URL the page shows is the one a sender uses), a
- * fresh temp DATA_DIR with the SQLite store, an in-process dispatcher so runs appear, and
- * headless Chromium (Debian's package) driven by playwright-core.
+ * fresh temp DATA_DIR with the SQLite store, an in-process dispatcher so runs appear (the store
+ * worker, and the release drain that runs a released hold's deliveries, as the run-dispatcher
+ * composes them), and headless Chromium (Debian's package) driven by playwright-core.
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { AccessTokenVerifier, ReadModelProjector, StoreDispatchWorker } from '@wts/application';
+import {
+  DispatchDeliveryUseCase,
+  systemClock,
+  type ReleaseDrainWorker,
+  type AccessTokenVerifier,
+  type DeliveryToDispatch,
+  type ReadModelProjector,
+  type StoreDispatchWorker,
+} from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore, openSecretSealer, ProviderSignatureVerifier } from '@wts/platform';
@@ -16,7 +25,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
 import type { SignInSettings } from '../../apps/ingress/src/ui/sign-in.settings';
-import { startFastProjector, startStoreDispatcher } from './in-process-dispatcher';
+import { startFastProjector, startReleaseDrain, startStoreDispatcher } from './in-process-dispatcher';
 import { IngressHttpClient } from './ingress-http.client';
 import { freePort } from './service-processes';
 import { appendDeliveryOutsideScope } from './undispatchable-delivery';
@@ -79,6 +88,10 @@ export class UiTestServer {
     private readonly app: NestFastifyApplication,
     private readonly store: SqliteEventStore,
     private readonly dispatcher: StoreDispatchWorker,
+    /** Runs a released hold's deliveries, in acceptance order, as the run-dispatcher process does. */
+    private readonly releases: ReleaseDrainWorker,
+    /** Webhooks whose deliveries the store worker fails on (dispatchFailsFor). */
+    private readonly failingWebhooks: Set<string>,
     /** The read-model projector, as the run-dispatcher process runs it. */
     private readonly projector: ReadModelProjector,
     private readonly dataDir: string,
@@ -108,9 +121,33 @@ export class UiTestServer {
       signatures: new ProviderSignatureVerifier(),
     });
     await app.listen({ port, host: '127.0.0.1' });
-    const dispatcher = await startStoreDispatcher(store, store);
+    // The store worker, its dispatch failing (as a bug would) for the webhooks a test names, and
+    // retrying quickly, so such a delivery is parked in well under a second.
+    const failingWebhooks = new Set<string>();
+    const dispatch = new DispatchDeliveryUseCase(store, systemClock);
+    const dispatcher = await startStoreDispatcher(store, store, {
+      dispatch: {
+        execute: (input: DeliveryToDispatch) =>
+          failingWebhooks.has(input.delivery.webhookId)
+            ? Promise.reject(new Error('simulated dispatcher fault (ui-test-server)'))
+            : dispatch.execute(input),
+      },
+      options: { retryDelayMs: 20, maxRetryDelayMs: 100 },
+    });
+    const releases = await startReleaseDrain(store, store);
     const projector = startFastProjector(store, readModels);
-    return new UiTestServer(app, store, dispatcher, projector, dataDir, baseUrl, port);
+    return new UiTestServer(app, store, dispatcher, releases, failingWebhooks, projector, dataDir, baseUrl, port);
+  }
+
+  /**
+   * While `failing`, the dispatcher's store worker fails on every delivery of the webhook (as a bug
+   * would): after DISPATCH_ATTEMPTS_BEFORE_PARKING attempts it parks it (`dispatch_failed`). Set
+   * back to false, the cause is fixed: a re-dispatch makes the run. The ingress's own dispatch
+   * (re-dispatch from the admin API) never fails.
+   */
+  dispatchFailsFor(webhookId: string, failing: boolean): void {
+    if (failing) this.failingWebhooks.add(webhookId);
+    else this.failingWebhooks.delete(webhookId);
   }
 
   /** See appendDeliveryOutsideScope: a delivery the dispatcher parks. */
@@ -121,6 +158,7 @@ export class UiTestServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.releases.stop();
     await this.dispatcher.stop();
     await this.projector.stop();
     await this.app.close();

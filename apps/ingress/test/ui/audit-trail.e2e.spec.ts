@@ -146,6 +146,8 @@ describe('Config page: the audit trail (browser)', () => {
 
     await page.fill('#audit-actor', 'viewer automation');
     await page.click('#audit-filter-submit');
+    // The unfiltered list holds a denied line too: wait for the filtered list itself (one line).
+    await page.locator('#audit-list > li').nth(1).waitFor({ state: 'detached' });
     await page.locator('#audit-list > li.audit-denied').first().waitFor();
     const viewers = await lines();
     expect(viewers).toEqual([

@@ -1,10 +1,12 @@
 // The Config page's listings, newest first, each with "Show older" (the API's cursors): recent
-// deliveries (each opening its run record), rejected attempts, parked deliveries.
+// deliveries (each opening its run record), rejected attempts, parked deliveries (their selection
+// and re-dispatch outcomes are parked-redispatch.js's).
 import { byId, clear, h, setError, show, timeElement } from './dom.js';
 import { attemptReasonLabel } from './labels.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { routinePath } from './config-state.js';
 import { openRun } from './run-record.js';
+import { parkedFirstCell, parkedOutcomeCell, renderControls, resetParkedRows } from './parked-redispatch.js';
 
 const DELIVERY_LIMIT = 20;
 
@@ -122,7 +124,10 @@ export async function loadParked({ older = false } = {}) {
     cursors.parked = answer.json.next_cursor ?? null;
     show(byId('more-parked'), cursors.parked !== null);
     const body = byId('parked-body');
-    if (!older) clear(body);
+    if (!older) {
+      clear(body);
+      resetParkedRows();
+    }
     const empty = body.children.length === 0 && parked.length === 0;
     show(byId('parked-empty'), empty);
     show(byId('parked-table'), !empty);
@@ -131,12 +136,14 @@ export async function loadParked({ older = false } = {}) {
         h(
           'tr',
           { 'data-id': entry.delivery_id ?? entry.source_event_id },
-          h('td', {}, timeElement(entry.parked_at)),
+          h('td', {}, ...parkedFirstCell(entry)),
           h('td', { text: entry.delivery_id ?? entry.source_stream }),
           h('td', { text: entry.error }),
+          parkedOutcomeCell(entry),
         ),
       );
     }
+    renderControls();
   } catch (failure) {
     if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
   }

@@ -1,9 +1,10 @@
 // A routine's Config page, Webhook section: state, setup (default account, override, Enable),
-// the secret shown once (enable, rotate), Rotate, Disable, test delivery, recent deliveries and
-// their runs, rejected attempts, parked deliveries, and the routine's audit trail (who did what).
-// Listings page with "Show older" (the API's cursors). Every value from the server reaches the
-// page as text only. One module a view: webhook-panel, secret-panel, test-delivery,
-// activity-listings, run-record, audit-trail; what they share is in config-state.
+// the secret shown once (enable, rotate), Rotate, Disable, Hold and Release, test delivery, recent
+// deliveries and their runs, rejected attempts, parked deliveries (and re-dispatching them), and
+// the routine's audit trail (who did what). Listings page with "Show older" (the API's cursors).
+// Every value from the server reaches the page as text only. One module a view: webhook-panel,
+// hold-panel, secret-panel, test-delivery, activity-listings, parked-redispatch, run-record,
+// audit-trail; what they share is in config-state.
 import { byId, setError, show } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { withSession } from './sign-in-panel.js';
@@ -11,6 +12,8 @@ import { gate } from './roles.js';
 import { loaded, routineId, routinePath } from './config-state.js';
 import { configureAudit, loadAudit, wireAuditTrail } from './audit-trail.js';
 import { renderRoutine, renderWebhook, wireWebhookPanel } from './webhook-panel.js';
+import { wireHoldPanel } from './hold-panel.js';
+import { wireParkedRedispatch } from './parked-redispatch.js';
 import { wireSecretPanel } from './secret-panel.js';
 import { wireTestDelivery } from './test-delivery.js';
 import { loadAttempts, loadDeliveries, loadParked, wireActivityListings } from './activity-listings.js';
@@ -49,9 +52,11 @@ async function loadAll() {
 }
 
 wireWebhookPanel();
+wireHoldPanel({ changed: () => renderWebhook({ resetForm: true }) });
 wireSecretPanel();
 wireTestDelivery();
 wireActivityListings();
+wireParkedRedispatch();
 wireRunRecord();
 wireAuditTrail();
 configureAudit({ routineId });

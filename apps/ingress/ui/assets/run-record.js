@@ -2,6 +2,21 @@
 // as stored, its initial message.
 import { byId, clear, setError, show, timeElement } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
+import { loaded } from './config-state.js';
+
+/** Why a run is missing: the page's own words (the dispatcher is about to make it), or a hold's. */
+let missingText = null;
+const HELD_TEXT =
+  "This run does not exist yet: the webhook's runs are held. The delivery is kept, and its run is created when the hold is released, in the order the deliveries arrived.";
+const DRAINING_TEXT =
+  'This run does not exist yet: the hold was released and the held deliveries are being run in the order they arrived. Try again in a moment.';
+
+function whyMissing() {
+  const webhook = loaded.webhook;
+  if (webhook?.held) return HELD_TEXT;
+  if ((webhook?.held_deliveries ?? 0) > 0) return DRAINING_TEXT;
+  return missingText;
+}
 
 /**
  * The payload exactly as stored: `GET /admin/runs/{id}` splices it in verbatim as the last
@@ -24,6 +39,8 @@ export async function openRun(runId, trigger) {
   try {
     const answer = await api('GET', `/admin/runs/${encodeURIComponent(runId)}`);
     const found = answer.status === 200;
+    missingText ??= byId('run-missing').textContent;
+    byId('run-missing').textContent = whyMissing();
     byId('run-title').textContent = `Run ${runId}`;
     show(byId('run-missing'), !found);
     show(byId('run-facts'), found);

@@ -1,8 +1,8 @@
 // The Config page's routine facts and Webhook section: state, setup (verification, default
 // account, override, Enable), Rotate and Disable behind a confirmation dialog — or, for a webhook
 // whose secret is the provider's (GitHub, Stripe), Rotate through a small form that takes the new
-// one. Enabling, rotating and disabling need the operator role: below it the controls are hidden
-// and the section says why.
+// one. The hold (Hold runs, Release) is hold-panel.js's part of the section. Enabling, rotating and
+// disabling need the operator role: below it the controls are hidden and the section says why.
 import { announce, byId, copyText, setError, show } from './dom.js';
 import { STATE_LABELS, badgeOf, verificationLabel } from './labels.js';
 import { SignedOutError, api, describeFailure } from './session.js';
@@ -12,6 +12,7 @@ import { loadAttempts } from './activity-listings.js';
 import { confirmAction } from './confirm-dialog.js';
 import { may, roleNote } from './roles.js';
 import { loadAudit } from './audit-trail.js';
+import { renderHold } from './hold-panel.js';
 import {
   forgetPastedSecret,
   isSigned,
@@ -94,6 +95,7 @@ export function renderWebhook({ resetForm }) {
   show(byId('test-signed'), elsewhere !== null);
   byId('test-secret-help').textContent =
     currentSecret() === null ? 'Paste the secret here: the page has no secret on screen.' : 'Leave empty to use the secret shown above.';
+  renderHold();
 }
 
 function renderSetupForm() {
