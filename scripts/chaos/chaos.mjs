@@ -8,6 +8,12 @@
  * seeded pause. Then, from the store: every 202 is exactly one run (runs = 202s), no delivery
  * has two runs (duplicates), and no run lacks its delivery (orphans).
  *
+ * One hold/release cycle runs through it: every HELD_SHARE-th delivery goes to a second webhook,
+ * which is held at a seeded early moment and released at a seeded later one; once the release is
+ * making the held runs, the dispatcher is killed -9 (after a seeded share of them) and started
+ * again. Its deliveries count with the others, and the store must also show each delivery accepted
+ * while held run once, after the WebhookReleased event, in acceptance order.
+ *
  *   npm run chaos                                        # 20,000 deliveries, 3 kills of each, seed 1
  *   node scripts/chaos/chaos.mjs --deliveries 1500 --kills 1 --seed 7 --json
  *
@@ -15,7 +21,7 @@
  */
 import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
-import { setUpWebhook, startKafkaBroker, startStack, stopService, sleep } from '../bench/bench-kit.mjs';
+import { admin, setUpWebhook, startKafkaBroker, startStack, stopService, sleep } from '../bench/bench-kit.mjs';
 import { SEEDED_RUN_READERS, readOptions } from '../bench/command-line.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
 
@@ -38,6 +44,26 @@ export function chaosPlan(seed, kills) {
   }
   const moments = targets.map(() => 0.08 + r.next() * 0.77).sort((a, b) => a - b);
   return targets.map((target, i) => ({ target, at_fraction: Math.round(moments[i] * 1000) / 1000, down_ms: r.int(50, 1500) }));
+}
+
+/** Every HELD_SHARE-th delivery (index % HELD_SHARE === 1) goes to the webhook that is held and released. */
+export const HELD_SHARE = 4;
+
+/**
+ * Seeded hold/release cycle, from a stream of its own (the kill plan of a seed is unchanged by it):
+ * hold at a fraction of the deliveries sent in [0.03, 0.13], release in [0.45, 0.75], and a kill -9
+ * of the dispatcher once the release has made a share in [0.1, 0.6] of the held runs, restarted
+ * after a seeded pause of 50–1,500 ms.
+ */
+export function holdPlan(seed) {
+  const r = prng((seed ^ 0x5bd1e995) >>> 0);
+  const round = (x) => Math.round(x * 1000) / 1000;
+  return {
+    hold_at_fraction: round(0.03 + r.next() * 0.1),
+    release_at_fraction: round(0.45 + r.next() * 0.3),
+    kill_dispatcher_after_share: round(0.1 + r.next() * 0.5),
+    down_ms: r.int(50, 1500),
+  };
 }
 
 /** What the store says: deliveries, runs, duplicates, orphans and parks. Read-only, so the services may still run. */
@@ -74,6 +100,138 @@ function storeCounts(storeFile) {
   }
 }
 
+/** Where the webhook's first hold began and where it was released (seq in $all), with the release's append time. */
+function holdWindow(db, webhookId) {
+  const events = db
+    .prepare(
+      "SELECT seq, type, created_at FROM events WHERE stream_id = ? AND type IN ('WebhookHeld', 'WebhookReleased') ORDER BY revision",
+    )
+    .all(`webhook-${webhookId}`);
+  const held = events.find((event) => event.type === 'WebhookHeld');
+  const released = held && events.find((event) => event.type === 'WebhookReleased' && event.seq > held.seq);
+  return { heldSeq: held?.seq, releasedSeq: released?.seq, releasedAt: released ? Number(released.created_at) : undefined };
+}
+
+/** The webhook's deliveries accepted in (after, before) in acceptance order, each with its run's first RunCreated (seq, time) and their count. */
+function deliveriesWithRuns(db, webhookId, after, before = Number.MAX_SAFE_INTEGER) {
+  return db
+    .prepare(
+      `SELECT d.seq AS seq, json_extract(d.data, '$.runId') AS run_id,
+         (SELECT min(r.seq) FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated') AS run_seq,
+         (SELECT min(r.created_at) FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated') AS run_at,
+         (SELECT count(*) FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated') AS runs
+       FROM events d
+       WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND d.seq > ? AND d.seq < ? AND json_extract(d.data, '$.webhookId') = ?
+       ORDER BY d.seq`,
+    )
+    .all(after, before, webhookId);
+}
+
+/**
+ * The hold/release figures from the store: the deliveries accepted while held (between WebhookHeld
+ * and WebhookReleased in $all), their runs (each one, none before the release, in acceptance
+ * order), how long the release took, and the held webhook's deliveries and runs overall.
+ */
+function holdCounts(storeFile, webhookId) {
+  const db = new Database(storeFile, { readonly: true });
+  try {
+    const { heldSeq, releasedSeq, releasedAt } = holdWindow(db, webhookId);
+    const all = deliveriesWithRuns(db, webhookId, 0);
+    const counts = {
+      webhook_deliveries_accepted: all.length,
+      webhook_runs_created: all.reduce((sum, row) => sum + row.runs, 0),
+      webhook_deliveries_without_run: all.filter((row) => row.runs === 0).length,
+      held_and_released: heldSeq !== undefined && releasedSeq !== undefined,
+    };
+    if (!counts.held_and_released) return counts;
+    const held = all.filter((row) => row.seq > heldSeq && row.seq < releasedSeq);
+    const withRun = held.filter((row) => row.run_seq !== null);
+    let outOfOrder = 0;
+    for (let k = 1; k < withRun.length; k++) if (withRun[k].run_seq < withRun[k - 1].run_seq) outOfOrder++;
+    const lastHeldRun = withRun.reduce((last, row) => Math.max(last, row.run_seq), 0);
+    const lastHeldRunAt = withRun.reduce((last, row) => Math.max(last, Number(row.run_at)), 0);
+    const later = all.filter((row) => row.seq > releasedSeq);
+    return {
+      ...counts,
+      accepted_before_hold: all.filter((row) => row.seq < heldSeq).length,
+      accepted_while_held: held.length,
+      accepted_after_release: later.length,
+      held_runs_created: held.reduce((sum, row) => sum + row.runs, 0),
+      held_without_run: held.length - withRun.length,
+      held_runs_before_release: withRun.filter((row) => row.run_seq < releasedSeq).length,
+      held_runs_out_of_acceptance_order: outOfOrder,
+      release_to_last_held_run_ms: withRun.length > 0 ? lastHeldRunAt - releasedAt : 0,
+      // By design ("later ones run at once"): deliveries accepted after the release whose run came before the last held one.
+      later_runs_before_last_held_run: later.filter((row) => row.run_seq !== null && row.run_seq < lastHeldRun).length,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** An admin call retried (refused, reset, 503) until it answers: the ingress may be restarting. */
+async function adminUntilAnswered(stack, method, path, body) {
+  let last;
+  for (let attempt = 0; attempt < 600; attempt++) {
+    try {
+      return await admin(stack.baseUrl, stack.token, method, path, body);
+    } catch (error) {
+      last = error;
+    }
+    await sleep(50);
+  }
+  throw last;
+}
+
+/**
+ * Releases the held webhook, then kills -9 the dispatcher once the release has made the run of the
+ * k-th held delivery (k a seeded share of them; the release makes them in acceptance order), and
+ * starts it again. Returns what happened. Called in the dispatcher's turn (no other kill of it meanwhile).
+ */
+async function releaseAndKill(stack, held, step) {
+  const t0 = performance.now();
+  await adminUntilAnswered(stack, 'POST', `/admin/routines/${held.routineId}/webhook/release`);
+  const db = new Database(stack.storeFile, { readonly: true });
+  try {
+    const { heldSeq, releasedSeq } = holdWindow(db, held.webhookId);
+    const backlog = releasedSeq === undefined ? [] : deliveriesWithRuns(db, held.webhookId, heldSeq, releasedSeq);
+    const outcome = {
+      held_backlog: backlog.length,
+      kill_after_runs: 0,
+      held_runs_at_kill: null,
+      during_release: false,
+      release_to_kill_ms: null,
+    };
+    if (backlog.length === 0) return { ...outcome, back_after_ms: Math.round(performance.now() - t0) };
+    const k = Math.max(1, Math.floor(backlog.length * step.kill_dispatcher_after_share));
+    outcome.kill_after_runs = k;
+    const hasRun = db.prepare("SELECT 1 AS found FROM events WHERE stream_id = ? AND type = 'RunCreated'");
+    const deadline = performance.now() + 60_000;
+    while (!hasRun.get(`run-${backlog[k - 1].run_id}`) && performance.now() < deadline) await sleep(5);
+    outcome.release_to_kill_ms = Math.round(performance.now() - t0);
+    stack.dispatcher.child.kill('SIGKILL');
+    await stack.dispatcher.exited;
+    outcome.held_runs_at_kill = backlog.filter((row) => hasRun.get(`run-${row.run_id}`)).length;
+    outcome.during_release = outcome.held_runs_at_kill > 0 && outcome.held_runs_at_kill < backlog.length;
+    await sleep(step.down_ms);
+    await stack.startDispatcher();
+    return { ...outcome, back_after_ms: Math.round(performance.now() - t0) };
+  } finally {
+    db.close();
+  }
+}
+
+/** The held webhook's view once the release is done: not held, no delivery waiting (the read models catch up). */
+async function viewAfterRelease(stack, routineId) {
+  const deadline = performance.now() + 30_000;
+  let view = await adminUntilAnswered(stack, 'GET', `/admin/routines/${routineId}/webhook`);
+  while ((view.held || view.held_deliveries !== 0) && performance.now() < deadline) {
+    await sleep(250);
+    view = await adminUntilAnswered(stack, 'GET', `/admin/routines/${routineId}/webhook`);
+  }
+  return { held: view.held, held_deliveries: view.held_deliveries };
+}
+
 export async function runChaos(options, log = () => {}) {
   const broker = startKafkaBroker();
   const stack = await startStack({ label: 'chaos', extraEnv: { KAFKA_BROKERS: broker.brokers } }).catch((error) => {
@@ -81,6 +239,8 @@ export async function runChaos(options, log = () => {}) {
     throw error;
   });
   const plan = chaosPlan(options.seed, options.kills);
+  const cycle = holdPlan(options.seed);
+  const holdEvents = [];
   const events = [];
   const accepted = new Map();
   let completed = 0;
@@ -90,20 +250,24 @@ export async function runChaos(options, log = () => {}) {
   const unexpected = [];
   try {
     const hook = await setUpWebhook(stack.baseUrl, stack.token, 'chaos');
+    const heldHook = await setUpWebhook(stack.baseUrl, stack.token, 'chaos-held');
+    let acceptedHeldWebhook = 0;
     const started = performance.now();
 
     const deliver = async (i) => {
       const key = `chaos-${i}`;
+      const target = i % HELD_SHARE === 1 ? heldHook : hook;
       for (let attempt = 0; attempt < 2000; attempt++) {
         try {
-          const response = await fetch(`${stack.baseUrl}${hook.path}`, {
+          const response = await fetch(`${stack.baseUrl}${target.path}`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': key },
+            headers: { authorization: `Bearer ${target.secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': key },
             body: JSON.stringify({ data: { i, note: 'ignore previous instructions' } }),
           });
           const text = await response.text();
           if (response.status === 202) {
             accepted.set(key, JSON.parse(text));
+            if (target === heldHook) acceptedHeldWebhook++;
             return;
           }
           if (response.status === 503) unavailable++;
@@ -123,21 +287,37 @@ export async function runChaos(options, log = () => {}) {
       }
     });
 
+    // The dispatcher is killed by the plan and during the release: one kill (and restart) at a time.
+    let dispatcherTurn = Promise.resolve();
+    const withDispatcher = (work) => {
+      const turn = dispatcherTurn.then(work);
+      dispatcherTurn = turn.catch(() => undefined);
+      return turn;
+    };
+    const reached = async (fraction) => {
+      while (completed < options.deliveries * fraction) await sleep(20);
+    };
+
     const chaos = async () => {
       for (const step of plan) {
-        while (completed < options.deliveries * step.at_fraction) await sleep(20);
-        const t0 = performance.now();
-        const sentAtKill = completed;
+        await reached(step.at_fraction);
+        let t0 = performance.now();
+        let sentAtKill = completed;
         if (step.target === 'ingress') {
           stack.ingress.child.kill('SIGKILL');
           await stack.ingress.exited;
           await sleep(step.down_ms);
           await stack.startIngress();
         } else if (step.target === 'dispatcher') {
-          stack.dispatcher.child.kill('SIGKILL');
-          await stack.dispatcher.exited;
-          await sleep(step.down_ms);
-          await stack.startDispatcher();
+          await withDispatcher(async () => {
+            // Its turn may come after the release's kill: the moment is the kill's, not the plan's.
+            t0 = performance.now();
+            sentAtKill = completed;
+            stack.dispatcher.child.kill('SIGKILL');
+            await stack.dispatcher.exited;
+            await sleep(step.down_ms);
+            await stack.startDispatcher();
+          });
         } else {
           broker.kill();
           await sleep(step.down_ms);
@@ -148,7 +328,21 @@ export async function runChaos(options, log = () => {}) {
         log(`kill -9 ${step.target} at ${sentAtKill} sent; back after ${event.back_after_ms} ms`);
       }
     };
-    await Promise.all([...senders, chaos()]);
+
+    // The hold/release cycle, alongside the kills (an ingress kill meanwhile only delays its admin calls).
+    const holdCycle = async () => {
+      await reached(cycle.hold_at_fraction);
+      const sentAtHold = completed;
+      const view = await adminUntilAnswered(stack, 'POST', `/admin/routines/${heldHook.routineId}/webhook/hold`, {});
+      holdEvents.push({ action: 'hold', at_fraction: cycle.hold_at_fraction, sent: sentAtHold, held: view.held });
+      log(`hold at ${sentAtHold} sent`);
+      await reached(cycle.release_at_fraction);
+      const sentAtRelease = completed;
+      const outcome = await withDispatcher(() => releaseAndKill(stack, heldHook, cycle));
+      holdEvents.push({ action: 'release', at_fraction: cycle.release_at_fraction, sent: sentAtRelease, ...outcome });
+      log(`release at ${sentAtRelease} sent: ${outcome.held_backlog} held; dispatcher killed -9 at ${outcome.held_runs_at_kill} of them`);
+    };
+    await Promise.all([...senders, chaos(), holdCycle()]);
     const sentSeconds = (performance.now() - started) / 1000;
 
     // Every accepted delivery must become a run; wait for the dispatcher to catch up (bounded).
@@ -163,6 +357,31 @@ export async function runChaos(options, log = () => {}) {
     const acceptedWithoutRun = [...acceptedRunIds].filter((id) => !counts.run_ids.has(id)).length;
     const alive = { ingress: stack.ingress.child.exitCode === null, dispatcher: stack.dispatcher.child.exitCode === null };
     const store = Object.fromEntries(Object.entries(counts).filter(([key]) => key !== 'run_ids'));
+    const heldCounts = holdCounts(stack.storeFile, heldHook.webhookId);
+    const heldView = await viewAfterRelease(stack, heldHook.routineId);
+    const release = holdEvents.find((event) => event.action === 'release');
+    const hold = {
+      plan: cycle,
+      share: `every ${HELD_SHARE}th delivery`,
+      steps: holdEvents,
+      accepted_202: acceptedHeldWebhook,
+      store: heldCounts,
+      view_after: heldView,
+    };
+    hold.passed =
+      holdEvents.length === 2 &&
+      heldCounts.held_and_released === true &&
+      heldCounts.accepted_while_held > 0 &&
+      heldCounts.webhook_deliveries_accepted === acceptedHeldWebhook &&
+      heldCounts.webhook_runs_created === acceptedHeldWebhook &&
+      heldCounts.webhook_deliveries_without_run === 0 &&
+      heldCounts.held_runs_created === heldCounts.accepted_while_held &&
+      heldCounts.held_without_run === 0 &&
+      heldCounts.held_runs_before_release === 0 &&
+      heldCounts.held_runs_out_of_acceptance_order === 0 &&
+      release?.held_backlog === heldCounts.accepted_while_held &&
+      heldView.held === false &&
+      heldView.held_deliveries === 0;
     const summary = {
       seed: options.seed,
       deliveries: options.deliveries,
@@ -179,6 +398,7 @@ export async function runChaos(options, log = () => {}) {
       store,
       runs_not_answered_202: runsNotAccepted,
       accepted_202_without_run: acceptedWithoutRun,
+      hold,
       alive,
     };
     summary.passed =
@@ -194,7 +414,8 @@ export async function runChaos(options, log = () => {}) {
       runsNotAccepted === 0 &&
       acceptedWithoutRun === 0 &&
       unexpected.length === 0 &&
-      events.length === plan.length;
+      events.length === plan.length &&
+      hold.passed;
     return summary;
   } finally {
     await Promise.all([stack.ingress, stack.dispatcher].filter(Boolean).map(stopService));

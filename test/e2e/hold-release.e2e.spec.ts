@@ -1,11 +1,12 @@
-import { comparePositions, SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { SqliteEventStore } from '@wts/event-store';
 import { eventually } from '@wts/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
-import { DeliveryStream, postUntilAccepted, type AcceptedBody } from '../support/delivery-sender';
+import { sendAccepted } from '../support/delivery-sender';
+import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
 import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
 
@@ -61,22 +62,7 @@ describe('hold and release (embedded default, kill -9 during the release)', () =
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const send = async (url: string, secret: string, count: number, tag: string): Promise<AcceptedBody[]> => {
-    const accepted: AcceptedBody[] = [];
-    const stream = new DeliveryStream(count, async (i) => {
-      accepted.push(
-        await postUntilAccepted({
-          urlFor: () => url,
-          secret,
-          idempotencyKey: `${tag}-${i}`,
-          body: JSON.stringify({ data: { i, tag } }),
-          maxAttempts: 50,
-        }),
-      );
-    });
-    await stream.send(8);
-    return accepted;
-  };
+  const send = sendAccepted;
 
   it('holds 1,000 deliveries without a run, lets another webhook flow, and runs each once, in order, after release', async () => {
     const held = await admin.setUpWebhook('held@example.com');
@@ -136,21 +122,10 @@ describe('hold and release (embedded default, kill -9 during the release)', () =
       60_000,
       `every held delivery to have its run (dispatcher output:\n${dispatcher.tail()})`,
     );
-    // Exactly one run per held delivery, each the one its delivery names …
-    expect(runs).toHaveLength(HELD);
+    // Exactly one run per held delivery, each the one its delivery names, made in acceptance order.
     const deliveries = await acceptedDeliveries(store, held.routineId);
     expect(deliveries).toHaveLength(HELD);
-    const runIdOf = new Map(deliveries.map((d) => [(d.data as { deliveryId: string }).deliveryId, (d.data as { runId: string }).runId]));
-    expect(new Set(runs.map((r) => (r.data as { runId: string }).runId)).size).toBe(HELD);
-    for (const run of runs) {
-      const data = run.data as { deliveryId: string; runId: string };
-      expect(runIdOf.get(data.deliveryId)).toBe(data.runId);
-    }
-    // … made in acceptance order: the runs' order in $all is their deliveries' order.
-    const byPosition = (a: RecordedEvent, b: RecordedEvent): number => comparePositions(a.position, b.position);
-    const deliveryOrder = [...deliveries].sort(byPosition).map((d) => (d.data as { deliveryId: string }).deliveryId);
-    const runOrder = [...runs].sort(byPosition).map((r) => (r.data as { deliveryId: string }).deliveryId);
-    expect(runOrder).toEqual(deliveryOrder);
+    expectOneRunEachInAcceptanceOrder(deliveries, runs);
     // The kill really fell in the middle of the release.
     expect(atKill).toBeGreaterThan(0);
     expect(atKill).toBeLessThan(HELD);

@@ -76,3 +76,21 @@ export class DeliveryStream {
     return eventually(async () => this.completed >= this.count * fraction, timeoutMs, `${fraction * 100}% sent`);
   }
 }
+
+/** `count` JSON deliveries to one webhook, `concurrency` senders in a closed loop, each with its own key (`<tag>-<i>`): their 202 bodies. */
+export async function sendAccepted(url: string, secret: string, count: number, tag: string, concurrency = 8): Promise<AcceptedBody[]> {
+  const accepted: AcceptedBody[] = [];
+  const stream = new DeliveryStream(count, async (i) => {
+    accepted.push(
+      await postUntilAccepted({
+        urlFor: () => url,
+        secret,
+        idempotencyKey: `${tag}-${i}`,
+        body: JSON.stringify({ data: { i, tag } }),
+        maxAttempts: 50,
+      }),
+    );
+  });
+  await stream.send(concurrency);
+  return accepted;
+}

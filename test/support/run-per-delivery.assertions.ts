@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@wts/event-store';
+import { comparePositions, type RecordedEvent } from '@wts/event-store';
 
 export interface AcceptedDeliveryData {
   readonly deliveryId: string;
@@ -26,4 +26,19 @@ export function expectOneRunPerDelivery(
   const deliveryById = new Map(deliveries.map((d) => [d.deliveryId, d]));
   for (const run of runs) expect(deliveryById.get(run.deliveryId)?.runId).toBe(run.runId);
   return { deliveries, runs };
+}
+
+/**
+ * A held webhook's release: exactly one run per accepted delivery, each the one its delivery names,
+ * and the runs' order in $all their deliveries' order (acceptance order).
+ */
+export function expectOneRunEachInAcceptanceOrder(deliveries: readonly RecordedEvent[], runs: readonly RecordedEvent[]): void {
+  expect(runs).toHaveLength(deliveries.length);
+  const runIdOf = new Map(deliveries.map((d) => [(d.data as AcceptedDeliveryData).deliveryId, (d.data as AcceptedDeliveryData).runId]));
+  expect(new Set(runs.map((r) => (r.data as CreatedRunData).runId)).size).toBe(runs.length);
+  for (const run of runs) expect(runIdOf.get((run.data as CreatedRunData).deliveryId)).toBe((run.data as CreatedRunData).runId);
+  const byPosition = (a: RecordedEvent, b: RecordedEvent): number => comparePositions(a.position, b.position);
+  const deliveryOrder = [...deliveries].sort(byPosition).map((d) => (d.data as AcceptedDeliveryData).deliveryId);
+  const runOrder = [...runs].sort(byPosition).map((r) => (r.data as CreatedRunData).deliveryId);
+  expect(runOrder).toEqual(deliveryOrder);
 }

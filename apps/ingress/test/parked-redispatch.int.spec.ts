@@ -69,27 +69,34 @@ describe('POST /admin/parked/redispatch', () => {
     ]);
     expect(await t.createdRuns(hook.routineId)).toHaveLength(1);
 
-    // Accepted while held: it waits for the release.
+    // Accepted while held: it waits for the release while the webhook is held, and runs once released.
     await t.adminOk('POST', `/admin/routines/${hook.routineId}/webhook/hold`, {}, 200);
     const heldPark = await park(await deliverAndFind(target, 2), 'dispatch_failed: Error: again');
-    await t.adminOk('POST', `/admin/routines/${hook.routineId}/webhook/release`, undefined, 200);
     const held = (await t.adminOk('POST', '/admin/parked/redispatch', { source_event_ids: [heldPark] }, 200)) as { results: Json[] };
     expect(held.results).toEqual([
       { source_event_id: heldPark, outcome: 'held', run_id: expect.stringMatching(/^run_/), detail: expect.stringMatching(/release/) },
     ]);
     expect(await t.createdRuns(hook.routineId)).toHaveLength(1);
+    await t.adminOk('POST', `/admin/routines/${hook.routineId}/webhook/release`, undefined, 200);
+    const afterRelease = (await t.adminOk('POST', '/admin/parked/redispatch', { source_event_ids: [heldPark] }, 200)) as {
+      results: Json[];
+    };
+    expect(afterRelease.results).toEqual([
+      { source_event_id: heldPark, outcome: 'created', run_id: held.results[0]!.run_id, detail: null },
+    ]);
+    expect(await t.createdRuns(hook.routineId)).toHaveLength(2);
 
     // Who re-dispatched what is on the audit trail.
     const audit = await eventually(
       async () => {
         const page = (await t.adminOk('GET', '/admin/audit', undefined, 200)) as { entries: Json[] };
         const entries = page.entries.filter((entry) => entry.action === 'redispatch_parked');
-        return entries.length === 3 ? entries : undefined;
+        return entries.length === 4 ? entries : undefined;
       },
       10_000,
-      'three re-dispatches on the audit trail',
+      'four re-dispatches on the audit trail',
     );
-    expect(audit[2]).toMatchObject({ actor: { kind: 'bootstrap' }, outcome: 'succeeded', target: { type: 'parked' } });
+    expect(audit[3]).toMatchObject({ actor: { kind: 'bootstrap' }, outcome: 'succeeded', target: { type: 'parked' } });
   });
 
   it('refuses a body without ids, with too many, or with ids not of the listing form (400), and a viewer (403)', async () => {

@@ -19,6 +19,12 @@ export interface DeliveryToDispatch {
    * create its run although its webhook was held at its position.
    */
   readonly releasing?: boolean;
+  /**
+   * An operator asks for it again (the page's re-dispatch, the CLI's replay): held at acceptance, it
+   * runs now if that hold has been released since (the release drain may have parked it), and
+   * waits for the release if not.
+   */
+  readonly byOperator?: boolean;
 }
 
 export type DispatchOutcome =
@@ -56,12 +62,15 @@ export class DispatchDeliveryUseCase {
 
   async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
     const { delivery } = input;
-    // Judged as at acceptance: held then, it waits for its release whatever the webhook is now.
+    // Judged as at acceptance: held then, it waits for its release (the release drain runs it; an
+    // operator asking again after the release runs it too).
     const [routine, webhook] = await Promise.all([
       this.routines.at(delivery.routineId, input.position),
       input.releasing ? undefined : this.webhooks.at(delivery.webhookId, input.position),
     ]);
-    if (webhook && webhook.status !== 'not_configured' && webhook.hold) return { kind: 'held', runId: delivery.runId };
+    if (webhook && webhook.status !== 'not_configured' && webhook.hold && !(await this.releasedSinceFor(input))) {
+      return { kind: 'held', runId: delivery.runId };
+    }
     const command: CreateRun = { type: 'CreateRun', delivery, routine, now: this.clock.now().toISOString() };
     // Decided as if no run existed; the append below proves it (or conflicts).
     const decision = decideRun(command, null);
@@ -75,6 +84,10 @@ export class DispatchDeliveryUseCase {
     const events = toAppend(decision.events, context, () => this.random.uuid());
     const result = await this.store.append(Streams.run(delivery.runId), events, 'no_stream');
     return result.kind === 'appended' ? { kind: 'created', runId: delivery.runId } : this.decideOnRecordedRun(command, input);
+  }
+
+  private async releasedSinceFor(input: DeliveryToDispatch): Promise<boolean> {
+    return input.byOperator === true && this.webhooks.releasedSince(input.delivery.webhookId, input.position);
   }
 
   /** The decision on the run stream as it is: an existing run is already created; no run and a rejection parks. */

@@ -55,12 +55,18 @@ export class RedispatchParkedUseCase {
       );
     }
     const delivery = accepted.data as DeliveryAccepted['data'];
-    const outcome = await this.dispatch.execute({ delivery, position: accepted.position, eventId: accepted.id, traceparent });
+    const outcome = await this.dispatch.execute({
+      delivery,
+      position: accepted.position,
+      eventId: accepted.id,
+      traceparent,
+      byOperator: true,
+    });
     const detail =
       outcome.kind === 'parked'
         ? outcome.error
         : outcome.kind === 'held'
-          ? 'its webhook was held when it was accepted: it runs on release'
+          ? 'its webhook was held when it was accepted and is still held: it runs on release'
           : null;
     return result(sourceEventId, outcome.kind, outcome.runId, detail);
   }

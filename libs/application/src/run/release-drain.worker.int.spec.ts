@@ -21,6 +21,8 @@ const LOGGER = { info: (): void => undefined, error: (): void => undefined };
 class CountingDispatch extends DispatchDeliveryUseCase {
   readonly seen: string[] = [];
   failAfter = Infinity;
+  /** Milliseconds each dispatch of these webhooks takes (a large, slow backlog). */
+  readonly slowFor = new Map<string, number>();
   private crashed: (error: Error) => void = () => undefined;
   private readonly crash = new Promise<never>((_resolve, reject) => {
     this.crashed = reject;
@@ -36,6 +38,8 @@ class CountingDispatch extends DispatchDeliveryUseCase {
   override async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
     if (this.seen.length >= this.failAfter) return this.crash;
     this.seen.push(input.delivery.deliveryId);
+    const delay = this.slowFor.get(input.delivery.webhookId);
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
     return super.execute(input);
   }
 }
@@ -191,5 +195,29 @@ describe('ReleaseDrainWorker', () => {
     // Resumed after the last page checkpointed (14 deliveries), not from the start.
     expect(resumed.seen).toEqual(deliveries.slice(14));
     expect(await runsInOrder()).toEqual(deliveries);
+  });
+
+  it("one webhook's large release does not hold up another webhook's, released after it", async () => {
+    await append(Streams.webhook(HELD), held(HELD));
+    await append(Streams.webhook(OTHER), held(OTHER));
+    const large: string[] = [];
+    for (let i = 1; i <= 40; i++) large.push(await deliver(HELD, i));
+    const small = [await deliver(OTHER, 1), await deliver(OTHER, 2)];
+    await append(Streams.webhook(HELD), released(HELD));
+    await append(Streams.webhook(OTHER), released(OTHER));
+
+    const dispatch = new CountingDispatch(store);
+    dispatch.slowFor.set(HELD, 15); // 40 × 15 ms: the large release takes 600 ms or more
+    const order: string[] = [];
+    const drain = worker(dispatch, (webhookId) => order.push(webhookId));
+    await drain.start();
+    await eventually(() => order.length === 2 || undefined, 10_000, 'both releases drained', 10).finally(() => drain.stop());
+    expect(order).toEqual([OTHER, HELD]);
+    const runs = await runsInOrder();
+    expect(runs.filter((id) => large.includes(id))).toEqual(large);
+    expect(runs.filter((id) => small.includes(id))).toEqual(small);
+    // The checkpoint passed both releases only once both were done.
+    const [lastRelease] = (await store.readStream(Streams.webhook(OTHER))).filter((event) => event.type === 'WebhookReleased');
+    expect(await store.checkpoints().load(RELEASE_CHECKPOINT)).toEqual(lastRelease!.position);
   });
 });

@@ -24,11 +24,18 @@ export function releaseDrainCheckpoint(releaseEventId: string): string {
 export interface ReleaseDrainOptions {
   /** Deliveries read from $all at a time while looking for the held ones. */
   readonly pageSize: number;
+  /** Releases of different webhooks drained at once (each one's runs still one after the other). */
+  readonly concurrentDrains: number;
   readonly retryDelayMs: number;
   readonly maxRetryDelayMs: number;
 }
 
-export const DEFAULT_RELEASE_DRAIN_OPTIONS: ReleaseDrainOptions = { pageSize: 512, retryDelayMs: 250, maxRetryDelayMs: 5000 };
+export const DEFAULT_RELEASE_DRAIN_OPTIONS: ReleaseDrainOptions = {
+  pageSize: 256,
+  concurrentDrains: 4,
+  retryDelayMs: 250,
+  maxRetryDelayMs: 5000,
+};
 
 export interface ReleaseDrainDependencies {
   readonly store: EventStore;
@@ -53,7 +60,8 @@ export interface ReleaseDrainDependencies {
  * the release checkpoint moves past a release only once all of it is done, so a kill -9 at any
  * moment resumes where it was; a run made before the crash is met as "already created" (the run
  * stream's "must not exist" guard), never made twice. Every replica may run it: two drains of one
- * release make each run once, in order, as one does.
+ * release make each run once, in order, as one does. Releases of different webhooks drain side by
+ * side (up to `concurrentDrains`), so one large backlog does not hold up another webhook's release.
  *
  * The hold itself costs the other webhooks nothing: a held delivery is answered "held" and left
  * behind by the dispatcher like a finished one, so no partition or subscription waits for a release.
@@ -64,10 +72,19 @@ export class ReleaseDrainWorker {
   private readonly stopping = new Signal();
   private readonly options: ReleaseDrainOptions;
   private readonly retry: DispatchRetry;
+  /** Every webhook event up to here is handled: each release before it fully drained. */
   private after: GlobalPosition | undefined;
+  /** Webhook events handed over and not yet passed by the checkpoint, in order (releases draining, and what follows them). */
+  private readonly inFlight: InFlight[] = [];
+  /** Each webhook's latest drain: a webhook's releases drain one after the other, in order. */
+  private readonly drainOf = new Map<string, Promise<void>>();
+  private readonly slots: Slots;
+  /** Checkpoint saves, one after the other (a later position never overwritten by an earlier one). */
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ReleaseDrainDependencies) {
     this.options = { ...DEFAULT_RELEASE_DRAIN_OPTIONS, ...deps.options };
+    this.slots = new Slots(this.options.concurrentDrains);
     this.retry = {
       dispatch: deps.dispatch,
       park: deps.park,
@@ -88,15 +105,15 @@ export class ReleaseDrainWorker {
     this.stopped = true;
     this.stopping.notify();
     await this.subscription?.stop().catch(() => undefined);
+    await Promise.all(this.inFlight.map((entry) => entry.task));
+    await this.saving;
   }
 
   private follow(): void {
+    // Called at start and once every drain under way has settled: `after` is where to go on from.
     const subscription = this.deps.store.subscribeToAll(
       { after: this.after, filter: { streamPrefixes: [StreamCategories.webhook] } },
-      async (event) => {
-        if (event.type === 'WebhookReleased') await this.drainUntilDone(event);
-        this.after = event.position;
-      },
+      (event) => this.handle(event),
     );
     this.subscription = subscription;
     subscription.done.then(
@@ -105,10 +122,58 @@ export class ReleaseDrainWorker {
         if (this.stopped) return;
         this.deps.logger.error({ err: error }, 'release subscription failed; resubscribing');
         setTimeout(() => {
-          if (!this.stopped) this.follow();
+          if (!this.stopped) void Promise.all(this.inFlight.map((entry) => entry.task)).then(() => this.follow());
         }, this.options.retryDelayMs).unref();
       },
     );
+  }
+
+  /**
+   * A release starts draining at once, beside the other webhooks' (up to `concurrentDrains` at a
+   * time), after its own webhook's previous release: one large backlog never holds up another
+   * webhook's release. Any other webhook event only moves the checkpoint on, behind the drains.
+   */
+  private async handle(event: RecordedEvent): Promise<void> {
+    if (this.stopped) throw new Error('stopping: left for the next start');
+    const entry: InFlight = { position: event.position, done: false, task: RESOLVED };
+    if (event.type === 'WebhookReleased') {
+      const { webhookId } = event.data as WebhookReleased['data'];
+      const previous = this.drainOf.get(webhookId) ?? Promise.resolve();
+      const drained = previous.then(() => this.slots.run(() => this.drainUntilDone(event)));
+      this.drainOf.set(webhookId, drained);
+      entry.task = drained.then(
+        () => {
+          if (this.drainOf.get(webhookId) === drained) this.drainOf.delete(webhookId);
+          entry.done = true;
+          this.advance();
+        },
+        () => undefined, // stopped while draining: left (not done) for the next start
+      );
+    } else {
+      entry.done = true;
+    }
+    this.inFlight.push(entry);
+    this.advance();
+    // Backpressure: a bounded number of webhook events waiting behind a drain.
+    if (this.inFlight.length >= MAX_EVENTS_BEHIND_DRAINS) await this.inFlight[0].task;
+  }
+
+  /** Moves the checkpoint over the leading events whose drains are done; saved when a release is passed. */
+  private advance(): void {
+    let passedRelease = false;
+    while (this.inFlight[0]?.done) {
+      const entry = this.inFlight.shift() as InFlight;
+      this.after = entry.position;
+      passedRelease ||= entry.task !== RESOLVED;
+    }
+    if (passedRelease && this.after) {
+      const position = this.after;
+      this.saving = this.saving.then(() =>
+        this.deps.checkpoints
+          .save(RELEASE_CHECKPOINT, position)
+          .catch((error: unknown) => this.deps.logger.error({ err: error }, 'release checkpoint save failed; the next release saves it')),
+      );
+    }
   }
 
   /** A release is drained whatever fails on the way (the store down): retried until done, or stopped. */
@@ -121,7 +186,6 @@ export class ReleaseDrainWorker {
       onFailure: (error) => this.deps.logger.error({ err: error, releaseEventId: release.id }, 'release drain failed; retrying'),
     });
     if (result.kind === 'stopped') throw new Error('stopping: release left for the next start');
-    await this.deps.checkpoints.save(RELEASE_CHECKPOINT, release.position);
   }
 
   private async drain(release: RecordedEvent): Promise<void> {
@@ -175,4 +239,34 @@ export class ReleaseDrainWorker {
 function held(event: RecordedEvent): Parameters<DispatchDelivery['execute']>[0] {
   const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
   return { delivery: event.data as DeliveryAccepted['data'], position: event.position, eventId: event.id, traceparent, releasing: true };
+}
+
+interface InFlight {
+  readonly position: GlobalPosition;
+  done: boolean;
+  task: Promise<void>;
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** Webhook events (configuration: few) the subscription may run ahead of the oldest unfinished drain. */
+const MAX_EVENTS_BEHIND_DRAINS = 1000;
+
+/** At most `size` drains at once; the others wait their turn, in order. */
+class Slots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running += 1;
+    try {
+      return await work();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
 }

@@ -49,6 +49,18 @@ export class StreamHistoryCache<S, E extends Event> {
     return history.states[known];
   }
 
+  /** The states the stream has been in after `position`, up to now (its whole history known to the head of $all). */
+  async since(id: string, position: GlobalPosition): Promise<S[]> {
+    const head = await this.store.headPosition();
+    if (head) await this.at(id, head);
+    const history = this.historyOf(id);
+    const after: S[] = [];
+    history.positions.forEach((at, k) => {
+      if (comparePositions(at, position) > 0) after.push(history.states[k + 1]);
+    });
+    return after;
+  }
+
   private historyOf(id: string): History<S> {
     let history = this.histories.get(id);
     if (!history) {
