@@ -122,8 +122,8 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
   const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);
   const limits = { ...config.limits, maxEventBytes: maxEventBytes(config, store) };
   const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits, signatures: deps.signatures });
-  const webhookAdmin = new WebhookAdminService(context, config.http.publicBaseUrl, deps.secrets, (routineId, after, cap) =>
-    readModels.waitingDeliveries(routineId, after, cap),
+  const webhookAdmin = new WebhookAdminService(context, config.http.publicBaseUrl, deps.secrets, (routineId, range, cap) =>
+    readModels.waitingDeliveries(routineId, range, cap),
   );
   const holds = new WebhookHoldService(context, webhookAdmin);
   // Re-dispatch from the page runs the dispatcher's use case here, as `replay --to dispatcher` does

@@ -140,6 +140,12 @@ export class InvalidCursorError extends Error {
 }
 
 /** The read-model database cannot be reached: callers answer 503. */
+/** A hold's span in $all: from where it began to where it was released (absent: still held). */
+export interface WaitingRange {
+  readonly after: GlobalPosition;
+  readonly before?: GlobalPosition;
+}
+
 export class ReadModelUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -162,12 +168,14 @@ export interface ReadModelStore {
 
   deliveries(routineId: string, page: PageRequest): Promise<Page<DeliveryListRow>>;
   /**
-   * How many deliveries of the routine were accepted strictly after `after` (a $all position) and have
-   * no run yet (no rm_runs row with their run_id), counted up to `cap` (the answer is min(count, cap)).
-   * RangeError, before the database is touched, when `cap` is not a non-negative safe integer or a
-   * position part of `after` is outside int64.
+   * Of the routine's newest `cap` deliveries accepted strictly between `range.after` and
+   * `range.before` (absent: up to now) in $all, how many have neither a run nor a park yet. A
+   * released hold's deliveries get their runs oldest first, so the ones still waiting are the
+   * newest: the answer is exact below `cap`, and `cap` when at least that many wait. The rows
+   * looked at are bounded by `cap`, whatever the traffic. RangeError for a cap that is not a
+   * non-negative safe integer or a position outside int64.
    */
-  waitingDeliveries(routineId: string, after: GlobalPosition, cap: number): Promise<number>;
+  waitingDeliveries(routineId: string, range: WaitingRange, cap: number): Promise<number>;
   runs(routineId: string, page: PageRequest): Promise<Page<RunRow>>;
   /** Every parked delivery, or those of one routine. */
   parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>>;

@@ -90,6 +90,8 @@ export class ConfigurationState {
   private readonly signingSecrets = new Map<string, Folded<SigningSecrets>>();
   /** Where each webhook's latest hold began in $all: its held deliveries are the ones after it. */
   private readonly holdStarts = new Map<string, GlobalPosition>();
+  /** Where each webhook's latest hold was released (none while it is held). */
+  private readonly holdEnds = new Map<string, GlobalPosition>();
   /** Per signed scheme, a webhook configured with it: the decoy an unknown id's signed request is looked up on. */
   private readonly signedDecoys = new Map<SignedScheme, string>();
   /** The categories this state folds (the feeder's subscription filter). */
@@ -182,6 +184,14 @@ export class ConfigurationState {
     return this.holdStarts.get(webhookId);
   }
 
+  /** The latest hold's span in $all: from its start to its release (no `before` while it is held). */
+  holdRangeOf(webhookId: string): { readonly after: GlobalPosition; readonly before?: GlobalPosition } | undefined {
+    const after = this.holdStarts.get(webhookId);
+    if (after === undefined) return undefined;
+    const before = this.holdEnds.get(webhookId);
+    return before === undefined ? { after } : { after, before };
+  }
+
   /** The webhooks held now (few: an operator's incident lever), for the hold expiry. */
   heldWebhooks(): ConfiguredWebhook[] {
     const held: ConfiguredWebhook[] = [];
@@ -261,7 +271,11 @@ export class ConfigurationState {
     this.webhooks.set(webhookId, { state, revision: recorded.revision });
     const before = current?.state;
     const wasHeld = before !== undefined && before.status !== 'not_configured' && before.hold !== null;
-    if (recorded.type === 'WebhookHeld' && !wasHeld) this.holdStarts.set(webhookId, recorded.position);
+    if (recorded.type === 'WebhookHeld' && !wasHeld) {
+      this.holdStarts.set(webhookId, recorded.position);
+      this.holdEnds.delete(webhookId);
+    }
+    if (recorded.type === 'WebhookReleased' && wasHeld) this.holdEnds.set(webhookId, recorded.position);
     if (state.status !== 'not_configured' && !this.firstEnabled.has(state.routineId)) this.firstEnabled.set(state.routineId, webhookId);
     if (state.status !== 'not_configured' && state.scheme !== 'bearer' && this.signedDecoy(state.scheme)?.scheme !== state.scheme)
       this.signedDecoys.set(state.scheme, webhookId);

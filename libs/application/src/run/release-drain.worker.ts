@@ -10,7 +10,7 @@ import {
 import { Signal } from '../shared/async.util';
 import { retryWithBackoff } from '../shared/retry-with-backoff';
 import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
-import { dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
+import { DispatchStoppedError, dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
 import type { ParkDispatch } from './park-dispatch.usecase';
 
 /** Every release before this position has had all its held deliveries run. */
@@ -204,6 +204,8 @@ export class ReleaseDrainWorker {
       });
       let done = page.length < this.options.pageSize;
       for (const event of page) {
+        // A stop (SIGTERM) is not held up by a long release: what this page did is met as "already created" next time.
+        if (this.stopped) throw new DispatchStoppedError();
         if (comparePositions(event.position, release.position) >= 0) {
           done = true;
           break;

@@ -59,8 +59,15 @@ interface SigningSecretToSeal {
   readonly sealer: SecretSealer;
 }
 
-/** How many of a routine's deliveries accepted after a position in $all have no run yet (the read models), up to `cap`. */
-export type WaitingDeliveries = (routineId: string, after: GlobalPosition, cap: number) => Promise<number>;
+/**
+ * How many of a routine's deliveries accepted in a hold's span of $all have neither a run nor a park
+ * yet (the read models), looking at the newest `cap` of them.
+ */
+export type WaitingDeliveries = (
+  routineId: string,
+  range: { readonly after: GlobalPosition; readonly before?: GlobalPosition },
+  cap: number,
+) => Promise<number>;
 
 /** Enable, rotate, disable: the Config page's Webhook section. */
 export class WebhookAdminService {
@@ -93,15 +100,18 @@ export class WebhookAdminService {
   /** The view as folded here, with the held deliveries still waiting counted in the read models. */
   async present(routine: RoutineState): Promise<WebhookView> {
     const webhook = this.context.config.webhookOfRoutine(routine.routineId);
-    const heldFrom = webhook ? this.context.config.holdStartOf(webhook.webhookId) : undefined;
-    const heldDeliveries = heldFrom && this.waiting ? await this.countWaiting(routine.routineId, heldFrom) : null;
+    const span = webhook ? this.context.config.holdRangeOf(webhook.webhookId) : undefined;
+    const heldDeliveries = span && this.waiting ? await this.countWaiting(routine.routineId, span) : null;
     return toWebhookView(this.publicBaseUrl, routine, webhook, { held_deliveries: heldDeliveries });
   }
 
   /** The count is a read model's: when that database is out of reach the view still answers, with null. */
-  private async countWaiting(routineId: string, heldFrom: GlobalPosition): Promise<number | null> {
+  private async countWaiting(
+    routineId: string,
+    span: { readonly after: GlobalPosition; readonly before?: GlobalPosition },
+  ): Promise<number | null> {
     try {
-      return await (this.waiting?.(routineId, heldFrom, HELD_DELIVERIES_CAP) ?? null);
+      return await (this.waiting?.(routineId, span, HELD_DELIVERIES_CAP) ?? null);
     } catch {
       return null;
     }

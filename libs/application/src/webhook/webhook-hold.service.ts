@@ -41,13 +41,21 @@ export class WebhookHoldService {
   async releaseExpired(): Promise<number> {
     const now = this.context.clock.now();
     let released = 0;
+    const failures: unknown[] = [];
     for (const webhook of this.context.config.heldWebhooks()) {
       const releaseAt = webhook.hold?.releaseAt;
       if (!releaseAt || Date.parse(releaseAt) > now.getTime()) continue;
       const command: WebhookCommand = { type: 'ReleaseWebhook', releasedBy: HOLD_EXPIRY_ACTOR, expired: true, now: now.toISOString() };
-      const events = await this.context.runAsService(Streams.webhook(webhook.webhookId), webhookDecider, command);
-      if (!isRejection(events) && events.length > 0) released += 1;
+      try {
+        const events = await this.context.runAsService(Streams.webhook(webhook.webhookId), webhookDecider, command);
+        if (!isRejection(events) && events.length > 0) released += 1;
+      } catch (error) {
+        // One webhook's failure (the store down) does not keep the others held: the next look tries it again.
+        failures.push(error);
+      }
     }
+    if (failures.length > 0)
+      throw new AggregateError(failures, `${failures.length} expired hold(s) could not be released (${released} were)`);
     return released;
   }
 

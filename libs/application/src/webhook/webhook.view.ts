@@ -21,14 +21,15 @@ export interface WebhookView {
   /** When the service releases the hold by itself; null: only an operator does. */
   readonly release_at: string | null;
   /**
-   * Deliveries accepted since the latest hold began that have no run yet (while held: all of them;
-   * after a release: those still being run), counted up to HELD_DELIVERIES_CAP. Null: never held.
+   * Deliveries accepted while the latest hold was in force that have neither a run nor a park yet
+   * (while held: all of them; after its release: those the release has still to run, down to 0).
+   * At most HELD_DELIVERIES_CAP: a larger backlog shows as that many. Null: never held.
    */
   readonly held_deliveries: number | null;
 }
 
-/** The most held deliveries a view counts (a larger backlog shows as this many). */
-export const HELD_DELIVERIES_CAP = 1_000_000;
+/** The most held deliveries a view counts (a larger backlog shows as this many): the rows a count reads stay bounded. */
+export const HELD_DELIVERIES_CAP = 10_000;
 
 /** The view's parts that need the read models: how many held deliveries still wait. */
 export type HeldCount = Pick<WebhookView, 'held_deliveries'>;

@@ -60,11 +60,12 @@ export const LIST_DELIVERIES = `
  */
 export const COUNT_WAITING_DELIVERIES = `
   SELECT count(*) AS waiting FROM (
-    SELECT 1 FROM rm_deliveries d
-    WHERE d.routine_id = $1 AND (d.commit_pos, d.prepare_pos) > ($2, $3)
-      AND NOT EXISTS (SELECT 1 FROM rm_runs r WHERE r.run_id = d.run_id)
-    LIMIT $4
-  ) w`;
+    SELECT d.run_id, d.delivery_id FROM rm_deliveries d
+    WHERE d.routine_id = $1 AND (d.commit_pos, d.prepare_pos) > ($2, $3) AND (d.commit_pos, d.prepare_pos) < ($4, $5)
+    ORDER BY d.commit_pos DESC, d.prepare_pos DESC LIMIT $6
+  ) w
+  WHERE NOT EXISTS (SELECT 1 FROM rm_runs r WHERE r.run_id = w.run_id)
+    AND NOT EXISTS (SELECT 1 FROM rm_parked p WHERE p.delivery_id = w.delivery_id)`;
 export const LIST_RUNS = `SELECT ${columnList(run)} FROM rm_runs WHERE routine_id = $1 AND ${AFTER} ${NEWEST_FIRST}`;
 export const LIST_PARKED_OF_ROUTINE = `SELECT ${columnList(parked)} FROM rm_parked WHERE routine_id = $1 AND ${AFTER} ${NEWEST_FIRST}`;
 /** $1 unused (NULL) so that every listing takes the same parameters. */

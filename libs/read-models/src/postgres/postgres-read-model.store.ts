@@ -14,6 +14,7 @@ import type {
   ProjectionChange,
   ReadModelStore,
   RunRow,
+  WaitingRange,
 } from '../read-model.port';
 import { ReadModelUnavailableError } from '../read-model.port';
 import {
@@ -35,6 +36,7 @@ import { PostgresProjectorLease } from './postgres-projector.lease';
 import { describePgError, toUnavailable } from './postgres-read-model.errors';
 import { migrate } from './postgres-read-model.migrations';
 import * as sql from './postgres-read-model.statements';
+import { checkedWaitingRange } from '../waiting-range';
 
 export interface PostgresReadModelStoreOptions {
   readonly connectionString: string;
@@ -148,9 +150,10 @@ export class PostgresReadModelStore implements ReadModelStore {
     return toPositionPage(rows, limit, toDeliveryRow);
   }
 
-  async waitingDeliveries(routineId: string, after: GlobalPosition, cap: number): Promise<number> {
-    const bounds = waitingBounds(after, cap);
-    const { rows } = await this.query<{ waiting: string }>('waitingDeliveries', sql.COUNT_WAITING_DELIVERIES, [routineId, ...bounds]);
+  async waitingDeliveries(routineId: string, range: WaitingRange, cap: number): Promise<number> {
+    const { after, before } = checkedWaitingRange(range, cap);
+    const params = [routineId, String(after.commit), String(after.prepare), String(before.commit), String(before.prepare), cap];
+    const { rows } = await this.query<{ waiting: string }>('waitingDeliveries', sql.COUNT_WAITING_DELIVERIES, params);
     return Number(rows[0]?.waiting ?? 0);
   }
 
@@ -283,18 +286,4 @@ function listAfter(page: PageRequest): [[string, string, number], number] {
   const limit = checkLimit(page);
   const { commit, prepare } = decodePositionCursor(page.cursor);
   return [[String(commit), String(prepare), limit + 1], limit];
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-/** Validates the query before anything touches the database (RangeError): positions as decimal strings, then the cap. */
-function waitingBounds(after: GlobalPosition, cap: number): [string, string, number] {
-  if (!Number.isSafeInteger(cap) || cap < 0) throw new RangeError(`cap must be a non-negative integer, got ${String(cap)}`);
-  for (const part of [after.commit, after.prepare]) {
-    if (typeof part !== 'bigint' || part < INT64_MIN || part > INT64_MAX) {
-      throw new RangeError(`position must be a pair of int64 bigints, got ${String(after.commit)}/${String(after.prepare)}`);
-    }
-  }
-  return [String(after.commit), String(after.prepare), cap];
 }

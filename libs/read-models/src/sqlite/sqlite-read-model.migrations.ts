@@ -105,6 +105,10 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
   -- Trimming the denied entries to the newest N reads and deletes only them.
   CREATE INDEX rm_audit_entries_denied ON rm_audit_entries (at, entry_id) WHERE outcome = 'denied';
   `,
+  // 3: the held-deliveries count leaves parked deliveries out (a probe per delivery).
+  `
+  CREATE INDEX rm_parked_by_delivery ON rm_parked (delivery_id);
+  `,
 ];
 
 export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;

@@ -63,6 +63,8 @@ export interface WaitingAfter {
   readonly routineId: string;
   readonly commit: bigint;
   readonly prepare: bigint;
+  readonly beforeCommit: bigint;
+  readonly beforePrepare: bigint;
   readonly cap: number;
 }
 
@@ -106,14 +108,16 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
        WHERE d.routine_id = @routineId AND (d.commit_pos, d.prepare_pos) < (@commit, @prepare)
        ORDER BY d.commit_pos DESC, d.prepare_pos DESC LIMIT @limit`,
     ),
-    // One range scan of rm_deliveries_by_routine upwards from the position (a row value: SQLite
-    // searches the index on the pair), a primary-key probe of rm_runs per row, stopped after `cap`.
+    // One range scan of rm_deliveries_by_routine downwards from `before`, stopped after `cap` rows;
+    // a primary-key probe of rm_runs and an index probe of rm_parked per row.
     waitingDeliveries: db.prepare(
       `SELECT count(*) AS waiting FROM (
-         SELECT 1 FROM rm_deliveries d
+         SELECT d.run_id, d.delivery_id FROM rm_deliveries d
          WHERE d.routine_id = @routineId AND (d.commit_pos, d.prepare_pos) > (@commit, @prepare)
-           AND NOT EXISTS (SELECT 1 FROM rm_runs r WHERE r.run_id = d.run_id)
-         LIMIT @cap)`,
+           AND (d.commit_pos, d.prepare_pos) < (@beforeCommit, @beforePrepare)
+         ORDER BY d.commit_pos DESC, d.prepare_pos DESC LIMIT @cap) w
+       WHERE NOT EXISTS (SELECT 1 FROM rm_runs r WHERE r.run_id = w.run_id)
+         AND NOT EXISTS (SELECT 1 FROM rm_parked p WHERE p.delivery_id = w.delivery_id)`,
     ),
     runs: db.prepare(`SELECT ${columnList(run)} FROM rm_runs WHERE routine_id = @routineId AND ${AFTER} ${NEWEST_FIRST}`),
     parkedAll: db.prepare(`SELECT ${columnList(parked)} FROM rm_parked WHERE ${AFTER} ${NEWEST_FIRST}`),

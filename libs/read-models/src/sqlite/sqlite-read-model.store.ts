@@ -14,6 +14,7 @@ import type {
   ProjectionChange,
   ReadModelStore,
   RunRow,
+  WaitingRange,
 } from '../read-model.port';
 import {
   attemptValues,
@@ -28,13 +29,8 @@ import {
 } from '../read-model.records';
 import { SqliteActivityWriter } from './sqlite-activity.writer';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
-import {
-  prepareStatements,
-  writeDenied,
-  type ListAfter,
-  type SqliteReadModelStatements,
-  type WaitingAfter,
-} from './sqlite-read-model.statements';
+import { prepareStatements, writeDenied, type ListAfter, type SqliteReadModelStatements } from './sqlite-read-model.statements';
+import { checkedWaitingRange } from '../waiting-range';
 
 export interface SqliteReadModelStoreOptions {
   /** How long a writer waits for another process's write lock (and how long open retries). */
@@ -132,9 +128,17 @@ export class SqliteReadModelStore implements ReadModelStore {
     return toPositionPage(records, limit, toDeliveryRow);
   }
 
-  async waitingDeliveries(routineId: string, after: GlobalPosition, cap: number): Promise<number> {
-    const bounds = waitingBounds(after, cap);
-    const record = this.connection.use('waitingDeliveries', () => this.queries.waitingDeliveries.get({ ...bounds, routineId }));
+  async waitingDeliveries(routineId: string, range: WaitingRange, cap: number): Promise<number> {
+    const { after, before } = checkedWaitingRange(range, cap);
+    const params = {
+      routineId,
+      commit: after.commit,
+      prepare: after.prepare,
+      beforeCommit: before.commit,
+      beforePrepare: before.prepare,
+      cap,
+    };
+    const record = this.connection.use('waitingDeliveries', () => this.queries.waitingDeliveries.get(params));
     return Number(record?.waiting ?? 0);
   }
 
@@ -220,18 +224,4 @@ function listAfter(page: PageRequest): [ListAfter, number] {
   const limit = checkLimit(page);
   const { commit, prepare } = decodePositionCursor(page.cursor);
   return [{ commit, prepare, limit: limit + 1 }, limit];
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-/** Validates the query before anything touches the database (RangeError). */
-function waitingBounds(after: GlobalPosition, cap: number): Omit<WaitingAfter, 'routineId'> {
-  if (!Number.isSafeInteger(cap) || cap < 0) throw new RangeError(`cap must be a non-negative integer, got ${String(cap)}`);
-  for (const part of [after.commit, after.prepare]) {
-    if (typeof part !== 'bigint' || part < INT64_MIN || part > INT64_MAX) {
-      throw new RangeError(`position must be a pair of int64 bigints, got ${String(after.commit)}/${String(after.prepare)}`);
-    }
-  }
-  return { commit: after.commit, prepare: after.prepare, cap };
 }

@@ -3,10 +3,8 @@ import { VERIFICATION_SCHEMES, type VerificationScheme } from '@wts/contracts';
 import {
   IsBoolean,
   IsIn,
-  IsISO8601,
   IsObject,
   IsString,
-  Matches,
   MaxLength,
   Validate,
   ValidateNested,
@@ -71,13 +69,24 @@ export class RotateWebhookDto {
   secret?: string;
 }
 
+/** A date and time in ISO 8601's extended form with its offset, that the platform reads as a time. */
+@ValidatorConstraint({ name: 'releaseAt' })
+class ReleaseAtValue implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && RELEASE_AT.test(value) && !Number.isNaN(Date.parse(value));
+  }
+
+  defaultMessage(): string {
+    return 'release_at must be a date and time in ISO 8601 with its offset, e.g. 2026-11-27T18:00:00Z or 2026-11-27T19:00:00+01:00';
+  }
+}
+
+/** YYYY-MM-DDThh:mm[:ss[.fraction]] then Z or ±hh:mm: the extended form every platform reads alike. */
+const RELEASE_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
 /** Hold's body: an optional time after which the service releases the hold by itself. */
 export class HoldWebhookDto {
   @OptionalNotNull()
-  @IsISO8601(
-    { strict: true, strictSeparator: true },
-    { message: 'release_at must be a date and time in ISO 8601 with its offset, e.g. 2026-11-27T18:00:00Z' },
-  )
-  @Matches(/(Z|[+-]\d{2}:\d{2})$/, { message: 'release_at must carry its offset (Z or ±hh:mm)' })
+  @Validate(ReleaseAtValue)
   release_at?: string;
 }
