@@ -1,5 +1,5 @@
-import { childTraceparent, causedBy, cryptoRandom, systemClock, toAppend, type CausationContext } from '@wts/application';
-import { Streams, type ActorRecord, type OperatorActionRecorded } from '@wts/contracts';
+import { cryptoRandom, recordOperatorAction as recordAction, systemClock, type CausationContext } from '@wts/application';
+import type { ActorRecord, OperatorActionRecorded } from '@wts/contracts';
 import type { EventStore } from '@wts/event-store';
 import { hostname, userInfo } from 'node:os';
 import { UsageError } from './cli.errors';
@@ -24,27 +24,14 @@ export function commandLineOperator(env: Readonly<Record<string, string | undefi
   return { kind: 'bootstrap', subject: `cli:${login}@${hostname()}`, display };
 }
 
-/**
- * Records, before it starts, what an operator does to the store from the command line (replay,
- * rebuild): one event in a stream of its own, with the operator as its actor. The audit trail
- * lists it like any admin write. `detail` holds the options as given (never a credential).
- * Returns the action's causation: what the operation then writes is caused by it, with its actor.
- */
-export async function recordOperatorAction(
+/** Records a command-line operation for the audit trail before it starts (see recordOperatorAction in @wts/application). */
+export function recordOperatorAction(
   store: EventStore,
   actor: ActorRecord,
   action: OperatorActionRecorded['data']['action'],
   detail: OperatorActionRecorded['data']['detail'],
 ): Promise<CausationContext> {
-  const id = cryptoRandom.uuid();
-  const event: OperatorActionRecorded = { type: 'OperatorActionRecorded', data: { action, detail, at: systemClock.now().toISOString() } };
-  const context = causedBy(id, id, childTraceparent(undefined, cryptoRandom), actor);
-  await store.append(
-    Streams.operatorAction(id),
-    toAppend([event], context, () => id),
-    'no_stream',
-  );
-  return context;
+  return recordAction({ store, clock: systemClock, random: cryptoRandom }, actor, action, detail);
 }
 
 function loginName(): string {

@@ -31,6 +31,12 @@ import { comparePositions, type GlobalPosition, type RecordedEvent } from '@wts/
 import { asEvent } from '../shared/event-envelope';
 import type { SecretSealer } from '../signing/secret.sealer';
 
+/** A hold's span in $all: from where it began to where it was released (no `before` while it is held). */
+export interface HoldSpan {
+  readonly after: GlobalPosition;
+  readonly before?: GlobalPosition;
+}
+
 /** The stream categories decisions need: nothing else is ever folded into this state. */
 export const CONFIGURATION_PREFIXES: readonly string[] = [
   StreamCategories.account,
@@ -88,7 +94,10 @@ export class ConfigurationState {
   /** Stores written before slots existed: a routine's webhook is the first one enabled for it. */
   private readonly firstEnabled = new Map<string, string>();
   private readonly signingSecrets = new Map<string, Folded<SigningSecrets>>();
-  /** Where each webhook's latest hold began in $all: its held deliveries are the ones after it. */
+  /**
+   * Where each webhook's latest hold began in $all (the WebhookHeld that found it not held), kept
+   * after its release: its held deliveries are the ones after it.
+   */
   private readonly holdStarts = new Map<string, GlobalPosition>();
   /** Where each webhook's latest hold was released (none while it is held). */
   private readonly holdEnds = new Map<string, GlobalPosition>();
@@ -176,16 +185,8 @@ export class ConfigurationState {
     return undefined;
   }
 
-  /**
-   * Where the webhook's latest hold began (the position of the WebhookHeld that found it not held),
-   * kept after its release so that the deliveries still waiting for their runs can be counted.
-   */
-  holdStartOf(webhookId: string): GlobalPosition | undefined {
-    return this.holdStarts.get(webhookId);
-  }
-
   /** The latest hold's span in $all: from its start to its release (no `before` while it is held). */
-  holdRangeOf(webhookId: string): { readonly after: GlobalPosition; readonly before?: GlobalPosition } | undefined {
+  holdRangeOf(webhookId: string): HoldSpan | undefined {
     const after = this.holdStarts.get(webhookId);
     if (after === undefined) return undefined;
     const before = this.holdEnds.get(webhookId);

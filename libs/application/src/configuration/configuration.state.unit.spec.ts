@@ -167,20 +167,20 @@ describe('ConfigurationState', () => {
       data: { webhookId: WEBHOOK, releasedAt: T0, releasedBy: 'ada', expired: false },
     };
     state.apply(at(stream, 0, webhookEnabled));
-    expect(state.holdStartOf(WEBHOOK)).toBeUndefined();
+    expect(state.holdRangeOf(WEBHOOK)?.after).toBeUndefined();
     expect(state.heldWebhooks()).toEqual([]);
     const first = at(stream, 1, held(T0, null));
     state.apply(first);
-    expect(state.holdStartOf(WEBHOOK)).toEqual(first.position);
+    expect(state.holdRangeOf(WEBHOOK)?.after).toEqual(first.position);
     // Holding again (a new expiry) keeps where the hold began.
     state.apply(at(stream, 2, held(T0, '2024-05-01T13:00:00.000Z')));
-    expect(state.holdStartOf(WEBHOOK)).toEqual(first.position);
+    expect(state.holdRangeOf(WEBHOOK)?.after).toEqual(first.position);
     expect(state.heldWebhooks().map((webhook) => webhook.hold?.releaseAt)).toEqual(['2024-05-01T13:00:00.000Z']);
     state.apply(at(stream, 3, released));
     expect(state.heldWebhooks()).toEqual([]);
-    expect(state.holdStartOf(WEBHOOK)).toEqual(first.position);
+    expect(state.holdRangeOf(WEBHOOK)?.after).toEqual(first.position);
     const second = at(stream, 4, held(T0, null));
     state.apply(second);
-    expect(state.holdStartOf(WEBHOOK)).toEqual(second.position);
+    expect(state.holdRangeOf(WEBHOOK)?.after).toEqual(second.position);
   });
 });

@@ -6,7 +6,8 @@ import { causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
 import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
-import { RoutineHistoryCache, WebhookHistoryCache } from './routine-history.cache';
+import { RoutineHistoryCache } from './routine-history.cache';
+import { WebhookHistoryCache } from './webhook-history.cache';
 
 export interface DeliveryToDispatch {
   readonly delivery: DeliveryAccepted['data'];

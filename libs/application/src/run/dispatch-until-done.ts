@@ -22,6 +22,23 @@ export interface DispatchRetry {
   readonly interrupt: Signal;
 }
 
+/** The retry of a worker dispatching from the store: its use cases and logger, its backoff, and how it says it is stopping. */
+export function dispatchRetry(
+  uses: Pick<DispatchRetry, 'dispatch' | 'park' | 'logger'>,
+  backoff: Pick<DispatchRetry, 'retryDelayMs' | 'maxRetryDelayMs'>,
+  stopping: { readonly isStopped: () => boolean; readonly signal: Signal },
+): DispatchRetry {
+  return {
+    dispatch: uses.dispatch,
+    park: uses.park,
+    logger: uses.logger,
+    retryDelayMs: backoff.retryDelayMs,
+    maxRetryDelayMs: backoff.maxRetryDelayMs,
+    proceed: () => !stopping.isStopped(),
+    interrupt: stopping.signal,
+  };
+}
+
 /** The owner stopped while the delivery was still failing: it is left, unacknowledged, for the next start. */
 export class DispatchStoppedError extends Error {
   constructor() {

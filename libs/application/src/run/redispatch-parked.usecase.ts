@@ -1,9 +1,8 @@
-import { Streams, type DeliveryAccepted, type DispatchParked, type OperatorActionRecorded } from '@wts/contracts';
+import { Streams, type DeliveryAccepted, type DispatchParked } from '@wts/contracts';
 import type { EventStore } from '@wts/event-store';
 import type { AdminCall } from '../access/admin-call';
-import { causedBy, toAppend } from '../shared/event-envelope';
+import { recordOperatorAction } from '../access/operator-action.recorder';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
-import { childTraceparent } from '../shared/trace-context';
 import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
 
 /** The most parked deliveries one request re-dispatches (one at a time, in the order given). */
@@ -35,7 +34,10 @@ export class RedispatchParkedUseCase {
   ) {}
 
   async execute(sourceEventIds: readonly string[], call: AdminCall): Promise<RedispatchResult[]> {
-    const traceparent = await this.recordOperator(sourceEventIds, call);
+    // Who re-dispatched what is on the audit trail before anything is dispatched.
+    const detail = { count: sourceEventIds.length, source_event_ids: sourceEventIds.join(',').slice(0, 1000) };
+    const runtime = { store: this.store, clock: this.clock, random: this.random };
+    const { traceparent } = await recordOperatorAction(runtime, call.actor, 'redispatch_parked', detail, call.traceparent);
     const results: RedispatchResult[] = [];
     for (const sourceEventId of sourceEventIds) results.push(await this.redispatch(sourceEventId, traceparent));
     return results;
@@ -69,26 +71,6 @@ export class RedispatchParkedUseCase {
           ? 'its webhook was held when it was accepted and is still held: it runs on release'
           : null;
     return result(sourceEventId, outcome.kind, outcome.runId, detail);
-  }
-
-  /** One OperatorActionRecorded before anything is dispatched: the audit trail names who re-dispatched what. */
-  private async recordOperator(sourceEventIds: readonly string[], call: AdminCall): Promise<string> {
-    const id = this.random.uuid();
-    const event: OperatorActionRecorded = {
-      type: 'OperatorActionRecorded',
-      data: {
-        action: 'redispatch_parked',
-        detail: { count: sourceEventIds.length, source_event_ids: sourceEventIds.join(',').slice(0, 1000) },
-        at: this.clock.now().toISOString(),
-      },
-    };
-    const context = causedBy(id, id, childTraceparent(call.traceparent, this.random), call.actor);
-    await this.store.append(
-      Streams.operatorAction(id),
-      toAppend([event], context, () => id),
-      'no_stream',
-    );
-    return context.traceparent;
   }
 }
 

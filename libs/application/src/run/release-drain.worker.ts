@@ -10,7 +10,13 @@ import {
 import { Signal } from '../shared/async.util';
 import { retryWithBackoff } from '../shared/retry-with-backoff';
 import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
-import { DispatchStoppedError, dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
+import {
+  DispatchStoppedError,
+  dispatchRetry,
+  dispatchUntilDone,
+  type DispatchRetry,
+  type DispatchWorkerLogger,
+} from './dispatch-until-done';
 import type { ParkDispatch } from './park-dispatch.usecase';
 
 /** Every release before this position has had all its held deliveries run. */
@@ -85,15 +91,7 @@ export class ReleaseDrainWorker {
   constructor(private readonly deps: ReleaseDrainDependencies) {
     this.options = { ...DEFAULT_RELEASE_DRAIN_OPTIONS, ...deps.options };
     this.slots = new Slots(this.options.concurrentDrains);
-    this.retry = {
-      dispatch: deps.dispatch,
-      park: deps.park,
-      logger: deps.logger,
-      retryDelayMs: this.options.retryDelayMs,
-      maxRetryDelayMs: this.options.maxRetryDelayMs,
-      proceed: () => !this.stopped,
-      interrupt: this.stopping,
-    };
+    this.retry = dispatchRetry(deps, this.options, { isStopped: () => this.stopped, signal: this.stopping });
   }
 
   async start(): Promise<void> {

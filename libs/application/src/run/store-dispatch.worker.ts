@@ -2,7 +2,7 @@ import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
 import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { Signal } from '../shared/async.util';
 import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
-import { dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
+import { dispatchRetry, dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
 import type { ParkDispatch } from './park-dispatch.usecase';
 
 export type { DispatchWorkerLogger } from './dispatch-until-done';
@@ -72,15 +72,7 @@ export class StoreDispatchWorker {
     this.logger = dependencies.logger;
     this.options = { ...DEFAULT_STORE_DISPATCH_OPTIONS, ...dependencies.options };
     this.onDispatched = dependencies.onDispatched ?? (() => undefined);
-    this.retry = {
-      dispatch: dependencies.dispatch,
-      park: dependencies.park,
-      logger: dependencies.logger,
-      retryDelayMs: this.options.retryDelayMs,
-      maxRetryDelayMs: this.options.maxRetryDelayMs,
-      proceed: () => !this.stopped,
-      interrupt: this.stopping,
-    };
+    this.retry = dispatchRetry(dependencies, this.options, { isStopped: () => this.stopped, signal: this.stopping });
   }
 
   async start(): Promise<void> {

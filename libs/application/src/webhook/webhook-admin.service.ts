@@ -24,7 +24,7 @@ import type { AdminCall } from '../access/admin-call';
 import type { SecretSealer } from '../signing/secret.sealer';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { HELD_DELIVERIES_CAP, toWebhookView, type WebhookView } from './webhook.view';
-import type { GlobalPosition } from '@wts/event-store';
+import type { HoldSpan } from '../configuration/configuration.state';
 
 /** How the webhook's deliveries prove their sender; a signed scheme's secret is pasted or, for Standard Webhooks, may be made. */
 export interface VerificationInput {
@@ -63,11 +63,7 @@ interface SigningSecretToSeal {
  * How many of a routine's deliveries accepted in a hold's span of $all have neither a run nor a park
  * yet (the read models), looking at the newest `cap` of them.
  */
-export type WaitingDeliveries = (
-  routineId: string,
-  range: { readonly after: GlobalPosition; readonly before?: GlobalPosition },
-  cap: number,
-) => Promise<number>;
+export type WaitingDeliveries = (routineId: string, range: HoldSpan, cap: number) => Promise<number>;
 
 /** Enable, rotate, disable: the Config page's Webhook section. */
 export class WebhookAdminService {
@@ -101,20 +97,8 @@ export class WebhookAdminService {
   async present(routine: RoutineState): Promise<WebhookView> {
     const webhook = this.context.config.webhookOfRoutine(routine.routineId);
     const span = webhook ? this.context.config.holdRangeOf(webhook.webhookId) : undefined;
-    const heldDeliveries = span && this.waiting ? await this.countWaiting(routine.routineId, span) : null;
+    const heldDeliveries = span && this.waiting ? await countWaiting(this.waiting, routine.routineId, span) : null;
     return toWebhookView(this.publicBaseUrl, routine, webhook, { held_deliveries: heldDeliveries });
-  }
-
-  /** The count is a read model's: when that database is out of reach the view still answers, with null. */
-  private async countWaiting(
-    routineId: string,
-    span: { readonly after: GlobalPosition; readonly before?: GlobalPosition },
-  ): Promise<number | null> {
-    try {
-      return await (this.waiting?.(routineId, span, HELD_DELIVERIES_CAP) ?? null);
-    } catch {
-      return null;
-    }
   }
 
   enable(routineId: string, input: EnableWebhookInput, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
@@ -291,5 +275,14 @@ export class WebhookAdminService {
       if (this.locks.get(routineId) === settled) this.locks.delete(routineId);
     });
     return next;
+  }
+}
+
+/** The count is a read model's: when that database is out of reach the view still answers, with null. */
+async function countWaiting(waiting: WaitingDeliveries, routineId: string, span: HoldSpan): Promise<number | null> {
+  try {
+    return await waiting(routineId, span, HELD_DELIVERIES_CAP);
+  } catch {
+    return null;
   }
 }
