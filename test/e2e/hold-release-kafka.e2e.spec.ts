@@ -12,7 +12,7 @@ import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
 import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
 import { committedOffsets, testKafka, topicSize } from '../support/kafka-test-kit';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
+import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
 
 interface WebhookAnswer {
@@ -83,23 +83,17 @@ describe('hold and release (Kafka shape, a flowing webhook on the held one’s p
     const brokers = await startKafkaBroker(brokerEnv);
     kafka = testKafka(brokers.split(','), 'hold-release-test');
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-hold-kafka-'));
-    const port = await freePort();
     const token = randomBytes(24).toString('base64url');
     const env = {
       DATA_DIR: dataDir,
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       ADMIN_TOKEN: token,
       LOG_LEVEL: 'warn',
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
       KAFKA_BROKERS: brokers,
     };
-    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
-    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
-    ingress.start();
-    dispatcher.start();
-    admin = new AdminClient(`http://127.0.0.1:${port}`, token);
-    await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, `the ingress to be ready\n${ingress.tail()}`);
+    const pair = await startReadyPair(env);
+    ({ ingress, dispatcher } = pair);
+    admin = new AdminClient(pair.ingressUrl, token);
     store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
   }, 90_000);
 

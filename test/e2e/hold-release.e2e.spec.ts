@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
 import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
+import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
 
 interface WebhookAnswer {
@@ -36,22 +36,11 @@ describe('hold and release (embedded default, kill -9 during the release)', () =
   beforeAll(async () => {
     assertBuilt();
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-hold-'));
-    const port = await freePort();
     const token = randomBytes(24).toString('base64url');
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      ADMIN_TOKEN: token,
-      LOG_LEVEL: 'warn',
-      WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
-    };
-    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
-    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
-    ingress.start();
-    dispatcher.start();
-    admin = new AdminClient(`http://127.0.0.1:${port}`, token);
-    await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress to be ready');
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
+    const pair = await startReadyPair(env);
+    ({ ingress, dispatcher } = pair);
+    admin = new AdminClient(pair.ingressUrl, token);
     store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
   }, 60_000);
 

@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { openSignedInTab } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(60_000);
 
@@ -53,31 +54,22 @@ describe('Hold and release on the Config page (browser)', () => {
     );
 
   /** A fresh tab signed in with `token` on the routine's Config page. */
-  async function openAs(token: string, options: { timezoneId?: string } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, ...options });
-    contexts.push(context);
-    const tab = await context.newPage();
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    tab.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    tab.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-    tab.on('response', (response) => {
-      if (response.status() === 403 && new URL(response.url()).pathname.startsWith('/admin/')) refused.push(response.url());
-    });
-    tab.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/webhook/hold')) holdBodies.push(request.postDataJSON());
-    });
-    await tab.goto(configUrl());
-    await tab.fill('#admin-token', token);
-    await tab.click('#signin-submit');
-    await tab.locator('#main').waitFor();
-    await waitText('#webhook-state', /\S/, tab);
-    return tab;
-  }
+  const openAs = (token: string, options: { timezoneId?: string } = {}): Promise<Page> =>
+    openSignedInTab(
+      browser,
+      contexts,
+      configUrl(),
+      token,
+      {
+        problems,
+        refused,
+        onRequest: (request) => {
+          if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/webhook/hold'))
+            holdBodies.push(request.postDataJSON());
+        },
+      },
+      options,
+    );
 
   /** The datetime-local value `ms` from now in the browser's own time zone, to the second. */
   const localTimeIn = (ms: number): Promise<string> =>

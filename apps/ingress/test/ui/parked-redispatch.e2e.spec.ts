@@ -13,6 +13,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { openSignedInTab } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(60_000);
 
@@ -67,31 +68,15 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
     throw new Error(`${deliveryId} was never listed as parked`);
   }
 
-  async function openAs(token: string, routine: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    contexts.push(context);
-    const tab = await context.newPage();
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    tab.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
+  const openAs = (token: string, routine: string): Promise<Page> =>
+    openSignedInTab(browser, contexts, `${server.baseUrl}/ui/routines/${routine}/config`, token, {
+      problems,
+      refused,
+      onRequest: (request) => {
+        if (request.method() === 'POST' && new URL(request.url()).pathname === '/admin/parked/redispatch')
+          sent.push(request.postDataJSON());
+      },
     });
-    tab.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-    tab.on('response', (response) => {
-      if (response.status() === 403 && new URL(response.url()).pathname.startsWith('/admin/')) refused.push(response.url());
-    });
-    tab.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname === '/admin/parked/redispatch') sent.push(request.postDataJSON());
-    });
-    await tab.goto(`${server.baseUrl}/ui/routines/${routine}/config`);
-    await tab.fill('#admin-token', token);
-    await tab.click('#signin-submit');
-    await tab.locator('#main').waitFor();
-    await waitText('#webhook-state', /\S/, tab);
-    return tab;
-  }
 
   /** A routine with an enabled bearer webhook. */
   async function routineWithWebhook(name: string, accountId: string): Promise<{ id: string; webhookId: string; secret: string }> {
