@@ -229,7 +229,8 @@ export class WebhookAdminService {
     });
   }
 
-  private configured(routineId: string): { routine: RoutineState; webhookId: string; scheme: VerificationScheme } | Rejection {
+  /** The routine and its webhook as folded here: refused when either is missing. */
+  configured(routineId: string): { routine: RoutineState; webhookId: string; scheme: VerificationScheme } | Rejection {
     const routine = this.context.config.routine(routineId);
     if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
     const webhook = this.context.config.webhookOfRoutine(routineId);

@@ -1,5 +1,5 @@
 import { Streams } from '@wts/contracts';
-import { isRejection, reject, webhookDecider, type Rejection, type WebhookCommand } from '@wts/domain';
+import { isRejection, webhookDecider, type Rejection, type WebhookCommand } from '@wts/domain';
 import type { AdminCall } from '../access/admin-call';
 import type { UseCaseContext } from '../shared/use-case.context';
 import type { WebhookAdminService } from './webhook-admin.service';
@@ -61,11 +61,9 @@ export class WebhookHoldService {
 
   private async decide(routineId: string, call: AdminCall, command: (now: string) => WebhookCommand): Promise<WebhookView | Rejection> {
     await this.context.freshRoutine(routineId);
-    const routine = this.context.config.routine(routineId);
-    if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
-    const webhook = this.context.config.webhookOfRoutine(routineId);
-    if (!webhook) return reject('webhook_not_configured', 'the routine has no webhook yet: enable it first');
-    const result = await this.context.run(Streams.webhook(webhook.webhookId), webhookDecider, command(this.context.nowIso()), call);
-    return isRejection(result) ? result : this.webhooks.present(routine);
+    const found = this.webhooks.configured(routineId);
+    if (isRejection(found)) return found;
+    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, command(this.context.nowIso()), call);
+    return isRejection(result) ? result : this.webhooks.present(found.routine);
   }
 }
