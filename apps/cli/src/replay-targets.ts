@@ -87,7 +87,7 @@ export class DispatcherReplayTarget implements ReplayTarget {
         position: event.position,
         eventId: event.id,
         traceparent: typeof traceparent === 'string' ? traceparent : '',
-        byOperator: true,
+        request: { by: 'replay' },
       });
       counts.replayed += 1;
       counts[outcome.kind] += 1;

@@ -68,12 +68,25 @@ export type WebhookHeld = Event<
 >;
 
 /**
- * The hold lifted: every delivery accepted while held gets its run, in acceptance order; later ones
- * run at once. `expired`: released by the service at the hold's `releaseAt`, not by an operator.
+ * The hold lifted: every delivery accepted while held is judged as things stand at this event (the
+ * routine, the safety block, the trigger account) and gets its run, in acceptance order, or is
+ * parked with the reason the routine as it now stands refuses it; later ones run at once.
+ * `expired`: released by the service at the hold's `releaseAt`, not by an operator. `discard`: the
+ * operator chose to discard what the hold kept — each held delivery is parked
+ * (`discarded_by_operator`, re-dispatchable) and none runs (absent in events written before it
+ * existed: false). `heldDeliveries`: how many were waiting when the operator released (the count
+ * the page showed; absent for an expiry and in older events).
  */
 export type WebhookReleased = Event<
   'WebhookReleased',
-  { readonly webhookId: string; readonly releasedAt: string; readonly releasedBy: string; readonly expired: boolean }
+  {
+    readonly webhookId: string;
+    readonly releasedAt: string;
+    readonly releasedBy: string;
+    readonly expired: boolean;
+    readonly discard?: boolean;
+    readonly heldDeliveries?: number;
+  }
 >;
 
 /**

@@ -3,7 +3,7 @@ import { WebhookAdminService, WebhookHoldService, type AdminCall, type WebhookVi
 import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
-import { EnableWebhookDto, HoldWebhookDto, RotateWebhookDto } from './dto/webhook.dto';
+import { EnableWebhookDto, HoldWebhookDto, ReleaseWebhookDto, RotateWebhookDto } from './dto/webhook.dto';
 
 /** The answers that carry the secret: no cache (browser, proxy) may keep a copy. */
 const NO_STORE = 'no-store';
@@ -59,11 +59,15 @@ export class RoutineWebhookController {
     return orThrow(await this.holds.hold(id, { releaseAt }, call));
   }
 
-  /** Each held delivery's run is made, in acceptance order; later deliveries run at once. */
+  /**
+   * Each held delivery is judged as things stand now and gets its run, in acceptance order (or is
+   * parked with the reason the routine now refuses it); later deliveries run at once. `discard`:
+   * each is parked `discarded_by_operator` instead, no run.
+   */
   @Post('release')
   @Access('operator', 'webhook.release')
   @HttpCode(200)
-  async release(@Param('id') id: string, @Caller() call: AdminCall): Promise<WebhookView> {
-    return orThrow(await this.holds.release(id, call));
+  async release(@Param('id') id: string, @Body() body: ReleaseWebhookDto, @Caller() call: AdminCall): Promise<WebhookView> {
+    return orThrow(await this.holds.release(id, { discard: body.discard === true }, call));
   }
 }

@@ -32,6 +32,7 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   webhook_blocked: 403,
   invalid_delivery_id: 400,
   invalid_event_type: 400,
+  account_inactive: 400,
   validation_failed: 400,
   email_already_connected: 409,
   unknown_account: 404,

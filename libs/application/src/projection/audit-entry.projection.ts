@@ -1,4 +1,4 @@
-import type { OperatorActionRecorded, ServiceEvent } from '@wts/contracts';
+import type { OperatorActionRecorded, ServiceEvent, WebhookReleased } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import type { AuditActor, AuditRow } from '@wts/read-models';
 import { traceIdOf } from '../shared/trace-context';
@@ -62,10 +62,7 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
         detail: event.data.releaseAt === null ? null : bounded(`release at ${event.data.releaseAt}`),
       };
     case 'WebhookReleased':
-      return {
-        ...onWebhook('webhook.release', event.data.webhookId, event.data.releasedAt),
-        detail: event.data.expired ? 'expired' : null,
-      };
+      return { ...onWebhook('webhook.release', event.data.webhookId, event.data.releasedAt), detail: releaseDetail(event.data) };
     case 'ApiKeyIssued': {
       const { keyId, role, name, issuedAt } = event.data;
       return { ...onApiKey('api_key.issue', keyId, issuedAt), detail: bounded(`role ${role}, name ${JSON.stringify(name)}`) };
@@ -88,6 +85,14 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
     default:
       return notAnAdminWrite(event);
   }
+}
+
+/** A release says whether it expired or discarded what the hold kept, and how many were waiting (as the operator was shown). */
+function releaseDetail(release: WebhookReleased['data']): string | null {
+  const waiting = release.heldDeliveries === undefined ? null : `${release.heldDeliveries} held deliveries`;
+  if (release.discard) return waiting ? `discarded ${waiting}` : 'discarded the held deliveries';
+  if (release.expired) return 'expired';
+  return waiting;
 }
 
 /** An enable's or rotation's detail names a signed scheme (bearer, the default, needs none). */

@@ -5,27 +5,38 @@ import { foldStream } from '../shared/command.handler';
 import { causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
+import { AccountActivityCache } from './account-activity.cache';
 import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
 import { RoutineHistoryCache } from './routine-history.cache';
 import { WebhookHistoryCache } from './webhook-history.cache';
 
+/**
+ * Who asks for a delivery's run, which says as of when it is judged (the routine, the safety
+ * block, the trigger account):
+ * - `dispatcher` (the store worker, the Kafka consumer): as at acceptance. Accepted while its
+ *   webhook was held, it is left for the release (answered "held").
+ * - `release`: the drain of the release at `at` (the `WebhookReleased` event's position), for a
+ *   delivery that release's hold kept: as things stand at the release (deterministic on every
+ *   replay of it); `discard`: parked `discarded_by_operator`, no run.
+ * - `replay` (the command line's replay to the dispatcher): as `dispatcher`, but a held delivery
+ *   whose hold has since ended is judged as its release judged it (discarded: parked).
+ * - `redispatch`: an operator re-dispatching its park, recorded at `at`: as things stand then
+ *   (whatever ended its hold, a discard too); still held, it waits for the release.
+ */
+export type DispatchRequest =
+  | { readonly by: 'dispatcher' }
+  | { readonly by: 'release'; readonly at: GlobalPosition; readonly discard: boolean }
+  | { readonly by: 'replay' }
+  | { readonly by: 'redispatch'; readonly at: GlobalPosition };
+
 export interface DeliveryToDispatch {
   readonly delivery: DeliveryAccepted['data'];
-  /** Where the delivery sits in $all: the routine is read as it was at that point. */
+  /** Where the delivery sits in $all: what it is judged on unless it was held or is re-dispatched. */
   readonly position: GlobalPosition;
   readonly eventId: string;
   readonly traceparent: string;
-  /**
-   * The release of the hold the delivery was accepted under is running it (ReleaseDrainWorker):
-   * create its run although its webhook was held at its position.
-   */
-  readonly releasing?: boolean;
-  /**
-   * An operator asks for it again (the page's re-dispatch, the CLI's replay): held at acceptance, it
-   * runs now if that hold has been released since (the release drain may have parked it), and
-   * waits for the release if not.
-   */
-  readonly byOperator?: boolean;
+  /** Absent: the dispatcher's own. */
+  readonly request?: DispatchRequest;
 }
 
 export type DispatchOutcome =
@@ -40,7 +51,8 @@ export type DispatchDelivery = Pick<DispatchDeliveryUseCase, 'execute'>;
 
 /**
  * One accepted delivery → exactly one run. The fast path reads nothing first: the decision depends
- * only on the delivery and the routine as it was at acceptance, and `run-<run_id>` is appended with
+ * only on the delivery and the routine as it was at acceptance (or, for a delivery a hold kept or an
+ * operator re-dispatches, the routine and the account as things stand then: `DispatchRequest`), and `run-<run_id>` is appended with
  * "stream must not exist" — the guard, which proves the run stream was empty when it succeeds. A
  * conflict means the stream exists (a redelivery or a replay): the run stream is read and folded,
  * and the decider decides again on it (an existing run: no events, already created). Concurrent
@@ -50,6 +62,7 @@ export type DispatchDelivery = Pick<DispatchDeliveryUseCase, 'execute'>;
 export class DispatchDeliveryUseCase {
   private readonly routines: RoutineHistoryCache;
   private readonly webhooks: WebhookHistoryCache;
+  private readonly accounts: AccountActivityCache;
 
   constructor(
     private readonly store: EventStore,
@@ -59,20 +72,21 @@ export class DispatchDeliveryUseCase {
   ) {
     this.routines = new RoutineHistoryCache(store);
     this.webhooks = new WebhookHistoryCache(store);
+    this.accounts = new AccountActivityCache(store);
   }
 
   async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
     const { delivery } = input;
-    // Judged as at acceptance: held then, it waits for its release (the release drain runs it; an
-    // operator asking again after the release runs it too).
-    const [routine, webhook] = await Promise.all([
-      this.routines.at(delivery.routineId, input.position),
-      input.releasing ? undefined : this.webhooks.at(delivery.webhookId, input.position),
+    const judgement = await this.judgement(input);
+    if (judgement.kind === 'held') return { kind: 'held', runId: delivery.runId };
+    if (judgement.kind === 'discarded') return this.discard(input);
+    // As at acceptance the ingress accepted an active account; as things stand later it may not be.
+    const [routine, accountActive] = await Promise.all([
+      this.routines.at(delivery.routineId, judgement.at),
+      judgement.asAccepted ? undefined : this.accounts.activeAt(delivery.triggerAccount.accountId, judgement.at),
     ]);
-    if (webhook && webhook.status !== 'not_configured' && webhook.hold && !(await this.releasedSinceFor(input))) {
-      return { kind: 'held', runId: delivery.runId };
-    }
-    const command: CreateRun = { type: 'CreateRun', delivery, routine, now: this.clock.now().toISOString() };
+    const now = this.clock.now().toISOString();
+    const command: CreateRun = { type: 'CreateRun', delivery, routine, now, ...(accountActive === undefined ? {} : { accountActive }) };
     // Decided as if no run existed; the append below proves it (or conflicts).
     const decision = decideRun(command, null);
     // Rare: a run made by an earlier build that judged differently is still the delivery's run.
@@ -87,8 +101,30 @@ export class DispatchDeliveryUseCase {
     return result.kind === 'appended' ? { kind: 'created', runId: delivery.runId } : this.decideOnRecordedRun(command, input);
   }
 
-  private async releasedSinceFor(input: DeliveryToDispatch): Promise<boolean> {
-    return input.byOperator === true && this.webhooks.releasedSince(input.delivery.webhookId, input.position);
+  /** As of where the delivery is judged, or why it is not judged now (still held; its hold discarded). */
+  private async judgement(input: DeliveryToDispatch): Promise<Judgement> {
+    const request = input.request ?? { by: 'dispatcher' };
+    if (request.by === 'release') return request.discard ? { kind: 'discarded' } : later(request.at);
+    const { webhookId } = input.delivery;
+    const webhook = await this.webhooks.at(webhookId, input.position);
+    if (webhook.status === 'not_configured' || webhook.hold === null) {
+      return request.by === 'redispatch' ? later(request.at) : { kind: 'judge', at: input.position, asAccepted: true };
+    }
+    // Accepted while held: the release drain runs it; an operator asking again runs it once released.
+    if (request.by === 'dispatcher') return { kind: 'held' };
+    const release = await this.webhooks.releaseAfter(webhookId, input.position);
+    if (!release) return { kind: 'held' };
+    if (request.by === 'redispatch') return later(request.at);
+    return release.discard ? { kind: 'discarded' } : later(release.position);
+  }
+
+  /** What a discarded hold kept: parked (re-dispatchable), no run — unless an operator has run it since. */
+  private async discard(input: DeliveryToDispatch): Promise<DispatchOutcome> {
+    const { runId } = input.delivery;
+    const [run] = await this.store.readStream(Streams.run(runId), { maxCount: 1 });
+    if (run?.type === 'RunCreated') return { kind: 'already_created', runId };
+    await this.park.execute(parkedDelivery(input, DISCARDED_BY_OPERATOR), input.traceparent);
+    return { kind: 'parked', runId, error: DISCARDED_BY_OPERATOR };
   }
 
   /** The decision on the run stream as it is: an existing run is already created; no run and a rejection parks. */
@@ -105,6 +141,20 @@ export class DispatchDeliveryUseCase {
     // The append conflicted, so the stream exists, yet it holds no run: not a stream this service wrote.
     throw new Error(`${Streams.run(runId)} exists but holds no run`);
   }
+}
+
+/** The park's error of a delivery kept by a hold that the operator released with discard. */
+export const DISCARDED_BY_OPERATOR =
+  'discarded_by_operator: the hold that kept this delivery was released with discard (re-dispatch it to run it as things now stand)';
+
+type Judgement =
+  | { readonly kind: 'judge'; readonly at: GlobalPosition; readonly asAccepted: boolean }
+  | { readonly kind: 'held' }
+  | { readonly kind: 'discarded' };
+
+/** Judged as things stand at `at`, a place after the delivery's acceptance. */
+function later(at: GlobalPosition): Judgement {
+  return { kind: 'judge', at, asAccepted: false };
 }
 
 /** A delivery that can never become a run, parked on `parked-<event id>` with its error. */

@@ -1,5 +1,5 @@
 import { Streams, type DeliveryAccepted, type DispatchParked } from '@wts/contracts';
-import type { EventStore } from '@wts/event-store';
+import type { EventStore, GlobalPosition } from '@wts/event-store';
 import type { AdminCall } from '../access/admin-call';
 import { recordOperatorAction } from '../access/operator-action.recorder';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
@@ -20,9 +20,10 @@ export interface RedispatchResult {
 /**
  * Re-dispatch from the Config page, what `replay --to dispatcher` does from the command line: each
  * parked delivery's DeliveryAccepted, read from the store, is handed to the dispatcher's own use
- * case again (its run made at most once: the run stream's "must not exist" guard). One that fails
- * again is parked again (a no-op: its park is kept); one accepted while its webhook was held waits
- * for the release. A park with no stored delivery behind it (a forged or undecodable Kafka message)
+ * case again (its run made at most once: the run stream's "must not exist" guard), judged as things
+ * stand at the re-dispatch (the routine, the safety block, the trigger account: fix the cause, then
+ * re-dispatch). One that fails again is parked again (a no-op: its park is kept); one accepted while
+ * its webhook was held waits for the release; one a discarding release parked runs. A park with no stored delivery behind it (a forged or undecodable Kafka message)
  * has nothing to run. The operator is recorded first, as the command line records a replay.
  */
 export class RedispatchParkedUseCase {
@@ -37,13 +38,13 @@ export class RedispatchParkedUseCase {
     // Who re-dispatched what is on the audit trail before anything is dispatched.
     const detail = { count: sourceEventIds.length, source_event_ids: sourceEventIds.join(',').slice(0, 1000) };
     const runtime = { store: this.store, clock: this.clock, random: this.random };
-    const { traceparent } = await recordOperatorAction(runtime, call.actor, 'redispatch_parked', detail, call.traceparent);
+    const { traceparent, position } = await recordOperatorAction(runtime, call.actor, 'redispatch_parked', detail, call.traceparent);
     const results: RedispatchResult[] = [];
-    for (const sourceEventId of sourceEventIds) results.push(await this.redispatch(sourceEventId, traceparent));
+    for (const sourceEventId of sourceEventIds) results.push(await this.redispatch(sourceEventId, traceparent, position));
     return results;
   }
 
-  private async redispatch(sourceEventId: string, traceparent: string): Promise<RedispatchResult> {
+  private async redispatch(sourceEventId: string, traceparent: string, at: GlobalPosition): Promise<RedispatchResult> {
     const [park] = await this.store.readStream(Streams.parked(sourceEventId), { maxCount: 1 });
     if (park?.type !== 'DispatchParked') return result(sourceEventId, 'not_found', null, 'no parked delivery with this id');
     const { deliveryId } = park.data as DispatchParked['data'];
@@ -62,7 +63,7 @@ export class RedispatchParkedUseCase {
       position: accepted.position,
       eventId: accepted.id,
       traceparent,
-      byOperator: true,
+      request: { by: 'redispatch', at },
     });
     const detail =
       outcome.kind === 'parked'

@@ -1,21 +1,10 @@
-import { Streams, type DeliveryAccepted, type ServiceEvent } from '@wts/contracts';
-import { SqliteEventStore } from '@wts/event-store';
+import { Streams, type ServiceEvent } from '@wts/contracts';
+import type { SqliteEventStore } from '@wts/event-store';
 import { eventually } from '@wts/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { toAppend } from '../shared/event-envelope';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
-import { ParkDispatchUseCase } from './park-dispatch.usecase';
-import { RELEASE_CHECKPOINT, ReleaseDrainWorker, releaseDrainCheckpoint } from './release-drain.worker';
-
-const ROUTINE = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
-const ACCOUNT = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
-const HELD = 'whk_HELDHELDHELDHELDHELDH';
-const OTHER = 'whk_OTHEROTHEROTHEROTHERO';
-const T0 = '2026-01-01T00:00:00.000Z';
-const LOGGER = { info: (): void => undefined, error: (): void => undefined };
+import { HELD, OTHER, ReleaseDrainFixture, heldEvent, releasedEvent } from './testing/release-drain.fixture';
+import { RELEASE_CHECKPOINT, releaseDrainCheckpoint, type ReleaseDrainWorker } from './release-drain.worker';
 
 /** Counts what reaches the dispatcher's use case, and can stop answering after `failAfter` calls (a crash mid-release). */
 class CountingDispatch extends DispatchDeliveryUseCase {
@@ -45,91 +34,23 @@ class CountingDispatch extends DispatchDeliveryUseCase {
 }
 
 describe('ReleaseDrainWorker', () => {
-  let dir: string;
+  let f: ReleaseDrainFixture;
+  const append = (streamId: string, event: ServiceEvent): Promise<void> => f.append(streamId, event);
+  const deliver = (webhookId: string, i: number): Promise<string> => f.deliver(webhookId, i);
+  const runsInOrder = (): Promise<string[]> => f.runsInOrder();
+  const worker = (dispatch: DispatchDeliveryUseCase, onReleased?: (webhookId: string, count: number) => void): ReleaseDrainWorker =>
+    f.worker(dispatch, onReleased);
+  const held = heldEvent;
+  const released = (webhookId: string): ServiceEvent => releasedEvent(webhookId);
   let store: SqliteEventStore;
-  let n = 0;
-  const context = { correlationId: 'c', causationId: 'c', traceparent: '' };
-  const newId = (): string => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-  const revisions = new Map<string, number>();
-
-  async function append(streamId: string, event: ServiceEvent): Promise<void> {
-    const expected = revisions.has(streamId) ? BigInt(revisions.get(streamId) as number) : 'no_stream';
-    const result = await store.append(streamId, toAppend([event], context, newId), expected);
-    if (result.kind !== 'appended') throw new Error(`not appended to ${streamId}`);
-    revisions.set(streamId, (revisions.get(streamId) ?? -1) + 1);
-  }
-
-  async function deliver(webhookId: string, i: number): Promise<string> {
-    const suffix = `${webhookId.slice(4, 8)}${String(i).padStart(18, '0')}`;
-    const data: DeliveryAccepted['data'] = {
-      deliveryId: `dlv_${suffix}`,
-      webhookId,
-      routineId: ROUTINE,
-      runId: `run_${suffix}`,
-      triggerAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
-      payload: { format: 'text', text: `delivery ${i}` },
-      contentType: 'text/plain',
-      idempotencyKey: null,
-      requestDigest: 'a'.repeat(64),
-      receivedAt: T0,
-    };
-    await append(Streams.delivery(data.deliveryId), { type: 'DeliveryAccepted', data });
-    return data.deliveryId;
-  }
-
-  const held = (webhookId: string): ServiceEvent => ({
-    type: 'WebhookHeld',
-    data: { webhookId, heldAt: T0, heldBy: 'ada', releaseAt: null },
-  });
-  const released = (webhookId: string): ServiceEvent => ({
-    type: 'WebhookReleased',
-    data: { webhookId, releasedAt: T0, releasedBy: 'ada', expired: false },
-  });
-
-  async function runsInOrder(): Promise<string[]> {
-    const runs = await store.readAll({ limit: 10_000, filter: { streamPrefixes: ['run-'] } });
-    return runs.map((run) => (run.data as { deliveryId: string }).deliveryId);
-  }
-
-  function worker(dispatch: DispatchDeliveryUseCase, onReleased?: (webhookId: string, count: number) => void): ReleaseDrainWorker {
-    return new ReleaseDrainWorker({
-      store,
-      checkpoints: store.checkpoints(),
-      dispatch,
-      park: new ParkDispatchUseCase(store, systemClock),
-      logger: LOGGER,
-      options: { pageSize: 7, retryDelayMs: 5, maxRetryDelayMs: 10 },
-      ...(onReleased ? { onReleased } : {}),
-    });
-  }
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'wts-release-'));
-    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
-    revisions.clear();
-    await append(Streams.routine(ROUTINE), {
-      type: 'RoutineCreated',
-      data: { routineId: ROUTINE, name: 'T', instructions: 'i', tools: [], mode: 'supervised', accountScope: [ACCOUNT], createdAt: T0 },
-    });
-    for (const webhookId of [HELD, OTHER]) {
-      await append(Streams.webhook(webhookId), {
-        type: 'WebhookEnabled',
-        data: {
-          webhookId,
-          routineId: ROUTINE,
-          secretDigest: 'b'.repeat(64),
-          defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
-          accountOverrideAllowed: false,
-          enabledAt: T0,
-        },
-      });
-    }
+    f = new ReleaseDrainFixture();
+    store = f.store;
+    await f.setUp();
   });
 
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => f.tearDown());
 
   it("runs exactly the held webhook's deliveries between hold and release, in order, across pages; each hold its own range", async () => {
     await deliver(HELD, 0); // before the hold: not the drain's

@@ -9,7 +9,7 @@ import {
 } from '@wts/event-store';
 import { Signal } from '../shared/async.util';
 import { retryWithBackoff } from '../shared/retry-with-backoff';
-import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
+import type { DeliveryToDispatch, DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
 import {
   DispatchStoppedError,
   dispatchRetry,
@@ -62,7 +62,9 @@ export interface ReleaseDrainDependencies {
  * durable checkpoint; at each `WebhookReleased` it reads the deliveries accepted between the hold's
  * start and the release, in $all order (acceptance order), and dispatches those of the webhook one
  * at a time — each run made only once the one before it exists — through the same use case as every
- * delivery, told that it is releasing. Its progress through a release is checkpointed per page and
+ * delivery, told to judge it as things stand at the release (the routine, the safety block, the
+ * trigger account: a held delivery the routine now refuses is parked with the reason), or, for a
+ * release with discard, to park it `discarded_by_operator`. Its progress through a release is checkpointed per page and
  * the release checkpoint moves past a release only once all of it is done, so a kill -9 at any
  * moment resumes where it was; a run made before the crash is met as "already created" (the run
  * stream's "must not exist" guard), never made twice. Every replica may run it: two drains of one
@@ -188,6 +190,7 @@ export class ReleaseDrainWorker {
 
   private async drain(release: RecordedEvent): Promise<void> {
     const { webhookId } = release.data as WebhookReleased['data'];
+    const discard = (release.data as WebhookReleased['data']).discard === true;
     const heldFrom = await this.holdStart(webhookId, release);
     if (!heldFrom) return;
     const progress = releaseDrainCheckpoint(release.id);
@@ -209,7 +212,7 @@ export class ReleaseDrainWorker {
           break;
         }
         if (event.type === 'DeliveryAccepted' && (event.data as DeliveryAccepted['data']).webhookId === webhookId) {
-          const outcome = await dispatchUntilDone(held(event), this.retry);
+          const outcome = await dispatchUntilDone(held(event, release.position, discard), this.retry);
           outcomes[outcome.kind] += 1;
           this.deps.onDispatched?.(outcome);
         }
@@ -219,7 +222,8 @@ export class ReleaseDrainWorker {
       if (done) break;
     }
     const count = outcomes.created + outcomes.already_created + outcomes.parked + outcomes.held;
-    this.deps.logger.info({ webhookId, ...outcomes, releaseEventId: release.id }, 'hold released: held deliveries dispatched');
+    const message = discard ? 'hold released with discard: held deliveries parked' : 'hold released: held deliveries dispatched';
+    this.deps.logger.info({ webhookId, ...outcomes, releaseEventId: release.id }, message);
     this.deps.onReleased?.(webhookId, count);
   }
 
@@ -236,9 +240,11 @@ export class ReleaseDrainWorker {
   }
 }
 
-function held(event: RecordedEvent): Parameters<DispatchDelivery['execute']>[0] {
+/** A held delivery, to be judged as things stand at its release (or parked, the release discarding it). */
+function held(event: RecordedEvent, at: GlobalPosition, discard: boolean): DeliveryToDispatch {
   const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
-  return { delivery: event.data as DeliveryAccepted['data'], position: event.position, eventId: event.id, traceparent, releasing: true };
+  const delivery = event.data as DeliveryAccepted['data'];
+  return { delivery, position: event.position, eventId: event.id, traceparent, request: { by: 'release', at, discard } };
 }
 
 interface InFlight {

@@ -2,9 +2,11 @@ import type { Event } from '@wts/contracts';
 import { comparePositions, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { asEvent } from '../shared/event-envelope';
 
-interface History<S> {
+interface History<S, E> {
   /** Where each known event of the stream sits in $all, in order. */
   readonly positions: GlobalPosition[];
+  /** The known events themselves, in the same order (configuration: a handful per stream). */
+  readonly events: E[];
   /** `states[k]`: the state after the stream's first k events (`states[0]` is the initial state). */
   readonly states: S[];
   /** Every event of the stream at or before this position is known. */
@@ -20,6 +22,13 @@ export interface StreamFold<S, E extends Event> {
   readonly evolve: (state: S, event: E) => S;
 }
 
+/** One event of a stream after a given place, with where it sits and the state it left. */
+export interface StreamChange<S, E> {
+  readonly position: GlobalPosition;
+  readonly event: E;
+  readonly state: S;
+}
+
 /**
  * A configuration stream's state as it was at a given place in $all (what the dispatcher judges a
  * delivery on: its routine, its webhook's hold), without reading the stream for every delivery.
@@ -33,7 +42,7 @@ export interface StreamFold<S, E extends Event> {
  * not one delivery.
  */
 export class StreamHistoryCache<S, E extends Event> {
-  private readonly histories = new Map<string, History<S>>();
+  private readonly histories = new Map<string, History<S, E>>();
 
   constructor(
     private readonly store: EventStore,
@@ -49,29 +58,29 @@ export class StreamHistoryCache<S, E extends Event> {
     return history.states[known];
   }
 
-  /** The states the stream has been in after `position`, up to now (its whole history known to the head of $all). */
-  async since(id: string, position: GlobalPosition): Promise<S[]> {
+  /** The stream's events after `position` up to now (its whole history known to the head of $all), each with the state it left. */
+  async since(id: string, position: GlobalPosition): Promise<StreamChange<S, E>[]> {
     const head = await this.store.headPosition();
     if (head) await this.at(id, head);
     const history = this.historyOf(id);
-    const after: S[] = [];
+    const after: StreamChange<S, E>[] = [];
     history.positions.forEach((at, k) => {
-      if (comparePositions(at, position) > 0) after.push(history.states[k + 1]);
+      if (comparePositions(at, position) > 0) after.push({ position: at, event: history.events[k], state: history.states[k + 1] });
     });
     return after;
   }
 
-  private historyOf(id: string): History<S> {
+  private historyOf(id: string): History<S, E> {
     let history = this.histories.get(id);
     if (!history) {
-      history = { positions: [], states: [this.fold.initial], knownThrough: undefined, reading: undefined };
+      history = { positions: [], events: [], states: [this.fold.initial], knownThrough: undefined, reading: undefined };
       this.histories.set(id, history);
     }
     return history;
   }
 
   /** One read at a time per stream; callers whose position it covers wait for it instead of reading again. */
-  private async readMore(id: string, history: History<S>, position: GlobalPosition): Promise<void> {
+  private async readMore(id: string, history: History<S, E>, position: GlobalPosition): Promise<void> {
     if (history.reading) {
       // The caller's loop looks again once it is done: it covers this position, or another read follows.
       await history.reading;
@@ -83,9 +92,11 @@ export class StreamHistoryCache<S, E extends Event> {
         const head = await this.store.headPosition();
         const covered = head && comparePositions(head, position) > 0 ? head : position;
         const fresh = await this.store.readStream(this.fold.streamOf(id), { fromRevision: BigInt(history.positions.length) });
-        for (const event of fresh) {
-          history.positions.push(event.position);
-          history.states.push(this.fold.evolve(history.states[history.states.length - 1], asEvent<E>(event)));
+        for (const recorded of fresh) {
+          const event = asEvent<E>(recorded);
+          history.positions.push(recorded.position);
+          history.events.push(event);
+          history.states.push(this.fold.evolve(history.states[history.states.length - 1], event));
         }
         if (!covers(history.knownThrough, covered)) history.knownThrough = covered;
       } finally {

@@ -1,5 +1,5 @@
 import { Streams } from '@wts/contracts';
-import { isRejection, webhookDecider, type Rejection, type WebhookCommand } from '@wts/domain';
+import { isRejection, webhookDecider, type Rejection, type RoutineState, type WebhookCommand } from '@wts/domain';
 import type { AdminCall } from '../access/admin-call';
 import type { UseCaseContext } from '../shared/use-case.context';
 import type { WebhookAdminService } from './webhook-admin.service';
@@ -10,13 +10,19 @@ export interface HoldInput {
   readonly releaseAt: string | null;
 }
 
+export interface ReleaseInput {
+  /** Park what the hold kept (`discarded_by_operator`, re-dispatchable) instead of running it. */
+  readonly discard: boolean;
+}
+
 /** Who released an expired hold, as the event records it. */
 export const HOLD_EXPIRY_ACTOR = 'hold expiry';
 
 /**
  * Hold and release, the operator's lever in an incident: while held, deliveries are accepted (202)
- * and kept exactly as before, and the dispatcher makes no run for them; the release makes each of
- * their runs, in acceptance order (ReleaseDrainWorker). The answers are the webhook's view.
+ * and kept exactly as before, and the dispatcher makes no run for them; the release judges each as
+ * things then stand and makes their runs, in acceptance order, or parks them — all of them with
+ * `discard` (ReleaseDrainWorker). The answers are the webhook's view.
  */
 export class WebhookHoldService {
   constructor(
@@ -28,8 +34,16 @@ export class WebhookHoldService {
     return this.decide(routineId, call, (now) => ({ type: 'HoldWebhook', heldBy: call.actor.display, releaseAt: input.releaseAt, now }));
   }
 
-  release(routineId: string, call: AdminCall): Promise<WebhookView | Rejection> {
-    return this.decide(routineId, call, (now) => ({ type: 'ReleaseWebhook', releasedBy: call.actor.display, expired: false, now }));
+  /** The audit trail records how many deliveries were waiting, as the operator was shown them. */
+  release(routineId: string, input: ReleaseInput, call: AdminCall): Promise<WebhookView | Rejection> {
+    return this.decide(routineId, call, async (now, routine) => ({
+      type: 'ReleaseWebhook',
+      releasedBy: call.actor.display,
+      expired: false,
+      discard: input.discard,
+      heldDeliveries: (await this.webhooks.present(routine)).held_deliveries,
+      now,
+    }));
   }
 
   /**
@@ -59,11 +73,16 @@ export class WebhookHoldService {
     return released;
   }
 
-  private async decide(routineId: string, call: AdminCall, command: (now: string) => WebhookCommand): Promise<WebhookView | Rejection> {
+  private async decide(
+    routineId: string,
+    call: AdminCall,
+    command: (now: string, routine: RoutineState) => WebhookCommand | Promise<WebhookCommand>,
+  ): Promise<WebhookView | Rejection> {
     await this.context.freshRoutine(routineId);
     const found = this.webhooks.configured(routineId);
     if (isRejection(found)) return found;
-    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, command(this.context.nowIso()), call);
+    const decided = await command(this.context.nowIso(), found.routine);
+    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, decided, call);
     return isRejection(result) ? result : this.webhooks.present(found.routine);
   }
 }

@@ -7,8 +7,16 @@ import { frameUntrustedPayload } from './untrusted-message.framer';
 export interface CreateRun {
   readonly type: 'CreateRun';
   readonly delivery: DeliveryAccepted['data'];
-  /** The routine as it was when the delivery was accepted. */
+  /**
+   * The routine the run is judged on and made with: as it was when the delivery was accepted, or as
+   * it stands at the release of the hold that kept it (or at an operator's re-dispatch).
+   */
   readonly routine: RoutineState | null;
+  /**
+   * Whether the trigger account is active as of that same point. Absent: judged as at acceptance,
+   * where the ingress accepted only an active account.
+   */
+  readonly accountActive?: boolean;
   readonly now: string;
 }
 
@@ -24,13 +32,15 @@ export function decideRun(command: CreateRun, state: RunState): Decision<RunEven
   if (state !== null) return accept();
   const { delivery, routine } = command;
   if (routine === null) return reject('routine_not_found', `routine ${delivery.routineId} does not exist`);
-  // Judged again on the routine as it was at acceptance: a replica deciding on a lagging view
-  // can never start an unsafe run, nor one for an account outside the routine's scope.
+  // Judged again on the routine (as at acceptance, or as it now stands for a release): a replica
+  // deciding on a lagging view, or a hold outliving a change, can never start an unsafe run, nor
+  // one for an account outside the routine's scope or no longer active.
   const safety = judgeRoutineSafety(routine);
   if (safety.blocked) return reject('webhook_blocked', safety.reason);
   if (!routine.accountScope.includes(delivery.triggerAccount.accountId)) {
     return reject('account_out_of_scope', "the trigger account is outside the routine's account scope");
   }
+  if (command.accountActive === false) return reject('account_inactive', 'the trigger account is no longer active');
   return accept({
     type: 'RunCreated',
     data: {

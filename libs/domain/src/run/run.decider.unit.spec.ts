@@ -187,3 +187,25 @@ describe('run decider: judged again on the routine as it was at acceptance', () 
       .thenRejects('account_out_of_scope', "the trigger account is outside the routine's account scope");
   });
 });
+
+describe('run decider: a held or re-dispatched delivery judged as things now stand', () => {
+  it('given no run, when the trigger account is no longer active, then account_inactive (no run)', () => {
+    spec
+      .given([])
+      .when(create({ accountActive: false }))
+      .thenRejects('account_inactive', 'the trigger account is no longer active');
+  });
+
+  it('given no run, when the trigger account is still active, then the run is made with the routine it is judged on', () => {
+    const changed = { ...routine, instructions: 'NEW instructions', tools: [] };
+    const run = decidedRun(create({ routine: changed, accountActive: true }));
+    expect(run.routine).toEqual({ name: routine.name, tools: [], instructions: 'NEW instructions', mode: routine.mode });
+  });
+
+  it('given an existing run, when the account is no longer active, then no events (the run stands)', () => {
+    spec
+      .given([createdRun()])
+      .when(create({ accountActive: false }))
+      .then([]);
+  });
+});

@@ -19,6 +19,8 @@ export type RejectionCode =
   | 'webhook_blocked'
   | 'invalid_delivery_id'
   | 'invalid_event_type'
+  // the dispatcher judging a held or re-dispatched delivery as things now stand (a park's reason)
+  | 'account_inactive'
   // admin
   | 'validation_failed'
   | 'email_already_connected'

@@ -51,8 +51,19 @@ export type WebhookCommand =
   | { readonly type: 'DisableWebhook'; readonly now: string }
   | { readonly type: 'ReassessSafety'; readonly safety: SafetyVerdict; readonly now: string }
   | { readonly type: 'HoldWebhook'; readonly heldBy: string; readonly releaseAt: string | null; readonly now: string }
-  /** `expired`: the service releasing a hold whose releaseAt has passed (a no-op unless it has). */
-  | { readonly type: 'ReleaseWebhook'; readonly releasedBy: string; readonly expired: boolean; readonly now: string };
+  /**
+   * `expired`: the service releasing a hold whose releaseAt has passed (a no-op unless it has).
+   * `discard`: an operator discarding what the hold kept (parked, no run); never an expiry.
+   * `heldDeliveries`: how many were waiting, as the operator was shown (recorded for the audit trail).
+   */
+  | {
+      readonly type: 'ReleaseWebhook';
+      readonly releasedBy: string;
+      readonly expired: boolean;
+      readonly discard?: boolean;
+      readonly heldDeliveries?: number | null;
+      readonly now: string;
+    };
 
 export const initialWebhookState = (): WebhookState => ({ status: 'not_configured' });
 
@@ -164,10 +175,19 @@ function decideHold(command: Extract<WebhookCommand, { type: 'HoldWebhook' }>, s
 function decideRelease(command: Extract<WebhookCommand, { type: 'ReleaseWebhook' }>, state: WebhookState): Decision<WebhookEvent> {
   if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
   if (!state.hold) return accept();
+  if (command.expired && command.discard) return reject('validation_failed', 'an expiring hold is released, never discarded');
   if (command.expired && (state.hold.releaseAt === null || Date.parse(state.hold.releaseAt) > Date.parse(command.now))) return accept();
+  const { heldDeliveries } = command;
   return accept({
     type: 'WebhookReleased',
-    data: { webhookId: state.webhookId, releasedAt: command.now, releasedBy: command.releasedBy, expired: command.expired },
+    data: {
+      webhookId: state.webhookId,
+      releasedAt: command.now,
+      releasedBy: command.releasedBy,
+      expired: command.expired,
+      discard: command.discard === true,
+      ...(heldDeliveries === undefined || heldDeliveries === null ? {} : { heldDeliveries }),
+    },
   });
 }
 

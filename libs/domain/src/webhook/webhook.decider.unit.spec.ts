@@ -395,7 +395,7 @@ describe('webhookDecider', () => {
     });
     const released = (releasedAt = T2, expired = false, releasedBy = 'ada@example.com'): WebhookEvent => ({
       type: 'WebhookReleased',
-      data: { webhookId: WEBHOOK_ID, releasedAt, releasedBy, expired },
+      data: { webhookId: WEBHOOK_ID, releasedAt, releasedBy, expired, discard: false },
     });
 
     it('given an enabled webhook, when held, then WebhookHeld names who and when, without expiry', () => {
@@ -442,6 +442,33 @@ describe('webhookDecider', () => {
     it('given a held webhook, when released, then WebhookReleased; the state is no longer held', () => {
       spec.given([enabled(), held()]).when(release()).then([released()]);
       expect(fold([enabled(), held(), released()])).toEqual(configured('enabled'));
+    });
+
+    it('given a held webhook, when released with discard and the count the operator saw, then WebhookReleased records both', () => {
+      spec
+        .given([enabled(), held()])
+        .when(release({ discard: true, heldDeliveries: 7 }))
+        .then([
+          {
+            type: 'WebhookReleased',
+            data: {
+              webhookId: WEBHOOK_ID,
+              releasedAt: T2,
+              releasedBy: 'ada@example.com',
+              expired: false,
+              discard: true,
+              heldDeliveries: 7,
+            },
+          },
+        ]);
+      expect(fold([enabled(), held(), released()])).toEqual(configured('enabled'));
+    });
+
+    it('given a held webhook, when the service would release it by expiry with discard, then it is refused', () => {
+      spec
+        .given([enabled(), held(T1, T2)])
+        .when(release({ expired: true, discard: true }))
+        .thenRejects('validation_failed');
     });
 
     it('given a webhook that is not held, when released, then nothing is recorded (a repeated release is harmless)', () => {

@@ -90,3 +90,10 @@ export class HoldWebhookDto {
   @Validate(ReleaseAtValue)
   release_at?: string;
 }
+
+/** Release's body: `discard` parks what the hold kept (`discarded_by_operator`, re-dispatchable) instead of running it. */
+export class ReleaseWebhookDto {
+  @OptionalNotNull()
+  @IsBoolean({ message: 'discard must be true or false' })
+  discard?: boolean;
+}

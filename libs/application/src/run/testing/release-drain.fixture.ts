@@ -1,0 +1,117 @@
+import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type ServiceEvent } from '@wts/contracts';
+import { SqliteEventStore } from '@wts/event-store';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toAppend } from '../../shared/event-envelope';
+import { systemClock } from '../../shared/system-runtime.adapter';
+import type { DispatchDelivery } from '../dispatch-delivery.usecase';
+import { ParkDispatchUseCase } from '../park-dispatch.usecase';
+import { ReleaseDrainWorker } from '../release-drain.worker';
+
+export const ROUTINE = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
+export const ACCOUNT = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
+export const HELD = 'whk_HELDHELDHELDHELDHELDH';
+export const OTHER = 'whk_OTHEROTHEROTHEROTHERO';
+export const T0 = '2026-01-01T00:00:00.000Z';
+const LOGGER = { info: (): void => undefined, error: (): void => undefined };
+
+export const heldEvent = (webhookId: string): ServiceEvent => ({
+  type: 'WebhookHeld',
+  data: { webhookId, heldAt: T0, heldBy: 'ada', releaseAt: null },
+});
+
+export const releasedEvent = (webhookId: string, discard = false): ServiceEvent => ({
+  type: 'WebhookReleased',
+  data: { webhookId, releasedAt: T0, releasedBy: 'ada', expired: false, discard },
+});
+
+/**
+ * A store for the release drain's tests (test code, not shipped): a routine with account ACCOUNT in
+ * scope, webhooks HELD and OTHER enabled on it, and helpers to append events and deliveries.
+ */
+export class ReleaseDrainFixture {
+  readonly store: SqliteEventStore;
+  private readonly dir: string;
+  private readonly revisions = new Map<string, number>();
+  private n = 0;
+
+  constructor() {
+    this.dir = mkdtempSync(join(tmpdir(), 'wts-release-'));
+    this.store = SqliteEventStore.open(join(this.dir, 'events.sqlite'));
+  }
+
+  async setUp(): Promise<void> {
+    await this.append(ACCOUNT_CATALOG_STREAM, {
+      type: 'AccountConnected',
+      data: { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: T0 },
+    });
+    await this.append(Streams.routine(ROUTINE), {
+      type: 'RoutineCreated',
+      data: { routineId: ROUTINE, name: 'T', instructions: 'i', tools: [], mode: 'supervised', accountScope: [ACCOUNT], createdAt: T0 },
+    });
+    for (const webhookId of [HELD, OTHER]) {
+      await this.append(Streams.webhook(webhookId), {
+        type: 'WebhookEnabled',
+        data: {
+          webhookId,
+          routineId: ROUTINE,
+          secretDigest: 'b'.repeat(64),
+          defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+          accountOverrideAllowed: false,
+          enabledAt: T0,
+        },
+      });
+    }
+  }
+
+  async tearDown(): Promise<void> {
+    await this.store.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  async append(streamId: string, event: ServiceEvent): Promise<void> {
+    const expected = this.revisions.has(streamId) ? BigInt(this.revisions.get(streamId) as number) : 'no_stream';
+    const context = { correlationId: 'c', causationId: 'c', traceparent: '' };
+    const newId = (): string => `00000000-0000-4000-8000-${String(++this.n).padStart(12, '0')}`;
+    const result = await this.store.append(streamId, toAppend([event], context, newId), expected);
+    if (result.kind !== 'appended') throw new Error(`not appended to ${streamId}`);
+    this.revisions.set(streamId, (this.revisions.get(streamId) ?? -1) + 1);
+  }
+
+  async deliver(webhookId: string, i: number, accountId = ACCOUNT): Promise<string> {
+    const suffix = `${webhookId.slice(4, 8)}${String(i).padStart(18, '0')}`;
+    const data: DeliveryAccepted['data'] = {
+      deliveryId: `dlv_${suffix}`,
+      webhookId,
+      routineId: ROUTINE,
+      runId: `run_${suffix}`,
+      triggerAccount: { accountId, email: 'ops@example.com' },
+      payload: { format: 'text', text: `delivery ${i}` },
+      contentType: 'text/plain',
+      idempotencyKey: null,
+      requestDigest: 'a'.repeat(64),
+      receivedAt: T0,
+    };
+    await this.append(Streams.delivery(data.deliveryId), { type: 'DeliveryAccepted', data });
+    return data.deliveryId;
+  }
+
+  /** The runs made, in the order they were made: each one's delivery id. */
+  async runsInOrder(): Promise<string[]> {
+    const runs = await this.store.readAll({ limit: 10_000, filter: { streamPrefixes: ['run-'] } });
+    return runs.map((run) => (run.data as { deliveryId: string }).deliveryId);
+  }
+
+  worker(dispatch: DispatchDelivery, onReleased?: (webhookId: string, count: number) => void): ReleaseDrainWorker {
+    return new ReleaseDrainWorker({
+      store: this.store,
+      checkpoints: this.store.checkpoints(),
+      dispatch,
+      park: new ParkDispatchUseCase(this.store, systemClock),
+      logger: LOGGER,
+      options: { pageSize: 7, retryDelayMs: 5, maxRetryDelayMs: 10 },
+      ...(onReleased ? { onReleased } : {}),
+    });
+  }
+}
