@@ -1123,6 +1123,12 @@ describe('docs/openapi.json', () => {
         const released = await admin('POST', releasePath, '/admin/routines/{id}/webhook/release');
         expect(released).toMatchObject({ held: false, held_since: null, held_by: null, release_at: null });
         expect(await admin('POST', releasePath, '/admin/routines/{id}/webhook/release')).toMatchObject({ held: false });
+        expect((await admin('POST', releasePath, '/admin/routines/{id}/webhook/release', { discard: 'yes' })).code).toBe(
+          'validation_failed',
+        );
+        await admin('POST', holdPath, '/admin/routines/{id}/webhook/hold', {});
+        const discarded = await admin('POST', releasePath, '/admin/routines/{id}/webhook/release', { discard: true });
+        expect(discarded).toMatchObject({ held: false, held_since: null });
         const redispatchPath = '/admin/parked/redispatch';
         expect((await admin('POST', redispatchPath, redispatchPath, { source_event_ids: [] })).code).toBe('validation_failed');
         expect((await admin('POST', redispatchPath, redispatchPath, { source_event_ids: ['no such park'] })).code).toBe(

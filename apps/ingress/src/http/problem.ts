@@ -1,8 +1,8 @@
-import type { RejectionCode } from '@wts/domain';
+import type { DispatchOnlyCode, RejectionCode } from '@wts/domain';
 
 /** Codes the edge adds to the domain's: auth, store health, routing, the unexpected. */
 export type ProblemCode =
-  | RejectionCode
+  | Exclude<RejectionCode, DispatchOnlyCode>
   | 'unauthorized'
   | 'insufficient_role'
   | 'store_unavailable'
@@ -32,7 +32,6 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   webhook_blocked: 403,
   invalid_delivery_id: 400,
   invalid_event_type: 400,
-  account_inactive: 400,
   validation_failed: 400,
   email_already_connected: 409,
   unknown_account: 404,
@@ -90,8 +89,12 @@ export interface Problem {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/** RFC 9457 problem details with a stable snake_case code. */
-export function problem(code: ProblemCode, detail?: string, errors?: readonly string[]): Problem {
+/**
+ * RFC 9457 problem details with a stable snake_case code. A code only the dispatcher decides (a
+ * park's reason) never reaches HTTP; were one to, it is answered as the unexpected error it is.
+ */
+export function problem(given: ProblemCode | DispatchOnlyCode, detail?: string, errors?: readonly string[]): Problem {
+  const code: ProblemCode = given === 'account_inactive' ? 'internal_error' : given;
   const status = STATUS_BY_CODE[code];
   return {
     type: `urn:webhook-trigger:problem:${code}`,

@@ -205,7 +205,8 @@ describe('Hold and release on the Config page (browser)', () => {
     await page.locator('#confirm-dialog').waitFor();
     expect(await text('#confirm-title')).toBe('Release the held runs?');
     expect(await text('#confirm-message')).toBe(
-      '3 deliveries will run in the order they arrived. Deliveries that arrive from now on run at once again.',
+      '3 deliveries will run in the order they arrived, with the routine as it is now (its instructions, tools and account scope). ' +
+        'One whose account is no longer active or in scope is parked instead. Deliveries that arrive from now on run at once again.',
     );
     await shot(page, 'hold-04-confirm-release');
     await page.click('#confirm-ok');

@@ -2,7 +2,7 @@
  * Re-dispatching parked deliveries from the Config page, in Debian's headless Chromium driven by
  * playwright-core, against an in-process ingress and dispatcher. Two real parks: one the
  * dispatcher made after failing on the delivery again and again (a simulated bug, then fixed), one
- * for a trigger account outside the routine's scope (judged as at acceptance: it cannot be fixed).
+ * for a trigger account outside the routine's scope (judged as things stand at the re-dispatch: still outside, it parks again).
  * An operator ticks them (by keyboard), confirms, and reads each outcome in its row — a run created
  * (opening its record), parked again with the reason — then "already has its run" on a second try;
  * a delivery accepted while its webhook was held comes back "held" and runs on the release. A

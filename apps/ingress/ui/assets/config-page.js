@@ -13,6 +13,7 @@ import { loaded, routineId, routinePath } from './config-state.js';
 import { configureAudit, loadAudit, wireAuditTrail } from './audit-trail.js';
 import { renderRoutine, renderWebhook, wireWebhookPanel } from './webhook-panel.js';
 import { wireHoldPanel } from './hold-panel.js';
+import { wireReleaseActions } from './release-actions.js';
 import { wireParkedRedispatch } from './parked-redispatch.js';
 import { wireSecretPanel } from './secret-panel.js';
 import { wireTestDelivery } from './test-delivery.js';
@@ -53,6 +54,7 @@ async function loadAll() {
 
 wireWebhookPanel();
 wireHoldPanel({ changed: () => renderWebhook({ resetForm: true }) });
+wireReleaseActions();
 wireSecretPanel();
 wireTestDelivery();
 wireActivityListings();

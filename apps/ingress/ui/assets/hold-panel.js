@@ -1,7 +1,7 @@
-// The Webhook section's hold: "Hold runs" (with an optional time to release by itself) and
-// "Release held runs", each behind a confirmation. While held, senders still get 202 and every
-// delivery is kept; no run is made until the release, which makes each held delivery's run in the
-// order it arrived. The held state (since, by whom, when it releases by itself, how many wait) is
+// The Webhook section's hold: "Hold runs" (with an optional time to release by itself), behind a
+// confirmation; releasing (or discarding) is release-actions.js. While held, senders still get 202
+// and every delivery is kept; no run is made until the release, which judges each held delivery as
+// things then stand and makes its run in the order it arrived. The held state (since, by whom, when it releases by itself, how many wait) is
 // checked again every few seconds while the page is open, and so is a release's progress ("running
 // N held deliveries"). Holding and releasing need the operator role: below it the controls are
 // hidden and the section says why; the state stays visible.
@@ -11,7 +11,7 @@ import { loaded, routinePath } from './config-state.js';
 import { confirmAction } from './confirm-dialog.js';
 import { may, roleNote } from './roles.js';
 import { loadAudit } from './audit-trail.js';
-import { loadDeliveries } from './activity-listings.js';
+import { loadDeliveries, loadParked } from './activity-listings.js';
 
 /** How often the held state and a release's progress are checked again. */
 export const HOLD_REFRESH_MS = 3000;
@@ -24,7 +24,7 @@ let timer = null;
 let waitingForSight = false;
 
 /** "3 deliveries", "1 held delivery", "1,000,000 or more deliveries". */
-function deliveriesText(count, adjective = '') {
+export function deliveriesText(count, adjective = '') {
   const more = count >= HELD_COUNT_CAP ? ' or more' : '';
   const noun = count === 1 && more === '' ? 'delivery' : 'deliveries';
   return `${count.toLocaleString()}${more} ${adjective === '' ? '' : `${adjective} `}${noun}`;
@@ -133,14 +133,18 @@ export async function refreshHold() {
 }
 
 /** Takes a fresh webhook view: the hold's part renders again, or the whole section when more changed. */
-function applyView(view, { announceDone }) {
+export function applyView(view, { announceDone }) {
   const before = loaded.webhook;
   loaded.webhook = view;
   const sectionChanged = before.state !== view.state || before.blocked !== view.blocked || before.webhook_id !== view.webhook_id;
   if (sectionChanged) onWebhookChanged();
   else renderHold();
   const releasedByItself = before.held && !view.held;
-  if (before.held_deliveries !== view.held_deliveries || releasedByItself) void loadDeliveries();
+  if (before.held_deliveries !== view.held_deliveries || releasedByItself) {
+    // A release parks what the routine now refuses (a discard parks them all): both listings move.
+    void loadDeliveries();
+    void loadParked();
+  }
   if (!announceDone) return;
   const waiting = view.held_deliveries ?? 0;
   if (releasedByItself) {
@@ -182,7 +186,7 @@ export function releaseAtOf(value) {
 }
 
 /** A 409 (disabled, or no webhook, meanwhile): the page shows the webhook as it is now, beside the refusal. */
-async function refusedBecauseStale(answer) {
+export async function refusedBecauseStale(answer) {
   if (answer.status !== 409) return;
   try {
     const fresh = await api('GET', routinePath('/webhook'));
@@ -193,7 +197,7 @@ async function refusedBecauseStale(answer) {
 }
 
 /** Focus on `element`, or on the section's title when the view no longer shows it. */
-function focusFirstShown(element) {
+export function focusFirstShown(element) {
   if (element.offsetParent !== null) element.focus();
   else byId('webhook-title').focus();
 }
@@ -257,53 +261,10 @@ async function hold(event) {
   }
 }
 
-async function release() {
-  const button = byId('release');
-  const count = typeof loaded.webhook.held_deliveries === 'number' ? loaded.webhook.held_deliveries : null;
-  const which =
-    count === null
-      ? 'Every held delivery will run in the order it arrived.'
-      : count === 0
-        ? 'No delivery is waiting.'
-        : count === 1
-          ? '1 delivery will run.'
-          : `${deliveriesText(count)} will run in the order they arrived.`;
-  const confirmed = await confirmAction({
-    title: 'Release the held runs?',
-    message: `${which} Deliveries that arrive from now on run at once again.`,
-    confirmLabel: 'Release',
-  });
-  if (!confirmed) {
-    button.focus();
-    return;
-  }
-  const error = byId('hold-error');
-  try {
-    const answer = await api('POST', routinePath('/webhook/release'));
-    if (!answer.ok) {
-      setError(error, `Could not release the runs: ${describeFailure(answer)}`);
-      await refusedBecauseStale(answer);
-      focusFirstShown(button);
-      return;
-    }
-    setError(error, '');
-    applyView(answer.json, { announceDone: false });
-    byId('webhook-title').focus();
-    const waiting = answer.json.held_deliveries ?? 0;
-    announce(
-      waiting > 0 ? `Released: running ${deliveriesText(waiting)} in the order they arrived.` : 'Released: deliveries run at once again.',
-    );
-    void loadAudit();
-  } catch (failure) {
-    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server. Nothing was changed; try again.');
-  }
-}
-
 /** `changed()` renders the whole Webhook section again (a check found more than the hold changed). */
 export function wireHoldPanel({ changed }) {
   onWebhookChanged = changed;
   byId('hold-form').addEventListener('submit', (event) => void hold(event));
-  byId('release').addEventListener('click', () => void release());
   window.addEventListener('pagehide', () => {
     if (timer !== null) window.clearTimeout(timer);
     timer = null;

@@ -1,3 +1,6 @@
+/** Codes only the dispatcher decides (a held or re-dispatched delivery judged as things now stand): a park's reason, no HTTP status. */
+export type DispatchOnlyCode = 'account_inactive';
+
 /** Every code a decision can be rejected with. The edges map codes to statuses once. */
 export type RejectionCode =
   // public endpoint
@@ -19,7 +22,7 @@ export type RejectionCode =
   | 'webhook_blocked'
   | 'invalid_delivery_id'
   | 'invalid_event_type'
-  // the dispatcher judging a held or re-dispatched delivery as things now stand (a park's reason)
+  // the dispatcher only (a park's reason, never an HTTP answer): DispatchOnlyCode
   | 'account_inactive'
   // admin
   | 'validation_failed'

@@ -1,0 +1,100 @@
+/**
+ * Discarding what a hold kept, on the Config page in Debian's headless Chromium (playwright-core),
+ * against an in-process ingress and dispatcher with its release drain: "Discard held deliveries…"
+ * asks twice — the second time naming the count ("Discard 2 held deliveries") — then every held
+ * delivery is parked "discarded_by_operator" and listed under Parked deliveries, no run is made, and
+ * the audit trail says who discarded how many. Cancelling either confirmation changes nothing.
+ */
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually } from '@wts/testing';
+import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { openSignedInTab } from '../../../../test/support/ui-tab';
+
+jest.setTimeout(60_000);
+
+describe('Discarding held deliveries on the Config page (browser)', () => {
+  let server: UiTestServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  const problems: string[] = [];
+  const refused: string[] = [];
+  const artifacts = artifactsDir();
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    server = await UiTestServer.start();
+  });
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('asks twice, the second time with the count, then parks every held delivery and makes no run', async () => {
+    const operatorKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'operator on call', role: 'operator' }, 201))
+      .key as string;
+    const account = await server.createAccount('discard@example.com');
+    const routineId = (await server.createRoutine({ name: 'Noisy import', account_scope: [account.id] })).id;
+    const enabled = await server.adminOk(
+      'POST',
+      `/admin/routines/${routineId}/webhook/enable`,
+      { default_account: account.email, account_override_allowed: false },
+      200,
+    );
+    await server.adminOk('POST', `/admin/routines/${routineId}/webhook/hold`, {}, 200);
+    const kept: string[] = [];
+    for (let i = 0; i < 2; i += 1)
+      kept.push((await server.deliver(enabled.webhook_id, enabled.secret, { data: { i } })).json.delivery_id as string);
+    const path = `/admin/routines/${routineId}/webhook`;
+    await eventually(
+      async () => ((await server.adminOk('GET', path, undefined, 200)).held_deliveries === 2 ? true : undefined),
+      10_000,
+      'counted',
+    );
+
+    const page: Page = await openSignedInTab(browser, contexts, `${server.baseUrl}/ui/routines/${routineId}/config`, operatorKey, {
+      problems,
+      refused,
+    });
+    const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
+    await page.locator('#held-count', { hasText: '2 deliveries waiting' }).waitFor();
+
+    // The first confirmation, cancelled: nothing changes.
+    await page.click('#discard');
+    await page.locator('#confirm-dialog').waitFor();
+    expect(await text('#confirm-title')).toBe('Discard the held deliveries?');
+    expect(await text('#confirm-message')).toContain('No run will be created for 2 held deliveries');
+    await page.keyboard.press('Escape');
+    await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
+    expect((await server.adminOk('GET', path, undefined, 200)).held).toBe(true);
+
+    // Both confirmations: the second names the count.
+    await page.click('#discard');
+    await page.click('#confirm-ok');
+    await page.locator('#confirm-ok', { hasText: 'Discard 2 held deliveries' }).waitFor();
+    expect(await text('#confirm-title')).toBe('Are you sure?');
+    await page.screenshot({ path: join(artifacts, 'hold-discard-01-second-confirmation.png'), fullPage: true });
+    await page.click('#confirm-ok');
+    await page.locator('#status', { hasText: 'Discarded: 2 held deliveries are parked, no run.' }).waitFor();
+    expect(await page.locator('#held-callout').isVisible()).toBe(false);
+
+    // Parked, listed with the reason, and no run.
+    for (const deliveryId of kept) {
+      await page.locator(`#parked-body tr[data-id="${deliveryId}"]`, { hasText: 'discarded_by_operator' }).waitFor({ timeout: 15_000 });
+    }
+    expect((await server.adminOk('GET', `/admin/routines/${routineId}/runs`, undefined, 200)).runs).toEqual([]);
+    const entry = await eventually(
+      async () =>
+        ((await server.adminOk('GET', `/admin/audit?routine_id=${routineId}`, undefined, 200)).entries as { action: string }[]).find(
+          (candidate) => candidate.action === 'webhook.release',
+        ),
+      10_000,
+      'the discard on the audit trail',
+    );
+    expect(entry).toMatchObject({ actor: { display: 'operator on call' }, detail: 'discarded 2 held deliveries' });
+    expect(problems).toEqual([]);
+    expect(refused).toEqual([]);
+  });
+});
