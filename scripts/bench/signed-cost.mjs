@@ -10,10 +10,12 @@
  * one request signed when its run starts.
  *
  *   202  a delivery accepted: bearer, without and with an idempotency key (a new one per request:
- *        a signed delivery always has one, its provider's delivery id); GitHub (a new X-GitHub-Delivery per request: GitHub's
- *        signature covers the body only); Stripe and Standard Webhooks (the delivery id is signed:
- *        each request gets a new event id / webhook-id and is signed when it is built, with the
- *        time then). `standard_webhooks_replay`: one delivery sent again and again (202, a replay).
+ *        a signed delivery always has one, its provider's delivery id); GitHub (a new body and
+ *        X-GitHub-Delivery per request, signed when it is built: a GitHub delivery's repeats are
+ *        recognised by its signature, so the same body again would be a replay); Stripe and
+ *        Standard Webhooks (the delivery id is signed: each request gets a new event id /
+ *        webhook-id and is signed when it is built, with the time then).
+ *        `standard_webhooks_replay`: one delivery sent again and again (202, a replay).
  *   404  an unknown id: bearer (no body read), and per scheme a signature of its form (body read,
  *        signature checked against the decoy secret), with a ~1 KiB body and with a 256 KiB one
  *        (WEBHOOK_MAX_PAYLOAD_BYTES' default, the most any caller can make it hash).
@@ -74,15 +76,17 @@ function rows(hooks) {
   const small = eventBody(SMALL);
   const large = eventBody(LARGE);
   const smallEvents = idTemplate(SMALL);
-  // GitHub signs the body only: one signature, a new delivery id per request.
-  const github = (path, body) => {
-    const signature = githubSignature(hooks.github.secret, body);
-    return {
-      path,
-      body,
-      next: () => ({ headers: { ...json, 'x-github-delivery': randomUUID(), 'x-github-event': 'push', 'x-hub-signature-256': signature } }),
-    };
-  };
+  // A GitHub delivery is recognised by its signature: a new body (and so a new signature) per request.
+  const githubEvents = idTemplate(SMALL);
+  const github = (path) => ({
+    path,
+    body: small,
+    next: () => {
+      const { body } = githubEvents();
+      const signature = githubSignature(hooks.github.secret, body);
+      return { body, headers: { ...json, 'x-github-delivery': randomUUID(), 'x-github-event': 'push', 'x-hub-signature-256': signature } };
+    },
+  });
   const githubStatic = (path, body) => {
     const headers = {
       ...json,
@@ -125,7 +129,7 @@ function rows(hooks) {
         }),
       },
     },
-    { name: 'github_202', status: 202, request: github(hooks.github.path, small) },
+    { name: 'github_202', status: 202, request: github(hooks.github.path) },
     {
       name: 'stripe_202',
       status: 202,

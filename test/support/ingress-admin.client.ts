@@ -38,6 +38,14 @@ export interface WebhookFixture {
   readonly secret: string;
 }
 
+/** A webhook enabled with a signed verification scheme: the answer to enable (`secret` is the one made, null when pasted). */
+export interface SignedWebhookFixture {
+  readonly account: AccountBody;
+  readonly routineId: string;
+  readonly webhookId: string;
+  readonly answer: Json;
+}
+
 /** How often the listing waits look again. */
 const POLL_MS = 25;
 
@@ -92,6 +100,19 @@ export class IngressAdminClient extends IngressHttpClient {
     const routine = await this.createRoutine({ account_scope: [account.id], ...options.routine });
     const webhook = await this.enableWebhook(routine.id, account.email, options.accountOverrideAllowed ?? false);
     return { account, routineId: routine.id, webhook, webhookId: webhook.webhook_id, secret: webhook.secret };
+  }
+
+  /** One account, one routine scoped to it, its webhook enabled with `verification` (a signed scheme: the override off). */
+  async setupSignedWebhook(verification: { scheme: string; secret?: string }): Promise<SignedWebhookFixture> {
+    const account = await this.createAccount();
+    const routine = await this.createRoutine({ account_scope: [account.id] });
+    const answer = await this.adminOk(
+      'POST',
+      `/admin/routines/${routine.id}/webhook/enable`,
+      { default_account: account.email, account_override_allowed: false, verification },
+      200,
+    );
+    return { account, routineId: routine.id, webhookId: answer.webhook_id, answer };
   }
 
   // ---------------------------------------------------------------- listings

@@ -1,8 +1,9 @@
 /**
  * Signed senders end to end over real HTTP: deliveries signed by each provider's own library (the
  * signing functions of standardwebhooks, @octokit/webhooks-methods and stripe) are accepted and
- * make exactly one run each, a provider's retry replays, and every way a signature can fail is the
- * spec's one 404 — byte for byte the answer to an unknown id.
+ * make exactly one run each, a provider's retry replays (and a GitHub body sent again under another
+ * X-GitHub-Delivery, which GitHub does not sign), and every way a signature can fail is the spec's
+ * one 404 — byte for byte the answer to an unknown id.
  */
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { EMBEDDED_READ_MODEL_FILE } from '@wts/platform';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { eventually } from '@wts/testing';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { useIngressTestApp } from '../../../test/support/ingress-test-app';
+import { useIngressTestApp, type IngressTestApp } from '../../../test/support/ingress-test-app';
 import type { AccountBody } from '../../../test/support/ingress-admin.client';
 import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
 
@@ -60,6 +61,12 @@ function standardHeaders(
 const stripeEvent = (id = `evt_${randomBytes(12).toString('hex')}`, type = 'payment_intent.succeeded'): string =>
   JSON.stringify({ id, object: 'event', type, data: { object: { id: 'pi_1', amount: 2000 } } });
 
+/** A routine whose webhook is enabled with `verification`, on an account of its own; `secret` the pasted or the made one. */
+async function enableSigned(t: IngressTestApp, verification: { scheme: string; secret?: string }): Promise<SignedHook & { answer: Json }> {
+  const hook = await t.setupSignedWebhook(verification);
+  return { ...hook, secret: verification.secret ?? hook.answer.secret };
+}
+
 describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () => {
   const t = useIngressTestApp();
   let github: SignedHook;
@@ -67,17 +74,8 @@ describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () =
   let standard: SignedHook;
   let unknownAnswer: HttpResult;
 
-  async function signedHook(verification: { scheme: string; secret?: string }): Promise<SignedHook & { answer: Json }> {
-    const account = await t.createAccount();
-    const routine = await t.createRoutine({ account_scope: [account.id] });
-    const answer = await t.adminOk(
-      'POST',
-      `/admin/routines/${routine.id}/webhook/enable`,
-      { default_account: account.email, account_override_allowed: false, verification },
-      200,
-    );
-    return { routineId: routine.id, webhookId: answer.webhook_id, secret: verification.secret ?? answer.secret, account, answer };
-  }
+  const signedHook = (verification: { scheme: string; secret?: string }): Promise<SignedHook & { answer: Json }> =>
+    enableSigned(t, verification);
 
   const post = (webhookId: string, headers: Record<string, string>, body: string | Buffer): Promise<HttpResult> =>
     t.http('POST', t.webhookPath(webhookId), { headers, body });
@@ -279,6 +277,38 @@ describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () =
     expectTheOne404(await post(hook.webhookId, await githubHeaders(GITHUB_SECRET, body), body));
   });
 
+  it('GitHub: one signed body sent again under new X-GitHub-Delivery ids replays (its signature is the key): one delivery, one run', async () => {
+    const marker = randomUUID();
+    const body = JSON.stringify({ action: 'opened', issue: { node_id: marker } });
+    // A capture: the body and its signature as GitHub sent them, and a new X-GitHub-Delivery (unsigned) each time.
+    const signed = await githubHeaders(github.secret, body);
+    const deliveries = [randomUUID(), randomUUID(), randomUUID()];
+    const answers: HttpResult[] = [];
+    for (const delivery of deliveries) answers.push(await post(github.webhookId, { ...signed, 'x-github-delivery': delivery }, body));
+    expect(answers.map((answer) => [answer.status, answer.headers.get('idempotent-replayed')])).toEqual([
+      [202, null],
+      [202, 'true'],
+      [202, 'true'],
+    ]);
+    const first = answers[0]!.json as Json;
+    expect(answers.map((answer) => answer.json)).toEqual([first, first, first]);
+    await t.waitForRun(first.run_id);
+    const carrying = (await t.acceptedDeliveries(github.routineId)).filter((event) =>
+      JSON.stringify((event.data as Json).payload).includes(marker),
+    );
+    expect(carrying.map((event) => (event.data as Json).deliveryId)).toEqual([first.delivery_id]);
+    // The first acceptance's X-GitHub-Delivery stays recorded with the delivery, for operators.
+    expect((carrying[0]!.data as Json).idempotencyKey).toBe(deliveries[0]);
+    const runs = (await t.createdRuns(github.routineId)).filter((event) => (event.data as Json).deliveryId === first.delivery_id);
+    expect(runs).toHaveLength(1);
+
+    const other = body.replace(marker, randomUUID());
+    const fresh = await post(github.webhookId, await githubHeaders(github.secret, other), other);
+    expect(fresh.status).toBe(202);
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+    expect((fresh.json as Json).delivery_id).not.toBe(first.delivery_id);
+  });
+
   it('after the signature: 415, 400 for invalid JSON or a missing delivery id, as for bearer', async () => {
     const xml = '<a/>';
     const xmlHeaders = { ...(await githubHeaders(github.secret, xml)), 'content-type': 'application/xml' };
@@ -344,5 +374,49 @@ describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () =
       expect({ verification, status: result.status, code: (result.json as Json).code }).toEqual({ verification, status: 400, code });
     }
     expect((await t.adminOk('GET', `/admin/routines/${routine.id}/webhook`, undefined, 200)).state).toBe('not_configured');
+  });
+});
+
+describe('signed senders: how long a GitHub capture replays', () => {
+  const RETENTION_SECONDS = 1;
+  const TOLERANCE_SECONDS = 3;
+  const t = useIngressTestApp({
+    IDEMPOTENCY_RETENTION_SECONDS: String(RETENTION_SECONDS),
+    WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: String(TOLERANCE_SECONDS),
+  });
+
+  it('for the idempotency retention and never less than the signature tolerance; after that it is a new delivery (the limit that remains)', async () => {
+    const hook = await enableSigned(t, { scheme: 'github', secret: GITHUB_SECRET });
+    const body = JSON.stringify({ action: 'opened', issue: { node_id: randomUUID() } });
+    const signed = await githubHeaders(GITHUB_SECRET, body);
+    const capture = (): Promise<HttpResult> =>
+      t.http('POST', t.webhookPath(hook.webhookId), { headers: { ...signed, 'x-github-delivery': randomUUID() }, body });
+    const sentFirst = Date.now();
+    const first = await capture();
+    const firstAnsweredAt = Date.now();
+    expect(first.status).toBe(202);
+
+    // Captures sent until one is not a replay; each replay's time after the first answer is a lower bound of its age.
+    const replays: { readonly sentAfterMs: number; readonly json: unknown }[] = [];
+    const later = await eventually(
+      async () => {
+        const sentAt = Date.now();
+        const answer = await capture();
+        if (answer.headers.get('idempotent-replayed') === null) return answer;
+        replays.push({ sentAfterMs: sentAt - firstAnsweredAt, json: answer.json });
+        return undefined;
+      },
+      30_000,
+      'a capture after the window to be a new delivery',
+      200,
+    );
+    // Never a new delivery before the tolerance (retention is shorter), and replays beyond the retention.
+    expect(Date.now() - sentFirst).toBeGreaterThanOrEqual(TOLERANCE_SECONDS * 1000);
+    expect(Math.max(...replays.map((replay) => replay.sentAfterMs))).toBeGreaterThanOrEqual(RETENTION_SECONDS * 1000);
+    expect(replays.map((replay) => replay.json)).toEqual(replays.map(() => first.json));
+    // After the window: what GitHub leaves open, a new delivery (and run). Documented in docs/signed-senders.md.
+    expect(later.status).toBe(202);
+    expect((later.json as Json).delivery_id).not.toBe((first.json as Json).delivery_id);
+    expect(await t.acceptedDeliveries(hook.routineId)).toHaveLength(2);
   });
 });

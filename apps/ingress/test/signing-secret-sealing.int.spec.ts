@@ -15,15 +15,8 @@ describe('signing secrets sealed by the ingress', () => {
   const t = useIngressTestApp();
 
   async function enableSigned(verification: { scheme: string; secret?: string }): Promise<{ webhookId: string; secret: string | null }> {
-    const account = await t.createAccount();
-    const routine = await t.createRoutine({ account_scope: [account.id] });
-    const answer = await t.adminOk(
-      'POST',
-      `/admin/routines/${routine.id}/webhook/enable`,
-      { default_account: account.email, account_override_allowed: false, verification },
-      200,
-    );
-    return { webhookId: answer.webhook_id as string, secret: (answer.secret as string | null) ?? null };
+    const { webhookId, answer } = await t.setupSignedWebhook(verification);
+    return { webhookId, secret: (answer.secret as string | null) ?? null };
   }
 
   async function sealedSecrets(webhookId: string): Promise<SigningSecretSealed['data'][]> {

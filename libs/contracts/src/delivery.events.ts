@@ -10,7 +10,8 @@ export type PayloadRecord = { readonly format: 'json'; readonly json: string } |
 /**
  * Who signed a signed webhook's delivery: the scheme its signature was verified with and the
  * provider's event type (`X-GitHub-Event`, a Stripe event's `type`, a Standard Webhooks payload's
- * `type`) when it had one. The provider's delivery id is the delivery's idempotency key.
+ * `type`) when it had one. The provider's delivery id is the delivery's idempotency key (a GitHub
+ * delivery's repeats are recognised by its signature instead: see replayGuard in @wts/domain).
  */
 export interface DeliverySender {
   readonly scheme: SignedScheme;

@@ -9,6 +9,7 @@ export * from './safety/safety.policy';
 export * from './delivery/request-headers.rules';
 export * from './delivery/request-body.rules';
 export * from './delivery/signed-delivery.rules';
+export * from './delivery/signed-replay.rules';
 export * from './delivery/request.digest';
 export * from './delivery/json-canonical.form';
 export * from './delivery/trigger-account.resolver';

@@ -93,7 +93,7 @@ export function senderSetup(scheme, made) {
           'Payload URL: the webhook URL above.',
           'Content type: application/json.',
           'Secret: the one you pasted here.',
-          'Choose the events to send, then save. Each delivery runs for the default account; a redelivery (same X-GitHub-Delivery) starts no second run.',
+          'Choose the events to send, then save. Each delivery runs for the default account; a redelivery, or the same signed body sent again, starts no second run.',
         ],
       };
     case 'stripe':

@@ -14,6 +14,7 @@ import {
   parseContentType,
   parseIdempotencyKey,
   reject,
+  replayGuard,
   requestDigest,
   resolveTriggerAccount,
   secretMatchesDigest,
@@ -40,7 +41,7 @@ export interface TriggerLimits {
   readonly idempotencyRetentionMs: number;
   /** The largest event the store (and Kafka, when relayed) takes: a body whose events could exceed it is a 413. */
   readonly maxEventBytes: number;
-  /** How far a signed timestamp may be from now, either way (Standard Webhooks, Stripe): WEBHOOK_SIGNATURE_TOLERANCE_SECONDS. */
+  /** WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: how far a signed timestamp may be from now; a GitHub repeat replays at least this long. */
   readonly signatureToleranceSeconds: number;
 }
 
@@ -265,14 +266,13 @@ export class TriggerWebhookUseCase {
       catalog: this.config.accounts(),
     });
     if (isRejection(triggerAccount)) return withLimit(triggerAccount);
-    // The provider's delivery id is a signed delivery's idempotency key: its retries replay.
     const idempotencyKey = facts ? facts.idempotencyKey : parseIdempotencyKey(command.idempotencyKey);
     if (isRejection(idempotencyKey)) return withLimit(idempotencyKey);
+    const guard = replayGuard(signed?.scheme, command.signature ?? {}, idempotencyKey, this.limits);
     // Judged on the routine as it is now: making it safer lifts the block by itself.
     const safety = judgeRoutineSafety(routine);
     if (safety.blocked) return withLimit(reject('webhook_blocked', `${safety.reason} ${safety.remedy}`));
 
-    const now = this.clock.now();
     const base: Omit<AcceptDelivery, 'deliveryId' | 'runId'> = {
       type: 'AcceptDelivery',
       webhookId: webhook.webhookId,
@@ -291,15 +291,15 @@ export class TriggerWebhookUseCase {
         },
         idempotencyKey,
       ),
-      now: now.toISOString(),
-      retentionMs: this.limits.idempotencyRetentionMs,
+      now: this.clock.now().toISOString(),
+      retentionMs: guard.windowMs,
       ...(facts ? { sender: facts.sender } : {}),
     };
     const traceparent = childTraceparent(command.traceparent, this.random);
     const result =
-      idempotencyKey === undefined
+      guard.key === undefined
         ? await this.appender.appendFresh(base, traceparent)
-        : await this.appender.appendIdempotent(base, idempotencyKey, traceparent);
+        : await this.appender.appendIdempotent(base, guard.key, traceparent);
     if (isRejection(result)) return withLimit(result);
     if (result.replayed) this.activity.recordReplay(result.delivery.deliveryId);
     return {

@@ -32,7 +32,11 @@ export function claimedScheme(headers: SignedRequestHeaders): VerificationScheme
 const EVENT_TYPE = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$/;
 
 export interface SignedDeliveryFacts {
-  /** The provider's delivery id: a retry of the same delivery replays instead of making a second run. */
+  /**
+   * The provider's delivery id, recorded as the delivery's idempotency key: a retry of the same delivery
+   * replays instead of making a second run. GitHub's is not signed: its repeats are recognised by the
+   * signature (replayGuard).
+   */
   readonly idempotencyKey: string;
   readonly sender: DeliverySender;
 }

@@ -17,8 +17,9 @@ export function githubTakes(secret: string): boolean {
 
 /**
  * GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`, checked by Octokit's
- * `verify` (constant time). GitHub signs no timestamp, so no tolerance applies; replays are the
- * delivery id's business (`X-GitHub-Delivery`).
+ * `verify` (constant time). GitHub signs no timestamp, so no tolerance applies; a verified
+ * signature is what a repeat is recognised by (replayGuard in @wts/domain), never the unsigned
+ * `X-GitHub-Delivery`.
  */
 export async function checkGithub(delivery: SignedDelivery): Promise<SignatureVerdict> {
   const signature = delivery.headers.hubSignature256;

@@ -1,0 +1,51 @@
+import { parseIdempotencyKey } from './request-headers.rules';
+import { replayGuard, type ReplayWindows } from './signed-replay.rules';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const WINDOWS: ReplayWindows = { idempotencyRetentionMs: DAY_MS, signatureToleranceSeconds: 300 };
+const SIGNATURE = `sha256=${'ab12'.repeat(16)}`;
+const github = (githubDelivery: string, hubSignature256 = SIGNATURE) => ({ hubSignature256, githubDelivery, githubEvent: 'push' });
+
+describe('replayGuard', () => {
+  it('GitHub: the signature is the key, whatever X-GitHub-Delivery says', () => {
+    const first = replayGuard('github', github('72d3162e-cc78-11e3-81ab-4c9367dc0958'), '72d3162e-cc78-11e3-81ab-4c9367dc0958', WINDOWS);
+    const capture = replayGuard('github', github('another-delivery'), 'another-delivery', WINDOWS);
+    expect(first.key).toBeDefined();
+    expect(capture).toEqual(first);
+    expect(first.key).toContain(SIGNATURE);
+  });
+
+  it('GitHub: another body (another signature) is another key', () => {
+    const other = `sha256=${'cd34'.repeat(16)}`;
+    expect(replayGuard('github', github('d', other), 'd', WINDOWS).key).not.toBe(replayGuard('github', github('d'), 'd', WINDOWS).key);
+  });
+
+  it('GitHub: a signature spelt in upper case is the same key (a header form is never a way round it)', () => {
+    const upper = `sha256=${'AB12'.repeat(16)}`;
+    expect(replayGuard('github', github('d', upper), 'd', WINDOWS).key).toBe(replayGuard('github', github('d'), 'd', WINDOWS).key);
+  });
+
+  it('GitHub: the key is never one a caller or provider could send (an idempotency key is visible ASCII only)', () => {
+    const { key } = replayGuard('github', github('d'), 'd', WINDOWS);
+    expect(typeof parseIdempotencyKey(key)).not.toBe('string');
+  });
+
+  it('GitHub: a repeat replays for the idempotency retention, never less than the signature tolerance', () => {
+    expect(replayGuard('github', github('d'), 'd', WINDOWS).windowMs).toBe(DAY_MS);
+    const shortRetention = { idempotencyRetentionMs: 60_000, signatureToleranceSeconds: 300 };
+    expect(replayGuard('github', github('d'), 'd', shortRetention).windowMs).toBe(300_000);
+  });
+
+  it.each([
+    ['stripe', { stripeSignature: 't=1,v1=00' }, 'evt_1'],
+    ['standard_webhooks', { webhookId: 'msg_1', webhookSignature: 'v1,x' }, 'msg_1'],
+  ] as const)('%s: the signed delivery id is the key, for the idempotency retention', (scheme, headers, key) => {
+    const shortRetention = { idempotencyRetentionMs: 60_000, signatureToleranceSeconds: 300 };
+    expect(replayGuard(scheme, headers, key, shortRetention)).toEqual({ key, windowMs: 60_000 });
+  });
+
+  it("bearer: the caller's idempotency key, or none (every request new); a GitHub header on a bearer request changes nothing", () => {
+    expect(replayGuard(undefined, {}, 'alert-42', WINDOWS)).toEqual({ key: 'alert-42', windowMs: DAY_MS });
+    expect(replayGuard(undefined, { hubSignature256: SIGNATURE }, undefined, WINDOWS)).toEqual({ key: undefined, windowMs: DAY_MS });
+  });
+});
