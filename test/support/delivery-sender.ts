@@ -77,8 +77,15 @@ export class DeliveryStream {
   }
 }
 
-/** `count` JSON deliveries to one webhook, `concurrency` senders in a closed loop, each with its own key (`<tag>-<i>`): their 202 bodies. */
-export async function sendAccepted(url: string, secret: string, count: number, tag: string, concurrency = 8): Promise<AcceptedBody[]> {
+/** `count` JSON deliveries to one webhook, `concurrency` senders in a closed loop, each with its own key (`<tag>-<i>`) and `fieldsFor(i)` beside its data: their 202 bodies. */
+export async function sendAccepted(
+  url: string,
+  secret: string,
+  count: number,
+  tag: string,
+  concurrency = 8,
+  fieldsFor: (i: number) => Record<string, unknown> = () => ({}),
+): Promise<AcceptedBody[]> {
   const accepted: AcceptedBody[] = [];
   const stream = new DeliveryStream(count, async (i) => {
     accepted.push(
@@ -86,7 +93,7 @@ export async function sendAccepted(url: string, secret: string, count: number, t
         urlFor: () => url,
         secret,
         idempotencyKey: `${tag}-${i}`,
-        body: JSON.stringify({ data: { i, tag } }),
+        body: JSON.stringify({ ...fieldsFor(i), data: { i, tag } }),
         maxAttempts: 50,
       }),
     );

@@ -29,6 +29,11 @@ export function createdRuns(store: EventStore, routineId?: string): Promise<Reco
   return eventsOf(store, 'run-', 'RunCreated', routineId);
 }
 
+/** DispatchParked events in the store (optionally for one routine). */
+export function parkedDispatches(store: EventStore, routineId?: string): Promise<RecordedEvent[]> {
+  return eventsOf(store, 'parked-', 'DispatchParked', routineId);
+}
+
 /** Waits (up to `timeoutMs`) until the store holds at least `runs` RunCreated events; resolves with all its events then. */
 export function eventuallyEveryRun(store: EventStore, runs: number, timeoutMs: number, what: string): Promise<RecordedEvent[]> {
   return eventually(
