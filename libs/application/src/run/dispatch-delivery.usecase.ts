@@ -1,5 +1,5 @@
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
-import { decideRun, runDecider, type CreateRun } from '@wts/domain';
+import { decideRun, runDecider, type CreateRun, type RoutineState } from '@wts/domain';
 import type { EventStore, GlobalPosition } from '@wts/event-store';
 import { foldStream } from '../shared/command.handler';
 import { causedBy, toAppend } from '../shared/event-envelope';
@@ -80,11 +80,15 @@ export class DispatchDeliveryUseCase {
     const judgement = await this.judgement(input);
     if (judgement.kind === 'held') return { kind: 'held', runId: delivery.runId };
     if (judgement.kind === 'discarded') return this.discard(input);
-    // As at acceptance the ingress accepted an active account; as things stand later it may not be.
-    const [routine, accountActive] = await Promise.all([
-      this.routines.at(delivery.routineId, judgement.at),
-      judgement.asAccepted ? undefined : this.accounts.activeAt(delivery.triggerAccount.accountId, judgement.at),
-    ]);
+    // As at acceptance (the routine read beside the webhook), the ingress accepted an active account;
+    // as things stand later, it may not be.
+    const [routine, accountActive] =
+      judgement.kind === 'as_accepted'
+        ? [judgement.routine, undefined]
+        : await Promise.all([
+            this.routines.at(delivery.routineId, judgement.at),
+            this.accounts.activeAt(delivery.triggerAccount.accountId, judgement.at),
+          ]);
     const now = this.clock.now().toISOString();
     const command: CreateRun = { type: 'CreateRun', delivery, routine, now, ...(accountActive === undefined ? {} : { accountActive }) };
     // Decided as if no run existed; the append below proves it (or conflicts).
@@ -105,10 +109,14 @@ export class DispatchDeliveryUseCase {
   private async judgement(input: DeliveryToDispatch): Promise<Judgement> {
     const request = input.request ?? { by: 'dispatcher' };
     if (request.by === 'release') return request.discard ? { kind: 'discarded' } : later(request.at);
-    const { webhookId } = input.delivery;
-    const webhook = await this.webhooks.at(webhookId, input.position);
+    const { webhookId, routineId } = input.delivery;
+    // Both read at once: the routine as at acceptance is what most deliveries are judged on.
+    const [webhook, routine] = await Promise.all([
+      this.webhooks.at(webhookId, input.position),
+      this.routines.at(routineId, input.position),
+    ]);
     if (webhook.status === 'not_configured' || webhook.hold === null) {
-      return request.by === 'redispatch' ? later(request.at) : { kind: 'judge', at: input.position, asAccepted: true };
+      return request.by === 'redispatch' ? later(request.at) : { kind: 'as_accepted', routine };
     }
     // Accepted while held: the release drain runs it; an operator asking again runs it once released.
     if (request.by === 'dispatcher') return { kind: 'held' };
@@ -148,13 +156,14 @@ export const DISCARDED_BY_OPERATOR =
   'discarded_by_operator: the hold that kept this delivery was released with discard (re-dispatch it to run it as things now stand)';
 
 type Judgement =
-  | { readonly kind: 'judge'; readonly at: GlobalPosition; readonly asAccepted: boolean }
+  | { readonly kind: 'as_accepted'; readonly routine: RoutineState | null }
+  | { readonly kind: 'later'; readonly at: GlobalPosition }
   | { readonly kind: 'held' }
   | { readonly kind: 'discarded' };
 
 /** Judged as things stand at `at`, a place after the delivery's acceptance. */
 function later(at: GlobalPosition): Judgement {
-  return { kind: 'judge', at, asAccepted: false };
+  return { kind: 'later', at };
 }
 
 /** A delivery that can never become a run, parked on `parked-<event id>` with its error. */
