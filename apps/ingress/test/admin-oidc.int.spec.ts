@@ -7,7 +7,8 @@
 import { eventually } from '@wts/testing';
 import { OidcAccessTokenVerifier } from '@wts/platform';
 import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
-import { startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { OIDC_TEST_AUDIENCE, startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
 import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const verifierFor = (provider: RunningOidcProvider): OidcAccessTokenVerifier =>
@@ -77,6 +78,33 @@ describe('operators signed in with OpenID Connect', () => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const forged = [header, Buffer.from(JSON.stringify({ ...claims, sub: 'mallory' })).toString('base64url'), signature].join('.');
     expectProblem(await t.admin('GET', '/admin/me', undefined, forged), 401, 'unauthorized');
+  });
+});
+
+describe("the page's client id as the API's audience (Entra ID, a Keycloak client-id audience): an ID token is no access token", () => {
+  let provider: RunningOidcProvider;
+  let app: IngressTestApp;
+  beforeAll(async () => {
+    provider = await startOidcProvider({ publicClientId: OIDC_TEST_AUDIENCE });
+    app = await IngressTestApp.start({}, undefined, undefined, { accessTokens: verifierFor(provider) });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await provider?.stop();
+  });
+
+  it('the ID token of a sign-in (aud = the client id = OIDC_AUDIENCE, typ not at+jwt) is a 401; its access token (typ at+jwt) opens the API', async () => {
+    const { accessToken, idToken } = await provider.signInTokens('root@example.com');
+    expect(decodeJwt(idToken)).toMatchObject({ iss: provider.issuer, aud: provider.audience, sub: 'root@example.com' });
+    expect(decodeProtectedHeader(idToken).typ).not.toBe('at+jwt');
+    expect(decodeJwt(accessToken).aud).toBe(provider.audience);
+    expect(decodeProtectedHeader(accessToken).typ).toBe('at+jwt');
+
+    expectProblem(await app.admin('GET', '/admin/me', undefined, idToken), 401, 'unauthorized');
+    expectProblem(await app.admin('GET', '/admin/routines', undefined, idToken), 401, 'unauthorized');
+    const me = await app.admin('GET', '/admin/me', undefined, accessToken);
+    expect(me.status).toBe(200);
+    expect(me.json).toMatchObject({ actor: { kind: 'oidc', subject: 'root@example.com' }, role: 'admin' });
   });
 });
 
