@@ -28,11 +28,12 @@ export const BOT_CLIENTS = {
 } as const;
 export type BotClientId = keyof typeof BOT_CLIENTS;
 
-/** Users of the provider's own login form (any password), and the roles their tokens carry. */
+/** Users of the provider's login form (any password), their tokens' roles; `email` the login, verified — mallory's root@example.com, not. */
 export const OIDC_TEST_USERS = {
   'ada@example.com': ['operator'],
   'vic@example.com': ['viewer'],
   'root@example.com': ['admin'],
+  mallory: ['viewer'],
 } as const;
 
 const START_TIMEOUT_MS = 15_000;
@@ -75,10 +76,7 @@ export interface RunningOidcProvider {
   signInTokens(email: OidcTestUser): Promise<SignedInTokens>;
 }
 
-export interface SignedInTokens {
-  readonly accessToken: string;
-  readonly idToken: string;
-}
+export type SignedInTokens = { readonly accessToken: string; readonly idToken: string };
 
 export type OidcTestUser = keyof typeof OIDC_TEST_USERS;
 

@@ -70,6 +70,26 @@ describe('operators signed in with OpenID Connect', () => {
     });
   });
 
+  it("an email the provider did not verify (mallory's profile says root@example.com) names nobody: not shown, and ?actor= finds only its owner", async () => {
+    const { routineId } = await t.setupWebhook();
+    const mallory = await provider.signInToken('mallory');
+    const root = await provider.signInToken('root@example.com');
+    const me = await t.admin('GET', '/admin/me', undefined, mallory);
+    expect(me.json).toMatchObject({ actor: { kind: 'oidc', subject: 'mallory', display: 'mallory' }, role: 'viewer' });
+
+    expectProblem(await t.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, {}, mallory), 403, 'insufficient_role');
+    expect((await t.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, {}, root)).status).toBe(200);
+    const subjects = async (actor: string): Promise<string[]> => {
+      const page = (await t.adminOk('GET', `/admin/audit?routine_id=${routineId}&actor=${actor}`, undefined, 200)) as unknown as {
+        entries: AuditEntry[];
+      };
+      return page.entries.map((entry) => `${entry.actor?.subject ?? 'nobody'} ${entry.outcome}`);
+    };
+    await eventually(async () => (await subjects('root@example.com')).length === 1, 5_000, "root's rotation on the trail");
+    expect(await subjects('root@example.com')).toEqual(['root@example.com succeeded']);
+    expect(await subjects('mallory')).toEqual(['mallory denied']);
+  });
+
   it('a token for another audience, or one tampered with, is a 401', async () => {
     const other = await provider.clientCredentialsToken('admin-bot', { audience: 'https://elsewhere.example.test/api' });
     expectProblem(await t.admin('GET', '/admin/me', undefined, other), 401, 'unauthorized');

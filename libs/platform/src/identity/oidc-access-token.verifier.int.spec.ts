@@ -46,7 +46,13 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
       ['admin-bot', 'admin'],
     ] as const)('given a client-credentials token of %s, then verified as %s, named by its subject', async (clientId, role) => {
       const token = await provider.clientCredentialsToken(clientId);
-      expect(await verifierFor().verify(token)).toEqual({ kind: 'verified', subject: clientId, display: clientId, role });
+      expect(await verifierFor().verify(token)).toEqual({
+        kind: 'verified',
+        subject: clientId,
+        display: clientId,
+        displayVerified: false,
+        role,
+      });
     });
 
     it('given a client without roles, then verified with no role (the caller refuses it what needs one)', async () => {
@@ -55,17 +61,31 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
         kind: 'verified',
         subject: 'noroles-bot',
         display: 'noroles-bot',
+        displayVerified: false,
         role: undefined,
       });
     });
 
-    it('given a person signed in through the login form, then verified with their email as display and their role', async () => {
+    it('given a person signed in through the login form, then verified with their verified email as display and their role', async () => {
       const token = await provider.signInToken('ada@example.com');
       expect(await verifierFor().verify(token)).toEqual({
         kind: 'verified',
         subject: 'ada@example.com',
         display: 'ada@example.com',
+        displayVerified: true,
         role: 'operator',
+      });
+    });
+
+    it("given a person whose email the provider did not verify (someone else's address), then named by their subject, not that email", async () => {
+      const token = await provider.signInToken('mallory');
+      expect(decodeJwt(token)).toMatchObject({ sub: 'mallory', email: 'root@example.com', email_verified: false });
+      expect(await verifierFor().verify(token)).toEqual({
+        kind: 'verified',
+        subject: 'mallory',
+        display: 'mallory',
+        displayVerified: false,
+        role: 'viewer',
       });
     });
 

@@ -208,7 +208,7 @@ function signedShapeProblem(token: string): string | undefined {
 function accepted(payload: JWTPayload, rolesClaim: string, token: string): VerifiedAccessToken | RefusedAccessToken {
   const subject = payload.sub;
   if (typeof subject !== 'string' || subject === '') return refused('invalid', 'the token has no sub claim', token);
-  return { kind: 'verified', subject, display: displayOf(payload, subject), role: highestRole(claimAt(payload, rolesClaim)) };
+  return { kind: 'verified', subject, ...displayOf(payload, subject), role: highestRole(claimAt(payload, rolesClaim)) };
 }
 
 function refusal(error: unknown, token: string): RefusedAccessToken {
