@@ -28,11 +28,12 @@ export const BOT_CLIENTS = {
 } as const;
 export type BotClientId = keyof typeof BOT_CLIENTS;
 
-/** Users of the provider's own login form (any password), and the roles their tokens carry. */
+/** Users of the provider's login form (any password), their tokens' roles; `email` the login, verified — mallory's root@example.com, not. */
 export const OIDC_TEST_USERS = {
   'ada@example.com': ['operator'],
   'vic@example.com': ['viewer'],
   'root@example.com': ['admin'],
+  mallory: ['viewer'],
 } as const;
 
 const START_TIMEOUT_MS = 15_000;
@@ -71,7 +72,11 @@ export interface RunningOidcProvider {
    * through the provider's own login form (over HTTP, as a browser would post it).
    */
   signInToken(email: OidcTestUser): Promise<string>;
+  /** The same sign-in's token answer: its access token and its ID token (for the public client: `aud` is its client id). */
+  signInTokens(email: OidcTestUser): Promise<SignedInTokens>;
 }
+
+export type SignedInTokens = { readonly accessToken: string; readonly idToken: string };
 
 export type OidcTestUser = keyof typeof OIDC_TEST_USERS;
 
@@ -118,6 +123,12 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
 
   const first = await launch(options.port ?? 0);
   const { issuer, port } = first;
+  const signInTokens = (email: OidcTestUser): Promise<SignedInTokens> =>
+    signIn(issuer, {
+      clientId: options.publicClientId ?? 'wts-config-page',
+      redirectUri: options.redirectUris?.[0] ?? 'http://127.0.0.1:3000/ui/',
+      email,
+    });
   let tokenEndpoint: string | undefined;
 
   const stop = async (): Promise<void> => {
@@ -161,17 +172,13 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       }
       return answer.access_token;
     },
-    signInToken: (email) =>
-      signIn(issuer, {
-        clientId: options.publicClientId ?? 'wts-config-page',
-        redirectUri: options.redirectUris?.[0] ?? 'http://127.0.0.1:3000/ui/',
-        email,
-      }),
+    signInToken: async (email) => (await signInTokens(email)).accessToken,
+    signInTokens,
   };
 }
 
 /** The authorization code flow of a browser, cookies and all, with the provider's development login form. */
-async function signIn(issuer: string, flow: { clientId: string; redirectUri: string; email: string }): Promise<string> {
+async function signIn(issuer: string, flow: { clientId: string; redirectUri: string; email: string }): Promise<SignedInTokens> {
   const cookies = new Map<string, string>();
   const step = async (url: string | URL, init: RequestInit = {}): Promise<Response> => {
     const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -223,9 +230,11 @@ async function signIn(issuer: string, flow: { clientId: string; redirectUri: str
     }),
     signal: AbortSignal.timeout(5_000),
   });
-  const answer = (await token.json()) as { access_token?: unknown; error?: unknown };
-  if (typeof answer.access_token !== 'string') throw new Error(`the token endpoint answered ${token.status}: ${String(answer.error)}`);
-  return answer.access_token;
+  const answer = (await token.json()) as { access_token?: unknown; id_token?: unknown; error?: unknown };
+  if (typeof answer.access_token !== 'string' || typeof answer.id_token !== 'string') {
+    throw new Error(`the token endpoint answered ${token.status}: ${String(answer.error)}`);
+  }
+  return { accessToken: answer.access_token, idToken: answer.id_token };
 }
 
 function location(response: Response): string {

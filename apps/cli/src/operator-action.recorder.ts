@@ -21,7 +21,8 @@ export function commandLineOperator(env: Readonly<Record<string, string | undefi
   const login = loginName();
   const display = (given ?? env.WTS_OPERATOR ?? login).trim();
   if (!PRINTABLE.test(display)) throw new UsageError(['--operator (or WTS_OPERATOR) must be 1–200 printable characters']);
-  return { kind: 'bootstrap', subject: `cli:${login}@${hostname()}`, display };
+  // Given by whoever holds the store's own credentials (which open everything): searchable by it.
+  return { kind: 'bootstrap', subject: `cli:${login}@${hostname()}`, display, displayVerified: true };
 }
 
 /** Records a command-line operation for the audit trail before it starts (see recordOperatorAction in @wts/application). */

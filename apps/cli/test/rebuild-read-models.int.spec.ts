@@ -112,8 +112,9 @@ describe('rebuild-read-models: the audit trail', () => {
       kind: 'oidc',
       subject: 'sub-alice',
       display: 'Alice Example',
+      displayVerified: false,
     });
-    const bot = causedBy('req-2', 'req-2', '', { kind: 'api_key', subject: 'key_1', display: 'CI bot' });
+    const bot = causedBy('req-2', 'req-2', '', { kind: 'api_key', subject: 'key_1', display: 'CI bot', displayVerified: true });
     const write = (streamId: string, event: ServiceEvent | { type: string; data: object }, context = alice): Promise<unknown> =>
       store.append(streamId, toAppend([event], context, randomUUID), 'any');
     try {
@@ -212,8 +213,18 @@ describe('rebuild-read-models: the audit trail', () => {
       rows.map((row) => [row.action, row.routineId, row.outcome === 'denied' ? null : row.detail]);
     const first = await auditTrail();
     expect(summary(first)).toEqual(expected);
-    expect(first.find((row) => row.action === 'webhook.rotate')?.actor).toEqual({ kind: 'api_key', subject: 'key_1', display: 'CI bot' });
-    expect(first[0].actor).toEqual({ kind: 'bootstrap', subject: expect.stringMatching(/^cli:.+@.+$/), display: 'ops@example.com' });
+    expect(first.find((row) => row.action === 'webhook.rotate')?.actor).toEqual({
+      kind: 'api_key',
+      subject: 'key_1',
+      display: 'CI bot',
+      displayVerified: true,
+    });
+    expect(first[0].actor).toEqual({
+      kind: 'bootstrap',
+      subject: expect.stringMatching(/^cli:.+@.+$/),
+      display: 'ops@example.com',
+      displayVerified: true,
+    });
     expect(JSON.stringify(first)).not.toMatch(/d{64}|e{64}|f{64}/);
 
     // Again: emptied and projected once more, the same trail (the denied attempt still there once) under the second rebuild's own entry.

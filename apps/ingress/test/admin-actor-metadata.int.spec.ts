@@ -63,7 +63,7 @@ describe('admin writes carry their actor', () => {
       const metadata = event.metadata as EventMetadata;
       expect({ type: event.type, actor: metadata.actor }).toEqual({
         type: event.type,
-        actor: { kind: 'api_key', subject: issued.id, display: 'provisioner' },
+        actor: { kind: 'api_key', subject: issued.id, display: 'provisioner', displayVerified: true },
       });
       expect(metadata.traceparent.split('-')[1]).toBe(traceId);
     }
@@ -76,6 +76,11 @@ describe('admin writes carry their actor', () => {
     const before = (await t.allEvents()).length;
     await t.createAccount();
     const [event] = (await t.allEvents()).slice(before);
-    expect((event.metadata as EventMetadata).actor).toEqual({ kind: 'bootstrap', subject: 'bootstrap', display: 'bootstrap token' });
+    expect((event.metadata as EventMetadata).actor).toEqual({
+      kind: 'bootstrap',
+      subject: 'bootstrap',
+      display: 'bootstrap token',
+      displayVerified: true,
+    });
   });
 });

@@ -99,6 +99,18 @@ describe('API keys', () => {
     expect((await a.allEvents()).length).toBe(before);
   });
 
+  it('takes expires_at only as a date and time with its offset: a week date or the basic form is a 400, not a key that never expires', async () => {
+    const before = (await a.allEvents()).length;
+    for (const expiresAt of ['2020-W01', '20200101', '2099-W01', '20990101', '2099-01-01', '2099-01-01T00:00:00', '2099-01-01 00:00:00Z']) {
+      const refused = await a.admin('POST', '/admin/api-keys', { name: 'x', role: 'viewer', expires_at: expiresAt });
+      expectProblem(refused, 400, 'validation_failed');
+      expect(JSON.stringify(refused.json)).toContain('expires_at must be a date and time in ISO 8601 with its offset');
+    }
+    expect((await a.allEvents()).length).toBe(before);
+    const key = await issue({ name: 'offset', role: 'viewer', expires_at: '2099-01-01T01:00:00+01:00' });
+    expect(key).toMatchObject({ status: 'live', expires_at: '2099-01-01T01:00:00+01:00' });
+  });
+
   it('a key-shaped credential nobody issued is a 401, as is a key with a character changed', async () => {
     const key = await issue({ name: 'real', role: 'viewer' });
     const changed = key.key.slice(0, -1) + (key.key.endsWith('A') ? 'B' : 'A');

@@ -7,7 +7,8 @@
 import { eventually } from '@wts/testing';
 import { OidcAccessTokenVerifier } from '@wts/platform';
 import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
-import { startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { OIDC_TEST_AUDIENCE, startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
 import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const verifierFor = (provider: RunningOidcProvider): OidcAccessTokenVerifier =>
@@ -69,6 +70,26 @@ describe('operators signed in with OpenID Connect', () => {
     });
   });
 
+  it("an email the provider did not verify (mallory's profile says root@example.com) names nobody: not shown, and ?actor= finds only its owner", async () => {
+    const { routineId } = await t.setupWebhook();
+    const mallory = await provider.signInToken('mallory');
+    const root = await provider.signInToken('root@example.com');
+    const me = await t.admin('GET', '/admin/me', undefined, mallory);
+    expect(me.json).toMatchObject({ actor: { kind: 'oidc', subject: 'mallory', display: 'mallory' }, role: 'viewer' });
+
+    expectProblem(await t.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, {}, mallory), 403, 'insufficient_role');
+    expect((await t.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, {}, root)).status).toBe(200);
+    const subjects = async (actor: string): Promise<string[]> => {
+      const page = (await t.adminOk('GET', `/admin/audit?routine_id=${routineId}&actor=${actor}`, undefined, 200)) as unknown as {
+        entries: AuditEntry[];
+      };
+      return page.entries.map((entry) => `${entry.actor?.subject ?? 'nobody'} ${entry.outcome}`);
+    };
+    await eventually(async () => (await subjects('root@example.com')).length === 1, 5_000, "root's rotation on the trail");
+    expect(await subjects('root@example.com')).toEqual(['root@example.com succeeded']);
+    expect(await subjects('mallory')).toEqual(['mallory denied']);
+  });
+
   it('a token for another audience, or one tampered with, is a 401', async () => {
     const other = await provider.clientCredentialsToken('admin-bot', { audience: 'https://elsewhere.example.test/api' });
     expectProblem(await t.admin('GET', '/admin/me', undefined, other), 401, 'unauthorized');
@@ -77,6 +98,33 @@ describe('operators signed in with OpenID Connect', () => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const forged = [header, Buffer.from(JSON.stringify({ ...claims, sub: 'mallory' })).toString('base64url'), signature].join('.');
     expectProblem(await t.admin('GET', '/admin/me', undefined, forged), 401, 'unauthorized');
+  });
+});
+
+describe("the page's client id as the API's audience (Entra ID, a Keycloak client-id audience): an ID token is no access token", () => {
+  let provider: RunningOidcProvider;
+  let app: IngressTestApp;
+  beforeAll(async () => {
+    provider = await startOidcProvider({ publicClientId: OIDC_TEST_AUDIENCE });
+    app = await IngressTestApp.start({}, undefined, undefined, { accessTokens: verifierFor(provider) });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await provider?.stop();
+  });
+
+  it('the ID token of a sign-in (aud = the client id = OIDC_AUDIENCE, typ not at+jwt) is a 401; its access token (typ at+jwt) opens the API', async () => {
+    const { accessToken, idToken } = await provider.signInTokens('root@example.com');
+    expect(decodeJwt(idToken)).toMatchObject({ iss: provider.issuer, aud: provider.audience, sub: 'root@example.com' });
+    expect(decodeProtectedHeader(idToken).typ).not.toBe('at+jwt');
+    expect(decodeJwt(accessToken).aud).toBe(provider.audience);
+    expect(decodeProtectedHeader(accessToken).typ).toBe('at+jwt');
+
+    expectProblem(await app.admin('GET', '/admin/me', undefined, idToken), 401, 'unauthorized');
+    expectProblem(await app.admin('GET', '/admin/routines', undefined, idToken), 401, 'unauthorized');
+    const me = await app.admin('GET', '/admin/me', undefined, accessToken);
+    expect(me.status).toBe(200);
+    expect(me.json).toMatchObject({ actor: { kind: 'oidc', subject: 'root@example.com' }, role: 'admin' });
   });
 });
 

@@ -40,6 +40,7 @@ export * from './run/webhook-history.cache';
 export * from './access/admin-call';
 export * from './access/operator-action.recorder';
 export * from './access/access-token.verifier';
+export * from './access/actor.view';
 export * from './access/api-key.view';
 export * from './access/api-keys.service';
 export * from './access/operator.authenticator';

@@ -16,6 +16,15 @@ export interface ActorRecord {
   readonly kind: 'oidc' | 'api_key' | 'bootstrap';
   readonly subject: string;
   readonly display: string;
+  /**
+   * Whether the display can be trusted to name this actor, so that the audit trail may be searched
+   * by it. `oidc`: only an email the provider marked verified (a username or an unverified email is
+   * what the person typed, and may be someone else's). `api_key` and `bootstrap`: always — the
+   * key's name is given by an admin, `bootstrap token` is ours, and the command line's name by
+   * whoever holds the store's own credentials; none is asserted by a third party. Absent from
+   * events written before it existed: read as false for `oidc`, true for the others.
+   */
+  readonly displayVerified: boolean;
 }
 
 export type ApiKeyIssued = Event<

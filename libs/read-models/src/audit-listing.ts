@@ -6,8 +6,10 @@ import { AUDIT_COLUMNS } from './read-model.records';
  * The audit trail's listing, one SQL text per shape (filters present, first page or not) for both
  * adapters, which differ only in how a parameter is written. Newest first by (at, entry_id):
  * every shape is an index range scan of at most `limit` rows per index — overall (at, entry_id),
- * by routine (routine_id, at, entry_id), by actor one scan by subject and one by lower(display),
- * merged (UNION: an entry matching both is listed once).
+ * by routine (routine_id, at, entry_id), by actor one scan by subject and one by lower(display)
+ * among verified displays only (a partial index), merged (UNION: an entry matching both is listed
+ * once). An unverified display (an OIDC username, an unverified email) is what the person typed:
+ * it never finds anyone's entries, their subject does.
  */
 
 export type AuditParam = 'routineId' | 'actor' | 'at' | 'entryId' | 'limit';
@@ -48,7 +50,7 @@ export function auditListing(shape: AuditShape, placeholder: (name: AuditParam, 
   };
   if (!shape.actor) return { text: scan(), params };
   const bySubject = scan(`actor_subject = ${p('actor')}`);
-  const byDisplay = scan(`lower(actor_display) = lower(${p('actor')})`);
+  const byDisplay = scan(`lower(actor_display) = lower(${p('actor')}) AND actor_display_verified = 1`);
   const text = `SELECT * FROM (${bySubject}) AS by_subject UNION SELECT * FROM (${byDisplay}) AS by_display ${NEWEST_FIRST} LIMIT ${p('limit')}`;
   return { text, params };
 }

@@ -63,6 +63,8 @@ export interface AuditActor {
   readonly kind: 'oidc' | 'api_key' | 'bootstrap';
   readonly subject: string;
   readonly display: string;
+  /** Whether `display` names this actor for sure (ActorRecord.displayVerified): only then does the actor filter match it. */
+  readonly displayVerified: boolean;
 }
 
 /**
@@ -102,7 +104,7 @@ export interface WebhookRoutineRow {
 
 export interface AuditFilter {
   readonly routineId?: string;
-  /** An actor's subject or display (exact; display compared case-insensitively). */
+  /** An actor's subject (exact), or their display when it is verified (compared case-insensitively). */
   readonly actor?: string;
 }
 

@@ -66,6 +66,8 @@ export const PROJECTION_TABLES: Readonly<Record<ProjectionChange['kind'], Projec
       // A webhook event after the first names only its webhook: its routine comes from the mapping.
       { ...text('routine_id'), fallback: { table: 'rm_webhook_routines', key: 'webhook_id', column: 'routine_id', by: 'webhook_id' } },
       ...['webhook_id', 'outcome', 'trace_id', 'detail'].map(text),
+      // 1 or 0 (null without an actor): the actor filter matches the display only where it is 1.
+      { name: 'actor_display_verified', type: 'bigint' },
     ],
   },
 };
@@ -163,6 +165,7 @@ export function auditValues(r: AuditRow): readonly SqlValue[] {
     r.outcome,
     r.traceId,
     r.detail,
+    r.actor === null ? null : r.actor.displayVerified ? 1n : 0n,
   ];
 }
 
@@ -231,6 +234,7 @@ export interface AuditRecord {
   readonly outcome: string;
   readonly trace_id: string | null;
   readonly detail: string | null;
+  readonly actor_display_verified: DbInteger | null;
 }
 
 export const AUDIT_COLUMNS: readonly string[] = PROJECTION_TABLES.audit.columns.map((column) => column.name);
@@ -288,7 +292,12 @@ export function toAuditRow(r: AuditRecord): AuditRow {
   const actor: AuditActor | null =
     r.actor_kind === null || r.actor_subject === null || r.actor_display === null
       ? null
-      : { kind: r.actor_kind as AuditActor['kind'], subject: r.actor_subject, display: r.actor_display };
+      : {
+          kind: r.actor_kind as AuditActor['kind'],
+          subject: r.actor_subject,
+          display: r.actor_display,
+          displayVerified: Number(r.actor_display_verified) === 1,
+        };
   return {
     entryId: r.entry_id,
     at: r.at,

@@ -51,11 +51,15 @@ const BOTS = [
 /** A bot's secret: test-only, derived from its id so the harness knows it without a channel. */
 const botSecret = (clientId) => `${clientId}-secret-for-tests-only`;
 
+/** By account id (the login, and the tokens' sub); the email is the account id and verified unless given. */
 const USERS = {
   'ada@example.com': { name: 'Ada Lovelace', roles: ['operator'] },
   'vic@example.com': { name: 'Vic Viewer', roles: ['viewer'] },
   'root@example.com': { name: 'Root Admin', roles: ['admin'] },
+  // Typed someone else's address into their profile: the provider never verified it.
+  mallory: { name: 'Root Admin', roles: ['viewer'], email: 'root@example.com', emailVerified: false },
 };
+const emailClaims = (accountId, user) => ({ email: user.email ?? accountId, email_verified: user.emailVerified ?? true });
 
 const NAMESPACED_ROLES_CLAIM = 'https://wts.example.test/roles';
 const DEFAULT_AUDIENCE = 'https://wts.example.test/admin';
@@ -126,13 +130,13 @@ const provider = new Provider(issuer, {
     if (!user) return undefined;
     return {
       accountId,
-      claims: async () => ({ sub: accountId, email: accountId, email_verified: true, name: user.name, preferred_username: accountId }),
+      claims: async () => ({ sub: accountId, ...emailClaims(accountId, user), name: user.name, preferred_username: accountId }),
     };
   },
   extraTokenClaims: async (_ctx, token) => {
     if (token.accountId) {
       const user = USERS[token.accountId];
-      return user ? { email: token.accountId, ...rolesClaims(user.roles) } : undefined;
+      return user ? { ...emailClaims(token.accountId, user), ...rolesClaims(user.roles) } : undefined;
     }
     const bot = BOTS.find((candidate) => candidate.clientId === token.clientId);
     return bot?.roles ? rolesClaims(bot.roles) : undefined;

@@ -1,12 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
-import type { ActorRecord, OperatorRole } from '@wts/contracts';
-import type { OperatorPrincipal } from '@wts/application';
+import type { OperatorRole } from '@wts/contracts';
+import { toActorView, type ActorView, type OperatorPrincipal } from '@wts/application';
 import { OPERATOR_ROLES, roleAllows } from '@wts/domain';
 import { Access } from '../access/admin-access.config';
 import { Operator } from '../access/caller.decorator';
 
 export interface WhoAmI {
-  readonly actor: ActorRecord;
+  readonly actor: ActorView;
   readonly role: OperatorRole | null;
   /** Each role and whether this operator holds it (or one above): the Config page shows and hides by it. */
   readonly roles: Readonly<Record<OperatorRole, boolean>>;
@@ -22,6 +22,6 @@ export class MeController {
       OperatorRole,
       boolean
     >;
-    return { actor: operator.actor, role: operator.role ?? null, roles };
+    return { actor: toActorView(operator.actor), role: operator.role ?? null, roles };
   }
 }

@@ -5,11 +5,12 @@
  * tokens (OidcAccessTokenVerifier): the page's button → the provider's login form → back on the
  * page the sign-in started from, signed in as ada@example.com (operator); rotate works; a reload
  * signs in again without the form (prompt=none, the provider's session alive) and keeps no token
- * in storage; sign out ends the provider's session too. Screenshots go to test-artifacts/ui/.
+ * in storage; sign out ends the provider's session too, without the ID token in the logout URL. Screenshots go to test-artifacts/ui/.
  */
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { OidcAccessTokenVerifier } from '@wts/platform';
+import { eventually } from '@wts/testing';
 import { startOidcProvider, type RunningOidcProvider } from '../../../../test/support/oidc-provider.harness';
 import { freePort } from '../../../../test/support/service-processes';
 import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
@@ -234,8 +235,30 @@ describe('Config page: sign in with the organisation (browser, real OpenID provi
   });
 
   it("signs out: the tokens are forgotten and the provider's session ends, so the next sign-in asks again", async () => {
+    // RP-initiated logout names the client and where to come back, never the ID token (a URL ends
+    // up in the provider's logs and the browser's history). First the page's module itself, while
+    // it still holds every token (the button forgets them first): its logout request is answered
+    // 204 here, so the page stays.
+    const isLogout = (url: URL): boolean => url.origin === provider.issuer && url.pathname === '/session/end';
+    const logouts: URL[] = [];
+    await page.route(isLogout, (route) => {
+      logouts.push(new URL(route.request().url()));
+      return route.fulfill({ status: 204 });
+    });
+    expect(await page.evaluate(`import('/ui/assets/oidc-client.js').then((client) => client.signOut())`)).toBe(true);
+    await eventually(async () => logouts[0], 5_000, "the module's logout request");
+    await page.unroute(isLogout);
+    const visited = atProvider.length;
     await page.click('#signout');
     await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/`));
+    for (const logout of [logouts[0]!, atProvider[visited]!]) {
+      expect(logout.pathname).toBe('/session/end');
+      expect(Object.fromEntries(logout.searchParams)).toEqual({
+        client_id: PUBLIC_CLIENT_ID,
+        post_logout_redirect_uri: `${server.baseUrl}/ui/`,
+      });
+      expect(logout.href).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
+    }
     await page.click('button[value="yes"]');
     await page.waitForURL(`${server.baseUrl}/ui/`);
     await page.locator('#oidc-signin-button').waitFor();

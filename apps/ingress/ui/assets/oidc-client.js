@@ -5,8 +5,8 @@
 // redirect URI.
 //
 // What is kept where:
-// - the tokens (access, refresh, ID token): in this module's memory only, never in storage or a
-//   cookie. A reload or another page of the Config page signs in again: silently (prompt=none)
+// - the access and refresh tokens: in this module's memory only, never in storage or a cookie;
+//   the ID token is checked at sign-in (signature, nonce: oauth4webapi) and not kept. A reload or another page of the Config page signs in again: silently (prompt=none)
 //   when this tab signed in before and the provider's session is still alive;
 // - the PKCE verifier, state, nonce and the page to return to: in sessionStorage, for the round
 //   trip to the provider only (removed as soon as the answer is read);
@@ -137,7 +137,6 @@ function keep(result) {
   tokens = {
     access: result.access_token,
     refresh: result.refresh_token ?? tokens?.refresh ?? null,
-    idToken: result.id_token ?? tokens?.idToken ?? null,
   };
   window.clearTimeout(refreshTimer);
   const lifetime = Number(result.expires_in);
@@ -176,16 +175,17 @@ export function forget() {
 /**
  * Signs out: forgets the tokens, then ends the provider's session where it offers RP-initiated
  * logout (back to REDIRECT_PATH). Returns false when there is no such endpoint (the caller reloads).
+ * The request names this client and where to come back (`client_id`, `post_logout_redirect_uri`:
+ * OpenID Connect RP-Initiated Logout 1.0 §2), never the ID token: a URL ends up in the provider's
+ * logs and the browser's history. The provider may ask the person to confirm.
  */
 export function signOut() {
-  const idToken = tokens?.idToken ?? null;
   forget();
   const endpoint = provider?.as.end_session_endpoint;
   if (typeof endpoint !== 'string') return false;
   const url = new URL(endpoint);
   url.searchParams.set('client_id', provider.client.client_id);
   url.searchParams.set('post_logout_redirect_uri', redirectUri());
-  if (idToken !== null) url.searchParams.set('id_token_hint', idToken);
   window.location.assign(url.href);
   return true;
 }

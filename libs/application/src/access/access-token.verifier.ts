@@ -5,8 +5,10 @@ export interface VerifiedAccessToken {
   readonly kind: 'verified';
   /** The token's `sub`. */
   readonly subject: string;
-  /** What people recognise: `email`, else `preferred_username`, else `name`, else the subject. */
+  /** What people recognise: `email` when `email_verified` is true, else `preferred_username`, else the subject. */
   readonly display: string;
+  /** Whether the provider vouches for the display (a verified email): only then does the audit trail's `?actor=` match it. */
+  readonly displayVerified: boolean;
   readonly role: OperatorRole | undefined;
 }
 

@@ -1,13 +1,13 @@
-import type { ActorRecord } from '@wts/contracts';
 import type { Rejection } from '@wts/domain';
 import type { AuditFilter, AuditRow, PageRequest, ReadModelStore } from '@wts/read-models';
 import type { BatchedActivityRecorder } from '../delivery/webhook-activity.recorder';
 import { listing, type Listing } from '../run/run.queries';
+import { toActorView, type ActorView } from './actor.view';
 
 /** One audit entry as the admin API shows it (`GET /admin/audit`). */
 export interface AuditEntryItem {
   readonly at: string;
-  readonly actor: ActorRecord | null;
+  readonly actor: ActorView | null;
   readonly action: string;
   readonly target: { readonly type: string; readonly id: string | null; readonly routine_id: string | null };
   readonly outcome: 'succeeded' | 'denied';
@@ -32,7 +32,7 @@ export class AuditQueries {
 export function toAuditEntryItem(row: AuditRow): AuditEntryItem {
   return {
     at: row.at,
-    actor: row.actor,
+    actor: row.actor === null ? null : toActorView(row.actor),
     action: row.action,
     target: { type: row.targetType, id: row.targetId, routine_id: row.routineId },
     outcome: row.outcome,

@@ -22,7 +22,7 @@ export type Authentication =
   /** The identity provider's keys cannot be had: neither yes nor no (503, try again). */
   | { readonly kind: 'unavailable'; readonly detail: string };
 
-export const BOOTSTRAP_ACTOR: ActorRecord = { kind: 'bootstrap', subject: 'bootstrap', display: 'bootstrap token' };
+export const BOOTSTRAP_ACTOR: ActorRecord = { kind: 'bootstrap', subject: 'bootstrap', display: 'bootstrap token', displayVerified: true };
 
 /** A JWS compact serialisation: three base64url parts (the signature may be empty, as `alg: none` makes it). */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -76,7 +76,8 @@ export class OperatorAuthenticator {
     const key = this.config.apiKeyByDigest(digest);
     const matches = digestsMatch(digest, key?.keyDigest ?? DECOY_DIGEST);
     if (!key || !matches) return denied('unknown_credential');
-    const actor: ActorRecord = { kind: 'api_key', subject: key.keyId, display: key.name };
+    // The key's name was given by an admin: it names the key as surely as its id does.
+    const actor: ActorRecord = { kind: 'api_key', subject: key.keyId, display: key.name, displayVerified: true };
     const standing = apiKeyStanding(key, this.clock.now().getTime());
     if (standing === 'revoked') return denied('api_key_revoked', actor);
     if (standing === 'expired') return denied('api_key_expired', actor);
@@ -88,7 +89,10 @@ export class OperatorAuthenticator {
     if (result.kind === 'verified') {
       return {
         kind: 'authenticated',
-        principal: { actor: { kind: 'oidc', subject: result.subject, display: result.display }, role: result.role },
+        principal: {
+          actor: { kind: 'oidc', subject: result.subject, display: result.display, displayVerified: result.displayVerified },
+          role: result.role,
+        },
       };
     }
     if (result.reason === 'unavailable') return { kind: 'unavailable', detail: result.detail };

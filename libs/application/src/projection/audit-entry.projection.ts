@@ -123,14 +123,18 @@ export function auditEntry(recorded: RecordedEvent, facts: AuditFacts): AuditRow
   };
 }
 
-/** The metadata's actor when it is well formed (metadata is stored JSON: checked, never cast); null otherwise. */
+/**
+ * The metadata's actor when it is well formed (metadata is stored JSON: checked, never cast); null
+ * otherwise. An actor stored before `displayVerified` existed: an OIDC display is not verified (it
+ * may be an unverified email or a username), a key's name or the bootstrap's display is.
+ */
 export function actorOf(value: unknown): AuditActor | null {
   const actor = asRecord(value);
   if (!actor) return null;
-  const { kind, subject, display } = actor;
+  const { kind, subject, display, displayVerified } = actor;
   if (kind !== 'oidc' && kind !== 'api_key' && kind !== 'bootstrap') return null;
   if (typeof subject !== 'string' || subject === '' || typeof display !== 'string') return null;
-  return { kind, subject, display };
+  return { kind, subject, display, displayVerified: typeof displayVerified === 'boolean' ? displayVerified : kind !== 'oidc' };
 }
 
 /** `k=v` pairs separated by spaces; a value with a space, quote or `=` (or an empty one) is JSON-quoted. Bounded. */

@@ -6,7 +6,7 @@ import { PROJECTED_PREFIXES, toProjectionChanges } from './read-model.projection
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
-const ALICE = { kind: 'oidc', subject: 'sub-alice', display: 'Alice Example' } as const;
+const ALICE = { kind: 'oidc', subject: 'sub-alice', display: 'alice@example.com', displayVerified: true } as const;
 const CREATED_AT = new Date('2024-05-01T09:00:00.000Z');
 const POSITION = { commit: 42n, prepare: 41n };
 
@@ -251,13 +251,36 @@ describe('toProjectionChanges: admin writes become audit entries', () => {
     expect(auditOf(toProjectionChanges(recorded(rotated('2024-05-01T10:00:00.000Z'), metadata))).actor).toBeNull();
   });
 
-  it('keeps only the three fields of a well-formed actor', () => {
-    const metadata = { actor: { kind: 'api_key', subject: 'key_1', display: 'CI bot', role: 'admin', token: 'secret' } };
+  it('keeps only the four fields of a well-formed actor', () => {
+    const metadata = {
+      actor: { kind: 'api_key', subject: 'key_1', display: 'CI bot', displayVerified: true, role: 'admin', token: 'secret' },
+    };
     expect(auditOf(toProjectionChanges(recorded(rotated('2024-05-01T10:00:00.000Z'), metadata))).actor).toEqual({
       kind: 'api_key',
       subject: 'key_1',
       display: 'CI bot',
+      displayVerified: true,
     });
+  });
+
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['an OIDC display stored as verified', { ...ALICE, displayVerified: true }, true],
+    ['an OIDC display stored as not verified', { ...ALICE, displayVerified: false }, false],
+    [
+      'an OIDC display stored before it was recorded (an email, maybe typed)',
+      { kind: 'oidc', subject: 's', display: 'ceo@example.com' },
+      false,
+    ],
+    ['an OIDC display whose flag is not a boolean', { ...ALICE, displayVerified: 'true' }, false],
+    ["a key's name stored before it was recorded", { kind: 'api_key', subject: 'key_1', display: 'CI bot' }, true],
+    [
+      "the bootstrap's display stored before it was recorded",
+      { kind: 'bootstrap', subject: 'bootstrap', display: 'bootstrap token' },
+      true,
+    ],
+  ])('whether the display is verified, for %s: %s', (_name, actor, verified) => {
+    const audited = auditOf(toProjectionChanges(recorded(rotated('2024-05-01T10:00:00.000Z'), { actor })));
+    expect(audited.actor).toMatchObject({ displayVerified: verified });
   });
 
   it.each<[string, unknown, string | null]>([

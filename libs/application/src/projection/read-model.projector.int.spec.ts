@@ -149,7 +149,7 @@ describe('ReadModelProjector', () => {
 
   it('projects admin writes into the audit trail, the routine of a webhook event that names only its webhook filled in', async () => {
     const webhookId = 'whk_ProjectorWebhook000000';
-    const actor = { kind: 'oidc', subject: 'sub-alice', display: 'Alice Example' } as const;
+    const actor = { kind: 'oidc', subject: 'sub-alice', display: 'alice@example.com', displayVerified: true } as const;
     const traceId = 'a'.repeat(32);
     const admin = causedBy('req-1', 'req-1', `00-${traceId}-${'b'.repeat(16)}-01`, actor);
     const assigned: WebhookIdAssigned = {
@@ -206,7 +206,7 @@ describe('ReadModelProjector', () => {
         detail: null,
       },
     ]);
-    expect((await readModels.audit({ actor: 'alice example' }, { limit: 100 })).items.map((entry) => entry.action)).toEqual([
+    expect((await readModels.audit({ actor: 'ALICE@example.com' }, { limit: 100 })).items.map((entry) => entry.action)).toEqual([
       'webhook.enable',
     ]);
   });

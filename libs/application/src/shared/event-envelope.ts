@@ -27,10 +27,13 @@ export function eventMetadata(eventId: string, eventType: string, context: Causa
     causationId: context.causationId,
     schemaVersion: schemaVersionOf(eventType),
     traceparent: context.traceparent,
-    ...(context.actor === undefined
-      ? {}
-      : { actor: { kind: context.actor.kind, subject: context.actor.subject, display: context.actor.display } }),
+    ...(context.actor === undefined ? {} : { actor: actorRecord(context.actor) }),
   };
+}
+
+/** The actor's own fields only: nothing else an object passed as the actor carries reaches the store. */
+function actorRecord(actor: ActorRecord): ActorRecord {
+  return { kind: actor.kind, subject: actor.subject, display: actor.display, displayVerified: actor.displayVerified };
 }
 
 /** Wraps decided events with ids and metadata for the store. */

@@ -36,8 +36,13 @@ export const initialApiKeyCatalog = (): ApiKeyCatalog => ({ keys: new Map() });
 /** What a key is worth at `now`: only a live key authenticates. */
 export function apiKeyStanding(key: ApiKey, nowMs: number): 'live' | 'revoked' | 'expired' {
   if (key.revokedAt !== null) return 'revoked';
-  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs) return 'expired';
+  if (key.expiresAt !== null && !isBefore(nowMs, key.expiresAt)) return 'expired';
   return 'live';
+}
+
+/** Whether `nowMs` is before `expiry`; an expiry that cannot be read as a time never is (it fails closed). */
+function isBefore(nowMs: number, expiry: string): boolean {
+  return Date.parse(expiry) > nowMs;
 }
 
 function decide(command: ApiKeyCommand, state: ApiKeyCatalog): Decision<ApiKeyEvent> {
@@ -48,8 +53,8 @@ function decide(command: ApiKeyCommand, state: ApiKeyCatalog): Decision<ApiKeyEv
         return reject('validation_failed', `name must be 1–${MAX_API_KEY_NAME_LENGTH} characters without control characters`);
       }
       const nowMs = Date.parse(command.now);
-      if (command.expiresAt !== null && Date.parse(command.expiresAt) <= nowMs) {
-        return reject('validation_failed', 'expires_at must be in the future');
+      if (command.expiresAt !== null && !isBefore(nowMs, command.expiresAt)) {
+        return reject('validation_failed', 'expires_at must be a time in the future');
       }
       if (state.keys.has(command.keyId)) return reject('concurrent_modification', `key ${command.keyId} exists already`);
       const live = [...state.keys.values()].filter((key) => apiKeyStanding(key, nowMs) === 'live').length;

@@ -72,6 +72,14 @@ describe('API key decider', () => {
       .thenRejects('validation_failed', /future/);
   });
 
+  it('refuses an expiry that cannot be read as a time (it would otherwise never expire)', () => {
+    for (const expiresAt of ['2020-W01', '20200101', 'tomorrow', ''])
+      spec
+        .given([])
+        .when(issue('key_1', { expiresAt }))
+        .thenRejects('validation_failed', /future/);
+  });
+
   it('never issues the same id twice', () => {
     spec
       .given([issued('key_1')])
@@ -115,5 +123,18 @@ describe('API key decider', () => {
     expect(apiKeyStanding(key([issued('key_1'), revoked('key_1')]), at(T1))).toBe('revoked');
     expect(apiKeyStanding(key([issued('key_1', { expiresAt: T1 })]), at(T0))).toBe('live');
     expect(apiKeyStanding(key([issued('key_1', { expiresAt: T1 })]), at(T1))).toBe('expired');
+  });
+
+  it('given a key stored with an expiry that cannot be read as a time, then it counts as expired, not live forever', () => {
+    const key = (expiresAt: string) => evolveApiKeyCatalog(initialApiKeyCatalog(), issued('key_1', { expiresAt })).keys.get('key_1')!;
+    for (const expiresAt of ['2020-W01', '20200101', 'never']) expect(apiKeyStanding(key(expiresAt), Date.parse(T0))).toBe('expired');
+  });
+
+  it('given a live-key count at the cap made of keys with unreadable expiries, then a new key is issued (they are not live)', () => {
+    const unreadable = Array.from({ length: MAX_LIVE_API_KEYS }, (_, n) => issued(`key_${n}`, { expiresAt: '20200101' }));
+    spec
+      .given(unreadable)
+      .when(issue('key_new'))
+      .then([issued('key_new', { issuedAt: T1 })]);
   });
 });

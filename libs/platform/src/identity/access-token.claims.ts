@@ -18,16 +18,32 @@ export function claimAt(payload: Readonly<Record<string, unknown>>, name: string
   return value;
 }
 
+/** What people recognise the holder of a token by, and whether the provider vouches for it. */
+export interface TokenDisplay {
+  readonly display: string;
+  /** True only for an email the provider marked verified (`email_verified: true`) and kept whole. */
+  readonly displayVerified: boolean;
+}
+
 /**
- * What people recognise the holder by: `email`, else `preferred_username`, else `name` (the first
- * that is a non-blank string), else the subject; at most MAX_DISPLAY_LENGTH characters.
+ * What people recognise the holder by: `email` when the token says it is verified
+ * (`email_verified` is the JSON `true`), else `preferred_username`, else the subject (the first
+ * that is a non-blank string); at most MAX_DISPLAY_LENGTH characters. `name` is never used: it is
+ * free text anyone can set to another person's name at most providers. Only a verified email
+ * counts as verified (the audit trail's `?actor=` matches a display only then): an unverified
+ * email, a username or a cut-short email is whatever the holder typed, and may be someone else's.
  */
-export function displayOf(payload: Readonly<Record<string, unknown>>, subject: string): string {
-  for (const claim of ['email', 'preferred_username', 'name']) {
-    const value = payload[claim];
-    if (typeof value === 'string' && value.trim() !== '') return truncate(value.trim());
+export function displayOf(payload: Readonly<Record<string, unknown>>, subject: string): TokenDisplay {
+  const email = nonBlank(payload.email);
+  if (email !== undefined && payload.email_verified === true) {
+    const display = truncate(email);
+    return { display, displayVerified: display === email };
   }
-  return truncate(subject);
+  return { display: truncate(nonBlank(payload.preferred_username) ?? subject), displayVerified: false };
+}
+
+function nonBlank(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 function truncate(text: string): string {

@@ -2,7 +2,7 @@ import type { RefusedAccessToken, VerifiedAccessToken } from '@wts/application';
 import { eventually } from '@wts/testing';
 import { createPublicKey, type JsonWebKey as NodeJsonWebKey } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
+import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader, importJWK, type JSONWebKeySet } from 'jose';
 import {
   OIDC_TEST_AUDIENCE,
   OIDC_TEST_NAMESPACED_ROLES_CLAIM,
@@ -46,7 +46,13 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
       ['admin-bot', 'admin'],
     ] as const)('given a client-credentials token of %s, then verified as %s, named by its subject', async (clientId, role) => {
       const token = await provider.clientCredentialsToken(clientId);
-      expect(await verifierFor().verify(token)).toEqual({ kind: 'verified', subject: clientId, display: clientId, role });
+      expect(await verifierFor().verify(token)).toEqual({
+        kind: 'verified',
+        subject: clientId,
+        display: clientId,
+        displayVerified: false,
+        role,
+      });
     });
 
     it('given a client without roles, then verified with no role (the caller refuses it what needs one)', async () => {
@@ -55,17 +61,31 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
         kind: 'verified',
         subject: 'noroles-bot',
         display: 'noroles-bot',
+        displayVerified: false,
         role: undefined,
       });
     });
 
-    it('given a person signed in through the login form, then verified with their email as display and their role', async () => {
+    it('given a person signed in through the login form, then verified with their verified email as display and their role', async () => {
       const token = await provider.signInToken('ada@example.com');
       expect(await verifierFor().verify(token)).toEqual({
         kind: 'verified',
         subject: 'ada@example.com',
         display: 'ada@example.com',
+        displayVerified: true,
         role: 'operator',
+      });
+    });
+
+    it("given a person whose email the provider did not verify (someone else's address), then named by their subject, not that email", async () => {
+      const token = await provider.signInToken('mallory');
+      expect(decodeJwt(token)).toMatchObject({ sub: 'mallory', email: 'root@example.com', email_verified: false });
+      expect(await verifierFor().verify(token)).toEqual({
+        kind: 'verified',
+        subject: 'mallory',
+        display: 'mallory',
+        displayVerified: false,
+        role: 'viewer',
       });
     });
 
@@ -113,6 +133,32 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
         expectRefused(await verifierFor().verify(token), 'invalid', token, /"iss"/);
       } finally {
         await other.stop();
+      }
+    });
+
+    it("given an ID token of the provider, for a verifier whose audience is the page's client id (its aud), then invalid: its typ is not at+jwt", async () => {
+      const { accessToken, idToken } = await provider.signInTokens('ada@example.com');
+      expect(decodeJwt(idToken)).toMatchObject({ iss: provider.issuer, aud: 'wts-config-page', sub: 'ada@example.com' });
+      expect(decodeProtectedHeader(idToken).typ).toBeUndefined();
+      expectRefused(await verifierFor({ audience: 'wts-config-page' }).verify(idToken), 'invalid', idToken, /"typ"/);
+      // The access token of the same sign-in: at+jwt, as oidc-provider issues every JWT access token.
+      expect(decodeProtectedHeader(accessToken).typ).toBe('at+jwt');
+      expect(await verifierFor().verify(accessToken)).toMatchObject({ kind: 'verified', subject: 'ada@example.com', role: 'operator' });
+    });
+
+    it("given the provider's own claims signed with its own key, then the typ decides: at+jwt in any case, with or without application/, is verified; JWT or none is invalid", async () => {
+      const claims = decodeJwt(await provider.clientCredentialsToken('admin-bot'));
+      const [signingKey] = provider.signingKeys.keys;
+      const key = await importJWK(signingKey!, signingKey!.alg);
+      const signed = (typ: string | undefined): Promise<string> =>
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: signingKey!.alg!, kid: signingKey!.kid, ...(typ === undefined ? {} : { typ }) })
+          .sign(key);
+      for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'Application/At+JWT'])
+        expect(await verifierFor().verify(await signed(typ))).toMatchObject({ kind: 'verified', subject: 'admin-bot', role: 'admin' });
+      for (const typ of ['JWT', 'jwt', 'at+jwt+id', 'application/jwt', undefined]) {
+        const token = await signed(typ);
+        expectRefused(await verifierFor().verify(token), 'invalid', token, /"typ"/);
       }
     });
 

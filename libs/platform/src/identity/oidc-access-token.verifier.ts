@@ -44,6 +44,15 @@ export const ACCEPTED_ALGORITHMS: readonly string[] = [
   'EdDSA',
 ];
 
+/**
+ * The `typ` header every access token must carry (RFC 9068 §2.1; jose compares it ignoring case and
+ * an `application/` prefix, so `application/at+jwt` passes too). It is what tells an access token
+ * from an ID token of the same provider: an ID token is signed with the same keys, names the same
+ * issuer and, for the page's client, has `aud` = the client id — which is the audience at providers
+ * that name the API by the client id (Entra ID, a Keycloak client-id audience).
+ */
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+
 /** A token longer than this is refused unread (providers' access tokens are a few kilobytes). */
 export const MAX_TOKEN_LENGTH = 16_384;
 
@@ -61,7 +70,8 @@ type KeySource =
 class KeysUnavailable extends Error {}
 
 /**
- * Verifies OpenID Connect access tokens (JWT, RFC 9068) of one provider with jose.
+ * Verifies OpenID Connect access tokens (JWT, RFC 9068) of one provider with jose: `typ` at+jwt
+ * (never an ID token), issuer, audience, an accepted algorithm, `exp`.
  *
  * Discovery (`<issuer>/.well-known/openid-configuration`) is read on the first verify and kept;
  * while it cannot be read, every verify answers `unavailable` and the next one tries again
@@ -108,6 +118,7 @@ export class OidcAccessTokenVerifier implements AccessTokenVerifier {
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: [...ACCEPTED_ALGORITHMS],
+        typ: ACCESS_TOKEN_TYPE,
         clockTolerance: this.clockToleranceSeconds,
         requiredClaims: ['exp'],
       }));
@@ -197,7 +208,7 @@ function signedShapeProblem(token: string): string | undefined {
 function accepted(payload: JWTPayload, rolesClaim: string, token: string): VerifiedAccessToken | RefusedAccessToken {
   const subject = payload.sub;
   if (typeof subject !== 'string' || subject === '') return refused('invalid', 'the token has no sub claim', token);
-  return { kind: 'verified', subject, display: displayOf(payload, subject), role: highestRole(claimAt(payload, rolesClaim)) };
+  return { kind: 'verified', subject, ...displayOf(payload, subject), role: highestRole(claimAt(payload, rolesClaim)) };
 }
 
 function refusal(error: unknown, token: string): RefusedAccessToken {

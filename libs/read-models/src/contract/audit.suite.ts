@@ -41,7 +41,7 @@ export function auditContract(context: Context): void {
       const { store, ns } = context();
       const withActor = auditRow(`${ns}-e1`, {
         at: '2024-05-01T12:00:01.000Z',
-        actor: { kind: 'api_key', subject: `${ns}-key_1`, display: `CI bot ünïcödé 'quoted' 100%_ ${ns}` },
+        actor: { kind: 'api_key', subject: `${ns}-key_1`, display: `CI bot ünïcödé 'quoted' 100%_ ${ns}`, displayVerified: true },
         action: 'webhook.block',
         targetType: 'webhook',
         targetId: `${ns}-whk`,
@@ -107,10 +107,10 @@ export function auditContract(context: Context): void {
 
     it('filters by routine, by actor (subject exactly, display case-insensitively), or both; patterns are data', async () => {
       const { store, ns } = context();
-      const alice = { kind: 'oidc', subject: `${ns}-sub-alice`, display: `Alice Example ${ns}` } as const;
-      const bot = { kind: 'api_key', subject: `${ns}-key`, display: `CI Bot ${ns}` } as const;
+      const alice = { kind: 'oidc', subject: `${ns}-sub-alice`, display: `Alice Example ${ns}`, displayVerified: true } as const;
+      const bot = { kind: 'api_key', subject: `${ns}-key`, display: `CI Bot ${ns}`, displayVerified: true } as const;
       // Subject and display alike (listed once when both match).
-      const boot = { kind: 'bootstrap', subject: `${ns}-boot`, display: `${ns}-boot` } as const;
+      const boot = { kind: 'bootstrap', subject: `${ns}-boot`, display: `${ns}-boot`, displayVerified: true } as const;
       const [r1, r2] = [`${ns}-r1`, `${ns}-r2`];
       const rows = [
         auditRow(`${ns}-e1`, { at: '2024-05-01T12:00:01.000Z', actor: alice, routineId: r1 }),
@@ -144,11 +144,36 @@ export function auditContract(context: Context): void {
       expect(await ids({ routineId: `${ns}-r%` })).toEqual([]);
     });
 
+    it("by actor, a display that was not verified matches nothing (someone else's email typed as one's own); the subject does", async () => {
+      const { store, ns } = context();
+      const victim = `ceo-${ns}@example.com`;
+      // The real owner of the address (verified), a forger whose provider did not verify it (a
+      // projected write and a denied attempt), and a username that looks like it (never verified).
+      const owner = { kind: 'oidc', subject: `${ns}-sub-ceo`, display: victim, displayVerified: true } as const;
+      const forger = { kind: 'oidc', subject: `${ns}-sub-mallory`, display: victim, displayVerified: false } as const;
+      const lookalike = { kind: 'oidc', subject: `${ns}-sub-lookalike`, display: victim.toUpperCase(), displayVerified: false } as const;
+      await project(store, `${ns}:projector`, [
+        audit(auditRow(`${ns}-e1`, { at: '2024-05-01T12:00:01.000Z', actor: owner }), at(1)),
+        audit(auditRow(`${ns}-e2`, { at: '2024-05-01T12:00:02.000Z', actor: forger }), at(2)),
+        audit(auditRow(`${ns}-e3`, { at: '2024-05-01T12:00:03.000Z', actor: lookalike }), at(3)),
+      ]);
+      await store.recordDeniedAccess([deniedRow(`${ns}-e4`, { at: '2024-05-01T12:00:04.000Z', actor: forger })], 1_000);
+      const ids = async (filter: AuditFilter): Promise<string[]> =>
+        (await listAll(store, filter)).map((row) => row.entryId.slice(ns.length + 1));
+
+      expect(await ids({ actor: victim })).toEqual(['e1']);
+      expect(await ids({ actor: victim.toUpperCase() })).toEqual(['e1']);
+      expect(await ids({ actor: forger.subject })).toEqual(['e4', 'e2']);
+      expect(await ids({ actor: lookalike.subject })).toEqual(['e3']);
+      // Read back as written: the forger's display is there, marked unverified.
+      expect((await mine(store, ns)).map((row) => row.actor)).toEqual([forger, lookalike, forger, owner]);
+    });
+
     it.each([1, 2, 7])(
       'walking pages of %i yields every entry once, newest first, entries of one instant ordered by id (every filter)',
       async (limit) => {
         const { store, ns } = context();
-        const actor = { kind: 'oidc', subject: `${ns}-sub`, display: `Pager ${ns}` } as const;
+        const actor = { kind: 'oidc', subject: `${ns}-sub`, display: `Pager ${ns}`, displayVerified: true } as const;
         const routine = `${ns}-rtn`;
         // 24 entries over 5 instants (ties broken by entry id), written out of order, projected and denied mixed.
         const rows = Array.from({ length: 24 }, (_, i) => {
@@ -264,7 +289,7 @@ export function auditContract(context: Context): void {
 
     it('keeps only the newest `keep` denied entries overall; projected entries are never trimmed; bad input writes nothing', async () => {
       const { store, ns } = context();
-      const actor = { kind: 'oidc', subject: `${ns}-denier`, display: `Denier ${ns}` } as const;
+      const actor = { kind: 'oidc', subject: `${ns}-denier`, display: `Denier ${ns}`, displayVerified: true } as const;
       const denied = (n: number): AuditRow => deniedRow(`${ns}-d${n}`, { at: `2999-01-01T00:00:0${n}.000Z`, actor });
       const projected = auditRow(`${ns}-p1`, { at: '2000-01-01T00:00:00.000Z', actor });
       await project(store, `${ns}:projector`, [audit(projected, at(1))]);

@@ -3,6 +3,7 @@ import type { GlobalPosition } from '@wts/event-store';
 import { randomInt, randomUUID } from 'node:crypto';
 import type {
   AttemptRow,
+  AuditActor,
   AuditRow,
   DeliveryRow,
   Page,
@@ -109,7 +110,7 @@ export function auditRow(entryId: string, overrides: Partial<AuditRow> = {}): Au
   return {
     entryId,
     at: '2024-05-01T12:00:00.000Z',
-    actor: { kind: 'oidc', subject: 'sub-default', display: 'Default User' },
+    actor: { kind: 'oidc', subject: 'sub-default', display: 'Default User', displayVerified: false },
     action: 'routine.update',
     targetType: 'routine',
     targetId: 'rtn_default',
@@ -121,6 +122,26 @@ export function auditRow(entryId: string, overrides: Partial<AuditRow> = {}): Au
     ...overrides,
   };
 }
+
+/**
+ * Audit rows as a schema of version 3 held them (before `actor_display_verified`): an OIDC actor
+ * whose display is an email nobody checked, a key, the bootstrap token, and a 401 naming nobody.
+ * Both adapters' upgrade tests insert them (the SQL is the same in both).
+ */
+export const LEGACY_AUDIT_ROWS = `
+  INSERT INTO rm_audit_entries (entry_id, at, actor_kind, actor_subject, actor_display, action, target_type, outcome) VALUES
+    ('e1', '2024-05-01T12:00:01.000Z', 'oidc', 'sub-mallory', 'ceo@example.com', 'webhook.rotate', 'webhook', 'succeeded'),
+    ('e2', '2024-05-01T12:00:02.000Z', 'api_key', 'key_1', 'CI bot', 'webhook.rotate', 'webhook', 'succeeded'),
+    ('e3', '2024-05-01T12:00:03.000Z', 'bootstrap', 'bootstrap', 'bootstrap token', 'routine.create', 'routine', 'succeeded'),
+    ('e4', '2024-05-01T12:00:04.000Z', NULL, NULL, NULL, 'audit.list', 'admin_api', 'denied')`;
+
+/** LEGACY_AUDIT_ROWS' actors once upgraded, newest first. */
+export const LEGACY_AUDIT_ACTORS: readonly (AuditActor | null)[] = [
+  null,
+  { kind: 'bootstrap', subject: 'bootstrap', display: 'bootstrap token', displayVerified: true },
+  { kind: 'api_key', subject: 'key_1', display: 'CI bot', displayVerified: true },
+  { kind: 'oidc', subject: 'sub-mallory', display: 'ceo@example.com', displayVerified: false },
+];
 
 /** A refused admin attempt, as the ingress records it. */
 export function deniedRow(entryId: string, overrides: Partial<AuditRow> = {}): AuditRow {

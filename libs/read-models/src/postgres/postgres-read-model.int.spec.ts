@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { eventually } from '@wts/testing';
+import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS } from '../contract/contract.fixtures';
 import { readModelContract } from '../contract/read-model.suite';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
 import { schemaLockKey } from './postgres-lock.keys';
@@ -31,6 +32,22 @@ async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** A new schema as an earlier build left it: the first `version` migrations, recorded, then `rows` (SQL) written. */
+async function schemaAtVersion(version: number, ...rows: string[]): Promise<string> {
+  const schema = uniqueSchema();
+  schemas.push(schema);
+  await withAdmin(async (client) => {
+    await client.query(`CREATE SCHEMA "${schema}"`);
+    await client.query(`SET search_path = "${schema}"`);
+    for (const migration of READ_MODEL_MIGRATIONS.slice(0, version)) await client.query(migration);
+    await client.query('CREATE TABLE rm_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    for (let applied = 1; applied <= version; applied += 1)
+      await client.query('INSERT INTO rm_schema_migrations (version) VALUES ($1)', [applied]);
+    for (const row of rows) await client.query(row);
+  });
+  return schema;
 }
 
 const opened: ReadModelStore[] = [];
@@ -109,26 +126,16 @@ function registerSuites(): void {
       await Promise.all(Array.from({ length: 5 }, () => openStore({ schema })));
 
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations`));
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     });
 
     it('upgrades a schema of version 1 in place: its rows and checkpoint kept, the audit trail added', async () => {
-      const schema = uniqueSchema();
-      schemas.push(schema);
       // The schema as the previous build left it: only the first migration, with a delivery and a checkpoint.
-      await withAdmin(async (client) => {
-        await client.query(`CREATE SCHEMA "${schema}"`);
-        await client.query(`SET search_path = "${schema}"`);
-        await client.query(READ_MODEL_MIGRATIONS[0] ?? '');
-        await client.query(
-          'CREATE TABLE rm_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-        );
-        await client.query('INSERT INTO rm_schema_migrations (version) VALUES (1)');
-        await client.query(
-          `INSERT INTO rm_deliveries VALUES ('d1', 'r1', 'w1', 'run1', '2024-05-01T12:00:00.000Z', 'a1', 'a@example.com', 'text/plain', NULL, 5, 5)`,
-        );
-        await client.query(`INSERT INTO rm_checkpoints VALUES ('read-models', 5, 5)`);
-      });
+      const schema = await schemaAtVersion(
+        1,
+        `INSERT INTO rm_deliveries VALUES ('d1', 'r1', 'w1', 'run1', '2024-05-01T12:00:00.000Z', 'a1', 'a@example.com', 'text/plain', NULL, 5, 5)`,
+        `INSERT INTO rm_checkpoints VALUES ('read-models', 5, 5)`,
+      );
 
       const store = await openStore({ schema });
 
@@ -158,7 +165,18 @@ function registerSuites(): void {
       ).toBe(true);
       expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations ORDER BY version`));
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    });
+
+    it("upgrades a schema of version 3: the audit trail's OIDC displays count as unverified, keys' names and the bootstrap's as verified", async () => {
+      const schema = await schemaAtVersion(3, LEGACY_AUDIT_ROWS);
+
+      const store = await openStore({ schema });
+
+      expect(await store.audit({ actor: 'ceo@example.com' }, { limit: 10 })).toMatchObject({ items: [] });
+      expect((await store.audit({ actor: 'sub-mallory' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e1']);
+      expect((await store.audit({ actor: 'ci bot' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e2']);
+      expect((await store.audit({}, { limit: 10 })).items.map((row) => row.actor)).toEqual(LEGACY_AUDIT_ACTORS);
     });
 
     it.each(['Public', 'a-b', 'x;drop', '1abc', '', 'a'.repeat(64)])('refuses the schema name %j with RangeError', async (schema) => {

@@ -109,6 +109,16 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX rm_parked_by_delivery ON rm_parked (delivery_id);
   `,
+  // 4: whether the actor's display is verified (1) or only claimed (0; null: no actor). The actor
+  // filter matches a display only when it is verified, through a partial index of those alone.
+  // Entries written before: an OIDC display was never checked (0), a key's name or the bootstrap's is ours (1).
+  `
+  ALTER TABLE rm_audit_entries ADD COLUMN actor_display_verified smallint CHECK (actor_display_verified IN (0, 1));
+  UPDATE rm_audit_entries SET actor_display_verified = CASE WHEN actor_kind = 'oidc' THEN 0 ELSE 1 END WHERE actor_kind IS NOT NULL;
+  DROP INDEX rm_audit_entries_by_display;
+  CREATE INDEX rm_audit_entries_by_verified_display ON rm_audit_entries (lower(actor_display), at, entry_id)
+    WHERE actor_display_verified = 1;
+  `,
 ];
 
 export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;

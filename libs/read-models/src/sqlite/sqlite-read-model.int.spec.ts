@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS } from '../contract/contract.fixtures';
 import { readModelContract } from '../contract/read-model.suite';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
 import { READ_MODEL_MIGRATIONS, READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
@@ -141,7 +142,7 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
-      expect(READ_MODEL_SCHEMA_VERSION).toBe(3);
+      expect(READ_MODEL_SCHEMA_VERSION).toBe(4);
     } finally {
       raw.close();
     }
@@ -198,6 +199,23 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     } finally {
       check.close();
     }
+  });
+
+  it("upgrades a file of schema version 3: the audit trail's OIDC displays count as unverified, keys' names and the bootstrap's as verified", async () => {
+    const file = tempFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const raw = new Database(file);
+    for (const migration of READ_MODEL_MIGRATIONS.slice(0, 3)) raw.exec(migration);
+    raw.pragma('user_version = 3');
+    raw.exec(LEGACY_AUDIT_ROWS);
+    raw.close();
+
+    const store = openStore(file);
+
+    expect(await store.audit({ actor: 'ceo@example.com' }, { limit: 10 })).toMatchObject({ items: [] });
+    expect((await store.audit({ actor: 'sub-mallory' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e1']);
+    expect((await store.audit({ actor: 'ci bot' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e2']);
+    expect((await store.audit({}, { limit: 10 })).items.map((row) => row.actor)).toEqual(LEGACY_AUDIT_ACTORS);
   });
 
   it('refuses a file whose schema is newer than this build with ReadModelUnavailableError', () => {

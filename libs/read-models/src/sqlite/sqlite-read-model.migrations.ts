@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
  * entries, never edit old ones. Tables are STRICT so that a wrongly typed value fails instead of
  * being stored as something else, and listings are index range scans: (routine_id, position) for
  * the per-routine listings, (position) for all parked rows, (webhook_id, id) for attempts,
- * (at, entry_id) behind the routine, the actor's subject or lower(display) for the audit trail.
+ * (at, entry_id) behind the routine, the actor's subject or verified lower(display) for the audit trail.
  * Table names carry an `rm_` prefix: the file may one day share a database with other tables.
  */
 export const READ_MODEL_MIGRATIONS: readonly string[] = [
@@ -108,6 +108,16 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
   // 3: the held-deliveries count leaves parked deliveries out (a probe per delivery).
   `
   CREATE INDEX rm_parked_by_delivery ON rm_parked (delivery_id);
+  `,
+  // 4: whether the actor's display is verified (1) or only claimed (0; null: no actor). The actor
+  // filter matches a display only when it is verified, through a partial index of those alone.
+  // Entries written before: an OIDC display was never checked (0), a key's name or the bootstrap's is ours (1).
+  `
+  ALTER TABLE rm_audit_entries ADD COLUMN actor_display_verified INTEGER CHECK (actor_display_verified IN (0, 1));
+  UPDATE rm_audit_entries SET actor_display_verified = CASE WHEN actor_kind = 'oidc' THEN 0 ELSE 1 END WHERE actor_kind IS NOT NULL;
+  DROP INDEX rm_audit_entries_by_display;
+  CREATE INDEX rm_audit_entries_by_verified_display ON rm_audit_entries (lower(actor_display), at, entry_id)
+    WHERE actor_display_verified = 1;
   `,
 ];
 

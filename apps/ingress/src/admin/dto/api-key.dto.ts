@@ -1,6 +1,7 @@
 import type { OperatorRole } from '@wts/contracts';
-import { IsIn, IsISO8601, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { OPERATOR_ROLES } from '@wts/domain';
+import { IsDateTime } from './date-time.decorator';
 import { OptionalNotNull } from './optional-not-null.decorator';
 
 export class IssueApiKeyDto {
@@ -12,8 +13,8 @@ export class IssueApiKeyDto {
   @IsIn(OPERATOR_ROLES, { message: `role must be one of ${OPERATOR_ROLES.join(', ')}` })
   role!: OperatorRole;
 
-  /** ISO 8601 with a time zone; absent: the key does not expire. */
+  /** A date and time with its offset (as hold's release_at); absent: the key does not expire. */
   @OptionalNotNull()
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'expires_at must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' })
+  @IsDateTime()
   expires_at?: string;
 }

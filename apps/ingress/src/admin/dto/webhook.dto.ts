@@ -14,6 +14,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 
+import { IsDateTime } from './date-time.decorator';
 import { OptionalNotNull } from './optional-not-null.decorator';
 
 const EMAIL = { allow_utf8_local_part: true, require_tld: false };
@@ -69,25 +70,10 @@ export class RotateWebhookDto {
   secret?: string;
 }
 
-/** A date and time in ISO 8601's extended form with its offset, that the platform reads as a time. */
-@ValidatorConstraint({ name: 'releaseAt' })
-class ReleaseAtValue implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    return typeof value === 'string' && RELEASE_AT.test(value) && !Number.isNaN(Date.parse(value));
-  }
-
-  defaultMessage(): string {
-    return 'release_at must be a date and time in ISO 8601 with its offset, e.g. 2026-11-27T18:00:00Z or 2026-11-27T19:00:00+01:00';
-  }
-}
-
-/** YYYY-MM-DDThh:mm[:ss[.fraction]] then Z or ±hh:mm: the extended form every platform reads alike. */
-const RELEASE_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
 /** Hold's body: an optional time after which the service releases the hold by itself. */
 export class HoldWebhookDto {
   @OptionalNotNull()
-  @Validate(ReleaseAtValue)
+  @IsDateTime()
   release_at?: string;
 }
 
