@@ -1,20 +1,21 @@
 import type { Transaction } from 'better-sqlite3';
-import type { GlobalPosition } from '@wts/event-store';
+import { ensurePrivateFile, type GlobalPosition } from '@wts/event-store';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
 import { checkDeniedAccess, checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
-import type {
-  AttemptRow,
-  AuditFilter,
-  AuditRow,
-  DeliveryListRow,
-  Page,
-  PageRequest,
-  ParkedRow,
-  ProjectionChange,
-  ReadModelStore,
-  RunRow,
-  WaitingRange,
+import {
+  ReadModelUnavailableError,
+  type AttemptRow,
+  type AuditFilter,
+  type AuditRow,
+  type DeliveryListRow,
+  type Page,
+  type PageRequest,
+  type ParkedRow,
+  type ProjectionChange,
+  type ReadModelStore,
+  type RunRow,
+  type WaitingRange,
 } from '../read-model.port';
 import {
   attemptValues,
@@ -101,9 +102,14 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.deniedTransaction = db.transaction((rows: readonly AuditRow[], keep: number) => writeDenied(q, rows, keep));
   }
 
-  /** Creates the file, its parent directories and the schema when missing. */
+  /**
+   * Creates the file, its parent directories and the schema when missing. The file is made here,
+   * owner-only (0600; new directories 0700), before SQLite opens it: SQLite gives the database's
+   * -wal and -shm files its mode, whatever the umask.
+   */
   static open(filePath: string, options: SqliteReadModelStoreOptions = {}): SqliteReadModelStore {
     const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    if (filePath !== ':memory:') createPrivately(filePath);
     const connection = SqliteReadModelConnection.open(filePath, busyTimeoutMs);
     const offThread = options.activityOffThread === true && filePath !== ':memory:';
     return new SqliteReadModelStore(connection, offThread ? SqliteActivityWriter.spawn(filePath, busyTimeoutMs) : undefined);
@@ -216,6 +222,15 @@ export class SqliteReadModelStore implements ReadModelStore {
   async close(): Promise<void> {
     await this.activity?.close();
     this.connection.close();
+  }
+}
+
+function createPrivately(filePath: string): void {
+  try {
+    ensurePrivateFile(filePath);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ReadModelUnavailableError(`cannot open read model at ${filePath}: ${reason}`, { cause: error });
   }
 }
 
