@@ -109,7 +109,7 @@ function registerSuites(): void {
       await Promise.all(Array.from({ length: 5 }, () => openStore({ schema })));
 
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations`));
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     });
 
     it('upgrades a schema of version 1 in place: its rows and checkpoint kept, the audit trail added', async () => {
@@ -151,6 +151,7 @@ function registerSuites(): void {
         outcome: 'succeeded',
         traceId: null,
         detail: null,
+        sourceAddress: null,
       } as const;
       const to = { commit: 7n, prepare: 7n };
       expect(
@@ -158,7 +159,7 @@ function registerSuites(): void {
       ).toBe(true);
       expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations ORDER BY version`));
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     });
 
     it.each(['Public', 'a-b', 'x;drop', '1abc', '', 'a'.repeat(64)])('refuses the schema name %j with RangeError', async (schema) => {

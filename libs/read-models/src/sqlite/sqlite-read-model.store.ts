@@ -2,12 +2,14 @@ import type { Transaction } from 'better-sqlite3';
 import { ensurePrivateFile, type GlobalPosition } from '@wts/event-store';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
-import { checkDeniedAccess, checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
+import { checkDeniedAccess } from '../denied-access.retention';
+import { checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
 import {
   ReadModelUnavailableError,
   type AttemptRow,
   type AuditFilter,
   type AuditRow,
+  type DeniedAccessBounds,
   type DeliveryListRow,
   type Page,
   type PageRequest,
@@ -60,7 +62,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly resetTransaction: Transaction<(name: string) => void>;
   private readonly attemptsTransaction: Transaction<(attempts: readonly AttemptRow[], keep: number) => void>;
   private readonly replaysTransaction: Transaction<(counts: ReadonlyMap<string, number>) => void>;
-  private readonly deniedTransaction: Transaction<(rows: readonly AuditRow[], keep: number) => void>;
+  private readonly deniedTransaction: Transaction<(rows: readonly AuditRow[], bounds: DeniedAccessBounds) => void>;
   private leaseAcquired = false;
 
   private constructor(
@@ -99,7 +101,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.replaysTransaction = db.transaction((counts: ReadonlyMap<string, number>) => {
       for (const [deliveryId, count] of counts) q.addReplays.run(deliveryId, count);
     });
-    this.deniedTransaction = db.transaction((rows: readonly AuditRow[], keep: number) => writeDenied(q, rows, keep));
+    this.deniedTransaction = db.transaction((rows: readonly AuditRow[], bounds: DeniedAccessBounds) => writeDenied(q, rows, bounds));
   }
 
   /**
@@ -179,12 +181,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return toAttemptPage(records, limit);
   }
 
-  async recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void> {
-    checkDeniedAccess(rows, keep);
+  async recordDeniedAccess(rows: readonly AuditRow[], bounds: DeniedAccessBounds): Promise<void> {
+    const checked = checkDeniedAccess(rows, bounds);
     if (rows.length === 0) return;
     const activity = this.activity;
-    if (activity) return this.connection.use('recordDeniedAccess', () => activity).recordDeniedAccess(rows, keep);
-    this.connection.use('recordDeniedAccess', () => this.deniedTransaction.immediate(rows, keep));
+    if (activity) return this.connection.use('recordDeniedAccess', () => activity).recordDeniedAccess(rows, checked);
+    this.connection.use('recordDeniedAccess', () => this.deniedTransaction.immediate(rows, checked));
   }
 
   async audit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>> {
