@@ -187,9 +187,10 @@ describe('rebuild-read-models: the audit trail', () => {
       outcome: 'denied',
       traceId: null,
       detail: 'unauthenticated',
+      sourceAddress: '203.0.113.5',
     };
     const readModels = SqliteReadModelStore.open(join(dir, EMBEDDED_READ_MODEL_FILE));
-    await readModels.recordDeniedAccess([denied], 100);
+    await readModels.recordDeniedAccess([denied], { perSource: 100, overall: 100 });
     await readModels.close();
 
     // The rebuild itself is on the trail (recorded before it starts), with its operator.

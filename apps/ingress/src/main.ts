@@ -13,6 +13,7 @@ import {
   openReadModelStore,
   openSecretSealer,
   readinessChecks,
+  secureDataDirectory,
   stopWhenSupervisorGone,
 } from '@wts/platform';
 import { createOperationsApp, startTracing, tracedEventStore } from '@wts/observability';
@@ -21,6 +22,9 @@ import { createIngressApp } from './ingress.factory';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  const warn = (message: string): void => {
+    process.stderr.write(`[ingress] warning: ${message}\n`);
+  };
   const noCredential = adminCredentialProblem(config);
   if (noCredential) throw new ConfigurationError([noCredential]);
   let adminToken = config.http.adminToken;
@@ -39,15 +43,17 @@ async function main(): Promise<void> {
         audience: oidc.audience,
         rolesClaim: oidc.rolesClaim,
         jwksCacheMaxAgeMs: oidc.jwksCacheMaxAgeMs,
-        onWarning: (message) => process.stderr.write(`[ingress] warning: ${message}\n`),
+        onWarning: warn,
       })
     : undefined;
   const signIn =
     oidc?.clientId === undefined
       ? undefined
       : { issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience, scope: oidc.scope };
+  // DATA_DIR owner-only (0700, files 0600) before anything is written there; a looser one is tightened and said.
+  secureDataDirectory(config, warn);
   // Signing secrets: SECRETS_ENCRYPTION_KEY, else (embedded default) DATA_DIR/secrets-encryption.key, made at first start.
-  const secrets = openSecretSealer(config, { onWarning: (message) => process.stderr.write(`[ingress] warning: ${message}\n`) });
+  const secrets = openSecretSealer(config, { onWarning: warn });
   // OTEL_* variables: off by default; when on, started before anything makes a span.
   const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'ingress' });
   const opened = await openEventStore(config);
@@ -56,7 +62,7 @@ async function main(): Promise<void> {
   assertPayloadLimitFits(config, store);
   // Rejected attempts are written off the event loop: a flood of refusals never delays an answer.
   const { readModels } = await openReadModelStore(config, { activityOffThread: true });
-  const rateLimiter = createRateLimiter(config, (message) => process.stderr.write(`[ingress] warning: ${message}\n`));
+  const rateLimiter = createRateLimiter(config, warn);
   // Signed senders' signatures, checked with the providers' own libraries (decoy secrets made once here).
   const signatures = new ProviderSignatureVerifier();
   const deps = { config, adminToken, accessTokens, signIn, store, checkpoints, readModels, rateLimiter, secrets, signatures };

@@ -4,8 +4,8 @@ import type { WebhookFixture } from '../../../test/support/ingress-admin.client'
 import type { Json } from '../../../test/support/ingress-http.client';
 
 /**
- * TRUST_PROXY (DESIGN "Configuration"): behind a proxy (compose's nginx) a rejected attempt shows
- * the client named by X-Forwarded-For — but only when the peer is a trusted proxy; by default the
+ * TRUST_PROXY (DESIGN "Configuration"): behind a proxy (compose's nginx) a rejected attempt (and a
+ * refused admin call on the audit trail) shows the client named by X-Forwarded-For — but only when the peer is a trusted proxy; by default the
  * header is ignored (anyone could send one).
  */
 describe('TRUST_PROXY: which peers may name the client', () => {
@@ -30,6 +30,25 @@ describe('TRUST_PROXY: which peers may name the client', () => {
       const answer = await t.deliver(hook, { authorization: 'Bearer whsec_wrong', headers: { 'x-forwarded-for': '203.0.113.7' } });
       expect(answer.status).toBe(404);
       expect((await attemptsOf(t, hook))[0]).toMatchObject({ reason: 'wrong_secret', source_address: expected });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.each([
+    ['the proxy is trusted (127.0.0.1)', '203.0.113.7', { TRUST_PROXY: '127.0.0.1' }],
+    ['by default (off), the header is ignored', '127.0.0.1', {}],
+  ])('when %s: a refused admin call is on the audit trail from %s (refusals are kept per source address)', async (_name, expected, env) => {
+    const t = await IngressTestApp.start(env);
+    try {
+      const refused = await t.http('GET', '/admin/api-keys', { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      expect(refused.status).toBe(401);
+      const entries = (await t.adminOk('GET', '/admin/audit', undefined, 200)).entries as Json[];
+      expect(entries.find((entry) => entry.outcome === 'denied')).toMatchObject({
+        detail: 'no_credential',
+        actor: null,
+        source_address: expected,
+      });
     } finally {
       await t.close();
     }

@@ -13,7 +13,11 @@ const KEY = 'X-Service-Idempotency-Key';
 const RETENTION_SECONDS = 3;
 
 describe('public endpoint: idempotency retention', () => {
-  const t = useIngressTestApp({ IDEMPOTENCY_RETENTION_SECONDS: String(RETENTION_SECONDS) });
+  // A retention shorter than the signature tolerance is refused at start: the tolerance comes down with it.
+  const t = useIngressTestApp({
+    IDEMPOTENCY_RETENTION_SECONDS: String(RETENTION_SECONDS),
+    WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: String(RETENTION_SECONDS),
+  });
   let hook: WebhookFixture;
 
   beforeAll(async () => {

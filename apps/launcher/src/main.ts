@@ -1,5 +1,5 @@
 import { ConfigurationError, loadConfig } from '@wts/config';
-import { prepareEventStore, resolveLogFormat } from '@wts/platform';
+import { prepareEventStore, resolveLogFormat, secureDataDirectory } from '@wts/platform';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ChildProcessSupervisor, DEFAULT_SUPERVISOR_OPTIONS, type ServiceAddress } from './child-process.supervisor';
@@ -34,6 +34,8 @@ async function main(): Promise<void> {
   const disabled = config.http.bootstrapTokenDisabled;
   const generated = config.http.adminToken === undefined && !disabled;
   const adminToken = disabled ? 'off' : (config.http.adminToken ?? randomBytes(24).toString('base64url'));
+  // DATA_DIR owner-only (0700, files 0600) before anything is written there; a looser one is tightened and said.
+  secureDataDirectory(config, (message) => process.stderr.write(`[launcher] warning: ${message}\n`));
   // The store's schema is created here, once, before the two services open it.
   await prepareEventStore(config);
   const env = {

@@ -23,12 +23,15 @@ import {
   listenOrExit,
   openEventStore,
   openReadModelStore,
+  secureDataDirectory,
   stopWhenSupervisorGone,
 } from '@wts/platform';
 import { DispatcherModule } from './dispatcher.module';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // DATA_DIR owner-only (0700, files 0600) before anything is written there; a looser one is tightened and said.
+  secureDataDirectory(config, (message) => process.stderr.write(`[run-dispatcher] warning: ${message}\n`));
   // OTEL_* variables: off by default; when on, started before anything makes a span.
   const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'run-dispatcher' });
   const opened = await openEventStore(config);

@@ -110,6 +110,14 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const secrets = parseSecretsSettings(dto.SECRETS_ENCRYPTION_KEY, problems);
   const bootstrapTokenDisabled = dto.ADMIN_TOKEN === 'off';
   const adminToken = bootstrapTokenDisabled ? undefined : dto.ADMIN_TOKEN;
+  // A signed delivery's id is its idempotency key: forgotten while its signature is still accepted, a replay would run again.
+  const retention = dto.IDEMPOTENCY_RETENTION_SECONDS;
+  const tolerance = dto.WEBHOOK_SIGNATURE_TOLERANCE_SECONDS;
+  if (Number.isInteger(retention) && Number.isInteger(tolerance) && retention < tolerance) {
+    problems.push(
+      `IDEMPOTENCY_RETENTION_SECONDS (${retention}) must be at least WEBHOOK_SIGNATURE_TOLERANCE_SECONDS (${tolerance}): a signed delivery replayed inside the signature tolerance, after its idempotency key was forgotten, would make a second run`,
+    );
+  }
   if (bootstrapTokenDisabled && dto.OIDC_ISSUER === undefined) {
     problems.push('ADMIN_TOKEN=off needs OIDC_ISSUER (and OIDC_AUDIENCE): otherwise nobody could sign in to the admin API');
   }

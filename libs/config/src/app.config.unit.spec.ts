@@ -47,7 +47,7 @@ describe('loadConfig', () => {
       EVENTSTORE_CONNECTION_STRING: 'esdb://127.0.0.1:2113?tls=false',
       WEBHOOK_MAX_PAYLOAD_BYTES: '1024',
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
-      IDEMPOTENCY_RETENTION_SECONDS: '60',
+      IDEMPOTENCY_RETENTION_SECONDS: '600',
       WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: '120',
     });
     expect(config.http).toEqual({
@@ -65,7 +65,7 @@ describe('loadConfig', () => {
     expect(config.limits).toEqual({
       maxPayloadBytes: 1024,
       rateLimitPerMinute: 5,
-      idempotencyRetentionMs: 60_000,
+      idempotencyRetentionMs: 600_000,
       signatureToleranceSeconds: 120,
     });
   });
@@ -120,6 +120,29 @@ describe('loadConfig', () => {
   it('given PORT and DISPATCHER_PORT equal, then a ConfigurationError naming both (the second service could never listen)', () => {
     expect(() => loadConfig({ PORT: '4000', DISPATCHER_PORT: '4000' })).toThrow('PORT and DISPATCHER_PORT must differ');
     expect(loadConfig({ PORT: '0', DISPATCHER_PORT: '0' }).http.port).toBe(0);
+  });
+
+  it('given IDEMPOTENCY_RETENTION_SECONDS shorter than WEBHOOK_SIGNATURE_TOLERANCE_SECONDS, then a ConfigurationError naming both (a replay inside the tolerance would run again)', () => {
+    const problems = (env: Record<string, string>): readonly string[] => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        if (!(error instanceof ConfigurationError)) throw error;
+        return error.problems;
+      }
+    };
+    expect(problems({ IDEMPOTENCY_RETENTION_SECONDS: '299' })).toEqual([
+      'IDEMPOTENCY_RETENTION_SECONDS (299) must be at least WEBHOOK_SIGNATURE_TOLERANCE_SECONDS (300): a signed delivery replayed inside the signature tolerance, after its idempotency key was forgotten, would make a second run',
+    ]);
+    expect(problems({ IDEMPOTENCY_RETENTION_SECONDS: '60', WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: '61' })).toEqual([
+      expect.stringMatching(/^IDEMPOTENCY_RETENTION_SECONDS \(60\) must be at least WEBHOOK_SIGNATURE_TOLERANCE_SECONDS \(61\)/),
+    ]);
+    // Equal is enough; a bad value of either is reported as itself, not compared.
+    expect(
+      loadConfig({ IDEMPOTENCY_RETENTION_SECONDS: '300', WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: '300' }).limits.idempotencyRetentionMs,
+    ).toBe(300_000);
+    expect(problems({ IDEMPOTENCY_RETENTION_SECONDS: '1.5' })).not.toContainEqual(expect.stringContaining('must be at least'));
   });
 
   it('given several bad values, then every problem is listed at once', () => {

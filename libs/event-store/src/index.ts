@@ -8,3 +8,11 @@ export { EventStoreDbCheckpointStore } from './eventstoredb/eventstoredb-checkpo
 export { describeEventStoreDbConnection } from './eventstoredb/eventstoredb-connection.description';
 export { workerThreadScript } from './worker-thread.script';
 export { WorkerThreadChannel, type WorkerThreadChannelOptions } from './worker-thread.channel';
+export {
+  OPEN_TO_OTHERS,
+  PRIVATE_DIRECTORY_MODE,
+  PRIVATE_FILE_MODE,
+  ensurePrivateDirectory,
+  ensurePrivateFile,
+  octalMode,
+} from './private-file';

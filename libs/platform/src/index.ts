@@ -20,3 +20,4 @@ export * from './secrets/secrets-key.file';
 export * from './secrets/key-file-secret.sealer';
 export * from './secrets/secrets-key-ring';
 export * from './signing/provider-signature.verifier';
+export * from './data-directory.permissions';

@@ -17,18 +17,12 @@ export function checkKeepPerWebhook(keep: number): number {
   return checkKeep(keep, 'keepPerWebhook');
 }
 
-function checkKeep(keep: number, name: string): number {
+/** A count of rows to keep: a non-negative safe integer, else RangeError naming `name`. */
+export function checkKeep(keep: number, name: string): number {
   if (!Number.isSafeInteger(keep) || keep < 0) {
     throw new RangeError(`${name} must be a non-negative integer, got ${String(keep)}`);
   }
   return keep;
-}
-
-/** recordDeniedAccess writes denied entries only: a projected (succeeded) one there would be trimmed away. */
-export function checkDeniedAccess(rows: readonly AuditRow[], keep: number): number {
-  const notDenied = rows.find((row) => row.outcome !== 'denied');
-  if (notDenied) throw new RangeError(`recordDeniedAccess takes denied entries only, got ${JSON.stringify(notDenied.outcome)}`);
-  return checkKeep(keep, 'keep');
 }
 
 /**

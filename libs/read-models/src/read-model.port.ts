@@ -94,6 +94,22 @@ export interface AuditRow {
   readonly traceId: string | null;
   /** A short human note: the denial's reason (`insufficient_role: needs operator`), a replay's selection… */
   readonly detail: string | null;
+  /**
+   * Where a denied attempt came from: the client address as the ingress determines it
+   * (X-Forwarded-For only from a TRUST_PROXY peer). Null on admin writes (projected from events).
+   */
+  readonly sourceAddress: string | null;
+}
+
+/**
+ * How many denied entries recordDeniedAccess keeps. Denied entries fall in two classes: those whose
+ * credential named someone (`actor` set: a revoked or expired API key, a role too low) and those
+ * that named nobody (no credential, an unknown one). Each (source address, class) keeps its newest
+ * `perSource`, and each class its newest `overall`: at most 2 × `overall` rows whatever the traffic.
+ */
+export interface DeniedAccessBounds {
+  readonly perSource: number;
+  readonly overall: number;
 }
 
 /** Which routine a webhook belongs to (from WebhookIdAssigned / WebhookEnabled): audit rows of later webhook events find their routine by it. */
@@ -186,10 +202,16 @@ export interface ReadModelStore {
   recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void>;
   attempts(webhookId: string, page: PageRequest): Promise<Page<AttemptRow>>;
   /**
-   * Appends denied admin attempts (outcome `denied`), then keeps only the newest `keep` denied
-   * entries overall. Projected entries are never dropped by it; reset() never drops denied ones.
+   * Appends denied admin attempts (outcome `denied`, each with its source address), then trims
+   * what the batch touched to `bounds` (see DeniedAccessBounds): a flood from one address rotates
+   * only that address's own entries of its class, and a flood of anonymous refusals, from however
+   * many addresses, never drops an entry that names someone (a revoked key tried). The trims read
+   * index ranges of at most `perSource` + 1 rows per source in the batch and `overall` + 1 per
+   * class, never the whole table. Projected entries are never dropped by it; reset() never drops
+   * denied ones. RangeError, writing nothing, for a row not denied or without a source address, or
+   * bounds that are not non-negative safe integers.
    */
-  recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void>;
+  recordDeniedAccess(rows: readonly AuditRow[], bounds: DeniedAccessBounds): Promise<void>;
   /** The audit trail, newest first (`at`, then entry id), projected and denied entries together. */
   audit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>>;
   /** Adds one replay per id (an id may appear several times: it counts that many). */

@@ -65,7 +65,7 @@ export const PROJECTION_TABLES: Readonly<Record<ProjectionChange['kind'], Projec
       ...['entry_id', 'at', 'actor_kind', 'actor_subject', 'actor_display', 'action', 'target_type', 'target_id'].map(text),
       // A webhook event after the first names only its webhook: its routine comes from the mapping.
       { ...text('routine_id'), fallback: { table: 'rm_webhook_routines', key: 'webhook_id', column: 'routine_id', by: 'webhook_id' } },
-      ...['webhook_id', 'outcome', 'trace_id', 'detail'].map(text),
+      ...['webhook_id', 'outcome', 'trace_id', 'detail', 'source_address'].map(text),
       // 1 or 0 (null without an actor): the actor filter matches the display only where it is 1.
       { name: 'actor_display_verified', type: 'bigint' },
     ],
@@ -165,6 +165,7 @@ export function auditValues(r: AuditRow): readonly SqlValue[] {
     r.outcome,
     r.traceId,
     r.detail,
+    r.sourceAddress,
     r.actor === null ? null : r.actor.displayVerified ? 1n : 0n,
   ];
 }
@@ -234,6 +235,7 @@ export interface AuditRecord {
   readonly outcome: string;
   readonly trace_id: string | null;
   readonly detail: string | null;
+  readonly source_address: string | null;
   readonly actor_display_verified: DbInteger | null;
 }
 
@@ -310,5 +312,6 @@ export function toAuditRow(r: AuditRecord): AuditRow {
     outcome: r.outcome as AuditRow['outcome'],
     traceId: r.trace_id,
     detail: r.detail,
+    sourceAddress: r.source_address,
   };
 }

@@ -41,5 +41,7 @@ export function deniedAccessEntry(
     outcome: 'denied',
     traceId: facts.traceId,
     detail: denial.detail,
+    // The client as the app determines it: X-Forwarded-For only from a TRUST_PROXY peer.
+    sourceAddress: request.ip,
   };
 }

@@ -13,6 +13,8 @@ export interface AuditEntryItem {
   readonly outcome: 'succeeded' | 'denied';
   readonly trace_id: string | null;
   readonly detail: string | null;
+  /** Where a refused attempt came from (the client address, X-Forwarded-For only from a TRUST_PROXY peer); null on writes. */
+  readonly source_address: string | null;
 }
 
 /** Who did what, newest first: admin writes (from their events' actor) and refused admin attempts. */
@@ -38,5 +40,6 @@ export function toAuditEntryItem(row: AuditRow): AuditEntryItem {
     outcome: row.outcome,
     trace_id: row.traceId,
     detail: row.detail,
+    source_address: row.sourceAddress,
   };
 }

@@ -1,5 +1,6 @@
 import type { RejectionCode } from '@wts/domain';
-import type { AttemptRow, AuditRow, ReadModelStore } from '@wts/read-models';
+import type { AttemptRow, AuditRow, DeniedAccessBounds, ReadModelStore } from '@wts/read-models';
+import { DeniedAccessBacklog } from '../access/denied-access.backlog';
 import type { SignatureFailure } from '../signing/signature.verifier';
 
 /**
@@ -30,8 +31,11 @@ export interface DeniedAccessRecorder {
 export interface ActivityRecorderOptions {
   /** Newest rejected attempts kept per webhook in the database. */
   readonly keepPerWebhook: number;
-  /** Newest denied admin attempts kept in the database (all callers together). */
-  readonly keepDeniedAccess: number;
+  /**
+   * Denied admin attempts kept in the database: the newest `perSource` of each source address
+   * (apart for credentials that named someone and for anonymous ones), the newest `overall` of each.
+   */
+  readonly keepDeniedAccess: DeniedAccessBounds;
   /** How long a record may wait before it is written. */
   readonly flushEveryMs: number;
   /** Records held while the database is unreachable; beyond, the oldest are dropped (and counted). */
@@ -40,7 +44,7 @@ export interface ActivityRecorderOptions {
 
 export const DEFAULT_ACTIVITY_RECORDER_OPTIONS: ActivityRecorderOptions = {
   keepPerWebhook: 100,
-  keepDeniedAccess: 10_000,
+  keepDeniedAccess: { perSource: 100, overall: 10_000 },
   flushEveryMs: 100,
   maxPending: 10_000,
 };
@@ -50,12 +54,14 @@ export const DEFAULT_ACTIVITY_RECORDER_OPTIONS: ActivityRecorderOptions = {
  * the request path: a
  * record is a push onto a bounded queue, written in batches (one transaction each) shortly after.
  * Unknown webhook ids are never recorded (nobody owns them), and a flood on one webhook only
- * rotates that webhook's newest `keepPerWebhook` rows, so nothing grows with hostile traffic.
+ * rotates that webhook's newest `keepPerWebhook` rows, so nothing grows with hostile traffic. Denied
+ * admin attempts are held and kept per source address (DeniedAccessBacklog, DeniedAccessBounds): a
+ * flood of refusals from one address never pushes out another's.
  */
 export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedAccessRecorder {
   private attempts: AttemptRow[] = [];
   private replays: string[] = [];
-  private denied: AuditRow[] = [];
+  private readonly denied: DeniedAccessBacklog;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private dropped = 0;
@@ -65,7 +71,9 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
     private readonly store: ReadModelStore,
     private readonly onError: (error: unknown, dropped: number) => void,
     private readonly options: ActivityRecorderOptions = DEFAULT_ACTIVITY_RECORDER_OPTIONS,
-  ) {}
+  ) {
+    this.denied = new DeniedAccessBacklog(options.keepDeniedAccess.perSource, options.maxPending);
+  }
 
   recordAttempt(attempt: RejectedAttempt): void {
     this.attempts.push(attempt);
@@ -80,8 +88,7 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
   }
 
   recordDeniedAccess(entry: AuditRow): void {
-    this.denied.push(entry);
-    this.trim(this.denied);
+    this.dropped += this.denied.add(entry);
     this.schedule(this.options.flushEveryMs);
   }
 
@@ -111,32 +118,36 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
   private async write(): Promise<void> {
     const attempts = this.attempts;
     const replays = this.replays;
-    const denied = this.denied;
+    const denied = this.denied.takeAll();
     this.attempts = [];
     this.replays = [];
-    this.denied = [];
     try {
       if (attempts.length > 0) await this.store.recordAttempts(attempts, this.options.keepPerWebhook);
     } catch (error) {
       this.attempts = this.bounded([...attempts, ...this.attempts]);
       this.replays = this.bounded([...replays, ...this.replays]);
-      this.denied = this.bounded([...denied, ...this.denied]);
+      this.holdAgain(denied);
       return this.failed(error);
     }
     try {
       if (replays.length > 0) await this.store.recordReplays(replays);
     } catch (error) {
       this.replays = this.bounded([...replays, ...this.replays]);
-      this.denied = this.bounded([...denied, ...this.denied]);
+      this.holdAgain(denied);
       return this.failed(error);
     }
     try {
       if (denied.length > 0) await this.store.recordDeniedAccess(denied, this.options.keepDeniedAccess);
     } catch (error) {
-      this.denied = this.bounded([...denied, ...this.denied]);
+      this.holdAgain(denied);
       return this.failed(error);
     }
     this.failures = 0;
+  }
+
+  /** Denied entries a write could not take, held again before those recorded since (each source keeps its newest). */
+  private holdAgain(denied: readonly AuditRow[]): void {
+    for (const entry of [...denied, ...this.denied.takeAll()]) this.dropped += this.denied.add(entry);
   }
 
   /** Kept for a later flush, with backoff: the database may be back by then. */

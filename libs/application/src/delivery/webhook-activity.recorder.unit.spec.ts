@@ -1,13 +1,14 @@
-import type { AttemptRow, AuditRow, ReadModelStore } from '@wts/read-models';
+import type { AttemptRow, AuditRow, DeniedAccessBounds, ReadModelStore } from '@wts/read-models';
 import { BatchedActivityRecorder, type ActivityRecorderOptions, type RejectedAttempt } from './webhook-activity.recorder';
 
 /** The two writes the recorder makes, kept in memory; the next `fail…` writes of each kind throw. */
 class WritesSeen {
   readonly attempts: AttemptRow[][] = [];
   readonly replays: string[][] = [];
-  readonly denied: { rows: AuditRow[]; keep: number }[] = [];
+  readonly denied: { rows: AuditRow[]; bounds: DeniedAccessBounds }[] = [];
   failAttempts = 0;
   failReplays = 0;
+  failDenied = 0;
 
   asStore(): ReadModelStore {
     return {
@@ -19,8 +20,9 @@ class WritesSeen {
         if (this.failReplays-- > 0) throw new Error('database down');
         this.replays.push([...ids]);
       },
-      recordDeniedAccess: async (rows: readonly AuditRow[], keep: number) => {
-        this.denied.push({ rows: [...rows], keep });
+      recordDeniedAccess: async (rows: readonly AuditRow[], bounds: DeniedAccessBounds) => {
+        if (this.failDenied-- > 0) throw new Error('database down');
+        this.denied.push({ rows: [...rows], bounds });
       },
     } as unknown as ReadModelStore;
   }
@@ -32,13 +34,29 @@ class WritesSeen {
   ): BatchedActivityRecorder {
     return new BatchedActivityRecorder(this.asStore(), onError, {
       keepPerWebhook: 100,
-      keepDeniedAccess: 100,
+      keepDeniedAccess: { perSource: 100, overall: 100 },
       flushEveryMs: 60_000,
       maxPending: 100,
       ...options,
     });
   }
 }
+
+/** A refused admin call from `sourceAddress`; `actor`: the credential named someone (a revoked key). */
+const denial = (n: number, sourceAddress = '203.0.113.1', actor: AuditRow['actor'] = null): AuditRow => ({
+  entryId: `e${n}`,
+  at: `2026-11-25T10:00:${String(n % 60).padStart(2, '0')}.000Z`,
+  actor,
+  action: 'POST /admin/routines/:id/webhook/rotate',
+  targetType: 'routine',
+  targetId: 'rtn_x',
+  routineId: 'rtn_x',
+  webhookId: null,
+  outcome: 'denied',
+  traceId: null,
+  detail: actor ? 'api_key_revoked' : 'no_credential',
+  sourceAddress,
+});
 
 const attempt = (n: number): RejectedAttempt => ({
   webhookId: 'whk_A',
@@ -113,24 +131,37 @@ describe('BatchedActivityRecorder', () => {
 
   it('writes denied admin attempts in one batch, with how many the database keeps', async () => {
     const seen = new WritesSeen();
-    const recorder = seen.recorder(undefined, { keepDeniedAccess: 7 });
-    const denial = (n: number): AuditRow => ({
-      entryId: `e${n}`,
-      at: `2026-11-25T10:00:0${n}.000Z`,
-      actor: null,
-      action: 'POST /admin/routines/:id/webhook/rotate',
-      targetType: 'routine',
-      targetId: 'rtn_x',
-      routineId: 'rtn_x',
-      webhookId: null,
-      outcome: 'denied',
-      traceId: null,
-      detail: 'no_credential',
-    });
+    const recorder = seen.recorder(undefined, { keepDeniedAccess: { perSource: 7, overall: 70 } });
     recorder.recordDeniedAccess(denial(1));
     recorder.recordDeniedAccess(denial(2));
     expect(seen.denied).toEqual([]);
     await recorder.flush();
-    expect(seen.denied).toEqual([{ rows: [denial(1), denial(2)], keep: 7 }]);
+    expect(seen.denied).toEqual([{ rows: [denial(1), denial(2)], bounds: { perSource: 7, overall: 70 } }]);
+  });
+
+  it('given a flood of refusals from one address while the database is down, then it holds that address’s newest few and still writes the others’', async () => {
+    const seen = new WritesSeen();
+    const dropped: number[] = [];
+    const recorder = seen.recorder((_error, count) => dropped.push(count), {
+      keepDeniedAccess: { perSource: 3, overall: 100 },
+      maxPending: 100,
+    });
+    const revokedKey = { kind: 'api_key', subject: 'key_revoked', display: 'old CI key', displayVerified: true } as const;
+    recorder.recordDeniedAccess(denial(1, '198.51.100.7', revokedKey));
+    recorder.recordDeniedAccess(denial(2, '198.51.100.8'));
+    // 10,000 unauthenticated calls from one address, and its revoked key tried from that address too.
+    for (let n = 3; n < 10_003; n += 1) recorder.recordDeniedAccess(denial(n, '203.0.113.66'));
+    recorder.recordDeniedAccess(denial(10_003, '203.0.113.66', revokedKey));
+    seen.failDenied = 1;
+    await recorder.flush();
+    expect(seen.denied).toEqual([]);
+    // More of the flood while it is down: still only its newest three.
+    for (let n = 10_004; n < 10_010; n += 1) recorder.recordDeniedAccess(denial(n, '203.0.113.66'));
+    await recorder.flush();
+
+    expect(seen.denied).toHaveLength(1);
+    const written = seen.denied[0]?.rows.map((row) => row.entryId) ?? [];
+    expect(written.sort()).toEqual(['e1', 'e10003', 'e10007', 'e10008', 'e10009', 'e2'].sort());
+    expect(dropped).toEqual([10_000 - 3]);
   });
 });

@@ -120,6 +120,8 @@ export function auditEntry(recorded: RecordedEvent, facts: AuditFacts): AuditRow
     outcome: 'succeeded',
     traceId: traceIdOf(metadata?.traceparent),
     detail: facts.detail,
+    // An event does not keep where its request came from.
+    sourceAddress: null,
   };
 }
 

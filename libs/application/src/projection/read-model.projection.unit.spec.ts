@@ -41,6 +41,7 @@ function entry(facts: Partial<AuditRow> & Pick<AuditRow, 'action' | 'targetType'
       outcome: 'succeeded',
       traceId: TRACE_ID,
       detail: null,
+      sourceAddress: null,
       ...facts,
     },
   };

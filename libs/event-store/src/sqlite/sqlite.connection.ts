@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { EventStoreUnavailableError } from '../event-store.port';
+import { ensurePrivateFile } from '../private-file';
 import { assertCurrentSchema, migrate } from './sqlite-schema.migrations';
 
 export type SqliteDatabase = Database.Database;
@@ -56,7 +55,8 @@ export class SqliteConnection {
     const inMemory = filePath === ':memory:';
     let db: SqliteDatabase | undefined;
     try {
-      if (!inMemory) mkdirSync(dirname(filePath), { recursive: true });
+      // Owner-only, made before SQLite opens it: its -wal and -shm files take its mode.
+      if (!inMemory) ensurePrivateFile(filePath);
       // `timeout` is SQLite's busy_timeout: concurrent writers (other processes) wait instead of failing.
       db = new Database(filePath, { timeout: options.sqliteBusyTimeoutMs ?? options.busyTimeoutMs });
       db.defaultSafeIntegers(true);

@@ -1,12 +1,13 @@
 import { ConfigurationError, decodeEncryptionKeys } from '@wts/config';
+import { OPEN_TO_OTHERS, PRIVATE_FILE_MODE, ensurePrivateDirectory, octalMode } from '@wts/event-store';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
+  fchmodSync,
   fstatSync,
   fsyncSync,
   linkSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -24,9 +25,6 @@ import { ENCRYPTION_KEY_BYTES } from './aes-gcm-secret.sealer';
  */
 export const SECRETS_KEY_FILE = 'secrets-encryption.key';
 
-/** Group and other permission bits: a key file with any of them is refused. */
-const OPEN_TO_OTHERS = 0o077;
-
 /** A new random key, as a key file line holds it. */
 export function newEncryptionKey(): Buffer {
   return randomBytes(ENCRYPTION_KEY_BYTES);
@@ -41,7 +39,7 @@ export function newEncryptionKey(): Buffer {
  */
 export function ensureKeyFile(file: string): boolean {
   if (existsSync(file)) return false;
-  mkdirSync(dirname(file), { recursive: true });
+  ensurePrivateDirectory(dirname(file));
   const temp = writeTemporary(file, `${newEncryptionKey().toString('base64')}\n`);
   try {
     linkSync(temp, file);
@@ -116,7 +114,7 @@ function readOwnerOnly(file: string): { text: string; stamp: string } {
     const mode = stats.mode & 0o777;
     if ((mode & OPEN_TO_OTHERS) !== 0) {
       throw new ConfigurationError([
-        `${file} may be read or written by other users (mode ${mode.toString(8).padStart(4, '0')}): it holds the keys of every signing secret. Allow its owner only: chmod 600 ${file}`,
+        `${file} may be read or written by other users (mode ${octalMode(mode)}): it holds the keys of every signing secret. Allow its owner only: chmod 600 ${file}`,
       ]);
     }
     return { text: readFileSync(fd, 'utf8'), stamp: keyFileStamp(stats) };
@@ -125,11 +123,13 @@ function readOwnerOnly(file: string): { text: string; stamp: string } {
   }
 }
 
-/** A new file beside `file`, of this call only (`wx`), owner-only, written and flushed. */
+/** A new file beside `file`, of this call only (`wx`), owner-only (0600), written and flushed. */
 function writeTemporary(file: string, text: string): string {
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
+  const fd = openSync(temp, 'wx', PRIVATE_FILE_MODE);
   try {
+    // Exactly 0600, whatever the umask took away from the mode asked for.
+    fchmodSync(fd, PRIVATE_FILE_MODE);
     writeSync(fd, text);
     fsyncSync(fd);
   } finally {

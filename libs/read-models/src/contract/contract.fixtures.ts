@@ -119,6 +119,7 @@ export function auditRow(entryId: string, overrides: Partial<AuditRow> = {}): Au
     outcome: 'succeeded',
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     detail: null,
+    sourceAddress: null,
     ...overrides,
   };
 }
@@ -152,6 +153,7 @@ export function deniedRow(entryId: string, overrides: Partial<AuditRow> = {}): A
     routineId: null,
     outcome: 'denied',
     detail: 'insufficient_role: needs operator',
+    sourceAddress: '203.0.113.1',
     ...overrides,
   });
 }

@@ -1,6 +1,7 @@
 /// <reference types="jest" />
 import { auditContract } from './audit.suite';
 import { checkpointContract } from './checkpoint.suite';
+import { deniedAccessContract } from './denied-access.suite';
 import { newNamespace, newPositionBase, type ContractContext, type ReadModelContractSubject } from './contract.fixtures';
 import { ingressWritesContract } from './ingress-writes.suite';
 import { lifecycleContract } from './lifecycle.suite';
@@ -41,6 +42,7 @@ export function readModelContract(name: string, open: () => Promise<ReadModelCon
     ingressWritesContract(context);
     roundTripContract(context);
     auditContract(context);
+    deniedAccessContract(context);
     lifecycleContract(context);
   });
 }

@@ -126,7 +126,7 @@ function registerSuites(): void {
       await Promise.all(Array.from({ length: 5 }, () => openStore({ schema })));
 
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations`));
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     });
 
     it('upgrades a schema of version 1 in place: its rows and checkpoint kept, the audit trail added', async () => {
@@ -158,6 +158,7 @@ function registerSuites(): void {
         outcome: 'succeeded',
         traceId: null,
         detail: null,
+        sourceAddress: null,
       } as const;
       const to = { commit: 7n, prepare: 7n };
       expect(
@@ -165,7 +166,7 @@ function registerSuites(): void {
       ).toBe(true);
       expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations ORDER BY version`));
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     });
 
     it("upgrades a schema of version 3: the audit trail's OIDC displays count as unverified, keys' names and the bootstrap's as verified", async () => {

@@ -1,4 +1,5 @@
 import { auditListing, shapeKey, type AuditListing, type AuditShape } from '../audit-listing';
+import { deniedOfClass, trimDenied, type DeniedClass } from '../denied-access.retention';
 import type { ProjectionChange } from '../read-model.port';
 import {
   ATTEMPT_COLUMNS,
@@ -96,11 +97,37 @@ export const ADD_REPLAYS = `
   SELECT delivery_id, count(*) FROM unnest($1::text[]) AS r(delivery_id) GROUP BY delivery_id ORDER BY delivery_id
   ON CONFLICT (delivery_id) DO UPDATE SET replays = rm_delivery_replays.replays + excluded.replays`;
 
-/** The denied entries beyond the newest $1 ((keep+1)th newest and older); none (fewer rows) is NULL: no delete. */
-export const TRIM_DENIED = `
-  DELETE FROM rm_audit_entries
-  WHERE outcome = 'denied' AND (at, entry_id) <= (
-    SELECT at, entry_id FROM rm_audit_entries WHERE outcome = 'denied' ORDER BY at DESC, entry_id DESC OFFSET $1 LIMIT 1)`;
+/** Of each class: the denied entries beyond its newest $1. */
+export const TRIM_DENIED: Readonly<Record<DeniedClass, string>> = {
+  named: trimDenied('named', { keep: '$1' }),
+  anonymous: trimDenied('anonymous', { keep: '$1' }),
+};
+
+/**
+ * Of each class, for each source address in $1: its denied entries beyond its newest $2, in one
+ * statement. The boundary of each source is its ($2+1)th newest entry, read from the class's
+ * (source_address, at, entry_id) index; a source with fewer rows has none (the lateral join drops
+ * it) and loses nothing.
+ */
+export const TRIM_DENIED_OF_SOURCES: Readonly<Record<DeniedClass, string>> = {
+  named: trimDeniedOfSources('named'),
+  anonymous: trimDeniedOfSources('anonymous'),
+};
+
+function trimDeniedOfSources(deniedClass: DeniedClass): string {
+  return `
+  DELETE FROM rm_audit_entries t
+  USING (
+    SELECT s.source_address, b.at, b.entry_id
+    FROM unnest($1::text[]) AS s(source_address)
+    CROSS JOIN LATERAL (
+      SELECT x.at, x.entry_id FROM rm_audit_entries x
+      WHERE ${deniedOfClass(deniedClass, 'x')} AND x.source_address = s.source_address
+      ORDER BY x.at DESC, x.entry_id DESC OFFSET $2 LIMIT 1
+    ) b
+  ) b
+  WHERE ${deniedOfClass(deniedClass, 't')} AND t.source_address = b.source_address AND (t.at, t.entry_id) <= (b.at, b.entry_id)`;
+}
 
 /** The audit listing of one shape; parameters numbered in order of first use, typed where used. */
 const AUDIT_CASTS = { routineId: 'text', actor: 'text', at: 'text', entryId: 'text', limit: 'integer' } as const;

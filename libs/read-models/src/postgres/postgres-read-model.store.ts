@@ -2,11 +2,13 @@ import type { GlobalPosition } from '@wts/event-store';
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
-import { checkDeniedAccess, checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
+import { checkDeniedAccess, deniedSources } from '../denied-access.retention';
+import { checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
 import type {
   AttemptRow,
   AuditFilter,
   AuditRow,
+  DeniedAccessBounds,
   DeliveryListRow,
   Page,
   PageRequest,
@@ -190,13 +192,16 @@ export class PostgresReadModelStore implements ReadModelStore {
     return toAttemptPage(rows, limit);
   }
 
-  async recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void> {
-    checkDeniedAccess(rows, keep);
+  async recordDeniedAccess(rows: readonly AuditRow[], bounds: DeniedAccessBounds): Promise<void> {
+    const { perSource, overall } = checkDeniedAccess(rows, bounds);
     if (rows.length === 0) return;
     const insert = sql.insertRows('audit', rows.map(auditValues));
     await this.transaction('recordDeniedAccess', async (client) => {
       await client.query(insert.text, insert.values);
-      await client.query(sql.TRIM_DENIED, [keep]);
+      for (const [deniedClass, sources] of deniedSources(rows)) {
+        await client.query(sql.TRIM_DENIED_OF_SOURCES[deniedClass], [sources, perSource]);
+        await client.query(sql.TRIM_DENIED[deniedClass], [overall]);
+      }
       return { outcome: undefined, commit: true };
     });
   }

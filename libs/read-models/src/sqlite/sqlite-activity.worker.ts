@@ -24,7 +24,7 @@ const writeReplays = connection.db.transaction((request: Extract<ActivityRequest
   for (const [deliveryId, count] of request.counts) q.addReplays.run(deliveryId, count);
 });
 const writeDeniedAccess = connection.db.transaction((request: Extract<ActivityRequest, { op: 'denied' }>) =>
-  writeDenied(q, request.rows, request.keep),
+  writeDenied(q, request.rows, request.bounds),
 );
 
 function write(request: ActivityRequest): void {

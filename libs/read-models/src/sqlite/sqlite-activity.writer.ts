@@ -1,6 +1,6 @@
 import { WorkerThreadChannel, workerThreadScript } from '@wts/event-store';
 import { Worker } from 'node:worker_threads';
-import { ReadModelUnavailableError, type AttemptRow, type AuditRow } from '../read-model.port';
+import { ReadModelUnavailableError, type AttemptRow, type AuditRow, type DeniedAccessBounds } from '../read-model.port';
 import type { ActivityRequest, ActivityWorkerData } from './sqlite-activity.protocol';
 
 /** A request as sent: the channel gives it its id. */
@@ -35,8 +35,8 @@ export class SqliteActivityWriter {
     return this.request({ op: 'replays', counts: [...counts] });
   }
 
-  recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void> {
-    return this.request({ op: 'denied', rows, keep });
+  recordDeniedAccess(rows: readonly AuditRow[], bounds: DeniedAccessBounds): Promise<void> {
+    return this.request({ op: 'denied', rows, bounds });
   }
 
   close(): Promise<void> {

@@ -1,6 +1,4 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { ReadModelUnavailableError } from '../read-model.port';
 import { migrate } from './sqlite-read-model.migrations';
 
@@ -37,7 +35,6 @@ export class SqliteReadModelConnection {
     const inMemory = filePath === ':memory:';
     let db: SqliteDatabase | undefined;
     try {
-      if (!inMemory) mkdirSync(dirname(filePath), { recursive: true });
       // `timeout` is SQLite's busy_timeout: writers in other processes wait instead of failing.
       db = new Database(filePath, { timeout: busyTimeoutMs });
       db.defaultSafeIntegers(true);

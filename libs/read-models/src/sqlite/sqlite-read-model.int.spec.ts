@@ -3,9 +3,10 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS } from '../contract/contract.fixtures';
+import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS, deniedRow } from '../contract/contract.fixtures';
 import { readModelContract } from '../contract/read-model.suite';
-import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
+import { trimDenied, type DeniedClass } from '../denied-access.retention';
+import { ReadModelUnavailableError, type AuditRow, type ReadModelStore } from '../read-model.port';
 import { READ_MODEL_MIGRATIONS, READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
 import { SqliteReadModelStore } from './sqlite-read-model.store';
 
@@ -142,7 +143,7 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
-      expect(READ_MODEL_SCHEMA_VERSION).toBe(4);
+      expect(READ_MODEL_SCHEMA_VERSION).toBe(5);
     } finally {
       raw.close();
     }
@@ -187,6 +188,7 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
       outcome: 'succeeded',
       traceId: null,
       detail: null,
+      sourceAddress: null,
     } as const;
     const to = { commit: 7n, prepare: 7n };
     expect(await store.commit('read-models', [mapping, { kind: 'audit', position: to, row: entry }], { commit: 5n, prepare: 5n }, to)).toBe(
@@ -217,6 +219,53 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     expect((await store.audit({ actor: 'ci bot' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e2']);
     expect((await store.audit({}, { limit: 10 })).items.map((row) => row.actor)).toEqual(LEGACY_AUDIT_ACTORS);
   });
+
+  it('upgrades a file of schema version 3: its denied entries kept, without a source address, and bounded by their class', async () => {
+    const file = tempFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const raw = new Database(file);
+    for (const migration of READ_MODEL_MIGRATIONS.slice(0, 3)) raw.exec(migration);
+    raw.pragma('user_version = 3');
+    raw.exec(`INSERT INTO rm_audit_entries (entry_id, at, action, target_type, outcome, detail)
+              VALUES ('old', '2024-05-01T12:00:00.000Z', 'POST /admin/routines', 'admin_api', 'denied', 'no_credential')`);
+    raw.close();
+
+    const store = openStore(file);
+    expect((await store.audit({}, { limit: 10 })).items).toEqual([expect.objectContaining({ entryId: 'old', sourceAddress: null })]);
+    const newer = (n: number): AuditRow => deniedRow(`new${n}`, { actor: null, at: `2024-05-02T12:00:0${n}.000Z` });
+    await store.recordDeniedAccess([newer(1), newer(2)], { perSource: 10, overall: 2 });
+    expect((await store.audit({}, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['new2', 'new1']);
+  });
+
+  it.each<DeniedClass>(['anonymous', 'named'])(
+    "trims %s denied entries through that class's partial indexes: never a scan of the audit table",
+    (deniedClass) => {
+      const file = tempFile();
+      openStore(file);
+      const raw = new Database(file, { readonly: true });
+      try {
+        const steps = (sql: string): string[] =>
+          raw
+            .prepare<[Record<string, unknown>], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+            .all({ keep: 100, source: '203.0.113.1' })
+            .map((row) => row.detail)
+            .filter((detail) => detail.includes('rm_audit_entries'));
+        const overall = steps(trimDenied(deniedClass, { keep: '@keep' })); // the table's steps: each through the class's index
+        expect(overall).toHaveLength(2);
+        for (const step of overall) expect(step).toMatch(new RegExp(`USING (COVERING )?INDEX rm_audit_denied_${deniedClass}( |$)`));
+        // Of one source: both steps start at the source in its index (a search, bounded by keep + 1 entries).
+        const ofSource = steps(trimDenied(deniedClass, { keep: '@keep', source: '@source' }));
+        expect(ofSource).toHaveLength(2);
+        for (const step of ofSource) {
+          expect(step).toMatch(
+            new RegExp(`^SEARCH rm_audit_entries USING (COVERING )?INDEX rm_audit_denied_${deniedClass}_by_source \\(source_address=\\?`),
+          );
+        }
+      } finally {
+        raw.close();
+      }
+    },
+  );
 
   it('refuses a file whose schema is newer than this build with ReadModelUnavailableError', () => {
     const file = tempFile();

@@ -119,6 +119,19 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
   CREATE INDEX rm_audit_entries_by_verified_display ON rm_audit_entries (lower(actor_display), at, entry_id)
     WHERE actor_display_verified = 1;
   `,
+  // 5: denied entries keep their source address, and are kept per class (the credential named
+  // someone, or nobody) and per source within a class: the trims read these indexes only
+  // (denied-access.retention.ts; the predicates are written there exactly as here).
+  `
+  ALTER TABLE rm_audit_entries ADD COLUMN source_address TEXT;
+  DROP INDEX rm_audit_entries_denied;
+  CREATE INDEX rm_audit_denied_anonymous ON rm_audit_entries (at, entry_id) WHERE outcome = 'denied' AND actor_kind IS NULL;
+  CREATE INDEX rm_audit_denied_named ON rm_audit_entries (at, entry_id) WHERE outcome = 'denied' AND actor_kind IS NOT NULL;
+  CREATE INDEX rm_audit_denied_anonymous_by_source ON rm_audit_entries (source_address, at, entry_id)
+    WHERE outcome = 'denied' AND actor_kind IS NULL;
+  CREATE INDEX rm_audit_denied_named_by_source ON rm_audit_entries (source_address, at, entry_id)
+    WHERE outcome = 'denied' AND actor_kind IS NOT NULL;
+  `,
 ];
 
 export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { auditListing, shapeKey, type AuditParams, type AuditShape } from '../audit-listing';
-import type { AuditRow, ProjectionChange } from '../read-model.port';
+import { deniedSources, trimDenied, type DeniedClass } from '../denied-access.retention';
+import type { AuditRow, DeniedAccessBounds, ProjectionChange } from '../read-model.port';
 import {
   ATTEMPT_COLUMNS,
   PROJECTION_TABLES,
@@ -36,8 +37,10 @@ export interface SqliteReadModelStatements {
   readonly pruneAttempts: Statement<[{ webhookId: string; keep: number }]>;
   readonly attempts: Statement<[{ webhookId: string; afterId: bigint; limit: number }], AttemptRecord>;
   readonly addReplays: Statement<[string, number]>;
-  /** Deletes the denied audit entries older than the newest `keep`. */
-  readonly trimDenied: Statement<[{ keep: number }]>;
+  /** Deletes the denied audit entries of a class older than its newest `keep`. */
+  readonly trimDenied: Readonly<Record<DeniedClass, Statement<[{ keep: number }]>>>;
+  /** Deletes the denied audit entries of a class and a source older than their newest `keep`. */
+  readonly trimDeniedOfSource: Readonly<Record<DeniedClass, Statement<[{ source: string; keep: number }]>>>;
   /** The audit listing of one shape (filters present, first page or not). */
   readonly audit: (shape: AuditShape) => Statement<[AuditParams], AuditRecord>;
   readonly ping: Statement<[]>;
@@ -138,11 +141,14 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
       `INSERT INTO rm_delivery_replays (delivery_id, replays) VALUES (?, ?)
        ON CONFLICT (delivery_id) DO UPDATE SET replays = replays + excluded.replays`,
     ),
-    // The boundary is the (keep+1)th newest denied entry; none (fewer rows) compares as NULL: no delete.
-    trimDenied: db.prepare(
-      `DELETE FROM rm_audit_entries WHERE outcome = 'denied' AND (at, entry_id) <= (
-         SELECT at, entry_id FROM rm_audit_entries WHERE outcome = 'denied' ORDER BY at DESC, entry_id DESC LIMIT 1 OFFSET @keep)`,
-    ),
+    trimDenied: {
+      named: db.prepare(trimDenied('named', { keep: '@keep' })),
+      anonymous: db.prepare(trimDenied('anonymous', { keep: '@keep' })),
+    },
+    trimDeniedOfSource: {
+      named: db.prepare(trimDenied('named', { keep: '@keep', source: '@source' })),
+      anonymous: db.prepare(trimDenied('anonymous', { keep: '@keep', source: '@source' })),
+    },
     audit: (shape) => {
       const statement = auditListings.get(shapeKey(shape));
       if (!statement) throw new Error(`no audit listing for ${shapeKey(shape)}`);
@@ -152,10 +158,16 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
   };
 }
 
-/** Inserts denied entries (an id already there is left as it is), then keeps the newest `keep` of them. */
-export function writeDenied(q: SqliteReadModelStatements, rows: readonly AuditRow[], keep: number): void {
+/**
+ * Inserts denied entries (an id already there is left as it is), then trims each (class, source)
+ * the batch touched to its newest `perSource` and each class it touched to its newest `overall`.
+ */
+export function writeDenied(q: SqliteReadModelStatements, rows: readonly AuditRow[], bounds: DeniedAccessBounds): void {
   for (const row of rows) q.insertChange.audit.run(...auditValues(row));
-  q.trimDenied.run({ keep });
+  for (const [deniedClass, sources] of deniedSources(rows)) {
+    for (const source of sources) q.trimDeniedOfSource[deniedClass].run({ source, keep: bounds.perSource });
+    q.trimDenied[deniedClass].run({ keep: bounds.overall });
+  }
 }
 
 /**

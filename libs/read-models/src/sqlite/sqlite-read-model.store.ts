@@ -1,20 +1,23 @@
 import type { Transaction } from 'better-sqlite3';
-import type { GlobalPosition } from '@wts/event-store';
+import { ensurePrivateFile, type GlobalPosition } from '@wts/event-store';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
-import { checkDeniedAccess, checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
-import type {
-  AttemptRow,
-  AuditFilter,
-  AuditRow,
-  DeliveryListRow,
-  Page,
-  PageRequest,
-  ParkedRow,
-  ProjectionChange,
-  ReadModelStore,
-  RunRow,
-  WaitingRange,
+import { checkDeniedAccess } from '../denied-access.retention';
+import { checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
+import {
+  ReadModelUnavailableError,
+  type AttemptRow,
+  type AuditFilter,
+  type AuditRow,
+  type DeniedAccessBounds,
+  type DeliveryListRow,
+  type Page,
+  type PageRequest,
+  type ParkedRow,
+  type ProjectionChange,
+  type ReadModelStore,
+  type RunRow,
+  type WaitingRange,
 } from '../read-model.port';
 import {
   attemptValues,
@@ -59,7 +62,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly resetTransaction: Transaction<(name: string) => void>;
   private readonly attemptsTransaction: Transaction<(attempts: readonly AttemptRow[], keep: number) => void>;
   private readonly replaysTransaction: Transaction<(counts: ReadonlyMap<string, number>) => void>;
-  private readonly deniedTransaction: Transaction<(rows: readonly AuditRow[], keep: number) => void>;
+  private readonly deniedTransaction: Transaction<(rows: readonly AuditRow[], bounds: DeniedAccessBounds) => void>;
   private leaseAcquired = false;
 
   private constructor(
@@ -98,12 +101,17 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.replaysTransaction = db.transaction((counts: ReadonlyMap<string, number>) => {
       for (const [deliveryId, count] of counts) q.addReplays.run(deliveryId, count);
     });
-    this.deniedTransaction = db.transaction((rows: readonly AuditRow[], keep: number) => writeDenied(q, rows, keep));
+    this.deniedTransaction = db.transaction((rows: readonly AuditRow[], bounds: DeniedAccessBounds) => writeDenied(q, rows, bounds));
   }
 
-  /** Creates the file, its parent directories and the schema when missing. */
+  /**
+   * Creates the file, its parent directories and the schema when missing. The file is made here,
+   * owner-only (0600; new directories 0700), before SQLite opens it: SQLite gives the database's
+   * -wal and -shm files its mode, whatever the umask.
+   */
   static open(filePath: string, options: SqliteReadModelStoreOptions = {}): SqliteReadModelStore {
     const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    if (filePath !== ':memory:') createPrivately(filePath);
     const connection = SqliteReadModelConnection.open(filePath, busyTimeoutMs);
     const offThread = options.activityOffThread === true && filePath !== ':memory:';
     return new SqliteReadModelStore(connection, offThread ? SqliteActivityWriter.spawn(filePath, busyTimeoutMs) : undefined);
@@ -173,12 +181,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return toAttemptPage(records, limit);
   }
 
-  async recordDeniedAccess(rows: readonly AuditRow[], keep: number): Promise<void> {
-    checkDeniedAccess(rows, keep);
+  async recordDeniedAccess(rows: readonly AuditRow[], bounds: DeniedAccessBounds): Promise<void> {
+    const checked = checkDeniedAccess(rows, bounds);
     if (rows.length === 0) return;
     const activity = this.activity;
-    if (activity) return this.connection.use('recordDeniedAccess', () => activity).recordDeniedAccess(rows, keep);
-    this.connection.use('recordDeniedAccess', () => this.deniedTransaction.immediate(rows, keep));
+    if (activity) return this.connection.use('recordDeniedAccess', () => activity).recordDeniedAccess(rows, checked);
+    this.connection.use('recordDeniedAccess', () => this.deniedTransaction.immediate(rows, checked));
   }
 
   async audit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>> {
@@ -216,6 +224,15 @@ export class SqliteReadModelStore implements ReadModelStore {
   async close(): Promise<void> {
     await this.activity?.close();
     this.connection.close();
+  }
+}
+
+function createPrivately(filePath: string): void {
+  try {
+    ensurePrivateFile(filePath);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ReadModelUnavailableError(`cannot open read model at ${filePath}: ${reason}`, { cause: error });
   }
 }
 

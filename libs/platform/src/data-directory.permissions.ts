@@ -1,0 +1,54 @@
+import { ConfigurationError, type AppConfig } from '@wts/config';
+import { OPEN_TO_OTHERS, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE, ensurePrivateDirectory, octalMode } from '@wts/event-store';
+import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SECRETS_KEY_FILE } from './secrets/secrets-key.file';
+
+/** Whether anything is kept under DATA_DIR: the embedded event store (and its key file), or SQLite read models. */
+export function usesDataDirectory(config: AppConfig): boolean {
+  return config.eventStore.connectionString === undefined || config.database.url === undefined;
+}
+
+/**
+ * DATA_DIR made private at a service's start, whatever the umask: created 0700 when missing; when
+ * it exists open to other users (an install from before, a `mkdir` under umask 022), the
+ * directory is tightened to 0700 and each file directly in it (databases, their -wal and -shm) to
+ * 0600, and `onWarning` says once what was changed from which mode. The secrets key file is left
+ * to its own check, which refuses it when open to others: a key others could read may have leaked
+ * and must be rotated, not just hidden. Symbolic links are not followed. A directory or file this
+ * process cannot tighten (another user's) stops the start with a ConfigurationError naming it.
+ */
+export function secureDataDirectory(config: AppConfig, onWarning: (message: string) => void): void {
+  if (!usesDataDirectory(config)) return;
+  const directory = config.storage.dataDir;
+  ensurePrivateDirectory(directory);
+  const changed: string[] = [];
+  const directoryMode = statSync(directory).mode & 0o777;
+  if ((directoryMode & OPEN_TO_OTHERS) !== 0) {
+    tighten(directory, PRIVATE_DIRECTORY_MODE, directoryMode);
+    changed.push(`the directory (was ${octalMode(directoryMode)})`);
+  }
+  for (const name of readdirSync(directory)) {
+    if (name === SECRETS_KEY_FILE) continue;
+    const file = join(directory, name);
+    const stats = lstatSync(file);
+    const mode = stats.mode & 0o777;
+    if (!stats.isFile() || (mode & OPEN_TO_OTHERS) === 0) continue;
+    tighten(file, PRIVATE_FILE_MODE, mode);
+    changed.push(`${name} (was ${octalMode(mode)})`);
+  }
+  if (changed.length > 0) {
+    onWarning(`DATA_DIR ${directory} was open to other users; made owner-only (0700, files 0600): ${changed.join(', ')}`);
+  }
+}
+
+function tighten(path: string, mode: number, was: number): void {
+  try {
+    chmodSync(path, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigurationError([
+      `${path} is open to other users (mode ${octalMode(was)}) and this process cannot make it owner-only (${code}): as its owner, chmod ${octalMode(mode)} ${path}`,
+    ]);
+  }
+}
