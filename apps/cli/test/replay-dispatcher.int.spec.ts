@@ -121,6 +121,7 @@ describe('replay --to dispatcher', () => {
       kind: 'bootstrap',
       subject: expect.stringMatching(/^cli:.+@.+$/),
       display: 'ada@example.com',
+      displayVerified: true,
     });
     await cli(['replay', '--category', 'delivery', '--to', 'dispatcher'], { ...seeded.env, WTS_OPERATOR: 'grace@example.com' });
     const [second] = (await records()).slice(before + 1);
