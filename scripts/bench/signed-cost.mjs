@@ -31,6 +31,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO, cpuSeconds, load, median, setUpWebhook, startService, startStack, stopService } from './bench-kit.mjs';
+import { readOptions, text } from './command-line.mjs';
 import { eventBody, githubSignature, nowSeconds, standardSignature, stripeSignature } from './signers.mjs';
 import { pastedSecret } from './timing-signed.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
@@ -40,17 +41,11 @@ const LARGE = 256 * 1024;
 const WARM_UP_SECONDS = 1;
 
 function parseArgs(argv) {
-  const options = { seconds: 5, rounds: 3, connections: 16, out: undefined, only: undefined };
-  for (let i = 0; i < argv.length; i += 2) {
-    const value = argv[i + 1];
-    if (argv[i] === '--seconds') options.seconds = Number(value);
-    else if (argv[i] === '--rounds') options.rounds = Number(value);
-    else if (argv[i] === '--connections') options.connections = Number(value);
-    else if (argv[i] === '--out') options.out = value;
-    else if (argv[i] === '--only') options.only = value.split(',');
-    else throw new Error(`unknown option ${argv[i]}`);
-  }
-  return options;
+  return readOptions(
+    argv,
+    { seconds: 5, rounds: 3, connections: 16, out: undefined, only: undefined },
+    { seconds: Number, rounds: Number, connections: Number, out: text, only: (value) => value.split(',') },
+  );
 }
 
 const unknownPath = (hook) =>

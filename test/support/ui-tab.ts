@@ -42,3 +42,12 @@ export async function openSignedInTab(
   await tab.locator('#webhook-state', { hasText: /\S/ }).first().waitFor();
   return tab;
 }
+
+/** The datetime-local value `ms` from now in the tab's own time zone (its context's timezoneId), to the second. */
+export function localDateTimeIn(tab: Page, ms: number): Promise<string> {
+  return tab.evaluate((offsetMs) => {
+    const at = new Date(Date.now() + offsetMs);
+    const pad = (value: number): string => String(value).padStart(2, '0');
+    return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
+  }, ms);
+}

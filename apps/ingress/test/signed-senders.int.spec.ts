@@ -1,71 +1,29 @@
 /**
  * Signed senders end to end over real HTTP: deliveries signed by each provider's own library (the
  * signing functions of standardwebhooks, @octokit/webhooks-methods and stripe) are accepted and
- * make exactly one run each, a provider's retry replays (and a GitHub body sent again under another
- * X-GitHub-Delivery, which GitHub does not sign), and every way a signature can fail is the spec's
- * one 404 — byte for byte the answer to an unknown id.
+ * make exactly one run each, a provider's retry replays, and every way a signature can fail is the
+ * spec's one 404 — byte for byte the answer to an unknown id. A GitHub body sent again under another
+ * X-GitHub-Delivery: signed-senders-github-replay.int.spec.ts.
  */
-import { sign as githubSign } from '@octokit/webhooks-methods';
 import { EMBEDDED_READ_MODEL_FILE } from '@wts/platform';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '@wts/testing';
-import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
-import { useIngressTestApp, type IngressTestApp } from '../../../test/support/ingress-test-app';
-import type { AccountBody } from '../../../test/support/ingress-admin.client';
+import { useIngressTestApp } from '../../../test/support/ingress-test-app';
 import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
-
-interface SignedHook {
-  readonly routineId: string;
-  readonly webhookId: string;
-  readonly secret: string;
-  readonly account: AccountBody;
-}
-
-const GITHUB_SECRET = `github-secret-${randomBytes(12).toString('hex')}`;
-const STRIPE_SECRET = `whsec_${randomBytes(24).toString('hex')}`;
-const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-
-function githubHeaders(secret: string, body: string, delivery = randomUUID(), event = 'push'): Promise<Record<string, string>> {
-  return githubSign(secret, body).then((signature) => ({
-    'content-type': 'application/json',
-    'x-hub-signature-256': signature,
-    'x-github-delivery': delivery,
-    'x-github-event': event,
-  }));
-}
-
-function stripeHeaders(secret: string, body: string, timestamp = nowSeconds()): Record<string, string> {
-  return {
-    'content-type': 'application/json; charset=utf-8',
-    'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp }),
-  };
-}
-
-function standardHeaders(
-  secret: string,
-  body: string,
-  messageId = `msg_${randomBytes(12).toString('hex')}`,
-  at = new Date(),
-): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    'webhook-id': messageId,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(messageId, at, body),
-  };
-}
-
-const stripeEvent = (id = `evt_${randomBytes(12).toString('hex')}`, type = 'payment_intent.succeeded'): string =>
-  JSON.stringify({ id, object: 'event', type, data: { object: { id: 'pi_1', amount: 2000 } } });
-
-/** A routine whose webhook is enabled with `verification`, on an account of its own; `secret` the pasted or the made one. */
-async function enableSigned(t: IngressTestApp, verification: { scheme: string; secret?: string }): Promise<SignedHook & { answer: Json }> {
-  const hook = await t.setupSignedWebhook(verification);
-  return { ...hook, secret: verification.secret ?? hook.answer.secret };
-}
+import {
+  GITHUB_SECRET,
+  STRIPE_SECRET,
+  enableSigned,
+  githubHeaders,
+  nowSeconds,
+  signedPoster,
+  standardHeaders,
+  stripeEvent,
+  stripeHeaders,
+  type SignedHook,
+} from '../../../test/support/signed-delivery.headers';
 
 describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () => {
   const t = useIngressTestApp();
@@ -74,11 +32,7 @@ describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () =
   let standard: SignedHook;
   let unknownAnswer: HttpResult;
 
-  const signedHook = (verification: { scheme: string; secret?: string }): Promise<SignedHook & { answer: Json }> =>
-    enableSigned(t, verification);
-
-  const post = (webhookId: string, headers: Record<string, string>, body: string | Buffer): Promise<HttpResult> =>
-    t.http('POST', t.webhookPath(webhookId), { headers, body });
+  const post = signedPoster(t);
 
   /** The one 404: status, body and headers but Date identical to the answer for an unknown id. */
   function expectTheOne404(result: HttpResult): void {
@@ -91,9 +45,9 @@ describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () =
   beforeAll(async () => {
     await t.startDispatcher();
     const made = await Promise.all([
-      signedHook({ scheme: 'github', secret: GITHUB_SECRET }),
-      signedHook({ scheme: 'stripe', secret: STRIPE_SECRET }),
-      signedHook({ scheme: 'standard_webhooks' }),
+      enableSigned(t, { scheme: 'github', secret: GITHUB_SECRET }),
+      enableSigned(t, { scheme: 'stripe', secret: STRIPE_SECRET }),
+      enableSigned(t, { scheme: 'standard_webhooks' }),
     ]);
     [github, stripe, standard] = made;
     // A pasted secret is never shown again, not even in the answer to enable; a made one is shown once.
@@ -270,43 +224,11 @@ describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () =
   });
 
   it('a disabled signed webhook is the one 404 even with a valid signature; enabling again takes a new secret', async () => {
-    const hook = await signedHook({ scheme: 'github', secret: GITHUB_SECRET });
+    const hook = await enableSigned(t, { scheme: 'github', secret: GITHUB_SECRET });
     const body = '{"action":"opened"}';
     expect((await post(hook.webhookId, await githubHeaders(GITHUB_SECRET, body), body)).status).toBe(202);
     await t.adminOk('POST', `/admin/routines/${hook.routineId}/webhook/disable`, undefined, 200);
     expectTheOne404(await post(hook.webhookId, await githubHeaders(GITHUB_SECRET, body), body));
-  });
-
-  it('GitHub: one signed body sent again under new X-GitHub-Delivery ids replays (its signature is the key): one delivery, one run', async () => {
-    const marker = randomUUID();
-    const body = JSON.stringify({ action: 'opened', issue: { node_id: marker } });
-    // A capture: the body and its signature as GitHub sent them, and a new X-GitHub-Delivery (unsigned) each time.
-    const signed = await githubHeaders(github.secret, body);
-    const deliveries = [randomUUID(), randomUUID(), randomUUID()];
-    const answers: HttpResult[] = [];
-    for (const delivery of deliveries) answers.push(await post(github.webhookId, { ...signed, 'x-github-delivery': delivery }, body));
-    expect(answers.map((answer) => [answer.status, answer.headers.get('idempotent-replayed')])).toEqual([
-      [202, null],
-      [202, 'true'],
-      [202, 'true'],
-    ]);
-    const first = answers[0]!.json as Json;
-    expect(answers.map((answer) => answer.json)).toEqual([first, first, first]);
-    await t.waitForRun(first.run_id);
-    const carrying = (await t.acceptedDeliveries(github.routineId)).filter((event) =>
-      JSON.stringify((event.data as Json).payload).includes(marker),
-    );
-    expect(carrying.map((event) => (event.data as Json).deliveryId)).toEqual([first.delivery_id]);
-    // The first acceptance's X-GitHub-Delivery stays recorded with the delivery, for operators.
-    expect((carrying[0]!.data as Json).idempotencyKey).toBe(deliveries[0]);
-    const runs = (await t.createdRuns(github.routineId)).filter((event) => (event.data as Json).deliveryId === first.delivery_id);
-    expect(runs).toHaveLength(1);
-
-    const other = body.replace(marker, randomUUID());
-    const fresh = await post(github.webhookId, await githubHeaders(github.secret, other), other);
-    expect(fresh.status).toBe(202);
-    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
-    expect((fresh.json as Json).delivery_id).not.toBe(first.delivery_id);
   });
 
   it('after the signature: 415, 400 for invalid JSON or a missing delivery id, as for bearer', async () => {
@@ -374,49 +296,5 @@ describe('signed senders: GitHub, Stripe and Standard Webhooks deliveries', () =
       expect({ verification, status: result.status, code: (result.json as Json).code }).toEqual({ verification, status: 400, code });
     }
     expect((await t.adminOk('GET', `/admin/routines/${routine.id}/webhook`, undefined, 200)).state).toBe('not_configured');
-  });
-});
-
-describe('signed senders: how long a GitHub capture replays', () => {
-  const RETENTION_SECONDS = 1;
-  const TOLERANCE_SECONDS = 3;
-  const t = useIngressTestApp({
-    IDEMPOTENCY_RETENTION_SECONDS: String(RETENTION_SECONDS),
-    WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: String(TOLERANCE_SECONDS),
-  });
-
-  it('for the idempotency retention and never less than the signature tolerance; after that it is a new delivery (the limit that remains)', async () => {
-    const hook = await enableSigned(t, { scheme: 'github', secret: GITHUB_SECRET });
-    const body = JSON.stringify({ action: 'opened', issue: { node_id: randomUUID() } });
-    const signed = await githubHeaders(GITHUB_SECRET, body);
-    const capture = (): Promise<HttpResult> =>
-      t.http('POST', t.webhookPath(hook.webhookId), { headers: { ...signed, 'x-github-delivery': randomUUID() }, body });
-    const sentFirst = Date.now();
-    const first = await capture();
-    const firstAnsweredAt = Date.now();
-    expect(first.status).toBe(202);
-
-    // Captures sent until one is not a replay; each replay's time after the first answer is a lower bound of its age.
-    const replays: { readonly sentAfterMs: number; readonly json: unknown }[] = [];
-    const later = await eventually(
-      async () => {
-        const sentAt = Date.now();
-        const answer = await capture();
-        if (answer.headers.get('idempotent-replayed') === null) return answer;
-        replays.push({ sentAfterMs: sentAt - firstAnsweredAt, json: answer.json });
-        return undefined;
-      },
-      30_000,
-      'a capture after the window to be a new delivery',
-      200,
-    );
-    // Never a new delivery before the tolerance (retention is shorter), and replays beyond the retention.
-    expect(Date.now() - sentFirst).toBeGreaterThanOrEqual(TOLERANCE_SECONDS * 1000);
-    expect(Math.max(...replays.map((replay) => replay.sentAfterMs))).toBeGreaterThanOrEqual(RETENTION_SECONDS * 1000);
-    expect(replays.map((replay) => replay.json)).toEqual(replays.map(() => first.json));
-    // After the window: what GitHub leaves open, a new delivery (and run). Documented in docs/signed-senders.md.
-    expect(later.status).toBe(202);
-    expect((later.json as Json).delivery_id).not.toBe((first.json as Json).delivery_id);
-    expect(await t.acceptedDeliveries(hook.routineId)).toHaveLength(2);
   });
 });

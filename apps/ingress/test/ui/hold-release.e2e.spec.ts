@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
-import { openSignedInTab } from '../../../../test/support/ui-tab';
+import { localDateTimeIn, openSignedInTab, type TabWatch } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(60_000);
 
@@ -53,31 +53,17 @@ describe('Hold and release on the Config page (browser)', () => {
       (run) => run.run_id,
     );
 
+  /** What every tab is watched for, and the bodies it POSTs to …/webhook/hold. */
+  const watch: TabWatch = {
+    problems,
+    refused,
+    onRequest: (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/webhook/hold')) holdBodies.push(request.postDataJSON());
+    },
+  };
   /** A fresh tab signed in with `token` on the routine's Config page. */
   const openAs = (token: string, options: { timezoneId?: string } = {}): Promise<Page> =>
-    openSignedInTab(
-      browser,
-      contexts,
-      configUrl(),
-      token,
-      {
-        problems,
-        refused,
-        onRequest: (request) => {
-          if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/webhook/hold'))
-            holdBodies.push(request.postDataJSON());
-        },
-      },
-      options,
-    );
-
-  /** The datetime-local value `ms` from now in the browser's own time zone, to the second. */
-  const localTimeIn = (ms: number): Promise<string> =>
-    page.evaluate((offsetMs) => {
-      const at = new Date(Date.now() + offsetMs);
-      const pad = (value: number): string => String(value).padStart(2, '0');
-      return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
-    }, ms);
+    openSignedInTab(browser, contexts, configUrl(), token, watch, options);
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -276,7 +262,7 @@ describe('Hold and release on the Config page (browser)', () => {
   });
 
   it('a hold given a time a few seconds away releases by itself: the page sees it, and what it held runs', async () => {
-    await page.fill('#hold-release-at', await localTimeIn(6_000));
+    await page.fill('#hold-release-at', await localDateTimeIn(page, 6_000));
     await page.click('#hold');
     await page.click('#confirm-ok');
     await page.locator('#held-callout').waitFor();

@@ -1,26 +1,14 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS, deniedRow } from '../contract/contract.fixtures';
+import { join } from 'node:path';
 import { readModelContract } from '../contract/read-model.suite';
 import { trimDenied, type DeniedClass } from '../denied-access.retention';
-import { ReadModelUnavailableError, type AuditRow, type ReadModelStore } from '../read-model.port';
-import { READ_MODEL_MIGRATIONS, READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
+import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
+import { READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
 import { SqliteReadModelStore } from './sqlite-read-model.store';
+import { useOpenedStores, useTempFiles } from './testing/sqlite-read-model.fixtures';
 
-const tempDirs: string[] = [];
-
-function tempFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'wts-read-models-'));
-  tempDirs.push(dir);
-  return join(dir, 'nested', 'deeper', 'read-models.db');
-}
-
-afterAll(() => {
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
+const tempFile = useTempFiles();
 
 for (const activityOffThread of [false, true]) {
   readModelContract(
@@ -125,15 +113,7 @@ function startWorker(): Worker {
 }
 
 describe('SqliteReadModelStore (SQLite specifics)', () => {
-  const opened: SqliteReadModelStore[] = [];
-  const openStore = (file: string, options?: Parameters<typeof SqliteReadModelStore.open>[1]): SqliteReadModelStore => {
-    const store = SqliteReadModelStore.open(file, options);
-    opened.push(store);
-    return store;
-  };
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((store) => store.close()));
-  });
+  const openStore = useOpenedStores();
 
   it('creates the parent directories and the file in WAL mode with the schema version in user_version', () => {
     const file = tempFile();
@@ -156,85 +136,6 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     await first.close();
 
     expect(await openStore(file).loadCheckpoint('projector')).toEqual({ commit: 7n, prepare: 3n });
-  });
-
-  it('upgrades a file of schema version 1 in place: its rows and checkpoint kept, the audit trail added', async () => {
-    const file = tempFile();
-    // The file as the previous build left it: only the first migration, with a delivery and a checkpoint.
-    mkdirSync(dirname(file), { recursive: true });
-    const raw = new Database(file);
-    raw.exec(READ_MODEL_MIGRATIONS[0] ?? '');
-    raw.pragma('user_version = 1');
-    raw.exec(
-      `INSERT INTO rm_deliveries VALUES ('d1', 'r1', 'w1', 'run1', '2024-05-01T12:00:00.000Z', 'a1', 'a@example.com', 'text/plain', NULL, 5, 5)`,
-    );
-    raw.exec(`INSERT INTO rm_checkpoints VALUES ('read-models', 5, 5)`);
-    raw.close();
-
-    const store = openStore(file);
-
-    expect(await store.loadCheckpoint('read-models')).toEqual({ commit: 5n, prepare: 5n });
-    expect((await store.deliveries('r1', { limit: 10 })).items.map((row) => row.deliveryId)).toEqual(['d1']);
-    const mapping = { kind: 'webhook_routine', position: { commit: 6n, prepare: 6n }, row: { webhookId: 'w1', routineId: 'r1' } } as const;
-    const entry = {
-      entryId: 'e1',
-      at: '2024-05-01T12:00:01.000Z',
-      actor: null,
-      action: 'webhook.rotate',
-      targetType: 'webhook',
-      targetId: 'w1',
-      routineId: null,
-      webhookId: 'w1',
-      outcome: 'succeeded',
-      traceId: null,
-      detail: null,
-      sourceAddress: null,
-    } as const;
-    const to = { commit: 7n, prepare: 7n };
-    expect(await store.commit('read-models', [mapping, { kind: 'audit', position: to, row: entry }], { commit: 5n, prepare: 5n }, to)).toBe(
-      true,
-    );
-    expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
-    const check = new Database(file, { readonly: true });
-    try {
-      expect(check.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
-    } finally {
-      check.close();
-    }
-  });
-
-  it("upgrades a file of schema version 3: the audit trail's OIDC displays count as unverified, keys' names and the bootstrap's as verified", async () => {
-    const file = tempFile();
-    mkdirSync(dirname(file), { recursive: true });
-    const raw = new Database(file);
-    for (const migration of READ_MODEL_MIGRATIONS.slice(0, 3)) raw.exec(migration);
-    raw.pragma('user_version = 3');
-    raw.exec(LEGACY_AUDIT_ROWS);
-    raw.close();
-
-    const store = openStore(file);
-
-    expect(await store.audit({ actor: 'ceo@example.com' }, { limit: 10 })).toMatchObject({ items: [] });
-    expect((await store.audit({ actor: 'sub-mallory' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e1']);
-    expect((await store.audit({ actor: 'ci bot' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e2']);
-    expect((await store.audit({}, { limit: 10 })).items.map((row) => row.actor)).toEqual(LEGACY_AUDIT_ACTORS);
-  });
-
-  it('upgrades a file of schema version 3: its denied entries kept, without a source address, and bounded by their class', async () => {
-    const file = tempFile();
-    mkdirSync(dirname(file), { recursive: true });
-    const raw = new Database(file);
-    for (const migration of READ_MODEL_MIGRATIONS.slice(0, 3)) raw.exec(migration);
-    raw.pragma('user_version = 3');
-    raw.exec(`INSERT INTO rm_audit_entries (entry_id, at, action, target_type, outcome, detail)
-              VALUES ('old', '2024-05-01T12:00:00.000Z', 'POST /admin/routines', 'admin_api', 'denied', 'no_credential')`);
-    raw.close();
-
-    const store = openStore(file);
-    expect((await store.audit({}, { limit: 10 })).items).toEqual([expect.objectContaining({ entryId: 'old', sourceAddress: null })]);
-    const newer = (n: number): AuditRow => deniedRow(`new${n}`, { actor: null, at: `2024-05-02T12:00:0${n}.000Z` });
-    await store.recordDeniedAccess([newer(1), newer(2)], { perSource: 10, overall: 2 });
-    expect((await store.audit({}, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['new2', 'new1']);
   });
 
   it.each<DeniedClass>(['anonymous', 'named'])(
@@ -266,17 +167,6 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
       }
     },
   );
-
-  it('refuses a file whose schema is newer than this build with ReadModelUnavailableError', () => {
-    const file = tempFile();
-    openStore(file);
-    const raw = new Database(file);
-    raw.pragma('user_version = 99');
-    raw.close();
-
-    expect(() => openStore(file)).toThrow(ReadModelUnavailableError);
-    expect(() => openStore(file)).toThrow(/newer than this build/);
-  });
 
   it('answers ReadModelUnavailableError naming the operation when another connection holds the write lock past the busy timeout', async () => {
     const file = tempFile();
