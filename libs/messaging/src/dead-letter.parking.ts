@@ -1,8 +1,9 @@
-import { describeError, retryWithBackoff, type RetryOptions } from '@wts/application';
+import { describeError, retryWithBackoff, systemClock, type RetryOptions } from '@wts/application';
 import type { KafkaMessage, Producer } from 'kafkajs';
 import type { ConsumerFailure } from './consumer-failure.errors';
+import { deadLetterOf } from './dead-letter-reference.mapper';
 import type { MessagingLogger } from './kafka-client.factory';
-import { KafkaHeaders, type KafkaTopicNames } from './kafka-topics.contract';
+import type { KafkaTopicNames } from './kafka-topics.contract';
 import type { ParkRecorder } from './park-record';
 import { parkRecordOfMessage } from './park-record.mapper';
 
@@ -20,8 +21,10 @@ export interface DeadLetterSettings {
 
 /**
  * Where the consumer puts a message it can never handle: recorded as a park (in the store, through
- * `recordPark`), then produced with its error to the dead-letter topic — never dropped, never
- * blocking the partition. Retried as the caller says (in place, heartbeating) until both hold.
+ * `recordPark`), then a reference to it, with its error, produced to the dead-letter topic — never
+ * dropped, never blocking the partition. The topic is kept forever, so it gets no payload: not the
+ * value, not a header that is not an identifier (deadLetterOf). Retried as the caller says (in
+ * place, heartbeating) until both hold.
  */
 export class DeadLetterParking {
   constructor(
@@ -29,21 +32,15 @@ export class DeadLetterParking {
     private readonly producer: () => Producer | undefined,
   ) {}
 
-  /** Records the park (recordPark), then produces the original message, with its error, to the dead-letter topic and waits for the ack. */
+  /** Records the park (recordPark), then produces a reference to the message, with its error, to the dead-letter topic and waits for the ack. */
   async park(location: MessageLocation, message: KafkaMessage, failure: ConsumerFailure, retry: RetryOptions): Promise<boolean> {
-    const headers = {
-      ...message.headers,
-      [KafkaHeaders.error]: failure.message,
-      [KafkaHeaders.errorCode]: failure.code,
-      [KafkaHeaders.originalTopic]: location.topic,
-      [KafkaHeaders.originalPartition]: String(location.partition),
-      [KafkaHeaders.originalOffset]: message.offset,
-    };
+    const record = parkRecordOfMessage(location, message, failure);
+    const deadLetter = deadLetterOf(location, message, failure, record, systemClock.now());
     let recorded = this.settings.recordPark === undefined;
     const parked = await retryWithBackoff(
       async () => {
         if (!recorded) {
-          await this.settings.recordPark?.(parkRecordOfMessage(location, message, failure));
+          await this.settings.recordPark?.(record);
           recorded = true;
         }
         const producer = this.producer();
@@ -51,7 +48,7 @@ export class DeadLetterParking {
         await producer.send({
           topic: this.settings.topics.webhookEventsDeadLetter,
           acks: -1,
-          messages: [{ key: message.key, value: message.value, headers }],
+          messages: [deadLetter],
         });
         this.settings.onDeadLetter?.();
         this.settings.logger.error(

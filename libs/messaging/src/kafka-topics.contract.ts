@@ -9,7 +9,7 @@ import { SCHEMA_VERSION, StreamCategories, type DeliveryAccepted, type RunCreate
 export const KafkaTopics = {
   /** Key: webhook id (per-webhook order). Lifecycle events of `webhook-*`, `DeliveryAccepted` of `delivery-*`. */
   webhookEvents: 'webhooks.events.v1',
-  /** Messages of webhooks.events.v1 the dispatcher can never process, with an `error` header. */
+  /** References to the messages of webhooks.events.v1 the dispatcher can never process (never their value), with the error. */
   webhookEventsDeadLetter: 'webhooks.events.v1.dlq',
   /** Key: routine id. `RunCreated` of `run-*`, for internal services. */
   routineRuns: 'routines.runs.v1',
@@ -90,7 +90,7 @@ export const KafkaHeaders = {
   streamRevision: 'stream-revision',
   /** The event's place in $all, `commit/prepare`: the dispatcher reads the routine as it was there. */
   position: 'position',
-  /** Dead letters only: why the message was parked. */
+  /** Dead letters only (with the original's identifying headers above, nothing else): why the message was parked, and where it was. */
   error: 'error',
   errorCode: 'error-code',
   originalTopic: 'original-topic',
@@ -143,12 +143,39 @@ export namespace RunCreatedMessage {
   export type Value = RunCreated['data'];
 }
 
-/** `webhooks.events.v1.dlq`: the original key, value and headers, plus why it was parked. */
+/**
+ * The value of a dead letter: where the parked message was, what it named and why it was parked —
+ * references only, never its value (the topic is kept forever; a payload there would outlive its
+ * retention and any erasure). Identifiers that are not identifier-shaped are null. The event store
+ * keeps the park itself (`parked-<event_id>`, else `parked-kafka:<topic>/<partition>/<offset>`).
+ */
+export interface DeadLetterReference {
+  readonly reference_version: 1;
+  readonly original_topic: string;
+  readonly original_partition: number;
+  readonly original_offset: string;
+  /** The original key: the webhook id. */
+  readonly key: string | null;
+  readonly event_id: string | null;
+  readonly event_type: string | null;
+  readonly stream_id: string | null;
+  readonly delivery_id: string | null;
+  readonly routine_id: string | null;
+  /** Size and SHA-256 (hex) of the original value, which is not kept; the digest is null without one. */
+  readonly value_bytes: number;
+  readonly value_sha256: string | null;
+  readonly error_code: string;
+  readonly error: string;
+  readonly parked_at: string;
+}
+
+/** `webhooks.events.v1.dlq`: a reference to the parked message (never its value), with why it was parked. */
 export namespace DeadLetterMessage {
   export const topic = KafkaTopics.webhookEventsDeadLetter;
+  /** The original key (the webhook id) when it is one, else none. */
   export type Key = string | null;
-  /** The original bytes, untouched (they may not even be JSON). */
-  export type Value = Buffer | null;
+  /** JSON. */
+  export type Value = DeadLetterReference;
 }
 
 /** A relay: its durable checkpoint name is derived from `name`; it reads only these streams. */

@@ -47,9 +47,9 @@ export interface WebhookEventsConsumerSettings {
  *   retried in place with backoff, heartbeating so the member stays in the group; abandoned
  *   (uncommitted, redelivered later) when the batch goes stale or the consumer stops;
  * - a message that can never be decoded (not JSON, missing fields or headers, a schema version
- *   that is not a positive integer) or keeps failing with a permanent error → produced to the
- *   dead-letter topic with its error, then resolved: never silently dropped, never blocking the
- *   partition.
+ *   that is not a positive integer) or keeps failing with a permanent error → a reference to it
+ *   (never its value) produced to the dead-letter topic with its error, then resolved: never
+ *   silently dropped, never blocking the partition.
  * Redelivery after a rebalance or a crash is harmless: handlers are idempotent.
  */
 export class WebhookEventsConsumer {
@@ -274,7 +274,7 @@ export class WebhookEventsConsumer {
     });
   }
 
-  /** Records the park (recordPark), then produces the original message, with its error, to the dead-letter topic and waits for the ack. */
+  /** Records the park (recordPark), then produces a reference to the message, with its error, to the dead-letter topic and waits for the ack. */
   private park(location: MessageLocation, message: KafkaMessage, failure: ConsumerFailure, heartbeat: BatchHeartbeat): Promise<boolean> {
     return this.deadLetters.park(location, message, failure, this.inPlace(heartbeat));
   }
