@@ -192,6 +192,7 @@ describe('ReadModelProjector', () => {
         outcome: 'succeeded',
         traceId: null,
         detail: null,
+        sourceAddress: null,
       },
       {
         at: '2024-05-01T10:00:01.000Z',
@@ -204,6 +205,7 @@ describe('ReadModelProjector', () => {
         outcome: 'succeeded',
         traceId,
         detail: null,
+        sourceAddress: null,
       },
     ]);
     expect((await readModels.audit({ actor: 'ALICE@example.com' }, { limit: 100 })).items.map((entry) => entry.action)).toEqual([
