@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, write
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { secureDataDirectory } from './data-directory.permissions';
+import { secureDataDirectory, tightenFiles } from './data-directory.permissions';
 import { openEventStore, prepareEventStore } from './event-store.factory';
 import { openReadModelStore } from './read-model.factory';
 import { loadKeyRing, openSecretSealer } from './secrets/secrets-key-ring';
@@ -131,6 +131,18 @@ describe('DATA_DIR at rest', () => {
 
     secureDataDirectory(config, (message) => warnings.push(message));
     expect(warnings).toHaveLength(1);
+  });
+
+  it('given a file that is gone by the time it is looked at (the other service renamed its temporary key file), then it is passed over', () => {
+    const dataDir = config.storage.dataDir;
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(join(dataDir, 'events.sqlite'), '');
+    chmodSync(join(dataDir, 'events.sqlite'), 0o644);
+    // As the listing saw it: the temporary file was renamed into place before it could be looked at.
+    const listed = ['.secrets-encryption.key.24982.3f8338900dc6.tmp', 'events.sqlite'];
+
+    expect(tightenFiles(dataDir, listed)).toEqual(['events.sqlite (was 0644)']);
+    expect(modesUnder(dataDir)).toEqual({ '.': 'dir 700', 'events.sqlite': 'file 600' });
   });
 
   it('given the production shape (EventStoreDB and PostgreSQL), then DATA_DIR is neither made nor touched', () => {

@@ -25,28 +25,41 @@ export function secureDataDirectory(config: AppConfig, onWarning: (message: stri
   const changed: string[] = [];
   const directoryMode = statSync(directory).mode & 0o777;
   if ((directoryMode & OPEN_TO_OTHERS) !== 0) {
-    tighten(directory, PRIVATE_DIRECTORY_MODE, directoryMode);
-    changed.push(`the directory (was ${octalMode(directoryMode)})`);
+    if (tighten(directory, PRIVATE_DIRECTORY_MODE, directoryMode)) changed.push(`the directory (was ${octalMode(directoryMode)})`);
   }
-  for (const name of readdirSync(directory)) {
-    if (name === SECRETS_KEY_FILE) continue;
-    const file = join(directory, name);
-    const stats = lstatSync(file);
-    const mode = stats.mode & 0o777;
-    if (!stats.isFile() || (mode & OPEN_TO_OTHERS) === 0) continue;
-    tighten(file, PRIVATE_FILE_MODE, mode);
-    changed.push(`${name} (was ${octalMode(mode)})`);
-  }
+  changed.push(...tightenFiles(directory, readdirSync(directory)));
   if (changed.length > 0) {
     onWarning(`DATA_DIR ${directory} was open to other users; made owner-only (0700, files 0600): ${changed.join(', ')}`);
   }
 }
 
-function tighten(path: string, mode: number, was: number): void {
+/**
+ * Tightens the named files of `directory` open to others to 0600 (the key file and anything not a
+ * plain file left alone); what was changed, from which mode. The other service starts beside this
+ * one and writes its own files meanwhile (the key file goes through a temporary file renamed into
+ * place): a file gone by the time it is looked at is passed over.
+ */
+export function tightenFiles(directory: string, names: readonly string[]): string[] {
+  const changed: string[] = [];
+  for (const name of names) {
+    if (name === SECRETS_KEY_FILE) continue;
+    const file = join(directory, name);
+    const stats = lstatSync(file, { throwIfNoEntry: false });
+    const mode = (stats?.mode ?? 0) & 0o777;
+    if (!stats?.isFile() || (mode & OPEN_TO_OTHERS) === 0) continue;
+    if (tighten(file, PRIVATE_FILE_MODE, mode)) changed.push(`${name} (was ${octalMode(mode)})`);
+  }
+  return changed;
+}
+
+/** chmod, or false when the path is gone meanwhile; a path this process may not change stops the start. */
+function tighten(path: string, mode: number, was: number): boolean {
   try {
     chmodSync(path, mode);
+    return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    if (code === 'ENOENT') return false;
     throw new ConfigurationError([
       `${path} is open to other users (mode ${octalMode(was)}) and this process cannot make it owner-only (${code}): as its owner, chmod ${octalMode(mode)} ${path}`,
     ]);
