@@ -5,7 +5,7 @@
  * from /proc, a webhook set up through the admin API, and a bounded autocannon run.
  */
 import autocannon from 'autocannon';
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,6 +15,13 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DIST = join(REPO, 'dist', 'apps');
+export { startKafkaBroker } from './kafka-broker.mjs';
+
+/** The delivery body the benchmarks send (177 bytes of JSON; its `data` member is the payload a run gets). */
+export const BODY = JSON.stringify({
+  data: { alert: 'disk full', host: 'db-1', service: 'postgres', severity: 'critical', note: 'x'.repeat(80) },
+});
+
 export const MAINS = {
   ingress: join(DIST, 'ingress', 'src', 'main.js'),
   dispatcher: join(DIST, 'run-dispatcher', 'src', 'main.js'),
@@ -176,7 +183,8 @@ export async function disableWebhook(baseUrl, token, routineId) {
  * `overallRate` requests per second when given, else as fast as answers come). Returns
  * requests/s and latency percentiles (ms), with status counts, so a run that answered anything
  * but `expectStatus` is visible. `requests` (autocannon's, e.g. `[{ setupRequest }]`) varies the
- * request per send, the other options being its defaults.
+ * request per send, the other options being its defaults. `amount` sends exactly that many
+ * requests in all instead of running for `seconds`.
  */
 export async function load({
   baseUrl,
@@ -189,6 +197,7 @@ export async function load({
   expectStatus = 202,
   overallRate,
   requests,
+  amount,
 }) {
   assertLoopback(baseUrl);
   let unexpected = 0;
@@ -198,11 +207,11 @@ export async function load({
     headers,
     body,
     connections,
-    duration: seconds,
     pipelining: 1,
     // A fixed offered rate (requests per second, across all connections) instead of as fast as it answers.
     ...(overallRate ? { overallRate } : {}),
     ...(requests ? { requests } : {}),
+    ...(amount ? { amount } : { duration: seconds }),
     setupClient: (client) =>
       client.on('response', (statusCode) => {
         if (statusCode !== expectStatus) unexpected += 1;
@@ -279,33 +288,6 @@ export async function startStack({ withDispatcher = true, extraEnv = {}, label =
     throw error;
   }
   return stack;
-}
-
-/**
- * The single-node test broker (scripts/kafka/kafka.sh) on a temporary data dir, stopped and
- * deleted with `clean()` (and by its watchdog if this process dies). `kill()` is kill -9,
- * `start()` starts it again on the same ports and data.
- */
-export function startKafkaBroker() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wts-kafka-'));
-  const env = { ...process.env, KAFKA_DATA_DIR: dataDir, KAFKA_OWNER_PID: String(process.pid), KAFKA_OWNER_CLEANUP: '1' };
-  const run = (command) => spawnSync('bash', [join(REPO, 'scripts/kafka/kafka.sh'), command], { env, encoding: 'utf8' });
-  const start = () => {
-    const result = run('start');
-    const match = /^KAFKA_BROKERS=(\S+)$/m.exec(result.stdout);
-    if (result.status !== 0 || !match) throw new Error(`the test broker did not start:\n${result.stderr}`);
-    return match[1];
-  };
-  /** The same start without blocking the event loop (load keeps flowing while the JVM starts). */
-  const startAsync = () =>
-    new Promise((resolveStart, rejectStart) => {
-      execFile('bash', [join(REPO, 'scripts/kafka/kafka.sh'), 'start'], { env }, (error, stdout, stderr) => {
-        if (error) rejectStart(new Error(`the test broker did not start again:\n${stderr}`));
-        else resolveStart(/^KAFKA_BROKERS=(\S+)$/m.exec(stdout)?.[1]);
-      });
-    });
-  const brokers = start();
-  return { brokers, dataDir, start, startAsync, kill: () => run('kill'), clean: () => run('clean') };
 }
 
 /** Resolves after `ms` milliseconds. */

@@ -17,19 +17,17 @@
  * that measurement alone and prints it, writing nothing (e2e takes --max-rps N, --fractions 0.25,0.5);
  * --render redraws latest.md and latency.svg from latest.json.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { MAINS, REPO, cpuSeconds, load, setUpWebhook, startService, startStack, stopService, sleep } from './bench-kit.mjs';
+import { BODY, MAINS, REPO, cpuSeconds, load, setUpWebhook, startService, startStack, stopService, sleep } from './bench-kit.mjs';
+import { startKafkaBroker } from './kafka-broker.mjs';
+import { markdown, round, slim } from './bench-report.mjs';
 import { latencyChart } from './latency-chart.mjs';
 import { writeHistory } from './history-writer.mjs';
 import { countRuns, deliveryToRunLatencies, percentile, runsPerSecond } from './store-timing.mjs';
 
 const options = parseArgs(process.argv.slice(2));
-const BODY = JSON.stringify({
-  data: { alert: 'disk full', host: 'db-1', service: 'postgres', severity: 'critical', note: 'x'.repeat(80) },
-});
 const running = [];
 const temporary = [];
 let broker;
@@ -38,7 +36,7 @@ try {
   await main();
 } finally {
   await Promise.all(running.map(stopService));
-  if (broker) spawnSync('bash', [join(REPO, 'scripts/kafka/kafka.sh'), 'clean'], { env: broker.env, stdio: 'ignore' });
+  broker?.clean();
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 }
 
@@ -88,7 +86,7 @@ async function main() {
   log(`dispatcher: ${options.dispatch} waiting deliveries drained`);
   report.dispatcher = await dispatcherThroughput();
   report.dispatcher_runs_per_s = report.dispatcher.runs_per_s;
-  const brokers = process.env.KAFKA_BROKERS ?? (options.kafka ? startBroker() : undefined);
+  const brokers = process.env.KAFKA_BROKERS ?? (options.kafka ? (broker = startKafkaBroker()).brokers : undefined);
   if (brokers && options.kafka !== false) {
     log(`Kafka shape through ${brokers}`);
     report.kafka = await kafkaShape(brokers);
@@ -229,17 +227,6 @@ async function kafkaShape(brokers) {
   return { brokers, points, sustained_rps: kept.length > 0 ? Math.max(...kept.map((point) => point.achieved_rps)) : 0 };
 }
 
-function startBroker() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wts-bench-kafka-'));
-  temporary.push(dataDir);
-  const env = { ...process.env, KAFKA_DATA_DIR: dataDir, KAFKA_OWNER_PID: String(process.pid), KAFKA_OWNER_CLEANUP: '1' };
-  const result = spawnSync('bash', [join(REPO, 'scripts/kafka/kafka.sh'), 'start'], { env, encoding: 'utf8' });
-  const match = /^KAFKA_BROKERS=(\S+)$/m.exec(result.stdout);
-  if (result.status !== 0 || !match) throw new Error(`the test broker did not start:\n${result.stderr}`);
-  broker = { env };
-  return match[1];
-}
-
 // ------------------------------------------------------------------ services
 
 async function startEmbedded({ withDispatcher, extraEnv = {} }) {
@@ -264,72 +251,6 @@ async function startBare() {
   running.push(service);
   const port = await new Promise((resolvePort) => service.child.stdout.once('data', (chunk) => resolvePort(Number(String(chunk).trim()))));
   return { process: service, baseUrl: `http://127.0.0.1:${port}` };
-}
-
-// ------------------------------------------------------------------ output
-
-function markdown(report) {
-  const lines = [
-    `# Benchmark, ${report.measured_at.slice(0, 10)}`,
-    '',
-    `${report.machine.cpus} × ${report.machine.cpu}, Node ${report.machine.node}; load generator, services and broker on the same machine; ${report.body_bytes}-byte JSON body; ${report.seconds_per_run} s per run.`,
-    '',
-    '## Ingress against bare Fastify (same run, same load generator)',
-    '',
-    '| connections | Fastify req/s | ingress req/s | ratio | Fastify p50 / p99 / p99.9 (ms) | ingress p50 / p99 / p99.9 (ms) | ingress CPU per request |',
-    '|---|---|---|---|---|---|---|',
-    ...report.http.map(
-      (row) =>
-        `| ${row.connections} | ${Math.round(row.fastify.rps)} | ${Math.round(row.ingress.rps)} | ${row.ratio} | ${row.fastify.p50_ms} / ${row.fastify.p99_ms} / ${row.fastify.p999_ms} | ${row.ingress.p50_ms} / ${row.ingress.p99_ms} / ${row.ingress.p999_ms} | ${row.ingress.cpu_ms_per_request} ms |`,
-    ),
-    '',
-    'Every 202 is durable: answered once its `DeliveryAccepted` is committed and fsynced (the writer thread commits concurrent appends together).',
-    '',
-    '## POST → run created (embedded default, dispatcher running)',
-    '',
-    '| offered req/s | achieved | HTTP p50 / p99 (ms) | POST → run p50 / p99 (ms) | runs missing |',
-    '|---|---|---|---|---|',
-    ...report.embedded.points.map(
-      (p) =>
-        `| ${p.offered_rps} | ${Math.round(p.achieved_rps)} | ${p.http_p50_ms} / ${p.http_p99_ms} | ${p.e2e_p50_ms} / ${p.e2e_p99_ms} | ${p.runs_missing} |`,
-    ),
-    '',
-    `Half the measured maximum (${Math.round(report.embedded.max_rps / 2)}/s): POST → run created p99 **${report.e2e_p99_ms} ms**. Latency is read from the store: each \`DeliveryAccepted\`'s commit time against its \`RunCreated\`'s.`,
-    '',
-    `## Dispatcher: ${report.dispatcher.deliveries} waiting deliveries drained at **${report.dispatcher.runs_per_s} runs/s** (first to last run, ${report.dispatcher.seconds} s).`,
-    '',
-  ];
-  if (report.kafka) {
-    lines.push(
-      '## Kafka shape (ingress + relay → broker → dispatcher consumer; SQLite store; test broker on this machine)',
-      '',
-      '| offered req/s | achieved | POST → run p50 / p99 (ms) | drained after (ms) | sustained |',
-      '|---|---|---|---|---|',
-      ...report.kafka.points.map(
-        (p) =>
-          `| ${p.offered_rps} | ${Math.round(p.achieved_rps)} | ${p.e2e_p50_ms} / ${p.e2e_p99_ms} | ${p.drained_after_ms ?? 'not within 30 s'} | ${p.sustained ? 'yes' : 'no'} |`,
-      ),
-      '',
-      `Sustained end to end: **${report.kafka.sustained_rps} deliveries/s** (every 202 a run, drained within 2 s of the load's end).`,
-      '',
-    );
-  }
-  lines.push('![latency against load](latency.svg)', '');
-  return lines.join('\n');
-}
-
-/** What a row keeps of a load run (its connections and duration are the row's). */
-function slim(result) {
-  return {
-    requests: result.requests,
-    rps: round(result.rps),
-    p50_ms: result.p50_ms,
-    p99_ms: result.p99_ms,
-    p999_ms: result.p999_ms,
-    errors: result.errors,
-    unexpected_status: result.unexpected_status,
-    cpu_ms_per_request: result.cpu_ms_per_request,
-  };
 }
 
 function parseArgs(argv) {
@@ -366,10 +287,6 @@ function parseArgs(argv) {
   for (const n of [parsed.seconds, parsed.dispatch, ...parsed.connections])
     if (!Number.isSafeInteger(n) || n < 1) throw new Error('--seconds, --connections and --dispatch take positive integers');
   return parsed;
-}
-
-function round(value) {
-  return Math.round(value * 100) / 100;
 }
 
 function log(message) {

@@ -64,12 +64,13 @@ export function latencyChart(report) {
   return `${parts.join('\n')}\n`;
 }
 
-function escape(text) {
+/** Text made safe inside SVG markup. */
+export function escape(text) {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** 1, 2 or 5 times a power of ten, at least `raw`. */
-function niceStep(raw) {
+export function niceStep(raw) {
   const power = 10 ** Math.floor(Math.log10(raw));
   for (const factor of [1, 2, 5, 10]) if (factor * power >= raw) return factor * power;
   return 10 * power;

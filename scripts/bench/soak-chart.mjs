@@ -3,6 +3,8 @@
  * measure (RSS, heap, active handles, HTTP p99, store size) against minutes, one line per shape
  * and service.
  */
+import { niceStep } from './latency-chart.mjs';
+
 const WIDTH = 820;
 const PANEL_H = 150;
 const MARGIN = { left: 70, right: 230, top: 40, bottom: 40, gap: 30 };
@@ -82,10 +84,4 @@ export function soakChart(report) {
   parts.push(`<text x="${MARGIN.left + plotW / 2}" y="${bottom + 34}" text-anchor="middle">minutes since the shape's soak started</text>`);
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
-}
-
-function niceStep(raw) {
-  const power = 10 ** Math.floor(Math.log10(raw));
-  for (const factor of [1, 2, 5, 10]) if (factor * power >= raw) return factor * power;
-  return 10 * power;
 }
