@@ -94,9 +94,20 @@ describe('a release judges the held deliveries as things stand at the release (a
       );
       const refused = await t.admin('POST', `${path}/release`, { discard: 'yes' });
       expect(refused.status).toBe(400);
-      expect(((await t.adminOk('GET', path, undefined, 200)) as Json).held).toBe(true);
+      const looked = (await t.adminOk('GET', path, undefined, 200)) as Json;
+      expect(looked.held).toBe(true);
+      // A discard names the hold it discards: another one (a page left open over a release and a new hold) is refused.
+      const stale = await t.admin('POST', `${path}/release`, { discard: true, held_since: '2020-01-01T00:00:00.000Z' });
+      expect(stale.status).toBe(409);
+      expect(stale.json).toMatchObject({ code: 'hold_changed' });
 
-      expect(await t.adminOk('POST', `${path}/release`, { discard: true }, 200)).toMatchObject({ held: false });
+      expect(await t.adminOk('POST', `${path}/release`, { discard: true, held_since: looked.held_since }, 200)).toMatchObject({
+        held: false,
+      });
+      // Not held any more: a second discard (or one after the hold expired and ran its deliveries) discards nothing, and says so.
+      const late = await t.admin('POST', `${path}/release`, { discard: true });
+      expect(late.status).toBe(409);
+      expect(late.json).toMatchObject({ code: 'webhook_not_held' });
       const parked = await parkedOf(kept, 2);
       for (const park of parked) expect(park.error).toMatch(/^discarded_by_operator: /);
       const after = await send(hook, { data: { n: 3 } }); // released: runs at once

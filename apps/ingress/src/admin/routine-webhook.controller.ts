@@ -68,6 +68,7 @@ export class RoutineWebhookController {
   @Access('operator', 'webhook.release')
   @HttpCode(200)
   async release(@Param('id') id: string, @Body() body: ReleaseWebhookDto, @Caller() call: AdminCall): Promise<WebhookView> {
-    return orThrow(await this.holds.release(id, { discard: body.discard === true }, call));
+    const discard = body.discard === true;
+    return orThrow(await this.holds.release(id, { discard, ...(discard && body.held_since ? { heldSince: body.held_since } : {}) }, call));
   }
 }

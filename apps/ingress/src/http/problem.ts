@@ -41,6 +41,8 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   webhook_not_configured: 409,
   webhook_not_enabled: 409,
   webhook_already_enabled: 409,
+  webhook_not_held: 409,
+  hold_changed: 409,
   run_not_found: 404,
   invalid_cursor: 400,
   concurrent_modification: 409,

@@ -60,7 +60,7 @@ async function discard() {
     confirmLabel: label,
   });
   if (!second) return byId('discard').focus();
-  const answer = await send({ discard: true }, byId('discard'), 'discard the held deliveries');
+  const answer = await send({ discard: true, held_since: loaded.webhook.held_since }, byId('discard'), 'discard the held deliveries');
   if (!answer) return;
   announce(
     `Discarded: ${count === null ? 'the held deliveries are' : `${deliveriesText(count, 'held')} ${count === 1 ? 'is' : 'are'}`} parked, no run.`,

@@ -1,6 +1,6 @@
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import { decideRun, runDecider, type CreateRun, type RoutineState } from '@wts/domain';
-import type { EventStore, GlobalPosition } from '@wts/event-store';
+import { comparePositions, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { foldStream } from '../shared/command.handler';
 import { causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
@@ -122,7 +122,8 @@ export class DispatchDeliveryUseCase {
     if (request.by === 'dispatcher') return { kind: 'held' };
     const release = await this.webhooks.releaseAfter(webhookId, input.position);
     if (!release) return { kind: 'held' };
-    if (request.by === 'redispatch') return later(request.at);
+    // Asked while that hold still held it (released since): the release judges it, not this request.
+    if (request.by === 'redispatch') return comparePositions(release.position, request.at) > 0 ? { kind: 'held' } : later(request.at);
     return release.discard ? { kind: 'discarded' } : later(release.position);
   }
 

@@ -126,8 +126,21 @@ describe('a release judges held deliveries as things stand at the release', () =
     // Fixed, then re-dispatched: judged as things stand at the re-dispatch, it runs.
     await updateRoutine({ mode: 'supervised', tools: [] });
     const at = await redispatchRequested();
+    // Made unsafe again after the re-dispatch was recorded: not what it is judged on.
+    await updateRoutine({ mode: 'autonomous', tools: [{ name: 'mail.send', sendsExternally: true }] });
     expect(await dispatchAgain(inactive, { by: 'redispatch', at })).toBe('created');
     expect(await dispatchAgain(unsafe, { by: 'redispatch', at })).toBe('created');
+  });
+
+  it('a re-dispatch recorded while the hold still held the delivery leaves it to the release (never judged before it)', async () => {
+    await f.append(Streams.webhook(HELD), heldEvent(HELD));
+    const kept = await f.deliver(HELD, 1);
+    const asked = await redispatchRequested();
+    await updateRoutine({ instructions: 'FIXED' });
+    await f.append(Streams.webhook(HELD), releasedEvent(HELD));
+    expect(await dispatchAgain(kept, { by: 'redispatch', at: asked })).toBe('held');
+    await drainOnce();
+    expect((await runOf(kept))?.routine.instructions).toBe('FIXED');
   });
 
   it('a release with discard parks every held delivery (discarded_by_operator) and makes no run; a re-dispatch runs one', async () => {

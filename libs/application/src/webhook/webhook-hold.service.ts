@@ -13,6 +13,8 @@ export interface HoldInput {
 export interface ReleaseInput {
   /** Park what the hold kept (`discarded_by_operator`, re-dispatchable) instead of running it. */
   readonly discard: boolean;
+  /** With discard: the hold the operator looked at (its `since`). */
+  readonly heldSince?: string;
 }
 
 /** Who released an expired hold, as the event records it. */
@@ -41,6 +43,7 @@ export class WebhookHoldService {
       releasedBy: call.actor.display,
       expired: false,
       discard: input.discard,
+      ...(input.heldSince === undefined ? {} : { heldSince: input.heldSince }),
       heldDeliveries: (await this.webhooks.present(routine)).held_deliveries,
       now,
     }));

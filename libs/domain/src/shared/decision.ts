@@ -34,6 +34,8 @@ export type RejectionCode =
   | 'webhook_not_configured'
   | 'webhook_not_enabled'
   | 'webhook_already_enabled'
+  | 'webhook_not_held'
+  | 'hold_changed'
   | 'run_not_found'
   | 'invalid_cursor'
   | 'api_key_not_found'

@@ -91,7 +91,41 @@ describe('webhookDecider', () => {
             },
           },
         ]);
-      expect(fold([enabled(), held(), released()])).toEqual(configured('enabled'));
+      const discarded: WebhookEvent = {
+        type: 'WebhookReleased',
+        data: { webhookId: WEBHOOK_ID, releasedAt: T2, releasedBy: 'ada@example.com', expired: false, discard: true },
+      };
+      expect(fold([enabled(), held(), discarded])).toEqual(configured('enabled'));
+    });
+
+    it('given a webhook no longer held, or held by another hold than the one looked at, when discarded, then it is refused (nothing discarded)', () => {
+      spec
+        .given([enabled()])
+        .when(release({ discard: true }))
+        .thenRejects('webhook_not_held');
+      spec
+        .given([enabled(), held(), released()])
+        .when(release({ discard: true, heldSince: T1 }))
+        .thenRejects('webhook_not_held');
+      spec
+        .given([enabled(), held(), released(), held(T2)])
+        .when(release({ discard: true, heldSince: T1, now: '2024-05-01T13:00:00.000Z' }))
+        .thenRejects('hold_changed');
+      spec
+        .given([enabled(), held(T2)])
+        .when(release({ discard: true, heldSince: T2, now: '2024-05-01T13:00:00.000Z' }))
+        .then([
+          {
+            type: 'WebhookReleased',
+            data: {
+              webhookId: WEBHOOK_ID,
+              releasedAt: '2024-05-01T13:00:00.000Z',
+              releasedBy: 'ada@example.com',
+              expired: false,
+              discard: true,
+            },
+          },
+        ]);
     });
 
     it('given a held webhook, when the service would release it by expiry with discard, then it is refused', () => {

@@ -62,6 +62,8 @@ export type WebhookCommand =
       readonly expired: boolean;
       readonly discard?: boolean;
       readonly heldDeliveries?: number | null;
+      /** A discard's precondition: the hold the operator looked at (its `since`); another hold, or none, refuses it. */
+      readonly heldSince?: string;
       readonly now: string;
     };
 
@@ -174,8 +176,15 @@ function decideHold(command: Extract<WebhookCommand, { type: 'HoldWebhook' }>, s
  */
 function decideRelease(command: Extract<WebhookCommand, { type: 'ReleaseWebhook' }>, state: WebhookState): Decision<WebhookEvent> {
   if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
-  if (!state.hold) return accept();
   if (command.expired && command.discard) return reject('validation_failed', 'an expiring hold is released, never discarded');
+  // A discard names what it discards: a hold released meanwhile (its deliveries running) or replaced
+  // by another hold is refused, never a silent no-op nor another hold's deliveries discarded.
+  if (command.discard && !state.hold)
+    return reject('webhook_not_held', 'the webhook is not held (released meanwhile?): nothing was discarded');
+  if (command.discard && command.heldSince !== undefined && command.heldSince !== state.hold?.since) {
+    return reject('hold_changed', 'the webhook was released and held again since: nothing was discarded; look at the current hold first');
+  }
+  if (!state.hold) return accept();
   if (command.expired && (state.hold.releaseAt === null || Date.parse(state.hold.releaseAt) > Date.parse(command.now))) return accept();
   const { heldDeliveries } = command;
   return accept({

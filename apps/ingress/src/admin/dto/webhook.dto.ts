@@ -82,4 +82,10 @@ export class ReleaseWebhookDto {
   @OptionalNotNull()
   @IsBoolean({ message: 'discard must be true or false' })
   discard?: boolean;
+
+  /** With discard: the hold the operator looked at (the view's `held_since`); another hold, or none, refuses the discard (409). */
+  @OptionalNotNull()
+  @IsString({ message: 'held_since must be a string' })
+  @MaxLength(64, { message: 'held_since must be at most 64 characters' })
+  held_since?: string;
 }
