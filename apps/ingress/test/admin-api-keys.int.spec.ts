@@ -101,10 +101,21 @@ describe('API keys', () => {
 
   it('takes expires_at only as a date and time with its offset: a week date or the basic form is a 400, not a key that never expires', async () => {
     const before = (await a.allEvents()).length;
-    for (const expiresAt of ['2020-W01', '20200101', '2099-W01', '20990101', '2099-01-01', '2099-01-01T00:00:00', '2099-01-01 00:00:00Z']) {
+    for (const expiresAt of [
+      '2020-W01',
+      '20200101',
+      '2099-W01',
+      '20990101',
+      '2099-01-01',
+      '2099-01-01T00:00:00',
+      '2099-01-01 00:00:00Z',
+      // RFC 3339 wants the seconds, and a real day: never rolled over into the next month.
+      '2099-01-01T00:00Z',
+      '2099-02-31T00:00:00Z',
+    ]) {
       const refused = await a.admin('POST', '/admin/api-keys', { name: 'x', role: 'viewer', expires_at: expiresAt });
       expectProblem(refused, 400, 'validation_failed');
-      expect(JSON.stringify(refused.json)).toContain('expires_at must be a date and time in ISO 8601 with its offset');
+      expect(JSON.stringify(refused.json)).toContain('expires_at must be an RFC 3339 date-time with seconds and an offset');
     }
     expect((await a.allEvents()).length).toBe(before);
     const key = await issue({ name: 'offset', role: 'viewer', expires_at: '2099-01-01T01:00:00+01:00' });

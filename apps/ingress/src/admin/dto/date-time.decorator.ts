@@ -1,20 +1,46 @@
 import { ValidateBy, type ValidationArguments } from 'class-validator';
 
-/** YYYY-MM-DDThh:mm[:ss[.fraction]] then Z or ±hh:mm: the extended form every platform reads alike. */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** RFC 3339's date-time (§5.6): YYYY-MM-DDThh:mm:ss[.fraction] then Z or ±hh:mm (T and Z upper case). */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
 
 /**
- * A date and time in ISO 8601's extended form with its offset (RFC 3339's shape), that the platform
- * reads as a time. The one check of every time a request names (hold's `release_at`, an API key's
- * `expires_at`): class-validator's @IsISO8601 also takes week dates (`2020-W01`) and the basic form
- * (`20200101`), which Date.parse cannot read.
+ * Whether `value` is an RFC 3339 date-time naming a real instant: every field in its range (a 31st
+ * of February or a 24th hour is refused, not rolled over into the next month or day; RFC 3339's
+ * leap second 60 is refused too, as the platform cannot read it) and readable by Date.parse.
+ */
+export function isRfc3339DateTime(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const match = DATE_TIME.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const offsetHour = Number(match[9] ?? 0);
+  const offsetMinute = Number(match[10] ?? 0);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const inRange =
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetHour <= 23 &&
+    offsetMinute <= 59;
+  return inRange && !Number.isNaN(Date.parse(value));
+}
+
+/**
+ * The one check of every time a request names (hold's `release_at`, an API key's `expires_at`):
+ * an RFC 3339 date-time. class-validator's @IsISO8601 also takes week dates (`2020-W01`) and the
+ * basic form (`20200101`), which Date.parse cannot read, and Date.parse alone rolls `2020-02-31`
+ * over to 2 March.
  */
 export const IsDateTime = (): PropertyDecorator =>
   ValidateBy({
     name: 'isDateTime',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)),
+      validate: (value: unknown) => isRfc3339DateTime(value),
       defaultMessage: (args?: ValidationArguments) =>
-        `${args?.property ?? 'the value'} must be a date and time in ISO 8601 with its offset, e.g. 2026-11-27T18:00:00Z or 2026-11-27T19:00:00+01:00`,
+        `${args?.property ?? 'the value'} must be an RFC 3339 date-time with seconds and an offset, e.g. 2026-11-27T18:00:00Z or 2026-11-27T19:00:00+01:00`,
     },
   });
