@@ -14,5 +14,6 @@ export {
   PRIVATE_FILE_MODE,
   ensurePrivateDirectory,
   ensurePrivateFile,
+  openPrivateFile,
   octalMode,
 } from './private-file';

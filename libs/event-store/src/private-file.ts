@@ -33,14 +33,25 @@ export function ensurePrivateFile(file: string): void {
   ensurePrivateDirectory(dirname(file));
   let fd: number;
   try {
-    fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
+    fd = openPrivateFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
     throw error;
   }
+  closeSync(fd);
+}
+
+/**
+ * Creates `file` (exclusively: EEXIST when it is there) owner-only, exactly 0600 whatever the umask
+ * took away from the mode asked for, and returns its descriptor for writing.
+ */
+export function openPrivateFile(file: string): number {
+  const fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
   try {
     fchmodSync(fd, PRIVATE_FILE_MODE);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    throw error;
   }
+  return fd;
 }

@@ -1,4 +1,4 @@
-import type { DispatchOnlyCode, RejectionCode } from '@wts/domain';
+import { isDispatchOnlyCode, type DispatchOnlyCode, type RejectionCode } from '@wts/domain';
 
 /** Codes the edge adds to the domain's: auth, store health, routing, the unexpected. */
 export type ProblemCode =
@@ -96,7 +96,7 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
  * park's reason) never reaches HTTP; were one to, it is answered as the unexpected error it is.
  */
 export function problem(given: ProblemCode | DispatchOnlyCode, detail?: string, errors?: readonly string[]): Problem {
-  const code: ProblemCode = given === 'account_inactive' ? 'internal_error' : given;
+  const code: ProblemCode = isDispatchOnlyCode(given) ? 'internal_error' : given;
   const status = STATUS_BY_CODE[code];
   return {
     type: `urn:webhook-trigger:problem:${code}`,

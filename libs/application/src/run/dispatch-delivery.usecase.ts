@@ -1,5 +1,5 @@
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
-import { decideRun, runDecider, type CreateRun, type RoutineState } from '@wts/domain';
+import { DISCARDED_DETAIL, decideRun, runDecider, type CreateRun, type RoutineState } from '@wts/domain';
 import { comparePositions, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { foldStream } from '../shared/command.handler';
 import { causedBy, toAppend } from '../shared/event-envelope';
@@ -78,8 +78,11 @@ export class DispatchDeliveryUseCase {
   async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
     const { delivery } = input;
     const judgement = await this.judgement(input);
+    const now = this.clock.now().toISOString();
     if (judgement.kind === 'held') return { kind: 'held', runId: delivery.runId };
-    if (judgement.kind === 'discarded') return this.discard(input);
+    // Parked unless an operator has run it since: decided on the run stream as it is.
+    if (judgement.kind === 'discarded')
+      return this.decideOnRecordedRun({ type: 'CreateRun', delivery, routine: null, discarded: true, now }, input);
     // As at acceptance (the routine read beside the webhook), the ingress accepted an active account;
     // as things stand later, it may not be.
     const [routine, accountActive] =
@@ -89,7 +92,6 @@ export class DispatchDeliveryUseCase {
             this.routines.at(delivery.routineId, judgement.at),
             this.accounts.activeAt(delivery.triggerAccount.accountId, judgement.at),
           ]);
-    const now = this.clock.now().toISOString();
     const command: CreateRun = { type: 'CreateRun', delivery, routine, now, ...(accountActive === undefined ? {} : { accountActive }) };
     // Decided as if no run existed; the append below proves it (or conflicts).
     const decision = decideRun(command, null);
@@ -127,15 +129,6 @@ export class DispatchDeliveryUseCase {
     return release.discard ? { kind: 'discarded' } : later(release.position);
   }
 
-  /** What a discarded hold kept: parked (re-dispatchable), no run — unless an operator has run it since. */
-  private async discard(input: DeliveryToDispatch): Promise<DispatchOutcome> {
-    const { runId } = input.delivery;
-    const [run] = await this.store.readStream(Streams.run(runId), { maxCount: 1 });
-    if (run?.type === 'RunCreated') return { kind: 'already_created', runId };
-    await this.park.execute(parkedDelivery(input, DISCARDED_BY_OPERATOR), input.traceparent);
-    return { kind: 'parked', runId, error: DISCARDED_BY_OPERATOR };
-  }
-
   /** The decision on the run stream as it is: an existing run is already created; no run and a rejection parks. */
   private async decideOnRecordedRun(command: CreateRun, input: DeliveryToDispatch): Promise<DispatchOutcome> {
     const runId = input.delivery.runId;
@@ -153,8 +146,7 @@ export class DispatchDeliveryUseCase {
 }
 
 /** The park's error of a delivery kept by a hold that the operator released with discard. */
-export const DISCARDED_BY_OPERATOR =
-  'discarded_by_operator: the hold that kept this delivery was released with discard (re-dispatch it to run it as things now stand)';
+export const DISCARDED_BY_OPERATOR = `discarded_by_operator: ${DISCARDED_DETAIL}`;
 
 type Judgement =
   | { readonly kind: 'as_accepted'; readonly routine: RoutineState | null }

@@ -17,8 +17,13 @@ export interface CreateRun {
    * where the ingress accepted only an active account.
    */
   readonly accountActive?: boolean;
+  /** Kept by a hold the operator released with discard: never run by the dispatcher (an operator's re-dispatch is not discarded). */
+  readonly discarded?: boolean;
   readonly now: string;
 }
+
+/** Why a discarded delivery has no run (the park's error follows its code). */
+export const DISCARDED_DETAIL = 'the hold that kept this delivery was released with discard (re-dispatch it to run it as things now stand)';
 
 export type RunState = RunCreated['data'] | null;
 
@@ -30,6 +35,7 @@ export function routineSnapshot(routine: RoutineState): RoutineSnapshot {
 /** One delivery, one run: an existing run means the work is done (no new event). */
 export function decideRun(command: CreateRun, state: RunState): Decision<RunEvent> {
   if (state !== null) return accept();
+  if (command.discarded) return reject('discarded_by_operator', DISCARDED_DETAIL);
   const { delivery, routine } = command;
   if (routine === null) return reject('routine_not_found', `routine ${delivery.routineId} does not exist`);
   // Judged again on the routine (as at acceptance, or as it now stands for a release): a replica

@@ -1,5 +1,10 @@
 /** Codes only the dispatcher decides (a held or re-dispatched delivery judged as things now stand): a park's reason, no HTTP status. */
-export type DispatchOnlyCode = 'account_inactive';
+export const DISPATCH_ONLY_CODES = ['account_inactive', 'discarded_by_operator'] as const;
+export type DispatchOnlyCode = (typeof DISPATCH_ONLY_CODES)[number];
+
+export function isDispatchOnlyCode(code: string): code is DispatchOnlyCode {
+  return (DISPATCH_ONLY_CODES as readonly string[]).includes(code);
+}
 
 /** Every code a decision can be rejected with. The edges map codes to statuses once. */
 export type RejectionCode =
@@ -24,6 +29,7 @@ export type RejectionCode =
   | 'invalid_event_type'
   // the dispatcher only (a park's reason, never an HTTP answer): DispatchOnlyCode
   | 'account_inactive'
+  | 'discarded_by_operator'
   // admin
   | 'validation_failed'
   | 'email_already_connected'

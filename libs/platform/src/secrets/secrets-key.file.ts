@@ -1,10 +1,9 @@
 import { ConfigurationError, decodeEncryptionKeys } from '@wts/config';
-import { OPEN_TO_OTHERS, PRIVATE_FILE_MODE, ensurePrivateDirectory, octalMode } from '@wts/event-store';
+import { OPEN_TO_OTHERS, ensurePrivateDirectory, octalMode, openPrivateFile } from '@wts/event-store';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
-  fchmodSync,
   fstatSync,
   fsyncSync,
   linkSync,
@@ -126,10 +125,8 @@ function readOwnerOnly(file: string): { text: string; stamp: string } {
 /** A new file beside `file`, of this call only (`wx`), owner-only (0600), written and flushed. */
 function writeTemporary(file: string, text: string): string {
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', PRIVATE_FILE_MODE);
+  const fd = openPrivateFile(temp);
   try {
-    // Exactly 0600, whatever the umask took away from the mode asked for.
-    fchmodSync(fd, PRIVATE_FILE_MODE);
     writeSync(fd, text);
     fsyncSync(fd);
   } finally {
