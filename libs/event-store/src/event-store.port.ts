@@ -3,6 +3,8 @@
  * Conflicts are values, not exceptions: "stream already exists" is how idempotency is expressed.
  */
 
+import type { AppendOptions, PayloadStore } from './payload-store.port';
+
 /** A position in the global ($all) order. Embedded: commit = prepare = sequence number. */
 export interface GlobalPosition {
   readonly commit: bigint;
@@ -89,7 +91,10 @@ export interface EventStore {
    * refused with InvalidAppendError before anything is sent. Callers size what they accept by it.
    */
   readonly maxEventBytes: number;
-  append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** With options.payload: the payload is stored if and only if these events are (see PayloadStore). */
+  append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
+  /** The untrusted payloads, kept apart from the events so they can be removed. */
+  payloads(): PayloadStore;
   /** Events of a stream in order (all of them by default); an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<readonly RecordedEvent[]>;
   /**
