@@ -11,22 +11,17 @@ import {
   AccessDeniedError,
   StreamNotFoundError,
   UnavailableError,
-  WrongExpectedVersionError,
   type AllStreamResolvedEvent,
-  type AppendExpectedRevision,
-  type AppendResult,
   type AppendToStreamOptions,
   type EventData,
   type Filter,
   type GetStreamMetadataResult,
-  type Position,
   type ReadAllOptions,
   type ReadStreamOptions,
   type ResolvedEvent,
   type StreamMetadata,
   type SubscribeToAllOptions,
 } from '@eventstore/db-client';
-import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type {
   ClientRead,
@@ -35,18 +30,19 @@ import type {
   EventStoreDbClientFactory,
   EventStoreDbClientHandle,
 } from '../eventstoredb-client.port';
+import {
+  FakeEventLog,
+  assertUnsigned,
+  failing,
+  json,
+  sliceAll,
+  sliceStream,
+  spaced,
+  streamingRead,
+  type StoredRecord,
+} from './fake-eventstoredb.log';
 
-export interface StoredRecord {
-  readonly streamId: string;
-  readonly id: string;
-  readonly type: string;
-  readonly isJson: true;
-  readonly revision: bigint;
-  readonly created: Date;
-  readonly data: unknown;
-  readonly metadata: unknown;
-  readonly position: Position;
-}
+export { json, type StoredRecord } from './fake-eventstoredb.log';
 
 export type ClientMethod = 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'getStreamMetadata' | 'setStreamMetadata';
 
@@ -60,19 +56,19 @@ export interface RecordedCall {
 type FakeSubscription = Readable & ClientSubscription;
 
 export class FakeEventStoreDb {
-  readonly log: StoredRecord[] = [];
+  /** Streams, $all and stream metadata; its clock judges $maxAge. */
+  readonly data = new FakeEventLog(() => {
+    for (const wake of [...this.wakers]) wake();
+  });
   readonly calls = { appendToStream: 0, setStreamMetadata: 0, readAll: 0, subscribeToAll: 0 };
   readonly received: RecordedCall[] = [];
   /** Channel operations the adapter asked for. */
   readonly channel = { reconnects: 0, closes: 0, disposes: 0 };
-  private readonly streams = new Map<string, StoredRecord[]>();
-  private readonly maxCounts = new Map<string, number>();
   private readonly wakers = new Set<() => void>();
   private readonly live = new Set<FakeSubscription>();
   /** Subscriptions the server ended: nothing more is pushed to them. */
   private readonly ended = new WeakSet<FakeSubscription>();
   private readonly failures = new Map<ClientMethod, Error[]>();
-  private nextPosition = 1000n;
   private outage: Error | undefined;
   /** When set, appendToStream never answers (a server that accepted the call and went silent). */
   hangAppends = false;
@@ -86,6 +82,11 @@ export class FakeEventStoreDb {
   denyAllReads = false;
   /** Subscriptions emit 'caughtUp' (servers from 23.10). */
   reportsCaughtUp = true;
+
+  /** Every record in $all order (what $all returns until a scavenge). */
+  get log(): StoredRecord[] {
+    return this.data.log;
+  }
 
   /** The seam the adapter takes: the client and its channel. */
   handle(): EventStoreDbClientHandle {
@@ -104,9 +105,12 @@ export class FakeEventStoreDb {
 
   client(): EventStoreDbClientApi {
     return {
-      appendToStream: (name: string, events: EventData[], options: AppendToStreamOptions) => {
+      appendToStream: async (name: string, events: EventData[], options: AppendToStreamOptions) => {
         this.received.push({ method: 'appendToStream', streamName: name, options });
-        return this.appendToStream(name, events, options.expectedRevision ?? 'any');
+        this.assertUp('appendToStream');
+        this.calls.appendToStream += 1;
+        if (this.hangAppends) return new Promise<never>(() => undefined);
+        return this.data.append(name, events, options.expectedRevision ?? 'any', this.remembersRecentIds);
       },
       readStream: (name: string, options: ReadStreamOptions) => {
         this.received.push({ method: 'readStream', streamName: name, options });
@@ -123,15 +127,18 @@ export class FakeEventStoreDb {
       getStreamMetadata: async (name: string, options): Promise<GetStreamMetadataResult> => {
         this.received.push({ method: 'getStreamMetadata', streamName: name, options });
         this.assertUp('getStreamMetadata');
-        const maxCount = this.maxCounts.get(name);
-        return { streamName: name, metadata: maxCount === undefined ? undefined : { maxCount } };
+        const metadata = this.data.metadataOf(name);
+        return { streamName: name, metadata: metadata && { ...metadata } };
       },
       setStreamMetadata: async (name: string, metadata: StreamMetadata, options) => {
         this.received.push({ method: 'setStreamMetadata', streamName: name, options });
         this.assertUp('setStreamMetadata');
         this.calls.setStreamMetadata += 1;
-        if (metadata.maxCount !== undefined) this.maxCounts.set(name, Number(metadata.maxCount));
-        return this.appendToStream(`$$${name}`, [json('$metadata', { ...metadata })], 'any');
+        // The metadata is an append to `$$<stream>`: append faults apply to it too.
+        this.assertUp('appendToStream');
+        this.calls.appendToStream += 1;
+        if (this.hangAppends) return new Promise<never>(() => undefined);
+        return this.data.setMetadata(name, metadata);
       },
       dispose: async () => {
         this.channel.disposes += 1;
@@ -142,12 +149,12 @@ export class FakeEventStoreDb {
 
   /** What the server writes on its own, e.g. `$statsCollected` to `$stats-<node>`. */
   writeSystemEvent(streamId = '$stats-127.0.0.1:2113', type = '$statsCollected'): void {
-    this.record(streamId, json(type, {}));
+    this.data.record(streamId, json(type, {}));
   }
 
   /** Writes events as another client would (bypassing the adapter). */
   writeEvents(streamId: string, count: number, type = 'Written'): StoredRecord[] {
-    return Array.from({ length: count }, () => this.record(streamId, json(type, {})));
+    return Array.from({ length: count }, () => this.data.record(streamId, json(type, {})));
   }
 
   /** Every later call and every live subscription fails like a lost connection. */
@@ -186,128 +193,31 @@ export class FakeEventStoreDb {
     };
   }
 
+  /** The error a call of `method` meets now (an outage or a queued failure), if any. */
+  private failureOf(method: ClientMethod): Error | undefined {
+    return this.outage ?? this.failures.get(method)?.shift();
+  }
+
   private assertUp(method: ClientMethod): void {
-    if (this.outage) throw this.outage;
-    const failure = this.failures.get(method)?.shift();
+    const failure = this.failureOf(method);
     if (failure) throw failure;
   }
 
-  private async appendToStream(name: string, events: EventData[], expected: AppendExpectedRevision): Promise<AppendResult> {
-    this.assertUp('appendToStream');
-    this.calls.appendToStream += 1;
-    if (this.hangAppends) return new Promise<never>(() => undefined);
-    const stream = this.streams.get(name) ?? [];
-    const current = BigInt(stream.length - 1);
-    // Idempotent write: the same ids where this append would put them ('any': where the first is,
-    // as long as the server still remembers it).
-    const ids = events.map((event) => event.id);
-    const loose = expected === 'any' || expected === 'stream_exists';
-    const startAt =
-      expected === 'no_stream' ? 0 : typeof expected === 'bigint' ? Number(expected) + 1 : stream.findIndex((r) => r.id === ids[0]);
-    const recognised = !loose || (this.remembersRecentIds && expected === 'any');
-    if (recognised && startAt >= 0 && ids.length > 0 && startAt < stream.length) {
-      if (ids.every((id, i) => stream[startAt + i]?.id === id)) {
-        return { success: true, nextExpectedRevision: BigInt(startAt + ids.length - 1), position: undefined };
-      }
-      // The server's "corrupted idempotency": a partial match is a wrong expected version.
-      if (loose) throw new WrongExpectedVersionError(undefined, { streamName: name, expected, current });
-    }
-    const satisfied =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === -1n) ||
-      (expected === 'stream_exists' && current >= 0n) ||
-      current === expected;
-    if (!satisfied) {
-      // As append.js builds it (throwOnAppendFailure defaults to true).
-      throw new WrongExpectedVersionError(undefined, {
-        streamName: name,
-        expected,
-        current: current === -1n ? 'no_stream' : current,
-      });
-    }
-    let last: StoredRecord | undefined;
-    for (const event of events) last = this.record(name, event);
-    return { success: true, nextExpectedRevision: last ? last.revision : current, position: last?.position };
-  }
-
-  private record(streamId: string, event: EventData): StoredRecord {
-    const stream = this.streams.get(streamId) ?? [];
-    const commit = this.nextPosition;
-    this.nextPosition += 137n;
-    const record: StoredRecord = {
-      streamId,
-      id: event.id,
-      type: event.type,
-      isJson: true,
-      revision: BigInt(stream.length),
-      created: new Date(),
-      data: JSON.parse(JSON.stringify(event.data)),
-      metadata: event.metadata === undefined ? undefined : JSON.parse(JSON.stringify(event.metadata)),
-      position: { commit, prepare: commit },
-    };
-    stream.push(record);
-    this.streams.set(streamId, stream);
-    this.log.push(record);
-    for (const wake of [...this.wakers]) wake();
-    return record;
-  }
-
   private readStream(name: string, options: ReadStreamOptions): ClientRead<ResolvedEvent> {
-    const all = this.streams.get(name);
-    let failure: Error | undefined;
-    try {
-      this.assertUp('readStream');
-    } catch (error) {
-      failure = error as Error;
-    }
+    const all = this.data.visibleEvents(name);
+    const failure = this.failureOf('readStream');
     if (failure || !all) return failing(failure ?? new StreamNotFoundError(undefined, name));
-    const maxCount = this.maxCounts.get(name);
-    let visible = maxCount === undefined ? all : all.slice(-maxCount);
-    const backwards = options.direction === 'backwards';
-    const from = options.fromRevision ?? (backwards ? 'end' : 'start');
-    if (typeof from === 'bigint') visible = visible.filter((r) => (backwards ? r.revision <= from : r.revision >= from));
-    if (backwards) visible = [...visible].reverse();
-    const items = visible
-      .slice(0, Number(options.maxCount ?? Number.MAX_SAFE_INTEGER))
-      .map((event) => ({ event: this.omitStreamPositions ? { ...event, position: undefined } : event }));
-    const delayMs = this.streamReadDelayMs;
-    if (delayMs === 0) return streamingRead(Readable.from(items));
-    return streamingRead(
-      Readable.from(
-        (async function* slowly() {
-          for (const item of items) {
-            await new Promise((resolve) => setTimeout(resolve, delayMs));
-            yield item;
-          }
-        })(),
-      ),
-    );
+    const items = sliceStream(all, options).map((event) => ({
+      event: this.omitStreamPositions ? { ...event, position: undefined } : event,
+    }));
+    return streamingRead(Readable.from(spaced(items, this.streamReadDelayMs)));
   }
 
   private readAll(options: ReadAllOptions): ClientRead<AllStreamResolvedEvent> {
     this.calls.readAll += 1;
-    let failure: Error | undefined;
-    try {
-      this.assertUp('readAll');
-      if (this.denyAllReads) throw new AccessDeniedError();
-    } catch (error) {
-      failure = error as Error;
-    }
+    const failure = this.failureOf('readAll') ?? (this.denyAllReads ? new AccessDeniedError() : undefined);
     if (failure) return failing(failure);
-    const backwards = options.direction === 'backwards';
-    const from = options.fromPosition ?? (backwards ? 'end' : 'start');
-    assertUnsigned(from);
-    let events: StoredRecord[];
-    if (backwards) {
-      // Backwards from a position excludes it.
-      events = (from === 'end' ? this.log : this.log.filter((r) => from !== 'start' && r.position.commit < from.commit)).slice().reverse();
-    } else {
-      // Forwards from a position includes the event at that position.
-      events = from === 'start' ? this.log : from === 'end' ? [] : this.log.filter((r) => r.position.commit >= from.commit);
-    }
-    const items = events
-      .slice(0, Number(options.maxCount ?? Number.MAX_SAFE_INTEGER))
-      .map((event) => ({ event, commitPosition: event.position.commit }));
+    const items = sliceAll(this.log, options).map((event) => ({ event, commitPosition: event.position.commit }));
     return streamingRead(Readable.from(items));
   }
 
@@ -373,42 +283,11 @@ export class FakeEventStoreDb {
     );
     this.wakers.add(wake);
     this.live.add(subscription);
-    let failure: Error | undefined;
-    try {
-      this.assertUp('subscribeToAll');
-    } catch (error) {
-      failure = error as Error;
-    }
+    const failure = this.failureOf('subscribeToAll');
     if (failure) {
       const error = failure;
       setImmediate(() => subscription.destroy(error));
     }
     return subscription;
   }
-}
-
-/** The client serializes positions as uint64: a negative one makes it throw (seen with google-protobuf). */
-function assertUnsigned(position: 'start' | 'end' | Position): void {
-  if (typeof position === 'object' && (position.commit < 0n || position.prepare < 0n)) {
-    throw new TypeError("Cannot read properties of null (reading 'lo')");
-  }
-}
-
-export function json(type: string, data: Record<string, unknown>): EventData {
-  return { id: randomUUID(), contentType: 'application/json', type, data, metadata: undefined };
-}
-
-function streamingRead(readable: Readable): Readable & { cancel(): Promise<void> } {
-  return Object.assign(readable, { cancel: async (): Promise<void> => void readable.destroy() });
-}
-
-function failing(error: Error): Readable & { cancel(): Promise<void> } {
-  return streamingRead(
-    new Readable({
-      objectMode: true,
-      read() {
-        this.destroy(error);
-      },
-    }),
-  );
 }
