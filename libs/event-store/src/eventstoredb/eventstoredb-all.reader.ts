@@ -30,6 +30,15 @@ const CAUGHT_UP = { caughtUp: true } as const;
 /** What a filtered readAll reads from the server: events, filter checkpoints, and the caught-up mark. */
 type FilteredItem = AllStreamResolvedEvent | FilterCheckpoint | typeof CAUGHT_UP;
 
+/** One window of a filtered read of $all. */
+export interface FilteredWindow<T> {
+  readonly found: T[];
+  /** The position of the last record accepted (absent when none was). */
+  readonly last?: GlobalPosition;
+  /** True when the read reached the end of $all rather than `limit`. */
+  readonly complete: boolean;
+}
+
 /** Reads of $all: pages of visible events, the head, and filtered reads as server-side filtered subscriptions. */
 export class EventStoreDbAllReader {
   constructor(
@@ -111,31 +120,54 @@ export class EventStoreDbAllReader {
 
   /**
    * A filtered readAll as a server-side filtered catch-up subscription (6.2.1's readAll has no
-   * server-side filter: a prefix read from the start would scan all of $all on the client). Ends at
-   * `limit`, when the server says it caught up (23.10 and later), or at the last record of $all as
-   * it was when the read began (older servers, through their filter checkpoints).
+   * server-side filter: a prefix read from the start would scan all of $all on the client).
    */
   private async readAllFiltered(after: GlobalPosition | undefined, limit: number, prefixes: string[]): Promise<RecordedEvent[]> {
-    const [last] = await this.page('readAll', END, BACKWARDS, 1);
-    const head = last ? positionOf(last) : undefined;
-    if (!head || (after && comparePositions(after, head) >= 0)) return [];
     const filter: SubscriptionFilter = { streamPrefixes: prefixes };
+    const window = await this.readFiltered('readAll', after, limit, prefixes, (item) => {
+      const event = toVisibleEvent(item);
+      return event && matchesFilter(event.streamId, filter) ? event : undefined;
+    });
+    return window.found;
+  }
+
+  /**
+   * Records of the streams with these prefixes strictly after `after`, as `accept` takes them
+   * (hidden ones included: the payload store reads its own streams here). Ends at `limit` accepted
+   * records, when the server says it caught up (23.10 and later), or at the last record of $all as
+   * it was when the read began (older servers, through their filter checkpoints); `complete` tells
+   * which, `last` is the position of the last record accepted.
+   */
+  async readFiltered<T>(
+    operation: string,
+    after: GlobalPosition | undefined,
+    limit: number,
+    prefixes: string[],
+    accept: (item: AllStreamResolvedEvent) => T | undefined,
+  ): Promise<FilteredWindow<T>> {
+    const [lastRecord] = await this.page(operation, END, BACKWARDS, 1);
+    const head = lastRecord ? positionOf(lastRecord) : undefined;
+    if (!head || (after && comparePositions(after, head) >= 0)) return { found: [], complete: true };
     return this.connection.read(
-      'readAll',
+      operation,
       (client) => subscriptionAsRead(client.subscribeToAll(filteredFrom(after, prefixes))),
       async (items: AsyncIterable<FilteredItem>) => {
-        const found: RecordedEvent[] = [];
+        const found: T[] = [];
+        let last: GlobalPosition | undefined;
         for await (const item of items) {
-          if ('caughtUp' in item) return found;
+          if ('caughtUp' in item) return { found, last, complete: true };
           const position = 'filterCheckpoint' in item ? item.filterCheckpoint : positionOf(item);
           if (!('filterCheckpoint' in item) && position && (!after || comparePositions(position, after) > 0)) {
-            const event = toVisibleEvent(item);
-            if (event && matchesFilter(event.streamId, filter)) found.push(event);
-            if (found.length === limit) return found;
+            const accepted = accept(item);
+            if (accepted !== undefined) {
+              found.push(accepted);
+              last = position;
+            }
+            if (found.length === limit) return { found, last, complete: false };
           }
-          if (position && comparePositions(position, head) >= 0) return found;
+          if (position && comparePositions(position, head) >= 0) return { found, last, complete: true };
         }
-        throw new EventStoreUnavailableError('EventStoreDB ended the filtered read of $all before it caught up');
+        throw new EventStoreUnavailableError(`EventStoreDB ended the filtered read of $all (${operation}) before it caught up`);
       },
     );
   }

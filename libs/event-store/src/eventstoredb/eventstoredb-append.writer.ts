@@ -7,14 +7,17 @@ import {
   type EventToAppend,
   type ExpectedRevision,
 } from '../event-store.port';
+import type { AppendOptions, PayloadAttachment } from '../payload-store.port';
 import {
   CHECKPOINT_STREAM_PREFIX,
+  PAYLOAD_STREAM_PREFIX,
   satisfiesExpected,
   toActualRevision,
   toEventData,
   toExpectedRevision,
   toGlobalPosition,
 } from './eventstoredb-event.mapping';
+import type { EventStoreDbPayloadWriter } from './eventstoredb-payload.writer';
 import type { EventStoreDbStreamReader } from './eventstoredb-stream.reader';
 import type { EventStoreDbConnection } from './eventstoredb.connection';
 
@@ -27,16 +30,24 @@ const LOOSE_APPEND_ATTEMPTS = 5;
 /**
  * Appends, to the leader. Conflicts are values (WrongExpectedVersionError). Idempotent retries
  * with an exact expectation are the server's own idempotent writes; with 'any' and 'stream_exists'
- * the stream is checked here (the server only remembers recent ids in memory).
+ * the stream is checked here (the server only remembers recent ids in memory). A payload is
+ * appended to its own stream just before the events (EventStoreDbPayloadWriter): never after, so no
+ * recorded delivery lacks its payload; a failure in between leaves a body that $maxAge expires.
  */
 export class EventStoreDbAppendWriter {
   constructor(
     private readonly connection: EventStoreDbConnection,
     private readonly streams: EventStoreDbStreamReader,
     private readonly maxEventBytes: number,
+    private readonly payloads: EventStoreDbPayloadWriter,
   ) {}
 
-  async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(
+    streamId: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
     if (typeof streamId !== 'string' || streamId.length === 0) {
       throw new InvalidAppendError('stream id must be a non-empty string');
     }
@@ -44,11 +55,47 @@ export class EventStoreDbAppendWriter {
     if (streamId.startsWith(CHECKPOINT_STREAM_PREFIX)) {
       throw new InvalidAppendError(`stream ${streamId}: names starting with ${CHECKPOINT_STREAM_PREFIX} are reserved for checkpoints`);
     }
+    if (streamId.startsWith(PAYLOAD_STREAM_PREFIX)) {
+      throw new InvalidAppendError(`stream ${streamId}: names starting with ${PAYLOAD_STREAM_PREFIX} are reserved for payloads`);
+    }
     const data = toEventData(events, this.maxEventBytes);
-    const expectedRevision = toExpectedRevision(expected);
+    // Refused before anything is written (a payload included).
+    toExpectedRevision(expected);
     // The server answers an empty append on a missing stream with "no_stream", which this client
-    // reports as revision 0: check the expectation by reading instead (nothing is written anyway).
+    // reports as revision 0: check the expectation by reading instead (nothing is written anyway,
+    // so neither is a payload).
     if (data.length === 0) return this.checkExpected(streamId, expected);
+    if (options.payload) return this.appendWithPayload(streamId, data, expected, options.payload);
+    return this.appendEvents(streamId, data, expected);
+  }
+
+  /**
+   * The body first; then its $maxAge beside the events. When the body cannot be written the
+   * events are not appended (the caller answers 503). Another body already under the key is a
+   * conflict when the events' stream shows one (a racing request recorded its delivery), and
+   * otherwise unavailable: the other writer may still record it, and a retry sees which.
+   */
+  private async appendWithPayload(
+    streamId: string,
+    data: EventData[],
+    expected: ExpectedRevision,
+    payload: PayloadAttachment,
+  ): Promise<AppendResult> {
+    const written = await this.payloads.write(payload);
+    if (written.kind === 'differs') {
+      const current = (await this.streams.lastEvent(streamId, 'append'))?.revision ?? -1n;
+      if (!satisfiesExpected(expected, current)) return { kind: 'conflict', streamId, expected, actualRevision: current };
+      throw new EventStoreUnavailableError(
+        `EventStoreDB append to ${streamId}: another payload is stored under key ${payload.key} and no event records it yet; retry later`,
+      );
+    }
+    const [events] = await Promise.allSettled([this.appendEvents(streamId, data, expected), written.expire()]);
+    if (events.status === 'rejected') throw events.reason;
+    return events.value;
+  }
+
+  private async appendEvents(streamId: string, data: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    const expectedRevision = toExpectedRevision(expected);
     if (expected === 'any' || expected === 'stream_exists') return this.appendLoose(streamId, data, expected);
 
     const outcome = await this.appendExact(streamId, data, expectedRevision);

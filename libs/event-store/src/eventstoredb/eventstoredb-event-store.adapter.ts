@@ -13,6 +13,7 @@ import type {
   Subscription,
   SubscriptionFilter,
 } from '../event-store.port';
+import type { AppendOptions } from '../payload-store.port';
 import { OpenSubscriptions } from '../open-subscriptions.registry';
 import { EventStoreDbAllReader, filteredFrom } from './eventstoredb-all.reader';
 import { EventStoreDbAppendWriter } from './eventstoredb-append.writer';
@@ -26,6 +27,8 @@ import {
 } from './eventstoredb-client.port';
 import { matchesFilter, toVisibleEvent } from './eventstoredb-event.mapping';
 import { resolveOptions, type EventStoreDbEventStoreOptions, type ResolvedOptions } from './eventstoredb-event-store.options';
+import { EventStoreDbPayloadStore } from './eventstoredb-payload.store';
+import { EventStoreDbPayloadWriter } from './eventstoredb-payload.writer';
 import { closeHandle, leaseSharedClient } from './eventstoredb-shared.client';
 import { EventStoreDbStreamReader } from './eventstoredb-stream.reader';
 import { EventStoreDbConnection } from './eventstoredb.connection';
@@ -34,7 +37,8 @@ import { EventStoreDbConnection } from './eventstoredb.connection';
  * The EventStore port on EventStoreDB (gRPC, @eventstore/db-client 6.2.1); see docs/eventstoredb.md.
  * Appends (EventStoreDbAppendWriter) and the reads that must see them (EventStoreDbStreamReader)
  * go to the leader. A filtered readAll runs as a server-side filtered catch-up subscription
- * (EventStoreDbAllReader). System events ($-streams, $-types) and checkpoint streams are never shown.
+ * (EventStoreDbAllReader). System events ($-streams, $-types), checkpoint streams and payload
+ * streams are never shown; payloads are read through payloads() (EventStoreDbPayloadStore).
  */
 export class EventStoreDbEventStore implements EventStore {
   readonly maxEventBytes: number;
@@ -43,6 +47,7 @@ export class EventStoreDbEventStore implements EventStore {
   private readonly streams: EventStoreDbStreamReader;
   private readonly all: EventStoreDbAllReader;
   private readonly writer: EventStoreDbAppendWriter;
+  private readonly payloadStore: EventStoreDbPayloadStore;
 
   private constructor(
     private readonly connection: EventStoreDbConnection,
@@ -52,7 +57,8 @@ export class EventStoreDbEventStore implements EventStore {
     this.maxEventBytes = options.maxAppendBytes;
     this.streams = new EventStoreDbStreamReader(connection);
     this.all = new EventStoreDbAllReader(connection, options.readPageSize);
-    this.writer = new EventStoreDbAppendWriter(connection, this.streams, this.maxEventBytes);
+    this.writer = new EventStoreDbAppendWriter(connection, this.streams, this.maxEventBytes, new EventStoreDbPayloadWriter(connection));
+    this.payloadStore = new EventStoreDbPayloadStore(connection, this.all);
   }
 
   /**
@@ -105,8 +111,13 @@ export class EventStoreDbEventStore implements EventStore {
     return this.checkpointStore;
   }
 
-  append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
-    return this.writer.append(streamId, events, expected);
+  append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
+    return this.writer.append(streamId, events, expected, options);
+  }
+
+  /** The payload store on the same client (one instance per store). */
+  payloads(): EventStoreDbPayloadStore {
+    return this.payloadStore;
   }
 
   readStream(streamId: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEvent[]> {

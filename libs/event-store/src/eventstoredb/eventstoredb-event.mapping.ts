@@ -36,6 +36,13 @@ import {
 export const CHECKPOINT_STREAM_PREFIX = 'checkpoint-';
 
 /**
+ * Untrusted payloads live in streams named `payload-<key>` (EventStoreDbPayloadStore), read only
+ * through payloads(). No reader of events ever sees them: $all keeps a removed payload's body until
+ * a scavenge, and the relay, the projector and CLI replays must not carry it anywhere.
+ */
+export const PAYLOAD_STREAM_PREFIX = 'payload-';
+
+/**
  * Old servers (before 22.6) report this "no position" marker (u64 max) for events read from a
  * stream rather than from $all.
  */
@@ -104,9 +111,14 @@ export function readFrom(after: GlobalPosition | undefined): Position | typeof S
   return after && after.commit >= 0n && after.prepare >= 0n ? toClientPosition(after) : START;
 }
 
-/** Events the port never shows: system streams/types ($...) and this adapter's checkpoint streams. */
+/** Events the port never shows: system streams/types ($...) and this adapter's checkpoint and payload streams. */
 export function isHiddenEvent(streamId: string, type: string): boolean {
-  return isSystemStream(streamId) || type.startsWith('$') || streamId.startsWith(CHECKPOINT_STREAM_PREFIX);
+  return (
+    isSystemStream(streamId) ||
+    type.startsWith('$') ||
+    streamId.startsWith(CHECKPOINT_STREAM_PREFIX) ||
+    streamId.startsWith(PAYLOAD_STREAM_PREFIX)
+  );
 }
 
 /** Literal prefix match; no filter means every stream, an empty prefix list means none. */
@@ -148,7 +160,7 @@ export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent
   };
 }
 
-/** Like toRecordedEvent, but undefined for what the port hides (system and checkpoint events). */
+/** Like toRecordedEvent, but undefined for what the port hides (system, checkpoint and payload events). */
 export function toVisibleEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
   const record = resolved.event;
   if (!record || isHiddenEvent(record.streamId, record.type)) return undefined;
