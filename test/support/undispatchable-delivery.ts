@@ -15,18 +15,22 @@ export async function appendAcceptedDelivery(store: EventStore, ids: AcceptedDel
   const { deliveryId } = ids;
   const data: DeliveryAccepted['data'] = {
     ...ids,
-    payload: { format: 'json', json: '{"x":1}' },
+    payloadFormat: 'json',
+    payloadBytes: 7,
+    payloadExpiresAt: new Date(Date.now() + 86_400_000).toISOString(),
     contentType: 'application/json',
     idempotencyKey: null,
     requestDigest: '0'.repeat(64),
     receivedAt: new Date().toISOString(),
   };
+  const payload = { key: deliveryId, webhookId: ids.webhookId, format: 'json' as const, text: '{"x":1}' };
   const events = toAppend(
     [{ type: 'DeliveryAccepted', data }],
     { correlationId: deliveryId, causationId: deliveryId, traceparent: '' },
     () => randomUUID(),
   );
-  const result = await store.append(Streams.delivery(deliveryId), events, 'no_stream');
+  const times = { receivedAt: Date.parse(data.receivedAt), expiresAt: Date.parse(data.payloadExpiresAt ?? data.receivedAt) };
+  const result = await store.append(Streams.delivery(deliveryId), events, 'no_stream', { payload: { ...payload, ...times } });
   if (result.kind !== 'appended') throw new Error(`delivery ${deliveryId} not appended`);
 }
 

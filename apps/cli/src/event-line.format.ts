@@ -1,10 +1,13 @@
 import { upcastEvent } from '@wts/contracts';
 import { formatPosition, type RecordedEvent } from '@wts/event-store';
 
-/** Fields holding untrusted input (the delivery's payload, and the run's message that frames it). */
-const UNTRUSTED_FIELDS: ReadonlySet<string> = new Set(['payload']);
-/** Service-written but long, and it embeds the payload: summarised, never printed in a line. */
-const SUMMARISED_FIELDS: ReadonlySet<string> = new Set(['initialMessage']);
+/**
+ * Fields holding untrusted input: a delivery's payload as events written before payloads were kept
+ * apart carried it (today's events hold none: `show delivery` reads it from the store).
+ */
+const UNTRUSTED_FIELDS: ReadonlySet<string> = new Set(['payload', 'legacyPayload']);
+/** Service-written but long, and it embeds the payload: summarised, never printed in a line (runs written before messages were framed on read). */
+const SUMMARISED_FIELDS: ReadonlySet<string> = new Set(['initialMessage', 'legacyInitialMessage']);
 const DIGEST_FIELD = /digest$/i;
 /** Defence in depth: events carry digests only, but a field that looks secret is never printed. */
 const SECRET_FIELD = /secret|token|password|passwd|authorization|api[-_]?key|credential|cookie/i;

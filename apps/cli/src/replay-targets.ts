@@ -1,16 +1,16 @@
-import type { DispatchDeliveryUseCase } from '@wts/application';
+import type { BatchedLookup, DispatchDeliveryUseCase, PayloadLookup } from '@wts/application';
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
-import { formatPosition, type RecordedEvent } from '@wts/event-store';
+import { formatPosition, type EventStore, type RecordedEvent } from '@wts/event-store';
 import {
   MAX_PRODUCE_REQUEST_BYTES,
   Relays,
   chunkBySize,
   createKafkaClient,
-  encodeEvent,
   ensureTopics,
   isMessageTooLarge,
-  messageBytes,
+  relayEntryOf,
   routeEvent,
+  runPayloadLookup,
   type KafkaConnection,
   type KafkaTopicNames,
   type MessagingLogger,
@@ -109,7 +109,8 @@ interface Outbound {
 
 /**
  * `--to kafka`: re-publishes to the topic the relay would use, with the relay's own encoding
- * (encodeEvent: same key, value and headers, including `event-id`, so consumers dedupe), through
+ * (relayEntryOf: same key, value and headers, including `event-id`, so consumers dedupe; a run's
+ * message framed from its payload as the relay frames it), through
  * an idempotent producer with acks=all, in store order, in produce requests capped like the
  * relay's (MAX_PRODUCE_REQUEST_BYTES, at least one message each). A request the broker refuses as
  * too large is split in halves; a single event the topic refuses fails the replay, naming it.
@@ -121,9 +122,11 @@ export class KafkaReplayTarget implements ReplayTarget {
     private readonly producer: Producer,
     private readonly topics: KafkaTopicNames,
     private readonly maxRequestBytes: number,
+    private readonly payloads: BatchedLookup<PayloadLookup>,
   ) {}
 
   static async connect(
+    store: EventStore,
     connection: KafkaConnection,
     topics: KafkaTopicNames,
     logger: MessagingLogger,
@@ -135,7 +138,7 @@ export class KafkaReplayTarget implements ReplayTarget {
     await ensureTopics(kafka, topics, {}, { logger, roles: [Relays.ingressWebhooks.topic, Relays.dispatcherRuns.topic] });
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
-    return new KafkaReplayTarget(producer, topics, maxRequestBytes);
+    return new KafkaReplayTarget(producer, topics, maxRequestBytes, runPayloadLookup(store));
   }
 
   accepts(event: RecordedEvent): boolean {
@@ -145,15 +148,16 @@ export class KafkaReplayTarget implements ReplayTarget {
   async replay(events: readonly RecordedEvent[], counts: ReplayCounts): Promise<void> {
     const outbound: Outbound[] = [];
     let skipped = 0;
-    for (const event of events) {
-      const route = routeEvent(event);
-      if (!route) {
+    // Every entry first (their payload reads go out in batches), then each awaited.
+    for (const entry of events.map((event) => ({ event, entry: relayEntryOf(event, this.topics, this.payloads) }))) {
+      const { topic, message, complete } = entry.entry;
+      if (topic === undefined || message === undefined) {
         skipped += 1;
         continue;
       }
-      const encoded = encodeEvent(event, route);
-      const message: Message = { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
-      outbound.push({ topic: this.topics[route.topic], message, bytes: messageBytes(message), event });
+      const bytes = complete ? await complete() : entry.entry.bytes;
+      entry.entry.span?.end();
+      outbound.push({ topic, message, bytes, event: entry.event });
     }
     for (const request of chunkBySize(outbound, (item) => item.bytes, this.maxRequestBytes)) await this.send(request);
     counts.replayed += outbound.length;

@@ -112,7 +112,7 @@ export class ReplayCommand extends CommandRunner {
     if (plan.target === 'dispatcher') return new DispatcherReplayTarget(new DispatchDeliveryUseCase(store, systemClock));
     if (!kafka) throw new UsageError([KAFKA_NEEDED]);
     try {
-      return await KafkaReplayTarget.connect(kafka, kafkaTopicNames(plan.topicPrefix), this.kafkaLogger());
+      return await KafkaReplayTarget.connect(store, kafka, kafkaTopicNames(plan.topicPrefix), this.kafkaLogger());
     } catch (error) {
       throw new CliFailure(`cannot reach Kafka at ${kafka.brokers.join(',')}: ${describeError(error)}`, { cause: error });
     }

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
-import { Streams } from '@wts/contracts';
-import { isWellFormedId } from '@wts/domain';
+import { PayloadReader, type PayloadLookup } from '@wts/application';
+import { Streams, upcastEvent, type RunCreated } from '@wts/contracts';
+import { isWellFormedId, runInitialMessage } from '@wts/domain';
 import { formatPosition, type RecordedEvent } from '@wts/event-store';
 import { CommandRunner } from 'nest-commander';
 import { CLI_CONTEXT, type CliContext } from './cli.context';
@@ -22,14 +23,30 @@ export function eventAsJson(event: RecordedEvent): Record<string, unknown> {
 }
 
 /**
- * Reads one stream and prints it as pretty JSON: `{stream, events: [...]}`. Payloads are printed
- * as stored (untrusted text inside JSON strings: never interpreted); terminal-unsafe characters
- * are escaped. An empty stream is "not found" (exit code 1).
+ * Reads one stream and prints it as pretty JSON: `{stream, events: [...], payload}`. The payload,
+ * kept apart from the events, is read from the store: `{state: "kept", format, text}` (untrusted
+ * text inside a JSON string: never interpreted), or `{state: "expired" | "erased", removed_at}`;
+ * a run's also shows its `initial_message`, framed as the run is. Terminal-unsafe characters are
+ * escaped. An empty stream is "not found" (exit code 1).
  */
 export async function showStream(context: CliContext, streamId: string, notFound: string): Promise<void> {
-  const events = await withStore(context, ({ store }) => store.readStream(streamId));
-  if (events.length === 0) throw new CliFailure(notFound);
-  context.stdout.write(`${terminalSafeJson({ stream: streamId, events: events.map(eventAsJson) })}\n`);
+  const shown = await withStore(context, async ({ store }) => {
+    const events = await store.readStream(streamId);
+    const first = events[0] ? upcastEvent(events[0]) : undefined;
+    const data = first?.data as Partial<RunCreated['data']> | undefined;
+    const lookup = typeof data?.deliveryId === 'string' ? await new PayloadReader(store).lookupOne(data.deliveryId) : undefined;
+    return { events, payload: lookup && payloadAsJson(lookup, first?.type === 'RunCreated' ? (data as RunCreated['data']) : undefined) };
+  });
+  if (shown.events.length === 0) throw new CliFailure(notFound);
+  const printed = { stream: streamId, events: shown.events.map(eventAsJson), ...(shown.payload ? { payload: shown.payload } : {}) };
+  context.stdout.write(`${terminalSafeJson(printed)}\n`);
+}
+
+function payloadAsJson(lookup: PayloadLookup, run: RunCreated['data'] | undefined): Record<string, unknown> {
+  if (lookup.state !== 'kept') return { state: lookup.state, removed_at: lookup.removedAt.toISOString() };
+  const { payload } = lookup;
+  const text = payload.format === 'json' ? payload.json : payload.text;
+  return { state: 'kept', format: payload.format, text, ...(run ? { initial_message: runInitialMessage(run, payload) } : {}) };
 }
 
 /** What `show` can print: the stream of an id of each kind, and what is said when it is empty. */

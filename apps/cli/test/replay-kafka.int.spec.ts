@@ -5,7 +5,8 @@
  */
 import { Relays, kafkaTopicNames, routeEvent, KafkaRelaySupervisor, type KafkaTopicNames } from '@wts/messaging';
 import { toAppend } from '@wts/application';
-import { Streams, schemaVersionOf, type DeliveryAccepted } from '@wts/contracts';
+import { Streams, schemaVersionOf, type DeliveryAccepted, type RunCreated } from '@wts/contracts';
+import { runFraming } from '@wts/domain';
 import type { RecordedEvent } from '@wts/event-store';
 import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
@@ -224,7 +225,10 @@ describe('replay --to kafka of large events (real broker, default message.max.by
     await seeded?.app.close();
   });
 
-  /** Accepted deliveries of the first webhook with a text payload of `payloadBytes`, appended directly. */
+  /**
+   * Accepted deliveries of the first webhook with a text payload of `payloadBytes` and their runs,
+   * appended directly: a run's message carries its payload framed (the delivery's carries none).
+   */
   async function appendLarge(count: number, payloadBytes: number): Promise<void> {
     const hook = seeded.hooks[0];
     const [first] = (await seeded.app.allEvents()).filter(
@@ -233,61 +237,91 @@ describe('replay --to kafka of large events (real broker, default message.max.by
     const template = first.data as DeliveryAccepted['data'];
     for (let i = 0; i < count; i++) {
       const deliveryId = `dlv_large${randomUUID().replace(/-/g, '')}`;
+      const text = `${i} `.padEnd(payloadBytes, 'x');
       const data: DeliveryAccepted['data'] = {
         ...template,
         deliveryId,
         runId: `run_large${randomUUID().replace(/-/g, '')}`,
         idempotencyKey: null,
-        payload: { format: 'text', text: `${i} `.padEnd(payloadBytes, 'x') },
+        payloadFormat: 'text',
+        payloadBytes: text.length,
         contentType: 'text/plain',
       };
-      const events = toAppend(
-        [{ type: 'DeliveryAccepted', data }],
-        { correlationId: deliveryId, causationId: deliveryId, traceparent: '' },
-        () => randomUUID(),
+      const context = { correlationId: deliveryId, causationId: deliveryId, traceparent: '' };
+      const payload = {
+        key: deliveryId,
+        webhookId: data.webhookId,
+        format: 'text' as const,
+        text,
+        receivedAt: Date.now(),
+        expiresAt: Date.now() + 86_400_000,
+      };
+      const delivery = toAppend([{ type: 'DeliveryAccepted', data }], context, () => randomUUID());
+      const appended = await seeded.app.store.append(Streams.delivery(deliveryId), delivery, 'no_stream', { payload });
+      if (appended.kind !== 'appended') throw new Error('delivery not appended');
+      const routine = { name: 'r', tools: [], instructions: 'i', mode: 'supervised' as const };
+      const { runId, routineId, webhookId, triggerAccount } = data;
+      const run: RunCreated = {
+        type: 'RunCreated',
+        data: {
+          runId,
+          routineId,
+          webhookId,
+          deliveryId,
+          triggerAccount,
+          routine,
+          framing: runFraming(data),
+          status: 'created',
+          createdAt: data.receivedAt,
+        },
+      };
+      const result = await seeded.app.store.append(
+        Streams.run(runId),
+        toAppend([run], context, () => randomUUID()),
+        'no_stream',
       );
-      const result = await seeded.app.store.append(Streams.delivery(deliveryId), events, 'no_stream');
-      if (result.kind !== 'appended') throw new Error('delivery not appended');
+      if (result.kind !== 'appended') throw new Error('run not appended');
     }
   }
 
-  it('sends 600 × 2 KiB deliveries and a ~2 MB one in requests capped by bytes, to topics that admit 16 MiB messages', async () => {
+  it('sends the runs of 600 × 2 KiB deliveries and of a ~2 MB one in requests capped by bytes, to topics that admit 16 MiB messages', async () => {
     await appendLarge(600, 2048);
     await appendLarge(1, 2 * 1024 * 1024);
-    const deliveries = (await seeded.app.allEvents()).filter((event) => event.type === 'DeliveryAccepted');
-    expect(deliveries.length).toBe(seeded.deliveryIds.length + 601);
+    const runs = (await seeded.app.allEvents()).filter((event) => event.type === 'RunCreated');
+    expect(runs.length).toBe(601);
 
     const started = Date.now();
-    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', prefix, '--json'], {
+    const result = await cli(['replay', '--category', 'run', '--to', 'kafka', '--topic-prefix', prefix, '--json'], {
       ...seeded.env,
       KAFKA_BROKERS: brokers.join(','),
     });
     const summary = summaryOf(result);
     process.stderr.write(`[cli] replay of ${summary.replayed} events (≈ 3.4 MB) to Kafka took ${Date.now() - started} ms\n`);
-    expect(summary).toMatchObject({ replayed: deliveries.length, skipped: 0 });
+    expect(summary).toMatchObject({ replayed: runs.length, skipped: 0 });
 
     const topics = kafkaTopicNames(prefix);
     const admin = kafka.admin();
     await admin.connect();
     try {
       const described = await admin.describeConfigs({
-        resources: [{ type: ConfigResourceTypes.TOPIC, name: topics.webhookEvents, configNames: ['max.message.bytes'] }],
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topics.routineRuns, configNames: ['max.message.bytes'] }],
         includeSynonyms: false,
       });
       expect(described.resources[0].configEntries[0].configValue).toBe(String(16 * 1024 * 1024));
     } finally {
       await admin.disconnect();
     }
-    const reader = await new MessageCollector(kafka, [topics.webhookEvents], uniqueName('cli-large-reader')).start();
+    const reader = await new MessageCollector(kafka, [topics.routineRuns], uniqueName('cli-large-reader')).start();
     collectors.push(reader);
-    await eventually(async () => reader.messages.length >= deliveries.length, 60_000, 'the replayed messages');
-    expect(reader.messages).toHaveLength(deliveries.length);
-    const ofFirstHook = reader.messages
-      .filter((m) => m.key === seeded.hooks[0].webhookId)
-      .sort((a, b) => Number(a.offset) - Number(b.offset))
-      .map((m) => m.headers['event-id']);
-    expect(ofFirstHook).toEqual(
-      deliveries.filter((event) => (event.data as { webhookId: string }).webhookId === seeded.hooks[0].webhookId).map((event) => event.id),
-    );
+    await eventually(async () => reader.messages.length >= runs.length, 60_000, 'the replayed messages');
+    expect(reader.messages).toHaveLength(runs.length);
+    const inOrder = [...reader.messages].sort((a, b) => Number(a.offset) - Number(b.offset)).map((m) => m.headers['event-id']);
+    expect(inOrder).toEqual(runs.map((event) => event.id));
+    // Each run's message is framed from its payload, as the relay frames it (schema version 2).
+    const size = (m: CollectedMessage): number => m.value?.length ?? 0;
+    const largest = reader.messages.reduce((a, b) => (size(a) >= size(b) ? a : b));
+    expect(largest.headers['schema-version']).toBe('2');
+    expect(size(largest)).toBeGreaterThan(2 * 1024 * 1024);
+    expect((JSON.parse(String(largest.value)) as { initialMessage: string }).initialMessage).toContain('xxxxxxxx');
   });
 });

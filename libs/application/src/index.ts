@@ -1,5 +1,6 @@
 export * from './shared/runtime.ports';
 export * from './shared/async.util';
+export * from './shared/batched-lookup';
 export * from './shared/retry-with-backoff';
 export * from './shared/system-runtime.adapter';
 export * from './shared/trace-context';
@@ -22,6 +23,7 @@ export * from './delivery/webhook-activity.queries';
 export * from './delivery/trigger-webhook.request';
 export * from './delivery/trigger-webhook.usecase';
 export * from './delivery/append-outcome.errors';
+export * from './payload/payload.reader';
 export * from './run/run.view';
 export * from './run/run.serializer';
 export * from './run/run.queries';

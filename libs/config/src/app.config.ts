@@ -42,6 +42,8 @@ export interface AppConfig {
     readonly idempotencyRetentionMs: number;
     /** WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: a signed timestamp further from now, either way, is refused. */
     readonly signatureToleranceSeconds: number;
+    /** PAYLOAD_RETENTION_SECONDS: how long a payload is kept unless its webhook says otherwise. */
+    readonly payloadRetentionSeconds: number;
   };
   readonly log: { readonly level: string; readonly format: LogFormat };
   /** OpenTelemetry traces: on only when the standard OTEL_* variables ask (the SDK reads the rest). */
@@ -90,6 +92,7 @@ const ENVIRONMENT_KEYS = [
   'WEBHOOK_RATE_LIMIT_PER_MINUTE',
   'IDEMPOTENCY_RETENTION_SECONDS',
   'WEBHOOK_SIGNATURE_TOLERANCE_SECONDS',
+  'PAYLOAD_RETENTION_SECONDS',
   'LOG_LEVEL',
   'LOG_FORMAT',
   'SUPERVISOR_PID',
@@ -146,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       rateLimitPerMinute: dto.WEBHOOK_RATE_LIMIT_PER_MINUTE,
       idempotencyRetentionMs: dto.IDEMPOTENCY_RETENTION_SECONDS * 1000,
       signatureToleranceSeconds: dto.WEBHOOK_SIGNATURE_TOLERANCE_SECONDS,
+      payloadRetentionSeconds: dto.PAYLOAD_RETENTION_SECONDS,
     },
     log: { level: dto.LOG_LEVEL, format: dto.LOG_FORMAT as LogFormat },
     supervisorPid: dto.SUPERVISOR_PID,

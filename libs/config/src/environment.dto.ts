@@ -186,6 +186,16 @@ export class EnvironmentDto {
   @Max(366 * 24 * 3600)
   IDEMPOTENCY_RETENTION_SECONDS = 86_400;
 
+  /**
+   * How long a delivery's payload is kept (a webhook may set its own, in days): then it is removed
+   * with every copy. The record of the delivery (ids, times, digest, outcome) stays.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'PAYLOAD_RETENTION_SECONDS must be an integer' })
+  @Min(60, { message: 'PAYLOAD_RETENTION_SECONDS must be at least 60' })
+  @Max(3650 * 24 * 3600, { message: 'PAYLOAD_RETENTION_SECONDS must be at most 315360000 (3650 days)' })
+  PAYLOAD_RETENTION_SECONDS = 2_592_000;
+
   /** How far a signed sender's timestamp may be from now, either way (Standard Webhooks, Stripe). */
   @Transform(toInt)
   @IsInt({ message: 'WEBHOOK_SIGNATURE_TOLERANCE_SECONDS must be an integer' })

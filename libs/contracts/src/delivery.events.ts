@@ -27,7 +27,21 @@ export type DeliveryAccepted = Event<
     /** Fixed at acceptance so callers can correlate before the run exists. */
     readonly runId: string;
     readonly triggerAccount: TriggerAccount;
-    readonly payload: PayloadRecord;
+    /**
+     * The payload itself is not in the event: it is kept apart, under the delivery id, in the
+     * store's payload store (so it can expire or be erased without rewriting history).
+     */
+    readonly payloadFormat: PayloadRecord['format'];
+    /** The payload's size as UTF-8 bytes. */
+    readonly payloadBytes: number;
+    /**
+     * When the payload is removed as expired (ISO 8601; from the webhook's retention or the default
+     * at acceptance). Null for a delivery written before payloads were kept apart (schema version
+     * 1): its payload is inside the event (`legacyPayload`) and is never removed.
+     */
+    readonly payloadExpiresAt: string | null;
+    /** Only when read from a schema version 1 event, which carried the payload inline (see upcastEvent). */
+    readonly legacyPayload?: PayloadRecord;
     /** The media type as received, lower-cased, e.g. "application/json". */
     readonly contentType: string;
     readonly idempotencyKey: string | null;

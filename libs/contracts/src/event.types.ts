@@ -27,8 +27,11 @@ export const SCHEMA_VERSION = 1;
  * changes, and teach `upcastEvent` (upcast.ts) to read the older shapes.
  * - RunCreated 2: no `payload` (it is stored once, in DeliveryAccepted; the run keeps its framed
  *   `initialMessage`).
+ * - RunCreated 3: no `initialMessage` either, but its `framing`: the message is framed when read.
+ * - DeliveryAccepted 2: no `payload` (kept apart, in the store's payload store), but its
+ *   `payloadFormat`, `payloadBytes` and `payloadExpiresAt`.
  */
-export const CHANGED_SCHEMA_VERSIONS: Readonly<Record<string, number>> = { RunCreated: 2 };
+export const CHANGED_SCHEMA_VERSIONS: Readonly<Record<string, number>> = { RunCreated: 3, DeliveryAccepted: 2 };
 
 export function schemaVersionOf(eventType: string): number {
   return CHANGED_SCHEMA_VERSIONS[eventType] ?? SCHEMA_VERSION;

@@ -1,4 +1,5 @@
 import type { RoutineMode, RoutineTool } from './catalog.events';
+import type { DeliverySender } from './delivery.events';
 import type { Event } from './event.types';
 import type { TriggerAccount } from './webhook.events';
 
@@ -7,6 +8,15 @@ export interface RoutineSnapshot {
   readonly tools: readonly RoutineTool[];
   readonly instructions: string;
   readonly mode: RoutineMode;
+}
+
+/** The inputs of the framer besides the payload and the run's own ids. */
+export interface RunFraming {
+  /** The framer's version: a run is always framed by the version it was created with. */
+  readonly version: number;
+  readonly receivedAt: string;
+  readonly contentType: string;
+  readonly sender?: DeliverySender;
 }
 
 export type RunCreated = Event<
@@ -19,10 +29,14 @@ export type RunCreated = Event<
     readonly triggerAccount: TriggerAccount;
     readonly routine: RoutineSnapshot;
     /**
-     * The fixed, service-written message framing the payload as untrusted data. The payload itself
-     * is stored once, in the delivery's DeliveryAccepted (schema version 2; see upcastEvent).
+     * What the fixed, service-written message framing the payload as untrusted data is made of,
+     * besides the payload: the message is framed when read (the framer is pure and versioned), so
+     * the payload is stored once. Null in a run written before (schema version 1 or 2), which
+     * carried its framed message (`legacyInitialMessage`).
      */
-    readonly initialMessage: string;
+    readonly framing: RunFraming | null;
+    /** Only when read from a schema version 1 or 2 event, which stored the framed message (see upcastEvent). */
+    readonly legacyInitialMessage?: string;
     readonly status: 'created';
     readonly createdAt: string;
   }

@@ -35,6 +35,8 @@ export type WebhookEnabled = Event<
     readonly verification?: SignedVerification;
     readonly defaultAccount: TriggerAccount;
     readonly accountOverrideAllowed: boolean;
+    /** How many days its deliveries' payloads are kept; absent: PAYLOAD_RETENTION_SECONDS. */
+    readonly payloadRetentionDays?: number;
     readonly enabledAt: string;
   }
 >;

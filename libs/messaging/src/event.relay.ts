@@ -1,11 +1,19 @@
 import type { GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { formatPosition } from '@wts/event-store';
 import { metrics } from '@wts/observability';
-import { Signal, describeError, retryWithBackoff, sleep, type RetryOptions } from '@wts/application';
+import {
+  Signal,
+  describeError,
+  retryWithBackoff,
+  sleep,
+  type BatchedLookup,
+  type PayloadLookup,
+  type RetryOptions,
+} from '@wts/application';
 import type { EventRelayDependencies } from './event-relay.dependencies';
 import { groupByTopic, isMessageTooLarge } from './produce-batching';
-import { batchBytes, relayEntryOf, type RelayEntry } from './relay.entry';
-import { RelayBuffer } from './relay.buffer';
+import { batchBytes, relayEntryOf, runPayloadLookup, type RelayEntry } from './relay.entry';
+import { RelayBuffer, completeRunMessages } from './relay.buffer';
 import { RelayProducer } from './relay.producer';
 
 const SUSPENDED_POLL_MS = 25;
@@ -48,10 +56,12 @@ export class EventRelay {
   private forwarded = 0;
   private parked = 0;
   private checkpointSaved: number | undefined;
+  private readonly payloads: BatchedLookup<PayloadLookup>;
 
   constructor(private readonly deps: EventRelayDependencies) {
     this.producer = new RelayProducer(deps.kafka);
     this.buffer = new RelayBuffer(deps.tuning);
+    this.payloads = runPayloadLookup(deps.store);
   }
 
   /** Metrics: events read from the store and not yet acknowledged by Kafka. */
@@ -128,7 +138,7 @@ export class EventRelay {
   }
 
   private async enqueue(event: RecordedEvent): Promise<void> {
-    if (!(await this.buffer.add(relayEntryOf(event, this.deps.topics)))) throw new RelayStoppedError();
+    if (!(await this.buffer.add(relayEntryOf(event, this.deps.topics, this.payloads)))) throw new RelayStoppedError();
     this.lastQueued = event.position;
   }
 
@@ -141,6 +151,10 @@ export class EventRelay {
       }
       if (!this.buffer.fullBatchBuffered()) await sleep(lingerMs, this.stopRequested);
       if (this.stopping) return;
+      const onFailure = (err: unknown): void =>
+        this.deps.logger.warn({ err: describeError(err) }, "a run's payload is unreadable; retrying");
+      if (!(await completeRunMessages(this.buffer, this.buffer.nextBatch(), { ...this.backoff(), onFailure }))) return;
+      // Completed messages are larger: the batch is taken again by size (never longer than before).
       if (!(await this.forward(this.buffer.nextBatch()))) return;
     }
   }
@@ -177,45 +191,42 @@ export class EventRelay {
     const topicMessages = groupByTopic(batch);
     if (topicMessages.length === 0) return 'acknowledged';
     const published = batch.filter((entry) => entry.message !== undefined);
-    const sent = await retryWithBackoff(
-      async (attempt): Promise<SendOutcome> => {
-        if (!(await this.whileSuspended())) return 'stopped';
-        try {
-          await this.producer.sendBatch(topicMessages);
-          this.forwarded += published.length;
-          return 'acknowledged';
-        } catch (error) {
-          await this.producer.drop();
-          if (isMessageTooLarge(error)) {
-            if (published.length > 1) return 'too_large';
-            const [single] = published;
-            const parking = attempt >= this.deps.tuning.tooLargeAttemptsBeforeParking;
-            this.deps.logger.error(
-              {
-                relay: this.deps.definition.name,
-                attempt,
-                eventId: single.eventId,
-                topic: single.topic,
-                position: formatPosition(single.position),
-                bytes: single.bytes,
-                err: describeError(error),
-              },
-              parking
-                ? "an event is larger than the topic's max.message.bytes: parked in the store (parked-<event id>) and passed; replay it once the topic's limit is raised"
-                : "an event is larger than the topic's max.message.bytes: retried a few times, then parked",
-            );
-            if (parking) return 'park';
-          } else {
-            this.deps.logger.warn(
-              { relay: this.deps.definition.name, attempt, err: describeError(error) },
-              'relay produce failed; retrying without moving the checkpoint',
-            );
-          }
-          throw error;
+    const sent = await retryWithBackoff(async (attempt): Promise<SendOutcome> => {
+      if (!(await this.whileSuspended())) return 'stopped';
+      try {
+        await this.producer.sendBatch(topicMessages);
+        this.forwarded += published.length;
+        return 'acknowledged';
+      } catch (error) {
+        await this.producer.drop();
+        if (isMessageTooLarge(error)) {
+          if (published.length > 1) return 'too_large';
+          const [single] = published;
+          const parking = attempt >= this.deps.tuning.tooLargeAttemptsBeforeParking;
+          this.deps.logger.error(
+            {
+              relay: this.deps.definition.name,
+              attempt,
+              eventId: single.eventId,
+              topic: single.topic,
+              position: formatPosition(single.position),
+              bytes: single.bytes,
+              err: describeError(error),
+            },
+            parking
+              ? "an event is larger than the topic's max.message.bytes: parked in the store (parked-<event id>) and passed; replay it once the topic's limit is raised"
+              : "an event is larger than the topic's max.message.bytes: retried a few times, then parked",
+          );
+          if (parking) return 'park';
+        } else {
+          this.deps.logger.warn(
+            { relay: this.deps.definition.name, attempt, err: describeError(error) },
+            'relay produce failed; retrying without moving the checkpoint',
+          );
         }
-      },
-      { ...this.backoff(), proceed: () => !this.stopping },
-    );
+        throw error;
+      }
+    }, this.backoff());
     return sent.kind === 'done' ? sent.value : 'stopped';
   }
 
@@ -274,6 +285,7 @@ export class EventRelay {
       initialDelayMs: this.deps.tuning.retryInitialDelayMs,
       maxDelayMs: this.deps.tuning.retryMaxDelayMs,
       interrupt: this.stopRequested,
+      proceed: () => !this.stopping,
     };
   }
 

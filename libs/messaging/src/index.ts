@@ -1,5 +1,7 @@
 export * from './kafka-topics.contract';
 export * from './kafka-message.codec';
+export { relayEntryOf, runPayloadLookup, type RelayEntry } from './relay.entry';
+export { runCreatedWire } from './run-created.wire';
 export * from './consumer-failure.errors';
 export * from './kafka-client.factory';
 export * from './kafka-topics.admin';

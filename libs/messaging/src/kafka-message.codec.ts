@@ -33,7 +33,14 @@ export function encodeEvent(stored: RecordedEvent, route: MessageRoute): Outboun
     position: formatPosition(event.position),
     ...(typeof metadata.traceparent === 'string' && metadata.traceparent !== '' ? { traceparent: metadata.traceparent } : {}),
   };
-  return { key: route.key, value: JSON.stringify(event.data), headers };
+  return { key: route.key, value: JSON.stringify(withoutLegacyPayload(event.data)), headers };
+}
+
+/** A delivery written before payloads were kept apart is read with its payload (`legacyPayload`): it never goes to Kafka. */
+function withoutLegacyPayload(data: unknown): unknown {
+  if (typeof data !== 'object' || data === null || !('legacyPayload' in data)) return data;
+  const { legacyPayload: _payload, ...rest } = data as Record<string, unknown>;
+  return rest;
 }
 
 /** Header values as kafkajs hands them over. */
@@ -181,12 +188,23 @@ function text(source: Json, field: string, what: string): string {
 export const decodeDeliveryAccepted: ValueDecoder<DeliveryAcceptedMessage.Value> = (value) => {
   const data = object(value, 'value');
   const account = object(data.triggerAccount, 'value.triggerAccount');
-  const payload = object(data.payload, 'value.payload');
-  if (
-    !(payload.format === 'json' && typeof payload.json === 'string') &&
-    !(payload.format === 'text' && typeof payload.text === 'string')
-  ) {
-    throw new MessageDecodeError('value.payload is neither {format:"json",json} nor {format:"text",text}');
+  if (data.payload === undefined) {
+    // Schema version 2: the payload is kept apart, in the store; the message says what it is.
+    if (data.payloadFormat !== 'json' && data.payloadFormat !== 'text')
+      throw new MessageDecodeError('value.payloadFormat is neither "json" nor "text"');
+    if (!Number.isSafeInteger(data.payloadBytes) || (data.payloadBytes as number) < 0)
+      throw new MessageDecodeError('value.payloadBytes is not a byte count');
+    if (data.payloadExpiresAt !== null && typeof data.payloadExpiresAt !== 'string')
+      throw new MessageDecodeError('value.payloadExpiresAt is neither a string nor null');
+  } else {
+    // Schema version 1, produced before an upgrade: the payload inline.
+    const payload = object(data.payload, 'value.payload');
+    if (
+      !(payload.format === 'json' && typeof payload.json === 'string') &&
+      !(payload.format === 'text' && typeof payload.text === 'string')
+    ) {
+      throw new MessageDecodeError('value.payload is neither {format:"json",json} nor {format:"text",text}');
+    }
   }
   if (data.idempotencyKey !== null && typeof data.idempotencyKey !== 'string') {
     throw new MessageDecodeError('value.idempotencyKey is neither a string nor null');

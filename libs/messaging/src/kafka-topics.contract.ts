@@ -4,7 +4,14 @@
  * partition keys, header names, message key/value types and which stored event goes where.
  * `docs/kafka.md` explains the rules; the relay and the dispatcher's consumer implement them.
  */
-import { SCHEMA_VERSION, StreamCategories, type DeliveryAccepted, type RunCreated, type WebhookEvent } from '@wts/contracts';
+import {
+  SCHEMA_VERSION,
+  StreamCategories,
+  schemaVersionOf,
+  type DeliveryAccepted,
+  type RunCreated,
+  type WebhookEvent,
+} from '@wts/contracts';
 
 export const KafkaTopics = {
   /** Key: webhook id (per-webhook order). Lifecycle events of `webhook-*`, `DeliveryAccepted` of `delivery-*`. */
@@ -112,9 +119,10 @@ export interface EventHeaders {
 /**
  * Schema versions this build can decode; a message of another version is never guessed at. A newer
  * one waits in place (a rolling deploy: an upgraded member will read it); one that is not a
- * positive integer, or older than this build still reads, is parked.
+ * positive integer, or older than this build still reads, is parked. Version 2 is a DeliveryAccepted
+ * whose payload is kept apart (1: with it inline, as older builds produced it).
  */
-export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [SCHEMA_VERSION];
+export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [SCHEMA_VERSION, schemaVersionOf('DeliveryAccepted')];
 
 /** `webhooks.events.v1`: a webhook's lifecycle (enabled, secret rotated, disabled, blocked, unblocked). */
 export namespace WebhookLifecycleMessage {
@@ -140,7 +148,16 @@ export namespace RunCreatedMessage {
   export const eventType = 'RunCreated' satisfies RunCreated['type'];
   /** The routine id. */
   export type Key = RunCreated['data']['routineId'];
-  export type Value = RunCreated['data'];
+  /**
+   * The run as consumers have always read it (schema version 2: the payload framed in
+   * `initialMessage`, made by the relay from the payload store); once its payload is removed,
+   * version 3: `initialMessage` null, with `payloadState` and `payloadRemovedAt`.
+   */
+  export type Value = Omit<RunCreated['data'], 'framing' | 'legacyInitialMessage'> & {
+    readonly initialMessage: string | null;
+    readonly payloadState?: 'expired' | 'erased';
+    readonly payloadRemovedAt?: string | null;
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Signal } from '@wts/application';
+import { Signal, retryWithBackoff, type RetryOptions } from '@wts/application';
 import type { RelayTuning } from './event-relay.tuning';
 import { batchBytes, type RelayEntry } from './relay.entry';
 
@@ -65,6 +65,12 @@ export class RelayBuffer {
     return this.entries.slice(0, count);
   }
 
+  /** Records an entry's new size (a run's message completed with its framed payload); idempotent. */
+  resize(entry: RelayEntry, bytes: number): void {
+    this.bytes += bytes - entry.bytes;
+    entry.bytes = bytes;
+  }
+
   /** Drops `batch`, the head of the buffer, once it is done with. */
   remove(batch: readonly RelayEntry[]): void {
     this.entries.splice(0, batch.length);
@@ -77,4 +83,20 @@ export class RelayBuffer {
     this.entriesAdded.notify();
     this.spaceFreed.notify();
   }
+}
+
+/**
+ * Completes the run messages of `batch` (the buffer's head) from the payload store: their reads
+ * were started, batched, as the events came in; a failed read is tried again with `retry`'s
+ * backoff. The buffer grows by what they add. False when `retry` stopped first.
+ */
+export async function completeRunMessages(buffer: RelayBuffer, batch: readonly RelayEntry[], retry: RetryOptions): Promise<boolean> {
+  for (const entry of batch) {
+    const complete = entry.complete;
+    if (!complete) continue;
+    const completed = await retryWithBackoff(() => complete(), retry);
+    if (completed.kind !== 'done') return false;
+    buffer.resize(entry, completed.value);
+  }
+  return true;
 }

@@ -10,10 +10,29 @@ import {
   type AcceptDelivery,
   type Rejection,
 } from '@wts/domain';
-import { EventStoreUnavailableError, InvalidAppendError, type AppendResult, type EventStore } from '@wts/event-store';
+import {
+  EventStoreUnavailableError,
+  InvalidAppendError,
+  type AppendResult,
+  type EventStore,
+  type PayloadAttachment,
+} from '@wts/event-store';
 import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
 import type { RandomSource } from '../shared/runtime.ports';
+
+/** The delivery's payload as the store keeps it, under the delivery id. */
+function payloadAttachment(command: AcceptDelivery): PayloadAttachment {
+  const { payload } = command;
+  return {
+    key: command.deliveryId,
+    webhookId: command.webhookId,
+    format: payload.format,
+    text: payload.format === 'json' ? payload.json : payload.text,
+    receivedAt: Date.parse(command.now),
+    expiresAt: Date.parse(command.payloadExpiresAt),
+  };
+}
 
 /** What the endpoint has decided to accept, less the ids the appender picks. */
 export type DeliveryToAccept = Omit<AcceptDelivery, 'deliveryId' | 'runId'>;
@@ -94,7 +113,8 @@ export class DeliveryAppender {
     const events = toAppend(decision.events, context, () => this.random.uuid());
     let result: AppendResult;
     try {
-      result = await this.store.append(Streams.delivery(command.deliveryId), events, 'no_stream');
+      // The payload is kept apart (so it can expire or be erased) and stored if and only if the event is.
+      result = await this.store.append(Streams.delivery(command.deliveryId), events, 'no_stream', { payload: payloadAttachment(command) });
     } catch (error) {
       // Sent, not confirmed: it may be durable. Never "nothing was accepted" (a retry without the key could make a second run).
       if (error instanceof EventStoreUnavailableError) throw new AppendOutcomeUnknownError(command.deliveryId, { cause: error });

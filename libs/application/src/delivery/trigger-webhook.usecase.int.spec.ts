@@ -200,6 +200,7 @@ describe('TriggerWebhookUseCase', () => {
         idempotencyRetentionMs: RETENTION_MS,
         maxEventBytes: 1024 * 1024,
         signatureToleranceSeconds: 300,
+        payloadRetentionSeconds: 86_400,
         ...limits,
       },
     });

@@ -13,6 +13,7 @@ import {
   parseBearerSecret,
   parseContentType,
   parseIdempotencyKey,
+  payloadExpiry,
   reject,
   replayGuard,
   requestDigest,
@@ -43,6 +44,8 @@ export interface TriggerLimits {
   readonly maxEventBytes: number;
   /** WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: how far a signed timestamp may be from now; a GitHub repeat replays at least this long. */
   readonly signatureToleranceSeconds: number;
+  /** PAYLOAD_RETENTION_SECONDS: how long a payload is kept when its webhook sets no retention of its own. */
+  readonly payloadRetentionSeconds: number;
 }
 
 export interface TriggerWebhookDependencies {
@@ -273,6 +276,7 @@ export class TriggerWebhookUseCase {
     const safety = judgeRoutineSafety(routine);
     if (safety.blocked) return withLimit(reject('webhook_blocked', `${safety.reason} ${safety.remedy}`));
 
+    const now = this.clock.now();
     const base: Omit<AcceptDelivery, 'deliveryId' | 'runId'> = {
       type: 'AcceptDelivery',
       webhookId: webhook.webhookId,
@@ -291,8 +295,9 @@ export class TriggerWebhookUseCase {
         },
         idempotencyKey,
       ),
-      now: this.clock.now().toISOString(),
+      now: now.toISOString(),
       retentionMs: guard.windowMs,
+      payloadExpiresAt: payloadExpiry(now, webhook.payloadRetentionDays, this.limits.payloadRetentionSeconds),
       ...(facts ? { sender: facts.sender } : {}),
     };
     const traceparent = childTraceparent(command.traceparent, this.random);

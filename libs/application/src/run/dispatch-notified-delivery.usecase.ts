@@ -1,4 +1,4 @@
-import { Streams, type DeliveryAccepted } from '@wts/contracts';
+import { Streams, upcastEvent, type DeliveryAccepted } from '@wts/contracts';
 import { checkDeliveryNotice, derivedEventId } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { createHash } from 'node:crypto';
@@ -44,9 +44,9 @@ export class DispatchNotifiedDeliveryUseCase {
       recorded,
     );
     if (verdict.kind === 'verified') {
-      const { data, position, id } = verdict.stored;
+      const { position, id } = verdict.stored;
       return this.dispatch.execute({
-        delivery: data as DeliveryAccepted['data'],
+        delivery: upcastEvent(verdict.stored).data as DeliveryAccepted['data'],
         position,
         eventId: id,
         traceparent: notification.traceparent,

@@ -1,4 +1,4 @@
-import { Streams, type DeliveryEvent, type RunEvent } from '@wts/contracts';
+import { Streams, type RunEvent } from '@wts/contracts';
 import { isWellFormedId, reject, type Rejection } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import {
@@ -12,6 +12,7 @@ import {
 } from '@wts/read-models';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
+import { PayloadReader } from '../payload/payload.reader';
 import { asEvent } from '../shared/event-envelope';
 import { toRunView, toTriggerAccountView, type RunListItem, type RunView, type TriggerAccountView } from './run.view';
 
@@ -42,12 +43,16 @@ export interface Listing<T> {
 
 /** Deliveries, runs and parked deliveries for operators and the Config page, from the read-model database. */
 export class RunQueries {
+  private readonly payloads: PayloadReader;
+
   constructor(
     private readonly store: EventStore,
     private readonly config: ConfigurationState,
     private readonly freshness: ConfigurationFreshness,
     private readonly readModels: ReadModelStore,
-  ) {}
+  ) {
+    this.payloads = new PayloadReader(store);
+  }
 
   async deliveries(routineId: string, page: PageRequest): Promise<Listing<DeliveryListItem> | Rejection> {
     return (await this.routineMissing(routineId)) ?? listing(() => this.readModels.deliveries(routineId, page), toDeliveryItem);
@@ -69,10 +74,10 @@ export class RunQueries {
     const [recorded] = await this.store.readStream(Streams.run(runId), { maxCount: 1 });
     if (!recorded) return reject('run_not_found', `no run ${runId}`);
     const run = asEvent<RunEvent>(recorded).data;
-    // The payload is stored once, in the delivery the run was made from.
-    const [delivery] = await this.store.readStream(Streams.delivery(run.deliveryId), { maxCount: 1 });
-    if (!delivery) throw new Error(`run ${runId} has no delivery ${run.deliveryId}`);
-    return toRunView(run, asEvent<DeliveryEvent>(delivery).data.payload);
+    // The payload is stored once, apart, under the delivery the run was made from.
+    const payload = await this.payloads.lookupOne(run.deliveryId);
+    if (!payload) throw new Error(`run ${runId} has no payload for delivery ${run.deliveryId}`);
+    return toRunView(run, payload);
   }
 
   private async routineMissing(routineId: string): Promise<Rejection | undefined> {

@@ -15,6 +15,7 @@ export function payloadAsJsonText(payload: PayloadRecord): string {
  */
 export function serializeRunView(view: RunView): string {
   const { payload, ...rest } = view;
+  if (payload === null) return JSON.stringify({ ...rest, payload_format: null, payload: null });
   const text = JSON.stringify({ ...rest, payload_format: payload.format, payload: MARKER });
   const at = text.lastIndexOf(PLACEHOLDER);
   if (at < 0) throw new Error('payload placeholder missing');

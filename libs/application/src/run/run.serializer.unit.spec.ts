@@ -1,5 +1,6 @@
 import type { PayloadRecord, RunCreated } from '@wts/contracts';
 import { ACCOUNT_A, DELIVERY_ID, ROUTINE_ID, RUN_ID, TEAM_ACCOUNT, WEBHOOK_ID } from '@wts/testing';
+import { FRAMER_VERSION } from '@wts/domain';
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import { payloadAsJsonText, serializeRunView } from './run.serializer';
 import { toRunView, type RunView } from './run.view';
@@ -17,14 +18,17 @@ function run(overrides: Partial<RunCreated['data']> = {}): RunCreated['data'] {
       instructions: 'File it.',
       mode: 'supervised',
     },
-    initialMessage: 'framed message',
+    // A run written before messages were framed on read: its stored message (see run-message.framing for framed ones).
+    framing: null,
+    legacyInitialMessage: 'framed message',
     status: 'created',
     createdAt: '2024-05-01T12:00:01.000Z',
     ...overrides,
   };
 }
 
-const view = (payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}): RunView => toRunView(run(overrides), payload);
+const view = (payload: PayloadRecord, overrides: Partial<RunCreated['data']> = {}): RunView =>
+  toRunView(run(overrides), { state: 'kept', payload });
 
 /** Every field of run(), as the admin shape spells it (the payload aside). */
 const runInSnakeCase = {
@@ -36,6 +40,8 @@ const runInSnakeCase = {
   status: 'created',
   created_at: '2024-05-01T12:00:01.000Z',
   initial_message: 'framed message',
+  payload_state: 'kept',
+  payload_removed_at: null,
   routine: { name: 'Triage', tools: [{ name: 'email.send', sends_externally: true }], instructions: 'File it.', mode: 'supervised' },
 };
 
@@ -45,6 +51,43 @@ describe('toRunView', () => {
       ...runInSnakeCase,
       payload: { format: 'text', text: 'hi' },
     });
+  });
+});
+
+describe('toRunView of a removed payload', () => {
+  it.each(['expired', 'erased'] as const)('given a payload %s, then the payload and the message are null, with when it went', (state) => {
+    const removedAt = new Date('2024-06-01T00:00:00.000Z');
+    const removed = toRunView(
+      run({ framing: { version: FRAMER_VERSION, receivedAt: '2024-05-01T12:00:00.000Z', contentType: 'application/json' } }),
+      {
+        state,
+        removedAt,
+        erasureId: null,
+      },
+    );
+    expect(removed).toEqual({
+      ...runInSnakeCase,
+      initial_message: null,
+      payload: null,
+      payload_state: state,
+      payload_removed_at: '2024-06-01T00:00:00.000Z',
+    });
+    expect(JSON.parse(serializeRunView(removed))).toEqual({
+      ...runInSnakeCase,
+      initial_message: null,
+      payload: null,
+      payload_format: null,
+      payload_state: state,
+      payload_removed_at: '2024-06-01T00:00:00.000Z',
+    });
+  });
+
+  it('given a kept payload of a run framed on read, then its message is framed from the payload', () => {
+    const framed = view(
+      { format: 'json', json: '{"n":1}' },
+      { framing: { version: FRAMER_VERSION, receivedAt: '2024-05-01T12:00:00.000Z', contentType: 'application/json' } },
+    );
+    expect(framed.initial_message).toContain(`<<<UNTRUSTED_PAYLOAD_BEGIN delivery=${DELIVERY_ID}>>>\n{"n":1}\n`);
   });
 });
 
@@ -98,7 +141,7 @@ describe('serializeRunView', () => {
     const text = serializeRunView(
       view(
         { format: 'json', json: '{"real":true}' },
-        { initialMessage: marker, routine: { name: marker, tools: [], instructions: `"${marker}"`, mode: 'supervised' } },
+        { legacyInitialMessage: marker, routine: { name: marker, tools: [], instructions: `"${marker}"`, mode: 'supervised' } },
       ),
     );
     const parsed = JSON.parse(text) as { payload: unknown; initial_message: unknown; routine: { name: unknown } };

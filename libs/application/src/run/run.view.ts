@@ -1,4 +1,6 @@
 import type { PayloadRecord, RunCreated, TriggerAccount } from '@wts/contracts';
+import { runInitialMessage } from '@wts/domain';
+import type { PayloadLookup } from '../payload/payload.reader';
 
 export interface TriggerAccountView {
   readonly account_id: string;
@@ -23,9 +25,12 @@ export interface RunListItem {
 
 /** A run as `GET /admin/runs/:id` shows it: the listing's fields, and what it runs with. */
 export interface RunView extends RunListItem {
-  readonly initial_message: string;
-  /** Untrusted data: JSON text (format json) or the raw text (format text). Render as text. */
-  readonly payload: PayloadRecord;
+  /** The payload framed as untrusted data; null once the payload is removed. */
+  readonly initial_message: string | null;
+  /** Untrusted data: JSON text (format json) or the raw text (format text). Render as text. Null once removed. */
+  readonly payload: PayloadRecord | null;
+  readonly payload_state: 'kept' | 'expired' | 'erased';
+  readonly payload_removed_at: string | null;
   readonly routine: {
     readonly name: string;
     readonly tools: readonly { readonly name: string; readonly sends_externally: boolean }[];
@@ -34,8 +39,9 @@ export interface RunView extends RunListItem {
   };
 }
 
-/** The run record; the payload comes from the delivery (stored once, in DeliveryAccepted). */
-export function toRunView(run: RunCreated['data'], payload: PayloadRecord): RunView {
+/** The run record, with its delivery's payload (stored once, apart) and the message framing it, made on read. */
+export function toRunView(run: RunCreated['data'], stored: PayloadLookup): RunView {
+  const payload = stored.state === 'kept' ? stored.payload : null;
   return {
     run_id: run.runId,
     routine_id: run.routineId,
@@ -44,8 +50,10 @@ export function toRunView(run: RunCreated['data'], payload: PayloadRecord): RunV
     trigger_account: toTriggerAccountView(run.triggerAccount),
     status: run.status,
     created_at: run.createdAt,
-    initial_message: run.initialMessage,
+    initial_message: payload === null ? null : runInitialMessage(run, payload),
     payload,
+    payload_state: stored.state,
+    payload_removed_at: stored.state === 'kept' ? null : stored.removedAt.toISOString(),
     routine: {
       name: run.routine.name,
       tools: run.routine.tools.map((tool) => ({ name: tool.name, sends_externally: tool.sendsExternally })),

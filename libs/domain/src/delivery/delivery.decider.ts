@@ -17,6 +17,8 @@ export interface AcceptDelivery {
   readonly legacyRequestDigest?: string;
   readonly now: string;
   readonly retentionMs: number;
+  /** When the payload is removed as expired (ISO 8601): the webhook's payload retention, or the default, from now. */
+  readonly payloadExpiresAt: string;
   /** A signed delivery's verified scheme and event type. */
   readonly sender?: DeliverySender;
 }
@@ -45,7 +47,9 @@ export function decideDelivery(command: AcceptDelivery, state: DeliveryState): D
       routineId: command.routineId,
       runId: command.runId,
       triggerAccount: command.triggerAccount,
-      payload: command.payload,
+      payloadFormat: command.payload.format,
+      payloadBytes: payloadBytes(command.payload),
+      payloadExpiresAt: command.payloadExpiresAt,
       contentType: command.contentType,
       idempotencyKey: command.idempotencyKey,
       requestDigest: command.requestDigest,
@@ -53,6 +57,11 @@ export function decideDelivery(command: AcceptDelivery, state: DeliveryState): D
       ...(command.sender ? { sender: command.sender } : {}),
     },
   });
+}
+
+/** The payload's size as UTF-8 bytes (what the payload store keeps). */
+export function payloadBytes(payload: PayloadRecord): number {
+  return new TextEncoder().encode(payload.format === 'json' ? payload.json : payload.text).length;
 }
 
 export const deliveryDecider: Decider<AcceptDelivery, DeliveryEvent, DeliveryState> = singleEventDecider(decideDelivery);

@@ -1,8 +1,9 @@
-import type { DeliveryAccepted, DeliveryEvent } from '@wts/contracts';
+import type { DeliveryAccepted, DeliveryEvent, PayloadRecord } from '@wts/contracts';
 import { T0, acceptedDelivery, specFor } from '@wts/testing';
-import { deliveryDecider, type AcceptDelivery } from './delivery.decider';
+import { deliveryDecider, payloadBytes, type AcceptDelivery } from './delivery.decider';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const PAYLOAD: PayloadRecord = { format: 'json', json: '{"id":12345678901234567890}' };
 const DIGEST_A = '1'.repeat(64);
 const DIGEST_B = '2'.repeat(64);
 
@@ -10,8 +11,22 @@ const spec = specFor(deliveryDecider);
 
 /** The request behind acceptedDelivery(), made at the instant it is received. */
 function command(overrides: Partial<AcceptDelivery> = {}): AcceptDelivery {
-  const { receivedAt, ...request } = acceptedDelivery({ requestDigest: DIGEST_A });
-  return { type: 'AcceptDelivery', ...request, now: receivedAt, retentionMs: DAY_MS, ...overrides };
+  const {
+    receivedAt,
+    payloadFormat: _format,
+    payloadBytes: _bytes,
+    payloadExpiresAt,
+    ...request
+  } = acceptedDelivery({ requestDigest: DIGEST_A });
+  return {
+    type: 'AcceptDelivery',
+    ...request,
+    payload: PAYLOAD,
+    now: receivedAt,
+    retentionMs: DAY_MS,
+    payloadExpiresAt: payloadExpiresAt ?? receivedAt,
+    ...overrides,
+  };
 }
 
 function acceptedFrom(c: AcceptDelivery): DeliveryAccepted {
@@ -23,7 +38,9 @@ function acceptedFrom(c: AcceptDelivery): DeliveryAccepted {
       routineId: c.routineId,
       runId: c.runId,
       triggerAccount: c.triggerAccount,
-      payload: c.payload,
+      payloadFormat: c.payload.format,
+      payloadBytes: payloadBytes(c.payload),
+      payloadExpiresAt: c.payloadExpiresAt,
       contentType: c.contentType,
       idempotencyKey: c.idempotencyKey,
       requestDigest: c.requestDigest,
@@ -53,7 +70,9 @@ describe('deliveryDecider', () => {
             routineId: 'rtn_AAAAAAAAAAAAAAAAAAAAAA',
             runId: 'run_AAAAAAAAAAAAAAAAAAAAAAAA',
             triggerAccount: { accountId: 'acc_AAAAAAAAAAAAAAAAAAAAAA', email: 'Team@Example.com' },
-            payload: { format: 'json', json: '{"id":12345678901234567890}' },
+            payloadFormat: 'json',
+            payloadBytes: 27,
+            payloadExpiresAt: '2024-05-31T12:00:00.000Z',
             contentType: 'application/json',
             idempotencyKey: 'order-42',
             requestDigest: DIGEST_A,
@@ -80,7 +99,9 @@ describe('deliveryDecider', () => {
         'contentType',
         'deliveryId',
         'idempotencyKey',
-        'payload',
+        'payloadBytes',
+        'payloadExpiresAt',
+        'payloadFormat',
         'receivedAt',
         'requestDigest',
         'routineId',

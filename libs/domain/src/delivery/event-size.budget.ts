@@ -3,10 +3,13 @@
  * the store's and the broker's limits (a 202 that can never be relayed or become a run would be a
  * lost delivery). Worst cases per body byte, each checked against the real encoders by the tests:
  *
- * - DeliveryAccepted stores the payload once, as a JSON string: a control character becomes
- *   `\u00XX` (6 bytes); anything else at most 2 (`\"`, `\\`, or a Latin-1 byte as 2 UTF-8 bytes).
- * - RunCreated stores the framed initial message: the frame escapes every byte outside printable
- *   ASCII and `<`, `>`, `&` as `\uXXXX` (6), and the event's JSON escapes that backslash again (7).
+ * - A delivery's payload is kept once, apart from its DeliveryAccepted, at worst as a JSON string:
+ *   a control character becomes `\u00XX` (6 bytes); anything else at most 2 (`\"`, `\\`, or a
+ *   Latin-1 byte as 2 UTF-8 bytes).
+ * - A run's message on routines.runs.v1 holds the framed initial message (framed from the payload
+ *   when relayed; the run stores only what framing needs): the frame escapes every byte outside
+ *   printable ASCII and `<`, `>`, `&` as `\uXXXX` (6), and the message's JSON escapes that
+ *   backslash again (7).
  *
  * Pure arithmetic: no I/O.
  */

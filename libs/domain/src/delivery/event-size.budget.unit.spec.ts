@@ -1,4 +1,5 @@
 import { decideRun } from '../run/run.decider';
+import { runInitialMessage } from '../run/run-message.framing';
 import type { RoutineState } from '../catalog/routine.decider';
 import { decideDelivery, type AcceptDelivery } from './delivery.decider';
 import {
@@ -27,7 +28,7 @@ const longEmail = `${'"'.repeat(240)}@example.com`;
 const longKey = '\\'.repeat(255);
 const METADATA_BYTES = 400; // event id, correlation and causation ids, schema version, traceparent
 
-/** The two events a body becomes, encoded as the store writes them (data JSON + metadata). */
+/** What a body becomes: its delivery (event and payload, as stored) and its run (as relayed to Kafka). */
 function encodedEvents(bytes: Buffer, contentTypeHeader: string): { delivery: number; run: number } {
   const contentType = parseContentType(contentTypeHeader) as ParsedContentType;
   const extracted = extractRequest({ bytes, contentType, accountHeader: undefined });
@@ -45,6 +46,7 @@ function encodedEvents(bytes: Buffer, contentTypeHeader: string): { delivery: nu
     requestDigest: 'd'.repeat(64),
     now: '2024-05-01T12:00:00.000Z',
     retentionMs: 86_400_000,
+    payloadExpiresAt: '2024-05-31T12:00:00.000Z',
   };
   const delivery = decideDelivery(command, null);
   if (delivery.kind !== 'accepted') throw new Error('delivery refused');
@@ -52,7 +54,16 @@ function encodedEvents(bytes: Buffer, contentTypeHeader: string): { delivery: nu
   const run = decideRun({ type: 'CreateRun', delivery: deliveryData, routine, now: command.now }, null);
   if (run.kind !== 'accepted') throw new Error('run refused');
   const size = (data: object): number => Buffer.byteLength(JSON.stringify(data)) + METADATA_BYTES;
-  return { delivery: size(deliveryData), run: size(run.events[0].data) };
+  // The delivery's event and its payload kept apart, the payload as a JSON string (the costlier of the stores' encodings).
+  const { payload } = command;
+  const payloadJson = Buffer.byteLength(JSON.stringify(payload.format === 'json' ? payload.json : payload.text));
+  // The run as routines.runs.v1 carries it: its framed message in place of its framing.
+  const runData = run.events[0].data;
+  const { framing: _framing, ...runWithoutFraming } = runData;
+  return {
+    delivery: size(deliveryData) + payloadJson,
+    run: size({ ...runWithoutFraming, initialMessage: runInitialMessage(runData, payload) }),
+  };
 }
 
 const snapshotBytes = Buffer.byteLength(

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { comparableDeliveryData } from '@wts/contracts';
 import { isWellFormedId } from '../ids/id.factory';
 
 /** What a Kafka message claims: a DeliveryAccepted, by its event id, stream and data. */
@@ -37,7 +38,7 @@ export function checkDeliveryNotice<S extends StoredDelivery>(notice: DeliveryNo
   const differing = [
     ...(stored.id === notice.eventId ? [] : ['event id']),
     ...(stored.streamId === notice.streamId ? [] : ['stream']),
-    ...(isDeepStrictEqual(stored.data, notice.data) ? [] : ['data']),
+    ...(isDeepStrictEqual(comparableDeliveryData(stored.data), comparableDeliveryData(notice.data)) ? [] : ['data']),
   ];
   if (differing.length > 0) {
     return {

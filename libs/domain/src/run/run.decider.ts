@@ -2,7 +2,7 @@ import type { DeliveryAccepted, RoutineSnapshot, RunCreated, RunEvent } from '@w
 import type { RoutineState } from '../catalog/routine.decider';
 import { accept, reject, singleEventDecider, type Decider, type Decision } from '../shared/decision';
 import { judgeRoutineSafety } from '../safety/safety.policy';
-import { frameUntrustedPayload } from './untrusted-message.framer';
+import { runFraming } from './run-message.framing';
 
 export interface CreateRun {
   readonly type: 'CreateRun';
@@ -56,14 +56,7 @@ export function decideRun(command: CreateRun, state: RunState): Decision<RunEven
       deliveryId: delivery.deliveryId,
       triggerAccount: delivery.triggerAccount,
       routine: routineSnapshot(routine),
-      initialMessage: frameUntrustedPayload({
-        deliveryId: delivery.deliveryId,
-        webhookId: delivery.webhookId,
-        receivedAt: delivery.receivedAt,
-        contentType: delivery.contentType,
-        payload: delivery.payload,
-        ...(delivery.sender ? { sender: delivery.sender } : {}),
-      }),
+      framing: runFraming(delivery),
       status: 'created',
       createdAt: command.now,
     },

@@ -15,6 +15,8 @@ export interface ConfiguredWebhook {
   readonly signingSecretId: string | null;
   readonly defaultAccount: TriggerAccount;
   readonly accountOverrideAllowed: boolean;
+  /** How many days its deliveries' payloads are kept; null: the service's default (PAYLOAD_RETENTION_SECONDS). */
+  readonly payloadRetentionDays: number | null;
   readonly blocked: boolean;
   readonly blockedReason: string | null;
   /** Runs paused (deliveries still accepted): since when, by whom, until when at most. Null: not held. */
@@ -44,6 +46,7 @@ export type WebhookCommand =
       readonly credential: WebhookCredential;
       readonly defaultAccount: TriggerAccount;
       readonly accountOverrideAllowed: boolean;
+      readonly payloadRetentionDays?: number | null;
       readonly safety: SafetyVerdict;
       readonly now: string;
     }
@@ -117,6 +120,7 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
             ...credentialData(command.credential),
             defaultAccount: command.defaultAccount,
             accountOverrideAllowed: command.accountOverrideAllowed,
+            ...(command.payloadRetentionDays == null ? {} : { payloadRetentionDays: command.payloadRetentionDays }),
             enabledAt: command.now,
           },
         },
@@ -210,6 +214,7 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
         ...credentialState(event.data),
         defaultAccount: event.data.defaultAccount,
         accountOverrideAllowed: event.data.accountOverrideAllowed,
+        payloadRetentionDays: event.data.payloadRetentionDays ?? null,
         blocked: state.status === 'not_configured' ? false : state.blocked,
         blockedReason: state.status === 'not_configured' ? null : state.blockedReason,
         // A hold outlives disable and enable: the deliveries it holds still wait for their release.

@@ -1,5 +1,5 @@
 import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type ServiceEvent } from '@wts/contracts';
-import { SqliteEventStore } from '@wts/event-store';
+import { SqliteEventStore, type AppendOptions } from '@wts/event-store';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ export const ACCOUNT = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
 export const HELD = 'whk_HELDHELDHELDHELDHELDH';
 export const OTHER = 'whk_OTHEROTHEROTHEROTHERO';
 export const T0 = '2026-01-01T00:00:00.000Z';
+const PAYLOAD_EXPIRES_AT = '2026-01-31T00:00:00.000Z';
 const LOGGER = { info: (): void => undefined, error: (): void => undefined };
 
 export const heldEvent = (webhookId: string): ServiceEvent => ({
@@ -70,11 +71,11 @@ export class ReleaseDrainFixture {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  async append(streamId: string, event: ServiceEvent): Promise<void> {
+  async append(streamId: string, event: ServiceEvent, options?: AppendOptions): Promise<void> {
     const expected = this.revisions.has(streamId) ? BigInt(this.revisions.get(streamId) as number) : 'no_stream';
     const context = { correlationId: 'c', causationId: 'c', traceparent: '' };
     const newId = (): string => `00000000-0000-4000-8000-${String(++this.n).padStart(12, '0')}`;
-    const result = await this.store.append(streamId, toAppend([event], context, newId), expected);
+    const result = await this.store.append(streamId, toAppend([event], context, newId), expected, options);
     if (result.kind !== 'appended') throw new Error(`not appended to ${streamId}`);
     this.revisions.set(streamId, (this.revisions.get(streamId) ?? -1) + 1);
   }
@@ -87,13 +88,17 @@ export class ReleaseDrainFixture {
       routineId: ROUTINE,
       runId: `run_${suffix}`,
       triggerAccount: { accountId, email: 'ops@example.com' },
-      payload: { format: 'text', text: `delivery ${i}` },
+      payloadFormat: 'text',
+      payloadBytes: `delivery ${i}`.length,
+      payloadExpiresAt: PAYLOAD_EXPIRES_AT,
       contentType: 'text/plain',
       idempotencyKey: null,
       requestDigest: 'a'.repeat(64),
       receivedAt: T0,
     };
-    await this.append(Streams.delivery(data.deliveryId), { type: 'DeliveryAccepted', data });
+    const payload = { key: data.deliveryId, webhookId, format: 'text' as const, text: `delivery ${i}` };
+    const times = { receivedAt: Date.parse(T0), expiresAt: Date.parse(PAYLOAD_EXPIRES_AT) };
+    await this.append(Streams.delivery(data.deliveryId), { type: 'DeliveryAccepted', data }, { payload: { ...payload, ...times } });
     return data.deliveryId;
   }
 

@@ -56,6 +56,7 @@ export const configured = (status: ConfiguredWebhook['status'], overrides: Parti
   signingSecretId: null,
   defaultAccount: DEFAULT_ACCOUNT,
   accountOverrideAllowed: false,
+  payloadRetentionDays: null,
   blocked: false,
   blockedReason: null,
   hold: null,
