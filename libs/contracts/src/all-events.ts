@@ -1,6 +1,7 @@
 import type { ApiKeyEvent, OperatorActionRecorded } from './access.events';
 import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
 import type { DeliveryEvent, IdempotencyGenerationAdvanced } from './delivery.events';
+import type { ErasureEvent, PayloadEvent, RunWithheld } from './payload.events';
 import type { DispatchParked, RunEvent } from './run.events';
 import type { SigningSecretEvent, WebhookEvent, WebhookIdAssigned } from './webhook.events';
 
@@ -13,7 +14,10 @@ export type ServiceEvent =
   | DeliveryEvent
   | IdempotencyGenerationAdvanced
   | RunEvent
+  | RunWithheld
   | DispatchParked
+  | PayloadEvent
+  | ErasureEvent
   | ApiKeyEvent
   | OperatorActionRecorded;
 
@@ -38,7 +42,12 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'DeliveryAccepted',
   'IdempotencyGenerationAdvanced',
   'RunCreated',
+  'RunWithheld',
   'DispatchParked',
+  'PayloadsRemoved',
+  'ErasureRequested',
+  'ErasureProgressed',
+  'ErasureFinished',
   'ApiKeyIssued',
   'ApiKeyRevoked',
   'OperatorActionRecorded',

@@ -7,3 +7,4 @@ export * from './streams';
 export * from './all-events';
 export * from './upcast';
 export * from './access.events';
+export * from './payload.events';

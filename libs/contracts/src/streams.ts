@@ -14,6 +14,10 @@ export const Streams = {
   signingSecret: (webhookId: string): string => `signing_secret-${webhookId}`,
   /** One stream per command-line operation (replay, rebuild) recorded for the audit trail. */
   operatorAction: (actionId: string): string => `operator_action-${actionId}`,
+  /** One stream per batch of payloads removed (expired or erased). */
+  payloadRemoval: (batchId: string): string => `payload_removal-${batchId}`,
+  /** One stream per erasure request (era_…). */
+  erasure: (erasureId: string): string => `erasure-${erasureId}`,
 } as const;
 
 export const StreamCategories = {
@@ -31,4 +35,6 @@ export const StreamCategories = {
   apiKey: 'api_key-',
   operatorAction: 'operator_action-',
   signingSecret: 'signing_secret-',
+  payloadRemoval: 'payload_removal-',
+  erasure: 'erasure-',
 } as const;
