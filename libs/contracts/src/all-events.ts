@@ -1,7 +1,7 @@
 import type { ApiKeyEvent, OperatorActionRecorded } from './access.events';
 import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
 import type { DeliveryEvent, IdempotencyGenerationAdvanced } from './delivery.events';
-import type { ErasureEvent, PayloadEvent, RunWithheld } from './payload.events';
+import type { ErasureEvent, PayloadEvent } from './payload.events';
 import type { DispatchParked, RunEvent } from './run.events';
 import type { SigningSecretEvent, WebhookEvent, WebhookIdAssigned } from './webhook.events';
 
@@ -14,7 +14,6 @@ export type ServiceEvent =
   | DeliveryEvent
   | IdempotencyGenerationAdvanced
   | RunEvent
-  | RunWithheld
   | DispatchParked
   | PayloadEvent
   | ErasureEvent

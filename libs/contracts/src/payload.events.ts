@@ -17,22 +17,6 @@ export type PayloadsRemoved = Event<
   }
 >;
 
-/**
- * On `run-<run id>`, appended with "stream must not exist" before the payload of a delivery without
- * a run is removed: the dispatcher's RunCreated for it then conflicts and the delivery is parked
- * `payload_removed`, so no run is ever made from a removed payload (and a run made first keeps it:
- * this event then conflicts instead).
- */
-export type RunWithheld = Event<
-  'RunWithheld',
-  {
-    readonly runId: string;
-    readonly deliveryId: string;
-    readonly reason: 'payload_removed';
-    readonly withheldAt: string;
-  }
->;
-
 /** The selection of an erasure as recorded: `contains` only as its SHA-256 digest (it is personal data). */
 export interface ErasureSelection {
   readonly deliveryIds?: readonly string[];
@@ -53,7 +37,13 @@ export type ErasureRequested = Event<
 /** On `erasure-<era_id>`: a window of the erasure done, durable — the job resumes after it. */
 export type ErasureProgressed = Event<
   'ErasureProgressed',
-  { readonly erasureId: string; readonly cursor: string | null; readonly scanned: number; readonly selected: number; readonly erased: number }
+  {
+    readonly erasureId: string;
+    readonly cursor: string | null;
+    readonly scanned: number;
+    readonly selected: number;
+    readonly erased: number;
+  }
 >;
 
 /** On `erasure-<era_id>`: the erasure ended; `done` only once no erased byte is left in the store's files. */

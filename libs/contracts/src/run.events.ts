@@ -42,7 +42,24 @@ export type RunCreated = Event<
   }
 >;
 
-export type RunEvent = RunCreated;
+/**
+ * On `run-<run id>`, appended with "stream must not exist" before the payload of a delivery without
+ * a run is removed: the dispatcher's RunCreated for it then conflicts and the delivery is parked
+ * `payload_removed`, so no run is ever made from a removed payload (and a run made first keeps it:
+ * this event then conflicts instead).
+ */
+export type RunWithheld = Event<
+  'RunWithheld',
+  {
+    readonly runId: string;
+    readonly deliveryId: string;
+    readonly reason: 'payload_removed';
+    readonly withheldAt: string;
+  }
+>;
+
+/** A run stream holds one of them, first: the run, or why there never will be one. */
+export type RunEvent = RunCreated | RunWithheld;
 
 /** A source event that can never become a run, parked with its error instead of being dropped. */
 export type DispatchParked = Event<

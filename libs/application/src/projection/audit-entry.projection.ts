@@ -1,4 +1,4 @@
-import type { OperatorActionRecorded, ServiceEvent, WebhookReleased } from '@wts/contracts';
+import type { ErasureSelection, OperatorActionRecorded, ServiceEvent, WebhookReleased } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import type { AuditActor, AuditRow } from '@wts/read-models';
 import { traceIdOf } from '../shared/trace-context';
@@ -74,6 +74,22 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
       const targetType = operatorActionTarget(action);
       return { action, targetType, targetId: null, routineId: null, webhookId: null, detail: renderDetail(detail), occurredAt: at };
     }
+    case 'ErasureRequested': {
+      const { erasureId, selection, requestedAt } = event.data;
+      return {
+        action: 'erase_payloads',
+        targetType: 'erasure',
+        targetId: erasureId,
+        routineId: selection.routineId ?? null,
+        webhookId: null,
+        detail: erasureDetail(selection),
+        occurredAt: requestedAt,
+      };
+    }
+    case 'RunWithheld':
+    case 'PayloadsRemoved':
+    case 'ErasureProgressed':
+    case 'ErasureFinished':
     case 'WebhookIdAssigned':
     case 'SigningSecretSealed':
     case 'SigningSecretResealed':
@@ -85,6 +101,19 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
     default:
       return notAnAdminWrite(event);
   }
+}
+
+/** What an erasure selected; the search string only as its digest (it is the data subject's data). */
+function erasureDetail(selection: ErasureSelection): string {
+  const parts = [
+    selection.deliveryIds ? `${selection.deliveryIds.length} delivery ids` : null,
+    selection.routineId ? `routine ${selection.routineId}` : null,
+    selection.triggerAccount ? `trigger account ${selection.triggerAccount}` : null,
+    selection.receivedAfter ? `received after ${selection.receivedAfter}` : null,
+    selection.receivedBefore ? `received before ${selection.receivedBefore}` : null,
+    selection.containsDigest ? `contains sha256:${selection.containsDigest}` : null,
+  ];
+  return bounded(parts.filter((part) => part !== null).join(', '));
 }
 
 /** A release says whether it expired or discarded what the hold kept, and how many were waiting (as the operator was shown). */

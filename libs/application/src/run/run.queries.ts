@@ -72,8 +72,10 @@ export class RunQueries {
   async run(runId: string): Promise<RunView | Rejection> {
     if (!isWellFormedId('run', runId)) return reject('run_not_found', `no run ${runId}`);
     const [recorded] = await this.store.readStream(Streams.run(runId), { maxCount: 1 });
-    if (!recorded) return reject('run_not_found', `no run ${runId}`);
-    const run = asEvent<RunEvent>(recorded).data;
+    const event = recorded ? asEvent<RunEvent>(recorded) : undefined;
+    // A run withheld (its payload removed before it was made) never existed.
+    if (event?.type !== 'RunCreated') return reject('run_not_found', `no run ${runId}`);
+    const run = event.data;
     // The payload is stored once, apart, under the delivery the run was made from.
     const payload = await this.payloads.lookupOne(run.deliveryId);
     if (!payload) throw new Error(`run ${runId} has no payload for delivery ${run.deliveryId}`);

@@ -58,7 +58,9 @@ function encodedEvents(bytes: Buffer, contentTypeHeader: string): { delivery: nu
   const { payload } = command;
   const payloadJson = Buffer.byteLength(JSON.stringify(payload.format === 'json' ? payload.json : payload.text));
   // The run as routines.runs.v1 carries it: its framed message in place of its framing.
-  const runData = run.events[0].data;
+  const [created] = run.events;
+  if (created.type !== 'RunCreated') throw new Error('no run');
+  const runData = created.data;
   const { framing: _framing, ...runWithoutFraming } = runData;
   return {
     delivery: size(deliveryData) + payloadJson,

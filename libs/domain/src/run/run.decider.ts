@@ -1,4 +1,4 @@
-import type { DeliveryAccepted, RoutineSnapshot, RunCreated, RunEvent } from '@wts/contracts';
+import type { DeliveryAccepted, RoutineSnapshot, RunEvent } from '@wts/contracts';
 import type { RoutineState } from '../catalog/routine.decider';
 import { accept, reject, singleEventDecider, type Decider, type Decision } from '../shared/decision';
 import { judgeRoutineSafety } from '../safety/safety.policy';
@@ -25,7 +25,11 @@ export interface CreateRun {
 /** Why a discarded delivery has no run (the park's error follows its code). */
 export const DISCARDED_DETAIL = 'the hold that kept this delivery was released with discard (re-dispatch it to run it as things now stand)';
 
-export type RunState = RunCreated['data'] | null;
+/** The run stream's first event: the run, or the mark that its payload was removed before it was made. */
+export type RunState = RunEvent['data'] | null;
+
+/** Why a delivery whose payload was removed before its run was made has none (the park's error follows its code). */
+export const PAYLOAD_REMOVED_DETAIL = 'the payload was removed (expired or erased) before a run was made from it';
 
 /** What a run records of its routine: the tools, instructions and mode it runs with. */
 export function routineSnapshot(routine: RoutineState): RoutineSnapshot {
@@ -34,7 +38,7 @@ export function routineSnapshot(routine: RoutineState): RoutineSnapshot {
 
 /** One delivery, one run: an existing run means the work is done (no new event). */
 export function decideRun(command: CreateRun, state: RunState): Decision<RunEvent> {
-  if (state !== null) return accept();
+  if (state !== null) return 'withheldAt' in state ? reject('payload_removed', PAYLOAD_REMOVED_DETAIL) : accept();
   if (command.discarded) return reject('discarded_by_operator', DISCARDED_DETAIL);
   const { delivery, routine } = command;
   if (routine === null) return reject('routine_not_found', `routine ${delivery.routineId} does not exist`);

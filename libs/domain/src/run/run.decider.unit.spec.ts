@@ -43,7 +43,7 @@ function decidedRun(command: CreateRun): RunCreated['data'] {
   const { decision } = spec.given([]).when(command);
   if (decision.kind !== 'accepted') throw new Error(`rejected: ${decision.code}`);
   const [event] = decision.events;
-  if (!event) throw new Error('no event');
+  if (event?.type !== 'RunCreated') throw new Error('no run');
   return event.data;
 }
 
@@ -198,5 +198,20 @@ describe('run decider: a held or re-dispatched delivery judged as things now sta
       .given([createdRun()])
       .when(create({ accountActive: false }))
       .then([]);
+  });
+});
+
+describe('runDecider on a run withheld', () => {
+  it('given the payload was removed before the run was made (RunWithheld), then no run: payload_removed', () => {
+    const withheld = {
+      type: 'RunWithheld' as const,
+      data: { runId: delivery.runId, deliveryId: delivery.deliveryId, reason: 'payload_removed' as const, withheldAt: T1 },
+    };
+    const { decision } = spec.given([withheld]).when(create());
+    expect(decision).toMatchObject({ kind: 'rejected', code: 'payload_removed' });
+  });
+
+  it('given a run made before its payload was removed, then the run stands (no event, no rejection)', () => {
+    spec.given([createdRun()]).when(create()).then([]);
   });
 });

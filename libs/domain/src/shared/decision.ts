@@ -1,5 +1,5 @@
 /** Codes only the dispatcher decides (a held or re-dispatched delivery judged as things now stand): a park's reason, no HTTP status. */
-export const DISPATCH_ONLY_CODES = ['account_inactive', 'discarded_by_operator'] as const;
+export const DISPATCH_ONLY_CODES = ['account_inactive', 'discarded_by_operator', 'payload_removed'] as const;
 export type DispatchOnlyCode = (typeof DISPATCH_ONLY_CODES)[number];
 
 export function isDispatchOnlyCode(code: string): code is DispatchOnlyCode {
@@ -30,6 +30,7 @@ export type RejectionCode =
   // the dispatcher only (a park's reason, never an HTTP answer): DispatchOnlyCode
   | 'account_inactive'
   | 'discarded_by_operator'
+  | 'payload_removed'
   // admin
   | 'validation_failed'
   | 'email_already_connected'
