@@ -3,6 +3,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InvalidAppendError } from '../event-store.errors';
 import type { PayloadAttachment } from '../payload-store.port';
 import { SqliteEventStore } from './sqlite-event-store.adapter';
 import { PAYLOAD_BUCKET_MS, payloadBucketOf } from './sqlite-schema.migrations';
@@ -185,6 +186,93 @@ describe('SqlitePayloadStore: removed payloads leave no byte in the files', () =
       await expectKeptReadable(store, stored.slice(100));
     } finally {
       reader.close();
+      await store.close();
+    }
+  });
+});
+
+describe('SqlitePayloadStore: SQLite specifics', () => {
+  const event = (): { id: string; type: string; data: object; metadata: object } => ({
+    id: randomUUID(),
+    type: 'T',
+    data: {},
+    metadata: {},
+  });
+  const payloadOf = (key: string, expiresAt = Date.now() + HOUR): PayloadAttachment => ({
+    key,
+    webhookId: 'wh',
+    format: 'text',
+    text: `text of ${key}`,
+    receivedAt: Date.now(),
+    expiresAt,
+  });
+
+  it('refuses a key that has a payload already, writing none of that append, without failing the appends beside it', async () => {
+    const store = SqliteEventStore.open(join(tempDir(), 'events.sqlite'));
+    try {
+      await store.append('delivery-1', [event()], 'no_stream', { payload: payloadOf('k1') });
+      const [reused, beside] = await Promise.allSettled([
+        store.append('delivery-2', [event()], 'no_stream', { payload: payloadOf('k1') }),
+        store.append('delivery-3', [event()], 'no_stream', { payload: payloadOf('k3') }),
+      ]);
+
+      expect(reused.status === 'rejected' && reused.reason instanceof InvalidAppendError).toBe(true);
+      expect(beside.status).toBe('fulfilled');
+      expect(await store.readStream('delivery-2')).toEqual([]);
+      expect([...(await store.payloads().get(['k1', 'k3'])).keys()].sort()).toEqual(['k1', 'k3']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses malformed attachments, scans and removals as usage errors, before any I/O', async () => {
+    const store = SqliteEventStore.open(join(tempDir(), 'events.sqlite'));
+    try {
+      const bad: PayloadAttachment[] = [
+        { ...payloadOf(''), key: '' },
+        payloadOf('neg', -1),
+        { ...payloadOf('fmt'), format: 'xml' as 'json' },
+      ];
+      for (const payload of bad)
+        await expect(store.append(`d-${randomUUID()}`, [event()], 'no_stream', { payload })).rejects.toThrow(InvalidAppendError);
+      const payloads = store.payloads();
+      await expect(payloads.scan('', { limit: 10 })).rejects.toThrow(RangeError);
+      await expect(payloads.scan('x', { limit: 0 })).rejects.toThrow(RangeError);
+      await expect(payloads.scan('x', { cursor: 'elsewhere', limit: 10 })).rejects.toThrow(/cursor/);
+      await expect(payloads.remove(['k'], { reason: 'lost' as 'expired', erasureId: null, at: 1 })).rejects.toThrow(RangeError);
+      expect(await store.readAll({ limit: 10 })).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('drops a bucket table only once its hour is past and nothing in it is kept; a late write makes it stand again', async () => {
+    const file = join(tempDir(), 'events.sqlite');
+    const store = SqliteEventStore.open(file);
+    const db = new Database(file, { readonly: true });
+    const tables = (): string[] =>
+      db.prepare<[], string>("SELECT name FROM sqlite_schema WHERE name LIKE 'payloads\\_%' ESCAPE '\\' ORDER BY name").pluck().all();
+    try {
+      const expiresAt = 5 * HOUR + 10;
+      await store.append('delivery-a', [event()], 'no_stream', { payload: payloadOf('a', expiresAt) });
+      await store.append('delivery-b', [event()], 'no_stream', { payload: payloadOf('b', expiresAt + 1) });
+      const payloads = store.payloads();
+      await payloads.remove(['a'], { reason: 'expired', erasureId: null, at: 1 });
+
+      expect(await payloads.reclaim(6 * HOUR)).toEqual({ complete: true, released: 0 }); // b is kept
+      await payloads.remove(['b'], { reason: 'expired', erasureId: null, at: 2 });
+      expect(await payloads.reclaim(6 * HOUR - 1)).toEqual({ complete: true, released: 0 }); // the hour is not over
+      expect(tables()).toEqual(['payloads_5']);
+      expect(await payloads.reclaim(6 * HOUR)).toEqual({ complete: true, released: 1 });
+      expect(tables()).toEqual([]);
+
+      await store.append('delivery-c', [event()], 'no_stream', { payload: payloadOf('c', expiresAt + 2) });
+      expect((await payloads.get(['a', 'c'])).get('c')).toMatchObject({ state: 'kept', text: 'text of c' });
+      await payloads.remove(['c'], { reason: 'expired', erasureId: null, at: 3 });
+      expect(await payloads.reclaim(6 * HOUR)).toEqual({ complete: true, released: 1 });
+      expect((await payloads.get(['a'])).get('a')).toEqual({ state: 'removed', reason: 'expired', removedAt: 1, erasureId: null });
+    } finally {
+      db.close();
       await store.close();
     }
   });

@@ -78,7 +78,8 @@ export class SqlitePayloadStore implements PayloadStore {
    * opaque to callers), at most min(limit, MAX_SCAN_WINDOW) of them per call. An ASCII needle is
    * matched in SQL (lower() folds A–Z only, so a body's non-ASCII letters are compared as they
    * are); a needle with any other character falls back to JavaScript's toLowerCase() on each
-   * decoded body, about 4 times slower. A JSON body is matched on its text as received: a
+   * decoded body (measured on 100k payloads of 182 B: 0.7M rows/s in SQL when few match, 0.15M
+   * in JavaScript). A JSON body is matched on its text as received: a
    * character the sender spelled as a \u escape is matched as those six characters, not as the
    * character. A payload stored after the scan passed its place (a shorter retention's earlier
    * bucket) is not seen by that scan.
@@ -95,20 +96,21 @@ export class SqlitePayloadStore implements PayloadStore {
         const matches: string[] = [];
         let scanned = 0;
         while (scanned < window) {
-          const places = this.reads.keptInBucket(bucket, rowId, window - scanned);
-          if (places.length === 0) {
+          const { kept, lastRowId } = this.reads.window(bucket, rowId, window - scanned);
+          if (lastRowId === null) {
             const next = this.reads.nextBucket(bucket);
             if (next === null) return { matches, scanned };
             [bucket, rowId] = [next, 0n];
             continue;
           }
-          scanned += places.length;
-          rowId = places[places.length - 1].rowId;
-          const rowIds = places.map((place) => place.rowId);
-          const hits = inSql ? this.reads.matching(bucket, rowIds, lowered) : this.matchingInJs(bucket, rowIds, lowered);
-          for (const place of places) if (hits.has(place.rowId)) matches.push(place.key);
+          const first = rowId + 1n;
+          [scanned, rowId] = [scanned + kept, lastRowId];
+          const hits = inSql
+            ? this.reads.matching(bucket, first, lastRowId, lowered)
+            : this.reads.matchingInJs(bucket, first, lastRowId, lowered);
+          matches.push(...this.reads.keptKeys(bucket, [...hits]));
         }
-        const more = this.reads.keptInBucket(bucket, rowId, 1).length > 0 || this.reads.nextBucket(bucket) !== null;
+        const more = this.reads.window(bucket, rowId, 1).kept > 0 || this.reads.nextBucket(bucket) !== null;
         return more ? { matches, scanned, cursor: `sp1.${bucket}.${rowId}` } : { matches, scanned };
       }),
     );
@@ -175,15 +177,6 @@ export class SqlitePayloadStore implements PayloadStore {
         });
       }
     }
-  }
-
-  /** The fallback for needles SQLite cannot fold: each body decoded and lower-cased in JavaScript. */
-  private matchingInJs(bucket: bigint, rowIds: readonly bigint[], lowered: string): Set<bigint> {
-    const hits = new Set<bigint>();
-    this.reads.eachBody(bucket, rowIds, (rowId, body) => {
-      if (body.toString('utf8').toLowerCase().includes(lowered)) hits.add(rowId);
-    });
-    return hits;
   }
 }
 
