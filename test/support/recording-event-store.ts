@@ -1,10 +1,12 @@
 import type {
+  AppendOptions,
   AppendResult,
   EventHandler,
   EventStore,
   EventToAppend,
   ExpectedRevision,
   GlobalPosition,
+  PayloadStore,
   ReadStreamOptions,
   RecordedEvent,
   SubscribeOptions,
@@ -41,9 +43,13 @@ export class RecordingEventStore implements EventStore {
     this.delivered.clear();
   }
 
-  append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
     this.calls.push({ call: 'append', streamId });
-    return this.inner.append(streamId, events, expected);
+    return this.inner.append(streamId, events, expected, options);
+  }
+
+  payloads(): PayloadStore {
+    return this.inner.payloads();
   }
 
   readStream(streamId: string, options?: ReadStreamOptions): Promise<readonly RecordedEvent[]> {

@@ -1,6 +1,7 @@
 import { appendContract } from './append.suite';
 import { checkpointContract } from './checkpoint.suite';
 import { newNamespace, type ContractContext, type EventStoreContractFactory } from './contract.fixtures';
+import { payloadContract } from './payload.suite';
 import { readContract } from './read.suite';
 import { subscriptionContract } from './subscription.suite';
 
@@ -39,5 +40,6 @@ export function describeEventStoreContract(name: string, factory: EventStoreCont
     readContract(context);
     subscriptionContract(context);
     checkpointContract(context);
+    payloadContract(context);
   });
 }

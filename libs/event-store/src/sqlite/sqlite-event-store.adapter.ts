@@ -16,10 +16,13 @@ import {
   type Subscription,
 } from '../event-store.port';
 import { OpenSubscriptions } from '../open-subscriptions.registry';
+import { assertPayloadAttachment } from '../payload-request.validation';
+import type { AppendOptions, PayloadStore } from '../payload-store.port';
 import { assertNonNegativeInteger, assertPositiveInteger, withDefaults } from '../store-options.validation';
 import { SqliteCatchUpSubscription } from './sqlite-catch-up.subscription';
 import { SqliteCheckpointStore } from './sqlite-checkpoint.store';
 import { SqliteEventStatements } from './sqlite-event.statements';
+import { SqlitePayloadStore } from './sqlite-payload.store';
 import { SqliteWriter, type CommitListener } from './sqlite-writer.client';
 import { SqliteConnection } from './sqlite.connection';
 
@@ -32,6 +35,8 @@ export interface SqliteEventStoreOptions {
   readonly subscriptionBatchSize?: number;
   /** The largest event accepted (data + metadata JSON bytes). Default SQLite's own limit. */
   readonly maxEventBytes?: number;
+  /** How long payloads().reclaim() keeps trying to truncate the WAL while another connection reads. Default 30,000 ms. */
+  readonly truncateWaitMs?: number;
 }
 
 /** Appends sharing one transaction at most (a bound on one commit's size and on the wait behind it). */
@@ -40,7 +45,13 @@ const MAX_APPENDS_PER_COMMIT = 1000;
 /** SQLite's own limit on one value (SQLITE_MAX_LENGTH): a larger event would fail inside the transaction. */
 export const SQLITE_MAX_EVENT_BYTES = 1_000_000_000;
 
-const DEFAULTS = { pollIntervalMs: 20, busyTimeoutMs: 5000, subscriptionBatchSize: 256, maxEventBytes: SQLITE_MAX_EVENT_BYTES } as const;
+const DEFAULTS = {
+  pollIntervalMs: 20,
+  busyTimeoutMs: 5000,
+  subscriptionBatchSize: 256,
+  maxEventBytes: SQLITE_MAX_EVENT_BYTES,
+  truncateWaitMs: 30_000,
+} as const;
 
 /**
  * The embedded event store: one SQLite file in WAL mode, shareable by several processes
@@ -52,6 +63,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appendListeners = new Map<() => void, readonly string[] | undefined>();
   private readonly subscriptions = new OpenSubscriptions();
   private readonly checkpointStore: SqliteCheckpointStore;
+  private readonly payloadStore: SqlitePayloadStore;
 
   private constructor(
     private readonly connection: SqliteConnection,
@@ -62,6 +74,7 @@ export class SqliteEventStore implements EventStore {
   ) {
     this.maxEventBytes = options.maxEventBytes;
     this.checkpointStore = new SqliteCheckpointStore(connection, writer);
+    this.payloadStore = new SqlitePayloadStore(connection, writer, { truncateWaitMs: options.truncateWaitMs });
   }
 
   /** Opens (creating the file, its parent directories and the schema if needed). */
@@ -71,6 +84,7 @@ export class SqliteEventStore implements EventStore {
     assertPositiveInteger('subscriptionBatchSize', resolved.subscriptionBatchSize);
     assertPositiveInteger('maxEventBytes', resolved.maxEventBytes);
     assertNonNegativeInteger('busyTimeoutMs', resolved.busyTimeoutMs);
+    assertNonNegativeInteger('truncateWaitMs', resolved.truncateWaitMs);
     const connection = SqliteConnection.open(filePath, { busyTimeoutMs: resolved.busyTimeoutMs });
     try {
       const queries = connection.use('prepare', (db) => new SqliteEventStatements(db));
@@ -96,14 +110,25 @@ export class SqliteEventStore implements EventStore {
     return this.checkpointStore;
   }
 
-  async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  /** The payloads in the same file: their bodies are written in the savepoint of the append that carries them. */
+  payloads(): PayloadStore {
+    return this.payloadStore;
+  }
+
+  async append(
+    streamId: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
     if (typeof streamId !== 'string' || streamId.length === 0) {
       throw new InvalidAppendError('stream id must be a non-empty string');
     }
     const serialized = serializeEvents(events, this.maxEventBytes);
+    if (options.payload) assertPayloadAttachment(options.payload);
     if (!this.connection.isOpen) throw new EventStoreUnavailableError('event store is closed (append)');
     // Answered once the batch it joined has committed (and, with synchronous=FULL, been fsynced).
-    const outcome = await this.writer.append(streamId, serialized, expected);
+    const outcome = await this.writer.append(streamId, serialized, expected, options.payload);
     if (outcome.inserted) this.notifyAppend(streamId);
     return outcome.result;
   }

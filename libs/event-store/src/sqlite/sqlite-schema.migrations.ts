@@ -32,9 +32,55 @@ const MIGRATIONS: readonly string[] = [
     GENERATED ALWAYS AS (CASE WHEN instr(stream_id, '-') > 0 THEN substr(stream_id, 1, instr(stream_id, '-')) END) VIRTUAL;
   CREATE INDEX events_by_category ON events (category, seq);
   `,
+  // Payloads apart from the events (docs/data-lifecycle-plan.md §1–2). payload_index is the record:
+  // ids and times only, so b-tree balancing may leave stale copies of its cells harmlessly; it
+  // outlives the bodies. The bodies live in payloads_<bucket> tables, one per expiry hour
+  // (bucket = floor(expires_at / 3,600,000)), created by the writer on first use: a body is removed
+  // by a same-size zero overwrite in place (a DELETE next to live rows leaves copies in the pages'
+  // free gaps) and its table dropped whole once the hour is past and none is kept. payload_buckets
+  // lists those tables. Partial indexes hold kept payloads only: the sweep's due list, the scan's
+  // and reclaim's walk by bucket, and a webhook's kept payloads (retention changes).
+  `
+  CREATE TABLE payload_index (
+    key            TEXT    PRIMARY KEY,
+    webhook_id     TEXT    NOT NULL,
+    format         TEXT    NOT NULL,
+    bucket         INTEGER NOT NULL,
+    row_id         INTEGER NOT NULL,
+    received_at    INTEGER NOT NULL,
+    expires_at     INTEGER NOT NULL,
+    bytes          INTEGER NOT NULL,
+    removed_at     INTEGER,
+    removed_reason TEXT,
+    erasure_id     TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX payload_due ON payload_index (expires_at) WHERE removed_at IS NULL;
+  CREATE INDEX payload_kept_by_bucket ON payload_index (bucket, row_id) WHERE removed_at IS NULL;
+  CREATE INDEX payload_by_webhook ON payload_index (webhook_id, received_at) WHERE removed_at IS NULL;
+  CREATE TABLE payload_buckets (
+    bucket     INTEGER PRIMARY KEY,
+    dropped_at INTEGER
+  );
+  CREATE INDEX payload_buckets_standing ON payload_buckets (bucket) WHERE dropped_at IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** A payload body table holds the payloads expiring within one hour: dropped whole once that hour is past. */
+export const PAYLOAD_BUCKET_MS = 3_600_000;
+
+/** The bucket (expiry hour) of a payload; expiresAt is a non-negative integer (epoch ms). */
+export function payloadBucketOf(expiresAt: number): number {
+  return Math.floor(expiresAt / PAYLOAD_BUCKET_MS);
+}
+
+/** The body table of a bucket: a name built from an integer only, so it is safe to splice into SQL. */
+export function payloadTable(bucket: number | bigint): string {
+  if (typeof bucket === 'number' && !Number.isSafeInteger(bucket)) throw new RangeError(`not a payload bucket: ${bucket}`);
+  if (bucket < 0) throw new RangeError(`not a payload bucket: ${bucket}`);
+  return `payloads_${bucket}`;
+}
 
 /** Brings the schema up to date in one IMMEDIATE transaction (safe when two processes start at once). */
 export function migrate(db: Database.Database): void {

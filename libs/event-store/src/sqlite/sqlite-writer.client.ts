@@ -1,10 +1,19 @@
 import { Worker } from 'node:worker_threads';
 import type { SerializedEvent } from '../append.validation';
 import { EventStoreUnavailableError, type ExpectedRevision, type GlobalPosition } from '../event-store.port';
+import type { PayloadAttachment, PayloadRemoval } from '../payload-store.port';
 import { WorkerThreadChannel } from '../worker-thread.channel';
 import { workerThreadScript } from '../worker-thread.script';
 import type { AppendOutcome } from './sqlite-append.transaction';
-import { fromWriterError, type CommitReport, type WriterError, type WriterOptions, type WriterRequest } from './sqlite-writer.protocol';
+import {
+  fromWriterError,
+  type CommitReport,
+  type TruncateOutcome,
+  type WriterError,
+  type WriterOptions,
+  type WriterOutcome,
+  type WriterRequest,
+} from './sqlite-writer.protocol';
 
 /** A request as sent: the channel gives it its id. */
 type Outgoing = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -47,12 +56,41 @@ export class SqliteWriter {
     return () => this.commitListeners.delete(listener);
   }
 
-  append(streamId: string, events: readonly SerializedEvent[], expected: ExpectedRevision): Promise<AppendOutcome> {
-    return this.request({ op: 'append', streamId, events, expected }) as Promise<AppendOutcome>;
+  append(
+    streamId: string,
+    events: readonly SerializedEvent[],
+    expected: ExpectedRevision,
+    payload?: PayloadAttachment,
+  ): Promise<AppendOutcome> {
+    // Only the port's fields cross the thread boundary (a caller's richer object may not be cloneable).
+    const plain = payload && {
+      key: payload.key,
+      webhookId: payload.webhookId,
+      format: payload.format,
+      text: payload.text,
+      receivedAt: payload.receivedAt,
+      expiresAt: payload.expiresAt,
+    };
+    return this.request<AppendOutcome>({ op: 'append', streamId, events, expected, payload: plain });
   }
 
   async saveCheckpoint(name: string, position: GlobalPosition): Promise<void> {
-    await this.request({ op: 'checkpoint', name, commit: position.commit, prepare: position.prepare, at: Date.now() });
+    await this.request<null>({ op: 'checkpoint', name, commit: position.commit, prepare: position.prepare, at: Date.now() });
+  }
+
+  /** Removes the kept payloads of these keys in one transaction; resolves with how many there were. */
+  removePayloads(keys: readonly string[], removal: PayloadRemoval): Promise<number> {
+    return this.request<number>({ op: 'remove_payloads', keys, removal });
+  }
+
+  /** Drops up to `max` bucket tables past by `now` that keep nothing; resolves with how many. */
+  dropPayloadBuckets(now: number, max: number): Promise<number> {
+    return this.request<number>({ op: 'drop_payload_buckets', now, max });
+  }
+
+  /** One wal_checkpoint(TRUNCATE) attempt, between the writer's batches. */
+  checkpointTruncate(): Promise<TruncateOutcome> {
+    return this.request<TruncateOutcome>({ op: 'checkpoint_truncate' });
   }
 
   /** Waits for every request sent so far, then ends the thread. Idempotent. */
@@ -60,7 +98,8 @@ export class SqliteWriter {
     return this.channel.close();
   }
 
-  private request(message: Outgoing): Promise<AppendOutcome | null> {
-    return this.channel.request<AppendOutcome | null>(message);
+  /** T: the outcome the writer answers this op with (sqlite-writer.worker's run and truncate). */
+  private request<T extends WriterOutcome>(message: Outgoing): Promise<T> {
+    return this.channel.request<T>(message);
   }
 }

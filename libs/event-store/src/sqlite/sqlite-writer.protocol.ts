@@ -1,6 +1,7 @@
 import type { SerializedEvent } from '../append.validation';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
 import { EventStoreUnavailableError, type ExpectedRevision } from '../event-store.port';
+import type { PayloadAttachment, PayloadRemoval } from '../payload-store.port';
 import type { AppendOutcome } from './sqlite-append.transaction';
 
 /** What the main thread asks of the writer thread (structured-cloned: bigints included). */
@@ -11,7 +12,14 @@ export type WriterRequest =
       readonly streamId: string;
       readonly events: readonly SerializedEvent[];
       readonly expected: ExpectedRevision;
+      /** Stored in the append's savepoint if and only if its events are inserted. */
+      readonly payload?: PayloadAttachment;
     }
+  | { readonly id: number; readonly op: 'remove_payloads'; readonly keys: readonly string[]; readonly removal: PayloadRemoval }
+  /** Drops up to `max` bucket tables whose hour ended by `now` and that keep no payload. */
+  | { readonly id: number; readonly op: 'drop_payload_buckets'; readonly now: number; readonly max: number }
+  /** One wal_checkpoint(TRUNCATE), run between batches, never inside a transaction. */
+  | { readonly id: number; readonly op: 'checkpoint_truncate' }
   | {
       readonly id: number;
       readonly op: 'checkpoint';
@@ -21,8 +29,17 @@ export type WriterRequest =
       readonly at: number;
     };
 
+/** What wal_checkpoint(TRUNCATE) answered: busy 0 and log 0 when the WAL is empty on disk. */
+export interface TruncateOutcome {
+  readonly busy: number;
+  readonly log: number;
+}
+
+/** An append's outcome; a count (payloads removed, bucket tables dropped); a checkpoint's; null for a checkpoint save. */
+export type WriterOutcome = AppendOutcome | number | TruncateOutcome | null;
+
 export type WriterReply =
-  | { readonly id: number; readonly ok: true; readonly outcome: AppendOutcome | null }
+  | { readonly id: number; readonly ok: true; readonly outcome: WriterOutcome }
   | { readonly id: number; readonly ok: false; readonly error: WriterError };
 
 /** Sent once per commit, before its replies: how many requests shared it and how long it took. */

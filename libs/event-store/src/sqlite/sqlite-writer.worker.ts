@@ -4,13 +4,23 @@
  * concurrent appends share one IMMEDIATE transaction and one fsync (group commit), while the main
  * thread's event loop never waits on the disk. Each append runs in its own savepoint: a conflict,
  * an idempotent retry or a refused append is decided exactly as if it ran alone, in arrival order,
- * and never affects the others. Nothing is answered before its batch is durable.
+ * and never affects the others. Nothing is answered before its batch is durable. A payload joins
+ * its append's savepoint, and payload removals and bucket drops join a batch like any write; only
+ * the WAL truncation runs between batches, as a checkpoint cannot run inside a transaction.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventStoreUnavailableError } from '../event-store.port';
 import { appendInTransaction, type AppendOutcome } from './sqlite-append.transaction';
 import { SqliteEventStatements } from './sqlite-event.statements';
-import { toWriterError, type CommitReport, type WriterOptions, type WriterReply, type WriterRequest } from './sqlite-writer.protocol';
+import { SqlitePayloadWrites } from './sqlite-payload-write.statements';
+import {
+  toWriterError,
+  type CommitReport,
+  type TruncateOutcome,
+  type WriterOptions,
+  type WriterReply,
+  type WriterRequest,
+} from './sqlite-writer.protocol';
 import { SqliteConnection, isBusy, sleepSync } from './sqlite.connection';
 
 const port = parentPort;
@@ -25,6 +35,7 @@ const connection = SqliteConnection.open(options.filePath, {
   sqliteBusyTimeoutMs: 0,
 });
 const queries = connection.use('prepare', (db) => new SqliteEventStatements(db));
+const payloads = connection.use('prepare', (db) => new SqlitePayloadWrites(db));
 const saveCheckpoint = connection.use('prepare', (db) =>
   db.prepare<[string, bigint, bigint, number]>(
     `INSERT INTO checkpoints (name, commit_pos, prepare_pos, updated_at) VALUES (?, ?, ?, ?)
@@ -33,9 +44,16 @@ const saveCheckpoint = connection.use('prepare', (db) =>
 );
 /** One append in a savepoint of the batch's transaction (better-sqlite3 nests transactions as savepoints). */
 const appendOne = connection.use('prepare', (db) =>
-  db.transaction((request: Extract<WriterRequest, { op: 'append' }>) =>
-    appendInTransaction(queries, request.streamId, request.events, request.expected),
-  ),
+  db.transaction((request: Extract<WriterRequest, { op: 'append' }>) => {
+    const outcome = appendInTransaction(queries, request.streamId, request.events, request.expected);
+    // Only with the events it came with: a conflict or an idempotent retry stores nothing new.
+    if (outcome.inserted && request.payload) payloads.store(request.payload);
+    return outcome;
+  }),
+);
+/** A removal in a savepoint of its own: all of its keys, or (on a failure) none. */
+const removePayloads = connection.use('prepare', (db) =>
+  db.transaction((request: Extract<WriterRequest, { op: 'remove_payloads' }>) => payloads.remove(request.keys, request.removal)),
 );
 /** A batch: one IMMEDIATE transaction, one commit (one fsync with synchronous=FULL). */
 let began = false;
@@ -66,7 +84,34 @@ port.on('message', (request: WriterRequest | 'close') => {
 
 function drain(): void {
   scheduled = false;
-  while (queue.length > 0) commit(queue.splice(0, options.maxBatch));
+  while (queue.length > 0) {
+    const truncateAt = queue.findIndex((request) => request.op === 'checkpoint_truncate');
+    if (truncateAt === 0) {
+      truncate(queue.shift()?.id ?? 0);
+      continue;
+    }
+    commit(queue.splice(0, truncateAt === -1 ? options.maxBatch : Math.min(truncateAt, options.maxBatch)));
+  }
+}
+
+/**
+ * One wal_checkpoint(TRUNCATE), with this handle's busy_timeout of 0: a reader of another
+ * connection still on an older snapshot makes it answer busy at once (the caller tries again
+ * later) instead of holding up the appends queued behind it.
+ */
+function truncate(id: number): void {
+  let outcome: TruncateOutcome;
+  try {
+    const [row] = connection.use('checkpoint', (db) => db.pragma('wal_checkpoint(TRUNCATE)')) as { busy: bigint; log: bigint }[];
+    outcome = { busy: Number(row.busy), log: Number(row.log) };
+  } catch (error) {
+    if (!isBusy(error)) {
+      port?.postMessage({ id, ok: false, error: toWriterError(error) } satisfies WriterReply);
+      return;
+    }
+    outcome = { busy: 1, log: -1 };
+  }
+  port?.postMessage({ id, ok: true, outcome } satisfies WriterReply);
 }
 
 function commit(batch: readonly WriterRequest[]): void {
@@ -106,9 +151,18 @@ function withWriteLock<T>(attempt: () => T, deadline: number): T {
 }
 
 function run(request: WriterRequest): WriterReply {
-  if (request.op === 'checkpoint') {
-    saveCheckpoint.run(request.name, request.commit, request.prepare, request.at);
-    return { id: request.id, ok: true, outcome: null };
+  switch (request.op) {
+    case 'checkpoint':
+      saveCheckpoint.run(request.name, request.commit, request.prepare, request.at);
+      return { id: request.id, ok: true, outcome: null };
+    case 'remove_payloads':
+      return { id: request.id, ok: true, outcome: removePayloads(request) };
+    case 'drop_payload_buckets':
+      return { id: request.id, ok: true, outcome: payloads.dropPastBuckets(request.now, request.max) };
+    case 'checkpoint_truncate':
+      throw new Error('checkpoint_truncate runs between batches'); // drain() never batches it
+    case 'append':
+      break;
   }
   try {
     const outcome: AppendOutcome = appendOne(request);

@@ -66,6 +66,10 @@ export class SqliteConnection {
       }
       // FULL: the WAL is fsynced on every commit, so a resolved append survives a power cut.
       db.pragma('synchronous = FULL');
+      // A removed payload must leave no byte behind: freed pages (a dropped bucket table) are
+      // zeroed, and sorts or temporary b-trees never spill a body into a temporary file.
+      db.pragma('secure_delete = ON');
+      db.pragma('temp_store = MEMORY');
       if (options.alreadyPrepared) assertCurrentSchema(db);
       else migrate(db);
       return new SqliteConnection(db, filePath);

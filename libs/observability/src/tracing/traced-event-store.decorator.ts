@@ -1,5 +1,5 @@
 import { SpanKind } from '@opentelemetry/api';
-import type { AppendResult, EventStore, EventToAppend, ExpectedRevision } from '@wts/event-store';
+import type { AppendOptions, AppendResult, EventStore, EventToAppend, ExpectedRevision } from '@wts/event-store';
 import { inSpan, tracingEnabled, traceparentOf } from './tracing';
 
 /**
@@ -11,15 +11,20 @@ import { inSpan, tracingEnabled, traceparentOf } from './tracing';
  */
 export function tracedEventStore(store: EventStore): EventStore {
   const append = store.append.bind(store);
-  const tracedAppend = (streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> => {
-    if (!tracingEnabled()) return append(streamId, events, expected);
+  const tracedAppend = (
+    streamId: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+    options?: AppendOptions,
+  ): Promise<AppendResult> => {
+    if (!tracingEnabled()) return append(streamId, events, expected, options);
     const category = streamId.slice(0, streamId.indexOf('-') + 1 || undefined);
     return inSpan(`event-store append ${category}`, SpanKind.CLIENT, undefined, async (span) => {
       span.setAttribute('wts.stream.category', category);
       span.setAttribute('wts.events', events.length);
       const traceparent = traceparentOf(span);
       const stamped = events.map((event) => ({ ...event, metadata: { ...event.metadata, traceparent } }));
-      const result = await append(streamId, stamped, expected);
+      const result = await append(streamId, stamped, expected, options);
       span.setAttribute('wts.append.result', result.kind);
       return result;
     });
@@ -29,6 +34,7 @@ export function tracedEventStore(store: EventStore): EventStore {
       return store.maxEventBytes;
     },
     append: tracedAppend,
+    payloads: () => store.payloads(),
     readStream: (streamId, options) => store.readStream(streamId, options),
     streamHeads: (streamIds) => store.streamHeads(streamIds),
     readAll: (options) => store.readAll(options),
