@@ -5,6 +5,7 @@ import {
   SqliteEventStore,
   type AppendResult,
   type EventStore,
+  type AppendOptions,
   type EventToAppend,
   type ExpectedRevision,
   type RecordedEvent,
@@ -376,13 +377,19 @@ class InterferingStore implements EventStore {
     return this.inner.maxEventBytes;
   }
 
-  async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(
+    streamId: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
     await this.before();
-    const result = await this.inner.append(streamId, events, expected);
+    const result = await this.inner.append(streamId, events, expected, options);
     if (result.kind === 'conflict') this.conflicts += 1;
     return result;
   }
 
+  payloads: EventStore['payloads'] = () => this.inner.payloads();
   readStream: EventStore['readStream'] = (streamId, options) => this.inner.readStream(streamId, options);
   streamHeads: EventStore['streamHeads'] = (streamIds) => this.inner.streamHeads(streamIds);
   readAll: EventStore['readAll'] = (options) => this.inner.readAll(options);

@@ -120,7 +120,9 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
             ...credentialData(command.credential),
             defaultAccount: command.defaultAccount,
             accountOverrideAllowed: command.accountOverrideAllowed,
-            ...(command.payloadRetentionDays == null ? {} : { payloadRetentionDays: command.payloadRetentionDays }),
+            ...(command.payloadRetentionDays === undefined || command.payloadRetentionDays === null
+              ? {}
+              : { payloadRetentionDays: command.payloadRetentionDays }),
             enabledAt: command.now,
           },
         },
