@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 120,
       idempotencyRetentionMs: 86_400_000,
       signatureToleranceSeconds: 300,
+      payloadRetentionSeconds: 2_592_000,
     });
     expect(config.eventStore.connectionString).toBeUndefined();
     expect(config.kafka).toBeUndefined();
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
       WEBHOOK_RATE_LIMIT_PER_MINUTE: '5',
       IDEMPOTENCY_RETENTION_SECONDS: '600',
       WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: '120',
+      PAYLOAD_RETENTION_SECONDS: '3600',
     });
     expect(config.http).toEqual({
       port: 8080,
@@ -67,6 +69,7 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 5,
       idempotencyRetentionMs: 600_000,
       signatureToleranceSeconds: 120,
+      payloadRetentionSeconds: 3600,
     });
   });
 
@@ -97,6 +100,9 @@ describe('loadConfig', () => {
     ['EVENTSTORE_CONNECTION_STRING', 'postgres://x', 'EVENTSTORE_CONNECTION_STRING'],
     ['WEBHOOK_MAX_PAYLOAD_BYTES', '0', 'WEBHOOK_MAX_PAYLOAD_BYTES'],
     ['WEBHOOK_SIGNATURE_TOLERANCE_SECONDS', '0', 'WEBHOOK_SIGNATURE_TOLERANCE_SECONDS'],
+    ['PAYLOAD_RETENTION_SECONDS', '59', 'PAYLOAD_RETENTION_SECONDS must be at least 60'],
+    ['PAYLOAD_RETENTION_SECONDS', '315360001', 'PAYLOAD_RETENTION_SECONDS must be at most'],
+    ['PAYLOAD_RETENTION_SECONDS', '1.5', 'PAYLOAD_RETENTION_SECONDS'],
     ['WEBHOOK_RATE_LIMIT_PER_MINUTE', '-1', 'WEBHOOK_RATE_LIMIT_PER_MINUTE'],
     ['IDEMPOTENCY_RETENTION_SECONDS', '1.5', 'IDEMPOTENCY_RETENTION_SECONDS'],
     ['LOG_FORMAT', 'xml', 'LOG_FORMAT'],

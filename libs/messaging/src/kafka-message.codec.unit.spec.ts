@@ -20,7 +20,7 @@ function recorded(overrides: Partial<RecordedEvent> = {}): RecordedEvent {
     position: { commit: 42n, prepare: 42n },
     type: 'DeliveryAccepted',
     data: delivery,
-    metadata: { schemaVersion: 1, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    metadata: { schemaVersion: 2, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
     createdAt: new Date(0),
     ...overrides,
   };
@@ -74,7 +74,7 @@ describe('Kafka codec', () => {
     expect(encoded.headers).toEqual({
       'event-type': 'DeliveryAccepted',
       'event-id': event.id,
-      'schema-version': '1',
+      'schema-version': '2',
       traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
       'stream-id': `delivery-${delivery.deliveryId}`,
       'stream-revision': '0',
@@ -89,7 +89,7 @@ describe('Kafka codec', () => {
       offset: '7',
       key: delivery.webhookId,
       eventType: 'DeliveryAccepted',
-      schemaVersion: 1,
+      schemaVersion: 2,
       streamRevision: 0n,
       position: { commit: 42n, prepare: 42n },
     });
@@ -160,20 +160,38 @@ describe('Kafka codec', () => {
   });
 
   it('reports a newer schema version as not yet readable (the message waits for an upgrade), not as poison', () => {
-    const newer = { ...raw(), headers: { ...raw().headers, 'schema-version': '2' } };
+    const newer = { ...raw(), headers: { ...raw().headers, 'schema-version': '3' } };
     expect(() => decodeMessage(at, newer, schema)).toThrow(UnsupportedSchemaVersionError);
     expect(() => decodeMessage(at, newer, schema)).not.toThrow(MessageDecodeError);
-    expect(() => decodeMessage(at, newer, schema)).toThrow(/schema version 2 is newer than this build reads \(1\)/);
+    expect(() => decodeMessage(at, newer, schema)).toThrow(/schema version 3 is newer than this build reads \(1, 2\)/);
     // Checked before anything else: a newer version may well have another shape.
     expect(() => decodeMessage(at, { ...newer, value: Buffer.from('{"a newer":"shape"}') }, schema)).toThrow(UnsupportedSchemaVersionError);
     // A build that reads it decodes it.
-    expect(decodeMessage(at, newer, schema, { supportedSchemaVersions: [1, 2] }).schemaVersion).toBe(2);
+    expect(decodeMessage(at, newer, schema, { supportedSchemaVersions: [1, 2, 3] }).schemaVersion).toBe(3);
   });
 
   it('refuses, as poison, an older version this build no longer reads', () => {
-    expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [2, 3] })).toThrow(MessageDecodeError);
-    expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [2, 3] })).toThrow(
-      /schema version "1" is no longer supported/,
+    expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [3, 4] })).toThrow(MessageDecodeError);
+    expect(() => decodeMessage(at, raw(), schema, { supportedSchemaVersions: [3, 4] })).toThrow(
+      /schema version "2" is no longer supported/,
     );
+  });
+
+  it('never puts a payload on the topic: a delivery written before payloads were kept apart goes out without it, as version 2', () => {
+    const { payloadFormat: _f, payloadBytes: _b, payloadExpiresAt: _e, ...v1Fields } = delivery;
+    const v1 = recorded({ data: { ...v1Fields, payload: { format: 'json', json: '{"secret":"x"}' } }, metadata: { schemaVersion: 1 } });
+    const encoded = encodeEvent(v1, { topic: 'webhookEvents', key: delivery.webhookId });
+    expect(encoded.value).not.toContain('secret');
+    expect(encoded.headers['schema-version']).toBe('2');
+    expect(JSON.parse(encoded.value)).toEqual({ ...delivery, payloadBytes: 14, payloadExpiresAt: null });
+  });
+
+  it('still decodes a version 1 message (its payload inline) produced before an upgrade', () => {
+    const { payloadFormat: _f, payloadBytes: _b, payloadExpiresAt: _e, ...v1Fields } = delivery;
+    const value = Buffer.from(JSON.stringify({ ...v1Fields, payload: { format: 'text', text: 'hi' } }));
+    const message = { ...raw(), value, headers: { ...raw().headers, 'schema-version': '1' } };
+    expect(decodeMessage(at, message, schema).schemaVersion).toBe(1);
+    const broken = { ...message, value: Buffer.from(JSON.stringify({ ...v1Fields, payload: { format: 'text' } })) };
+    expect(() => decodeMessage(at, broken, schema)).toThrow(/value.payload is neither/);
   });
 });
