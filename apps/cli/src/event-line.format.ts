@@ -1,3 +1,4 @@
+import type { PayloadLookup } from '@wts/application';
 import { upcastEvent } from '@wts/contracts';
 import { formatPosition, type RecordedEvent } from '@wts/event-store';
 
@@ -16,10 +17,11 @@ export const DEFAULT_DATA_CHARS = 200;
 
 /**
  * One line per event: `position stream type event-id {compact data}`, then, when the event holds
- * a payload, `untrusted payload (json|text, N chars): …`. Data and payload are truncated to
+ * a payload or one read from the store is given, `untrusted payload (json|text, N chars): …` (or
+ * `payload expired|erased at …`). Data and payload are truncated to
  * `maxChars` each; digests are shortened; anything terminal-unsafe is escaped.
  */
-export function formatEventLine(stored: RecordedEvent, maxChars = DEFAULT_DATA_CHARS): string {
+export function formatEventLine(stored: RecordedEvent, maxChars = DEFAULT_DATA_CHARS, payload?: PayloadLookup): string {
   const event = upcastEvent(stored); // an event written by an older build, in today's shape
   const data = isObject(event.data) ? event.data : { value: event.data };
   const untrusted: string[] = [];
@@ -36,6 +38,9 @@ export function formatEventLine(stored: RecordedEvent, maxChars = DEFAULT_DATA_C
     if (SECRET_FIELD.test(key) && !DIGEST_FIELD.test(key)) return '<redacted>';
     return value;
   });
+  // A delivery's payload is kept apart from its event: read from the store by the caller.
+  if (payload?.state === 'kept') untrusted.push(`untrusted payload ${describeUntrusted(payload.payload, maxChars)}`);
+  else if (payload) untrusted.push(`payload ${payload.state} at ${payload.removedAt.toISOString()}`);
   const parts = [formatPosition(event.position), event.streamId, event.type, event.id, truncate(compact ?? 'null', maxChars), ...untrusted];
   return terminalSafe(parts.join(' '));
 }

@@ -1,4 +1,6 @@
 import { Inject } from '@nestjs/common';
+import { PayloadReader } from '@wts/application';
+import { StreamCategories } from '@wts/contracts';
 import { formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { CLI_CONTEXT, type CliContext } from './cli.context';
@@ -58,11 +60,16 @@ export class TailCommand extends CommandRunner {
     let printed = 0;
     let finish: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (finish = resolve));
-    const subscription = store.subscribeToAll({ after, filter: storeFilter({ streams: [], categoryPrefixes: plan.prefixes }) }, (event) => {
+    const payloads = new PayloadReader(store);
+    const filter = storeFilter({ streams: [], categoryPrefixes: plan.prefixes });
+    const subscription = store.subscribeToAll({ after, filter }, async (event) => {
       // Never stop the subscription from inside its handler: it waits for the handler to return.
       if (plan.limit !== undefined && printed >= plan.limit) return;
       printed += 1;
-      this.context.stdout.write(`${formatEventLine(event)}\n`);
+      // Today's deliveries keep their payload apart (one written before carries it in its event).
+      const apart = event.type === 'DeliveryAccepted' && (event.data as { payload?: unknown }).payload === undefined;
+      const payload = apart ? await payloads.lookupOne(event.streamId.slice(StreamCategories.delivery.length)) : undefined;
+      this.context.stdout.write(`${formatEventLine(event, undefined, payload)}\n`);
       if (plan.limit !== undefined && printed >= plan.limit) finish();
     });
     const onAbort = (): void => finish();

@@ -32,6 +32,13 @@ describe('show and tail', () => {
             data: run.data,
           },
         ],
+        // Kept apart from the events: read from the store, the run's message framed from it.
+        payload: {
+          state: 'kept',
+          format: 'json',
+          text: expect.stringContaining('12345678901234567890') as unknown,
+          initial_message: expect.stringContaining('<<<UNTRUSTED_PAYLOAD_BEGIN delivery=') as unknown,
+        },
       });
     });
 
@@ -43,6 +50,8 @@ describe('show and tail', () => {
       expect(shown.stream).toBe(`delivery-${deliveryId}`);
       expect(shown.events).toHaveLength(1);
       expect(shown.events[0]).toMatchObject({ type: 'DeliveryAccepted', data: { deliveryId, runId: runIdForDelivery(deliveryId) } });
+      expect(JSON.stringify(shown.events[0])).not.toContain('12345678901234567890');
+      expect(shown.payload).toEqual({ state: 'kept', format: 'json', text: expect.stringContaining('12345678901234567890') as unknown });
     });
 
     it('an unknown id is exit 1, a malformed one exit 2', async () => {

@@ -8,7 +8,10 @@
  */
 import type { Provider, ValueProvider } from '@nestjs/common';
 import {
+  cryptoRandom,
   DispatchDeliveryUseCase,
+  PayloadRemover,
+  PayloadRetentionSweeper,
   DispatchNotifiedDeliveryUseCase,
   ParkDispatchUseCase,
   ReadModelProjector,
@@ -27,6 +30,7 @@ import { NOTIFIED_DISPATCH } from './delivery-accepted.controller';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.decorator';
 import { ProjectorLifecycle } from './projector.lifecycle';
+import { PayloadSweepLifecycle } from './payload-sweep.lifecycle';
 import { ReleaseDrainLifecycle } from './release-drain.lifecycle';
 import { projectorProgress } from './projector.metrics';
 
@@ -42,6 +46,8 @@ export interface DispatcherDependencies {
 
 export interface DispatcherGraph {
   readonly projector: ProjectorLifecycle;
+  /** Removes payloads past their retention, then gives their space back (both shapes). */
+  readonly payloadSweep: PayloadSweepLifecycle;
   /** Runs a released hold's deliveries, in order (both shapes). */
   readonly releases: ReleaseDrainLifecycle;
   /** How accepted deliveries arrive: Kafka messages for the DeliveryAccepted handler, or the store subscription. */
@@ -63,10 +69,12 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
   const releases = new ReleaseDrainLifecycle(
     new ReleaseDrainWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'ReleaseDrainWorker') }),
   );
+  const payloadSweep = payloadSweepLifecycle(store);
   if (deps.config.kafka) {
     // The message names a delivery; the run is made from what the store holds for it.
     return {
       projector: new ProjectorLifecycle(projector, readModels),
+      payloadSweep,
       releases,
       deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, systemClock)) },
     };
@@ -74,9 +82,16 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
   const worker = new StoreDispatchWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'StoreDispatchWorker') });
   return {
     projector: new ProjectorLifecycle(projector, readModels),
+    payloadSweep,
     releases,
     deliveries: { kind: 'embedded', worker: new DispatchWorkerLifecycle(worker) },
   };
+}
+
+function payloadSweepLifecycle(store: EventStore): PayloadSweepLifecycle {
+  const remover = new PayloadRemover(store, systemClock, cryptoRandom);
+  const due = (now: Date, limit: number): Promise<readonly string[]> => store.payloads().due(now.getTime(), limit);
+  return new PayloadSweepLifecycle(new PayloadRetentionSweeper(store, remover, due, systemClock));
 }
 
 function workerLog(logger: Logger, context: string): DispatchWorkerLogger {
@@ -91,5 +106,10 @@ export function dispatcherProviders(graph: DispatcherGraph): Provider[] {
     deliveries.kind === 'kafka'
       ? [{ provide: NOTIFIED_DISPATCH, useValue: deliveries.dispatch } satisfies ValueProvider<NotifiedDispatch>]
       : [provideValue(DispatchWorkerLifecycle, deliveries.worker)];
-  return [provideValue(ProjectorLifecycle, graph.projector), provideValue(ReleaseDrainLifecycle, graph.releases), ...transport];
+  return [
+    provideValue(ProjectorLifecycle, graph.projector),
+    provideValue(ReleaseDrainLifecycle, graph.releases),
+    provideValue(PayloadSweepLifecycle, graph.payloadSweep),
+    ...transport,
+  ];
 }

@@ -24,6 +24,8 @@ export * from './delivery/trigger-webhook.request';
 export * from './delivery/trigger-webhook.usecase';
 export * from './delivery/append-outcome.errors';
 export * from './payload/payload.reader';
+export * from './payload/payload.remover';
+export * from './payload/payload-retention.sweeper';
 export * from './run/run.view';
 export * from './run/run.serializer';
 export * from './run/run.queries';

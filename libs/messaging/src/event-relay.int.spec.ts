@@ -1,4 +1,5 @@
 import { SqliteEventStore, formatPosition, type CheckpointStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
+import { schemaVersionOf } from '@wts/contracts';
 import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import {
   MessageCollector,
   appendDeliveries,
   appendRoutineWithWebhook,
+  appendSizedRuns,
   deleteTopics,
   testKafka,
   shortId,
@@ -20,39 +22,6 @@ import { relayCheckpointName } from './event.relay';
 import type { MessagingLogger } from './kafka-client.factory';
 import { KafkaRelaySupervisor, type KafkaRelaySettings } from './kafka-relay.supervisor';
 import { Relays, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
-
-/** `count` accepted deliveries whose payload is `payloadBytes` of text (no escaping: the value is about that big). */
-async function appendSizedDeliveries(
-  store: SqliteEventStore,
-  fixture: CatalogFixture,
-  count: number,
-  payloadBytes: number,
-): Promise<RecordedEvent[]> {
-  const out: RecordedEvent[] = [];
-  for (let i = 0; i < count; i++) {
-    const deliveryId = shortId('dlv');
-    const id = randomUUID();
-    const data = {
-      deliveryId,
-      webhookId: fixture.webhookId,
-      routineId: fixture.routineId,
-      runId: shortId('run'),
-      triggerAccount: { accountId: fixture.accountId, email: 'ops@example.com' },
-      payload: { format: 'text', text: `${i} `.padEnd(payloadBytes, 'x') },
-      contentType: 'text/plain',
-      idempotencyKey: null,
-      requestDigest: 'b'.repeat(64),
-      receivedAt: new Date().toISOString(),
-    };
-    await store.append(
-      `delivery-${deliveryId}`,
-      [{ id, type: 'DeliveryAccepted', data, metadata: { eventId: id, correlationId: id, causationId: id, schemaVersion: 1 } }],
-      'no_stream',
-    );
-    out.push(...(await store.readStream(`delivery-${deliveryId}`)));
-  }
-  return out;
-}
 
 async function configValue(kafka: Kafka, type: ConfigResourceTypes, name: string, config: string): Promise<string | undefined> {
   const admin = kafka.admin();
@@ -124,21 +93,26 @@ describe('Kafka relay (real broker)', () => {
    * is at the store's last event, everything it will send is acknowledged, so the topic's own size
    * counts any duplicate; the reader then has exactly that many messages.
    */
-  async function expectSentOnce(reader: MessageCollector, expected: number, checkpointName = relayCheckpointName(name)): Promise<void> {
-    const last = (await stored()).at(-1)?.position;
+  async function expectSentOnce(
+    reader: MessageCollector,
+    expected: number,
+    checkpointName = relayCheckpointName(name),
+    topic = topics.webhookEvents,
+  ): Promise<void> {
+    const last = (await stored(topic === topics.routineRuns ? ['run-'] : undefined)).at(-1)?.position;
     await eventually(
       async () => (await store.checkpoints().load(checkpointName))?.commit === last?.commit,
       30_000,
       'the checkpoint at the last event',
     );
-    expect(await topicSize(kafka, topics.webhookEvents)).toBe(expected);
+    expect(await topicSize(kafka, topic)).toBe(expected);
     await eventually(async () => reader.messages.length >= expected, 20_000, `${expected} messages read`);
     expect(reader.messages).toHaveLength(expected);
     expect(reader.distinctEventIds().size).toBe(expected);
   }
 
-  async function collector(): Promise<MessageCollector> {
-    const c = await new MessageCollector(kafka, [topics.webhookEvents], `${name}-reader-${collectors.length}`).start();
+  async function collector(topic = topics.webhookEvents): Promise<MessageCollector> {
+    const c = await new MessageCollector(kafka, [topic], `${name}-reader-${collectors.length}`).start();
     collectors.push(c);
     return c;
   }
@@ -146,6 +120,11 @@ describe('Kafka relay (real broker)', () => {
   async function stored(prefixes = ['webhook-', 'delivery-']): Promise<RecordedEvent[]> {
     const events = await store.readAll({ limit: 100_000, filter: { streamPrefixes: prefixes } });
     return events.filter((event) => routeEvent(event) !== undefined);
+  }
+
+  /** The run relay: the messages that carry payloads (framed), so the large ones. */
+  function runRelay(overrides: Partial<KafkaRelaySettings> = {}): KafkaRelaySupervisor {
+    return relay({ definition: { ...Relays.dispatcherRuns, name }, ...overrides });
   }
 
   async function fixtures(webhooks: number): Promise<CatalogFixture[]> {
@@ -231,7 +210,7 @@ describe('Kafka relay (real broker)', () => {
       expect(message.headers).toEqual({
         'event-type': event.type,
         'event-id': event.id,
-        'schema-version': '1',
+        'schema-version': String(schemaVersionOf(event.type)),
         traceparent: (event.metadata as { traceparent: string }).traceparent,
         'stream-id': event.streamId,
         'stream-revision': '0',
@@ -361,30 +340,34 @@ describe('Kafka relay (real broker)', () => {
       for (const [bFrom, bTo] of terms('b'))
         expect({ aFrom, aTo, bFrom, bTo, overlap: aFrom < bTo && bFrom < aTo }).toMatchObject({ overlap: false });
   }, 90_000);
-  it('forwards a backlog of 600 × 2 KiB events of one webhook and a ~2 MB event, on a broker with the default message.max.bytes', async () => {
+  it('forwards a backlog of 600 runs of 2 KiB payloads and one of a ~2 MB payload, framed from the payload store, on a broker with the default message.max.bytes', async () => {
     // The broker keeps its default limit (about 1 MiB per record batch): the topic-level
     // max.message.bytes the relay sets when it creates the topic is what admits the large one.
     expect(await configValue(kafka, ConfigResourceTypes.BROKER, '1', 'message.max.bytes')).toBe('1048588');
     const hook = (await fixtures(1))[0];
-    const backlog = await appendSizedDeliveries(store, hook, 600, 2048);
-    const [large] = await appendSizedDeliveries(store, hook, 1, 2 * 1024 * 1024);
-    const after = await appendSizedDeliveries(store, hook, 10, 100);
+    const backlog = await appendSizedRuns(store, hook, 600, 2048);
+    const [large] = await appendSizedRuns(store, hook, 1, 2 * 1024 * 1024);
+    const after = await appendSizedRuns(store, hook, 10, 100);
     const started = Date.now();
-    await relay().start();
-    const reader = await collector();
-    const expected = await stored();
-    expect(expected).toHaveLength(1 + 600 + 1 + 10);
+    await runRelay().start();
+    const reader = await collector(topics.routineRuns);
+    const expected = await stored(['run-']);
+    expect(expected).toHaveLength(600 + 1 + 10);
     await eventually(async () => reader.messages.length >= expected.length, 60_000, `${expected.length} messages`);
-    process.stderr.write(`[relay] 600 × 2 KiB + 1 × 2 MiB + 10 events forwarded in ${Date.now() - started} ms\n`);
-    await expectSentOnce(reader, expected.length);
+    process.stderr.write(`[relay] 600 × 2 KiB + 1 × 2 MiB + 10 runs forwarded in ${Date.now() - started} ms\n`);
+    await expectSentOnce(reader, expected.length, relayCheckpointName(name), topics.routineRuns);
 
-    expect(await configValue(kafka, ConfigResourceTypes.TOPIC, topics.webhookEvents, 'max.message.bytes')).toBe(String(16 * 1024 * 1024));
+    expect(await configValue(kafka, ConfigResourceTypes.TOPIC, topics.routineRuns, 'max.message.bytes')).toBe(String(16 * 1024 * 1024));
     expect(reader.messages).toHaveLength(expected.length);
     const inOrder = reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id']);
     expect(inOrder).toEqual(expected.map((event) => event.id));
     const largeMessage = reader.messages.find((message) => message.headers['event-id'] === large.id);
     expect(largeMessage?.value?.length).toBeGreaterThan(2 * 1024 * 1024);
-    expect(JSON.parse(largeMessage?.value?.toString('utf8') ?? 'null')).toEqual(large.data);
+    // As consumers have always read it (version 2): the message framed from the payload in place of the framing.
+    expect(largeMessage?.headers['schema-version']).toBe('2');
+    const value = JSON.parse(largeMessage?.value?.toString('utf8') ?? 'null') as Record<string, unknown>;
+    const { framing: _framing, ...recorded } = large.data as Record<string, unknown>;
+    expect(value).toEqual({ ...recorded, initialMessage: expect.stringContaining('xxxxxxxx') as unknown });
     expect(backlog.every((event) => reader.distinctEventIds().has(event.id))).toBe(true);
     await eventually(
       async () => (await store.checkpoints().load(relayCheckpointName(name)))?.commit === after[after.length - 1].position.commit,
@@ -393,14 +376,14 @@ describe('Kafka relay (real broker)', () => {
     );
   }, 90_000);
 
-  it('caps each produce request by bytes: a 600 × 2 KiB backlog passes a topic at the broker default limit without one refusal', async () => {
+  it('caps each produce request by bytes: a backlog of 600 runs of 2 KiB payloads passes a topic at the broker default limit without one refusal', async () => {
     const logger = recordingLogger();
     const hook = (await fixtures(1))[0];
-    await appendSizedDeliveries(store, hook, 600, 2048); // 500 of them (the count cap) would be ~1.2 MB
-    await relay({ logger, maxMessageBytes: 1048588 }).start();
-    const reader = await collector();
-    await eventually(async () => reader.messages.length >= 601, 30_000, '601 messages');
-    await expectSentOnce(reader, 601);
+    await appendSizedRuns(store, hook, 600, 2048); // 500 of them (the count cap) would be ~1.2 MB once framed
+    await runRelay({ logger, maxMessageBytes: 1048588 }).start();
+    const reader = await collector(topics.routineRuns);
+    await eventually(async () => reader.messages.length >= 600, 30_000, '600 messages');
+    await expectSentOnce(reader, 600, relayCheckpointName(name), topics.routineRuns);
     expect(logger.lines.filter((line) => line.level !== 'info')).toEqual([]);
   }, 60_000);
 
@@ -408,18 +391,18 @@ describe('Kafka relay (real broker)', () => {
     const logger = recordingLogger();
     const limit = 64 * 1024;
     const hook = (await fixtures(1))[0];
-    // 300 × ~2.4 KiB: one request under the relay's 1 MiB cap, but ten times the topic's limit.
-    await appendSizedDeliveries(store, hook, 300, 2048);
-    const [tooLarge] = await appendSizedDeliveries(store, hook, 1, 100 * 1024);
-    await appendSizedDeliveries(store, hook, 20, 100);
-    await relay({ logger, maxMessageBytes: limit, tuning: { retryMaxDelayMs: 200, tooLargeAttemptsBeforeParking: 3 } }).start();
-    expect(await configValue(kafka, ConfigResourceTypes.TOPIC, topics.webhookEvents, 'max.message.bytes')).toBe(String(limit));
-    const reader = await collector();
-    const expected = (await stored()).filter((event) => event.id !== tooLarge.id);
+    // 300 runs of ~2.4 KiB once framed: one request under the relay's 1 MiB cap, but ten times the topic's limit.
+    await appendSizedRuns(store, hook, 300, 2048);
+    const [tooLarge] = await appendSizedRuns(store, hook, 1, 100 * 1024);
+    await appendSizedRuns(store, hook, 20, 100);
+    await runRelay({ logger, maxMessageBytes: limit, tuning: { retryMaxDelayMs: 200, tooLargeAttemptsBeforeParking: 3 } }).start();
+    expect(await configValue(kafka, ConfigResourceTypes.TOPIC, topics.routineRuns, 'max.message.bytes')).toBe(String(limit));
+    const reader = await collector(topics.routineRuns);
+    const expected = (await stored(['run-'])).filter((event) => event.id !== tooLarge.id);
 
     // Everything but the large message arrives, in order: the relay is not wedged by it.
     await eventually(async () => reader.messages.length >= expected.length, 30_000, `the ${expected.length} other messages`);
-    await expectSentOnce(reader, expected.length);
+    await expectSentOnce(reader, expected.length, relayCheckpointName(name), topics.routineRuns);
     expect(reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id'])).toEqual(
       expected.map((event) => event.id),
     );
@@ -435,7 +418,7 @@ describe('Kafka relay (real broker)', () => {
     expect(parked.data).toMatchObject({
       sourceEventId: tooLarge.id,
       sourceStream: tooLarge.streamId,
-      sourceType: 'DeliveryAccepted',
+      sourceType: 'RunCreated',
       deliveryId: (tooLarge.data as { deliveryId: string }).deliveryId,
       routineId: hook.routineId,
     });

@@ -185,10 +185,11 @@ describe('webhook events consumer (real broker)', () => {
       `unverified_notification: the message differs from the stored DeliveryAccepted of delivery ${real.deliveryId} (data)`,
     );
     expect(new Set(await runIds())).toEqual(new Set([real.runId, marker.runId]));
-    // The real run carries the stored payload, not the altered one.
+    // The real run is made from the stored delivery, its message framed from the stored payload: never the altered one.
     const [run] = await store.readStream(`run-${real.runId}`);
     expect(JSON.stringify(run?.data)).not.toContain('exfiltrate');
-    expect(JSON.stringify(run?.data)).toContain('ignore previous instructions');
+    const payload = (await store.payloads().get([real.deliveryId])).get(real.deliveryId);
+    expect(payload).toMatchObject({ state: 'kept', text: expect.stringContaining('ignore previous instructions') as unknown });
     // Both parked, with the reason; only the altered one under the real delivery's routine.
     const parked = (await store.readAll({ limit: 1000 })).filter((event) => event.type === 'DispatchParked');
     expect(
@@ -471,7 +472,7 @@ describe('webhook events consumer (real broker)', () => {
       const encoded = encodeEvent(event, routeEvent(event) ?? { topic: 'webhookEvents', key: hook.webhookId });
       return { key: encoded.key, value: encoded.value, headers: { ...encoded.headers, 'schema-version': schemaVersion } };
     };
-    await producer.send({ topic: topics.webhookEvents, acks: -1, messages: [encode(0, '1'), encode(1, '2'), encode(2, '1')] });
+    await producer.send({ topic: topics.webhookEvents, acks: -1, messages: [encode(0, '2'), encode(1, '3'), encode(2, '2')] });
 
     const warnings: { fields: object; message: string }[] = [];
     const waitingAt: number[] = [];
@@ -511,7 +512,7 @@ describe('webhook events consumer (real broker)', () => {
     expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(0);
     const waiting = warnings.filter((line) => (line.fields as { eventId?: string }).eventId === deliveries[1].event.id);
     expect(waiting.length).toBeGreaterThan(1);
-    expect(waiting[0].message).toMatch(/schema version 2.*newer.*waits/);
+    expect(waiting[0].message).toMatch(/schema version 3.*newer.*waits/);
 
     // The upgrade: a member that reads version 2 takes over the partition and handles the rest.
     await old.stop();
@@ -522,7 +523,7 @@ describe('webhook events consumer (real broker)', () => {
         await dispatch(event);
       },
       {},
-      { supportedSchemaVersions: [1, 2] },
+      { supportedSchemaVersions: [1, 2, 3] },
     ).start();
     await eventually(
       async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3,

@@ -21,3 +21,4 @@ export * from './secrets/key-file-secret.sealer';
 export * from './secrets/secrets-key-ring';
 export * from './signing/provider-signature.verifier';
 export * from './data-directory.permissions';
+export * from './periodic-task.lifecycle';
