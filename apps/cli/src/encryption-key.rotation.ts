@@ -146,6 +146,7 @@ const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEvent['type']>([
   'WebhookUnblocked',
   'WebhookHeld',
   'WebhookReleased',
+  'WebhookRetentionChanged',
 ]);
 
 /** Whether no webhook verifies with this secret any more (see UnopenableSecret.retired). */

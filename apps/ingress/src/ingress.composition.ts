@@ -23,6 +23,7 @@ import {
   WebhookActivityQueries,
   WebhookAdminService,
   WebhookHoldService,
+  WebhookRetentionService,
   RedispatchParkedUseCase,
   DispatchDeliveryUseCase,
   OperatorAuthenticator,
@@ -78,6 +79,7 @@ export interface IngressGraph {
   readonly routines: RoutinesService;
   readonly webhookAdmin: WebhookAdminService;
   readonly holds: WebhookHoldService;
+  readonly retention: WebhookRetentionService;
   readonly redispatch: RedispatchParkedUseCase;
   readonly runQueries: RunQueries;
   readonly webhookActivity: WebhookActivityQueries;
@@ -122,7 +124,8 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
   const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);
   const limits = { ...config.limits, maxEventBytes: maxEventBytes(config, store) };
   const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits, signatures: deps.signatures });
-  const webhookAdmin = new WebhookAdminService(context, config.http.publicBaseUrl, deps.secrets, (routineId, range, cap) =>
+  const viewSettings = { publicBaseUrl: config.http.publicBaseUrl, defaultPayloadRetentionSeconds: config.limits.payloadRetentionSeconds };
+  const webhookAdmin = new WebhookAdminService(context, viewSettings, deps.secrets, (routineId, range, cap) =>
     readModels.waitingDeliveries(routineId, range, cap),
   );
   const holds = new WebhookHoldService(context, webhookAdmin);
@@ -136,6 +139,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     routines: new RoutinesService(context),
     webhookAdmin,
     holds,
+    retention: new WebhookRetentionService(context, webhookAdmin),
     redispatch,
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
@@ -162,6 +166,7 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(RoutinesService, graph.routines),
     provideValue(WebhookAdminService, graph.webhookAdmin),
     provideValue(WebhookHoldService, graph.holds),
+    provideValue(WebhookRetentionService, graph.retention),
     provideValue(RedispatchParkedUseCase, graph.redispatch),
     provideValue(RunQueries, graph.runQueries),
     provideValue(WebhookActivityQueries, graph.webhookActivity),

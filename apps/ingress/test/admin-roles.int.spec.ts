@@ -23,6 +23,7 @@ const ROLE_OF_ROUTE: Readonly<Record<string, RequiredAccess>> = {
   'GET /admin/routines/:id': 'viewer',
   'PATCH /admin/routines/:id': 'admin',
   'GET /admin/routines/:id/webhook': 'viewer',
+  'PATCH /admin/routines/:id/webhook': 'operator',
   'POST /admin/routines/:id/webhook/enable': 'operator',
   'POST /admin/routines/:id/webhook/rotate': 'operator',
   'POST /admin/routines/:id/webhook/disable': 'operator',

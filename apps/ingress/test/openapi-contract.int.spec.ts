@@ -787,7 +787,7 @@ describe('docs/openapi.json', () => {
         expect((await admin('GET', '/admin/me', '/admin/me', undefined, `${person.slice(0, -2)}AA`)).code).toBe('unauthorized');
       }, 30_000);
 
-      it('webhook configuration: view, 409 before enable, enable with secret, 409 twice, 400', async () => {
+      it('webhook configuration: view, 409 before enable, enable with secret, 409 twice, 400; retention (PATCH)', async () => {
         expect((await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook')).state).toBe('not_configured');
         expect((await admin('POST', `/admin/routines/${routineId}/webhook/rotate`, '/admin/routines/{id}/webhook/rotate')).code).toBe(
           'webhook_not_configured',
@@ -795,6 +795,9 @@ describe('docs/openapi.json', () => {
         expect((await admin('POST', `/admin/routines/${routineId}/webhook/disable`, '/admin/routines/{id}/webhook/disable')).code).toBe(
           'webhook_not_configured',
         );
+        const change = (days: unknown): Promise<Json> =>
+          admin('PATCH', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook', { payload_retention_days: days });
+        expect((await change(30)).code).toBe('webhook_not_configured');
         const enablePath = `/admin/routines/${routineId}/webhook/enable`;
         expect(
           (
@@ -833,6 +836,9 @@ describe('docs/openapi.json', () => {
         const view = await admin('GET', `/admin/routines/${routineId}/webhook`, '/admin/routines/{id}/webhook');
         expect(view).toMatchObject({ state: 'enabled', webhook_id: hook.webhookId, verification: { scheme: 'bearer' } });
         expect(view).not.toHaveProperty('secret');
+        expect((await change(0)).code).toBe('validation_failed');
+        expect(await change(30)).toMatchObject({ payload_retention_days: 30, payload_retention_seconds_effective: 30 * 86_400 });
+        expect(await change(null)).toMatchObject({ payload_retention_days: null });
       });
 
       it('public endpoint: 202, idempotent replay, 422, 400, 404, 415, 413', async () => {

@@ -52,3 +52,4 @@ export * from './access/audit.queries';
 export * from './signing/signature.verifier';
 export * from './signing/secret.sealer';
 export * from './webhook/webhook-hold.service';
+export * from './webhook/webhook-retention.service';

@@ -35,6 +35,7 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'WebhookUnblocked',
   'WebhookHeld',
   'WebhookReleased',
+  'WebhookRetentionChanged',
   'WebhookIdAssigned',
   'SigningSecretSealed',
   'SigningSecretResealed',

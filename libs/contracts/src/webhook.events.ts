@@ -92,6 +92,16 @@ export type WebhookReleased = Event<
 >;
 
 /**
+ * The webhook's payload retention set (days) or put back to the service's default (null:
+ * PAYLOAD_RETENTION_SECONDS). A payload's expiry is fixed when its delivery is accepted, so this
+ * applies to deliveries accepted after it; older payloads keep theirs (an erasure removes them sooner).
+ */
+export type WebhookRetentionChanged = Event<
+  'WebhookRetentionChanged',
+  { readonly webhookId: string; readonly payloadRetentionDays: number | null; readonly changedAt: string }
+>;
+
+/**
  * Claims the one webhook id of a routine, on stream `webhook_slot-<routine id>` appended with
  * "stream must not exist": concurrent first enables (on any replica) agree on one id.
  */
@@ -101,7 +111,14 @@ export type WebhookIdAssigned = Event<
 >;
 
 export type WebhookEvent =
-  WebhookEnabled | SecretRotated | WebhookDisabled | WebhookBlocked | WebhookUnblocked | WebhookHeld | WebhookReleased;
+  | WebhookEnabled
+  | SecretRotated
+  | WebhookDisabled
+  | WebhookBlocked
+  | WebhookUnblocked
+  | WebhookHeld
+  | WebhookReleased
+  | WebhookRetentionChanged;
 
 /**
  * A signing secret, sealed with AES-256-GCM: `keyId` names the encryption key (a fingerprint, never

@@ -124,7 +124,7 @@ export interface EventHeaders {
  */
 export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [SCHEMA_VERSION, schemaVersionOf('DeliveryAccepted')];
 
-/** `webhooks.events.v1`: a webhook's lifecycle (enabled, secret rotated, disabled, blocked, unblocked). */
+/** `webhooks.events.v1`: a webhook's lifecycle (enabled, secret rotated, disabled, blocked, unblocked, held, released, retention changed). */
 export namespace WebhookLifecycleMessage {
   export const topic = KafkaTopics.webhookEvents;
   export type EventType = WebhookEvent['type'];
@@ -233,6 +233,7 @@ const WEBHOOK_LIFECYCLE_TYPES: ReadonlySet<string> = new Set<WebhookLifecycleMes
   'WebhookUnblocked',
   'WebhookHeld',
   'WebhookReleased',
+  'WebhookRetentionChanged',
 ]);
 
 /** Where a stored event goes and under which key; undefined when it is not published. */

@@ -1,9 +1,16 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
-import { WebhookAdminService, WebhookHoldService, type AdminCall, type WebhookView, type WebhookWithSecret } from '@wts/application';
+import { Body, Controller, Get, Header, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import {
+  WebhookAdminService,
+  WebhookHoldService,
+  WebhookRetentionService,
+  type AdminCall,
+  type WebhookView,
+  type WebhookWithSecret,
+} from '@wts/application';
 import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
-import { EnableWebhookDto, HoldWebhookDto, ReleaseWebhookDto, RotateWebhookDto } from './dto/webhook.dto';
+import { ChangeWebhookDto, EnableWebhookDto, HoldWebhookDto, ReleaseWebhookDto, RotateWebhookDto } from './dto/webhook.dto';
 
 /** The answers that carry the secret: no cache (browser, proxy) may keep a copy. */
 const NO_STORE = 'no-store';
@@ -14,12 +21,23 @@ export class RoutineWebhookController {
   constructor(
     private readonly webhooks: WebhookAdminService,
     private readonly holds: WebhookHoldService,
+    private readonly retention: WebhookRetentionService,
   ) {}
 
   @Get()
   @Access('viewer', 'webhook.view')
   async view(@Param('id') id: string): Promise<WebhookView> {
     return orThrow(await this.webhooks.view(id));
+  }
+
+  /**
+   * The webhook's settings that change without a new secret: today its payload retention, which
+   * applies to deliveries accepted from now on (stored payloads keep the expiry they were given).
+   */
+  @Patch()
+  @Access('operator', 'webhook.retention')
+  async change(@Param('id') id: string, @Body() body: ChangeWebhookDto, @Caller() call: AdminCall): Promise<WebhookView> {
+    return orThrow(await this.retention.change(id, body.payload_retention_days, call));
   }
 
   @Post('enable')
@@ -30,6 +48,7 @@ export class RoutineWebhookController {
     const input = {
       defaultAccount: body.default_account,
       accountOverrideAllowed: body.account_override_allowed,
+      payloadRetentionDays: body.payload_retention_days ?? null,
       verification: body.verification && { scheme: body.verification.scheme, secret: body.verification.secret },
     };
     return orThrow(await this.webhooks.enable(id, input, call));

@@ -1,10 +1,11 @@
 // A routine's Config page, Webhook section: state, setup (default account, override, Enable),
-// the secret shown once (enable, rotate), Rotate, Disable, Hold and Release, test delivery, recent
-// deliveries and their runs, rejected attempts, parked deliveries (and re-dispatching them), and
-// the routine's audit trail (who did what). Listings page with "Show older" (the API's cursors).
-// Every value from the server reaches the page as text only. One module a view: webhook-panel,
-// hold-panel, secret-panel, test-delivery, activity-listings, parked-redispatch, run-record,
-// audit-trail; what they share is in config-state.
+// the secret shown once (enable, rotate), Rotate, Disable, payload retention, Hold and Release,
+// test delivery, recent deliveries and their runs, rejected attempts, parked deliveries (and
+// re-dispatching them), and the routine's audit trail (who did what). Listings page with "Show
+// older" (the API's cursors).
+// Every value from the server reaches the page as text only. One module a view: webhook-panel
+// (with rotate-form and retention-panel), hold-panel, secret-panel, test-delivery,
+// activity-listings, parked-redispatch, run-record, audit-trail; what they share is in config-state.
 import { byId, setError, show } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { withSession } from './sign-in-panel.js';

@@ -69,6 +69,7 @@ const AUDIT_ACTIONS = {
   'webhook.unblock': ['Webhook unblocked', 'unblock the webhook'],
   'webhook.hold': ['Runs held', 'hold the runs'],
   'webhook.release': ['Held runs released', 'release the held runs'],
+  'webhook.retention': ['Payload retention changed', 'change the payload retention'],
   'webhook.view': ['Webhook viewed', 'view the webhook'],
   'webhook.deliveries': ['Deliveries listed', 'list the deliveries'],
   'webhook.attempts': ['Rejected attempts listed', 'list the rejected attempts'],

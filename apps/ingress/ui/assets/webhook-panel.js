@@ -3,6 +3,7 @@
 // whose secret is the provider's (GitHub, Stripe), Rotate through a small form that takes the new
 // one. The hold (Hold runs, Release) is hold-panel.js's part of the section. Enabling, rotating and
 // disabling need the operator role: below it the controls are hidden and the section says why.
+// The rotate-with-secret form is rotate-form.js's; the payload retention, retention-panel.js's.
 import { announce, byId, copyText, setError, show } from './dom.js';
 import { STATE_LABELS, badgeOf, verificationLabel } from './labels.js';
 import { SignedOutError, api, describeFailure } from './session.js';
@@ -13,11 +14,12 @@ import { confirmAction } from './confirm-dialog.js';
 import { may, roleNote } from './roles.js';
 import { loadAudit } from './audit-trail.js';
 import { renderHold } from './hold-panel.js';
+import { renderRetention, wireRetentionPanel } from './retention-panel.js';
+import { openRotateForm, renderRotateButton, secretRefused, wireRotateForm } from './rotate-form.js';
 import {
   forgetPastedSecret,
   isSigned,
   resetVerification,
-  rotateFormText,
   rotateTakesSecret,
   schemeOf,
   setSecretProblem,
@@ -96,6 +98,7 @@ export function renderWebhook({ resetForm }) {
   byId('test-secret-help').textContent =
     currentSecret() === null ? 'Paste the secret here: the page has no secret on screen.' : 'Leave empty to use the secret shown above.';
   renderHold();
+  renderRetention();
 }
 
 function renderSetupForm() {
@@ -174,11 +177,6 @@ async function enable(event) {
   }
 }
 
-/** A 400 `signing_secret_invalid`: the pasted secret (or the missing encryption key) is the problem. */
-function secretRefused(answer) {
-  return answer.status === 400 && answer.json?.code === 'signing_secret_invalid' && typeof answer.json.detail === 'string';
-}
-
 function stripSecret(answer) {
   const { secret: _secret, ...view } = answer;
   return view;
@@ -234,89 +232,6 @@ function rotate() {
   });
 }
 
-// ------------------------------------------------------------------ rotate with the provider's new secret
-
-function openRotateForm(scheme) {
-  const text = rotateFormText(scheme);
-  byId('rotate-form-title').textContent = text.title;
-  byId('rotate-form-hint').textContent = text.hint;
-  byId('rotate-secret-label').textContent = text.label;
-  byId('rotate-secret-help').textContent = text.help;
-  byId('rotate-secret').value = '';
-  setRotateProblem('');
-  setError(byId('action-error'), '');
-  show(byId('rotate-form'), true);
-  byId('rotate').setAttribute('aria-expanded', 'true');
-  byId('rotate-secret').focus();
-}
-
-/** Rotate opens the form (it controls it) only for a webhook that takes the provider's new secret. */
-function renderRotateButton(opensForm) {
-  const button = byId('rotate');
-  if (opensForm) {
-    button.setAttribute('aria-controls', 'rotate-form');
-    button.setAttribute('aria-expanded', String(!byId('rotate-form').hidden));
-    return;
-  }
-  closeRotateForm();
-  button.removeAttribute('aria-controls');
-  button.removeAttribute('aria-expanded');
-}
-
-/** Hides the form and drops whatever was pasted into it. */
-function closeRotateForm() {
-  byId('rotate-secret').value = '';
-  setRotateProblem('');
-  show(byId('rotate-form'), false);
-  const button = byId('rotate');
-  if (button.hasAttribute('aria-controls')) button.setAttribute('aria-expanded', 'false');
-}
-
-function setRotateProblem(message) {
-  setError(byId('rotate-secret-error'), message);
-  const input = byId('rotate-secret');
-  if (message) input.setAttribute('aria-invalid', 'true');
-  else input.removeAttribute('aria-invalid');
-}
-
-async function rotateWithSecret(event) {
-  event.preventDefault();
-  const text = rotateFormText(schemeOf(loaded.webhook));
-  const input = byId('rotate-secret');
-  if (input.value === '') {
-    setRotateProblem(text.missing);
-    input.focus();
-    return;
-  }
-  const button = byId('rotate-submit');
-  button.disabled = true;
-  try {
-    const answer = await api('POST', routinePath('/webhook/rotate'), { secret: input.value });
-    if (!answer.ok) {
-      setRotateProblem(
-        secretRefused(answer) ? `The secret was refused: ${answer.json.detail}` : `Could not rotate the secret: ${describeFailure(answer)}`,
-      );
-      input.focus();
-      return;
-    }
-    closeRotateForm();
-    loaded.webhook = stripSecret(answer.json);
-    renderWebhook({ resetForm: false });
-    showSecret(answer.json);
-    announce('Secret rotated. Only the new secret is accepted now.');
-    void loadAudit();
-  } catch (failure) {
-    if (!(failure instanceof SignedOutError)) setRotateProblem('Could not reach the server.');
-  } finally {
-    button.disabled = false;
-  }
-}
-
-function cancelRotate() {
-  closeRotateForm();
-  byId('rotate').focus();
-}
-
 function disable() {
   const confirmation = {
     title: 'Disable the webhook?',
@@ -338,12 +253,14 @@ export function wireWebhookPanel() {
   wireVerificationChoice();
   byId('enable-form').addEventListener('submit', (event) => void enable(event));
   byId('rotate').addEventListener('click', () => void rotate());
-  byId('rotate-form').addEventListener('submit', (event) => void rotateWithSecret(event));
-  byId('rotate-cancel').addEventListener('click', cancelRotate);
-  byId('rotate-form').addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') cancelRotate();
+  wireRotateForm((answer) => {
+    loaded.webhook = stripSecret(answer.json);
+    renderWebhook({ resetForm: false });
+    showSecret(answer.json);
+    announce('Secret rotated. Only the new secret is accepted now.');
+    void loadAudit();
   });
-  window.addEventListener('pagehide', closeRotateForm);
+  wireRetentionPanel();
   byId('disable').addEventListener('click', () => void disable());
   byId('copy-url-details').addEventListener('click', () => void copyText(loaded.webhook?.url ?? '', 'URL'));
 }

@@ -63,6 +63,11 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
       };
     case 'WebhookReleased':
       return { ...onWebhook('webhook.release', event.data.webhookId, event.data.releasedAt), detail: releaseDetail(event.data) };
+    case 'WebhookRetentionChanged': {
+      const days = event.data.payloadRetentionDays;
+      const detail = days === null ? 'payload retention default' : `payload retention ${days} ${days === 1 ? 'day' : 'days'}`;
+      return { ...onWebhook('webhook.retention', event.data.webhookId, event.data.changedAt), detail };
+    }
     case 'ApiKeyIssued': {
       const { keyId, role, name, issuedAt } = event.data;
       return { ...onApiKey('api_key.issue', keyId, issuedAt), detail: bounded(`role ${role}, name ${JSON.stringify(name)}`) };

@@ -23,7 +23,7 @@ import {
 import type { AdminCall } from '../access/admin-call';
 import type { SecretSealer } from '../signing/secret.sealer';
 import type { UseCaseContext } from '../shared/use-case.context';
-import { HELD_DELIVERIES_CAP, toWebhookView, type WebhookView } from './webhook.view';
+import { HELD_DELIVERIES_CAP, toWebhookView, type WebhookView, type WebhookViewSettings } from './webhook.view';
 import type { HoldSpan } from '../configuration/configuration.state';
 
 /** How the webhook's deliveries prove their sender; a signed scheme's secret is pasted or, for Standard Webhooks, may be made. */
@@ -35,6 +35,8 @@ export interface VerificationInput {
 export interface EnableWebhookInput {
   readonly defaultAccount: string;
   readonly accountOverrideAllowed: boolean;
+  /** Days its payloads are kept; null or absent: the service's default (PAYLOAD_RETENTION_SECONDS). */
+  readonly payloadRetentionDays?: number | null | undefined;
   /** Absent: bearer, the spec's behaviour. */
   readonly verification?: VerificationInput | undefined;
 }
@@ -71,7 +73,8 @@ export class WebhookAdminService {
 
   constructor(
     private readonly context: UseCaseContext,
-    private readonly publicBaseUrl: string,
+    /** The public base URL and PAYLOAD_RETENTION_SECONDS, both of the configuration: what the view shows. */
+    private readonly settings: WebhookViewSettings,
     /** Undefined when no encryption key is configured: signed schemes cannot be enabled. */
     private readonly sealer: SecretSealer | undefined,
     /** Counts a hold's waiting deliveries for the view; absent: the view says null. */
@@ -90,7 +93,7 @@ export class WebhookAdminService {
   current(routineId: string): WebhookView | Rejection {
     const routine = this.context.config.routine(routineId);
     if (!routine) return reject('routine_not_found', `no routine ${routineId}`);
-    return toWebhookView(this.publicBaseUrl, routine, this.context.config.webhookOfRoutine(routineId));
+    return toWebhookView(this.settings, routine, this.context.config.webhookOfRoutine(routineId));
   }
 
   /** The view as folded here, with the held deliveries still waiting counted in the read models. */
@@ -98,7 +101,7 @@ export class WebhookAdminService {
     const webhook = this.context.config.webhookOfRoutine(routine.routineId);
     const span = webhook ? this.context.config.holdRangeOf(webhook.webhookId) : undefined;
     const heldDeliveries = span && this.waiting ? await countWaiting(this.waiting, routine.routineId, span) : null;
-    return toWebhookView(this.publicBaseUrl, routine, webhook, { held_deliveries: heldDeliveries });
+    return toWebhookView(this.settings, routine, webhook, { held_deliveries: heldDeliveries });
   }
 
   enable(routineId: string, input: EnableWebhookInput, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
@@ -121,6 +124,7 @@ export class WebhookAdminService {
         credential: made.credential,
         defaultAccount,
         accountOverrideAllowed: input.accountOverrideAllowed,
+        payloadRetentionDays: input.payloadRetentionDays ?? null,
         safety: judgeRoutineSafety(routine),
         now: this.context.nowIso(),
       };

@@ -26,7 +26,23 @@ export interface WebhookView {
    * At most HELD_DELIVERIES_CAP: a larger backlog shows as that many. Null: never held.
    */
   readonly held_deliveries: number | null;
+  /** The webhook's own payload retention in days; null: the service's default (and before the first enable). */
+  readonly payload_retention_days: number | null;
+  /**
+   * How long a payload accepted now is kept (seconds): its days × 86400, or PAYLOAD_RETENTION_SECONDS.
+   * Fixed at acceptance: payloads already stored keep the expiry they were given.
+   */
+  readonly payload_retention_seconds_effective: number;
 }
+
+/** What every view is made with: where senders reach the service, and the default payload retention. */
+export interface WebhookViewSettings {
+  readonly publicBaseUrl: string;
+  /** PAYLOAD_RETENTION_SECONDS: what a webhook without its own retention keeps its payloads for. */
+  readonly defaultPayloadRetentionSeconds: number;
+}
+
+const DAY_SECONDS = 86_400;
 
 /** The most held deliveries a view counts (a larger backlog shows as this many): the rows a count reads stay bounded. */
 export const HELD_DELIVERIES_CAP = 10_000;
@@ -43,7 +59,7 @@ export function webhookUrl(publicBaseUrl: string, webhookId: string): string {
  * Unblocked events are the audit trail), so making the routine safer lifts it at once.
  */
 export function toWebhookView(
-  publicBaseUrl: string,
+  settings: WebhookViewSettings,
   routine: RoutineState,
   webhook: ConfiguredWebhook | undefined,
   count: HeldCount = { held_deliveries: null },
@@ -53,6 +69,11 @@ export function toWebhookView(
     blocked: safety.blocked,
     blocked_reason: safety.blocked ? safety.reason : null,
     blocked_remedy: safety.blocked ? safety.remedy : null,
+  };
+  const retentionDays = webhook?.payloadRetentionDays ?? null;
+  const retention = {
+    payload_retention_days: retentionDays,
+    payload_retention_seconds_effective: retentionDays === null ? settings.defaultPayloadRetentionSeconds : retentionDays * DAY_SECONDS,
   };
   if (!webhook) {
     return {
@@ -65,12 +86,13 @@ export function toWebhookView(
       ...block,
       ...NOT_HELD,
       ...count,
+      ...retention,
     };
   }
   return {
     state: webhook.status,
     webhook_id: webhook.webhookId,
-    url: webhookUrl(publicBaseUrl, webhook.webhookId),
+    url: webhookUrl(settings.publicBaseUrl, webhook.webhookId),
     default_account: webhook.defaultAccount.email,
     account_override_allowed: webhook.accountOverrideAllowed,
     verification: { scheme: webhook.scheme },
@@ -79,6 +101,7 @@ export function toWebhookView(
       ? { held: true, held_since: webhook.hold.since, held_by: webhook.hold.by, release_at: webhook.hold.releaseAt }
       : NOT_HELD),
     ...count,
+    ...retention,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { SignedScheme, SignedVerification, TriggerAccount, VerificationScheme, WebhookEvent } from '@wts/contracts';
 import { assertNever } from '@wts/contracts';
 import type { SafetyVerdict } from '../safety/safety.policy';
+import { PAYLOAD_RETENTION_DAYS } from '../delivery/payload-retention.policy';
 import { accept, reject, type Decider, type Decision } from '../shared/decision';
 
 export interface ConfiguredWebhook {
@@ -53,6 +54,8 @@ export type WebhookCommand =
   | { readonly type: 'RotateSecret'; readonly credential: WebhookCredential; readonly now: string }
   | { readonly type: 'DisableWebhook'; readonly now: string }
   | { readonly type: 'ReassessSafety'; readonly safety: SafetyVerdict; readonly now: string }
+  /** null: back to the service's default. Applies to deliveries accepted from then on. */
+  | { readonly type: 'ChangeRetention'; readonly payloadRetentionDays: number | null; readonly now: string }
   | { readonly type: 'HoldWebhook'; readonly heldBy: string; readonly releaseAt: string | null; readonly now: string }
   /**
    * `expired`: the service releasing a hold whose releaseAt has passed (a no-op unless it has).
@@ -110,6 +113,8 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
           `account_override_allowed must be false with ${command.credential.scheme} verification: a signed delivery runs for the default account`,
         );
       }
+      const retentionProblem = retentionDaysProblem(command.payloadRetentionDays ?? null);
+      if (retentionProblem) return reject('validation_failed', retentionProblem);
       const wasBlocked = state.status === 'disabled' && state.blocked;
       return accept<WebhookEvent>(
         {
@@ -148,6 +153,8 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
     case 'ReassessSafety':
       if (state.status === 'not_configured') return accept();
       return accept(...safetyEvents(state.webhookId, state.blocked, command.safety, command.now));
+    case 'ChangeRetention':
+      return decideRetention(command, state);
     case 'HoldWebhook':
       return decideHold(command, state);
     case 'ReleaseWebhook':
@@ -155,6 +162,31 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
     default:
       return assertNever(command);
   }
+}
+
+/** Whole days in PAYLOAD_RETENTION_DAYS, or null (the default); the edge checks first, the decider is the rule. */
+function retentionDaysProblem(days: number | null): string | undefined {
+  if (days === null) return undefined;
+  const { min, max } = PAYLOAD_RETENTION_DAYS;
+  return Number.isInteger(days) && days >= min && days <= max
+    ? undefined
+    : `payload_retention_days must be a whole number of days from ${min} to ${max}, or null for the default`;
+}
+
+/**
+ * Retention: an enabled or disabled webhook (a disabled one keeps its settings for its next
+ * deliveries). The same value again records nothing. Never touches a stored payload: each keeps
+ * the expiry it was given at acceptance.
+ */
+function decideRetention(command: Extract<WebhookCommand, { type: 'ChangeRetention' }>, state: WebhookState): Decision<WebhookEvent> {
+  if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
+  const problem = retentionDaysProblem(command.payloadRetentionDays);
+  if (problem) return reject('validation_failed', problem);
+  if (state.payloadRetentionDays === command.payloadRetentionDays) return accept();
+  return accept({
+    type: 'WebhookRetentionChanged',
+    data: { webhookId: state.webhookId, payloadRetentionDays: command.payloadRetentionDays, changedAt: command.now },
+  });
 }
 
 /**
@@ -238,6 +270,8 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
       };
     case 'WebhookReleased':
       return state.status === 'not_configured' ? state : { ...state, hold: null };
+    case 'WebhookRetentionChanged':
+      return state.status === 'not_configured' ? state : { ...state, payloadRetentionDays: event.data.payloadRetentionDays };
     default:
       return assertNever(event);
   }

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { VERIFICATION_SCHEMES, type VerificationScheme } from '@wts/contracts';
+import { PAYLOAD_RETENTION_DAYS } from '@wts/domain';
 import {
   IsBoolean,
   IsIn,
@@ -7,6 +8,7 @@ import {
   IsString,
   MaxLength,
   Validate,
+  ValidateIf,
   ValidateNested,
   ValidatorConstraint,
   isEmail,
@@ -36,6 +38,24 @@ class DefaultAccountValue implements ValidatorConstraintInterface {
   }
 }
 
+/**
+ * payload_retention_days: whole days in PAYLOAD_RETENTION_DAYS, or null for the service's default.
+ * Only a JSON number counts ("30" is refused): the body is the operator's, not a form's.
+ */
+@ValidatorConstraint({ name: 'payloadRetentionDays' })
+class PayloadRetentionDaysValue implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    const { min, max } = PAYLOAD_RETENTION_DAYS;
+    return value === null || (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max);
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    const { min, max } = PAYLOAD_RETENTION_DAYS;
+    const allowed = `a whole number of days from ${min} to ${max}, or null for the service's default`;
+    return args.value === undefined ? `payload_retention_days is required: ${allowed}` : `payload_retention_days must be ${allowed}`;
+  }
+}
+
 /** How deliveries prove their sender; the secret is a provider's (pasted) and is never shown again. */
 export class VerificationDto {
   @IsIn(VERIFICATION_SCHEMES, { message: `verification.scheme must be one of ${VERIFICATION_SCHEMES.join(', ')}` })
@@ -60,6 +80,17 @@ export class EnableWebhookDto {
   @ValidateNested()
   @Type(() => VerificationDto)
   verification?: VerificationDto;
+
+  /** Absent or null: the service's default (PAYLOAD_RETENTION_SECONDS). */
+  @ValidateIf((_object: object, value: unknown) => value !== undefined)
+  @Validate(PayloadRetentionDaysValue)
+  payload_retention_days?: number | null;
+}
+
+/** The PATCH's body: the one setting it changes, always named (null: back to the default). */
+export class ChangeWebhookDto {
+  @Validate(PayloadRetentionDaysValue)
+  payload_retention_days!: number | null;
 }
 
 /** Rotate's body: a GitHub or Stripe webhook takes the provider's new secret; others need none. */

@@ -1,0 +1,28 @@
+import { Streams } from '@wts/contracts';
+import { isRejection, webhookDecider, type Rejection } from '@wts/domain';
+import type { AdminCall } from '../access/admin-call';
+import type { UseCaseContext } from '../shared/use-case.context';
+import type { WebhookAdminService } from './webhook-admin.service';
+import type { WebhookView } from './webhook.view';
+
+/**
+ * How long a webhook keeps its deliveries' payloads. A payload's expiry is fixed when its delivery
+ * is accepted, so a change applies to deliveries accepted from then on: shortening it never
+ * removes a stored payload (an operator erases those), lengthening it never revives one.
+ */
+export class WebhookRetentionService {
+  constructor(
+    private readonly context: UseCaseContext,
+    private readonly webhooks: WebhookAdminService,
+  ) {}
+
+  /** `payloadRetentionDays` null: back to PAYLOAD_RETENTION_SECONDS. The same value again records nothing. */
+  async change(routineId: string, payloadRetentionDays: number | null, call: AdminCall): Promise<WebhookView | Rejection> {
+    await this.context.freshRoutine(routineId);
+    const found = this.webhooks.configured(routineId);
+    if (isRejection(found)) return found;
+    const command = { type: 'ChangeRetention', payloadRetentionDays, now: this.context.nowIso() } as const;
+    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, command, call);
+    return isRejection(result) ? result : this.webhooks.present(found.routine);
+  }
+}
