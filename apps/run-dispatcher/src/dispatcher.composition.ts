@@ -69,7 +69,7 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
   const releases = new ReleaseDrainLifecycle(
     new ReleaseDrainWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'ReleaseDrainWorker') }),
   );
-  const payloadSweep = payloadSweepLifecycle(store);
+  const payloadSweep = payloadSweepLifecycle(store, readModels, deps.config.eventStore.connectionString !== undefined);
   if (deps.config.kafka) {
     // The message names a delivery; the run is made from what the store holds for it.
     return {
@@ -88,9 +88,15 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
   };
 }
 
-function payloadSweepLifecycle(store: EventStore): PayloadSweepLifecycle {
+/**
+ * The embedded store finds expired payloads by its own index; EventStoreDB has none, so the read
+ * model (rm_deliveries, by expiry) says which are due there.
+ */
+function payloadSweepLifecycle(store: EventStore, readModels: ReadModelStore, eventStoreDb: boolean): PayloadSweepLifecycle {
   const remover = new PayloadRemover(store, systemClock, cryptoRandom);
-  const due = (now: Date, limit: number): Promise<readonly string[]> => store.payloads().due(now.getTime(), limit);
+  const due = eventStoreDb
+    ? (now: Date, limit: number): Promise<readonly string[]> => readModels.payloadsDue(now, limit)
+    : (now: Date, limit: number): Promise<readonly string[]> => store.payloads().due(now.getTime(), limit);
   return new PayloadSweepLifecycle(new PayloadRetentionSweeper(store, remover, due, systemClock));
 }
 

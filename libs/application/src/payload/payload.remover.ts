@@ -1,6 +1,6 @@
 import { Streams, type DeliveryEvent, type PayloadsRemoved, type RunWithheld } from '@wts/contracts';
-import { PAYLOAD_REMOVED_DETAIL, derivedEventId, runIdForDelivery } from '@wts/domain';
-import type { EventStore, PayloadRemovalReason } from '@wts/event-store';
+import { PAYLOAD_REMOVED_DETAIL, derivedEventId } from '@wts/domain';
+import type { EventStore, PayloadRemovalReason, RecordedEvent } from '@wts/event-store';
 import { ParkDispatchUseCase } from '../run/park-dispatch.usecase';
 import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
@@ -62,15 +62,21 @@ export class PayloadRemover {
     return this.store.payloads().remove(kept, { reason: request.reason, erasureId: request.erasureId, at: now.getTime() });
   }
 
+  /** Each delivery's run stream is named by its DeliveryAccepted (its runId): read, not derived, so any history is guarded exactly. */
   private async withholdRuns(deliveryIds: readonly string[], now: Date, traceparent: string): Promise<void> {
-    const runStreams = deliveryIds.map((deliveryId) => Streams.run(runIdForDelivery(deliveryId)));
+    const deliveries = await Promise.all(
+      deliveryIds.map(async (deliveryId) => (await this.store.readStream(Streams.delivery(deliveryId), { maxCount: 1 }))[0]),
+    );
+    const accepted = deliveries.filter((recorded): recorded is RecordedEvent => recorded?.type === 'DeliveryAccepted');
+    const runStreams = accepted.map((recorded) => Streams.run(asEvent<DeliveryEvent>(recorded).data.runId));
     const heads = await this.store.streamHeads(runStreams);
-    const withoutRun = deliveryIds.filter((_, i) => (heads.get(runStreams[i]) ?? -1n) === -1n);
-    await Promise.all(withoutRun.map((deliveryId) => this.withhold(deliveryId, now, traceparent)));
+    const withoutRun = accepted.filter((_, i) => (heads.get(runStreams[i]) ?? -1n) === -1n);
+    await Promise.all(withoutRun.map((recorded) => this.withhold(recorded, now, traceparent)));
   }
 
-  private async withhold(deliveryId: string, now: Date, traceparent: string): Promise<void> {
-    const runId = runIdForDelivery(deliveryId);
+  private async withhold(recorded: RecordedEvent, now: Date, traceparent: string): Promise<void> {
+    const delivery = asEvent<DeliveryEvent>(recorded).data;
+    const { deliveryId, runId } = delivery;
     const withheld: RunWithheld = {
       type: 'RunWithheld',
       data: { runId, deliveryId, reason: 'payload_removed', withheldAt: now.toISOString() },
@@ -82,9 +88,6 @@ export class PayloadRemover {
       'no_stream',
     );
     if (result.kind === 'conflict') return; // its run was made first: it stands
-    const [recorded] = await this.store.readStream(Streams.delivery(deliveryId), { maxCount: 1 });
-    if (!recorded) return;
-    const delivery = asEvent<DeliveryEvent>(recorded).data;
     await this.park.execute(
       {
         sourceEventId: recorded.id,

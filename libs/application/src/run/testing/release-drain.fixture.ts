@@ -14,7 +14,7 @@ export const ACCOUNT = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
 export const HELD = 'whk_HELDHELDHELDHELDHELDH';
 export const OTHER = 'whk_OTHEROTHEROTHEROTHERO';
 export const T0 = '2026-01-01T00:00:00.000Z';
-const PAYLOAD_EXPIRES_AT = '2026-01-31T00:00:00.000Z';
+export const PAYLOAD_EXPIRES_AT = '2026-01-31T00:00:00.000Z';
 const LOGGER = { info: (): void => undefined, error: (): void => undefined };
 
 export const heldEvent = (webhookId: string): ServiceEvent => ({
@@ -66,6 +66,11 @@ export class ReleaseDrainFixture {
     }
   }
 
+  /** The directory holding the store's files (events.sqlite and its -wal and -shm). */
+  get directory(): string {
+    return this.dir;
+  }
+
   async tearDown(): Promise<void> {
     await this.store.close();
     rmSync(this.dir, { recursive: true, force: true });
@@ -80,7 +85,10 @@ export class ReleaseDrainFixture {
     this.revisions.set(streamId, (this.revisions.get(streamId) ?? -1) + 1);
   }
 
-  async deliver(webhookId: string, i: number, accountId = ACCOUNT): Promise<string> {
+  /** A delivery accepted at T0, its payload kept apart (`delivery <i>` unless given) until PAYLOAD_EXPIRES_AT unless given. */
+  async deliver(webhookId: string, i: number, accountId = ACCOUNT, body?: { text: string; expiresAt: string }): Promise<string> {
+    const text = body?.text ?? `delivery ${i}`;
+    const expiresAt = body?.expiresAt ?? PAYLOAD_EXPIRES_AT;
     const suffix = `${webhookId.slice(4, 8)}${String(i).padStart(18, '0')}`;
     const data: DeliveryAccepted['data'] = {
       deliveryId: `dlv_${suffix}`,
@@ -89,15 +97,15 @@ export class ReleaseDrainFixture {
       runId: `run_${suffix}`,
       triggerAccount: { accountId, email: 'ops@example.com' },
       payloadFormat: 'text',
-      payloadBytes: `delivery ${i}`.length,
-      payloadExpiresAt: PAYLOAD_EXPIRES_AT,
+      payloadBytes: Buffer.byteLength(text),
+      payloadExpiresAt: expiresAt,
       contentType: 'text/plain',
       idempotencyKey: null,
       requestDigest: 'a'.repeat(64),
       receivedAt: T0,
     };
-    const payload = { key: data.deliveryId, webhookId, format: 'text' as const, text: `delivery ${i}` };
-    const times = { receivedAt: Date.parse(T0), expiresAt: Date.parse(PAYLOAD_EXPIRES_AT) };
+    const payload = { key: data.deliveryId, webhookId, format: 'text' as const, text };
+    const times = { receivedAt: Date.parse(T0), expiresAt: Date.parse(expiresAt) };
     await this.append(Streams.delivery(data.deliveryId), { type: 'DeliveryAccepted', data }, { payload: { ...payload, ...times } });
     return data.deliveryId;
   }
