@@ -38,8 +38,9 @@ const MIGRATIONS: readonly string[] = [
   // (bucket = floor(expires_at / 3,600,000)), created by the writer on first use: a body is removed
   // by a same-size zero overwrite in place (a DELETE next to live rows leaves copies in the pages'
   // free gaps) and its table dropped whole once the hour is past and none is kept. payload_buckets
-  // lists those tables. Partial indexes hold kept payloads only: the sweep's due list, the scan's
-  // and reclaim's walk by bucket, and a webhook's kept payloads (retention changes).
+  // lists those tables. Partial indexes hold kept payloads only: the sweep's due list, and the
+  // scan's and reclaim's walk by bucket. (A retention change applies to later deliveries: no index
+  // by webhook is needed.)
   `
   CREATE TABLE payload_index (
     key            TEXT    PRIMARY KEY,
@@ -56,7 +57,6 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX payload_due ON payload_index (expires_at) WHERE removed_at IS NULL;
   CREATE INDEX payload_kept_by_bucket ON payload_index (bucket, row_id) WHERE removed_at IS NULL;
-  CREATE INDEX payload_by_webhook ON payload_index (webhook_id, received_at) WHERE removed_at IS NULL;
   CREATE TABLE payload_buckets (
     bucket     INTEGER PRIMARY KEY,
     dropped_at INTEGER
