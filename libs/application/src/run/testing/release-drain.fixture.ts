@@ -113,7 +113,8 @@ export class ReleaseDrainFixture {
   /** The runs made, in the order they were made: each one's delivery id. */
   async runsInOrder(): Promise<string[]> {
     const runs = await this.store.readAll({ limit: 10_000, filter: { streamPrefixes: ['run-'] } });
-    return runs.map((run) => (run.data as { deliveryId: string }).deliveryId);
+    // A run stream may hold a RunWithheld instead (its payload removed first): no run.
+    return runs.filter((run) => run.type === 'RunCreated').map((run) => (run.data as { deliveryId: string }).deliveryId);
   }
 
   worker(dispatch: DispatchDelivery, onReleased?: (webhookId: string, count: number) => void): ReleaseDrainWorker {
