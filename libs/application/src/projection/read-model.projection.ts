@@ -9,7 +9,7 @@ export const READ_MODEL_PROJECTION = 'read-models';
 
 /**
  * The only streams the projection reads: the listings' (deliveries, runs, parks) and the audited
- * ones (accounts, routines, webhooks and their id claims, API keys, command-line operations).
+ * ones (accounts, routines, webhooks and their id claims, API keys, command-line operations, erasures).
  */
 export const PROJECTED_PREFIXES: readonly string[] = [
   StreamCategories.delivery,
@@ -21,6 +21,8 @@ export const PROJECTED_PREFIXES: readonly string[] = [
   StreamCategories.webhookSlot,
   StreamCategories.apiKey,
   StreamCategories.operatorAction,
+  // Erasure requests, for the audit trail (erase_payloads; the search string as its digest only).
+  StreamCategories.erasure,
 ];
 
 /**

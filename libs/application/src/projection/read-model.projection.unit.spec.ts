@@ -441,6 +441,7 @@ describe('toProjectionChanges: listings and the rest', () => {
         StreamCategories.webhookSlot,
         StreamCategories.apiKey,
         StreamCategories.operatorAction,
+        StreamCategories.erasure,
       ].sort(),
     );
     expect(PROJECTED_PREFIXES).not.toContain(StreamCategories.idempotencyKey);
