@@ -14,7 +14,7 @@ export class ErasuresController {
   constructor(private readonly erasures: ErasureService) {}
 
   @Post()
-  @Access('admin', 'erase_payloads')
+  @Access('admin', 'erasure.request')
   @HttpCode(202)
   async request(@Body() body: RequestErasureDto, @Caller() call: AdminCall): Promise<ErasureView> {
     return orThrow(
