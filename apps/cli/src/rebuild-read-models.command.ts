@@ -71,7 +71,14 @@ export class RebuildReadModelsCommand extends CommandRunner {
     const head = (await store.headPosition()) ?? START_POSITION;
     await readModels.reset(READ_MODEL_PROJECTION);
     const progress = replayProgress(this.context, 'rebuild', { start: 0n, end: head.commit });
-    const rows: Record<ProjectionChange['kind'], number> = { delivery: 0, run: 0, parked: 0, webhook_routine: 0, audit: 0 };
+    const rows: Record<ProjectionChange['kind'], number> = {
+      delivery: 0,
+      run: 0,
+      parked: 0,
+      webhook_routine: 0,
+      audit: 0,
+      payload_removal: 0,
+    };
     const written = (): number => Object.values(rows).reduce((sum, count) => sum + count, 0);
     let events = 0;
     let checkpoint: GlobalPosition | undefined;
@@ -106,8 +113,10 @@ export class RebuildReadModelsCommand extends CommandRunner {
       return;
     }
     const { rows } = summary;
+    // Named only when there were any: stores from before payloads were removable read as they always did.
+    const removals = rows.payload_removal > 0 ? `, ${rows.payload_removal} payload removals` : '';
     this.context.stdout.write(
-      `${summary.interrupted ? 'interrupted' : 'rebuilt'}: ${summary.events} events projected (${rows.delivery} deliveries, ${rows.run} runs, ${rows.parked} parked, ${rows.audit} audit entries, ${rows.webhook_routine} webhook routines), checkpoint ${summary.checkpoint ?? 'none (empty store)'}\n`,
+      `${summary.interrupted ? 'interrupted' : 'rebuilt'}: ${summary.events} events projected (${rows.delivery} deliveries, ${rows.run} runs, ${rows.parked} parked, ${rows.audit} audit entries, ${rows.webhook_routine} webhook routines${removals}), checkpoint ${summary.checkpoint ?? 'none (empty store)'}\n`,
     );
   }
 

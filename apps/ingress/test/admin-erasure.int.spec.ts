@@ -1,5 +1,4 @@
 import { containsDigest } from '@wts/domain';
-import { SqliteReadModelStore } from '@wts/read-models';
 import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import type { ErasureRunnerLifecycle } from '../../run-dispatcher/src/erasure-runner.lifecycle';
@@ -8,9 +7,6 @@ import type { WebhookFixture } from '../../../test/support/ingress-admin.client'
 import { useIngressTestApp } from '../../../test/support/ingress-test-app';
 
 type Json = Record<string, unknown>;
-
-/** Structured selectors need ReadModelStore.erasureCandidates (merged from branch readmodel-payload). */
-const structuredReady = typeof (SqliteReadModelStore.prototype as object as Record<string, unknown>).erasureCandidates === 'function';
 
 /**
  * Erasure on request end to end: a real ingress on an embedded store and SQLite read models, the
@@ -104,7 +100,7 @@ describe('erasure on request (POST/GET /admin/erasures)', () => {
     expect(JSON.stringify(entry)).not.toContain(search);
   });
 
-  (structuredReady ? it : it.skip)('erases by routine_id and a received range, leaving the rest of the routine', async () => {
+  it('erases by routine_id and a received range, leaving the rest of the routine', async () => {
     const hook = await t.setupWebhook();
     const before = await deliverAll(hook, [`Before-${randomUUID()}`]);
     const from = new Date().toISOString();
@@ -121,7 +117,7 @@ describe('erasure on request (POST/GET /admin/erasures)', () => {
     expect(filesContaining(t.dataDir, inside)).toEqual([]);
   });
 
-  (structuredReady ? it : it.skip)('erases by delivery ids, leaving the others', async () => {
+  it('erases by delivery ids, leaving the others', async () => {
     const hook = await t.setupWebhook();
     const runIds = await deliverAll(hook, [`ById-${randomUUID()}`, `ById-${randomUUID()}`]);
     const deliveryIds = await Promise.all(runIds.map(async (runId) => (await run(runId)).delivery_id as string));

@@ -4,10 +4,11 @@ import { InvalidCursorError } from './read-model.port';
 /**
  * Cursors are opaque to callers but are only a place in an order: deliveries, runs and parked
  * rows continue strictly after a global position, attempts strictly after an id, audit entries
- * strictly after an (at, entry id) pair. The decoded form carries a kind prefix ("p." / "a." /
- * the JSON array's "e") so that one kind's cursor given to another is refused instead of
- * silently meaning something else, and it is matched in full (canonical base64url, canonical
- * decimals, int64 range, canonical JSON) so that a tampered cursor is a 400, never a query.
+ * strictly after an (at, entry id) pair, erasure candidates after a (received at, delivery id)
+ * pair. The decoded form carries a kind prefix ("p." / "a." / the JSON array's "e" or "k") so
+ * that one kind's cursor given to another is refused instead of silently meaning something else,
+ * and it is matched in full (canonical base64url, canonical decimals, int64 range, canonical
+ * JSON) so that a tampered cursor is a 400, never a query.
  */
 
 const INT64_MAX = 9_223_372_036_854_775_807n;
@@ -60,6 +61,28 @@ export function encodeAuditCursor(place: AuditPlace): string {
 /** Undefined: the first page (no place to continue after). */
 export function decodeAuditCursor(cursor: string | undefined): AuditPlace | undefined {
   if (cursor === undefined) return undefined;
+  const [at, entryId] = decodeTagged(cursor, 'e');
+  return { at, entryId };
+}
+
+/** A place in the erasure candidates' order (received_at, delivery_id: ascending). */
+export interface CandidatePlace {
+  readonly receivedAt: string;
+  readonly deliveryId: string;
+}
+
+export function encodeCandidateCursor(place: CandidatePlace): string {
+  return encode(JSON.stringify(['k', place.receivedAt, place.deliveryId]));
+}
+
+export function decodeCandidateCursor(cursor: string | null): CandidatePlace | undefined {
+  if (cursor === null) return undefined;
+  const [receivedAt, deliveryId] = decodeTagged(cursor, 'k');
+  return { receivedAt, deliveryId };
+}
+
+/** A JSON array [tag, string, string], exactly as encoded. */
+function decodeTagged(cursor: string, tag: string): [string, string] {
   const text = decode(cursor, MAX_AUDIT_CURSOR_LENGTH);
   let parsed: unknown;
   try {
@@ -67,12 +90,12 @@ export function decodeAuditCursor(cursor: string | undefined): AuditPlace | unde
   } catch {
     throw new InvalidCursorError(cursor);
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== 'e') throw new InvalidCursorError(cursor);
-  const [, at, entryId] = parsed as unknown[];
-  if (typeof at !== 'string' || typeof entryId !== 'string' || JSON.stringify(['e', at, entryId]) !== text) {
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== tag) throw new InvalidCursorError(cursor);
+  const [, first, second] = parsed as unknown[];
+  if (typeof first !== 'string' || typeof second !== 'string' || JSON.stringify([tag, first, second]) !== text) {
     throw new InvalidCursorError(cursor);
   }
-  return { at, entryId };
+  return [first, second];
 }
 
 function encode(text: string): string {

@@ -1,6 +1,6 @@
 import { encodeAttemptCursor, encodeAuditCursor, encodePositionCursor } from './cursor';
 import type { AttemptRow, AuditRow, Page, PageRequest } from './read-model.port';
-import { positionOf, toAttemptRow, toAuditRow, type AttemptRecord, type AuditRecord, type Positioned } from './read-model.records';
+import { positionOf, toAttemptRow, toAuditRow, type AttemptRecord, type AuditRecord, type Positioned } from './read-model.rows';
 
 /** The port's bounds: a page is one index range scan of at most 1000 rows (plus one look-ahead). */
 export const MAX_PAGE_LIMIT = 1000;

@@ -1,4 +1,5 @@
 import type { GlobalPosition } from '@wts/event-store';
+import type { DeliveryPayloadState, ErasureCandidatePage, ErasureCandidateSelection } from './payload-selection';
 
 /**
  * The read-model database: listings for operators and the Config page (deliveries, runs, parked
@@ -26,6 +27,21 @@ export interface DeliveryRow {
   readonly triggerAccount: TriggerAccountRow;
   readonly contentType: string;
   readonly idempotencyKey: string | null;
+  /**
+   * When the payload expires (ISO 8601, as in the event). Null for a delivery written before
+   * payloads were kept apart: its payload is inside its event and never expires.
+   */
+  readonly payloadExpiresAt: string | null;
+}
+
+/** Where a delivery's payload is: still kept, or removed (and why). The record of the delivery stays either way. */
+export type PayloadState = 'kept' | 'expired' | 'erased';
+
+/** Payloads removed (PayloadsRemoved): each listed delivery whose payload is still kept takes the reason and time. */
+export interface PayloadRemovalRow {
+  readonly deliveryIds: readonly string[];
+  readonly state: Exclude<PayloadState, 'kept'>;
+  readonly removedAt: string;
 }
 
 export interface RunRow {
@@ -124,13 +140,17 @@ export interface AuditFilter {
   readonly actor?: string;
 }
 
-/** One projected row, placed in the global order by the event it came from. */
+/**
+ * One projected row, placed in the global order by the event it came from. Every kind inserts a
+ * row except `payload_removal`, which updates the rows of deliveries projected before it.
+ */
 export type ProjectionChange =
   | { readonly kind: 'delivery'; readonly position: GlobalPosition; readonly row: DeliveryRow }
   | { readonly kind: 'run'; readonly position: GlobalPosition; readonly row: RunRow }
   | { readonly kind: 'parked'; readonly position: GlobalPosition; readonly row: ParkedRow }
   | { readonly kind: 'webhook_routine'; readonly position: GlobalPosition; readonly row: WebhookRoutineRow }
-  | { readonly kind: 'audit'; readonly position: GlobalPosition; readonly row: AuditRow };
+  | { readonly kind: 'audit'; readonly position: GlobalPosition; readonly row: AuditRow }
+  | { readonly kind: 'payload_removal'; readonly position: GlobalPosition; readonly row: PayloadRemovalRow };
 
 /** `limit` 1–1000; `cursor` is the opaque `nextCursor` of the previous page (absent: first page). */
 export interface PageRequest {
@@ -147,6 +167,9 @@ export interface Page<T> {
 export type DeliveryListRow = DeliveryRow & {
   /** Idempotent repeats answered with the original 202, by any ingress replica. */
   readonly replays: number;
+  readonly payloadState: PayloadState;
+  /** When the payload was removed (null while kept). */
+  readonly payloadRemovedAt: string | null;
 };
 
 /** A cursor the adapter did not issue (malformed or tampered): the caller answers 400. */
@@ -216,6 +239,25 @@ export interface ReadModelStore {
   audit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>>;
   /** Adds one replay per id (an id may appear several times: it counts that many). */
   recordReplays(deliveryIds: readonly string[]): Promise<void>;
+
+  /**
+   * Deliveries whose payload is kept and expired at `now` (payload_expires_at <= now), oldest
+   * expiry first (then by id), at most `limit` (1–10,000): the retention sweep's candidates where
+   * the payload store has no index of its own (EventStoreDB). As fresh as the projector; a
+   * delivery written before payloads were kept apart never expires. RangeError for a bad limit or date.
+   */
+  payloadsDue(now: Date, limit: number): Promise<readonly string[]>;
+  /**
+   * One page of the deliveries whose payload is still kept and that match every selector given
+   * (see ErasureCandidateSelection), in (received_at, delivery_id) order; `after` is the previous
+   * page's `next` (null: from the start), and `next` is null on the last page. Each shape is an
+   * index range scan of the kept rows (by ids, trigger account, routine or receipt time). RangeError
+   * for an empty selection, more than 1,000 ids, a time that is not one or a limit outside 1–10,000;
+   * InvalidCursorError for an `after` this method did not issue.
+   */
+  erasureCandidates(selection: ErasureCandidateSelection, after: string | null, limit: number): Promise<ErasureCandidatePage>;
+  /** The payload state of each of these deliveries the read model has (at most 1,000 ids; absent ones are left out). */
+  deliveryPayloadStates(deliveryIds: readonly string[]): Promise<ReadonlyMap<string, DeliveryPayloadState>>;
 
   /**
    * Whether this instance should run the projector: one writer among replicas (PostgreSQL: a

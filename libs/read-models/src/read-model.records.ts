@@ -1,14 +1,15 @@
-import type { GlobalPosition } from '@wts/event-store';
-import type { AttemptRow, AuditActor, AuditRow, DeliveryListRow, ParkedRow, ProjectionChange, RunRow } from './read-model.port';
+import type { AttemptRow, AuditRow, ProjectionChange } from './read-model.port';
 
 /**
  * The one mapping between the port's rows and the tables' columns, shared by both adapters so
- * that they cannot drift apart. Integers come back as bigint from SQLite (safe integers) and as
- * decimal strings from PostgreSQL (int8): both are accepted wherever a number is read.
+ * that they cannot drift apart (the way back, from columns to rows, is read-model.rows.ts).
  */
 
 export type SqlValue = string | bigint | null;
-type DbInteger = bigint | string | number;
+
+/** The kinds of change that insert a row; a payload removal updates the delivery's row instead. */
+export type InsertedKind = Exclude<ProjectionChange['kind'], 'payload_removal'>;
+export type InsertedChange = Extract<ProjectionChange, { readonly kind: InsertedKind }>;
 
 export interface ColumnSpec {
   readonly name: string;
@@ -30,14 +31,16 @@ const position: readonly ColumnSpec[] = [
   { name: 'prepare_pos', type: 'bigint' },
 ];
 
-export const PROJECTION_TABLES: Readonly<Record<ProjectionChange['kind'], ProjectionTable>> = {
+export const PROJECTION_TABLES: Readonly<Record<InsertedKind, ProjectionTable>> = {
   delivery: {
     table: 'rm_deliveries',
     key: 'delivery_id',
+    // payload_state and payload_removed_at are not written here: a new row's payload is kept.
     columns: [
       ...['delivery_id', 'routine_id', 'webhook_id', 'run_id', 'received_at'].map(text),
       ...['trigger_account_id', 'trigger_account_email', 'content_type', 'idempotency_key'].map(text),
       ...position,
+      ...['payload_expires_at', 'trigger_account_email_folded'].map(text),
     ],
   },
   run: {
@@ -76,10 +79,10 @@ export const PROJECTION_TABLES: Readonly<Record<ProjectionChange['kind'], Projec
  * The order kinds are written in when a batch is split by kind (PostgreSQL): a table another
  * kind's fallback reads comes before that kind.
  */
-export const WRITE_ORDER: readonly ProjectionChange['kind'][] = ['delivery', 'run', 'parked', 'webhook_routine', 'audit'];
+export const WRITE_ORDER: readonly InsertedKind[] = ['delivery', 'run', 'parked', 'webhook_routine', 'audit'];
 
 /** The kinds whose rows `kind`'s rows read while they are inserted (through a column fallback). */
-export function kindsReadBy(kind: ProjectionChange['kind']): readonly ProjectionChange['kind'][] {
+export function kindsReadBy(kind: InsertedKind): readonly InsertedKind[] {
   const tables = new Set(PROJECTION_TABLES[kind].columns.flatMap((column) => (column.fallback ? [column.fallback.table] : [])));
   return WRITE_ORDER.filter((other) => tables.has(PROJECTION_TABLES[other].table));
 }
@@ -106,7 +109,7 @@ export function hasFallback(table: ProjectionTable): boolean {
 }
 
 /** The values of one change, in the order of its table's `columns`. */
-export function changeValues(change: ProjectionChange): readonly SqlValue[] {
+export function changeValues(change: InsertedChange): readonly SqlValue[] {
   const at = [change.position.commit, change.position.prepare];
   switch (change.kind) {
     case 'delivery': {
@@ -122,6 +125,8 @@ export function changeValues(change: ProjectionChange): readonly SqlValue[] {
         r.contentType,
         r.idempotencyKey,
         ...at,
+        r.payloadExpiresAt,
+        foldAccountEmail(r.triggerAccount.email),
       ];
     }
     case 'run': {
@@ -170,148 +175,17 @@ export function auditValues(r: AuditRow): readonly SqlValue[] {
   ];
 }
 
+/**
+ * An address as the account catalog compares it (toLowerCase, as the spec matches accounts): stored
+ * folded beside the email, because SQLite's lower() folds ASCII only and PostgreSQL's follows the
+ * database's locale, and an erasure by trigger account must select the same deliveries on both.
+ */
+export function foldAccountEmail(email: string): string {
+  return email.toLowerCase();
+}
+
 export function attemptValues(attempt: AttemptRow): readonly string[] {
   return [attempt.webhookId, attempt.reason, attempt.at, attempt.sourceAddress];
 }
 
-export interface Positioned {
-  readonly commit_pos: DbInteger;
-  readonly prepare_pos: DbInteger;
-}
-
-export interface DeliveryRecord extends Positioned {
-  readonly delivery_id: string;
-  readonly routine_id: string;
-  readonly webhook_id: string;
-  readonly run_id: string;
-  readonly received_at: string;
-  readonly trigger_account_id: string;
-  readonly trigger_account_email: string;
-  readonly content_type: string;
-  readonly idempotency_key: string | null;
-  readonly replays: DbInteger;
-}
-
-export interface RunRecord extends Positioned {
-  readonly run_id: string;
-  readonly routine_id: string;
-  readonly webhook_id: string;
-  readonly delivery_id: string;
-  readonly trigger_account_id: string;
-  readonly trigger_account_email: string;
-  readonly status: string;
-  readonly created_at: string;
-}
-
-export interface ParkedRecord extends Positioned {
-  readonly source_event_id: string;
-  readonly source_stream: string;
-  readonly source_type: string;
-  readonly delivery_id: string | null;
-  readonly routine_id: string | null;
-  readonly error: string;
-  readonly parked_at: string;
-}
-
-export interface AttemptRecord {
-  readonly id: DbInteger;
-  readonly webhook_id: string;
-  readonly reason: string;
-  readonly at: string;
-  readonly source_address: string;
-}
-
-export interface AuditRecord {
-  readonly entry_id: string;
-  readonly at: string;
-  readonly actor_kind: string | null;
-  readonly actor_subject: string | null;
-  readonly actor_display: string | null;
-  readonly action: string;
-  readonly target_type: string;
-  readonly target_id: string | null;
-  readonly routine_id: string | null;
-  readonly webhook_id: string | null;
-  readonly outcome: string;
-  readonly trace_id: string | null;
-  readonly detail: string | null;
-  readonly source_address: string | null;
-  readonly actor_display_verified: DbInteger | null;
-}
-
 export const AUDIT_COLUMNS: readonly string[] = PROJECTION_TABLES.audit.columns.map((column) => column.name);
-
-export type CheckpointRecord = Positioned;
-
-export function positionOf(record: Positioned): GlobalPosition {
-  return { commit: BigInt(record.commit_pos), prepare: BigInt(record.prepare_pos) };
-}
-
-export function toDeliveryRow(r: DeliveryRecord): DeliveryListRow {
-  return {
-    deliveryId: r.delivery_id,
-    routineId: r.routine_id,
-    webhookId: r.webhook_id,
-    runId: r.run_id,
-    receivedAt: r.received_at,
-    triggerAccount: { accountId: r.trigger_account_id, email: r.trigger_account_email },
-    contentType: r.content_type,
-    idempotencyKey: r.idempotency_key,
-    replays: Number(r.replays),
-  };
-}
-
-export function toRunRow(r: RunRecord): RunRow {
-  return {
-    runId: r.run_id,
-    routineId: r.routine_id,
-    webhookId: r.webhook_id,
-    deliveryId: r.delivery_id,
-    triggerAccount: { accountId: r.trigger_account_id, email: r.trigger_account_email },
-    status: r.status,
-    createdAt: r.created_at,
-  };
-}
-
-export function toParkedRow(r: ParkedRecord): ParkedRow {
-  return {
-    sourceEventId: r.source_event_id,
-    sourceStream: r.source_stream,
-    sourceType: r.source_type,
-    deliveryId: r.delivery_id,
-    routineId: r.routine_id,
-    error: r.error,
-    parkedAt: r.parked_at,
-  };
-}
-
-export function toAttemptRow(r: AttemptRecord): AttemptRow {
-  return { webhookId: r.webhook_id, reason: r.reason, at: r.at, sourceAddress: r.source_address };
-}
-
-/** The tables' CHECK constraints keep `actor_kind` and `outcome` to the port's values. */
-export function toAuditRow(r: AuditRecord): AuditRow {
-  const actor: AuditActor | null =
-    r.actor_kind === null || r.actor_subject === null || r.actor_display === null
-      ? null
-      : {
-          kind: r.actor_kind as AuditActor['kind'],
-          subject: r.actor_subject,
-          display: r.actor_display,
-          displayVerified: Number(r.actor_display_verified) === 1,
-        };
-  return {
-    entryId: r.entry_id,
-    at: r.at,
-    actor,
-    action: r.action,
-    targetType: r.target_type,
-    targetId: r.target_id,
-    routineId: r.routine_id,
-    webhookId: r.webhook_id,
-    outcome: r.outcome as AuditRow['outcome'],
-    traceId: r.trace_id,
-    detail: r.detail,
-    sourceAddress: r.source_address,
-  };
-}

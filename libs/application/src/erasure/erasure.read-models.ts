@@ -56,16 +56,12 @@ export function catchUpReadModels(store: EventStore, readModels: ReadModelStore,
 }
 
 /**
- * The read models as the source of an erasure's candidates (ReadModelStore.erasureCandidates).
- * Until that method is merged (branch readmodel-payload), a store without it answers every
- * structured selection with an error, and an erasure by `contains` alone (the store's scan) works.
+ * The read models as the source of an erasure's candidates (ReadModelStore.erasureCandidates,
+ * which reads the kept rows only; `containsDigest` is not a read-model selector and is left out).
  */
-export function erasureCandidatesOf(readModels: ReadModelStore): ErasureCandidateSource {
-  const source = readModels as Partial<ErasureCandidateSource>;
+export function erasureCandidatesOf(readModels: Pick<ReadModelStore, 'erasureCandidates'>): ErasureCandidateSource {
   return {
-    erasureCandidates: (selection, after, limit) => {
-      if (!source.erasureCandidates) throw new Error('these read models cannot select deliveries for an erasure yet');
-      return source.erasureCandidates.call(readModels, selection, after, limit);
-    },
+    erasureCandidates: ({ deliveryIds, routineId, triggerAccount, receivedAfter, receivedBefore }, after, limit) =>
+      readModels.erasureCandidates({ deliveryIds, routineId, triggerAccount, receivedAfter, receivedBefore }, after, limit),
   };
 }

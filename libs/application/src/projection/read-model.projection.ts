@@ -8,8 +8,9 @@ import { auditEntry, auditFactsOf } from './audit-entry.projection';
 export const READ_MODEL_PROJECTION = 'read-models';
 
 /**
- * The only streams the projection reads: the listings' (deliveries, runs, parks) and the audited
- * ones (accounts, routines, webhooks and their id claims, API keys, command-line operations, erasures).
+ * The only streams the projection reads: the listings' (deliveries, runs, parks, and the payload
+ * removals that change a delivery's payload state) and the audited ones (accounts, routines,
+ * webhooks and their id claims, API keys, command-line operations, erasure requests).
  */
 export const PROJECTED_PREFIXES: readonly string[] = [
   StreamCategories.delivery,
@@ -21,7 +22,7 @@ export const PROJECTED_PREFIXES: readonly string[] = [
   StreamCategories.webhookSlot,
   StreamCategories.apiKey,
   StreamCategories.operatorAction,
-  // Erasure requests, for the audit trail (erase_payloads; the search string as its digest only).
+  StreamCategories.payloadRemoval,
   StreamCategories.erasure,
 ];
 
@@ -35,14 +36,34 @@ export function toProjectionChanges(recorded: RecordedEvent): readonly Projectio
   switch (event.type) {
     case 'DeliveryAccepted': {
       const { deliveryId, routineId, webhookId, runId, receivedAt, triggerAccount, contentType, idempotencyKey } = event.data;
+      // Null for a version 1 event: its payload is inline (legacyPayload) and never expires.
+      const payloadExpiresAt = instant(event.data.payloadExpiresAt);
+      const row = {
+        deliveryId,
+        routineId,
+        webhookId,
+        runId,
+        receivedAt,
+        triggerAccount: { ...triggerAccount },
+        contentType,
+        idempotencyKey,
+      };
+      return [{ kind: 'delivery', position, row: { ...row, payloadExpiresAt } }];
+    }
+    case 'PayloadsRemoved': {
+      const { reason, removedAt, deliveryIds } = event.data;
+      // A batch recorded twice (a crash between the event and the overwrite) changes nothing the second time.
       return [
         {
-          kind: 'delivery',
+          kind: 'payload_removal',
           position,
-          row: { deliveryId, routineId, webhookId, runId, receivedAt, triggerAccount: { ...triggerAccount }, contentType, idempotencyKey },
+          row: { deliveryIds: [...deliveryIds], state: reason, removedAt: instant(removedAt) ?? removedAt },
         },
       ];
     }
+    case 'RunWithheld':
+      // No run was made, nor ever will be: nothing to list (the delivery is parked, and listed so, by the dispatcher).
+      return [];
     case 'RunCreated': {
       const { runId, routineId, webhookId, deliveryId, triggerAccount, status, createdAt } = event.data;
       return [
@@ -73,6 +94,16 @@ export function toProjectionChanges(recorded: RecordedEvent): readonly Projectio
 function auditChanges(recorded: RecordedEvent, event: ServiceEvent): ProjectionChange[] {
   const facts = auditFactsOf(event);
   return facts ? [{ kind: 'audit', position: recorded.position, row: auditEntry(recorded, facts) }] : [];
+}
+
+/**
+ * The time as toISOString writes it, as every stored time is: the sweep compares expiries with
+ * `now` as text. Null stays null; a value that is not a time is kept as written.
+ */
+function instant(value: string | null): string | null {
+  if (value === null) return null;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? value : time.toISOString();
 }
 
 function parkedRow(data: DispatchParked['data']): Extract<ProjectionChange, { kind: 'parked' }>['row'] {

@@ -1,19 +1,21 @@
 import {
   Streams,
   type DeliveryAccepted,
+  type PayloadsRemoved,
   type RunCreated,
+  type RunWithheld,
   type SecretRotated,
   type WebhookEnabled,
   type WebhookIdAssigned,
 } from '@wts/contracts';
-import { SqliteEventStore, comparePositions } from '@wts/event-store';
+import { SqliteEventStore, comparePositions, type GlobalPosition } from '@wts/event-store';
 import { SqliteReadModelStore } from '@wts/read-models';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { causedBy, toAppend } from '../shared/event-envelope';
-import { READ_MODEL_PROJECTION } from './read-model.projection';
+import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChanges } from './read-model.projection';
 import { ReadModelProjector } from './read-model.projector';
 
 const ROUTINE = 'rtn_ProjectorRoutine000000';
@@ -101,15 +103,19 @@ describe('ReadModelProjector', () => {
   }
 
   async function caughtUp(expected: number): Promise<void> {
+    await caughtUpTo(expected, expected);
+  }
+
+  async function caughtUpTo(deliveries: number, runs: number): Promise<void> {
     const head = await store.headPosition();
     for (let i = 0; i < 400; i += 1) {
       const now = await listed();
       const checkpoint = await readModels.loadCheckpoint(READ_MODEL_PROJECTION);
-      if (now.deliveries.length === expected && now.runs === expected && checkpoint && head && comparePositions(checkpoint, head) >= 0)
+      if (now.deliveries.length === deliveries && now.runs === runs && checkpoint && head && comparePositions(checkpoint, head) >= 0)
         return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    throw new Error(`not caught up: ${JSON.stringify(await listed())}, expected ${expected}`);
+    throw new Error(`not caught up: ${JSON.stringify(await listed())}, expected ${deliveries} deliveries and ${runs} runs`);
   }
 
   it('projects what was there before it started and what comes after, newest first, and checkpoints past the last event', async () => {
@@ -213,5 +219,76 @@ describe('ReadModelProjector', () => {
     expect((await readModels.audit({ actor: 'ALICE@example.com' }, { limit: 100 })).items.map((entry) => entry.action)).toEqual([
       'webhook.enable',
     ]);
+  });
+
+  it("follows each delivery's payload state through removals (a repeat changes nothing), skips withheld runs, and a rebuild gives the same rows", async () => {
+    const [d0, d1, d2] = await accept(3);
+    const context = causedBy('c', 'c');
+    // A delivery written before payloads were kept apart (schema version 1: its payload inline).
+    const legacyId = `dlv_${randomUUID().replace(/-/g, '')}`;
+    const legacyRun = `run_${randomUUID().replace(/-/g, '')}`;
+    const [legacy] = toAppend([{ type: 'DeliveryAccepted', data: {} }], context, randomUUID);
+    const legacyData = {
+      deliveryId: legacyId,
+      webhookId: 'whk_ProjectorWebhook000000',
+      routineId: ROUTINE,
+      runId: legacyRun,
+      triggerAccount: { accountId: 'acc_ProjectorAccount000000', email: 'ops@example.com' },
+      payload: { format: 'text', text: 'old' },
+      contentType: 'text/plain',
+      idempotencyKey: null,
+      requestDigest: '0'.repeat(64),
+      receivedAt: new Date().toISOString(),
+    };
+    await store.append(Streams.delivery(legacyId), [{ ...legacy, data: legacyData, metadata: {} }], 'no_stream');
+    const withheld: RunWithheld = {
+      type: 'RunWithheld',
+      data: { runId: legacyRun, deliveryId: legacyId, reason: 'payload_removed', withheldAt: new Date().toISOString() },
+    };
+    await store.append(Streams.run(legacyRun), toAppend([withheld], context, randomUUID), 'no_stream');
+    const removed = (reason: 'expired' | 'erased', removedAt: string, deliveryIds: string[]): PayloadsRemoved => ({
+      type: 'PayloadsRemoved',
+      data: { reason, erasureId: reason === 'erased' ? 'era_1' : null, removedAt, deliveryIds },
+    });
+    const removals = [
+      removed('expired', '2024-06-01T00:00:00.000Z', [d0, d1]),
+      removed('erased', '2024-06-02T00:00:00.000Z', [d1, d2]),
+      // The first batch recorded again (a crash between the event and the overwrite).
+      removed('expired', '2024-06-03T00:00:00.000Z', [d0, d1]),
+    ];
+    for (const removal of removals) {
+      await store.append(Streams.payloadRemoval(randomUUID()), toAppend([removal], context, randomUUID), 'no_stream');
+    }
+
+    const states = async (): Promise<unknown[]> =>
+      (await readModels.deliveries(ROUTINE, { limit: 100 })).items.map((row) => [
+        row.deliveryId,
+        row.payloadState,
+        row.payloadRemovedAt,
+        row.payloadExpiresAt === null,
+      ]);
+    const expected = [
+      [legacyId, 'kept', null, true],
+      [d2, 'erased', '2024-06-02T00:00:00.000Z', false],
+      [d1, 'expired', '2024-06-01T00:00:00.000Z', false],
+      [d0, 'expired', '2024-06-01T00:00:00.000Z', false],
+    ];
+    const projector = start();
+    await caughtUpTo(4, 3);
+    expect(await states()).toEqual(expected);
+    await projector.stop();
+
+    // As rebuild-read-models does it: reset, then every projected stream read again in batches.
+    await readModels.reset(READ_MODEL_PROJECTION);
+    let checkpoint: GlobalPosition | undefined;
+    for (;;) {
+      const batch = await store.readAll({ after: checkpoint, limit: 4, filter: { streamPrefixes: PROJECTED_PREFIXES } });
+      const last = batch.at(-1);
+      if (!last) break;
+      expect(await readModels.commit(READ_MODEL_PROJECTION, batch.flatMap(toProjectionChanges), checkpoint, last.position)).toBe(true);
+      checkpoint = last.position;
+    }
+    expect(await states()).toEqual(expected);
+    expect((await readModels.runs(ROUTINE, { limit: 100 })).items).toHaveLength(3);
   });
 });

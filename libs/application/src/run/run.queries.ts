@@ -7,6 +7,7 @@ import {
   type Page,
   type PageRequest,
   type ParkedRow,
+  type PayloadState,
   type ReadModelStore,
   type RunRow,
 } from '@wts/read-models';
@@ -23,6 +24,10 @@ export interface DeliveryListItem {
   readonly trigger_account: TriggerAccountView;
   readonly content_type: string;
   readonly idempotency_key: string | null;
+  /** Whether the payload is still kept, or was removed (expired or erased); the rest of the record stays. */
+  readonly payload_state: PayloadState;
+  /** When the payload expires; null for a delivery from before payloads were kept apart (it never expires). */
+  readonly payload_expires_at: string | null;
 }
 
 export interface ParkedListItem {
@@ -96,6 +101,8 @@ function toDeliveryItem(row: DeliveryListRow): DeliveryListItem {
     trigger_account: toTriggerAccountView(row.triggerAccount),
     content_type: row.contentType,
     idempotency_key: row.idempotencyKey,
+    payload_state: row.payloadState,
+    payload_expires_at: row.payloadExpiresAt,
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   AttemptRow,
   AuditActor,
   AuditRow,
+  DeliveryListRow,
   DeliveryRow,
   Page,
   PageRequest,
@@ -65,8 +66,15 @@ export function deliveryRow(id: string, routineId: string, overrides: Partial<De
     triggerAccount: { accountId: 'acct_1', email: 'owner@example.com' },
     contentType: 'application/json',
     idempotencyKey: null,
+    // Far from the years the payload tests select by (payload.suite.ts).
+    payloadExpiresAt: '2124-05-01T12:00:00.000Z',
     ...overrides,
   };
+}
+
+/** A delivery as the listing shows it: its payload kept (as every delivery starts), with its replay count. */
+export function listed(row: DeliveryRow, replays = 0): DeliveryListRow {
+  return { ...row, replays, payloadState: 'kept', payloadRemovedAt: null };
 }
 
 export function runRow(id: string, routineId: string, overrides: Partial<RunRow> = {}): RunRow {
@@ -135,6 +143,15 @@ export const LEGACY_AUDIT_ROWS = `
     ('e2', '2024-05-01T12:00:02.000Z', 'api_key', 'key_1', 'CI bot', 'webhook.rotate', 'webhook', 'succeeded'),
     ('e3', '2024-05-01T12:00:03.000Z', 'bootstrap', 'bootstrap', 'bootstrap token', 'routine.create', 'routine', 'succeeded'),
     ('e4', '2024-05-01T12:00:04.000Z', NULL, NULL, NULL, 'audit.list', 'admin_api', 'denied')`;
+
+/**
+ * Deliveries as a schema of version 5 held them (before payload states): one of them by an
+ * address in mixed case. Both adapters' upgrade tests insert them (the SQL is the same in both).
+ */
+export const VERSION_5_DELIVERIES = `
+  INSERT INTO rm_deliveries VALUES
+    ('d1', 'r1', 'w1', 'run1', '2024-05-01T12:00:00.000Z', 'a1', 'Alice@Example.COM', 'text/plain', NULL, 5, 5),
+    ('d2', 'r1', 'w1', 'run2', '2024-05-01T12:00:01.000Z', 'a2', 'bob@example.com', 'text/plain', NULL, 6, 6)`;
 
 /** LEGACY_AUDIT_ROWS' actors once upgraded, newest first. */
 export const LEGACY_AUDIT_ACTORS: readonly (AuditActor | null)[] = [

@@ -6,6 +6,7 @@ import { newNamespace, newPositionBase, type ContractContext, type ReadModelCont
 import { ingressWritesContract } from './ingress-writes.suite';
 import { lifecycleContract } from './lifecycle.suite';
 import { listingContract } from './listing.suite';
+import { payloadContract } from './payload.suite';
 import { roundTripContract } from './round-trip.suite';
 import { waitingContract } from './waiting.suite';
 
@@ -43,6 +44,7 @@ export function readModelContract(name: string, open: () => Promise<ReadModelCon
     roundTripContract(context);
     auditContract(context);
     deniedAccessContract(context);
+    payloadContract(context);
     lifecycleContract(context);
   });
 }

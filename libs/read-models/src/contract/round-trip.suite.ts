@@ -5,6 +5,7 @@ import {
   delivery,
   deliveryRow,
   everything,
+  listed,
   parked,
   parkedRow,
   project,
@@ -67,7 +68,7 @@ export function roundTripContract(context: Context): void {
         });
         await store.recordAttempts([attempt], 5);
 
-        expect(await everything((page) => store.deliveries(routine, page))).toEqual([{ ...d, replays: 1 }]);
+        expect(await everything((page) => store.deliveries(routine, page))).toEqual([listed(d, 1)]);
         expect(await everything((page) => store.runs(routine, page))).toEqual([r]);
         expect(await everything((page) => store.parked(routine, page))).toEqual([p]);
         expect(await everything((page) => store.attempts(`${s} webhook`, page))).toEqual([attempt]);
@@ -84,7 +85,7 @@ export function roundTripContract(context: Context): void {
       const p = parkedRow(`${ns}-p`, null, { deliveryId: null });
       await project(store, `${ns}:projector`, [delivery(d, at(base + 1n)), parked(p, at(base + 2n))]);
 
-      expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual([{ ...d, replays: 0 }]);
+      expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual([listed(d)]);
       expect((await everything((page) => store.parked(undefined, page))).filter((row) => row.sourceEventId === p.sourceEventId)).toEqual([
         p,
       ]);

@@ -1,62 +1,18 @@
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { eventually } from '@wts/testing';
-import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS } from '../contract/contract.fixtures';
 import { readModelContract } from '../contract/read-model.suite';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
 import { schemaLockKey } from './postgres-lock.keys';
-import { READ_MODEL_MIGRATIONS } from './postgres-read-model.migrations';
 import { PostgresReadModelStore, type PostgresReadModelStoreOptions } from './postgres-read-model.store';
+import { DATABASE_URL, dropSchemasAfterAll, uniqueSchema, whenPostgresReachable, withAdmin } from './testing/postgres-read-model.fixtures';
 import { startSilentServer, startTcpProxy } from './testing/tcp-proxy';
 
 /**
- * Against the real PostgreSQL of this machine (TEST_DATABASE_URL). The suite works in a schema
- * of its own, created by the store and dropped at the end; the outage cases go through a local
- * TCP relay or a silent socket, never by touching the shared server.
+ * Against the real PostgreSQL of this machine (TEST_DATABASE_URL): the contract, the lease and
+ * outages. The suite works in a schema of its own, created by the store and dropped at the end;
+ * the outage cases go through a local TCP relay or a silent socket, never by touching the shared
+ * server. Schema versions and upgrades: postgres-read-model-upgrade.int.spec.ts.
  */
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SCHEMA = uniqueSchema();
-const schemas = [SCHEMA];
-
-function uniqueSchema(): string {
-  return `rm_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-}
-
-async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3_000 });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** A new schema as an earlier build left it: the first `version` migrations, recorded, then `rows` (SQL) written. */
-async function schemaAtVersion(version: number, ...rows: string[]): Promise<string> {
-  const schema = uniqueSchema();
-  schemas.push(schema);
-  await withAdmin(async (client) => {
-    await client.query(`CREATE SCHEMA "${schema}"`);
-    await client.query(`SET search_path = "${schema}"`);
-    for (const migration of READ_MODEL_MIGRATIONS.slice(0, version)) await client.query(migration);
-    await client.query('CREATE TABLE rm_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    for (let applied = 1; applied <= version; applied += 1)
-      await client.query('INSERT INTO rm_schema_migrations (version) VALUES ($1)', [applied]);
-    for (const row of rows) await client.query(row);
-  });
-  return schema;
-}
-
-const opened: ReadModelStore[] = [];
-
-async function openStore(options: Partial<PostgresReadModelStoreOptions> = {}): Promise<PostgresReadModelStore> {
-  const store = await PostgresReadModelStore.open({ connectionString: DATABASE_URL, schema: SCHEMA, poolSize: 4, ...options });
-  opened.push(store);
-  return store;
-}
 
 async function elapsed(call: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
   const started = performance.now();
@@ -73,45 +29,22 @@ function viaPort(port: number): string {
   return url.toString();
 }
 
-/**
- * Checked while the tests are collected (a child process, so it can be synchronous): without a
- * server the suite is one failing test saying so, instead of every test failing in its hooks.
- */
-function postgresUnreachable(): string | undefined {
-  const probe = `
-    const { Client } = require(process.argv[1]);
-    const client = new Client({ connectionString: process.argv[2], connectionTimeoutMillis: 3000 });
-    client.on('error', () => undefined);
-    client.connect().then(() => client.query('SELECT 1')).then(() => client.end()).then(
-      () => process.exit(0),
-      (error) => { process.stderr.write(String(error.code ?? '') + ' ' + error.message); process.exit(1); });`;
-  const result = spawnSync(process.execPath, ['-e', probe, require.resolve('pg'), DATABASE_URL], { encoding: 'utf8', timeout: 10_000 });
-  if (result.status === 0) return undefined;
-  return (
-    `PostgreSQL is not reachable at ${DATABASE_URL} (${result.stderr.trim() || result.error?.message || 'no answer'}), ` +
-    'so this suite cannot run: start it (pg_ctlcluster $(ls /etc/postgresql) main start) or set TEST_DATABASE_URL'
-  );
+const SCHEMA = uniqueSchema();
+const schemas = [SCHEMA];
+const opened: ReadModelStore[] = [];
+
+async function openStore(options: Partial<PostgresReadModelStoreOptions> = {}): Promise<PostgresReadModelStore> {
+  const store = await PostgresReadModelStore.open({ connectionString: DATABASE_URL, schema: SCHEMA, poolSize: 4, ...options });
+  opened.push(store);
+  return store;
 }
 
-const unreachable = postgresUnreachable();
-if (unreachable !== undefined) {
-  it(`PostgreSQL is reachable at ${DATABASE_URL}`, () => {
-    throw new Error(unreachable);
-  });
-} else {
-  registerSuites();
-}
-
-function registerSuites(): void {
+whenPostgresReachable(() => {
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((store) => store.close()));
   });
 
-  afterAll(async () => {
-    await withAdmin(async (client) => {
-      for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    }).catch(() => undefined);
-  });
+  dropSchemasAfterAll(schemas);
 
   readModelContract('PostgresReadModelStore', async () => {
     const store = await openStore();
@@ -119,71 +52,6 @@ function registerSuites(): void {
   });
 
   describe('PostgresReadModelStore (PostgreSQL specifics)', () => {
-    it('creates its schema and tables, records the migration once, and survives concurrent first starts', async () => {
-      const schema = uniqueSchema();
-      schemas.push(schema);
-
-      await Promise.all(Array.from({ length: 5 }, () => openStore({ schema })));
-
-      const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations`));
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
-    });
-
-    it('upgrades a schema of version 1 in place: its rows and checkpoint kept, the audit trail added', async () => {
-      // The schema as the previous build left it: only the first migration, with a delivery and a checkpoint.
-      const schema = await schemaAtVersion(
-        1,
-        `INSERT INTO rm_deliveries VALUES ('d1', 'r1', 'w1', 'run1', '2024-05-01T12:00:00.000Z', 'a1', 'a@example.com', 'text/plain', NULL, 5, 5)`,
-        `INSERT INTO rm_checkpoints VALUES ('read-models', 5, 5)`,
-      );
-
-      const store = await openStore({ schema });
-
-      expect(await store.loadCheckpoint('read-models')).toEqual({ commit: 5n, prepare: 5n });
-      expect((await store.deliveries('r1', { limit: 10 })).items.map((row) => row.deliveryId)).toEqual(['d1']);
-      const mapping = {
-        kind: 'webhook_routine',
-        position: { commit: 6n, prepare: 6n },
-        row: { webhookId: 'w1', routineId: 'r1' },
-      } as const;
-      const entry = {
-        entryId: 'e1',
-        at: '2024-05-01T12:00:01.000Z',
-        actor: null,
-        action: 'webhook.rotate',
-        targetType: 'webhook',
-        targetId: 'w1',
-        routineId: null,
-        webhookId: 'w1',
-        outcome: 'succeeded',
-        traceId: null,
-        detail: null,
-        sourceAddress: null,
-      } as const;
-      const to = { commit: 7n, prepare: 7n };
-      expect(
-        await store.commit('read-models', [mapping, { kind: 'audit', position: to, row: entry }], { commit: 5n, prepare: 5n }, to),
-      ).toBe(true);
-      expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
-      const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations ORDER BY version`));
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
-    });
-
-    it("upgrades a schema of version 3: the audit trail's OIDC displays count as unverified, keys' names and the bootstrap's as verified", async () => {
-      const schema = await schemaAtVersion(3, LEGACY_AUDIT_ROWS);
-
-      const store = await openStore({ schema });
-
-      expect(await store.audit({ actor: 'ceo@example.com' }, { limit: 10 })).toMatchObject({ items: [] });
-      expect((await store.audit({ actor: 'sub-mallory' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e1']);
-      expect((await store.audit({ actor: 'ci bot' }, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['e2']);
-      expect((await store.audit({}, { limit: 10 })).items.map((row) => row.actor)).toEqual(LEGACY_AUDIT_ACTORS);
-    });
-
-    it.each(['Public', 'a-b', 'x;drop', '1abc', '', 'a'.repeat(64)])('refuses the schema name %j with RangeError', async (schema) => {
-      await expect(PostgresReadModelStore.open({ connectionString: DATABASE_URL, schema })).rejects.toBeInstanceOf(RangeError);
-    });
-
     it('grants the projector lease to one instance and refuses it to another until the first closes', async () => {
       const first = await openStore();
       const second = await openStore();
@@ -341,4 +209,4 @@ function registerSuites(): void {
       });
     });
   });
-}
+});

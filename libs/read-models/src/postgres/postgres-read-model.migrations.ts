@@ -132,6 +132,25 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
   CREATE INDEX rm_audit_denied_named_by_source ON rm_audit_entries (source_address, at, entry_id)
     WHERE outcome = 'denied' AND actor_kind IS NOT NULL;
   `,
+  // 6: each delivery's payload state (kept, or removed as expired or erased, and when), its expiry,
+  // and the trigger account's email folded as the account catalog folds it (written by the
+  // projection; rows from before are folded by lower(), the same for every ASCII address).
+  // Partial indexes of the kept rows serve the retention sweep (by expiry) and an erasure's
+  // selection (by receipt time, account or routine), and shrink as payloads go.
+  `
+  ALTER TABLE rm_deliveries ADD COLUMN payload_state text NOT NULL DEFAULT 'kept'
+    CHECK (payload_state IN ('kept', 'expired', 'erased'));
+  ALTER TABLE rm_deliveries ADD COLUMN payload_expires_at text;
+  ALTER TABLE rm_deliveries ADD COLUMN payload_removed_at text;
+  ALTER TABLE rm_deliveries ADD COLUMN trigger_account_email_folded text;
+  UPDATE rm_deliveries SET trigger_account_email_folded = lower(trigger_account_email);
+  ALTER TABLE rm_deliveries ALTER COLUMN trigger_account_email_folded SET NOT NULL;
+  CREATE INDEX rm_deliveries_payload_due ON rm_deliveries (payload_expires_at, delivery_id) WHERE payload_state = 'kept';
+  CREATE INDEX rm_deliveries_kept_by_received ON rm_deliveries (received_at, delivery_id) WHERE payload_state = 'kept';
+  CREATE INDEX rm_deliveries_kept_by_account ON rm_deliveries (trigger_account_email_folded, received_at, delivery_id)
+    WHERE payload_state = 'kept';
+  CREATE INDEX rm_deliveries_kept_by_routine ON rm_deliveries (routine_id, received_at, delivery_id) WHERE payload_state = 'kept';
+  `,
 ];
 
 export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;

@@ -1,6 +1,7 @@
 import { auditListing, shapeKey, type AuditListing, type AuditShape } from '../audit-listing';
 import { deniedOfClass, trimDenied, type DeniedClass } from '../denied-access.retention';
-import type { ProjectionChange } from '../read-model.port';
+import { candidateListing, candidateShapeKey, type CandidateListing, type CandidateShape } from '../payload-selection';
+import type { PayloadRemovalRow, ProjectionChange } from '../read-model.port';
 import {
   ATTEMPT_COLUMNS,
   PROJECTION_TABLES,
@@ -9,6 +10,8 @@ import {
   columnList,
   kindsReadBy,
   selectList,
+  type InsertedChange,
+  type InsertedKind,
   type ProjectionTable,
   type SqlValue,
 } from '../read-model.records';
@@ -49,7 +52,7 @@ const { delivery, run, parked } = PROJECTION_TABLES;
 
 /** $1 routine, ($2, $3) the position to continue after, $4 the page size + 1. */
 export const LIST_DELIVERIES = `
-  SELECT ${columnList(delivery, 'd')}, COALESCE(r.replays, 0) AS replays
+  SELECT ${columnList(delivery, 'd')}, d.payload_state, d.payload_removed_at, COALESCE(r.replays, 0) AS replays
   FROM rm_deliveries d LEFT JOIN rm_delivery_replays r ON r.delivery_id = d.delivery_id
   WHERE d.routine_id = $1 AND (d.commit_pos, d.prepare_pos) < ($2, $3)
   ORDER BY d.commit_pos DESC, d.prepare_pos DESC LIMIT $4`;
@@ -67,6 +70,43 @@ export const COUNT_WAITING_DELIVERIES = `
   ) w
   WHERE NOT EXISTS (SELECT 1 FROM rm_runs r WHERE r.run_id = w.run_id)
     AND NOT EXISTS (SELECT 1 FROM rm_parked p WHERE p.delivery_id = w.delivery_id)`;
+/** $1 the removal's state, $2 its time, $3 the ids: the first removal wins (a removed payload keeps its reason and time). */
+export const REMOVE_PAYLOADS = `
+  UPDATE rm_deliveries SET payload_state = $1, payload_removed_at = $2
+  WHERE delivery_id = ANY($3::text[]) AND payload_state = 'kept'`;
+/** $1 now (as stored times are written), $2 the limit: a range scan of rm_deliveries_payload_due. */
+export const PAYLOADS_DUE = `
+  SELECT delivery_id FROM rm_deliveries WHERE payload_state = 'kept' AND payload_expires_at <= $1
+  ORDER BY payload_expires_at, delivery_id LIMIT $2`;
+/** $1 the ids. */
+export const PAYLOAD_STATES = `
+  SELECT delivery_id, payload_state, payload_expires_at, payload_removed_at FROM rm_deliveries WHERE delivery_id = ANY($1::text[])`;
+
+const CANDIDATE_CASTS = {
+  deliveryIds: 'text[]',
+  routineId: 'text',
+  account: 'text',
+  receivedAfter: 'text',
+  receivedBefore: 'text',
+  afterReceivedAt: 'text',
+  afterDeliveryId: 'text',
+  limit: 'integer',
+} as const;
+const candidateListings = new Map<string, CandidateListing>();
+/** The erasure candidates of one selection shape; parameters numbered in order of first use, typed where used. */
+export function listCandidates(shape: CandidateShape): CandidateListing {
+  const key = candidateShapeKey(shape);
+  let listing = candidateListings.get(key);
+  if (!listing) {
+    listing = candidateListing(shape, {
+      param: (name, index) => `$${index + 1}::${CANDIDATE_CASTS[name]}`,
+      idIn: (placeholder) => `delivery_id = ANY(${placeholder})`,
+    });
+    candidateListings.set(key, listing);
+  }
+  return listing;
+}
+
 export const LIST_RUNS = `SELECT ${columnList(run)} FROM rm_runs WHERE routine_id = $1 AND ${AFTER} ${NEWEST_FIRST}`;
 export const LIST_PARKED_OF_ROUTINE = `SELECT ${columnList(parked)} FROM rm_parked WHERE routine_id = $1 AND ${AFTER} ${NEWEST_FIRST}`;
 /** $1 unused (NULL) so that every listing takes the same parameters. */
@@ -144,18 +184,20 @@ export function listAudit(shape: AuditShape): AuditListing {
 
 export interface Insert {
   readonly text: string;
-  readonly values: (string | null)[][];
+  /** One array per column (an insert), or plain values and arrays (a payload removal). */
+  readonly values: (string | null | readonly (string | null)[])[];
 }
 
 /**
  * One INSERT … SELECT FROM unnest(…) per table present in the batch, first occurrence of a key
  * wins. Rows whose insert reads another kind's table (an audit entry's routine, from the webhook
  * mapping) see exactly the rows before them in the batch: the batch is cut where a row read by
- * an earlier row's kind comes, and within each part the tables read are written first.
+ * an earlier row's kind comes, and within each part the tables read are written first. A payload
+ * removal cuts the batch too: it updates deliveries inserted before it, never after.
  */
 export function insertChanges(changes: readonly ProjectionChange[]): Insert[] {
   const inserts: Insert[] = [];
-  let part = new Map<ProjectionChange['kind'], ProjectionChange[]>();
+  let part = new Map<InsertedKind, InsertedChange[]>();
   const flush = (): void => {
     for (const kind of WRITE_ORDER) {
       const batch = part.get(kind);
@@ -164,6 +206,11 @@ export function insertChanges(changes: readonly ProjectionChange[]): Insert[] {
     part = new Map();
   };
   for (const change of changes) {
+    if (change.kind === 'payload_removal') {
+      flush();
+      inserts.push(removePayloads(change.row));
+      continue;
+    }
     if (WRITE_ORDER.some((reader) => part.has(reader) && kindsReadBy(reader).includes(change.kind))) flush();
     const batch = part.get(change.kind);
     if (batch) batch.push(change);
@@ -173,8 +220,12 @@ export function insertChanges(changes: readonly ProjectionChange[]): Insert[] {
   return inserts;
 }
 
+function removePayloads(row: PayloadRemovalRow): Insert {
+  return { text: REMOVE_PAYLOADS, values: [row.state, row.removedAt, row.deliveryIds] };
+}
+
 /** One statement inserting `rows` (the values of `kind`'s columns, in order) into its table. */
-export function insertRows(kind: ProjectionChange['kind'], rows: readonly (readonly SqlValue[])[]): Insert {
+export function insertRows(kind: InsertedKind, rows: readonly (readonly SqlValue[])[]): Insert {
   const spec = PROJECTION_TABLES[kind];
   const values = spec.columns.map((_, index) => rows.map((row) => toParameter(row[index] ?? null)));
   return { text: insertIgnoring(spec), values };

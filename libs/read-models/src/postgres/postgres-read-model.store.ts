@@ -1,5 +1,5 @@
 import type { GlobalPosition } from '@wts/event-store';
-import { Pool, type PoolClient, type PoolConfig } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
 import { checkDeniedAccess, deniedSources } from '../denied-access.retention';
@@ -20,8 +20,19 @@ import type {
 } from '../read-model.port';
 import { ReadModelUnavailableError } from '../read-model.port';
 import {
-  attemptValues,
-  auditValues,
+  candidateQuery,
+  checkStateIds,
+  dueParams,
+  toCandidatePage,
+  toPayloadStates,
+  type CandidateRecord,
+  type DeliveryPayloadState,
+  type ErasureCandidatePage,
+  type ErasureCandidateSelection,
+  type PayloadStateRecord,
+} from '../payload-selection';
+import { attemptValues, auditValues } from '../read-model.records';
+import {
   positionOf,
   toDeliveryRow,
   toParkedRow,
@@ -32,30 +43,16 @@ import {
   type DeliveryRecord,
   type ParkedRecord,
   type RunRecord,
-} from '../read-model.records';
+} from '../read-model.rows';
 import { schemaLockKey } from './postgres-lock.keys';
 import { PostgresProjectorLease } from './postgres-projector.lease';
+import { connectionOf, type PostgresReadModelStoreOptions } from './postgres-read-model.config';
 import { describePgError, toUnavailable } from './postgres-read-model.errors';
 import { migrate } from './postgres-read-model.migrations';
 import * as sql from './postgres-read-model.statements';
 import { checkedWaitingRange } from '../waiting-range';
 
-export interface PostgresReadModelStoreOptions {
-  readonly connectionString: string;
-  /** Where the tables live (created when missing); `public` by default. */
-  readonly schema?: string;
-  readonly poolSize?: number;
-  /** How long to wait for a connection (TCP + startup, or a free pool slot). Default 5 s. */
-  readonly connectionTimeoutMs?: number;
-  /** Server-side limit per statement, lock waits included. Default 10 s. */
-  readonly statementTimeoutMs?: number;
-  /** Shown in pg_stat_activity (the lease connection adds "-lease"). Default `wts-read-models`. */
-  readonly applicationName?: string;
-  /** How often a held lease checks that its connection still answers. Default 5 s. */
-  readonly leaseHeartbeatMs?: number;
-}
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+export type { PostgresReadModelStoreOptions } from './postgres-read-model.config';
 
 /**
  * The read model in PostgreSQL (DATABASE_URL), shared by every replica. All statements go
@@ -73,21 +70,7 @@ export class PostgresReadModelStore implements ReadModelStore {
   ) {}
 
   static async open(options: PostgresReadModelStoreOptions): Promise<PostgresReadModelStore> {
-    const schema = options.schema ?? 'public';
-    if (!SCHEMA_NAME.test(schema)) throw new RangeError(`invalid read-model schema name ${JSON.stringify(schema)}`);
-    const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
-    const connection: PoolConfig = {
-      connectionString: options.connectionString,
-      // A connection string's own `options` parameter would take precedence over this one.
-      options: `-c search_path=${schema}`,
-      application_name: options.applicationName ?? 'wts-read-models',
-      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
-      statement_timeout: statementTimeoutMs,
-      // Client-side backstop for a server that stops answering (statement_timeout never fires there).
-      query_timeout: statementTimeoutMs + 2_000,
-      idle_in_transaction_session_timeout: statementTimeoutMs * 3,
-      keepAlive: true,
-    };
+    const { schema, connection } = connectionOf(options);
     const pool = new Pool({ ...connection, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
     // An idle pooled connection that dies (server restart) is dropped by the pool; without a
     // listener its 'error' would crash the process. The next checkout connects anew.
@@ -222,6 +205,25 @@ export class PostgresReadModelStore implements ReadModelStore {
   async recordReplays(deliveryIds: readonly string[]): Promise<void> {
     if (deliveryIds.length === 0) return;
     await this.query('recordReplays', sql.ADD_REPLAYS, [deliveryIds]);
+  }
+
+  async payloadsDue(now: Date, limit: number): Promise<readonly string[]> {
+    const params = dueParams(now, limit);
+    const { rows } = await this.query<{ delivery_id: string }>('payloadsDue', sql.PAYLOADS_DUE, [params.now, params.limit]);
+    return rows.map((row) => row.delivery_id);
+  }
+
+  async erasureCandidates(selection: ErasureCandidateSelection, after: string | null, limit: number): Promise<ErasureCandidatePage> {
+    const query = candidateQuery(selection, after, limit);
+    const listing = sql.listCandidates(query.shape);
+    const values = listing.params.map((name) => query.values[name]);
+    const { rows } = await this.query<CandidateRecord>('erasureCandidates', listing.text, values);
+    return toCandidatePage(rows, query.limit);
+  }
+
+  async deliveryPayloadStates(deliveryIds: readonly string[]): Promise<ReadonlyMap<string, DeliveryPayloadState>> {
+    const ids = checkStateIds(deliveryIds);
+    return toPayloadStates((await this.query<PayloadStateRecord>('deliveryPayloadStates', sql.PAYLOAD_STATES, [ids])).rows);
   }
 
   async tryAcquireProjectorLease(): Promise<boolean> {

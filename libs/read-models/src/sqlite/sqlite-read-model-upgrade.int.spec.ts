@@ -4,7 +4,7 @@
  * meant), and a file of a newer build is refused.
  */
 import Database from 'better-sqlite3';
-import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS, deniedRow } from '../contract/contract.fixtures';
+import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS, VERSION_5_DELIVERIES, deniedRow } from '../contract/contract.fixtures';
 import { ReadModelUnavailableError, type AuditRow } from '../read-model.port';
 import { READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
 import { useOpenedStores, useTempFiles, writeFileOfSchemaVersion } from './testing/sqlite-read-model.fixtures';
@@ -82,6 +82,24 @@ describe('SqliteReadModelStore (SQLite schema versions)', () => {
     const newer = (n: number): AuditRow => deniedRow(`new${n}`, { actor: null, at: `2024-05-02T12:00:0${n}.000Z` });
     await store.recordDeniedAccess([newer(1), newer(2)], { perSource: 10, overall: 2 });
     expect((await store.audit({}, { limit: 10 })).items.map((row) => row.entryId)).toEqual(['new2', 'new1']);
+  });
+
+  it("upgrades a file of schema version 5: its deliveries' payloads kept, never expiring, and found by their trigger account in any case", async () => {
+    const file = tempFile();
+    // Folded as the account catalog folds addresses, beyond ASCII (SQLite's own lower() would not).
+    const accented = `INSERT INTO rm_deliveries VALUES ('d3', 'r2', 'w2', 'run3', '2024-05-01T12:00:02.000Z', 'a3', 'ÉLODIE@example.com', 'text/plain', NULL, 7, 7)`;
+    writeFileOfSchemaVersion(file, 5, `${VERSION_5_DELIVERIES}; ${accented}`);
+
+    const store = openStore(file);
+
+    const listed = (await store.deliveries('r1', { limit: 10 })).items;
+    expect(listed.map((row) => [row.deliveryId, row.payloadState, row.payloadExpiresAt, row.payloadRemovedAt])).toEqual([
+      ['d2', 'kept', null, null],
+      ['d1', 'kept', null, null],
+    ]);
+    expect(await store.erasureCandidates({ triggerAccount: 'ALICE@example.com' }, null, 10)).toEqual({ deliveryIds: ['d1'], next: null });
+    expect(await store.erasureCandidates({ triggerAccount: 'élodie@EXAMPLE.com' }, null, 10)).toEqual({ deliveryIds: ['d3'], next: null });
+    expect(await store.payloadsDue(new Date('2999-01-01T00:00:00.000Z'), 10)).toEqual([]);
   });
 
   it('refuses a file whose schema is newer than this build with ReadModelUnavailableError', () => {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { foldAccountEmail } from '../read-model.records';
 
 /**
  * Schema migrations, applied in order; `PRAGMA user_version` holds how many have run. Append new
@@ -132,12 +133,32 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
   CREATE INDEX rm_audit_denied_named_by_source ON rm_audit_entries (source_address, at, entry_id)
     WHERE outcome = 'denied' AND actor_kind IS NOT NULL;
   `,
+  // 6: each delivery's payload state (kept, or removed as expired or erased, and when), its expiry,
+  // and the trigger account's email folded as the account catalog folds it (wts_fold, registered
+  // by migrate: SQLite's lower() folds ASCII only). Partial indexes of the kept rows serve the
+  // retention sweep (by expiry) and an erasure's selection (by receipt time, account or routine),
+  // and shrink as payloads go.
+  `
+  ALTER TABLE rm_deliveries ADD COLUMN payload_state TEXT NOT NULL DEFAULT 'kept'
+    CHECK (payload_state IN ('kept', 'expired', 'erased'));
+  ALTER TABLE rm_deliveries ADD COLUMN payload_expires_at TEXT;
+  ALTER TABLE rm_deliveries ADD COLUMN payload_removed_at TEXT;
+  ALTER TABLE rm_deliveries ADD COLUMN trigger_account_email_folded TEXT NOT NULL DEFAULT '';
+  UPDATE rm_deliveries SET trigger_account_email_folded = wts_fold(trigger_account_email);
+  CREATE INDEX rm_deliveries_payload_due ON rm_deliveries (payload_expires_at, delivery_id) WHERE payload_state = 'kept';
+  CREATE INDEX rm_deliveries_kept_by_received ON rm_deliveries (received_at, delivery_id) WHERE payload_state = 'kept';
+  CREATE INDEX rm_deliveries_kept_by_account ON rm_deliveries (trigger_account_email_folded, received_at, delivery_id)
+    WHERE payload_state = 'kept';
+  CREATE INDEX rm_deliveries_kept_by_routine ON rm_deliveries (routine_id, received_at, delivery_id) WHERE payload_state = 'kept';
+  `,
 ];
 
 export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;
 
 /** Brings the schema up to date in one IMMEDIATE transaction (safe when two processes start at once). */
 export function migrate(db: Database.Database): void {
+  // Used by migration 6 only, on this connection (the schema never refers to it).
+  db.function('wts_fold', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? foldAccountEmail(value) : value));
   db.transaction(() => {
     const current = Number(db.pragma('user_version', { simple: true }));
     if (current > READ_MODEL_SCHEMA_VERSION) {

@@ -1,7 +1,15 @@
 import type { Statement } from 'better-sqlite3';
 import { auditListing, shapeKey, type AuditParams, type AuditShape } from '../audit-listing';
 import { deniedSources, trimDenied, type DeniedClass } from '../denied-access.retention';
-import type { AuditRow, DeniedAccessBounds, ProjectionChange } from '../read-model.port';
+import {
+  candidateListing,
+  candidateShapeKey,
+  type CandidateParam,
+  type CandidateRecord,
+  type CandidateShape,
+  type PayloadStateRecord,
+} from '../payload-selection';
+import type { AuditRow, DeniedAccessBounds } from '../read-model.port';
 import {
   ATTEMPT_COLUMNS,
   PROJECTION_TABLES,
@@ -9,15 +17,11 @@ import {
   columnList,
   hasFallback,
   selectList,
-  type AttemptRecord,
-  type AuditRecord,
-  type CheckpointRecord,
-  type DeliveryRecord,
-  type ParkedRecord,
+  type InsertedKind,
   type ProjectionTable,
-  type RunRecord,
   type SqlValue,
 } from '../read-model.records';
+import type { AttemptRecord, AuditRecord, CheckpointRecord, DeliveryRecord, ParkedRecord, RunRecord } from '../read-model.rows';
 import type { SqliteDatabase } from './sqlite-read-model.connection';
 
 /** Every statement the store runs, prepared once per connection. */
@@ -26,7 +30,13 @@ export interface SqliteReadModelStatements {
   readonly insertFirstCheckpoint: Statement<[string, bigint, bigint]>;
   readonly moveCheckpoint: Statement<[MoveCheckpoint]>;
   readonly deleteCheckpoint: Statement<[string]>;
-  readonly insertChange: Readonly<Record<ProjectionChange['kind'], Statement<SqlValue[]>>>;
+  readonly insertChange: Readonly<Record<InsertedKind, Statement<SqlValue[]>>>;
+  /** The first removal wins: a payload already removed keeps its reason and time. */
+  readonly removePayload: Statement<[{ deliveryId: string; state: string; removedAt: string }]>;
+  readonly payloadsDue: Statement<[{ now: string; limit: number }], { delivery_id: string }>;
+  /** The erasure candidates of one selection shape (parameters named as CandidateParam; ids as a JSON array). */
+  readonly candidates: (shape: CandidateShape) => Statement<[Partial<Record<CandidateParam, string | number>>], CandidateRecord>;
+  readonly payloadStates: Statement<[string], PayloadStateRecord>;
   readonly deleteProjected: readonly Statement<[]>[];
   readonly deliveries: Statement<[ListAfter & { routineId: string }], DeliveryRecord>;
   readonly waitingDeliveries: Statement<[WaitingAfter], { waiting: bigint }>;
@@ -83,6 +93,8 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
   const auditListings = new Map(
     AUDIT_SHAPES.map((shape) => [shapeKey(shape), db.prepare<[AuditParams], AuditRecord>(auditListing(shape, (name) => `@${name}`).text)]),
   );
+  // Prepared when first used: most of the 64 shapes never are.
+  const candidates = new Map<string, Statement<[Partial<Record<CandidateParam, string | number>>], CandidateRecord>>();
   return {
     loadCheckpoint: db.prepare('SELECT commit_pos, prepare_pos FROM rm_checkpoints WHERE name = ?'),
     insertFirstCheckpoint: db.prepare(
@@ -100,13 +112,38 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
       webhook_routine: insertIgnoring(db, webhookRoutine),
       audit: insertIgnoring(db, audit),
     },
+    removePayload: db.prepare(
+      `UPDATE rm_deliveries SET payload_state = @state, payload_removed_at = @removedAt
+       WHERE delivery_id = @deliveryId AND payload_state = 'kept'`,
+    ),
+    payloadsDue: db.prepare(
+      `SELECT delivery_id FROM rm_deliveries WHERE payload_state = 'kept' AND payload_expires_at <= @now
+       ORDER BY payload_expires_at, delivery_id LIMIT @limit`,
+    ),
+    candidates: (shape) => {
+      const key = candidateShapeKey(shape);
+      let statement = candidates.get(key);
+      if (!statement) {
+        const listing = candidateListing(shape, {
+          param: (name) => `@${name}`,
+          idIn: (placeholder) => `delivery_id IN (SELECT value FROM json_each(${placeholder}))`,
+        });
+        statement = db.prepare<[Partial<Record<CandidateParam, string | number>>], CandidateRecord>(listing.text);
+        candidates.set(key, statement);
+      }
+      return statement;
+    },
+    payloadStates: db.prepare(
+      `SELECT delivery_id, payload_state, payload_expires_at, payload_removed_at FROM rm_deliveries
+       WHERE delivery_id IN (SELECT value FROM json_each(?))`,
+    ),
     // Denied audit entries are not projected: a rebuild keeps them.
     deleteProjected: [
       ...[delivery, run, parked, webhookRoutine].map((spec) => db.prepare<[]>(`DELETE FROM ${spec.table}`)),
       db.prepare<[]>(`DELETE FROM ${audit.table} WHERE outcome <> 'denied'`),
     ],
     deliveries: db.prepare(
-      `SELECT ${columnList(delivery, 'd')}, COALESCE(r.replays, 0) AS replays
+      `SELECT ${columnList(delivery, 'd')}, d.payload_state, d.payload_removed_at, COALESCE(r.replays, 0) AS replays
        FROM rm_deliveries d LEFT JOIN rm_delivery_replays r ON r.delivery_id = d.delivery_id
        WHERE d.routine_id = @routineId AND (d.commit_pos, d.prepare_pos) < (@commit, @prepare)
        ORDER BY d.commit_pos DESC, d.prepare_pos DESC LIMIT @limit`,

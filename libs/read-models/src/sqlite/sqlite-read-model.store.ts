@@ -20,8 +20,18 @@ import {
   type WaitingRange,
 } from '../read-model.port';
 import {
-  attemptValues,
-  changeValues,
+  candidateQuery,
+  checkStateIds,
+  dueParams,
+  toCandidatePage,
+  toPayloadStates,
+  type CandidateParam,
+  type DeliveryPayloadState,
+  type ErasureCandidatePage,
+  type ErasureCandidateSelection,
+} from '../payload-selection';
+import { attemptValues, changeValues } from '../read-model.records';
+import {
   positionOf,
   toDeliveryRow,
   toParkedRow,
@@ -29,7 +39,7 @@ import {
   type AttemptRecord,
   type AuditRecord,
   type ParkedRecord,
-} from '../read-model.records';
+} from '../read-model.rows';
 import { SqliteActivityWriter } from './sqlite-activity.writer';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
 import { prepareStatements, writeDenied, type ListAfter, type SqliteReadModelStatements } from './sqlite-read-model.statements';
@@ -86,7 +96,13 @@ export class SqliteReadModelStore implements ReadModelStore {
               });
         // Nothing has been written when the compare-and-set fails: the transaction ends empty.
         if (moved.changes !== 1) return false;
-        for (const change of changes) q.insertChange[change.kind].run(...changeValues(change));
+        for (const change of changes) {
+          if (change.kind !== 'payload_removal') q.insertChange[change.kind].run(...changeValues(change));
+          else {
+            const { state, removedAt } = change.row;
+            for (const deliveryId of change.row.deliveryIds) q.removePayload.run({ deliveryId, state, removedAt });
+          }
+        }
         return true;
       },
     );
@@ -205,6 +221,26 @@ export class SqliteReadModelStore implements ReadModelStore {
     const activity = this.activity;
     if (activity) return this.connection.use('recordReplays', () => activity).recordReplays(counts);
     this.connection.use('recordReplays', () => this.replaysTransaction.immediate(counts));
+  }
+
+  async payloadsDue(now: Date, limit: number): Promise<readonly string[]> {
+    const params = dueParams(now, limit);
+    return this.connection.use('payloadsDue', () => this.queries.payloadsDue.all(params)).map((row) => row.delivery_id);
+  }
+
+  async erasureCandidates(selection: ErasureCandidateSelection, after: string | null, limit: number): Promise<ErasureCandidatePage> {
+    const query = candidateQuery(selection, after, limit);
+    const params: Partial<Record<CandidateParam, string | number>> = {};
+    for (const [name, value] of Object.entries(query.values) as [CandidateParam, (typeof query.values)[CandidateParam]][]) {
+      if (value !== null) params[name] = typeof value === 'object' ? JSON.stringify(value) : value;
+    }
+    const rows = this.connection.use('erasureCandidates', () => this.queries.candidates(query.shape).all(params));
+    return toCandidatePage(rows, query.limit);
+  }
+
+  async deliveryPayloadStates(deliveryIds: readonly string[]): Promise<ReadonlyMap<string, DeliveryPayloadState>> {
+    const ids = JSON.stringify(checkStateIds(deliveryIds));
+    return toPayloadStates(this.connection.use('deliveryPayloadStates', () => this.queries.payloadStates.all(ids)));
   }
 
   async tryAcquireProjectorLease(): Promise<boolean> {
