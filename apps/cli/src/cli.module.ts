@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CLI_CONTEXT, type CliContext } from './cli.context';
 import { CommanderSetup } from './cli.runner';
+import { EraseCommand } from './erase.command';
 import { KafkaAclsCommand } from './kafka-acls.command';
 import { RebuildReadModelsCommand } from './rebuild-read-models.command';
 import { ReplayCommand } from './replay.command';
@@ -27,6 +28,7 @@ export class CliModule {
         ShowRunCommand,
         KafkaAclsCommand,
         RotateEncryptionKeyCommand,
+        EraseCommand,
       ],
     };
   }

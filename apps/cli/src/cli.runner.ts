@@ -34,7 +34,7 @@ export class CommanderSetup implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     this.root.name('wts');
     this.root.description(
-      "Operator tools of the webhook trigger service: replay, tail, show, rebuild-read-models, rotate-encryption-key. Configured by the services' environment (DATA_DIR, EVENTSTORE_CONNECTION_STRING, KAFKA_BROKERS, DATABASE_URL, SECRETS_ENCRYPTION_KEY).",
+      "Operator tools of the webhook trigger service: replay, tail, show, rebuild-read-models, rotate-encryption-key, erase. Configured by the services' environment (DATA_DIR, EVENTSTORE_CONNECTION_STRING, KAFKA_BROKERS, DATABASE_URL, SECRETS_ENCRYPTION_KEY).",
     );
     const configure = (command: CommanderCommand): void => {
       command.exitOverride();

@@ -24,6 +24,7 @@ import {
   WebhookAdminService,
   WebhookHoldService,
   WebhookRetentionService,
+  ErasureService,
   RedispatchParkedUseCase,
   DispatchDeliveryUseCase,
   OperatorAuthenticator,
@@ -36,6 +37,7 @@ import {
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
+import { kafkaCopiesExpireBy } from '@wts/messaging';
 import { maxEventBytes, provideValue } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import { digestSecret } from '@wts/domain';
@@ -85,6 +87,8 @@ export interface IngressGraph {
   readonly webhookActivity: WebhookActivityQueries;
   readonly apiKeys: ApiKeysService;
   readonly audit: AuditQueries;
+  /** Erasure on request: recorded here, run by the dispatcher's runner. */
+  readonly erasures: ErasureService;
   /** The admin API's door: credential, role, and the audit of refusals (the onRequest hook). */
   readonly admission: OperatorAdmission;
   readonly signIn: SignInSettingsHolder;
@@ -145,6 +149,12 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
     apiKeys: new ApiKeysService(context),
     audit: new AuditQueries(readModels, recorder),
+    erasures: new ErasureService({
+      store,
+      clock: systemClock,
+      random: cryptoRandom,
+      kafkaCopiesExpireBy: config.kafka ? kafkaCopiesExpireBy : undefined,
+    }),
     admission: new OperatorAdmission(authenticator, recorder, systemClock, cryptoRandom),
     signIn: new SignInSettingsHolder({ oidc: deps.signIn ?? null, bootstrap_token: deps.adminToken !== undefined }),
     trigger: tracedTrigger(meteredTrigger(trigger)),
@@ -172,6 +182,7 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(WebhookActivityQueries, graph.webhookActivity),
     provideValue(ApiKeysService, graph.apiKeys),
     provideValue(AuditQueries, graph.audit),
+    provideValue(ErasureService, graph.erasures),
     provideValue(SignInSettingsHolder, graph.signIn),
     provideValue(ConfigurationFeederLifecycle, graph.lifecycles.feeder),
     provideValue(ReadModelLifecycle, graph.lifecycles.readModels),

@@ -5,6 +5,7 @@ import { EventStoreModule, readinessChecks } from '@wts/platform';
 import { AccountsController } from './admin/accounts.controller';
 import { ApiKeysController } from './admin/api-keys.controller';
 import { AuditController } from './admin/audit.controller';
+import { ErasuresController } from './admin/erasures.controller';
 import { MeController } from './admin/me.controller';
 import { ParkedController } from './admin/parked.controller';
 import { RoutineListController } from './admin/routine-list.controller';
@@ -36,6 +37,7 @@ export class IngressModule {
         RunsController,
         ApiKeysController,
         AuditController,
+        ErasuresController,
         MeController,
         UiController,
       ],

@@ -41,6 +41,8 @@ const ROLE_OF_ROUTE: Readonly<Record<string, RequiredAccess>> = {
   'POST /admin/api-keys': 'admin',
   'DELETE /admin/api-keys/:id': 'admin',
   'GET /admin/audit': 'viewer',
+  'POST /admin/erasures': 'admin',
+  'GET /admin/erasures/:id': 'admin',
 };
 
 const RANK: Record<RequiredAccess, number> = { signed_in: 0, viewer: 1, operator: 2, admin: 3 };

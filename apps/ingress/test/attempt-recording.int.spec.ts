@@ -34,7 +34,13 @@ describe('refused attempts are recorded after the answer', () => {
       context,
       rateLimiter: new MemoryRateLimiter(1000),
       activity: recorder,
-      limits: { maxPayloadBytes: 1024, idempotencyRetentionMs: 60_000, maxEventBytes: 1024 * 1024, signatureToleranceSeconds: 300, payloadRetentionSeconds: 86_400 },
+      limits: {
+        maxPayloadBytes: 1024,
+        idempotencyRetentionMs: 60_000,
+        maxEventBytes: 1024 * 1024,
+        signatureToleranceSeconds: 300,
+        payloadRetentionSeconds: 86_400,
+      },
     });
   });
 

@@ -1170,6 +1170,18 @@ describe('docs/openapi.json', () => {
         );
       });
 
+      it('erasures: 202 running, 200, 400, 403 for a lower role, 404', async () => {
+        const requested = await admin('POST', '/admin/erasures', '/admin/erasures', { contains: 'nobody@example.com' });
+        expect(requested).toMatchObject({ status: 'running', selected: 0, erased: 0, finished_at: null, kafka_copies_expire_by: null });
+        const path = '/admin/erasures/{id}';
+        expect((await admin('GET', `/admin/erasures/${requested.erasure_id as string}`, path)).erasure_id).toBe(requested.erasure_id);
+        expect((await admin('POST', '/admin/erasures', '/admin/erasures', {})).code).toBe('validation_failed');
+        expect((await admin('POST', '/admin/erasures', '/admin/erasures', { contains: 'x' }, keys.operator.key)).code).toBe(
+          'insufficient_role',
+        );
+        expect((await admin('GET', '/admin/erasures/era_AAAAAAAAAAAAAAAAAAAAAA', path)).code).toBe('erasure_not_found');
+      });
+
       it('Config page: redirect, pages, an asset, 404', async () => {
         const redirect = await t.rawRequest('GET', '/ui', {});
         expectDocumented(

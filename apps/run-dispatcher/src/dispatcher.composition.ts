@@ -13,6 +13,11 @@ import {
   PayloadRemover,
   PayloadRetentionSweeper,
   DispatchNotifiedDeliveryUseCase,
+  ErasureJob,
+  ErasureRunner,
+  PayloadReader,
+  awaitProjector,
+  erasureCandidatesOf,
   ParkDispatchUseCase,
   ReadModelProjector,
   ReleaseDrainWorker,
@@ -31,6 +36,7 @@ import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.decorator';
 import { ProjectorLifecycle } from './projector.lifecycle';
 import { PayloadSweepLifecycle } from './payload-sweep.lifecycle';
+import { ErasureRunnerLifecycle } from './erasure-runner.lifecycle';
 import { ReleaseDrainLifecycle } from './release-drain.lifecycle';
 import { projectorProgress } from './projector.metrics';
 
@@ -48,6 +54,8 @@ export interface DispatcherGraph {
   readonly projector: ProjectorLifecycle;
   /** Removes payloads past their retention, then gives their space back (both shapes). */
   readonly payloadSweep: PayloadSweepLifecycle;
+  /** Runs erasures asked for to their end, resuming any left unfinished (both shapes). */
+  readonly erasures: ErasureRunnerLifecycle;
   /** Runs a released hold's deliveries, in order (both shapes). */
   readonly releases: ReleaseDrainLifecycle;
   /** How accepted deliveries arrive: Kafka messages for the DeliveryAccepted handler, or the store subscription. */
@@ -70,11 +78,13 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
     new ReleaseDrainWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'ReleaseDrainWorker') }),
   );
   const payloadSweep = payloadSweepLifecycle(store, readModels, deps.config.eventStore.connectionString !== undefined);
+  const erasures = erasureRunnerLifecycle(store, readModels);
   if (deps.config.kafka) {
     // The message names a delivery; the run is made from what the store holds for it.
     return {
       projector: new ProjectorLifecycle(projector, readModels),
       payloadSweep,
+      erasures,
       releases,
       deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, systemClock)) },
     };
@@ -83,6 +93,7 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
   return {
     projector: new ProjectorLifecycle(projector, readModels),
     payloadSweep,
+    erasures,
     releases,
     deliveries: { kind: 'embedded', worker: new DispatchWorkerLifecycle(worker) },
   };
@@ -98,6 +109,20 @@ function payloadSweepLifecycle(store: EventStore, readModels: ReadModelStore, ev
     ? (now: Date, limit: number): Promise<readonly string[]> => readModels.payloadsDue(now, limit)
     : (now: Date, limit: number): Promise<readonly string[]> => store.payloads().due(now.getTime(), limit);
   return new PayloadSweepLifecycle(new PayloadRetentionSweeper(store, remover, due, systemClock));
+}
+
+function erasureRunnerLifecycle(store: EventStore, readModels: ReadModelStore): ErasureRunnerLifecycle {
+  const job = new ErasureJob({
+    store,
+    remover: new PayloadRemover(store, systemClock, cryptoRandom),
+    reader: new PayloadReader(store),
+    candidates: erasureCandidatesOf(readModels),
+    // The projector beside it (this process's, or another replica's) brings the read models up to the request.
+    readModelsAt: awaitProjector(readModels),
+    clock: systemClock,
+    random: cryptoRandom,
+  });
+  return new ErasureRunnerLifecycle(new ErasureRunner(store, job));
 }
 
 function workerLog(logger: Logger, context: string): DispatchWorkerLogger {
@@ -116,6 +141,7 @@ export function dispatcherProviders(graph: DispatcherGraph): Provider[] {
     provideValue(ProjectorLifecycle, graph.projector),
     provideValue(ReleaseDrainLifecycle, graph.releases),
     provideValue(PayloadSweepLifecycle, graph.payloadSweep),
+    provideValue(ErasureRunnerLifecycle, graph.erasures),
     ...transport,
   ];
 }

@@ -24,3 +24,6 @@ export * from './delivery/event-size.budget';
 export * from './run/delivery-notification.check';
 export * from './access/operator-role';
 export * from './access/api-key.decider';
+export * from './shared/date-time.rules';
+export * from './erasure/erasure.selection';
+export * from './erasure/erasure.state';

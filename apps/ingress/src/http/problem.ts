@@ -47,6 +47,7 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   invalid_cursor: 400,
   concurrent_modification: 409,
   api_key_not_found: 404,
+  erasure_not_found: 404,
   api_key_limit_reached: 409,
   signing_secret_invalid: 400,
   unauthorized: 401,

@@ -14,6 +14,8 @@ export const ID_PREFIX = {
   apiKey: 'key_',
   apiKeySecret: 'wtk_',
   signingSecret: 'sgs_',
+  /** An erasure request (time-ordered: made with timeOrderedId). */
+  erasure: 'era_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -29,6 +31,7 @@ export const ID_RANDOM_BYTES: Record<IdKind, number> = {
   apiKey: 16,
   apiKeySecret: 32,
   signingSecret: 16,
+  erasure: 16,
 };
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

@@ -35,6 +35,7 @@ describe('ID_PREFIX', () => {
       apiKey: 'key_',
       apiKeySecret: 'wtk_',
       signingSecret: 'sgs_',
+      erasure: 'era_',
     });
   });
 

@@ -48,6 +48,7 @@ export type RejectionCode =
   | 'api_key_not_found'
   | 'api_key_limit_reached'
   | 'signing_secret_invalid'
+  | 'erasure_not_found'
   | 'concurrent_modification';
 
 export interface Rejection {

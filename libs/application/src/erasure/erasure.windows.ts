@@ -1,0 +1,82 @@
+import type { ErasureSelection } from '@wts/contracts';
+import { ID_PREFIX, payloadMatches } from '@wts/domain';
+import type { EventStore } from '@wts/event-store';
+import type { PayloadReader } from '../payload/payload.reader';
+import { MAX_REMOVAL_BATCH, type PayloadRemover } from '../payload/payload.remover';
+import type { ErasureCandidateSource } from './erasure.view';
+
+/** Candidates read from the read model per window (one removal's worth). */
+export const CANDIDATES_PER_WINDOW = MAX_REMOVAL_BATCH;
+/** Payloads the store's scan looks at per window: short enough not to hold the writer up for long. */
+export const SCANNED_PER_WINDOW = 10_000;
+
+/** What one window did; `next` null when the selection is exhausted. */
+export interface ErasureWindow {
+  readonly next: string | null;
+  readonly scanned: number;
+  readonly selected: number;
+  readonly erased: number;
+}
+
+export interface ErasureWindowDependencies {
+  readonly store: EventStore;
+  readonly remover: Pick<PayloadRemover, 'remove'>;
+  readonly reader: Pick<PayloadReader, 'lookup'>;
+  readonly candidates: ErasureCandidateSource;
+}
+
+export interface WindowRequest {
+  readonly erasureId: string;
+  readonly selection: ErasureSelection;
+  /** The lower-cased search string, when the erasure has one. */
+  readonly needle: string | undefined;
+  readonly cursor: string | null;
+  /** Structured selectors (read model), or `contains` alone (the store's scan). */
+  readonly mode: 'read_model' | 'scan';
+}
+
+/**
+ * One window of an erasure: a page of what the selection names, narrowed by `contains`, removed
+ * through the remover (no run is ever made from a removed payload). Re-running a window after a
+ * crash removes nothing twice: a removed payload is no longer a candidate, nor found by a scan.
+ */
+export async function eraseWindow(deps: ErasureWindowDependencies, request: WindowRequest): Promise<ErasureWindow> {
+  return request.mode === 'read_model' ? readModelWindow(deps, request) : scanWindow(deps, request);
+}
+
+async function readModelWindow(deps: ErasureWindowDependencies, request: WindowRequest): Promise<ErasureWindow> {
+  const page = await deps.candidates.erasureCandidates(request.selection, request.cursor, CANDIDATES_PER_WINDOW);
+  let selected = page.deliveryIds;
+  const needle = request.needle;
+  if (needle !== undefined && selected.length > 0) {
+    const payloads = await deps.reader.lookup(selected);
+    selected = selected.filter((deliveryId) => {
+      const found = payloads.get(deliveryId);
+      if (found?.state !== 'kept') return false;
+      const record = found.payload;
+      return payloadMatches(record.format === 'json' ? record.json : record.text, needle);
+    });
+  }
+  const erased = await remove(deps, selected, request.erasureId);
+  return { next: page.next, scanned: page.deliveryIds.length, selected: selected.length, erased };
+}
+
+async function scanWindow(deps: ErasureWindowDependencies, request: WindowRequest): Promise<ErasureWindow> {
+  if (request.needle === undefined) throw new Error(`erasure ${request.erasureId} selects on nothing the store can scan`);
+  const page = await deps.store.payloads().scan(request.needle, {
+    ...(request.cursor === null ? {} : { cursor: request.cursor }),
+    limit: SCANNED_PER_WINDOW,
+  });
+  // Deliveries only: this erasure's own search string (and any other erasure's) is a payload too.
+  const selected = page.matches.filter((key) => key.startsWith(ID_PREFIX.delivery));
+  const erased = await remove(deps, selected, request.erasureId);
+  return { next: page.cursor ?? null, scanned: page.scanned, selected: selected.length, erased };
+}
+
+async function remove(deps: ErasureWindowDependencies, deliveryIds: readonly string[], erasureId: string): Promise<number> {
+  let erased = 0;
+  for (let start = 0; start < deliveryIds.length; start += MAX_REMOVAL_BATCH) {
+    erased += await deps.remover.remove(deliveryIds.slice(start, start + MAX_REMOVAL_BATCH), { reason: 'erased', erasureId });
+  }
+  return erased;
+}
