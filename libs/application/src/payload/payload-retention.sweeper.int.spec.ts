@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Streams } from '@wts/contracts';
+import type { PayloadStore } from '@wts/event-store';
 import { DispatchDeliveryUseCase } from '../run/dispatch-delivery.usecase';
 import { HELD, OTHER, PAYLOAD_EXPIRES_AT, ReleaseDrainFixture, heldEvent, releasedEvent } from '../run/testing/release-drain.fixture';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
@@ -111,5 +112,69 @@ describe('PayloadRetentionSweeper (embedded store)', () => {
     now = new Date('2026-02-01T01:00:00.000Z');
     expect((await sweeps.sweep()).reclaimed?.complete).toBe(true);
     expect(await store.readAll({ limit: 100, filter: { streamPrefixes: ['payload_removal-'] } })).toHaveLength(1);
+  });
+
+  it('given a sweep killed after recording the removal but before overwriting, then the next sweep finishes it: nothing half-removed, no second park', async () => {
+    const { store } = fixture;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await fixture.deliver(OTHER, i, undefined, { text: marker(i), expiresAt: PAYLOAD_EXPIRES_AT }));
+    now = new Date('2026-02-01T00:00:00.000Z');
+    // The process dies at the overwrite: everything before it (withheld runs, parks, PayloadsRemoved) is durable.
+    const payloads = store.payloads();
+    const dyingPayloads: PayloadStore = {
+      get: (keys) => payloads.get(keys),
+      remove: () => Promise.reject(new Error('killed')),
+      due: (at, limit) => payloads.due(at, limit),
+      scan: (needle, options) => payloads.scan(needle, options),
+      reclaim: (at) => payloads.reclaim(at),
+    };
+    const dying = new Proxy(store, {
+      get: (target, property, receiver) => (property === 'payloads' ? () => dyingPayloads : Reflect.get(target, property, receiver)),
+    });
+    const due = (at: Date, limit: number): Promise<readonly string[]> => payloads.due(at.getTime(), limit);
+    const first = new PayloadRetentionSweeper(store, new PayloadRemover(dying, clock, cryptoRandom), due, clock);
+    await expect(first.sweep()).rejects.toThrow('killed');
+    expect((await new PayloadReader(store).lookup(ids)).get(ids[0])?.state).toBe('kept');
+
+    expect((await sweeper().sweep()).removed).toBe(5);
+    const states = await new PayloadReader(store).lookup(ids);
+    expect(ids.map((id) => states.get(id)?.state)).toEqual(ids.map(() => 'expired'));
+    expect(
+      onDisk(
+        fixture.directory,
+        ids.map((_, i) => marker(i)),
+      ),
+    ).toEqual([]);
+    // Parked once each (a park is keyed by its delivery), withheld once each; the removal recorded twice, as one fact.
+    expect(await store.readAll({ limit: 100, filter: { streamPrefixes: ['parked-'] } })).toHaveLength(5);
+    const withheld = (await store.readAll({ limit: 100, filter: { streamPrefixes: ['run-'] } })).filter((e) => e.type === 'RunWithheld');
+    expect(withheld).toHaveLength(5);
+    expect(await store.readAll({ limit: 100, filter: { streamPrefixes: ['payload_removal-'] } })).toHaveLength(2);
+  });
+
+  it('a CLI replay to the dispatcher after a removal makes no run: the withheld delivery parks, the one that ran stays as it was', async () => {
+    const { store } = fixture;
+    const dispatch = new DispatchDeliveryUseCase(store, clock);
+    const ran = await fixture.deliver(OTHER, 1, undefined, { text: marker(1), expiresAt: PAYLOAD_EXPIRES_AT });
+    const [ranEvent] = await store.readStream(Streams.delivery(ran));
+    await dispatch.execute({ delivery: ranEvent.data as never, position: ranEvent.position, eventId: ranEvent.id, traceparent: '' });
+    await fixture.append(Streams.webhook(HELD), heldEvent(HELD));
+    const waiting = await fixture.deliver(HELD, 2, undefined, { text: marker(2), expiresAt: PAYLOAD_EXPIRES_AT });
+    now = new Date('2026-02-01T00:00:00.000Z');
+    await sweeper().sweep();
+    await fixture.append(Streams.webhook(HELD), releasedEvent(HELD));
+    const replay = async (id: string): Promise<unknown> => {
+      const [event] = await store.readStream(Streams.delivery(id));
+      return dispatch.execute({
+        delivery: event.data as never,
+        position: event.position,
+        eventId: event.id,
+        traceparent: '',
+        request: { by: 'replay' },
+      });
+    };
+    expect(await replay(ran)).toMatchObject({ kind: 'already_created' });
+    expect(await replay(waiting)).toMatchObject({ kind: 'parked', error: expect.stringMatching(/^payload_removed: /) as unknown });
+    expect(await fixture.runsInOrder()).toEqual([ran]);
   });
 });
