@@ -16,6 +16,8 @@
  *
  *   npm run chaos                                        # 20,000 deliveries, 3 kills of each, seed 1
  *   node scripts/chaos/chaos.mjs --deliveries 1500 --kills 1 --seed 7 --json
+ *   npm run chaos -- --payload-retention-seconds 60     # payloads expire during the run: runs = 202s
+ *                                                       # for kept payloads, the rest withheld and parked
  *
  * Exit code 0 when the counts hold, 1 when not.
  */
@@ -24,12 +26,13 @@ import { writeFileSync } from 'node:fs';
 import { admin, setUpWebhook, startKafkaBroker, startStack, stopService, sleep } from '../bench/bench-kit.mjs';
 import { SEEDED_RUN_READERS, readOptions } from '../bench/command-line.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
+import { deliveriesWithRuns, holdCounts, holdWindow, storeCounts } from './chaos-store.mjs';
 
 function parseArgs(argv) {
   return readOptions(
     argv,
-    { deliveries: 20_000, kills: 3, seed: 1, concurrency: 8, json: false, out: undefined },
-    { deliveries: Number, kills: Number, ...SEEDED_RUN_READERS },
+    { deliveries: 20_000, kills: 3, seed: 1, concurrency: 8, json: false, out: undefined, payloadRetentionSeconds: undefined },
+    { deliveries: Number, kills: Number, payloadRetentionSeconds: Number, ...SEEDED_RUN_READERS },
   );
 }
 
@@ -64,109 +67,6 @@ export function holdPlan(seed) {
     kill_dispatcher_after_share: round(0.1 + r.next() * 0.5),
     down_ms: r.int(50, 1500),
   };
-}
-
-/** What the store says: deliveries, runs, duplicates, orphans and parks. Read-only, so the services may still run. */
-function storeCounts(storeFile) {
-  const db = new Database(storeFile, { readonly: true });
-  try {
-    const one = (sql) => Number(db.prepare(sql).get().n);
-    return {
-      deliveries_accepted: one("SELECT count(*) AS n FROM events WHERE category = 'delivery-' AND type = 'DeliveryAccepted'"),
-      runs_created: one("SELECT count(*) AS n FROM events WHERE category = 'run-' AND type = 'RunCreated'"),
-      duplicate_runs: one(
-        "SELECT coalesce(sum(c - 1), 0) AS n FROM (SELECT count(*) AS c FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY json_extract(data, '$.deliveryId'))",
-      ),
-      run_streams_with_more_than_one_created: one(
-        "SELECT count(*) AS n FROM (SELECT stream_id FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY stream_id HAVING count(*) > 1)",
-      ),
-      // Through the delivery's stream id (indexed): a run whose delivery was never accepted, or names another run.
-      orphan_runs: one(`SELECT count(*) AS n FROM events r WHERE r.category = 'run-' AND r.type = 'RunCreated' AND NOT EXISTS (
-          SELECT 1 FROM events d WHERE d.stream_id = 'delivery-' || json_extract(r.data, '$.deliveryId') AND d.type = 'DeliveryAccepted'
-           AND json_extract(d.data, '$.runId') = json_extract(r.data, '$.runId'))`),
-      deliveries_without_run:
-        one(`SELECT count(*) AS n FROM events d WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND NOT EXISTS (
-          SELECT 1 FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated')`),
-      parked: one("SELECT count(*) AS n FROM events WHERE type = 'DispatchParked'"),
-      run_ids: new Set(
-        db
-          .prepare("SELECT json_extract(data, '$.runId') AS id FROM events WHERE category = 'run-' AND type = 'RunCreated'")
-          .all()
-          .map((row) => row.id),
-      ),
-    };
-  } finally {
-    db.close();
-  }
-}
-
-/** Where the webhook's first hold began and where it was released (seq in $all), with the release's append time. */
-function holdWindow(db, webhookId) {
-  const events = db
-    .prepare(
-      "SELECT seq, type, created_at FROM events WHERE stream_id = ? AND type IN ('WebhookHeld', 'WebhookReleased') ORDER BY revision",
-    )
-    .all(`webhook-${webhookId}`);
-  const held = events.find((event) => event.type === 'WebhookHeld');
-  const released = held && events.find((event) => event.type === 'WebhookReleased' && event.seq > held.seq);
-  return { heldSeq: held?.seq, releasedSeq: released?.seq, releasedAt: released ? Number(released.created_at) : undefined };
-}
-
-/** The webhook's deliveries accepted in (after, before) in acceptance order, each with its run's first RunCreated (seq, time) and their count. */
-function deliveriesWithRuns(db, webhookId, after, before = Number.MAX_SAFE_INTEGER) {
-  return db
-    .prepare(
-      `SELECT d.seq AS seq, json_extract(d.data, '$.runId') AS run_id,
-         (SELECT min(r.seq) FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated') AS run_seq,
-         (SELECT min(r.created_at) FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated') AS run_at,
-         (SELECT count(*) FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated') AS runs
-       FROM events d
-       WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND d.seq > ? AND d.seq < ? AND json_extract(d.data, '$.webhookId') = ?
-       ORDER BY d.seq`,
-    )
-    .all(after, before, webhookId);
-}
-
-/**
- * The hold/release figures from the store: the deliveries accepted while held (between WebhookHeld
- * and WebhookReleased in $all), their runs (each one, none before the release, in acceptance
- * order), how long the release took, and the held webhook's deliveries and runs overall.
- */
-function holdCounts(storeFile, webhookId) {
-  const db = new Database(storeFile, { readonly: true });
-  try {
-    const { heldSeq, releasedSeq, releasedAt } = holdWindow(db, webhookId);
-    const all = deliveriesWithRuns(db, webhookId, 0);
-    const counts = {
-      webhook_deliveries_accepted: all.length,
-      webhook_runs_created: all.reduce((sum, row) => sum + row.runs, 0),
-      webhook_deliveries_without_run: all.filter((row) => row.runs === 0).length,
-      held_and_released: heldSeq !== undefined && releasedSeq !== undefined,
-    };
-    if (!counts.held_and_released) return counts;
-    const held = all.filter((row) => row.seq > heldSeq && row.seq < releasedSeq);
-    const withRun = held.filter((row) => row.run_seq !== null);
-    let outOfOrder = 0;
-    for (let k = 1; k < withRun.length; k++) if (withRun[k].run_seq < withRun[k - 1].run_seq) outOfOrder++;
-    const lastHeldRun = withRun.reduce((last, row) => Math.max(last, row.run_seq), 0);
-    const lastHeldRunAt = withRun.reduce((last, row) => Math.max(last, Number(row.run_at)), 0);
-    const later = all.filter((row) => row.seq > releasedSeq);
-    return {
-      ...counts,
-      accepted_before_hold: all.filter((row) => row.seq < heldSeq).length,
-      accepted_while_held: held.length,
-      accepted_after_release: later.length,
-      held_runs_created: held.reduce((sum, row) => sum + row.runs, 0),
-      held_without_run: held.length - withRun.length,
-      held_runs_before_release: withRun.filter((row) => row.run_seq < releasedSeq).length,
-      held_runs_out_of_acceptance_order: outOfOrder,
-      release_to_last_held_run_ms: withRun.length > 0 ? lastHeldRunAt - releasedAt : 0,
-      // By design ("later ones run at once"): deliveries accepted after the release whose run came before the last held one.
-      later_runs_before_last_held_run: later.filter((row) => row.run_seq !== null && row.run_seq < lastHeldRun).length,
-    };
-  } finally {
-    db.close();
-  }
 }
 
 /** An admin call retried (refused, reset, 503) until it answers: the ingress may be restarting. */
@@ -205,7 +105,8 @@ async function releaseAndKill(stack, held, step) {
     if (backlog.length === 0) return { ...outcome, back_after_ms: Math.round(performance.now() - t0) };
     const k = Math.max(1, Math.floor(backlog.length * step.kill_dispatcher_after_share));
     outcome.kill_after_runs = k;
-    const hasRun = db.prepare("SELECT 1 AS found FROM events WHERE stream_id = ? AND type = 'RunCreated'");
+    // Done: its run, or (its payload expired while held) the mark that it never gets one.
+    const hasRun = db.prepare("SELECT 1 AS found FROM events WHERE stream_id = ? AND type IN ('RunCreated', 'RunWithheld')");
     const deadline = performance.now() + 60_000;
     while (!hasRun.get(`run-${backlog[k - 1].run_id}`) && performance.now() < deadline) await sleep(5);
     outcome.release_to_kill_ms = Math.round(performance.now() - t0);
@@ -234,7 +135,9 @@ async function viewAfterRelease(stack, routineId) {
 
 export async function runChaos(options, log = () => {}) {
   const broker = startKafkaBroker();
-  const stack = await startStack({ label: 'chaos', extraEnv: { KAFKA_BROKERS: broker.brokers } }).catch((error) => {
+  // A short payload retention: payloads expire (and some deliveries with them, before their run) while the kills go on.
+  const retention = options.payloadRetentionSeconds ? { PAYLOAD_RETENTION_SECONDS: String(options.payloadRetentionSeconds) } : {};
+  const stack = await startStack({ label: 'chaos', extraEnv: { KAFKA_BROKERS: broker.brokers, ...retention } }).catch((error) => {
     broker.clean();
     throw error;
   });
@@ -353,10 +256,11 @@ export async function runChaos(options, log = () => {}) {
       counts = storeCounts(stack.storeFile);
     }
     const acceptedRunIds = new Set([...accepted.values()].map((body) => body.run_id));
-    const runsNotAccepted = [...counts.run_ids].filter((id) => !acceptedRunIds.has(id)).length;
-    const acceptedWithoutRun = [...acceptedRunIds].filter((id) => !counts.run_ids.has(id)).length;
+    const runsNotAccepted = [...counts.run_ids, ...counts.withheld_run_ids].filter((id) => !acceptedRunIds.has(id)).length;
+    // A 202 whose payload expired before its run never runs (withheld): every other 202 is one run.
+    const acceptedWithoutRun = [...acceptedRunIds].filter((id) => !counts.run_ids.has(id) && !counts.withheld_run_ids.has(id)).length;
     const alive = { ingress: stack.ingress.child.exitCode === null, dispatcher: stack.dispatcher.child.exitCode === null };
-    const store = Object.fromEntries(Object.entries(counts).filter(([key]) => key !== 'run_ids'));
+    const store = Object.fromEntries(Object.entries(counts).filter(([key]) => !key.endsWith('run_ids')));
     const heldCounts = holdCounts(stack.storeFile, heldHook.webhookId);
     const heldView = await viewAfterRelease(stack, heldHook.routineId);
     const release = holdEvents.find((event) => event.action === 'release');
@@ -373,9 +277,9 @@ export async function runChaos(options, log = () => {}) {
       heldCounts.held_and_released === true &&
       heldCounts.accepted_while_held > 0 &&
       heldCounts.webhook_deliveries_accepted === acceptedHeldWebhook &&
-      heldCounts.webhook_runs_created === acceptedHeldWebhook &&
+      heldCounts.webhook_runs_created + heldCounts.webhook_runs_withheld === acceptedHeldWebhook &&
       heldCounts.webhook_deliveries_without_run === 0 &&
-      heldCounts.held_runs_created === heldCounts.accepted_while_held &&
+      heldCounts.held_runs_created + heldCounts.held_runs_withheld === heldCounts.accepted_while_held &&
       heldCounts.held_without_run === 0 &&
       heldCounts.held_runs_before_release === 0 &&
       heldCounts.held_runs_out_of_acceptance_order === 0 &&
@@ -384,6 +288,7 @@ export async function runChaos(options, log = () => {}) {
       heldView.held_deliveries === 0;
     const summary = {
       seed: options.seed,
+      payload_retention_seconds: options.payloadRetentionSeconds ?? null,
       deliveries: options.deliveries,
       concurrency: options.concurrency,
       kills_per_target: options.kills,
@@ -404,13 +309,16 @@ export async function runChaos(options, log = () => {}) {
     summary.passed =
       accepted.size === options.deliveries &&
       acceptedRunIds.size === accepted.size &&
-      store.runs_created === accepted.size &&
+      store.runs_created + store.runs_withheld === accepted.size &&
+      (options.payloadRetentionSeconds !== undefined || store.runs_withheld === 0) &&
       store.deliveries_accepted === accepted.size &&
       store.duplicate_runs === 0 &&
       store.run_streams_with_more_than_one_created === 0 &&
       store.orphan_runs === 0 &&
       store.deliveries_without_run === 0 &&
-      store.parked === 0 &&
+      // The only parks: deliveries whose payload expired before their run, each once.
+      store.parked === store.runs_withheld &&
+      store.parked_payload_removed === store.runs_withheld &&
       runsNotAccepted === 0 &&
       acceptedWithoutRun === 0 &&
       unexpected.length === 0 &&
