@@ -36,6 +36,7 @@ import {
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
+import { KafkaRunsWindowSource, nestMessagingLogger, type KafkaCopiesExpireBy } from '@wts/messaging';
 import { maxEventBytes, provideValue } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import { digestSecret } from '@wts/domain';
@@ -70,6 +71,8 @@ export interface IngressDependencies {
   readonly secrets?: SecretSealer;
   /** Checks signed senders' signatures with the providers' libraries; undefined: a signed request is the one 404. */
   readonly signatures?: SignatureVerifier;
+  /** How long routines.runs.v1 keeps payloads; made from KAFKA_BROKERS and PAYLOAD_RETENTION_SECONDS unless given (tests name their topic). */
+  readonly runsWindow?: KafkaRunsWindowSource;
 }
 
 export interface IngressGraph {
@@ -90,6 +93,10 @@ export interface IngressGraph {
   readonly signIn: SignInSettingsHolder;
   /** The public endpoint's use case, counted and traced (the route is registered on Fastify directly). */
   readonly trigger: TriggerWebhook;
+  /** With Kafka, how long routines.runs.v1 keeps copies of payloads (learnt at start); null without. */
+  readonly runsWindow: KafkaRunsWindowSource;
+  /** By when the last Kafka copy of a run written then is gone (an erasure's kafka_copies_expire_by); null without Kafka. */
+  readonly kafkaCopiesExpireBy: KafkaCopiesExpireBy;
   readonly lifecycles: {
     readonly feeder: ConfigurationFeederLifecycle;
     readonly readModels: ReadModelLifecycle;
@@ -124,7 +131,18 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
   const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);
   const limits = { ...config.limits, maxEventBytes: maxEventBytes(config, store) };
   const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits, signatures: deps.signatures });
-  const viewSettings = { publicBaseUrl: config.http.publicBaseUrl, defaultPayloadRetentionSeconds: config.limits.payloadRetentionSeconds };
+  const payloadRetentionSeconds = config.limits.payloadRetentionSeconds;
+  const runsWindow =
+    deps.runsWindow ??
+    new KafkaRunsWindowSource(
+      config.kafka && { connection: config.kafka, payloadRetentionSeconds, logger: nestMessagingLogger('KafkaRunsWindow') },
+    );
+  // A webhook retention shorter than routines.runs.v1 keeps copies of payloads is refused (400).
+  const viewSettings = {
+    publicBaseUrl: config.http.publicBaseUrl,
+    defaultPayloadRetentionSeconds: payloadRetentionSeconds,
+    kafkaRunsWindow: () => runsWindow.current(),
+  };
   const webhookAdmin = new WebhookAdminService(context, viewSettings, deps.secrets, (routineId, range, cap) =>
     readModels.waitingDeliveries(routineId, range, cap),
   );
@@ -139,7 +157,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     routines: new RoutinesService(context),
     webhookAdmin,
     holds,
-    retention: new WebhookRetentionService(context, webhookAdmin),
+    retention: new WebhookRetentionService(context, webhookAdmin, viewSettings),
     redispatch,
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
@@ -148,6 +166,8 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     admission: new OperatorAdmission(authenticator, recorder, systemClock, cryptoRandom),
     signIn: new SignInSettingsHolder({ oidc: deps.signIn ?? null, bootstrap_token: deps.adminToken !== undefined }),
     trigger: tracedTrigger(meteredTrigger(trigger)),
+    runsWindow,
+    kafkaCopiesExpireBy: runsWindow.copiesExpireBy,
     lifecycles: {
       feeder: new ConfigurationFeederLifecycle(feeder),
       readModels: new ReadModelLifecycle(recorder, readModels),
@@ -177,5 +197,6 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(ReadModelLifecycle, graph.lifecycles.readModels),
     provideValue(RateLimiterLifecycle, graph.lifecycles.rateLimiter),
     provideValue(HoldExpiryLifecycle, graph.lifecycles.holdExpiry),
+    provideValue(KafkaRunsWindowSource, graph.runsWindow),
   ];
 }

@@ -24,3 +24,4 @@ export * from './delivery/event-size.budget';
 export * from './run/delivery-notification.check';
 export * from './access/operator-role';
 export * from './access/api-key.decider';
+export * from './delivery/kafka-copies.window';
