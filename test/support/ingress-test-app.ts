@@ -63,6 +63,8 @@ export class IngressTestApp extends IngressAdminClient {
     shared?: { dataDir: string },
     wrapStore: (store: SqliteEventStore) => EventStore = (store) => store,
     access: TestAccess = {},
+    /** Dependencies a test gives the ingress itself (a Kafka runs window on its own topic). */
+    extra: Pick<IngressDependencies, 'runsWindow'> = {},
   ): Promise<IngressTestApp> {
     const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'wts-ingress-int-'));
     const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL, ...env, DATA_DIR: dataDir });
@@ -82,6 +84,7 @@ export class IngressTestApp extends IngressAdminClient {
       // this DATA_DIR (a new random key per app; replicas on a shared DATA_DIR share it).
       secrets: openSecretSealer(config),
       signatures: new ProviderSignatureVerifier(),
+      ...extra,
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as AddressInfo;

@@ -14,7 +14,7 @@ import {
 } from '@wts/application';
 import { isRejection, type ErasureState } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
-import { kafkaCopiesExpireBy } from '@wts/messaging';
+import { KafkaRunsWindowSource } from '@wts/messaging';
 import { openReadModelStore } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import { Command, CommandRunner, Option } from 'nest-commander';
@@ -46,7 +46,11 @@ export class EraseCommand extends CommandRunner {
     await withStore(this.context, async ({ store, config }) => {
       const readModels = await openReadModels(config);
       try {
-        const expiry = config.kafka ? kafkaCopiesExpireBy : undefined;
+        // The window routines.runs.v1 is created with for this payload retention (the topic is not read from here).
+        const window =
+          config.kafka &&
+          new KafkaRunsWindowSource({ connection: config.kafka, payloadRetentionSeconds: config.limits.payloadRetentionSeconds });
+        const expiry = window ? window.copiesExpireBy : undefined;
         let erasureId: string;
         if (plan.kind === 'request') {
           const service = new ErasureService({ store, clock: systemClock, random: cryptoRandom, kafkaCopiesExpireBy: expiry });

@@ -131,11 +131,23 @@ export class KafkaReplayTarget implements ReplayTarget {
     topics: KafkaTopicNames,
     logger: MessagingLogger,
     maxRequestBytes = MAX_PRODUCE_REQUEST_BYTES,
+    payloadRetentionSeconds?: number,
   ): Promise<KafkaReplayTarget> {
     const kafka = createKafkaClient({ connection, clientId: 'wts-cli-replay', logger });
     // Same as the relays: missing topics are created with the contract's partition counts and
-    // max.message.bytes; an existing topic below that limit is raised.
-    await ensureTopics(kafka, topics, {}, { logger, roles: [Relays.ingressWebhooks.topic, Relays.dispatcherRuns.topic] });
+    // max.message.bytes; an existing topic below that limit is raised. The same retention check as
+    // the dispatcher's relay: a replay re-publishes runs with their payloads framed, and must not
+    // put them on a routines.runs.v1 that keeps them longer than PAYLOAD_RETENTION_SECONDS.
+    await ensureTopics(
+      kafka,
+      topics,
+      {},
+      {
+        logger,
+        roles: [Relays.ingressWebhooks.topic, Relays.dispatcherRuns.topic],
+        payloadRetentionSeconds,
+      },
+    );
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
     return new KafkaReplayTarget(producer, topics, maxRequestBytes, runPayloadLookup(store));

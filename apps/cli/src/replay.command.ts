@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { DispatchDeliveryUseCase, systemClock } from '@wts/application';
 import { formatPosition, type EventStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
-import { kafkaTopicNames, type KafkaConnection, type MessagingLogger } from '@wts/messaging';
+import { KafkaRetentionRefusedError, kafkaTopicNames, type KafkaConnection, type MessagingLogger } from '@wts/messaging';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
@@ -112,8 +112,11 @@ export class ReplayCommand extends CommandRunner {
     if (plan.target === 'dispatcher') return new DispatcherReplayTarget(new DispatchDeliveryUseCase(store, systemClock));
     if (!kafka) throw new UsageError([KAFKA_NEEDED]);
     try {
-      return await KafkaReplayTarget.connect(store, kafka, kafkaTopicNames(plan.topicPrefix), this.kafkaLogger());
+      const retention = cliConfig(this.context).limits.payloadRetentionSeconds;
+      const topics = kafkaTopicNames(plan.topicPrefix);
+      return await KafkaReplayTarget.connect(store, kafka, topics, this.kafkaLogger(), undefined, retention);
     } catch (error) {
+      if (error instanceof KafkaRetentionRefusedError) throw new CliFailure(`replay to kafka refused: ${error.message}`, { cause: error });
       throw new CliFailure(`cannot reach Kafka at ${kafka.brokers.join(',')}: ${describeError(error)}`, { cause: error });
     }
   }

@@ -37,7 +37,7 @@ import {
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
-import { kafkaCopiesExpireBy } from '@wts/messaging';
+import { KafkaRunsWindowSource, nestMessagingLogger, type KafkaCopiesExpireBy } from '@wts/messaging';
 import { maxEventBytes, provideValue } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import { digestSecret } from '@wts/domain';
@@ -72,6 +72,8 @@ export interface IngressDependencies {
   readonly secrets?: SecretSealer;
   /** Checks signed senders' signatures with the providers' libraries; undefined: a signed request is the one 404. */
   readonly signatures?: SignatureVerifier;
+  /** How long routines.runs.v1 keeps payloads; made from KAFKA_BROKERS and PAYLOAD_RETENTION_SECONDS unless given (tests name their topic). */
+  readonly runsWindow?: KafkaRunsWindowSource;
 }
 
 export interface IngressGraph {
@@ -94,6 +96,10 @@ export interface IngressGraph {
   readonly signIn: SignInSettingsHolder;
   /** The public endpoint's use case, counted and traced (the route is registered on Fastify directly). */
   readonly trigger: TriggerWebhook;
+  /** With Kafka, how long routines.runs.v1 keeps copies of payloads (learnt at start); null without. */
+  readonly runsWindow: KafkaRunsWindowSource;
+  /** By when the last Kafka copy of a run written then is gone (an erasure's kafka_copies_expire_by); null without Kafka. */
+  readonly kafkaCopiesExpireBy: KafkaCopiesExpireBy;
   readonly lifecycles: {
     readonly feeder: ConfigurationFeederLifecycle;
     readonly readModels: ReadModelLifecycle;
@@ -128,7 +134,18 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
   const context = new UseCaseContext(store, state, systemClock, cryptoRandom, feeder);
   const limits = { ...config.limits, maxEventBytes: maxEventBytes(config, store) };
   const trigger = new TriggerWebhookUseCase({ context, rateLimiter, activity: recorder, limits, signatures: deps.signatures });
-  const viewSettings = { publicBaseUrl: config.http.publicBaseUrl, defaultPayloadRetentionSeconds: config.limits.payloadRetentionSeconds };
+  const payloadRetentionSeconds = config.limits.payloadRetentionSeconds;
+  const runsWindow =
+    deps.runsWindow ??
+    new KafkaRunsWindowSource(
+      config.kafka && { connection: config.kafka, payloadRetentionSeconds, logger: nestMessagingLogger('KafkaRunsWindow') },
+    );
+  // A webhook retention shorter than routines.runs.v1 keeps copies of payloads is refused (400).
+  const viewSettings = {
+    publicBaseUrl: config.http.publicBaseUrl,
+    defaultPayloadRetentionSeconds: payloadRetentionSeconds,
+    kafkaRunsWindow: () => runsWindow.current(),
+  };
   const webhookAdmin = new WebhookAdminService(context, viewSettings, deps.secrets, (routineId, range, cap) =>
     readModels.waitingDeliveries(routineId, range, cap),
   );
@@ -143,7 +160,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     routines: new RoutinesService(context),
     webhookAdmin,
     holds,
-    retention: new WebhookRetentionService(context, webhookAdmin),
+    retention: new WebhookRetentionService(context, webhookAdmin, viewSettings),
     redispatch,
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
@@ -153,11 +170,13 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
       store,
       clock: systemClock,
       random: cryptoRandom,
-      kafkaCopiesExpireBy: config.kafka ? kafkaCopiesExpireBy : undefined,
+      kafkaCopiesExpireBy: config.kafka ? runsWindow.copiesExpireBy : undefined,
     }),
     admission: new OperatorAdmission(authenticator, recorder, systemClock, cryptoRandom),
     signIn: new SignInSettingsHolder({ oidc: deps.signIn ?? null, bootstrap_token: deps.adminToken !== undefined }),
     trigger: tracedTrigger(meteredTrigger(trigger)),
+    runsWindow,
+    kafkaCopiesExpireBy: runsWindow.copiesExpireBy,
     lifecycles: {
       feeder: new ConfigurationFeederLifecycle(feeder),
       readModels: new ReadModelLifecycle(recorder, readModels),
@@ -188,5 +207,6 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(ReadModelLifecycle, graph.lifecycles.readModels),
     provideValue(RateLimiterLifecycle, graph.lifecycles.rateLimiter),
     provideValue(HoldExpiryLifecycle, graph.lifecycles.holdExpiry),
+    provideValue(KafkaRunsWindowSource, graph.runsWindow),
   ];
 }

@@ -51,5 +51,12 @@ function kafkaRelay(deps: IngressDependencies): Provider[] {
   const connection = deps.config.kafka;
   if (!connection) return [];
   if (!deps.checkpoints) throw new Error('KAFKA_BROKERS is set but the ingress was given no checkpoint store for its relay');
-  return kafkaRelayProviders({ connection, definition: Relays.ingressWebhooks, store: deps.store, checkpoints: deps.checkpoints });
+  return kafkaRelayProviders({
+    connection,
+    definition: Relays.ingressWebhooks,
+    store: deps.store,
+    checkpoints: deps.checkpoints,
+    // Its topic carries no payload (DeliveryAccepted v2): threaded for any topic that would.
+    payloadRetentionSeconds: deps.config.limits.payloadRetentionSeconds,
+  });
 }

@@ -24,7 +24,14 @@ export class DispatcherModule {
       providers: [
         ...dispatcherProviders(composeDispatcher(deps)),
         ...(kafka
-          ? kafkaRelayProviders({ connection: kafka, definition: Relays.dispatcherRuns, store: deps.store, checkpoints: deps.checkpoints })
+          ? kafkaRelayProviders({
+              connection: kafka,
+              definition: Relays.dispatcherRuns,
+              store: deps.store,
+              checkpoints: deps.checkpoints,
+              // routines.runs.v1 carries payloads: created within this retention, refused beyond it.
+              payloadRetentionSeconds: deps.config.limits.payloadRetentionSeconds,
+            })
           : []),
       ],
     };

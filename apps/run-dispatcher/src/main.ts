@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       tuning: { attemptsBeforeParking: DISPATCH_ATTEMPTS_BEFORE_PARKING },
       recordPark: parkInStore(store),
       onDeadLetter: () => metrics.deadLetters.inc(),
+      payloadRetentionSeconds: config.limits.payloadRetentionSeconds,
     });
     app.connectMicroservice({ strategy }, { inheritAppConfig: true });
     const topic = kafkaTopicNames().webhookEvents;

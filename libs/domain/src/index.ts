@@ -27,3 +27,4 @@ export * from './access/api-key.decider';
 export * from './shared/date-time.rules';
 export * from './erasure/erasure.selection';
 export * from './erasure/erasure.state';
+export * from './delivery/kafka-copies.window';

@@ -20,4 +20,5 @@ export * from './kafka.readiness';
 export * from './consumer-group.lag';
 export * from './kafka-access.plan';
 export * from './kafka-access.admin';
-export * from './kafka-copies.expiry';
+export * from './kafka-retention.check';
+export * from './kafka-runs-window.source';

@@ -5,6 +5,7 @@
  *
  * - The ingress relay alone writes `webhooks.events.v1`; the dispatcher relay alone writes
  *   `routines.runs.v1`. Each may create and align the topics it uses (ensureTopics at start).
+ * - The ingress may describe `routines.runs.v1` and its settings: it reads the topic's retention.
  * - The dispatcher reads `webhooks.events.v1` in its group and parks on the dead-letter topic.
  * - An internal consumer only reads `routines.runs.v1`, in its own group.
  * - A replay principal (an operator's `replay --to kafka`), if named, writes both event topics:
@@ -89,6 +90,8 @@ function dispatcherConsumerGrants(principal: string, topics: KafkaTopicNames): A
 export function kafkaAccessPlan(principals: KafkaPrincipals, topics: KafkaTopicNames = kafkaTopicNames()): AclGrant[] {
   return [
     ...relayGrants(principals.ingress, Relays.ingressWebhooks, topics),
+    // The ingress reads the runs topic's retention at start (a webhook retention below it is refused).
+    { principal: principals.ingress, resource: topic(topics.routineRuns), operations: ['DESCRIBE', 'DESCRIBE_CONFIGS'] },
     ...relayGrants(principals.dispatcher, Relays.dispatcherRuns, topics),
     ...dispatcherConsumerGrants(principals.dispatcher, topics),
     ...(principals.readers ?? []).flatMap((reader): AclGrant[] => [

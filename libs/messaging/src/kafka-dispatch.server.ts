@@ -28,6 +28,8 @@ export interface KafkaDispatchServerOptions {
   readonly recordPark?: ParkRecorder;
   /** Called once a message is on the dead-letter topic (metrics). */
   readonly onDeadLetter?: () => void;
+  /** PAYLOAD_RETENTION_SECONDS, passed to ensureTopics (its topics carry no payload: checked only if they ever include routines.runs.v1). */
+  readonly payloadRetentionSeconds?: number;
 }
 
 /** What `@Ctx()` gives a handler: the decoded event with its topic, partition and offset. */
@@ -115,7 +117,11 @@ export class KafkaDispatchServer extends Server<KafkaDispatchEvents, KafkaDispat
         });
         this.consumer = consumer;
         try {
-          await ensureTopics(kafka, topics, this.options.partitions, { logger: this.log, roles: DISPATCH_CONSUMER_TOPICS });
+          await ensureTopics(kafka, topics, this.options.partitions, {
+            logger: this.log,
+            roles: DISPATCH_CONSUMER_TOPICS,
+            payloadRetentionSeconds: this.options.payloadRetentionSeconds,
+          });
           await consumer.start();
           if (this.closed) return consumer.stop();
           this._status$.next('connected');

@@ -10,6 +10,7 @@ import {
   type MessagingLogger,
 } from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
+import { KafkaRetentionRefusedError } from './kafka-retention.check';
 import { ConsumerGroups, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 import { EventRelay } from './event.relay';
 import { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.tuning';
@@ -38,6 +39,12 @@ export interface KafkaRelaySettings {
   readonly leadership?: Partial<LeadershipTuning>;
   /** Where an event the topic will not take is parked; the store's `parked-<event id>` (the application's ParkDispatchUseCase) unless given. */
   readonly recordPark?: ParkRecorder;
+  /**
+   * PAYLOAD_RETENTION_SECONDS: the relay's topic, when it is routines.runs.v1, must not keep payloads
+   * longer (ensureTopics); a topic that does makes start() reject with KafkaRetentionRefusedError,
+   * never retried.
+   */
+  readonly payloadRetentionSeconds?: number;
 }
 
 /**
@@ -102,7 +109,7 @@ export class KafkaRelaySupervisor {
     return this.relay !== undefined && this.elector.holds();
   }
 
-  /** Resolves once the group is joined (tests wait on it); the service does not need to. */
+  /** Resolves once the group is joined (tests wait on it); the service does not need to. Rejects only with KafkaRetentionRefusedError. */
   start(): Promise<void> {
     this.starting ??= this.joinWhenReachable();
     return this.starting;
@@ -127,6 +134,7 @@ export class KafkaRelaySupervisor {
           maxMessageBytes: this.settings.maxMessageBytes,
           logger: this.logger,
           roles: relayTopics(this.settings.definition),
+          payloadRetentionSeconds: this.settings.payloadRetentionSeconds,
         });
         if (this.stopped) return;
         await this.elector.start();
@@ -135,6 +143,7 @@ export class KafkaRelaySupervisor {
         ...START_RETRY_BACKOFF,
         proceed: () => !this.stopped,
         interrupt: this.stopRequested,
+        retryIf: (error) => !(error instanceof KafkaRetentionRefusedError),
         onFailure: (error) => this.logger.warn({ relay: this.name, err: describeError(error) }, 'relay cannot reach Kafka yet; retrying'),
       },
     );

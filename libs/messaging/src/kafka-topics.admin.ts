@@ -1,6 +1,7 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
 import { describeError } from '@wts/application';
 import { silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
+import { checkRunsWindow, runsTopicRetention, type KafkaRetentionWindow } from './kafka-retention.check';
 import {
   DATA_TOPIC_ROLES,
   DEFAULT_PARTITIONS,
@@ -21,10 +22,22 @@ export interface EnsureTopicsOptions {
    * ACLs on the brokers, a service may see and create its own topics only (kafka-access.plan.ts).
    */
   readonly roles?: readonly TopicRole[];
+  /**
+   * PAYLOAD_RETENTION_SECONDS, the shortest payload retention at start: routines.runs.v1 (which
+   * carries payloads) is created with retention.ms + segment.ms + the retention check within it,
+   * and an existing one beyond it is refused (KafkaRetentionRefusedError). Unchecked when absent.
+   */
+  readonly payloadRetentionSeconds?: number;
+}
+
+/** What ensureTopics found: the window of routines.runs.v1 when it created or checked it. */
+export interface EnsuredTopics {
+  readonly runsWindow?: KafkaRetentionWindow;
 }
 
 const MAX_MESSAGE_BYTES = 'max.message.bytes';
 const RETENTION_MS = 'retention.ms';
+const SEGMENT_MS = 'segment.ms';
 
 /**
  * Creates the missing topics (idempotent: a replica that loses the creation race to another one is
@@ -33,24 +46,31 @@ const RETENTION_MS = 'retention.ms';
  * topic whose `max.message.bytes` is lower is raised (its other topic-level settings are kept);
  * if that is refused (no ALTER_CONFIGS permission), it is logged and left to the operator — the
  * relays still work, but a message above the topic's limit waits until the limit is raised.
- * Partitions default to DEFAULT_PARTITIONS.
+ * Partitions default to DEFAULT_PARTITIONS. With `payloadRetentionSeconds`, routines.runs.v1 gets
+ * the retention.ms and segment.ms of runsTopicRetention, and is then checked (checkRunsWindow).
  */
 export async function ensureTopics(
   kafka: Kafka,
   topics: KafkaTopicNames,
   partitions: TopicPartitions = {},
   options: EnsureTopicsOptions = {},
-): Promise<void> {
+): Promise<EnsuredTopics> {
   const maxMessageBytes = options.maxMessageBytes ?? TOPIC_MAX_MESSAGE_BYTES;
   const logger = options.logger ?? silentMessagingLogger;
+  const payloadRetention = options.payloadRetentionSeconds;
+  const roles = options.roles ?? (Object.keys(topics) as TopicRole[]);
+  // Refused before anything is created when no window can fit this payload retention.
+  const runs =
+    payloadRetention !== undefined && roles.includes('routineRuns') ? runsTopicRetention(topics.routineRuns, payloadRetention) : undefined;
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    for (const role of options.roles ?? (Object.keys(topics) as TopicRole[])) {
+    for (const role of roles) {
       const topic = topics[role];
       const carriesEvents = DATA_TOPIC_ROLES.includes(role);
-      const retentionMs = TOPIC_RETENTION_MS[role];
+      const retentionMs = role === 'routineRuns' && runs ? runs.retentionMs : TOPIC_RETENTION_MS[role];
+      const segmentMs = role === 'routineRuns' ? runs?.segmentMs : undefined;
       if (existing.has(topic)) {
         if (carriesEvents) await alignTopicConfig(admin, topic, maxMessageBytes, retentionMs, logger);
         continue;
@@ -66,6 +86,7 @@ export async function ensureTopics(
                     configEntries: [
                       { name: MAX_MESSAGE_BYTES, value: String(maxMessageBytes) },
                       ...(retentionMs === undefined ? [] : [{ name: RETENTION_MS, value: String(retentionMs) }]),
+                      ...(segmentMs === undefined ? [] : [{ name: SEGMENT_MS, value: String(segmentMs) }]),
                     ],
                   }
                 : {}),
@@ -78,6 +99,8 @@ export async function ensureTopics(
         if (carriesEvents) await alignTopicConfig(admin, topic, maxMessageBytes, retentionMs, logger);
       }
     }
+    // Created here or by anyone else, aligned or not: what counts is what the broker applies now.
+    return runs && payloadRetention !== undefined ? { runsWindow: await checkRunsWindow(admin, topics.routineRuns, payloadRetention) } : {};
   } finally {
     await admin.disconnect().catch(() => undefined);
   }

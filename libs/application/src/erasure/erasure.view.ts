@@ -24,7 +24,7 @@ export interface ErasureView {
  * By when Kafka's copies of payloads erased by an erasure that ended at `finishedAt` are gone (the
  * topics' retention after the end: every copy was written before it); absent without Kafka.
  */
-export type KafkaCopiesExpiry = (finishedAt: Date) => Date;
+export type KafkaCopiesExpiry = (finishedAt: Date) => Date | null;
 
 /** An erasure's stream, read and folded: the state, and the request event's own position and the stream's revision. */
 export interface StoredErasure {
@@ -53,7 +53,7 @@ export function toErasureView(state: ErasureState, kafkaCopiesExpireBy?: KafkaCo
     erased: state.erased,
     requested_at: state.requestedAt,
     finished_at: finished?.at ?? null,
-    kafka_copies_expire_by: finished && kafkaCopiesExpireBy ? kafkaCopiesExpireBy(new Date(finished.at)).toISOString() : null,
+    kafka_copies_expire_by: finished && kafkaCopiesExpireBy ? (kafkaCopiesExpireBy(new Date(finished.at))?.toISOString() ?? null) : null,
   };
 }
 

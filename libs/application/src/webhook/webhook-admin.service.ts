@@ -23,7 +23,7 @@ import {
 import type { AdminCall } from '../access/admin-call';
 import type { SecretSealer } from '../signing/secret.sealer';
 import type { UseCaseContext } from '../shared/use-case.context';
-import { HELD_DELIVERIES_CAP, toWebhookView, type WebhookView, type WebhookViewSettings } from './webhook.view';
+import { HELD_DELIVERIES_CAP, kafkaRetentionRefusal, toWebhookView, type WebhookView, type WebhookViewSettings } from './webhook.view';
 import type { HoldSpan } from '../configuration/configuration.state';
 
 /** How the webhook's deliveries prove their sender; a signed scheme's secret is pasted or, for Standard Webhooks, may be made. */
@@ -105,6 +105,8 @@ export class WebhookAdminService {
   }
 
   enable(routineId: string, input: EnableWebhookInput, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
+    const tooShort = kafkaRetentionRefusal(this.settings, input.payloadRetentionDays);
+    if (tooShort) return Promise.resolve(tooShort);
     return this.serialised(routineId, async () => {
       await this.context.freshRoutine(routineId);
       const routine = this.context.config.routine(routineId);

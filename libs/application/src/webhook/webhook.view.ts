@@ -1,5 +1,13 @@
 import type { VerificationScheme } from '@wts/contracts';
-import { judgeRoutineSafety, type ConfiguredWebhook, type RoutineState } from '@wts/domain';
+import {
+  judgeRoutineSafety,
+  reject,
+  retentionBelowKafkaWindow,
+  type ConfiguredWebhook,
+  type KafkaRetentionWindow,
+  type Rejection,
+  type RoutineState,
+} from '@wts/domain';
 
 export interface WebhookView {
   readonly state: 'not_configured' | 'enabled' | 'disabled';
@@ -40,9 +48,23 @@ export interface WebhookViewSettings {
   readonly publicBaseUrl: string;
   /** PAYLOAD_RETENTION_SECONDS: what a webhook without its own retention keeps its payloads for. */
   readonly defaultPayloadRetentionSeconds: number;
+  /**
+   * With Kafka: how long routines.runs.v1 keeps copies of payloads (read at each use: the ingress
+   * learns it at start); absent or null without Kafka. A shorter webhook retention is refused.
+   */
+  readonly kafkaRunsWindow?: () => KafkaRetentionWindow | null;
 }
 
 const DAY_SECONDS = 86_400;
+
+/** A webhook retention (days; null: the default) that copies on Kafka would outlive: 400, naming the topic's window. */
+export function kafkaRetentionRefusal(
+  settings: Pick<WebhookViewSettings, 'kafkaRunsWindow'>,
+  days: number | null | undefined,
+): Rejection | undefined {
+  const problem = retentionBelowKafkaWindow(days ?? null, settings.kafkaRunsWindow?.() ?? null);
+  return problem === undefined ? undefined : reject('validation_failed', problem);
+}
 
 /** The most held deliveries a view counts (a larger backlog shows as this many): the rows a count reads stay bounded. */
 export const HELD_DELIVERIES_CAP = 10_000;
