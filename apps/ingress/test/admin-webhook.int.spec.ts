@@ -251,11 +251,16 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
         'content_type',
         'delivery_id',
         'idempotency_key',
+        'payload_expires_at',
+        'payload_state',
         'received_at',
         'run_id',
         'trigger_account',
       ]);
       expect(Object.keys(item.trigger_account).sort()).toEqual(['account_id', 'email']);
+      // Kept, until the default retention (30 days) from its receipt.
+      expect(item.payload_state).toBe('kept');
+      expect(Date.parse(item.payload_expires_at) - Date.parse(item.received_at)).toBe(2_592_000_000);
       expect(Number.isNaN(Date.parse(item.received_at))).toBe(false);
     }
     const receivedAt = list.map((d: Json) => Date.parse(d.received_at));
