@@ -1,15 +1,8 @@
 import type { GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { formatPosition } from '@wts/event-store';
 import { metrics } from '@wts/observability';
-import {
-  Signal,
-  describeError,
-  retryWithBackoff,
-  sleep,
-  type BatchedLookup,
-  type PayloadLookup,
-  type RetryOptions,
-} from '@wts/application';
+import { Signal, describeError, retryWithBackoff, sleep, type RetryOptions } from '@wts/application';
+import type { BatchedLookup, PayloadLookup } from '@wts/application';
 import type { EventRelayDependencies } from './event-relay.dependencies';
 import { groupByTopic, isMessageTooLarge } from './produce-batching';
 import { batchBytes, relayEntryOf, runPayloadLookup, type RelayEntry } from './relay.entry';

@@ -44,8 +44,7 @@ export interface TriggerLimits {
   readonly maxEventBytes: number;
   /** WEBHOOK_SIGNATURE_TOLERANCE_SECONDS: how far a signed timestamp may be from now; a GitHub repeat replays at least this long. */
   readonly signatureToleranceSeconds: number;
-  /** PAYLOAD_RETENTION_SECONDS: how long a payload is kept when its webhook sets no retention of its own. */
-  readonly payloadRetentionSeconds: number;
+  readonly payloadRetentionSeconds: number; // PAYLOAD_RETENTION_SECONDS: unless its webhook keeps payloads its own time
 }
 
 export interface TriggerWebhookDependencies {
