@@ -3,7 +3,8 @@
  * PUBLIC_BASE_URL is that very address (so the URL the page shows is the one a sender uses), a
  * fresh temp DATA_DIR with the SQLite store, an in-process dispatcher so runs appear (the store
  * worker, and the release drain that runs a released hold's deliveries, as the run-dispatcher
- * composes them), and headless Chromium (Debian's package) driven by playwright-core.
+ * composes them; its erasure runner too when asked), and headless Chromium (Debian's package)
+ * driven by playwright-core.
  */
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -25,7 +26,9 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
 import type { SignInSettings } from '../../apps/ingress/src/ui/sign-in.settings';
+import type { ErasureRunnerLifecycle } from '../../apps/run-dispatcher/src/erasure-runner.lifecycle';
 import { startFastProjector, startReleaseDrain, startStoreDispatcher } from './in-process-dispatcher';
+import { startErasureRunner } from './in-process-erasures';
 import { IngressHttpClient } from './ingress-http.client';
 import { freePort } from './service-processes';
 import { appendDeliveryOutsideScope } from './undispatchable-delivery';
@@ -69,6 +72,8 @@ export interface UiServerOptions {
   readonly accessTokens?: AccessTokenVerifier;
   /** The Config page's sign-in with the identity provider (GET /ui/sign-in-settings). */
   readonly signIn?: SignInSettings['oidc'];
+  /** Runs erasures asked for (POST /admin/erasures) to their end, as the run-dispatcher does (looking every 100 ms). */
+  readonly erasures?: boolean;
 }
 
 export interface UiHttpResult {
@@ -94,6 +99,8 @@ export class UiTestServer {
     private readonly failingWebhooks: Set<string>,
     /** The read-model projector, as the run-dispatcher process runs it. */
     private readonly projector: ReadModelProjector,
+    /** The erasure runner, when the test asked for it (options.erasures). */
+    private readonly erasures: ErasureRunnerLifecycle | undefined,
     private readonly dataDir: string,
     readonly baseUrl: string,
     port: number,
@@ -136,7 +143,8 @@ export class UiTestServer {
     });
     const releases = await startReleaseDrain(store, store);
     const projector = startFastProjector(store, readModels);
-    return new UiTestServer(app, store, dispatcher, releases, failingWebhooks, projector, dataDir, baseUrl, port);
+    const erasures = options.erasures ? startErasureRunner(store, readModels) : undefined;
+    return new UiTestServer(app, store, dispatcher, releases, failingWebhooks, projector, erasures, dataDir, baseUrl, port);
   }
 
   /**
@@ -158,6 +166,7 @@ export class UiTestServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.erasures?.onApplicationShutdown();
     await this.releases.stop();
     await this.dispatcher.stop();
     await this.projector.stop();

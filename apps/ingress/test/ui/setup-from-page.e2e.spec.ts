@@ -156,11 +156,11 @@ describe('Setting up from the page on a fresh install (browser)', () => {
     const runId = /run (run_\S+)\./.exec(await text('#test-result'))?.[1] ?? '';
     const row = page.locator(`#deliveries-body tr`, { hasText: runId });
     await row.waitFor();
-    await row.locator('button').click();
+    await row.locator(`button[data-id="${runId}"]`).click();
     await waitText('#run-title', `Run ${runId}`);
     if (await page.locator('#run-missing').isVisible()) {
       await page.click('#close-run');
-      await row.locator('button').click();
+      await row.locator(`button[data-id="${runId}"]`).click();
     }
     await waitText('#run-id', runId);
     expect(await text('#run-payload')).toBe('{"alert":"disk full"}');

@@ -1,11 +1,13 @@
 // The Config page's listings, newest first, each with "Show older" (the API's cursors): recent
-// deliveries (each opening its run record), rejected attempts, parked deliveries (their selection
-// and re-dispatch outcomes are parked-redispatch.js's).
+// deliveries (each opening its run record; their payload's state and erasing it are
+// payload-erasure.js's), rejected attempts, parked deliveries (their selection and re-dispatch
+// outcomes are parked-redispatch.js's).
 import { byId, clear, h, setError, show, timeElement } from './dom.js';
 import { attemptReasonLabel } from './labels.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { routinePath } from './config-state.js';
 import { openRun } from './run-record.js';
+import { payloadCell, renderEraseNote, wirePayloadErasure } from './payload-erasure.js';
 import { parkedFirstCell, parkedOutcomeCell, renderControls, resetParkedRows } from './parked-redispatch.js';
 
 const DELIVERY_LIMIT = 20;
@@ -49,6 +51,7 @@ function renderDeliveries(deliveries, replayCounts, { append }) {
   const empty = body.children.length === 0 && deliveries.length === 0;
   show(byId('deliveries-empty'), empty);
   show(byId('deliveries-table'), !empty);
+  renderEraseNote(!empty);
   for (const delivery of deliveries) {
     const replays = replayCounts.get(delivery.delivery_id) ?? 0;
     const viewRun = h('button', {
@@ -57,7 +60,7 @@ function renderDeliveries(deliveries, replayCounts, { append }) {
       text: delivery.run_id,
       'aria-label': `View run ${delivery.run_id}`,
       'data-id': delivery.run_id,
-      onclick: (event) => void openRun(delivery.run_id, event.currentTarget),
+      onclick: (event) => void openRun(delivery.run_id, event.currentTarget, delivery.payload_state),
     });
     body.append(
       h(
@@ -69,6 +72,7 @@ function renderDeliveries(deliveries, replayCounts, { append }) {
         h('td', { text: replays === 0 ? 'No' : `Yes (${replays} ${replays === 1 ? 'repeat' : 'repeats'})` }),
         h('td', { text: delivery.content_type }),
         h('td', { text: delivery.idempotency_key ?? '—' }),
+        payloadCell(delivery),
       ),
     );
   }
@@ -150,6 +154,7 @@ export async function loadParked({ older = false } = {}) {
 }
 
 export function wireActivityListings() {
+  wirePayloadErasure({ reload: () => loadDeliveries() });
   byId('refresh-deliveries').addEventListener('click', () => void loadDeliveries());
   byId('refresh-attempts').addEventListener('click', () => void loadAttempts());
   byId('more-deliveries').addEventListener('click', () => void loadDeliveries({ older: true }));

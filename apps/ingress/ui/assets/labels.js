@@ -93,6 +93,9 @@ const AUDIT_ACTIONS = {
   redispatch_parked: ['Parked deliveries re-dispatched', 're-dispatch parked deliveries'],
   'me.view': ['Signed in', 'sign in'],
   replay: ['Deliveries replayed', 'replay deliveries'],
+  erase_payloads: ['Payloads erased', 'erase payloads'],
+  'erasure.request': ['Erasure requested', 'erase payloads'],
+  'erasure.view': ['Erasure read', 'read an erasure'],
   rebuild: ['Read models rebuilt', 'rebuild the read models'],
 };
 
@@ -101,6 +104,14 @@ export function auditActionWords(action, { tried }) {
   const words = Object.hasOwn(AUDIT_ACTIONS, action) ? AUDIT_ACTIONS[action] : null;
   if (words === null) return tried ? `use ${action}` : String(action);
   return tried ? words[1] : words[0];
+}
+
+/** A delivery's payload: still kept, or removed past its retention or by an erasure. */
+export const PAYLOAD_STATES = { kept: 'kept', expired: 'expired', erased: 'erased' };
+
+/** The state's word, or its code when this page does not know it. */
+export function payloadStateLabel(state) {
+  return Object.hasOwn(PAYLOAD_STATES, state) ? PAYLOAD_STATES[state] : String(state);
 }
 
 export const API_KEY_STATUS = { live: 'Active', revoked: 'Revoked', expired: 'Expired' };
