@@ -142,32 +142,25 @@ function packingSentence(report, objects) {
   ];
 }
 
+/** Bytes that hold a kept payload or index kept payloads only: what expiry (or erasure) gives back. */
+const REMOVABLE = (o) => /^payloads_\d+$/.test(o.name) || (o.kind === 'index' && /kept|due/.test(o.name));
+
 function designSection(report) {
-  const d = report.design_changes;
-  const title = '## What the issue-31 changes would remove';
-  if (!d) return [title, '', 'Not estimated: this build of SQLite has no dbstat.', ''];
-  const last = d.steps.at(-1);
-  const after = last.bytes_per_delivery;
-  const storeIndexes = report.databases['events.sqlite'].objects
-    .filter((o) => o.kind === 'index')
-    .reduce((sum, o) => sum + o.bytes_per_delivery, 0);
-  const readModels = report.databases['readmodels.sqlite']?.bytes_per_delivery ?? 0;
+  const title = '## What goes when the payloads expire';
+  const objects = Object.values(report.databases).flatMap((db) => db.objects);
+  const removable = objects.filter(REMOVABLE);
+  const gone = removable.reduce((sum, o) => sum + o.bytes_per_delivery, 0);
+  const after = report.bytes_per_delivery - gone;
+  const storeAfter =
+    report.databases['events.sqlite'].bytes_per_delivery -
+    removable.filter((o) => !o.name.startsWith('rm_')).reduce((sum, o) => sum + o.bytes_per_delivery, 0);
   const target = report.target_bytes_per_delivery;
   return [
     title,
     '',
-    `Simulated on a copy of the store (\`VACUUM INTO\` a temporary file): the events table's rows rewritten by each step's SQL in turn, the copy vacuumed after each (rows in commit order, as the services append them), and its \`events\` table measured with dbstat. Today's rows rewritten the same way take ${number(d.events_table_rewritten_per_delivery)} bytes per delivery against ${number(d.events_table_as_written_per_delivery)} as the services wrote them${Math.abs(d.events_table_rewritten_per_delivery - d.events_table_as_written_per_delivery) <= d.events_table_as_written_per_delivery / 100 ? ', so the rewrite packs pages as the services do' : ': the rewrite packs pages differently, and the steps carry that difference'}. The DATA_DIR figure is the measured one with the events table replaced by the step's: the three event-store indexes hold no event data and the read models no payload, so they stay as measured.`,
+    `Payloads are kept apart from the events (issue 31): \`DeliveryAccepted\` holds no payload and \`RunCreated\` no framed message (it is framed when read). A kept payload costs its body (\`payloads_<expiry hour>\` tables) and its place in the indexes of kept payloads: ${removable.map((o) => `${o.name} ${number(o.bytes_per_delivery)}`).join(', ')} — ${number(gone)} bytes per delivery in all. Once it expires (or is erased) its hour's table is dropped and those partial indexes no longer hold it: about **${number(after)} bytes per delivery** stay at rest, the record of what happened (events.sqlite about ${number(storeAfter)}, the read models the rest).`,
     '',
-    '| step | events table per delivery | DATA_DIR per delivery |',
-    '|---|---:|---:|',
-    `| today (measured) | ${number(d.events_table_as_written_per_delivery)} | ${number(report.bytes_per_delivery)} |`,
-    ...d.steps.map((step) => `| ${step.name} | ${number(step.events_table_per_delivery)} | ${number(step.bytes_per_delivery)} |`),
-    '',
-    ...d.steps.map((step) => `- ${step.name}: \`${step.sql}\``),
-    '',
-    'RunCreated\'s framed message goes: it is derived from the stored payload when read, and the run records the framer version instead (counted here as `"framerVersion":1`). DeliveryAccepted\'s payload moves to a table of its own, where it costs about the same while it is kept; the last row is the store once retention has emptied that table.',
-    '',
-    `Target: at most ${number(target)} bytes per delivery. With both changes the estimate is ${number(after)}, ${after <= target ? 'within it' : `${number(after - target)} above it`}. Of what remains: the events table ${number(last.events_table_per_delivery)} (${number(last.events_table_unused_per_delivery)} of it unused space in its pages; its rows are the two events' ids, metadata — trace context, correlation and causation ids — and RunCreated's routine snapshot), the event-store indexes ${number(storeIndexes)}, the read models ${number(readModels)} (their rows and indexes: ids, account, timestamps).`,
+    `Target: at most ${number(target)} bytes per delivery. ${after <= target ? 'Within it once the payloads are gone.' : `${number(after - target)} above it even once the payloads are gone: what remains is the record itself — the two events' ids and metadata (trace context, correlation and causation ids), RunCreated's routine snapshot and the account, the event-store indexes, and the read models' rows and indexes.`}`,
     '',
   ];
 }

@@ -67,6 +67,10 @@ describe('seeded chaos on the Kafka shape (kill -9 of ingress, dispatcher and br
       orphan_runs: 0,
       deliveries_without_run: 0,
       parked: 0,
+      // The default payload retention (30 days): nothing expires during the run.
+      runs_withheld: 0,
+      parked_payload_removed: 0,
+      payloads_removed: 0,
     });
     expect({ runs_not_answered_202: summary.runs_not_answered_202, accepted_202_without_run: summary.accepted_202_without_run }).toEqual({
       runs_not_answered_202: 0,

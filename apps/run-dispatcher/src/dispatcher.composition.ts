@@ -121,6 +121,8 @@ function erasureRunnerLifecycle(store: EventStore, readModels: ReadModelStore): 
     readModelsAt: awaitProjector(readModels),
     clock: systemClock,
     random: cryptoRandom,
+    // Rest as long as each window took: a scan of millions leaves half its core to the live traffic.
+    restShare: 1,
   });
   return new ErasureRunnerLifecycle(new ErasureRunner(store, job));
 }

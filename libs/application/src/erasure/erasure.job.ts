@@ -24,6 +24,12 @@ export interface ErasureJobDependencies extends ErasureWindowDependencies {
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly reclaim?: ReclaimPolicy;
+  /**
+   * How long to rest after a window, as a share of the time it took (0: none, 1: as long again).
+   * A service's runner rests so that a scan over millions of payloads leaves the machine's CPU to
+   * the requests being answered meanwhile; an operator's CLI run goes flat out.
+   */
+  readonly restShare?: number;
 }
 
 export interface ErasureRunOptions {
@@ -71,7 +77,9 @@ export class ErasureJob {
     while (!stored.state.exhausted) {
       if (options.signal?.aborted) return { kind: 'stopped', state: stored.state };
       const state: ErasureState = stored.state;
+      const started = performance.now();
       const window = await eraseWindow(this.deps, { erasureId, selection, needle, cursor: state.cursor, mode });
+      if (this.deps.restShare) await sleep((performance.now() - started) * this.deps.restShare);
       const progressed: ErasureProgressed = {
         type: 'ErasureProgressed',
         data: {
