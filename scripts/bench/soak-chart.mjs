@@ -1,7 +1,8 @@
 /**
  * The soak run's chart as a self-contained SVG, in the style of latency-chart.mjs: one panel per
  * measure (RSS, heap, active handles, HTTP p99, store size) against minutes, one line per shape
- * and service.
+ * and service. The panels, the title and the colours per shape can be given (retention-soak.mjs
+ * draws its two runs with them).
  */
 import { niceStep } from './latency-chart.mjs';
 
@@ -10,8 +11,14 @@ const PANEL_H = 150;
 const MARGIN = { left: 70, right: 230, top: 40, bottom: 40, gap: 30 };
 const COLORS = { embedded: ['#1f77b4', '#2ca02c'], kafka: ['#d62728', '#ff7f0e'] };
 
-export function soakChart(report) {
-  const panels = [
+export function soakChart(report, { title, panels = defaultPanels(), colors = COLORS } = {}) {
+  const heading =
+    title ?? `Soak at half the measured maximum (${report.measured_at.slice(0, 10)}, ${report.minutes_per_shape} min per shape)`;
+  return drawPanels(report, heading, panels, colors);
+}
+
+function defaultPanels() {
+  return [
     {
       title: 'RSS (MiB)',
       series: () => [
@@ -36,6 +43,9 @@ export function soakChart(report) {
     { title: 'HTTP p99 per window (ms)', series: () => [['ingress', (p) => p.p99_ms]] },
     { title: 'store size (MiB)', series: () => [['events.sqlite + WAL', (p) => p.store_mib]] },
   ];
+}
+
+function drawPanels(report, title, panels, colors) {
   const plotW = WIDTH - MARGIN.left - MARGIN.right;
   const height = MARGIN.top + panels.length * (PANEL_H + MARGIN.gap) + MARGIN.bottom;
   const maxX = Math.max(1, ...report.shapes.flatMap((shape) => shape.points.map((p) => p.minute))) * 1.02;
@@ -43,14 +53,14 @@ export function soakChart(report) {
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${WIDTH}" height="${height}" fill="white"/>`,
-    `<text x="${MARGIN.left}" y="22" font-size="14" font-weight="bold">Soak at half the measured maximum (${report.measured_at.slice(0, 10)}, ${report.minutes_per_shape} min per shape)</text>`,
+    `<text x="${MARGIN.left}" y="22" font-size="14" font-weight="bold">${title}</text>`,
   ];
   panels.forEach((panel, index) => {
     const top = MARGIN.top + index * (PANEL_H + MARGIN.gap);
     const lines = report.shapes.flatMap((shape) =>
       panel.series(shape.shape).map(([service, pick], k) => ({
         name: `${shape.shape} ${service}`,
-        color: COLORS[shape.shape][k],
+        color: colors[shape.shape][k],
         points: shape.points.map((p) => [p.minute, pick(p)]).filter(([, v]) => typeof v === 'number'),
       })),
     );

@@ -6,29 +6,43 @@
  * at that fixed offered rate; after each window: HTTP p99 and rate of the window, RSS of both
  * services (/proc), their V8 heap and active handles (scripts/bench/soak-probe.cjs, preloaded),
  * the store's size on disk and the deliveries still without a run. At the end every 202 must be
- * a run. Writes docs/soak/latest.json and docs/soak/soak.svg.
+ * a run. Writes docs/soak/latest.json and docs/soak/soak.svg (into `--out`).
+ *
+ * `--rate N` soaks at N/s instead (no maximum burst first); `--payload-retention-seconds N` runs
+ * the services with PAYLOAD_RETENTION_SECONDS=N. Each window also records the payload part of the
+ * store (scripts/bench/soak-store.mjs). scripts/bench/retention-soak.mjs runs it with and without.
  *
  *   npm run soak -- --minutes 30
  *   npm run soak -- --minutes 3 --only embedded
+ *   npm run soak -- --minutes 5 --only embedded --rate 300 --payload-retention-seconds 60 --out /tmp/soak
  */
-import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO, load, rssMiB, setUpWebhook, startKafkaBroker, startStack, sleep } from './bench-kit.mjs';
 import { soakChart } from './soak-chart.mjs';
+import { storeState } from './soak-store.mjs';
 
 const PROBE = join(REPO, 'scripts', 'bench', 'soak-probe.cjs');
 const BODY = JSON.stringify({ data: { order: 42, items: ['a', 'b'], note: 'soak' } });
 
 function parseArgs(argv) {
-  const options = { minutes: 30, window: 15, only: undefined, out: join(REPO, 'docs', 'soak') };
+  const options = {
+    minutes: 30,
+    window: 15,
+    only: undefined,
+    out: join(REPO, 'docs', 'soak'),
+    rate: undefined,
+    payloadRetentionSeconds: undefined,
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1];
     if (argv[i] === '--minutes') options.minutes = Number(value);
     else if (argv[i] === '--window') options.window = Number(value);
     else if (argv[i] === '--only') options.only = value;
     else if (argv[i] === '--out') options.out = value;
+    else if (argv[i] === '--rate') options.rate = Number(value);
+    else if (argv[i] === '--payload-retention-seconds') options.payloadRetentionSeconds = Number(value);
     else throw new Error(`unknown option ${argv[i]}`);
   }
   return options;
@@ -46,23 +60,6 @@ function lastProbe(file) {
   return JSON.parse(lines[lines.length - 1] || '{}');
 }
 
-function storeState(storeFile) {
-  const size = (file) => (existsSync(file) ? statSync(file).size : 0);
-  const db = new Database(storeFile, { readonly: true });
-  try {
-    const one = (sql) => Number(db.prepare(sql).get().n);
-    return {
-      store_mib: round1((size(storeFile) + size(`${storeFile}-wal`)) / 1048576),
-      deliveries: one("SELECT count(*) AS n FROM events WHERE category = 'delivery-' AND type = 'DeliveryAccepted'"),
-      runs: one("SELECT count(*) AS n FROM events WHERE category = 'run-' AND type = 'RunCreated'"),
-      without_run: one(`SELECT count(*) AS n FROM events d WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND NOT EXISTS (
-          SELECT 1 FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND r.type = 'RunCreated')`),
-    };
-  } finally {
-    db.close();
-  }
-}
-
 async function soakShape(shape, options, log) {
   const broker = shape === 'kafka' ? startKafkaBroker() : undefined;
   const probeDir = join(tmpdir(), `wts-soak-probe-${process.pid}-${shape}`);
@@ -70,7 +67,11 @@ async function soakShape(shape, options, log) {
   const probeFile = (name) => join(probeDir, `${name}.jsonl`);
   const stack = await startStack({
     label: `soak-${shape}`,
-    extraEnv: { ...(broker ? { KAFKA_BROKERS: broker.brokers } : {}), SOAK_PROBE_INTERVAL_MS: '2000' },
+    extraEnv: {
+      ...(broker ? { KAFKA_BROKERS: broker.brokers } : {}),
+      ...(options.payloadRetentionSeconds ? { PAYLOAD_RETENTION_SECONDS: String(options.payloadRetentionSeconds) } : {}),
+      SOAK_PROBE_INTERVAL_MS: '2000',
+    },
     nodeFlags: ['--require', PROBE],
     perService: { ingress: { SOAK_PROBE_FILE: probeFile('ingress') }, dispatcher: { SOAK_PROBE_FILE: probeFile('dispatcher') } },
   });
@@ -82,9 +83,10 @@ async function soakShape(shape, options, log) {
       headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' },
       body: BODY,
     };
-    const max = await load({ ...request, connections: 32, seconds: 10 });
-    const rate = Math.max(1, Math.floor(max.rps / 2));
-    log(`${shape}: measured maximum ${Math.round(max.rps)}/s, soaking at ${rate}/s for ${options.minutes} min`);
+    // A fixed --rate skips the maximum burst (whose backlog would show in the store's first minutes).
+    const max = options.rate ? undefined : await load({ ...request, connections: 32, seconds: 10 });
+    const rate = options.rate ?? Math.max(1, Math.floor(max.rps / 2));
+    log(`${shape}: ${max ? `measured maximum ${Math.round(max.rps)}/s, ` : ''}soaking at ${rate}/s for ${options.minutes} min`);
     // Let the burst's backlog drain before the clock starts.
     for (let waited = 0; storeState(stack.storeFile).without_run > 0 && waited < 120_000; waited += 500) await sleep(500);
 
@@ -103,6 +105,7 @@ async function soakShape(shape, options, log) {
       const store = storeState(stack.storeFile);
       const point = {
         minute: round1((Date.now() - started) / 60_000),
+        at: new Date().toISOString(),
         rps: Math.round(result.rps),
         p99_ms: result.p99_ms,
         ingress_rss_mib: round1(rssMiB(stack.ingress.child.pid)),
@@ -112,13 +115,18 @@ async function soakShape(shape, options, log) {
         ingress_handles: ingressProbe.handles,
         dispatcher_handles: dispatcherProbe.handles,
         store_mib: store.store_mib,
+        store_bytes: store.store_bytes,
+        wal_bytes: store.wal_bytes,
+        readmodels_bytes: store.readmodels_bytes,
+        deliveries: store.deliveries,
+        ...(store.payloads ?? {}),
         deliveries_without_run: store.without_run,
         unexpected_status: result.unexpected_status,
         errors: result.errors,
       };
       points.push(point);
       log(
-        `${shape} ${point.minute} min: ${point.rps}/s p99 ${point.p99_ms} ms, RSS ${point.ingress_rss_mib}/${point.dispatcher_rss_mib} MiB, heap ${point.ingress_heap_mib}/${point.dispatcher_heap_mib} MiB, handles ${point.ingress_handles}/${point.dispatcher_handles}, store ${point.store_mib} MiB, backlog ${point.deliveries_without_run}`,
+        `${shape} ${point.minute} min: ${point.rps}/s p99 ${point.p99_ms} ms, RSS ${point.ingress_rss_mib}/${point.dispatcher_rss_mib} MiB, heap ${point.ingress_heap_mib}/${point.dispatcher_heap_mib} MiB, handles ${point.ingress_handles}/${point.dispatcher_handles}, store ${point.store_mib} MiB (${point.kept_payloads ?? '-'} payloads kept, ${point.removed_payloads ?? '-'} removed), backlog ${point.deliveries_without_run}`,
       );
     }
     let store = storeState(stack.storeFile);
@@ -133,7 +141,8 @@ async function soakShape(shape, options, log) {
     const drift = (pick) => ({ first_third_median: median(firstThird.map(pick)), last_third_median: median(lastThird.map(pick)) });
     return {
       shape,
-      measured_max_rps: Math.round(max.rps),
+      measured_max_rps: max ? Math.round(max.rps) : null,
+      payload_retention_seconds: options.payloadRetentionSeconds ?? null,
       offered_rps: rate,
       minutes: options.minutes,
       window_seconds: options.window,
