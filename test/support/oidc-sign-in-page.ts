@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { OidcAccessTokenVerifier } from '@wts/platform';
 import { startOidcProvider, type RunningOidcProvider } from './oidc-provider.harness';
-import { freePort } from './service-processes';
+import { reservePort } from './service-processes';
 import { UiTestServer, artifactsDir, launchChromium } from './ui-test-server';
 
 declare const sessionStorage: { readonly length: number; key(index: number): string | null; getItem(key: string): string | null };
@@ -74,9 +74,14 @@ export function useOidcSignInPage(): OidcSignInPage {
 
   beforeAll(async () => {
     started.browser = await launchChromium();
-    const port = await freePort();
+    // Held while the provider starts (it listens on a port of its own), released just before the page's server takes it.
+    const reserved = await reservePort();
+    const { port } = reserved;
     // The one redirect URI an operator registers at the provider: the page's origin + /ui/.
-    started.provider = await startOidcProvider({ publicClientId: PUBLIC_CLIENT_ID, redirectUris: [`http://127.0.0.1:${port}/ui/`] });
+    started.provider = await startOidcProvider({
+      publicClientId: PUBLIC_CLIENT_ID,
+      redirectUris: [`http://127.0.0.1:${port}/ui/`],
+    }).finally(() => reserved.release());
     started.server = await UiTestServer.start(
       {},
       {

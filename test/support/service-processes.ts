@@ -14,6 +14,22 @@ export function assertBuilt(): void {
   }
 }
 
+/**
+ * A free port held until `release()`: what is started meanwhile (another server listening on port
+ * 0) cannot be handed the same port, as it can be between freePort() and a later listen.
+ */
+export async function reservePort(): Promise<{ readonly port: number; release(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      resolve({ port, release: () => new Promise<void>((done) => server.close(() => done())) });
+    });
+  });
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
