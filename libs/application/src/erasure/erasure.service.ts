@@ -1,5 +1,5 @@
 import { Streams, type ErasureRequested } from '@wts/contracts';
-import { reject, timeOrderedId, validateErasureSelectors, type ErasureSelectors, type Rejection } from '@wts/domain';
+import { foldErasure, reject, timeOrderedId, validateErasureSelectors, type ErasureSelectors, type Rejection } from '@wts/domain';
 import type { EventStore, PayloadAttachment } from '@wts/event-store';
 import type { AdminCall } from '../access/admin-call';
 import { causedBy, toAppend } from '../shared/event-envelope';
@@ -63,21 +63,10 @@ export class ErasureService {
       search === undefined ? undefined : { payload: search },
     );
     if (result.kind === 'conflict') throw new Error(`erasure id ${erasureId} was taken: the random source repeats itself`);
-    return toErasureView(
-      {
-        erasureId,
-        selection,
-        requestedAt: requested.data.requestedAt,
-        requestedBy: requested.data.requestedBy,
-        cursor: null,
-        exhausted: false,
-        windows: 0,
-        scanned: 0,
-        selected: 0,
-        erased: 0,
-      },
-      this.deps.kafkaCopiesExpireBy,
-    );
+    // The state as the request alone makes it: the domain's fold, not a copy of it.
+    const state = foldErasure([requested]);
+    if (!state) throw new Error(`erasure ${erasureId}: its request folds to no state`);
+    return toErasureView(state, this.deps.kafkaCopiesExpireBy);
   }
 
   /** erasure_not_found for an id that is not an era_ id or names no erasure. */
