@@ -11,7 +11,7 @@ import { AdminClient } from '../support/admin-client';
 import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
 import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
-import { committedOffsets, testKafka, topicSize } from '../support/kafka-test-kit';
+import { committedOffsets, testKafka, topicOffsets, topicSize } from '../support/kafka-test-kit';
 import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
 
@@ -42,14 +42,7 @@ async function topicPartitions(kafka: Kafka, topic: string): Promise<PartitionMe
 
 /** A partition's high watermark (messages it holds: nothing is compacted or expired here). */
 async function highWatermark(kafka: Kafka, topic: string, partition: number): Promise<number> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    return Number(offsets.find((entry) => entry.partition === partition)?.high ?? -1);
-  } finally {
-    await admin.disconnect();
-  }
+  return (await topicOffsets(kafka, topic)).get(partition)?.high ?? -1;
 }
 
 /**
@@ -121,7 +114,7 @@ describe('hold and release (Kafka shape, a flowing webhook on the held one’s p
     const partitions = await eventually(
       async () => {
         const found = await topicPartitions(kafka, KafkaTopics.webhookEvents);
-        return found.length > 0 ? found : undefined;
+        return found.length > 0 && found.every((entry) => entry.leader >= 0) ? found : undefined;
       },
       30_000,
       `${KafkaTopics.webhookEvents} to exist`,

@@ -5,6 +5,7 @@
 import { schemaVersionOf, type DeliveryAccepted } from '@wts/contracts';
 import { runFraming } from '@wts/domain';
 import type { EventStore, EventToAppend, PayloadAttachment, RecordedEvent } from '@wts/event-store';
+import { eventually } from '@wts/testing';
 import { Kafka, logLevel, type Consumer, type IHeaders } from 'kafkajs';
 import { randomBytes, randomUUID } from 'node:crypto';
 
@@ -79,16 +80,33 @@ export class MessageCollector {
   }
 }
 
+/**
+ * A topic's offsets by partition, looked up until the broker answers for every partition: right
+ * after the services create a topic, its metadata can be there before a leader is (NOT_LEADER_OR_FOLLOWER).
+ */
+export async function topicOffsets(kafka: Kafka, topic: string): Promise<Map<number, { low: number; high: number }>> {
+  return eventually(
+    async () => {
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const offsets = await admin.fetchTopicOffsets(topic);
+        return new Map(offsets.map((entry) => [entry.partition, { low: Number(entry.low), high: Number(entry.high) }]));
+      } finally {
+        await admin.disconnect();
+      }
+    },
+    15_000,
+    `the offsets of ${topic}`,
+    250,
+  );
+}
+
 /** Messages a topic holds (sum of the partitions' high watermarks; topics here are never compacted). */
 export async function topicSize(kafka: Kafka, topic: string): Promise<number> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    return offsets.reduce((sum, partition) => sum + Number(partition.high) - Number(partition.low), 0);
-  } finally {
-    await admin.disconnect();
-  }
+  let sum = 0;
+  for (const { low, high } of (await topicOffsets(kafka, topic)).values()) sum += high - low;
+  return sum;
 }
 
 /** Committed offsets of a group on a topic, by partition (-1 when none). Retries while a fresh broker settles. */
