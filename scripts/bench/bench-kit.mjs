@@ -278,7 +278,9 @@ export async function startStack({ withDispatcher = true, extraEnv = {}, label =
   };
   stack.stop = async () => {
     await Promise.all([stack.ingress, stack.dispatcher].filter(Boolean).map(stopService));
-    rmSync(dataDir, { recursive: true, force: true });
+    // BENCH_KEEP_DATA=1 leaves the DATA_DIR for a look after the run (its path is logged).
+    if (process.env.BENCH_KEEP_DATA === '1') process.stderr.write(`[bench] DATA_DIR kept: ${dataDir}\n`);
+    else rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     await stack.startIngress();

@@ -42,10 +42,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
+const WHOLE_OUTPUT_LIMIT = 64 * 1024 * 1024;
+
 /** One service as a real OS process from the build output, with its output kept for diagnosis. */
 export class ServiceProcess {
   private child: ChildProcess | undefined;
   readonly output: string[] = [];
+  /** Everything printed, for `printed`, up to WHOLE_OUTPUT_LIMIT bytes. */
+  private readonly whole: Buffer[] = [];
+  private wholeBytes = 0;
 
   constructor(
     readonly name: string,
@@ -67,6 +72,15 @@ export class ServiceProcess {
   private keep(chunk: Buffer): void {
     this.output.push(chunk.toString('utf8'));
     if (this.output.length > 500) this.output.shift();
+    this.wholeBytes += chunk.length;
+    if (this.wholeBytes <= WHOLE_OUTPUT_LIMIT) this.whole.push(chunk);
+  }
+
+  /** Which of `needles` the service has printed (stdout or stderr, every start), byte for byte. */
+  printed(needles: readonly string[]): string[] {
+    if (this.wholeBytes > WHOLE_OUTPUT_LIMIT) throw new Error(`${this.name} printed ${this.wholeBytes} bytes, more than printed() keeps`);
+    const all = Buffer.concat(this.whole);
+    return needles.filter((needle) => all.includes(Buffer.from(needle, 'utf8')));
   }
 
   /** kill -9: no shutdown hooks, no flush, no checkpoint save. */
