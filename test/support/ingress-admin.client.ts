@@ -103,7 +103,10 @@ export class IngressAdminClient extends IngressHttpClient {
   }
 
   /** One account, one routine scoped to it, its webhook enabled with `verification` (a signed scheme: the override off). */
-  async setupSignedWebhook(verification: { scheme: string; secret?: string }): Promise<SignedWebhookFixture> {
+  async setupSignedWebhook(verification: {
+    readonly scheme: string;
+    readonly [field: string]: string | undefined;
+  }): Promise<SignedWebhookFixture> {
     const account = await this.createAccount();
     const routine = await this.createRoutine({ account_scope: [account.id] });
     const answer = await this.adminOk(

@@ -875,6 +875,25 @@ describe('docs/openapi.json', () => {
         });
         expect(signed.text).toBe(WEBHOOK_NOT_FOUND_BODY);
         expectDocumented(signed, 'POST', WEBHOOK);
+        // Signed for Discord and refused: its one 401 (docs/signed-senders.md).
+        const discord = await t.deliver(hook, {
+          authorization: null,
+          headers: { 'x-signature-ed25519': '00'.repeat(64), 'x-signature-timestamp': String(Math.floor(Date.now() / 1000)) },
+        });
+        expect(expectDocumented(discord, 'POST', WEBHOOK).code).toBe('webhook_unauthorized');
+        // Handshakes: Graph's validation is answered for any id (POST as Graph sends it, or GET); any other GET is the one 404.
+        const token = 'Validation: Testing client application reachability';
+        const query = `?validationToken=${encodeURIComponent(token)}`;
+        const validated = await t.http('POST', `${t.webhookPath(hook.webhookId)}${query}`, {
+          headers: { 'content-type': 'text/plain' },
+          body: '',
+        });
+        expectDocumented(validated, 'POST', WEBHOOK);
+        expect(validated.text).toBe(token);
+        expect(expectDocumented(await t.http('GET', `${t.webhookPath(hook.webhookId)}${query}`), 'GET', WEBHOOK)).toBeUndefined();
+        const plainGet = await t.http('GET', t.webhookPath(hook.webhookId));
+        expect(plainGet.text).toBe(WEBHOOK_NOT_FOUND_BODY);
+        expectDocumented(plainGet, 'GET', WEBHOOK);
         expect(expectDocumented(await t.deliver(hook, { contentType: 'application/xml' }), 'POST', WEBHOOK).code).toBe(
           'unsupported_media_type',
         );

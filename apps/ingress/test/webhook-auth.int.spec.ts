@@ -3,7 +3,7 @@
  * missing secret all give one 404 — same status, same headers but Date, byte-identical body —
  * decided from the headers alone, before the body is read.
  */
-import { DECOY_DIGEST } from '@wts/domain';
+import { DECOY_DIGEST, digestSecret } from '@wts/domain';
 import { useIngressTestApp } from '../../../test/support/ingress-test-app';
 import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 import { expectProblem } from '../../../test/support/problem-details.assertions';
@@ -80,19 +80,22 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
    * Same work on every path: one constant-time comparison of two 32-byte digests per request — for
    * an unknown or malformed id against the decoy digest. Removing the decoy comparison for unknown
    * ids, or comparing with `===`, fails this test (the comparison primitive is spied on through the
-   * module object the code calls).
+   * module object the code calls). A request with no Authorization at all carries no bearer secret:
+   * its only possible proof is Microsoft Graph's clientState in the body, so it is checked that way
+   * (docs/signed-senders.md) — one comparison of two SHA-256 digests too, known id or not, and never
+   * against a bearer digest.
    */
   it('every path compares once in constant time: the decoy digest for unknown ids, the stored digest otherwise', async () => {
     const crypto = jest.requireActual<typeof import('node:crypto')>('node:crypto');
     const spy = jest.spyOn(crypto, 'timingSafeEqual');
     const decoy = Buffer.from(DECOY_DIGEST, 'hex');
-    const cases: [string, () => Promise<RawResponse>, number, Buffer | 'stored'][] = [
+    const cases: [string, () => Promise<RawResponse>, number, Buffer | 'stored' | 'clientState'][] = [
       ['unknown webhook id', () => post('whk_AAAAAAAAAAAAAAAAAAAAAA', `Bearer ${hook.secret}`), 404, decoy],
       ['malformed webhook id', () => post('not-a-webhook-id', `Bearer ${hook.secret}`), 404, decoy],
-      ['unknown id, no Authorization', () => post('whk_AAAAAAAAAAAAAAAAAAAAAA', undefined), 404, decoy],
+      ['unknown id, no Authorization', () => post('whk_AAAAAAAAAAAAAAAAAAAAAA', undefined), 404, 'clientState'],
       ['disabled endpoint, its own secret', () => post(disabled.webhookId, `Bearer ${disabled.secret}`), 404, 'stored'],
       ['wrong secret', () => post(hook.webhookId, `Bearer whsec_${'A'.repeat(43)}`), 404, 'stored'],
-      ['missing Authorization', () => post(hook.webhookId, undefined), 404, 'stored'],
+      ['missing Authorization', () => post(hook.webhookId, undefined), 404, 'clientState'],
       ['right secret', () => post(hook.webhookId, `Bearer ${hook.secret}`), 202, 'stored'],
     ];
     try {
@@ -107,6 +110,15 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
           lengths: [[32, 32]],
         });
         const comparedWithDecoy = calls[0][1].equals(decoy);
+        if (against === 'clientState') {
+          // Graph's check: neither the bearer decoy nor the webhook's own digest.
+          expect({ name, comparedWithDecoy, stored: calls[0][1].toString('hex') === digestSecret(hook.secret) }).toEqual({
+            name,
+            comparedWithDecoy: false,
+            stored: false,
+          });
+          continue;
+        }
         expect({ name, comparedWithDecoy }).toEqual({ name, comparedWithDecoy: against !== 'stored' });
       }
     } finally {

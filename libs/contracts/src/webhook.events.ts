@@ -6,10 +6,35 @@ export interface TriggerAccount {
   readonly email: string;
 }
 
-/** How a webhook's deliveries prove who sent them: the spec's bearer secret, or a provider's signature. */
-export type SignedScheme = 'standard_webhooks' | 'github' | 'stripe';
+/**
+ * How a webhook's deliveries prove who sent them: the spec's bearer secret, or a provider's
+ * signature (or, for Microsoft Graph, the `clientState` each notification carries).
+ */
+export type SignedScheme =
+  | 'standard_webhooks'
+  | 'github'
+  | 'stripe'
+  // Providers with a URL-verification handshake (docs/signed-senders.md, "Handshakes").
+  | 'slack'
+  | 'zoom'
+  | 'discord'
+  | 'twitch'
+  | 'x'
+  | 'meta'
+  | 'microsoft_graph';
 export type VerificationScheme = 'bearer' | SignedScheme;
-export const SIGNED_SCHEMES: readonly SignedScheme[] = ['standard_webhooks', 'github', 'stripe'];
+export const SIGNED_SCHEMES: readonly SignedScheme[] = [
+  'standard_webhooks',
+  'github',
+  'stripe',
+  'slack',
+  'zoom',
+  'discord',
+  'twitch',
+  'x',
+  'meta',
+  'microsoft_graph',
+];
 export const VERIFICATION_SCHEMES: readonly VerificationScheme[] = ['bearer', ...SIGNED_SCHEMES];
 
 /**

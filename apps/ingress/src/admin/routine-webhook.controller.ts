@@ -7,10 +7,18 @@ import {
   type WebhookView,
   type WebhookWithSecret,
 } from '@wts/application';
+import type { ProviderCredentialInput } from '@wts/domain';
 import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
-import { ChangeWebhookDto, EnableWebhookDto, HoldWebhookDto, ReleaseWebhookDto, RotateWebhookDto } from './dto/webhook.dto';
+import {
+  ChangeWebhookDto,
+  EnableWebhookDto,
+  HoldWebhookDto,
+  ReleaseWebhookDto,
+  RotateWebhookDto,
+  type CredentialFieldsDto,
+} from './dto/webhook.dto';
 
 /** The answers that carry the secret: no cache (browser, proxy) may keep a copy. */
 const NO_STORE = 'no-store';
@@ -49,7 +57,7 @@ export class RoutineWebhookController {
       defaultAccount: body.default_account,
       accountOverrideAllowed: body.account_override_allowed,
       payloadRetentionDays: body.payload_retention_days ?? null,
-      verification: body.verification && { scheme: body.verification.scheme, secret: body.verification.secret },
+      verification: body.verification && { scheme: body.verification.scheme, ...credentialFields(body.verification) },
     };
     return orThrow(await this.webhooks.enable(id, input, call));
   }
@@ -59,7 +67,7 @@ export class RoutineWebhookController {
   @HttpCode(200)
   @Header('cache-control', NO_STORE)
   async rotate(@Param('id') id: string, @Body() body: RotateWebhookDto, @Caller() call: AdminCall): Promise<WebhookWithSecret> {
-    return orThrow(await this.webhooks.rotate(id, { secret: body.secret }, call));
+    return orThrow(await this.webhooks.rotate(id, credentialFields(body), call));
   }
 
   @Post('disable')
@@ -90,4 +98,9 @@ export class RoutineWebhookController {
     const discard = body.discard === true;
     return orThrow(await this.holds.release(id, { discard, ...(discard && body.held_since ? { heldSince: body.held_since } : {}) }, call));
   }
+}
+
+/** A verification's credential fields as the service names them (absent ones left out). */
+function credentialFields(body: CredentialFieldsDto): ProviderCredentialInput {
+  return { secret: body.secret, verifyToken: body.verify_token, publicKey: body.public_key, clientState: body.client_state };
 }

@@ -15,6 +15,7 @@ export type ProblemCode =
 
 export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   webhook_not_found: 404,
+  webhook_unauthorized: 401,
   unsupported_media_type: 415,
   unsupported_content_encoding: 415,
   payload_too_large: 413,
@@ -114,3 +115,10 @@ export function problem(given: ProblemCode | DispatchOnlyCode, detail?: string, 
  * constant, so every byte is identical whatever the cause.
  */
 export const WEBHOOK_NOT_FOUND_BODY = JSON.stringify(problem('webhook_not_found'));
+
+/**
+ * The one answer to a Discord-signed request that is refused, whatever the cause (unknown,
+ * disabled or other-scheme endpoint, bad signature): Discord's documentation asks for a 401 and
+ * checks it by sending bad signatures. A constant too, so nothing in it depends on the cause.
+ */
+export const WEBHOOK_UNAUTHORIZED_BODY = JSON.stringify(problem('webhook_unauthorized'));

@@ -21,6 +21,7 @@ export function meteredTrigger(trigger: TriggerWebhook): TriggerWebhook {
       }
       if (outcome.rateLimit) (outcome.rateLimit.allowed ? metrics.rateLimitAllowed : metrics.rateLimitLimited).inc();
       if (outcome.kind === 'rejected') metrics.rejection(outcome.code);
+      else if (outcome.kind === 'handshake') return outcome;
       else if (outcome.replayed) metrics.idempotentReplays.inc();
       else {
         metrics.deliveriesAccepted.inc();

@@ -10,12 +10,17 @@ const ROUTE = '/workflow-webhooks/{webhook_id}';
  */
 export function tracedTrigger(trigger: TriggerWebhook): TriggerWebhook {
   const traced = (command: TriggerWebhookRequest): Promise<TriggerWebhookOutcome> =>
-    inSpan(`POST ${ROUTE}`, SpanKind.SERVER, contextOf(command.traceparent), async (span) => {
-      span.setAttribute('http.request.method', 'POST');
+    inSpan(`${command.method ?? 'POST'} ${ROUTE}`, SpanKind.SERVER, contextOf(command.traceparent), async (span) => {
+      span.setAttribute('http.request.method', command.method ?? 'POST');
       span.setAttribute('http.route', ROUTE);
       const outcome = await trigger.execute({ ...command, traceparent: traceparentOf(span) });
-      span.setAttribute('wts.outcome', outcome.kind === 'accepted' ? (outcome.replayed ? 'replayed' : 'accepted') : outcome.code);
+      span.setAttribute('wts.outcome', outcomeName(outcome));
       return outcome;
     });
   return { execute: (command) => (tracingEnabled() ? traced(command) : trigger.execute(command)) };
+}
+
+function outcomeName(outcome: TriggerWebhookOutcome): string {
+  if (outcome.kind === 'handshake') return 'handshake';
+  return outcome.kind === 'accepted' ? (outcome.replayed ? 'replayed' : 'accepted') : outcome.code;
 }

@@ -1,6 +1,6 @@
-import type { RateLimitState, TriggerWebhookOutcome } from '@wts/application';
+import type { HandshakeAnswer, RateLimitState, TriggerWebhookOutcome } from '@wts/application';
 import type { FastifyReply } from 'fastify';
-import { WEBHOOK_NOT_FOUND_BODY, problem } from '../http/problem';
+import { WEBHOOK_NOT_FOUND_BODY, WEBHOOK_UNAUTHORIZED_BODY, problem } from '../http/problem';
 import { sendProblemBody } from '../http/problem.reply';
 
 const POLICY = 'per-webhook';
@@ -17,6 +17,10 @@ function rateLimitHeaders(state: RateLimitState): Record<string, string> {
 
 /** Maps the use case's outcome to status, headers and body. */
 export function presentTriggerOutcome(reply: FastifyReply, outcome: TriggerWebhookOutcome): void {
+  if (outcome.kind === 'handshake') {
+    presentHandshake(reply, outcome.answer);
+    return;
+  }
   if (outcome.kind === 'accepted') {
     void reply
       .status(202)
@@ -30,10 +34,24 @@ export function presentTriggerOutcome(reply: FastifyReply, outcome: TriggerWebho
     sendProblemBody(reply, 404, 'webhook_not_found', WEBHOOK_NOT_FOUND_BODY);
     return;
   }
+  if (outcome.code === 'webhook_unauthorized') {
+    sendProblemBody(reply, 401, 'webhook_unauthorized', WEBHOOK_UNAUTHORIZED_BODY);
+    return;
+  }
   const body = problem(outcome.code, outcome.detail);
   if (outcome.rateLimit) void reply.headers(rateLimitHeaders(outcome.rateLimit));
   if (outcome.code === 'payload_too_large') void reply.header('connection', 'close');
   // RFC 9110 §15.5.16: say which codings would have been accepted.
   if (outcome.code === 'unsupported_content_encoding') void reply.header('accept-encoding', 'identity');
   sendProblemBody(reply, body.status, body.code, JSON.stringify(body));
+}
+
+/**
+ * A provider's handshake, answered as its documentation has it: the status, the content type and
+ * the body exactly (a 204 with none). `nosniff`: a challenge echoed as text is never read as anything else.
+ */
+function presentHandshake(reply: FastifyReply, answer: HandshakeAnswer): void {
+  void reply.status(answer.status).header('x-content-type-options', 'nosniff');
+  if (answer.contentType !== undefined) void reply.header('content-type', answer.contentType);
+  void reply.send(answer.status === 204 ? undefined : answer.body);
 }

@@ -1,4 +1,5 @@
 import type { TriggerWebhookUseCase } from '@wts/application';
+import type { HandshakeQuery } from '@wts/domain';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readLimitedBody } from '../http/body-reader';
 import { RAW_BODY_STREAM } from '../http/body-parsing';
@@ -16,22 +17,34 @@ export type TriggerWebhook = Pick<TriggerWebhookUseCase, 'execute'>;
  * pipes and filters: the hot path is this function, the use case and the store.
  */
 export function registerWebhookTriggerRoute(fastify: FastifyInstance, triggerWebhook: TriggerWebhook): void {
-  fastify.route({
-    method: 'POST',
-    url: '/workflow-webhooks/:webhookId',
-    config: RAW_BODY_STREAM,
-    onRequest: async (request, reply) => {
-      await trigger(triggerWebhook, request, reply);
-      return reply;
-    },
-    // Never reached: onRequest has answered.
-    handler: async (_request, reply) => reply,
-  });
+  // POST: deliveries and signed handshakes. GET: X's, Meta's and Graph's handshakes only — any other
+  // GET is the one 404 (HEAD is not routed: the unknown route's 404, as OPTIONS and the rest).
+  for (const method of ['POST', 'GET'] as const) {
+    fastify.route({
+      method,
+      url: '/workflow-webhooks/:webhookId',
+      config: RAW_BODY_STREAM,
+      exposeHeadRoute: false,
+      onRequest: async (request, reply) => {
+        await trigger(triggerWebhook, method, request, reply);
+        return reply;
+      },
+      // Never reached: onRequest has answered.
+      handler: async (_request, reply) => reply,
+    });
+  }
 }
 
-async function trigger(triggerWebhook: TriggerWebhook, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function trigger(
+  triggerWebhook: TriggerWebhook,
+  method: 'GET' | 'POST',
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   try {
     const outcome = await triggerWebhook.execute({
+      method,
+      query: handshakeQuery(request),
       webhookId: (request.params as { webhookId: string }).webhookId,
       authorization: headerValue(request, 'authorization'),
       contentType: headerValue(request, 'content-type'),
@@ -48,6 +61,17 @@ async function trigger(triggerWebhook: TriggerWebhook, request: FastifyRequest, 
         githubDelivery: headerValue(request, 'x-github-delivery'),
         githubEvent: headerValue(request, 'x-github-event'),
         stripeSignature: headerValue(request, 'stripe-signature'),
+        slackSignature: headerValue(request, 'x-slack-signature'),
+        slackTimestamp: headerValue(request, 'x-slack-request-timestamp'),
+        zoomSignature: headerValue(request, 'x-zm-signature'),
+        zoomTimestamp: headerValue(request, 'x-zm-request-timestamp'),
+        discordSignature: headerValue(request, 'x-signature-ed25519'),
+        discordTimestamp: headerValue(request, 'x-signature-timestamp'),
+        twitchSignature: headerValue(request, 'twitch-eventsub-message-signature'),
+        twitchMessageId: headerValue(request, 'twitch-eventsub-message-id'),
+        twitchTimestamp: headerValue(request, 'twitch-eventsub-message-timestamp'),
+        twitchMessageType: headerValue(request, 'twitch-eventsub-message-type'),
+        xSignature: headerValue(request, 'x-twitter-webhooks-signature'),
       },
       readBody: (maxBytes) => readLimitedBody(request.raw, maxBytes),
     });
@@ -55,4 +79,20 @@ async function trigger(triggerWebhook: TriggerWebhook, request: FastifyRequest, 
   } catch (error) {
     sendProblemFor(error, reply);
   }
+}
+
+/** The query members handshakes are read from, each its single (URL-decoded) value; repeated ones count as absent. */
+function handshakeQuery(request: FastifyRequest): HandshakeQuery {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const one = (name: string): string | undefined => {
+    const value = Object.prototype.hasOwnProperty.call(query, name) ? query[name] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  };
+  return {
+    crcToken: one('crc_token'),
+    hubMode: one('hub.mode'),
+    hubVerifyToken: one('hub.verify_token'),
+    hubChallenge: one('hub.challenge'),
+    validationToken: one('validationToken'),
+  };
 }

@@ -1,11 +1,15 @@
 import type { RateLimitState } from './rate-limiter.port';
-import type { RejectionCode, SignedRequestHeaders } from '@wts/domain';
-import type { SignatureHeaders } from '../signing/signature.verifier';
+import type { HandshakeQuery, RejectionCode, SignedRequestHeaders } from '@wts/domain';
+import type { HandshakeAnswer, SignatureHeaders } from '../signing/signature.verifier';
 
 export type BodyReadResult = { readonly kind: 'read'; readonly bytes: Buffer } | { readonly kind: 'too_large' };
 
 /** Everything the public endpoint needs from an HTTP request, as plain values. */
 export interface TriggerWebhookRequest {
+  /** GET carries query handshakes only (X, Meta, Microsoft Graph); absent: POST. */
+  readonly method?: 'GET' | 'POST';
+  /** The query members a handshake is read from (X's, Meta's and Graph's). */
+  readonly query?: HandshakeQuery;
   readonly webhookId: string;
   readonly authorization: string | undefined;
   readonly contentType: string | undefined;
@@ -15,7 +19,7 @@ export interface TriggerWebhookRequest {
   readonly idempotencyKey: string | undefined;
   readonly traceparent: string | undefined;
   readonly sourceAddress: string;
-  /** The signature headers of signed senders (GitHub, Stripe, Standard Webhooks), when present. */
+  /** The signature headers of signed senders (docs/signed-senders.md), when present. */
   readonly signature?: SignatureHeaders & SignedRequestHeaders;
   /** Reads the body, refusing past `maxBytes` while streaming (never truncating). */
   readonly readBody: (maxBytes: number) => Promise<BodyReadResult>;
@@ -28,6 +32,8 @@ export interface AcceptedDeliveryBody {
 }
 
 export type TriggerWebhookOutcome =
+  /** A provider's URL-verification handshake answered: no delivery, no run. */
+  | { readonly kind: 'handshake'; readonly answer: HandshakeAnswer; readonly rateLimit?: undefined }
   | {
       readonly kind: 'accepted';
       readonly body: AcceptedDeliveryBody;

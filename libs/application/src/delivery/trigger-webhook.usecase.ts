@@ -6,6 +6,10 @@ import {
   checkContentEncoding,
   claimedScheme,
   extractRequest,
+  looksLikeHandshake,
+  queryHandshakeOf,
+  refusalCodeOf,
+  signedHandshakeOf,
   extractSignedRequest,
   signedDeliveryFacts,
   isRejection,
@@ -21,6 +25,7 @@ import {
   secretMatchesDigest,
   type AcceptDelivery,
   type ConfiguredWebhook,
+  type QueryHandshake,
   type DigestedRequest,
   type ExtractedRequest,
   type Rejection,
@@ -35,6 +40,7 @@ import type { UseCaseContext } from '../shared/use-case.context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
 import type { SignatureVerifier } from '../signing/signature.verifier';
 import type { AttemptReason, WebhookActivityRecorder } from './webhook-activity.recorder';
+import { WebhookHandshakeResponder, lookUpCredential } from './webhook-handshake.responder';
 import type { TriggerWebhookRequest, TriggerWebhookOutcome } from './trigger-webhook.request';
 
 export interface TriggerLimits {
@@ -57,10 +63,11 @@ export interface TriggerWebhookDependencies {
   readonly signatures?: SignatureVerifier | undefined;
 }
 
-type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState };
+/** An authenticated request's webhook and routine; for a signed one, the credential it was checked with. */
+type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState; readonly secret?: string };
 
 /** A signed request whose signature checked out: its scheme and the body it was checked over. */
-type VerifiedBody = { readonly scheme: SignedScheme; readonly bytes: Buffer };
+type VerifiedBody = { readonly scheme: SignedScheme; readonly bytes: Buffer; readonly secret: string };
 
 /**
  * Where attempts at unknown webhook ids are recorded: not a webhook id (too short to be one), so no
@@ -86,6 +93,7 @@ export class TriggerWebhookUseCase {
   private readonly limits: TriggerLimits;
   private readonly appender: DeliveryAppender;
   private readonly signatures: SignatureVerifier | undefined;
+  private readonly handshakes: WebhookHandshakeResponder;
 
   constructor(dependencies: TriggerWebhookDependencies) {
     this.context = dependencies.context;
@@ -95,12 +103,20 @@ export class TriggerWebhookUseCase {
     this.limits = dependencies.limits;
     ({ store: this.store, config: this.config, clock: this.clock, random: this.random } = this.context);
     this.appender = new DeliveryAppender(this.store, this.random);
+    this.handshakes = new WebhookHandshakeResponder(this.config, this.signatures, (webhookId, reason, command) =>
+      this.record(webhookId, reason, command),
+    );
   }
 
   async execute(command: TriggerWebhookRequest): Promise<TriggerWebhookOutcome> {
+    const method = command.method ?? 'POST';
+    const handshake = queryHandshakeOf(method, command.query ?? {});
+    // A GET that is no handshake: the one 404 at once, as for any unknown route (a fact of the request).
+    if (method !== 'POST' && handshake === undefined) return NOT_FOUND;
     // Decide on state that includes every change committed before this request (any replica).
-    const scheme = claimedScheme(command.signature ?? {});
+    const scheme = handshake?.scheme ?? claimedScheme(command.signature ?? {}, command.authorization);
     await this.freshen(command.webhookId, scheme);
+    if (handshake !== undefined) return this.answerQueryHandshake(command, handshake);
     if (scheme !== 'bearer') return this.executeSigned(command, scheme);
     const auth = this.authenticate(command);
     if (!auth) return NOT_FOUND;
@@ -122,8 +138,19 @@ export class TriggerWebhookUseCase {
       return reject('payload_too_large', `the body exceeds ${this.limits.maxPayloadBytes} bytes`);
     }
     const auth = await this.authenticateSigned(command, scheme, body.bytes);
-    if (!auth) return NOT_FOUND;
-    return this.recorded(command, auth, await this.afterAuthentication(command, auth, { scheme, bytes: body.bytes }));
+    if (!auth?.secret) return refusal(scheme);
+    return this.recorded(command, auth, await this.afterAuthentication(command, auth, { scheme, bytes: body.bytes, secret: auth.secret }));
+  }
+
+  /**
+   * X's CRC, Meta's subscription check, Graph's validation (docs/signed-senders.md, "Handshakes").
+   * Graph's POST has a body (empty, as Graph sends it): it is read, bounded, as every POST's is.
+   */
+  private async answerQueryHandshake(command: TriggerWebhookRequest, handshake: QueryHandshake): Promise<TriggerWebhookOutcome> {
+    if ((command.method ?? 'POST') === 'POST' && (await command.readBody(this.limits.maxPayloadBytes)).kind === 'too_large') {
+      return reject('payload_too_large', `the body exceeds ${this.limits.maxPayloadBytes} bytes`);
+    }
+    return this.handshakes.answerQuery(command, handshake);
   }
 
   private recorded(command: TriggerWebhookRequest, auth: Authenticated, outcome: TriggerWebhookOutcome): TriggerWebhookOutcome {
@@ -182,15 +209,7 @@ export class TriggerWebhookUseCase {
    * finds no digest to match); a signature for another scheme is checked against the decoy.
    */
   private async authenticateSigned(command: TriggerWebhookRequest, scheme: SignedScheme, body: Buffer): Promise<Authenticated | undefined> {
-    const webhook = this.config.webhook(command.webhookId);
-    // An unknown id looks up the scheme's decoy webhook and its signing secret as a known id looks
-    // up its own (docs/timing.md, "Signed senders", item 2) — and is still checked against the decoy secret.
-    const subject = webhook ?? this.config.signedDecoy(scheme);
-    const stored =
-      subject?.scheme === scheme && subject.signingSecretId
-        ? this.config.signingSecret(subject.webhookId, subject.signingSecretId)
-        : undefined;
-    const own = webhook === undefined ? undefined : stored;
+    const { webhook, own } = lookUpCredential(this.config, command.webhookId, scheme);
     const verdict = this.signatures
       ? await this.signatures.verify({
           scheme,
@@ -203,11 +222,15 @@ export class TriggerWebhookUseCase {
       : ({ valid: false, reason: 'signature_mismatch' } as const);
     const matches = verdict.valid && own !== undefined;
     if (!webhook || !matches || webhook.status !== 'enabled') {
-      this.record(webhook?.webhookId, signedRefusal(webhook, scheme, matches, verdict), command);
+      const reason = signedRefusal(webhook, scheme, matches, verdict);
+      // Whether it was a handshake is read from the request after the answer, whatever the endpoint.
+      this.record(webhook?.webhookId, reason, command, () =>
+        SIGNATURE_FAILURES.has(reason) && looksLikeHandshake(scheme, command.signature ?? {}, body) ? 'handshake_refused' : reason,
+      );
       return undefined;
     }
     const routine = this.config.routine(webhook.routineId);
-    return routine ? { webhook, routine } : undefined;
+    return routine && own !== undefined ? { webhook, routine, secret: own } : undefined;
   }
 
   /**
@@ -217,11 +240,11 @@ export class TriggerWebhookUseCase {
    * (listed nowhere: nobody owns it, and only its newest rows are kept like any webhook's), so that
    * an unknown id and a known one with a wrong secret cost the same, even in aggregate.
    */
-  private record(webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookRequest): void {
+  private record(webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookRequest, refine?: () => AttemptReason): void {
     setImmediate(() => {
       this.activity.recordAttempt({
         webhookId: webhookId ?? UNKNOWN_WEBHOOK_ATTEMPTS,
-        reason,
+        reason: refine ? refine() : reason,
         at: this.clock.now().toISOString(),
         sourceAddress: command.sourceAddress,
       });
@@ -258,6 +281,8 @@ export class TriggerWebhookUseCase {
       ? extractSignedRequest({ bytes: body.bytes, contentType })
       : extractRequest({ bytes: body.bytes, contentType, accountHeader });
     if (isRejection(extracted)) return withLimit(extracted);
+    const handshake = signed ? signedHandshakeOf(signed.scheme, command.signature ?? {}, extracted.json) : undefined;
+    if (signed && handshake) return this.handshakes.answerSigned(command, webhook, handshake, signed.secret);
     const facts = signed ? signedDeliveryFacts(signed.scheme, command.signature ?? {}, extracted.json) : undefined;
     if (isRejection(facts)) return withLimit(facts);
     const triggerAccount = resolveTriggerAccount({
@@ -270,7 +295,7 @@ export class TriggerWebhookUseCase {
     if (isRejection(triggerAccount)) return withLimit(triggerAccount);
     const idempotencyKey = facts ? facts.idempotencyKey : parseIdempotencyKey(command.idempotencyKey);
     if (isRejection(idempotencyKey)) return withLimit(idempotencyKey);
-    const guard = replayGuard(signed?.scheme, command.signature ?? {}, idempotencyKey, this.limits);
+    const guard = replayGuard(signed?.scheme, command.signature ?? {}, idempotencyKey, this.limits, body.bytes);
     // Judged on the routine as it is now: making it safer lifts the block by itself.
     const safety = judgeRoutineSafety(routine);
     if (safety.blocked) return withLimit(reject('webhook_blocked', `${safety.reason} ${safety.remedy}`));
@@ -317,6 +342,20 @@ export class TriggerWebhookUseCase {
 
 const NOT_FOUND: TriggerWebhookOutcome = { kind: 'rejected', code: 'webhook_not_found', detail: 'not found' };
 
+/** The one refusal of a request claiming `scheme`: the 404, or Discord's 401 (refusalCodeOf). */
+function refusal(scheme: SignedScheme): TriggerWebhookOutcome {
+  const code = refusalCodeOf(scheme);
+  return code === 'webhook_not_found' ? NOT_FOUND : { kind: 'rejected', code, detail: 'unauthorized' };
+}
+
+/** The refusals that are a failed proof (what a refused handshake is recorded as). */
+const SIGNATURE_FAILURES: ReadonlySet<AttemptReason> = new Set<AttemptReason>([
+  'missing_signature',
+  'malformed_signature',
+  'signature_mismatch',
+  'timestamp_outside_tolerance',
+]);
+
 /** Why a signed attempt was refused, for the owner: the scheme did not match, the webhook is disabled, or how the signature failed. */
 function signedRefusal(
   webhook: ConfiguredWebhook | undefined,
@@ -325,6 +364,8 @@ function signedRefusal(
   verdict: { readonly valid: boolean; readonly reason?: AttemptReason },
 ): AttemptReason {
   if (matches) return 'webhook_disabled';
+  // A request with no credential at all (checked as Graph's) to a bearer webhook lacks its secret.
+  if (webhook && webhook.scheme === 'bearer' && scheme === 'microsoft_graph') return 'wrong_secret';
   if (webhook && webhook.scheme !== scheme) return 'wrong_scheme';
   return verdict.reason ?? 'signature_mismatch';
 }

@@ -6,9 +6,12 @@ import type { SignatureFailure } from '../signing/signature.verifier';
 /**
  * Why an attempt was refused, for the webhook's owner (callers see only the one 404): a wrong
  * bearer secret, a signature that failed (and how), or a request signed for another scheme than
- * the webhook verifies (`wrong_scheme`: e.g. GitHub pointed at a bearer webhook).
+ * the webhook verifies (`wrong_scheme`: e.g. GitHub pointed at a bearer webhook). A provider's
+ * URL-verification handshake is listed the same way: `handshake_answered` when the service answered
+ * it, `handshake_refused` when its proof failed (signature, timestamp, Meta's verify token).
  */
-export type AttemptReason = RejectionCode | 'wrong_secret' | 'webhook_disabled' | 'wrong_scheme' | SignatureFailure;
+export type AttemptReason =
+  RejectionCode | 'wrong_secret' | 'webhook_disabled' | 'wrong_scheme' | SignatureFailure | 'handshake_answered' | 'handshake_refused';
 
 export interface RejectedAttempt {
   readonly webhookId: string;

@@ -1,4 +1,5 @@
 import type { SignedScheme } from '@wts/contracts';
+import type { Handshake } from '@wts/domain';
 
 /** The signature headers of a delivery, as received (each one's first value). */
 export interface SignatureHeaders {
@@ -10,17 +11,33 @@ export interface SignatureHeaders {
   readonly hubSignature256?: string | undefined;
   /** Stripe: `Stripe-Signature` (`t=<seconds>,v1=<hex>[,v1=…]`). */
   readonly stripeSignature?: string | undefined;
+  /** Slack: `X-Slack-Signature` (`v0=<hex>`) and `X-Slack-Request-Timestamp`. */
+  readonly slackSignature?: string | undefined;
+  readonly slackTimestamp?: string | undefined;
+  /** Zoom: `x-zm-signature` (`v0=<hex>`) and `x-zm-request-timestamp`. */
+  readonly zoomSignature?: string | undefined;
+  readonly zoomTimestamp?: string | undefined;
+  /** Discord: `X-Signature-Ed25519` (hex) and `X-Signature-Timestamp`. */
+  readonly discordSignature?: string | undefined;
+  readonly discordTimestamp?: string | undefined;
+  /** Twitch EventSub: `Twitch-Eventsub-Message-Signature` (`sha256=<hex>`), `-Id` and `-Timestamp` (RFC 3339). */
+  readonly twitchSignature?: string | undefined;
+  readonly twitchMessageId?: string | undefined;
+  readonly twitchTimestamp?: string | undefined;
+  /** X: `x-twitter-webhooks-signature` (`sha256=<base64>`). */
+  readonly xSignature?: string | undefined;
 }
 
 /** One delivery to check: the raw body bytes as received, never re-encoded. */
 export interface SignedDelivery {
   readonly scheme: SignedScheme;
+  /** The sealed credential opened: the signing secret, Discord's public key, Graph's clientState, Meta's JSON pair. */
   readonly secret: string;
   readonly body: Buffer;
   readonly headers: SignatureHeaders;
   /** The time the delivery is judged at (milliseconds since the epoch). */
   readonly nowMs: number;
-  /** How far a signed timestamp may be from `nowMs`, either way (Standard Webhooks, Stripe; GitHub signs none). */
+  /** How far a signed timestamp may be from `nowMs`, either way (GitHub, Meta and X sign none; Twitch: at least 10 minutes). */
   readonly toleranceSeconds: number;
 }
 
@@ -37,6 +54,16 @@ export type SignatureFailure =
 export type SignatureVerdict = { readonly valid: true } | { readonly valid: false; readonly reason: SignatureFailure };
 
 /**
+ * A handshake's answer, exactly as the provider documents it: the status (200, or 204 for Discord's
+ * webhook-events PING), the content type and the body (empty for a 204).
+ */
+export interface HandshakeAnswer {
+  readonly status: 200 | 204;
+  readonly contentType: string | undefined;
+  readonly body: string;
+}
+
+/**
  * Verifies a signed delivery with the provider's own library. Its work must not depend on whether
  * the secret is a webhook's or a decoy: the caller checks an unknown, disabled or differently
  * configured endpoint against `decoySecret(scheme)` and refuses it the same way.
@@ -45,4 +72,11 @@ export interface SignatureVerifier {
   verify(delivery: SignedDelivery): Promise<SignatureVerdict>;
   /** A secret in the scheme's own form that no sender holds (made once per process). */
   decoySecret(scheme: SignedScheme): string;
+  /**
+   * A handshake's answer under the credential (`secret` as in SignedDelivery; a decoy's for an
+   * endpoint that is not the handshake's): Zoom's `encryptedToken` and X's `response_token` are
+   * HMACs under it. Undefined when the handshake's own proof fails — Meta's verify token, compared in
+   * constant time — the same work either way.
+   */
+  answer(handshake: Handshake, secret: string): HandshakeAnswer | undefined;
 }

@@ -2,6 +2,7 @@ import { Streams, type SignedScheme, type SigningSecretSealed, type Verification
 import { asEvent, toAppend } from '../shared/event-envelope';
 import {
   STANDARD_WEBHOOKS_SECRET_BYTES,
+  credentialProblem,
   decideWebhook,
   digestSecret,
   idFromBytes,
@@ -10,11 +11,11 @@ import {
   judgeRoutineSafety,
   matchActiveAccount,
   reject,
+  sealedCredential,
   signingSecretBinding,
-  signingSecretIsRequired,
-  signingSecretProblem,
   standardWebhooksSecret,
   webhookDecider,
+  type ProviderCredentialInput,
   type Rejection,
   type RoutineState,
   type WebhookCommand,
@@ -26,10 +27,13 @@ import type { UseCaseContext } from '../shared/use-case.context';
 import { HELD_DELIVERIES_CAP, kafkaRetentionRefusal, toWebhookView, type WebhookView, type WebhookViewSettings } from './webhook.view';
 import type { HoldSpan } from '../configuration/configuration.state';
 
-/** How the webhook's deliveries prove their sender; a signed scheme's secret is pasted or, for Standard Webhooks, may be made. */
-export interface VerificationInput {
+/**
+ * How the webhook's deliveries prove their sender: a signed scheme's secret is pasted or, for
+ * Standard Webhooks, may be made; Meta adds its verify token, Discord takes its public key, Graph
+ * its clientState (ProviderCredentialInput).
+ */
+export interface VerificationInput extends ProviderCredentialInput {
   readonly scheme: VerificationScheme;
-  readonly secret?: string | undefined;
 }
 
 export interface EnableWebhookInput {
@@ -135,15 +139,16 @@ export class WebhookAdminService {
   }
 
   /**
-   * A new secret: bearer and Standard Webhooks webhooks get one made (shown once); GitHub and Stripe
-   * ones take the provider's (`secret`, required), never shown again. The scheme stays the webhook's.
+   * A new secret: bearer and Standard Webhooks webhooks get one made (shown once); the others take
+   * the provider's new credential (the fields their scheme takes, required), never shown again. The
+   * scheme stays the webhook's.
    */
-  rotate(routineId: string, input: { readonly secret?: string | undefined }, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
+  rotate(routineId: string, input: ProviderCredentialInput, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {
       await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
       if (isRejection(found)) return found;
-      const made = this.newCredential({ scheme: found.scheme, secret: input.secret });
+      const made = this.newCredential({ ...input, scheme: found.scheme }, '');
       if (isRejection(made)) return made;
       const command: WebhookCommand = { type: 'RotateSecret', credential: made.credential, now: this.context.nowIso() };
       return this.decideWithCredential(found.routine, found.webhookId, command, made, call);
@@ -186,33 +191,37 @@ export class WebhookAdminService {
     );
   }
 
-  private newCredential(verification: VerificationInput): NewCredential | Rejection {
-    const { scheme, secret } = verification;
+  /** `prefix`: how the answer names the fields (`verification.` in the enable body; rotate's are top-level). */
+  private newCredential(verification: VerificationInput, prefix = 'verification.'): NewCredential | Rejection {
+    const { scheme, ...fields } = verification;
     if (scheme === 'bearer') {
-      if (secret !== undefined) return reject('signing_secret_invalid', 'a bearer secret is always made by the service: leave secret out');
+      if (Object.values(fields).some((value) => value !== undefined)) {
+        return reject('signing_secret_invalid', 'a bearer secret is always made by the service: leave secret out');
+      }
       const made = this.newSecret();
       return { credential: { scheme, secretDigest: digestSecret(made) }, shown: made };
     }
-    return this.newSigningCredential(scheme, secret);
+    return this.newSigningCredential(scheme, fields, prefix);
   }
 
-  private newSigningCredential(scheme: SignedScheme, pasted: string | undefined): NewCredential | Rejection {
+  private newSigningCredential(scheme: SignedScheme, fields: ProviderCredentialInput, prefix: string): NewCredential | Rejection {
     if (!this.sealer) {
       return reject(
         'signing_secret_invalid',
         `${scheme} verification needs SECRETS_ENCRYPTION_KEY on the ingress (signing secrets are kept encrypted)`,
       );
     }
-    if (pasted === undefined && signingSecretIsRequired(scheme)) {
-      return reject('signing_secret_invalid', `${scheme} verification needs the provider's signing secret in verification.secret`);
-    }
-    const problem = pasted === undefined ? undefined : signingSecretProblem(scheme, pasted);
+    const problem = credentialProblem(scheme, fields, prefix);
     if (problem !== undefined) return reject('signing_secret_invalid', problem);
-    const secret = pasted ?? standardWebhooksSecret(this.context.random.bytes(STANDARD_WEBHOOKS_SECRET_BYTES));
+    // Standard Webhooks without a pasted secret: one is made, and shown once.
+    const made = scheme === 'standard_webhooks' && fields.secret === undefined;
+    const secret = made
+      ? standardWebhooksSecret(this.context.random.bytes(STANDARD_WEBHOOKS_SECRET_BYTES))
+      : sealedCredential(scheme, fields);
     const secretId = idFromBytes('signingSecret', this.context.random.bytes(16));
     return {
       credential: { scheme, secretId },
-      shown: pasted === undefined ? secret : null,
+      shown: made ? secret : null,
       signing: { secretId, secret, sealer: this.sealer },
     };
   }

@@ -1,20 +1,80 @@
 import { parse } from 'lossless-json';
-import { claimedScheme, signedDeliveryFacts } from './signed-delivery.rules';
+import { claimedScheme, refusalCodeOf, signedDeliveryFacts } from './signed-delivery.rules';
 
 describe('claimedScheme — from the request headers alone', () => {
-  it('is bearer without a signature header', () => {
-    expect(claimedScheme({})).toBe('bearer');
-    expect(claimedScheme({ githubDelivery: 'abc', webhookId: 'msg_1' })).toBe('bearer');
+  const BEARER = 'Bearer whsec_x';
+
+  it('is bearer with an Authorization header and no signature header', () => {
+    expect(claimedScheme({}, BEARER)).toBe('bearer');
+    expect(claimedScheme({ githubDelivery: 'abc', webhookId: 'msg_1' }, 'Basic x')).toBe('bearer');
+  });
+
+  it("is Microsoft Graph's with neither: such a request's only proof is in its body (clientState)", () => {
+    expect(claimedScheme({})).toBe('microsoft_graph');
+    expect(claimedScheme({ githubDelivery: 'abc', twitchMessageId: 'm' })).toBe('microsoft_graph');
   });
 
   it.each([
     [{ webhookSignature: 'v1,x' }, 'standard_webhooks'],
-    [{ hubSignature256: 'sha256=00' }, 'github'],
+    [{ hubSignature256: 'sha256=00', githubEvent: 'push' }, 'github'],
+    [{ hubSignature256: 'sha256=00', githubDelivery: 'd' }, 'github'],
+    [{ hubSignature256: 'sha256=00' }, 'meta'],
     [{ stripeSignature: 't=1,v1=00' }, 'stripe'],
+    [{ slackSignature: 'v0=00' }, 'slack'],
+    [{ zoomSignature: 'v0=00' }, 'zoom'],
+    [{ discordSignature: '00' }, 'discord'],
+    [{ twitchSignature: 'sha256=00' }, 'twitch'],
+    [{ xSignature: 'sha256=AA==' }, 'x'],
     [{ webhookSignature: '', hubSignature256: 'sha256=00' }, 'standard_webhooks'],
-    [{ hubSignature256: 'sha256=00', stripeSignature: 't=1,v1=00' }, 'github'],
-  ] as const)('%j claims %s (an empty header still claims: it is then a failed signature)', (headers, scheme) => {
+    [{ hubSignature256: 'sha256=00', githubEvent: 'push', stripeSignature: 't=1,v1=00' }, 'github'],
+    [{ slackSignature: '', zoomSignature: 'v0=00' }, 'slack'],
+  ] as const)('%j claims %s whatever Authorization says (an empty header still claims: a failed signature)', (headers, scheme) => {
+    expect(claimedScheme(headers, BEARER)).toBe(scheme);
     expect(claimedScheme(headers)).toBe(scheme);
+  });
+
+  it('refuses a Discord-signed request with its one 401, every other with the one 404', () => {
+    expect(refusalCodeOf('discord')).toBe('webhook_unauthorized');
+    for (const scheme of ['bearer', 'github', 'slack', 'meta', 'microsoft_graph'] as const)
+      expect(refusalCodeOf(scheme)).toBe('webhook_not_found');
+  });
+});
+
+describe('signedDeliveryFacts — the providers with a handshake', () => {
+  const json = (text: string): unknown => parse(text);
+
+  it("Slack: the event's event_id is the idempotency key, the inner event's type the event type", () => {
+    const body = '{"type":"event_callback","event_id":"Ev0PV52K21","event":{"type":"app_mention","text":"hi"}}';
+    expect(signedDeliveryFacts('slack', {}, json(body))).toEqual({
+      idempotencyKey: 'Ev0PV52K21',
+      sender: { scheme: 'slack', eventType: 'app_mention' },
+    });
+    expect(signedDeliveryFacts('slack', {}, json('{"type":"event_callback"}'))).toMatchObject({ code: 'invalid_delivery_id' });
+  });
+
+  it("Twitch: Twitch-Eventsub-Message-Id (signed) is the key, the subscription's type the event type", () => {
+    const body = '{"subscription":{"type":"channel.follow","version":"2"},"event":{}}';
+    expect(signedDeliveryFacts('twitch', { twitchMessageId: 'befa7b53-d79d-478f-86b9-120f112b044e' }, json(body))).toEqual({
+      idempotencyKey: 'befa7b53-d79d-478f-86b9-120f112b044e',
+      sender: { scheme: 'twitch', eventType: 'channel.follow' },
+    });
+    expect(signedDeliveryFacts('twitch', {}, json(body))).toMatchObject({ code: 'invalid_delivery_id' });
+  });
+
+  it.each([
+    ['zoom', '{"event":"meeting.started","event_ts":1626230691572,"payload":{}}', 'meeting.started'],
+    [
+      'discord',
+      '{"version":1,"application_id":"1","type":1,"event":{"type":"APPLICATION_AUTHORIZED","data":{}}}',
+      'APPLICATION_AUTHORIZED',
+    ],
+    ['x', '{"for_user_id":"2244994945","tweet_create_events":[{}]}', 'tweet_create_events'],
+    ['meta', '{"object":"page","entry":[{"id":"1","time":1520383571}]}', 'page'],
+    ['microsoft_graph', '{"value":[{"changeType":"created","clientState":"s","resource":"Users/x/Messages/y"}]}', 'created'],
+    ['microsoft_graph', '{"value":[{"lifecycleEvent":"reauthorizationRequired","clientState":"s"}]}', 'reauthorizationRequired'],
+    ['zoom', '{"payload":{}}', null],
+  ] as const)('%s sends no delivery id (the body is the replay key) and its event type is read from %s', (scheme, body, eventType) => {
+    expect(signedDeliveryFacts(scheme, {}, json(body))).toEqual({ idempotencyKey: undefined, sender: { scheme, eventType } });
   });
 });
 

@@ -48,4 +48,28 @@ describe('replayGuard', () => {
     expect(replayGuard(undefined, {}, 'alert-42', WINDOWS)).toEqual({ key: 'alert-42', windowMs: DAY_MS });
     expect(replayGuard(undefined, { hubSignature256: SIGNATURE }, undefined, WINDOWS)).toEqual({ key: undefined, windowMs: DAY_MS });
   });
+
+  it.each([
+    ['slack', {}, 'Ev0PV52K21'],
+    ['twitch', { twitchMessageId: 'befa7b53' }, 'befa7b53'],
+  ] as const)('%s: the signed delivery id (event_id, Twitch-Eventsub-Message-Id) is the key', (scheme, headers, key) => {
+    expect(replayGuard(scheme, headers, key, WINDOWS, Buffer.from('{}'))).toEqual({ key, windowMs: DAY_MS });
+  });
+
+  it.each(['zoom', 'discord', 'x', 'meta', 'microsoft_graph'] as const)(
+    '%s sends no delivery id: the body is the key — a retry signed anew replays, another body does not',
+    (scheme) => {
+      const body = Buffer.from('{"event":"meeting.started","event_ts":1626230691572}');
+      const first = replayGuard(scheme, { zoomSignature: 'v0=aa' }, undefined, WINDOWS, body);
+      const retry = replayGuard(scheme, { zoomSignature: 'v0=bb' }, undefined, WINDOWS, Buffer.from(body));
+      expect(retry).toEqual(first);
+      expect(first.key).toMatch(new RegExp(`^${scheme}-body [0-9a-f]{64}$`));
+      expect(typeof parseIdempotencyKey(first.key)).not.toBe('string');
+      expect(replayGuard(scheme, {}, undefined, WINDOWS, Buffer.from('{}')).key).not.toBe(first.key);
+      // Never less than the signature tolerance: a provider retrying within it is still recognised.
+      expect(replayGuard(scheme, {}, undefined, { idempotencyRetentionMs: 60_000, signatureToleranceSeconds: 300 }, body).windowMs).toBe(
+        300_000,
+      );
+    },
+  );
 });

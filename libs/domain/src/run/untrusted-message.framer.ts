@@ -13,7 +13,7 @@ export { minifyJsonText };
  *   Webhook id: <webhookId>
  *   Received at: <receivedAt>
  *   Content type: <normalised media type | "unknown">
- *   Sender: <scheme> (signature verified)     only for a signed delivery
+ *   Sender: <scheme> (signature verified)     only for a signed delivery (Microsoft Graph's: "(clientState verified)")
  *   Event type: <provider's event type | "none">   only for a signed delivery
  *   Payload format: <fixed text for json | fixed text for text | fixed text for a signed json body>
  *   <<<UNTRUSTED_PAYLOAD_BEGIN delivery=<deliveryId>>>>
@@ -139,7 +139,9 @@ function senderLines(sender: DeliverySender): string[] {
   if (sender.eventType !== null && !EVENT_TYPE_PATTERN.test(sender.eventType)) {
     throw new Error(`not an event type: ${JSON.stringify(sender.eventType)}`);
   }
-  return [`Sender: ${sender.scheme} (signature verified)`, `Event type: ${sender.eventType ?? NO_EVENT_TYPE}`];
+  // Graph signs nothing: its notifications prove their sender by the clientState they carry.
+  const proof = sender.scheme === 'microsoft_graph' ? 'clientState verified' : 'signature verified';
+  return [`Sender: ${sender.scheme} (${proof})`, `Event type: ${sender.eventType ?? NO_EVENT_TYPE}`];
 }
 
 /**

@@ -10,6 +10,8 @@ export function isDispatchOnlyCode(code: string): code is DispatchOnlyCode {
 export type RejectionCode =
   // public endpoint
   | 'webhook_not_found'
+  /** Discord's one refusal: its documentation asks for 401 on a bad signature (docs/signed-senders.md). */
+  | 'webhook_unauthorized'
   | 'unsupported_media_type'
   | 'unsupported_content_encoding'
   | 'payload_too_large'

@@ -8,6 +8,12 @@ const STANDARD_KEY_BYTES = { min: 24, max: 64 } as const;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** Stripe endpoint secrets: `whsec_` and letters and digits. */
 const STRIPE_SECRET = /^whsec_[A-Za-z0-9]{16,256}$/;
+/** Slack signing secrets, X consumer secrets, Meta app secrets: letters and digits. */
+const LETTERS_AND_DIGITS = /^[A-Za-z0-9]{16,256}$/;
+/** Zoom secret tokens: letters, digits, `-` and `_` (URL-safe base64). */
+const ZOOM_SECRET = /^[A-Za-z0-9_-]{16,256}$/;
+/** Twitch EventSub secrets: the app's own choice, "an ASCII string of 10 to 100 characters". */
+const TWITCH_SECRET = /^[\x20-\x7e]{10,100}$/;
 /** A pasted GitHub secret: 16 to 1024 characters, none of them a control character. */
 const GITHUB_SECRET_LENGTH = { min: 16, max: 1024 } as const;
 // eslint-disable-next-line no-control-regex
@@ -45,12 +51,34 @@ export function signingSecretProblem(scheme: SignedScheme, secret: string): stri
         ? undefined
         : `a Standard Webhooks secret is whsec_ and ${STANDARD_KEY_BYTES.min} to ${STANDARD_KEY_BYTES.max} bytes in base64 (leave it out and one is made)`;
     }
+    case 'slack':
+      return LETTERS_AND_DIGITS.test(secret)
+        ? undefined
+        : "a Slack signing secret is the app's Signing Secret (Basic Information → App Credentials), letters and digits";
+    case 'zoom':
+      return ZOOM_SECRET.test(secret) ? undefined : "a Zoom secret token is the app's Secret Token (Features → Access → Secret Token)";
+    case 'twitch':
+      return TWITCH_SECRET.test(secret)
+        ? undefined
+        : 'a Twitch EventSub secret is the transport.secret your app subscribed with: 10 to 100 ASCII characters';
+    case 'x':
+      return LETTERS_AND_DIGITS.test(secret)
+        ? undefined
+        : "an X consumer secret is the app's API Key Secret (Keys and tokens → Consumer Keys), letters and digits";
+    case 'meta':
+      return LETTERS_AND_DIGITS.test(secret)
+        ? undefined
+        : "a Meta app secret is the app's App Secret (App settings → Basic), letters and digits";
+    case 'discord':
+      return "a Discord webhook takes no secret: paste the application's public key in verification.public_key";
+    case 'microsoft_graph':
+      return "a Microsoft Graph webhook takes no secret: set the subscription's clientState in verification.client_state";
   }
 }
 
-/** Which schemes take a pasted secret, and which make one when none is given. */
+/** Which schemes take a pasted secret, and which make one when none is given (or take none: Discord, Graph). */
 export function signingSecretIsRequired(scheme: SignedScheme): boolean {
-  return scheme !== 'standard_webhooks';
+  return scheme !== 'standard_webhooks' && scheme !== 'discord' && scheme !== 'microsoft_graph';
 }
 
 /** What a sealed signing secret is bound to: its webhook and its own id (authenticated with the ciphertext). */

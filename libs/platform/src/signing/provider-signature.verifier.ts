@@ -1,12 +1,20 @@
-import type { SignatureVerdict, SignatureVerifier, SignedDelivery } from '@wts/application';
+import type { HandshakeAnswer, SignatureVerdict, SignatureVerifier, SignedDelivery } from '@wts/application';
 import type { SignedScheme } from '@wts/contracts';
-import { STANDARD_WEBHOOKS_SECRET_BYTES, standardWebhooksSecret } from '@wts/domain';
+import { STANDARD_WEBHOOKS_SECRET_BYTES, sealedCredential, standardWebhooksSecret, type Handshake } from '@wts/domain';
 import { isUtf8 } from 'node:buffer';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { checkDiscord, discordTakes } from './discord-signature.check';
 import { checkGithub, githubTakes } from './github-signature.check';
+import { checkMeta, metaTakes } from './meta-signature.check';
+import { checkMicrosoftGraph } from './microsoft-graph.check';
+import { answerHandshake } from './provider-handshake.answers';
 import { refused } from './signature-check.shared';
+import { checkSlack, nonEmptyTakes } from './slack-signature.check';
 import { checkStandardWebhooks, standardWebhooksTakes } from './standard-webhooks-signature.check';
 import { checkStripe, stripeTakes } from './stripe-signature.check';
+import { checkTwitch } from './twitch-signature.check';
+import { checkX } from './x-signature.check';
+import { checkZoom } from './zoom-signature.check';
 
 interface SchemeCheck {
   /** Whether the provider's library accepts the secret at all (it throws before computing otherwise). */
@@ -18,12 +26,21 @@ const CHECKS: Readonly<Record<SignedScheme, SchemeCheck>> = {
   standard_webhooks: { takes: standardWebhooksTakes, check: checkStandardWebhooks },
   github: { takes: githubTakes, check: checkGithub },
   stripe: { takes: stripeTakes, check: checkStripe },
+  slack: { takes: nonEmptyTakes, check: checkSlack },
+  zoom: { takes: nonEmptyTakes, check: checkZoom },
+  discord: { takes: discordTakes, check: checkDiscord },
+  twitch: { takes: nonEmptyTakes, check: checkTwitch },
+  x: { takes: nonEmptyTakes, check: checkX },
+  meta: { takes: metaTakes, check: checkMeta },
+  microsoft_graph: { takes: nonEmptyTakes, check: checkMicrosoftGraph },
 };
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /**
- * Signed deliveries checked as each provider's own library checks them: GitHub with
+ * Signed deliveries checked as each provider's own library checks them (the providers added with the
+ * handshakes — Slack, Zoom, Discord, Twitch, X, Meta, Microsoft Graph — by their documented
+ * algorithm with node:crypto, their libraries the tests' reference where one exists): GitHub with
  * `@octokit/webhooks-methods`; Standard Webhooks (`standardwebhooks` takes the secret) and Stripe
  * with the same HMAC by node:crypto over the raw body bytes, which tests prove equal to their
  * libraries' (the libraries' own paths cost more, and Stripe's throws on a mismatch only, which
@@ -46,11 +63,27 @@ export class ProviderSignatureVerifier implements SignatureVerifier {
       standard_webhooks: standardWebhooksSecret(randomBytes(STANDARD_WEBHOOKS_SECRET_BYTES)),
       github: randomBytes(24).toString('base64url'),
       stripe: 'whsec_' + randomAlphanumerics(32),
+      slack: randomBytes(16).toString('hex'),
+      zoom: randomBytes(16).toString('base64url'),
+      discord: discordPublicKey(),
+      twitch: randomAlphanumerics(32),
+      x: randomAlphanumerics(50),
+      meta: sealedCredential('meta', { secret: randomBytes(16).toString('hex'), verifyToken: randomAlphanumerics(32) }),
+      microsoft_graph: randomAlphanumerics(32),
     };
   }
 
   decoySecret(scheme: SignedScheme): string {
     return this.decoys[scheme];
+  }
+
+  answer(handshake: Handshake, secret: string): HandshakeAnswer | undefined {
+    try {
+      // A stored credential the scheme cannot use is answered for as the decoy is (X: a decoy's token; Meta: no match).
+      return answerHandshake(handshake, CHECKS[handshake.scheme].takes(secret) ? secret : this.decoys[handshake.scheme]);
+    } catch {
+      return undefined;
+    }
   }
 
   async verify(delivery: SignedDelivery): Promise<SignatureVerdict> {
@@ -64,6 +97,12 @@ export class ProviderSignatureVerifier implements SignatureVerifier {
       return refused('signature_mismatch');
     }
   }
+}
+
+/** The public key (hex) of a fresh Ed25519 pair whose private key is dropped: no sender can sign for it. */
+function discordPublicKey(): string {
+  const der = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' });
+  return der.subarray(der.length - 32).toString('hex');
 }
 
 /** Letters and digits from the CSPRNG, each equally likely (bytes past the last whole alphabet are drawn again). */

@@ -1,6 +1,6 @@
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
-import type { SignedScheme } from '@wts/contracts';
+import { SIGNED_SCHEMES, type SignedScheme } from '@wts/contracts';
 import { signingSecretProblem, STANDARD_WEBHOOKS_SECRET_BYTES, standardWebhooksSecret } from '@wts/domain';
 import fc from 'fast-check';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -483,7 +483,7 @@ describe('ProviderSignatureVerifier: Stripe (stripe)', () => {
 });
 
 describe('ProviderSignatureVerifier: every scheme', () => {
-  const schemes: readonly SignedScheme[] = ['standard_webhooks', 'github', 'stripe'];
+  const schemes: readonly SignedScheme[] = SIGNED_SCHEMES;
 
   it('given the decoys, then each is made once per verifier and no two verifiers share one', () => {
     const other = new ProviderSignatureVerifier();

@@ -1,4 +1,5 @@
 import type { SignatureFailure, SignatureVerdict } from '@wts/application';
+import { timingSafeEqual } from 'node:crypto';
 
 /**
  * A signature header longer than this is refused unread: providers send well under a kilobyte
@@ -30,4 +31,15 @@ export function signedSeconds(text: string): number | undefined {
 export function withinTolerance(seconds: number, nowMs: number, toleranceSeconds: number): boolean {
   const now = Math.floor(nowMs / 1000);
   return now - seconds <= toleranceSeconds && seconds - now <= toleranceSeconds;
+}
+
+/** Constant time for equal lengths; a candidate of another length is compared with itself, then refused. */
+export function constantTimeEquals(candidate: string, expected: string): boolean {
+  const given = Buffer.from(candidate, 'utf8');
+  const wanted = Buffer.from(expected, 'utf8');
+  if (given.length !== wanted.length) {
+    timingSafeEqual(given, given);
+    return false;
+  }
+  return timingSafeEqual(given, wanted);
 }

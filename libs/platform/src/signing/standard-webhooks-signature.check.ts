@@ -1,7 +1,15 @@
 import type { SignatureVerdict, SignedDelivery } from '@wts/application';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { MAX_SIGNATURE_HEADER_CHARS, MAX_SIGNATURES, refused, signedSeconds, VALID, withinTolerance } from './signature-check.shared';
+import {
+  constantTimeEquals,
+  MAX_SIGNATURE_HEADER_CHARS,
+  MAX_SIGNATURES,
+  refused,
+  signedSeconds,
+  VALID,
+  withinTolerance,
+} from './signature-check.shared';
 
 const V1 = 'v1,';
 const SECRET_PREFIX = 'whsec_';
@@ -59,15 +67,4 @@ function v1Signatures(header: string): string[] | undefined {
   if (entries.length > MAX_SIGNATURES) return undefined;
   const v1 = entries.filter((entry) => entry.startsWith(V1)).map((entry) => entry.slice(V1.length));
   return v1.length > 0 ? v1 : undefined;
-}
-
-/** Constant time for equal lengths; a candidate of another length is compared with itself, then refused. */
-function constantTimeEquals(candidate: string, expected: string): boolean {
-  const given = Buffer.from(candidate, 'utf8');
-  const wanted = Buffer.from(expected, 'utf8');
-  if (given.length !== wanted.length) {
-    timingSafeEqual(given, given);
-    return false;
-  }
-  return timingSafeEqual(given, wanted);
 }

@@ -56,8 +56,19 @@ class PayloadRetentionDaysValue implements ValidatorConstraintInterface {
   }
 }
 
-/** How deliveries prove their sender; the secret is a provider's (pasted) and is never shown again. */
-export class VerificationDto {
+/** The credential fields a verification carries (per scheme: docs/signed-senders.md); each checked by the service's rules. */
+export interface CredentialFieldsDto {
+  secret?: string;
+  verify_token?: string;
+  public_key?: string;
+  client_state?: string;
+}
+
+/**
+ * How deliveries prove their sender; what is pasted (a provider's secret, Meta's verify token,
+ * Discord's public key, Graph's clientState) is never shown again.
+ */
+export class VerificationDto implements CredentialFieldsDto {
   @IsIn(VERIFICATION_SCHEMES, { message: `verification.scheme must be one of ${VERIFICATION_SCHEMES.join(', ')}` })
   scheme!: VerificationScheme;
 
@@ -65,6 +76,24 @@ export class VerificationDto {
   @IsString({ message: 'verification.secret must be a string' })
   @MaxLength(1024, { message: 'verification.secret must be at most 1024 characters' })
   secret?: string;
+
+  /** Meta: the verify token typed in Meta's webhook settings. */
+  @OptionalNotNull()
+  @IsString({ message: 'verification.verify_token must be a string' })
+  @MaxLength(256, { message: 'verification.verify_token must be at most 256 characters' })
+  verify_token?: string;
+
+  /** Discord: the application's public key, hex. */
+  @OptionalNotNull()
+  @IsString({ message: 'verification.public_key must be a string' })
+  @MaxLength(128, { message: 'verification.public_key must be at most 128 characters' })
+  public_key?: string;
+
+  /** Microsoft Graph: the subscription's clientState. */
+  @OptionalNotNull()
+  @IsString({ message: 'verification.client_state must be a string' })
+  @MaxLength(256, { message: 'verification.client_state must be at most 256 characters' })
+  client_state?: string;
 }
 
 export class EnableWebhookDto {
@@ -93,12 +122,30 @@ export class ChangeWebhookDto {
   payload_retention_days!: number | null;
 }
 
-/** Rotate's body: a GitHub or Stripe webhook takes the provider's new secret; others need none. */
-export class RotateWebhookDto {
+/**
+ * Rotate's body: a webhook whose credential is the provider's takes the new one (`secret`; Meta's
+ * `secret` and `verify_token`; Discord's `public_key`; Graph's `client_state`); others need none.
+ */
+export class RotateWebhookDto implements CredentialFieldsDto {
   @OptionalNotNull()
   @IsString({ message: 'secret must be a string' })
   @MaxLength(1024, { message: 'secret must be at most 1024 characters' })
   secret?: string;
+
+  @OptionalNotNull()
+  @IsString({ message: 'verify_token must be a string' })
+  @MaxLength(256, { message: 'verify_token must be at most 256 characters' })
+  verify_token?: string;
+
+  @OptionalNotNull()
+  @IsString({ message: 'public_key must be a string' })
+  @MaxLength(128, { message: 'public_key must be at most 128 characters' })
+  public_key?: string;
+
+  @OptionalNotNull()
+  @IsString({ message: 'client_state must be a string' })
+  @MaxLength(256, { message: 'client_state must be at most 256 characters' })
+  client_state?: string;
 }
 
 /** Hold's body: an optional time after which the service releases the hold by itself. */
