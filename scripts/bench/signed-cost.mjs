@@ -2,7 +2,8 @@
 /**
  * What checking a signature costs: requests/s and CPU per request of the ingress (from dist/,
  * embedded default, 127.0.0.1) for bearer and signed deliveries (GitHub, Stripe, Standard
- * Webhooks), each against a bare Fastify server answering the same request in the same run
+ * Webhooks, Slack, Zoom, Discord, Twitch, X, Meta, Microsoft Graph) and the handshakes answered
+ * by the service (Slack's url_verification, X's CRC, Graph's validation), each against a bare Fastify server answering the same request in the same run
  * (bare-fastify.mjs), with autocannon from this process.
  *
  * A request that must differ each time is rebuilt per request by autocannon (setupRequest), which
@@ -16,9 +17,14 @@
  *        Standard Webhooks (the delivery id is signed: each request gets a new event id /
  *        webhook-id and is signed when it is built, with the time then).
  *        `standard_webhooks_replay`: one delivery sent again and again (202, a replay).
+ *        `<provider>_202` for the providers with a handshake: a new body per request (their
+ *        delivery id, or the body itself, is what a repeat is recognised by), signed when built.
+ *   200  `slack_handshake_200`, `x_crc_200`, `microsoft_graph_validation_200`: the handshake
+ *        answered (no delivery, no run); Graph's and X's for any id, so to an unknown one here.
  *   404  an unknown id: bearer (no body read), and per scheme a signature of its form (body read,
  *        signature checked against the decoy secret), with a ~1 KiB body and with a 256 KiB one
- *        (WEBHOOK_MAX_PAYLOAD_BYTES' default, the most any caller can make it hash).
+ *        (WEBHOOK_MAX_PAYLOAD_BYTES' default, the most any caller can make it hash). Discord's
+ *        refusal is its one 401 (`discord_401`).
  *
  * Each round runs every row once (in a shuffled order): 1 s warm-up on each server, then
  * `--seconds` on bare Fastify and `--seconds` on the ingress; a row's figures are the medians over
@@ -32,8 +38,18 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO, cpuSeconds, load, median, setUpWebhook, startService, startStack, stopService } from './bench-kit.mjs';
 import { readOptions, text } from './command-line.mjs';
-import { eventBody, githubSignature, nowSeconds, standardSignature, stripeSignature } from './signers.mjs';
-import { pastedSecret } from './timing-signed.mjs';
+import {
+  HANDSHAKE_SCHEMES,
+  SIGNED_SCHEMES,
+  eventBody,
+  githubSignature,
+  handshakeRequest,
+  nowSeconds,
+  signedRequest,
+  standardSignature,
+  stripeSignature,
+} from './signers.mjs';
+import { enableSigned, refusalStatus } from './timing-signed.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
 
 const SMALL = 1024;
@@ -53,15 +69,15 @@ const unknownPath = (hook) =>
     .toString('base64url')
     .slice(0, hook.webhookId.length - 3)}`;
 
-/** An event body of `bytes` bytes whose `id` is replaced per request: the text before and after a fixed-length id. */
+/** An event body of `bytes` bytes whose id (`id`, and Slack's `event_id`) is replaced per request: the text around a fixed-length id. */
 function idTemplate(bytes) {
   const marker = `evt_${'0'.repeat(24)}`;
-  const [before, after] = eventBody(bytes, marker).split(marker);
+  const parts = eventBody(bytes, marker).split(marker);
   const run = randomBytes(4).toString('hex');
   let counter = 0;
   return () => {
     const id = `evt_${run}${(counter++).toString(16).padStart(16, '0')}`;
-    return { id, body: `${before}${id}${after}` };
+    return { id, body: parts.join(id) };
   };
 }
 
@@ -158,7 +174,46 @@ function rows(hooks) {
     { name: 'github_404_256k', status: 404, request: githubStatic(unknownPath(hooks.github), large) },
     { name: 'stripe_404_256k', status: 404, request: stripe404(unknownPath(hooks.stripe), large) },
     { name: 'standard_webhooks_404_256k', status: 404, request: standard404(unknownPath(hooks.standard_webhooks), large) },
+    ...handshakeProviderRows(hooks, small),
   ];
+}
+
+/**
+ * Per handshake provider: a delivery accepted (a new body per request, signed when built: their
+ * repeats are recognised by the delivery id or the body) and an unknown id's refusal; then the
+ * handshakes the service answers.
+ */
+function handshakeProviderRows(hooks, small) {
+  const events = idTemplate(SMALL);
+  const rows = [];
+  for (const scheme of HANDSHAKE_SCHEMES) {
+    const hook = hooks[scheme];
+    rows.push({
+      name: `${scheme}_202`,
+      status: 202,
+      request: { path: hook.path, body: small, next: () => signedRequest(scheme, hook.secret, events().body, nowSeconds()) },
+    });
+    const refused = refusalStatus(scheme);
+    rows.push({
+      name: `${scheme}_${refused}`,
+      status: refused,
+      request: { path: unknownPath(hook), body: small, make: () => signedRequest(scheme, hook.secret, small, nowSeconds()) },
+    });
+  }
+  const handshake = (name, scheme, path) => {
+    const request = handshakeRequest(scheme, hooks[scheme].secret, nowSeconds());
+    return {
+      name,
+      status: 200,
+      request: { path: `${path}${request.query}`, method: request.method, headers: request.headers, body: request.body },
+    };
+  };
+  rows.push(
+    handshake('slack_handshake_200', 'slack', hooks.slack.path),
+    handshake('x_crc_200', 'x', unknownPath(hooks.x)),
+    handshake('microsoft_graph_validation_200', 'microsoft_graph', unknownPath(hooks.microsoft_graph)),
+  );
+  return rows;
 }
 
 /**
@@ -167,8 +222,9 @@ function rows(hooks) {
  * one rebuilt per request by `next()` (headers, and body when it changes).
  */
 function loadOptions(request) {
-  if (request.make) return { path: request.path, ...request.make(), body: request.body };
-  if (!request.next) return { path: request.path, headers: request.headers, body: request.body };
+  if (request.make) return { path: request.path, body: request.body, ...request.make() };
+  if (!request.next)
+    return { path: request.path, headers: request.headers, body: request.body, ...(request.method ? { method: request.method } : {}) };
   const first = request.next();
   return {
     path: request.path,
@@ -221,11 +277,8 @@ export async function runSignedCost(options, log = () => {}) {
   try {
     bare = await startBare();
     const hooks = { bearer: await setUpWebhook(stack.baseUrl, stack.token, 'cost') };
-    for (const scheme of ['github', 'stripe', 'standard_webhooks']) {
-      hooks[scheme] = await setUpWebhook(stack.baseUrl, stack.token, `cost-${scheme}`, {
-        verification: { scheme, ...pastedSecret(scheme) },
-      });
-    }
+    const setUp = (label, verification) => setUpWebhook(stack.baseUrl, stack.token, label, { verification });
+    for (const scheme of SIGNED_SCHEMES) hooks[scheme] = await enableSigned(setUp, `cost-${scheme}`, scheme);
     const all = rows(hooks).filter((row) => !options.only || options.only.includes(row.name));
     const runs = Object.fromEntries(all.map((row) => [row.name, []]));
     const order = prng(7);

@@ -5,7 +5,7 @@
  * now, before its timed call — with the ~1 KiB body already read.
  */
 import { eventBody, nowSeconds, SIGNED_SCHEMES } from './signers.mjs';
-import { SIGNED_BODY_BYTES, pastedSecret, signedKinds, signedPlan, signer } from './timing-signed.mjs';
+import { SIGNED_BODY_BYTES, enableSigned, signedKinds, signedPlan, signer } from './timing-signed.mjs';
 
 const PATH_PREFIX = '/workflow-webhooks/';
 
@@ -18,16 +18,16 @@ export async function signedCommands(scheme, { setUp, disable, bearer }) {
   const withPath = (hook) => ({ ...hook, path: `${PATH_PREFIX}${hook.webhookId}` });
   const hooks = { bearer: withPath(bearer) };
   for (const each of SIGNED_SCHEMES) {
-    hooks[each] = withPath(await setUp(`paths-${each}`, { scheme: each, ...pastedSecret(each) }));
-    hooks[`${each}_disabled`] = withPath(await setUp(`paths-${each}-off`, { scheme: each, ...pastedSecret(each) }));
+    hooks[each] = withPath(await enableSigned(setUp, `paths-${each}`, each));
+    hooks[`${each}_disabled`] = withPath(await enableSigned(setUp, `paths-${each}-off`, each));
     await disable(hooks[`${each}_disabled`].routineId);
   }
   const body = eventBody(SIGNED_BODY_BYTES);
-  const bytes = Buffer.from(body);
   const plan = signedPlan(scheme, hooks);
-  const headersFor = signer(scheme, body);
+  const signed = signer(scheme, body);
   const command = (kind) => {
-    const headers = headersFor(plan[kind].secret, nowSeconds() - plan[kind].age);
+    const { headers, body: sent } = signed(plan[kind].secret, nowSeconds() - plan[kind].age);
+    const bytes = Buffer.from(sent);
     return {
       webhookId: plan[kind].path.slice(PATH_PREFIX.length),
       authorization: undefined,
@@ -44,6 +44,17 @@ export async function signedCommands(scheme, { setUp, disable, bearer }) {
         githubDelivery: headers['x-github-delivery'],
         githubEvent: headers['x-github-event'],
         stripeSignature: headers['stripe-signature'],
+        slackSignature: headers['x-slack-signature'],
+        slackTimestamp: headers['x-slack-request-timestamp'],
+        zoomSignature: headers['x-zm-signature'],
+        zoomTimestamp: headers['x-zm-request-timestamp'],
+        discordSignature: headers['x-signature-ed25519'],
+        discordTimestamp: headers['x-signature-timestamp'],
+        twitchSignature: headers['twitch-eventsub-message-signature'],
+        twitchMessageId: headers['twitch-eventsub-message-id'],
+        twitchTimestamp: headers['twitch-eventsub-message-timestamp'],
+        twitchMessageType: headers['twitch-eventsub-message-type'],
+        xSignature: headers['x-twitter-webhooks-signature'],
       },
       readBody: async () => ({ kind: 'read', bytes }),
     };

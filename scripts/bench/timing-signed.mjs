@@ -1,7 +1,8 @@
 /* global Buffer, setTimeout */
 /**
  * The signed families of the timing test (timing.mjs): per scheme (GitHub, Stripe, Standard
- * Webhooks) the ways a signed request is refused with the one 404, as requests of the same size
+ * Webhooks, and the providers with a handshake: Slack, Zoom, Discord, Twitch, X, Meta, Microsoft
+ * Graph) the ways a signed request is refused with the one 404 (Discord's: the one 401), as requests of the same size
  * in bytes — the same ~1 KiB body, the same header names, values of the same lengths, ids of the
  * same length — so that what differs between them is the server's work only.
  *
@@ -9,8 +10,9 @@
  *   disabled_endpoint  a disabled webhook of the scheme, a valid signature under its secret
  *   bad_signature      the enabled webhook, a signature of the right form under another secret
  *   other_scheme       an enabled webhook of another scheme, a valid-looking signature
- *   stale_timestamp    (Stripe, Standard Webhooks) the enabled webhook, a correct signature over a
- *                      timestamp 10 minutes old
+ *   stale_timestamp    (the schemes that sign a timestamp: Stripe, Standard Webhooks, Slack, Zoom,
+ *                      Discord, Twitch) the enabled webhook, a correct signature over a timestamp
+ *                      10 minutes old (Twitch, whose window is 10 minutes: 15)
  *   unknown_stale      the same with an unknown id
  *
  * A stale timestamp is refused before any HMAC is computed, for a known and an unknown id alike
@@ -20,7 +22,19 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { admin, disableWebhook, setUpWebhook } from './bench-kit.mjs';
-import { SIGNED_SCHEMES, eventBody, githubSignature, nowSeconds, standardSignature, strangerSecret, stripeSignature } from './signers.mjs';
+import {
+  HANDSHAKE_SCHEMES,
+  SIGNED_SCHEMES,
+  TIMESTAMPED_SCHEMES,
+  credential,
+  eventBody,
+  githubSignature,
+  nowSeconds,
+  signedRequest,
+  standardSignature,
+  strangerSecret,
+  stripeSignature,
+} from './signers.mjs';
 
 export { SIGNED_SCHEMES };
 
@@ -28,10 +42,27 @@ const FRESH_KINDS = ['unknown_endpoint', 'disabled_endpoint', 'bad_signature', '
 const STALE_KINDS = ['stale_timestamp', 'unknown_stale'];
 /** Past the 5-minute tolerance (WEBHOOK_SIGNATURE_TOLERANCE_SECONDS' default) with room to spare. */
 export const STALE_BY_SECONDS = 600;
+/** Twitch's window is never less than 10 minutes: its stale requests are older still. */
+const STALE_BY = (scheme) => (scheme === 'twitch' ? 900 : STALE_BY_SECONDS);
 export const SIGNED_BODY_BYTES = 1024;
 
 /** Which webhook each scheme's other_scheme kind is sent to: a bearer one, and signed ones of another scheme. */
-const OTHER_SCHEME_TARGET = { github: 'bearer', stripe: 'standard_webhooks', standard_webhooks: 'github' };
+const OTHER_SCHEME_TARGET = {
+  github: 'bearer',
+  stripe: 'standard_webhooks',
+  standard_webhooks: 'github',
+  slack: 'stripe',
+  zoom: 'slack',
+  discord: 'github',
+  twitch: 'x',
+  x: 'twitch',
+  meta: 'github',
+  // Not bearer: a request with no Authorization to a bearer webhook is recorded as its missing secret.
+  microsoft_graph: 'slack',
+};
+
+/** The one refusal's status: Discord's is a 401 (docs/signed-senders.md), every other a 404. */
+export const refusalStatus = (scheme) => (scheme === 'discord' ? 401 : 404);
 
 /** What the owner's rejected-attempts list must say for a kind sent to a known webhook (the preflight). */
 const EXPECTED_REASON = {
@@ -42,7 +73,7 @@ const EXPECTED_REASON = {
 };
 
 export function signedKinds(scheme) {
-  return scheme === 'github' ? FRESH_KINDS : [...FRESH_KINDS, ...STALE_KINDS];
+  return TIMESTAMPED_SCHEMES.includes(scheme) ? [...FRESH_KINDS, ...STALE_KINDS] : FRESH_KINDS;
 }
 
 /** The pairs compared: every pair of fresh kinds, and stale_timestamp with unknown_stale. */
@@ -50,13 +81,31 @@ export function signedPairs(scheme) {
   const pairs = [];
   for (let i = 0; i < FRESH_KINDS.length; i++)
     for (let j = i + 1; j < FRESH_KINDS.length; j++) pairs.push([FRESH_KINDS[i], FRESH_KINDS[j]]);
-  if (scheme !== 'github') pairs.push(['stale_timestamp', 'unknown_stale']);
+  if (TIMESTAMPED_SCHEMES.includes(scheme)) pairs.push(['stale_timestamp', 'unknown_stale']);
   return pairs;
 }
 
 /** A pasted secret of the scheme's form (GitHub ≥ 16 characters, Stripe `whsec_` + letters and digits); none for Standard Webhooks (made). */
 export function pastedSecret(scheme) {
-  return scheme === 'standard_webhooks' ? {} : { secret: strangerSecret(scheme) };
+  return enableCredential(scheme).fields;
+}
+
+/**
+ * What enabling a webhook of `scheme` pastes (`fields`, beside `scheme`) and what then signs its
+ * requests (`key`; undefined for Standard Webhooks: the answer's made secret).
+ */
+export function enableCredential(scheme) {
+  if (HANDSHAKE_SCHEMES.includes(scheme)) return credential(scheme);
+  if (scheme === 'standard_webhooks') return { fields: {}, key: undefined };
+  const secret = strangerSecret(scheme);
+  return { fields: { secret }, key: secret };
+}
+
+/** Enables a webhook of `scheme` with `setUp(label, verification)`; its `secret` is what signs for it. */
+export async function enableSigned(setUp, label, scheme) {
+  const made = enableCredential(scheme);
+  const hook = await setUp(label, { scheme, ...made.fields });
+  return made.key === undefined ? hook : { ...hook, secret: made.key };
 }
 
 function unknownIdLike(webhookId) {
@@ -79,8 +128,8 @@ export function signedPlan(scheme, hooks) {
     disabled_endpoint: { path: disabled.path, secret: disabled.secret, age: 0 },
     bad_signature: { path: enabled.path, secret: strangerSecret(scheme), age: 0 },
     other_scheme: { path: hooks[OTHER_SCHEME_TARGET[scheme]].path, secret: strangerSecret(scheme), age: 0 },
-    stale_timestamp: { path: enabled.path, secret: enabled.secret, age: STALE_BY_SECONDS },
-    unknown_stale: { path: unknownPath, secret: enabled.secret, age: STALE_BY_SECONDS },
+    stale_timestamp: { path: enabled.path, secret: enabled.secret, age: STALE_BY(scheme) },
+    unknown_stale: { path: unknownPath, secret: enabled.secret, age: STALE_BY(scheme) },
   };
 }
 
@@ -91,10 +140,10 @@ export function signedPlan(scheme, hooks) {
  */
 export async function setUpSignedFamilies(stack, bearer) {
   const hooks = { bearer };
+  const setUp = (label, verification) => setUpWebhook(stack.baseUrl, stack.token, label, { verification });
   for (const scheme of SIGNED_SCHEMES) {
-    const verification = () => ({ verification: { scheme, ...pastedSecret(scheme) } });
-    hooks[scheme] = await setUpWebhook(stack.baseUrl, stack.token, `timing-${scheme}`, verification());
-    hooks[`${scheme}_disabled`] = await setUpWebhook(stack.baseUrl, stack.token, `timing-${scheme}-off`, verification());
+    hooks[scheme] = await enableSigned(setUp, `timing-${scheme}`, scheme);
+    hooks[`${scheme}_disabled`] = await enableSigned(setUp, `timing-${scheme}-off`, scheme);
     await disableWebhook(stack.baseUrl, stack.token, hooks[`${scheme}_disabled`].routineId);
   }
   const body = eventBody(SIGNED_BODY_BYTES);
@@ -102,9 +151,9 @@ export async function setUpSignedFamilies(stack, bearer) {
   for (const scheme of SIGNED_SCHEMES) {
     const plan = signedPlan(scheme, hooks);
     const headersFor = signer(scheme, body);
-    const build = (kind) => ({ path: plan[kind].path, headers: headersFor(plan[kind].secret, nowSeconds() - plan[kind].age) });
+    const build = (kind) => ({ path: plan[kind].path, ...headersFor(plan[kind].secret, nowSeconds() - plan[kind].age) });
     const kinds = signedKinds(scheme);
-    assertSameSize(scheme, kinds, build, body);
+    assertSameSize(scheme, kinds, build);
     families[scheme] = { kinds, pairs: signedPairs(scheme), body, build, enabled: hooks[scheme], routineOf: routineOf(hooks, scheme) };
   }
   return families;
@@ -120,41 +169,54 @@ function routineOf(hooks, scheme) {
   };
 }
 
-/** (secret, seconds) → the scheme's headers for `body`; a fixed delivery id / message id / event name (a 404 replays nothing). */
+/**
+ * (secret, seconds) → the scheme's `{ headers, body }` for `body` (Graph's wraps it with the
+ * clientState); a fixed delivery id / message id / event name (a 404 replays nothing).
+ */
 export function signer(scheme, body) {
   if (scheme === 'github') {
     const delivery = randomUUID();
     return (secret) => ({
-      'content-type': 'application/json',
-      'x-github-delivery': delivery,
-      'x-github-event': 'push',
-      'x-hub-signature-256': githubSignature(secret, body),
+      headers: {
+        'content-type': 'application/json',
+        'x-github-delivery': delivery,
+        'x-github-event': 'push',
+        'x-hub-signature-256': githubSignature(secret, body),
+      },
+      body,
     });
   }
   if (scheme === 'stripe') {
     return (secret, seconds) => ({
-      'content-type': 'application/json; charset=utf-8',
-      'stripe-signature': stripeSignature(secret, body, seconds),
+      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': stripeSignature(secret, body, seconds) },
+      body,
     });
+  }
+  if (HANDSHAKE_SCHEMES.includes(scheme)) {
+    const messageId = randomUUID();
+    return (secret, seconds) => signedRequest(scheme, secret, body, seconds, messageId);
   }
   const messageId = `msg_${randomBytes(18).toString('base64url')}`;
   return (secret, seconds) => ({
-    'content-type': 'application/json',
-    'webhook-id': messageId,
-    'webhook-timestamp': String(seconds),
-    'webhook-signature': standardSignature(secret, messageId, seconds, body),
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': messageId,
+      'webhook-timestamp': String(seconds),
+      'webhook-signature': standardSignature(secret, messageId, seconds, body),
+    },
+    body,
   });
 }
 
 /** The bytes a request puts on the wire besides what every request shares: path, header names and values, body. */
-function requestBytes({ path, headers }, body) {
+function requestBytes({ path, headers, body }) {
   let size = Buffer.byteLength(path) + Buffer.byteLength(body);
   for (const [name, value] of Object.entries(headers)) size += Buffer.byteLength(name) + Buffer.byteLength(value);
   return size;
 }
 
-function assertSameSize(scheme, kinds, build, body) {
-  const sizes = Object.fromEntries(kinds.map((kind) => [kind, requestBytes(build(kind), body)]));
+function assertSameSize(scheme, kinds, build) {
+  const sizes = Object.fromEntries(kinds.map((kind) => [kind, requestBytes(build(kind))]));
   if (new Set(Object.values(sizes)).size !== 1) throw new Error(`${scheme}: the kinds differ in size: ${JSON.stringify(sizes)}`);
 }
 
@@ -168,15 +230,15 @@ export async function preflight(stack, families, send) {
   const seen = {};
   for (const [scheme, family] of Object.entries(families)) {
     const valid = family.build('unknown_endpoint');
-    const accepted = await send(family.enabled.path, validHeaders(scheme, valid.headers), family.body);
+    const accepted = await send(family.enabled.path, validHeaders(scheme, valid.headers), valid.body);
     if (accepted.status !== 202) throw new Error(`${scheme}: a valid delivery answered ${accepted.status}, not 202`);
     seen[scheme] = { valid_delivery: accepted.status };
     for (const kind of family.kinds) {
       const routineId = family.routineOf[kind];
       const before = routineId ? (await attempts(stack, routineId)).length : 0;
-      const { path, headers } = family.build(kind);
-      const { status } = await send(path, headers, family.body);
-      if (status !== 404) throw new Error(`${scheme}:${kind} answered ${status}, not 404`);
+      const { path, headers, body } = family.build(kind);
+      const { status } = await send(path, headers, body);
+      if (status !== refusalStatus(scheme)) throw new Error(`${scheme}:${kind} answered ${status}, not ${refusalStatus(scheme)}`);
       const reason = routineId ? await newestReason(stack, routineId, before) : null;
       if (routineId && reason !== EXPECTED_REASON[kind])
         throw new Error(`${scheme}:${kind} was refused as ${reason}, not ${EXPECTED_REASON[kind]}`);

@@ -16,7 +16,8 @@
  * pair per family — the unknown-endpoint samples of even rounds against those of odd rounds —
  * shows what "indistinguishable" looks like on this machine (not counted in α).
  *
- * **Signed families** (timing-signed.mjs): per scheme (github, stripe, standard_webhooks) the
+ * **Signed families** (timing-signed.mjs): per scheme (github, stripe, standard_webhooks, slack,
+ * zoom, discord, twitch, x, meta, microsoft_graph) the
  * signed 404s — unknown endpoint, disabled endpoint, bad signature, a webhook of another scheme,
  * and for the two schemes that sign a timestamp a stale one against an unknown id with a stale
  * one — each family its own block of the round (its kinds in a seeded random order), the blocks
@@ -126,8 +127,8 @@ export async function runTiming(options, log = () => {}) {
         const order = family ? shuffled(family.kinds, signedOrder) : shuffled(KINDS, r);
         for (const kind of order) {
           // A signed request is built (and signed, with the time now) before its timed span starts.
-          const { path, headers } = family ? family.build(kind) : requests[kind];
-          const { status, us } = await send(path, headers, family ? family.body : body);
+          const { path, headers, body: signedBody } = family ? family.build(kind) : requests[kind];
+          const { status, us } = await send(path, headers, family ? signedBody : body);
           const name = family ? `${block}:${kind}` : kind;
           statuses[`${name}:${status}`] = (statuses[`${name}:${status}`] ?? 0) + 1;
           if (round < options.warmUp) continue;

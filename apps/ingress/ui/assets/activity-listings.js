@@ -7,6 +7,7 @@ import { attemptReasonLabel } from './labels.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { routinePath } from './config-state.js';
 import { openRun } from './run-record.js';
+import { refreshHandshake } from './handshake-status.js';
 import { payloadCell, renderEraseNote, wirePayloadErasure } from './payload-erasure.js';
 import { parkedFirstCell, parkedOutcomeCell, renderControls, resetParkedRows } from './parked-redispatch.js';
 
@@ -90,6 +91,7 @@ export async function loadAttempts({ older = false } = {}) {
     }
     setError(error, '');
     const attempts = answer.json.attempts;
+    if (!older) refreshHandshake();
     cursors.attempts = answer.json.next_cursor ?? null;
     show(byId('more-attempts'), cursors.attempts !== null);
     const body = byId('attempts-body');

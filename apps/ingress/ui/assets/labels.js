@@ -38,6 +38,8 @@ const ATTEMPT_REASONS = {
   timestamp_outside_tolerance: 'Signature too old or too new (its timestamp is outside the tolerance)',
   invalid_delivery_id: "Bad delivery id (the provider's delivery id)",
   invalid_event_type: 'Bad event type',
+  handshake_answered: "Handshake answered (the provider's URL check: no run)",
+  handshake_refused: 'Handshake refused (its proof did not match: check the secret or verify token)',
 };
 
 /** How a webhook's deliveries prove their sender, as the summary says it ("Verification: GitHub signature"). */
@@ -46,6 +48,13 @@ export const VERIFICATION_LABELS = {
   standard_webhooks: 'Standard Webhooks signature',
   github: 'GitHub signature',
   stripe: 'Stripe signature',
+  slack: 'Slack signature',
+  zoom: 'Zoom signature',
+  discord: 'Discord signature (Ed25519)',
+  twitch: 'Twitch EventSub signature',
+  x: 'X signature',
+  meta: 'Meta signature',
+  microsoft_graph: 'Microsoft Graph clientState',
 };
 
 /** The scheme's words, or its code when this page does not know it. */

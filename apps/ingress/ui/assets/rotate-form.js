@@ -1,5 +1,6 @@
-// Rotate for a webhook whose secret is the provider's (GitHub, Stripe): instead of a confirmation,
-// a small form that takes the provider's new secret. What was pasted is dropped when the form
+// Rotate for a webhook whose secret is the provider's (GitHub, Stripe, the handshake providers):
+// instead of a confirmation, a small form that takes the provider's new credential (Meta's with its
+// verify token). What was pasted is dropped when the form
 // closes or the page is left. webhook-panel.js shows the outcome (the view, the secret panel).
 import { byId, setError, show } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
@@ -21,6 +22,8 @@ export function openRotateForm(scheme) {
   byId('rotate-secret-label').textContent = text.label;
   byId('rotate-secret-help').textContent = text.help;
   byId('rotate-secret').value = '';
+  byId('rotate-verify-token').value = '';
+  show(byId('rotate-verify-token-field'), text.verifyToken === true);
   setRotateProblem('');
   setError(byId('action-error'), '');
   show(byId('rotate-form'), true);
@@ -44,6 +47,7 @@ export function renderRotateButton(opensForm) {
 /** Hides the form and drops whatever was pasted into it. */
 function closeRotateForm() {
   byId('rotate-secret').value = '';
+  byId('rotate-verify-token').value = '';
   setRotateProblem('');
   show(byId('rotate-form'), false);
   const button = byId('rotate');
@@ -66,10 +70,17 @@ async function rotateWithSecret(event) {
     input.focus();
     return;
   }
+  const verifyToken = byId('rotate-verify-token');
+  if (text.verifyToken && verifyToken.value === '') {
+    setRotateProblem('Type the verify token Meta will send (the one set there, or the new one you will set).');
+    verifyToken.focus();
+    return;
+  }
+  const body = { [text.field ?? 'secret']: input.value, ...(text.verifyToken ? { verify_token: verifyToken.value } : {}) };
   const button = byId('rotate-submit');
   button.disabled = true;
   try {
-    const answer = await api('POST', routinePath('/webhook/rotate'), { secret: input.value });
+    const answer = await api('POST', routinePath('/webhook/rotate'), body);
     if (!answer.ok) {
       setRotateProblem(
         secretRefused(answer) ? `The secret was refused: ${answer.json.detail}` : `Could not rotate the secret: ${describeFailure(answer)}`,

@@ -1,10 +1,51 @@
 // How a webhook's deliveries prove their sender: the enable form's choice (bearer secret, Standard
-// Webhooks, GitHub, Stripe), its signing-secret field, and what each scheme means for the rest of
-// the page (the override, the secret panel's steps, rotating, the test delivery). A pasted secret
-// lives in its field until the server has it, and nowhere else.
+// Webhooks, GitHub, Stripe, and the providers with a URL-verification handshake: Slack, Zoom,
+// Discord, Twitch, X, Meta, Microsoft Graph), its credential fields, and what each scheme means for
+// the rest of the page (the override, the secret panel's steps, rotating, the test delivery, the
+// last handshake). A pasted secret lives in its field until the server has it, and nowhere else.
 import { byId, setError, show } from './dom.js';
 
-export const SCHEMES = ['bearer', 'standard_webhooks', 'github', 'stripe'];
+export const SCHEMES = [
+  'bearer',
+  'standard_webhooks',
+  'github',
+  'stripe',
+  'slack',
+  'zoom',
+  'discord',
+  'twitch',
+  'x',
+  'meta',
+  'microsoft_graph',
+];
+
+/** The schemes whose provider verifies the URL with a handshake the service answers (docs/signed-senders.md). */
+export const HANDSHAKE_SCHEMES = ['slack', 'zoom', 'discord', 'twitch', 'x', 'meta', 'microsoft_graph'];
+
+/** The provider's name as the page says it. */
+const PROVIDER_NAMES = {
+  slack: 'Slack',
+  zoom: 'Zoom',
+  discord: 'Discord',
+  twitch: 'Twitch',
+  x: 'X',
+  meta: 'Meta',
+  microsoft_graph: 'Microsoft Graph',
+};
+
+/** Where the webhook URL goes in each provider, and which handshake it answers there: one line each. */
+const WHERE_TO_PASTE = {
+  slack: "In Slack: your app → Event Subscriptions → Request URL. Slack's url_verification is answered here.",
+  zoom: 'In Zoom: your app → Features → Access → Event Subscriptions → Event notification endpoint URL, then Validate.',
+  discord:
+    "In Discord: your application → Webhooks → Endpoint URL (or General Information → Interactions Endpoint URL). Discord's PING is answered here.",
+  twitch:
+    "In Twitch: the transport.callback of your EventSub subscription (with the same transport.secret). Twitch's challenge is answered here.",
+  x: "In X: register the URL as your Account Activity webhook (POST /2/webhooks). X's CRC is answered here.",
+  meta: 'In Meta: your app → Webhooks (or WhatsApp → Configuration) → Callback URL, with the same Verify token.',
+  microsoft_graph:
+    "In Microsoft Graph: the notificationUrl of your subscription, with the same clientState. Graph's validationToken is answered here.",
+};
 
 /** What the enable form asks for, per signed scheme: whether a secret must be pasted, and how to say so. */
 const SECRET_FIELD = {
@@ -25,9 +66,58 @@ const SECRET_FIELD = {
     required: true,
     missing: "Paste the Stripe endpoint's signing secret (whsec_…): Stripe signs every event with it.",
   },
+  slack: {
+    label: 'Slack signing secret',
+    help: "Your app's Signing Secret (Basic Information → App Credentials). Kept encrypted, never shown again.",
+    required: true,
+    missing: 'Paste the Slack signing secret: Slack signs every request with it.',
+  },
+  zoom: {
+    label: 'Zoom secret token',
+    help: "Your app's Secret Token (Features → Access). Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the Zoom app's Secret Token: Zoom signs every event and its URL validation with it.",
+  },
+  discord: {
+    label: 'Discord public key',
+    help: "Your application's Public Key (General Information): 64 hexadecimal digits.",
+    required: true,
+    missing: "Paste the application's public key: Discord's signatures are checked with it.",
+    field: 'public_key',
+  },
+  twitch: {
+    label: 'Twitch EventSub secret',
+    help: 'The transport.secret your app subscribes with: 10 to 100 ASCII characters. Kept encrypted, never shown again.',
+    required: true,
+    missing: "Paste the subscription's secret: Twitch signs every message with it.",
+  },
+  x: {
+    label: 'X consumer secret',
+    help: "Your app's API Key Secret (Keys and tokens → Consumer Keys). Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the app's consumer secret: X signs every event and answers its CRC with it.",
+  },
+  meta: {
+    label: 'Meta app secret',
+    help: "Your app's App Secret (App settings → Basic). Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the app's App Secret: Meta signs every event with it.",
+  },
+  microsoft_graph: {
+    label: 'Microsoft Graph clientState',
+    help: 'The clientState your subscription sets (8 to 128 characters, no spaces): every notification carries it. Kept encrypted, never shown again.',
+    required: true,
+    missing: "Paste the subscription's clientState: it is what tells Graph's notifications from anyone else's.",
+    field: 'client_state',
+  },
 };
 
-/** Rotating a webhook whose secret is the provider's: the new one is pasted (GitHub, Stripe). */
+/** Meta's second field: the verify token its subscription check carries. */
+const VERIFY_TOKEN_FIELD = {
+  missing: 'Type the verify token you set (or will set) in Meta: its subscription check is answered only with it.',
+};
+
+/** Rotating a webhook whose secret is the provider's: the new one is pasted (GitHub, Stripe, and the handshake providers). */
 const ROTATE_FORM = {
   github: {
     title: 'Rotate the GitHub webhook secret',
@@ -47,10 +137,32 @@ const ROTATE_FORM = {
     help: "The endpoint's new whsec_… value. Kept encrypted, never shown again.",
     missing: "Paste the endpoint's new Stripe signing secret (whsec_…).",
   },
+  ...Object.fromEntries(
+    HANDSHAKE_SCHEMES.map((scheme) => [
+      scheme,
+      {
+        title: `Rotate the ${PROVIDER_NAMES[scheme]} credential`,
+        hint:
+          `Paste the new ${SECRET_FIELD[scheme].label.replace(/^\S+ /, '')} here, then set the same one in ${PROVIDER_NAMES[scheme]}. ` +
+          'The current one stops working here at once: requests still proved with it get the one refusal until the provider has the new one.',
+        label: `New ${SECRET_FIELD[scheme].label}`,
+        help: SECRET_FIELD[scheme].help,
+        missing: SECRET_FIELD[scheme].missing,
+        field: SECRET_FIELD[scheme].field ?? 'secret',
+        verifyToken: scheme === 'meta',
+      },
+    ]),
+  ),
 };
 
 /** The test delivery, for a signed webhook: the page never holds the secret after it is shown, so it cannot sign. */
 const TEST_ELSEWHERE = {
+  ...Object.fromEntries(
+    HANDSHAKE_SCHEMES.map((scheme) => [
+      scheme,
+      `Send a test from ${PROVIDER_NAMES[scheme]} (its handshake first: the last one shows above): the page cannot prove requests for ${PROVIDER_NAMES[scheme]}.`,
+    ]),
+  ),
   standard_webhooks: 'Send a test from your sender: the page does not keep the signing secret, so it cannot sign a request for it.',
   github:
     'Send a test from GitHub (the webhook\'s "Recent Deliveries" → Redeliver, or any event you chose): the page cannot sign requests for GitHub.',
@@ -107,8 +219,32 @@ export function senderSetup(scheme, made) {
         ],
       };
     default:
-      return null;
+      return HANDSHAKE_SCHEMES.includes(scheme) ? handshakeSetup(scheme, kept) : null;
   }
+}
+
+/** The secret panel's steps for a handshake provider: where the URL goes, and that its handshake is answered here. */
+function handshakeSetup(scheme, kept) {
+  return {
+    title: `Set up the webhook in ${PROVIDER_NAMES[scheme]}`,
+    warning: kept,
+    stepsLabel: `In ${PROVIDER_NAMES[scheme]}`,
+    steps: [
+      WHERE_TO_PASTE[scheme],
+      'Its URL check is answered by this service with no run: the last one shows as Last handshake above, and in Rejected attempts.',
+      'Each delivery runs for the default account; a retry of one delivery starts no second run.',
+    ],
+  };
+}
+
+/** The one-line "where to paste this" of a handshake provider, or null. */
+export function whereToPaste(scheme) {
+  return Object.hasOwn(WHERE_TO_PASTE, scheme) ? WHERE_TO_PASTE[scheme] : null;
+}
+
+/** Whether the scheme's provider verifies the URL with a handshake. */
+export function hasHandshake(scheme) {
+  return HANDSHAKE_SCHEMES.includes(scheme);
 }
 
 export function isSigned(scheme) {
@@ -120,7 +256,7 @@ export function schemeOf(webhook) {
   return webhook?.verification?.scheme ?? 'bearer';
 }
 
-/** Whether rotating asks for the provider's new secret (GitHub, Stripe). */
+/** Whether rotating asks for the provider's new credential (GitHub, Stripe, the handshake providers). */
 export function rotateTakesSecret(scheme) {
   return Object.hasOwn(ROTATE_FORM, scheme);
 }
@@ -155,6 +291,8 @@ function applyScheme() {
     byId('signing-secret-help').textContent = field.help;
     input.required = field.required;
   } else input.required = false;
+  show(byId('verify-token-field'), scheme === 'meta');
+  byId('verify-token').required = scheme === 'meta';
   setSecretProblem('');
 
   const override = byId('override');
@@ -171,6 +309,7 @@ export function resetVerification(scheme) {
   const radio = document.getElementById(`scheme-${SCHEMES.includes(scheme) ? scheme : 'bearer'}`);
   if (radio) radio.checked = true;
   byId('signing-secret').value = '';
+  byId('verify-token').value = '';
   overrideWanted = byId('override').checked;
   byId('override').disabled = false;
   applyScheme();
@@ -178,15 +317,19 @@ export function resetVerification(scheme) {
 
 /**
  * The `verification` member of the enable request (undefined for bearer, the spec's default), or
- * `{missing}` when a required secret was not pasted.
+ * `{missing, input}` when a required field was left empty. Discord's public key and Graph's
+ * clientState go in their own members; Meta's verify token beside the App Secret.
  */
 export function verificationRequest() {
   const scheme = chosenScheme();
   if (!isSigned(scheme)) return { verification: undefined };
   const secret = byId('signing-secret').value;
   const field = SECRET_FIELD[scheme];
-  if (secret === '' && field.required) return { missing: field.missing };
-  return { verification: secret === '' ? { scheme } : { scheme, secret } };
+  if (secret === '' && field.required) return { missing: field.missing, input: 'signing-secret' };
+  const verifyToken = byId('verify-token').value;
+  if (scheme === 'meta' && verifyToken === '') return { missing: VERIFY_TOKEN_FIELD.missing, input: 'verify-token' };
+  const verification = secret === '' ? { scheme } : { scheme, [field.field ?? 'secret']: secret };
+  return { verification: scheme === 'meta' ? { ...verification, verify_token: verifyToken } : verification };
 }
 
 /** A problem with the pasted secret, shown under its field (empty: none). */
@@ -197,9 +340,10 @@ export function setSecretProblem(message) {
   else input.removeAttribute('aria-invalid');
 }
 
-/** Drops a pasted secret from the page once the server has it. */
+/** Drops a pasted secret (and Meta's verify token) from the page once the server has it. */
 export function forgetPastedSecret() {
   byId('signing-secret').value = '';
+  byId('verify-token').value = '';
 }
 
 export function wireVerificationChoice() {

@@ -10,6 +10,7 @@ import { SignedOutError, api, describeFailure } from './session.js';
 import { loaded, routinePath } from './config-state.js';
 import { currentSecret, hideSecret, showSecret } from './secret-panel.js';
 import { loadAttempts } from './activity-listings.js';
+import { renderHandshake } from './handshake-status.js';
 import { confirmAction } from './confirm-dialog.js';
 import { may, roleNote } from './roles.js';
 import { loadAudit } from './audit-trail.js';
@@ -69,6 +70,7 @@ export function renderWebhook({ resetForm }) {
   show(byId('webhook-details'), configured);
   byId('webhook-url').textContent = webhook.url ?? '';
   byId('webhook-verification').textContent = verificationLabel(schemeOf(webhook));
+  renderHandshake(configured ? schemeOf(webhook) : 'bearer');
   byId('webhook-default').textContent = webhook.default_account ?? '';
   byId('webhook-override').textContent = webhook.account_override_allowed ? 'Allowed' : 'Not allowed';
 
@@ -135,10 +137,10 @@ async function enable(event) {
     byId('default-account').focus();
     return;
   }
-  const { verification, missing } = verificationRequest();
+  const { verification, missing, input } = verificationRequest();
   if (missing) {
     setSecretProblem(missing);
-    byId('signing-secret').focus();
+    byId(input).focus();
     return;
   }
   setSecretProblem('');

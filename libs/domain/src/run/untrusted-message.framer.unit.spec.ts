@@ -560,6 +560,14 @@ describe('frameUntrustedPayload — a signed delivery', () => {
     expect(message).toContain('\nSender: stripe (signature verified)\nEvent type: none\n' + UNTRUSTED_PAYLOAD_FORMAT_LINES.text + '\n');
   });
 
+  it("says Microsoft Graph's notifications were proved by their clientState (Graph signs nothing)", () => {
+    const message = frameUntrustedPayload(
+      inputWith(text('hi'), { contentType: 'text/plain', sender: { scheme: 'microsoft_graph', eventType: 'created' } }),
+    );
+    expect(message).toContain('\nSender: microsoft_graph (clientState verified)\nEvent type: created\n');
+    expect(message).not.toContain('signature verified');
+  });
+
   it('a delivery without a sender keeps the spec message exactly', () => {
     const message = frameUntrustedPayload(inputWith(json('{}')));
     expect(message).not.toContain('Sender:');
