@@ -223,10 +223,11 @@ export class TriggerWebhookUseCase {
     const matches = verdict.valid && own !== undefined;
     if (!webhook || !matches || webhook.status !== 'enabled') {
       const reason = signedRefusal(webhook, scheme, matches, verdict);
-      // Whether it was a handshake is read from the request after the answer, whatever the endpoint.
-      this.record(webhook?.webhookId, reason, command, () =>
-        SIGNATURE_FAILURES.has(reason) && looksLikeHandshake(scheme, command.signature ?? {}, body) ? 'handshake_refused' : reason,
-      );
+      // Whether it was a handshake is read from the request after the answer, whatever the endpoint and the reason.
+      this.record(webhook?.webhookId, reason, command, () => {
+        const handshakeForm = looksLikeHandshake(scheme, command.signature ?? {}, body);
+        return handshakeForm && SIGNATURE_FAILURES.has(reason) ? 'handshake_refused' : reason;
+      });
       return undefined;
     }
     const routine = this.config.routine(webhook.routineId);

@@ -1,4 +1,4 @@
-import { sealedCredential, type Handshake } from '@wts/domain';
+import { credentialProblem, metaCredentialOf, sealedCredential, type Handshake, type ProviderCredentialInput } from '@wts/domain';
 import { createHmac } from 'node:crypto';
 import { ProviderSignatureVerifier } from './provider-signature.verifier';
 
@@ -86,5 +86,23 @@ describe('handshake answers', () => {
       contentType: TEXT,
       body: validationToken,
     });
+  });
+
+  it("makes each provider's decoy a credential of the scheme's own form: a decoy check does a real check's work", () => {
+    const asInput = (
+      scheme: 'slack' | 'zoom' | 'discord' | 'twitch' | 'x' | 'meta' | 'microsoft_graph',
+      decoy: string,
+    ): ProviderCredentialInput => {
+      if (scheme === 'discord') return { publicKey: decoy };
+      if (scheme === 'microsoft_graph') return { clientState: decoy };
+      if (scheme === 'meta') return metaCredentialOf(decoy) ?? {};
+      return { secret: decoy };
+    };
+    for (const scheme of ['slack', 'zoom', 'discord', 'twitch', 'x', 'meta', 'microsoft_graph'] as const) {
+      expect({ scheme, problem: credentialProblem(scheme, asInput(scheme, verifier.decoySecret(scheme))) }).toEqual({
+        scheme,
+        problem: undefined,
+      });
+    }
   });
 });
