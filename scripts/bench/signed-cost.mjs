@@ -2,7 +2,7 @@
 /**
  * What checking a signature costs: requests/s and CPU per request of the ingress (from dist/,
  * embedded default, 127.0.0.1) for bearer and signed deliveries (GitHub, Stripe, Standard
- * Webhooks), each against a bare Fastify server answering the same request in the same run
+ * Webhooks, and Shopify, GitLab, Linear, Sentry, PagerDuty, Zendesk, Svix), each against a bare Fastify server answering the same request in the same run
  * (bare-fastify.mjs), with autocannon from this process.
  *
  * A request that must differ each time is rebuilt per request by autocannon (setupRequest), which
@@ -16,6 +16,9 @@
  *        Standard Webhooks (the delivery id is signed: each request gets a new event id /
  *        webhook-id and is signed when it is built, with the time then).
  *        `standard_webhooks_replay`: one delivery sent again and again (202, a replay).
+ *        The other providers (`<scheme>_202`): a new delivery id and a new body per request, signed
+ *        when it is built (a new body: Shopify and Sentry deliveries are recognised by their
+ *        signature; Linear's carries its signed time).
  *   404  an unknown id: bearer (no body read), and per scheme a signature of its form (body read,
  *        signature checked against the decoy secret), with a ~1 KiB body and with a 256 KiB one
  *        (WEBHOOK_MAX_PAYLOAD_BYTES' default, the most any caller can make it hash).
@@ -32,7 +35,16 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO, cpuSeconds, load, median, setUpWebhook, startService, startStack, stopService } from './bench-kit.mjs';
 import { readOptions, text } from './command-line.mjs';
-import { eventBody, githubSignature, nowSeconds, standardSignature, stripeSignature } from './signers.mjs';
+import {
+  SIGNED_SCHEMES,
+  eventBody,
+  eventBodyFor,
+  githubSignature,
+  nowSeconds,
+  signedDelivery,
+  standardSignature,
+  stripeSignature,
+} from './signers.mjs';
 import { pastedSecret } from './timing-signed.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
 
@@ -53,10 +65,13 @@ const unknownPath = (hook) =>
     .toString('base64url')
     .slice(0, hook.webhookId.length - 3)}`;
 
-/** An event body of `bytes` bytes whose `id` is replaced per request: the text before and after a fixed-length id. */
-function idTemplate(bytes) {
+/** The providers whose rows are built alike (signedDelivery): every signed scheme but the three with rows of their own. */
+const PROVIDER_SCHEMES = SIGNED_SCHEMES.filter((scheme) => !['github', 'stripe', 'standard_webhooks'].includes(scheme));
+
+/** An event body of `bytes` bytes (in the scheme's shape) whose `id` is replaced per request: the text before and after a fixed-length id. */
+function idTemplate(bytes, scheme = 'stripe') {
   const marker = `evt_${'0'.repeat(24)}`;
-  const [before, after] = eventBody(bytes, marker).split(marker);
+  const [before, after] = eventBodyFor(scheme, bytes, marker).split(marker);
   const run = randomBytes(4).toString('hex');
   let counter = 0;
   return () => {
@@ -158,6 +173,37 @@ function rows(hooks) {
     { name: 'github_404_256k', status: 404, request: githubStatic(unknownPath(hooks.github), large) },
     { name: 'stripe_404_256k', status: 404, request: stripe404(unknownPath(hooks.stripe), large) },
     { name: 'standard_webhooks_404_256k', status: 404, request: standard404(unknownPath(hooks.standard_webhooks), large) },
+    ...PROVIDER_SCHEMES.flatMap((scheme) => providerRows(scheme, hooks[scheme])),
+  ];
+}
+
+/**
+ * A provider's rows: a 202 (a new delivery id and body per request, signed when built), and a 404
+ * to an unknown id with a ~1 KiB and a 256 KiB body (signed when the run starts).
+ */
+function providerRows(scheme, hook) {
+  const events = idTemplate(SMALL, scheme);
+  const signedNow = (body, id) => signedDelivery(scheme, { secret: hook.secret, body, seconds: nowSeconds(), id });
+  const unknown404 = (bytes) => {
+    const body = eventBodyFor(scheme, bytes);
+    const id = randomUUID();
+    return { path: unknownPath(hook), body, make: () => signedNow(body, id) };
+  };
+  return [
+    {
+      name: `${scheme}_202`,
+      status: 202,
+      request: {
+        path: hook.path,
+        body: events().body,
+        next: () => {
+          const { id, body } = events();
+          return signedNow(body, id);
+        },
+      },
+    },
+    { name: `${scheme}_404`, status: 404, request: unknown404(SMALL) },
+    { name: `${scheme}_404_256k`, status: 404, request: unknown404(LARGE) },
   ];
 }
 
@@ -167,7 +213,7 @@ function rows(hooks) {
  * one rebuilt per request by `next()` (headers, and body when it changes).
  */
 function loadOptions(request) {
-  if (request.make) return { path: request.path, ...request.make(), body: request.body };
+  if (request.make) return { path: request.path, body: request.body, ...request.make() };
   if (!request.next) return { path: request.path, headers: request.headers, body: request.body };
   const first = request.next();
   return {
@@ -221,7 +267,7 @@ export async function runSignedCost(options, log = () => {}) {
   try {
     bare = await startBare();
     const hooks = { bearer: await setUpWebhook(stack.baseUrl, stack.token, 'cost') };
-    for (const scheme of ['github', 'stripe', 'standard_webhooks']) {
+    for (const scheme of SIGNED_SCHEMES) {
       hooks[scheme] = await setUpWebhook(stack.baseUrl, stack.token, `cost-${scheme}`, {
         verification: { scheme, ...pastedSecret(scheme) },
       });

@@ -2,13 +2,28 @@
 /**
  * What a signed sender sends, made on the client side of the benchmarks (timing.mjs,
  * signed-cost.mjs) with node:crypto, in each provider's documented form: GitHub's
- * `X-Hub-Signature-256`, Stripe's `Stripe-Signature`, the Standard Webhooks headers. The server
- * checks them with the providers' own libraries, so a 202 in a benchmark's preflight proves these
- * are right. Plain functions, no I/O.
+ * `X-Hub-Signature-256`, Stripe's `Stripe-Signature`, the Standard Webhooks headers, Shopify's
+ * `X-Shopify-Hmac-Sha256`, GitLab's `X-Gitlab-Token`, Linear's `Linear-Signature`, Sentry's
+ * `Sentry-Hook-Signature`, PagerDuty's `X-PagerDuty-Signature`, Zendesk's
+ * `X-Zendesk-Webhook-Signature`, Svix's `svix-*`. The server checks them as the providers' own
+ * libraries do, so a 202 in a benchmark's preflight proves these are right. Plain functions, no I/O.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
-export const SIGNED_SCHEMES = ['github', 'stripe', 'standard_webhooks'];
+export const SIGNED_SCHEMES = [
+  'github',
+  'stripe',
+  'standard_webhooks',
+  'shopify',
+  'gitlab',
+  'linear',
+  'sentry',
+  'pagerduty',
+  'zendesk',
+  'svix',
+];
+/** The schemes that sign a timestamp: a stale one is refused before any HMAC. */
+export const TIMESTAMPED_SCHEMES = ['stripe', 'standard_webhooks', 'linear', 'zendesk', 'svix'];
 
 /** `sha256=<hex HMAC-SHA256 of the body>`, the key the secret as typed. */
 export function githubSignature(secret, body) {
@@ -26,14 +41,145 @@ export function standardSignature(secret, messageId, seconds, body) {
   return `v1,${createHmac('sha256', key).update(`${messageId}.${seconds}.`).update(body).digest('base64')}`;
 }
 
-/** A secret of each scheme's form that no webhook has: GitHub 48 hex digits, Stripe `whsec_` + 32, Standard Webhooks `whsec_` + base64 of 32 bytes. */
+/** A secret of each scheme's form that no webhook has (the same length for a scheme every time). */
 export function strangerSecret(scheme) {
-  if (scheme === 'github') return randomBytes(24).toString('hex');
-  if (scheme === 'stripe') return `whsec_${randomBytes(16).toString('hex')}`;
-  return `whsec_${randomBytes(32).toString('base64')}`;
+  switch (scheme) {
+    case 'github':
+      return randomBytes(24).toString('hex');
+    case 'stripe':
+      return `whsec_${randomBytes(16).toString('hex')}`;
+    case 'shopify':
+      return `shpss_${randomBytes(16).toString('hex')}`;
+    case 'gitlab':
+      return randomBytes(24).toString('base64url');
+    case 'linear':
+      return `lin_wh_${randomBytes(22).toString('hex')}`;
+    case 'sentry':
+      return randomBytes(32).toString('hex');
+    case 'pagerduty':
+      return randomBytes(48).toString('base64');
+    case 'zendesk':
+      return randomBytes(32).toString('base64');
+    default:
+      return `whsec_${randomBytes(32).toString('base64')}`;
+  }
 }
 
-/** Whole seconds now (the signed timestamp of Stripe and Standard Webhooks). */
+const hmac = (secret, ...parts) => {
+  const mac = createHmac('sha256', secret);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+};
+
+/** Linear's time is in its body: `"created":1700000000,` of eventBody gives way to `"webhookTimestamp":<13 digits>,` (12 bytes more). */
+const CREATED = '"created":1700000000,';
+/** How many bytes a scheme's shape adds to eventBody's: Linear's timestamp, PagerDuty's `{"event":…}`. */
+const SHAPE_BYTES = { linear: 12, pagerduty: 10 };
+
+/**
+ * An event of exactly `bytes` bytes in the shape the scheme's sender sends: eventBody for most, its
+ * event under `event` for PagerDuty (whose delivery id is `event.id`); for Linear, a template whose
+ * time signedDelivery writes in.
+ */
+export function eventBodyFor(scheme, bytes, id) {
+  const event = eventBody(bytes - (SHAPE_BYTES[scheme] ?? 0), id);
+  return scheme === 'pagerduty' ? `{"event":${event}}` : event;
+}
+
+/** Zendesk's signature timestamp: ISO 8601 in UTC to the second. */
+export function zendeskTimestamp(seconds) {
+  return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * What the scheme's sender sends for `body` (from eventBodyFor) at `seconds`, under `secret`:
+ * `{ headers, body }` — the body as sent (Linear's carries its signed time). `id` is the delivery id
+ * where a header carries it (GitHub, Standard Webhooks, Shopify, GitLab, Linear, Sentry, Zendesk,
+ * Svix); Stripe's and PagerDuty's are in the body.
+ */
+export function signedDelivery(scheme, { secret, body, seconds, id }) {
+  const json = { 'content-type': 'application/json' };
+  switch (scheme) {
+    case 'github':
+      return {
+        body,
+        headers: { ...json, 'x-github-delivery': id, 'x-github-event': 'push', 'x-hub-signature-256': githubSignature(secret, body) },
+      };
+    case 'stripe':
+      return {
+        body,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': stripeSignature(secret, body, seconds) },
+      };
+    case 'standard_webhooks':
+      return {
+        body,
+        headers: {
+          ...json,
+          'webhook-id': id,
+          'webhook-timestamp': String(seconds),
+          'webhook-signature': standardSignature(secret, id, seconds, body),
+        },
+      };
+    case 'svix':
+      return {
+        body,
+        headers: {
+          ...json,
+          'svix-id': id,
+          'svix-timestamp': String(seconds),
+          'svix-signature': standardSignature(secret, id, seconds, body),
+        },
+      };
+    case 'shopify':
+      return {
+        body,
+        headers: {
+          ...json,
+          'x-shopify-hmac-sha256': hmac(secret, body).toString('base64'),
+          'x-shopify-event-id': id,
+          'x-shopify-topic': 'orders/create',
+        },
+      };
+    case 'gitlab':
+      return { body, headers: { ...json, 'x-gitlab-token': secret, 'idempotency-key': id, 'x-gitlab-event': 'Push Hook' } };
+    case 'linear': {
+      if (!body.includes(CREATED)) throw new Error('a Linear body is made by eventBodyFor');
+      const signed = body.replace(CREATED, `"webhookTimestamp":${String(seconds * 1000).padStart(13, '0')},`);
+      return {
+        body: signed,
+        headers: { ...json, 'linear-signature': hmac(secret, signed).toString('hex'), 'linear-delivery': id, 'linear-event': 'Issue' },
+      };
+    }
+    case 'sentry':
+      return {
+        body,
+        headers: {
+          ...json,
+          'sentry-hook-signature': hmac(secret, body).toString('hex'),
+          'sentry-hook-resource': 'issue',
+          'request-id': id,
+        },
+      };
+    case 'pagerduty':
+      return { body, headers: { ...json, 'x-pagerduty-signature': `v1=${hmac(secret, body).toString('hex')}` } };
+    case 'zendesk': {
+      const timestamp = zendeskTimestamp(seconds);
+      return {
+        body,
+        headers: {
+          ...json,
+          'x-zendesk-webhook-signature': hmac(secret, timestamp, body).toString('base64'),
+          'x-zendesk-webhook-signature-timestamp': timestamp,
+          'x-zendesk-webhook-invocation-id': id,
+        },
+      };
+    }
+    default:
+      throw new Error(`no signer for ${scheme}`);
+  }
+}
+
+/** Whole seconds now (the signed timestamp of Stripe, Standard Webhooks, Svix, Zendesk; Linear's in milliseconds). */
 export function nowSeconds() {
   return Math.floor(Date.now() / 1000);
 }

@@ -1,7 +1,8 @@
 /* global Buffer, setTimeout */
 /**
- * The signed families of the timing test (timing.mjs): per scheme (GitHub, Stripe, Standard
- * Webhooks) the ways a signed request is refused with the one 404, as requests of the same size
+ * The signed families of the timing test (timing.mjs): per scheme (SIGNED_SCHEMES: GitHub, Stripe,
+ * Standard Webhooks, Shopify, GitLab, Linear, Sentry, PagerDuty, Zendesk, Svix) the ways a signed
+ * request is refused with the one 404, as requests of the same size
  * in bytes — the same ~1 KiB body, the same header names, values of the same lengths, ids of the
  * same length — so that what differs between them is the server's work only.
  *
@@ -9,8 +10,8 @@
  *   disabled_endpoint  a disabled webhook of the scheme, a valid signature under its secret
  *   bad_signature      the enabled webhook, a signature of the right form under another secret
  *   other_scheme       an enabled webhook of another scheme, a valid-looking signature
- *   stale_timestamp    (Stripe, Standard Webhooks) the enabled webhook, a correct signature over a
- *                      timestamp 10 minutes old
+ *   stale_timestamp    (the schemes that sign a time: TIMESTAMPED_SCHEMES) the enabled webhook, a
+ *                      correct signature over a timestamp 10 minutes old
  *   unknown_stale      the same with an unknown id
  *
  * A stale timestamp is refused before any HMAC is computed, for a known and an unknown id alike
@@ -20,7 +21,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { admin, disableWebhook, setUpWebhook } from './bench-kit.mjs';
-import { SIGNED_SCHEMES, eventBody, githubSignature, nowSeconds, standardSignature, strangerSecret, stripeSignature } from './signers.mjs';
+import { SIGNED_SCHEMES, TIMESTAMPED_SCHEMES, eventBodyFor, nowSeconds, signedDelivery, strangerSecret } from './signers.mjs';
 
 export { SIGNED_SCHEMES };
 
@@ -31,7 +32,18 @@ export const STALE_BY_SECONDS = 600;
 export const SIGNED_BODY_BYTES = 1024;
 
 /** Which webhook each scheme's other_scheme kind is sent to: a bearer one, and signed ones of another scheme. */
-const OTHER_SCHEME_TARGET = { github: 'bearer', stripe: 'standard_webhooks', standard_webhooks: 'github' };
+const OTHER_SCHEME_TARGET = {
+  github: 'bearer',
+  stripe: 'standard_webhooks',
+  standard_webhooks: 'github',
+  shopify: 'stripe',
+  gitlab: 'shopify',
+  linear: 'sentry',
+  sentry: 'linear',
+  pagerduty: 'zendesk',
+  zendesk: 'pagerduty',
+  svix: 'standard_webhooks',
+};
 
 /** What the owner's rejected-attempts list must say for a kind sent to a known webhook (the preflight). */
 const EXPECTED_REASON = {
@@ -42,7 +54,7 @@ const EXPECTED_REASON = {
 };
 
 export function signedKinds(scheme) {
-  return scheme === 'github' ? FRESH_KINDS : [...FRESH_KINDS, ...STALE_KINDS];
+  return TIMESTAMPED_SCHEMES.includes(scheme) ? [...FRESH_KINDS, ...STALE_KINDS] : FRESH_KINDS;
 }
 
 /** The pairs compared: every pair of fresh kinds, and stale_timestamp with unknown_stale. */
@@ -50,11 +62,11 @@ export function signedPairs(scheme) {
   const pairs = [];
   for (let i = 0; i < FRESH_KINDS.length; i++)
     for (let j = i + 1; j < FRESH_KINDS.length; j++) pairs.push([FRESH_KINDS[i], FRESH_KINDS[j]]);
-  if (scheme !== 'github') pairs.push(['stale_timestamp', 'unknown_stale']);
+  if (TIMESTAMPED_SCHEMES.includes(scheme)) pairs.push(['stale_timestamp', 'unknown_stale']);
   return pairs;
 }
 
-/** A pasted secret of the scheme's form (GitHub ≥ 16 characters, Stripe `whsec_` + letters and digits); none for Standard Webhooks (made). */
+/** A pasted secret of the scheme's form (strangerSecret); none for Standard Webhooks (made). */
 export function pastedSecret(scheme) {
   return scheme === 'standard_webhooks' ? {} : { secret: strangerSecret(scheme) };
 }
@@ -97,14 +109,14 @@ export async function setUpSignedFamilies(stack, bearer) {
     hooks[`${scheme}_disabled`] = await setUpWebhook(stack.baseUrl, stack.token, `timing-${scheme}-off`, verification());
     await disableWebhook(stack.baseUrl, stack.token, hooks[`${scheme}_disabled`].routineId);
   }
-  const body = eventBody(SIGNED_BODY_BYTES);
   const families = {};
   for (const scheme of SIGNED_SCHEMES) {
     const plan = signedPlan(scheme, hooks);
-    const headersFor = signer(scheme, body);
-    const build = (kind) => ({ path: plan[kind].path, headers: headersFor(plan[kind].secret, nowSeconds() - plan[kind].age) });
+    const body = eventBodyFor(scheme, SIGNED_BODY_BYTES);
+    const signed = signer(scheme, body);
+    const build = (kind) => ({ path: plan[kind].path, ...signed(plan[kind].secret, nowSeconds() - plan[kind].age) });
     const kinds = signedKinds(scheme);
-    assertSameSize(scheme, kinds, build, body);
+    assertSameSize(scheme, kinds, build);
     families[scheme] = { kinds, pairs: signedPairs(scheme), body, build, enabled: hooks[scheme], routineOf: routineOf(hooks, scheme) };
   }
   return families;
@@ -120,41 +132,25 @@ function routineOf(hooks, scheme) {
   };
 }
 
-/** (secret, seconds) → the scheme's headers for `body`; a fixed delivery id / message id / event name (a 404 replays nothing). */
+/**
+ * (secret, seconds) → { headers, body } the scheme's sender sends for `body` (from eventBodyFor): a
+ * fixed delivery id / message id per family (a 404 replays nothing); the body as sent (Linear's
+ * carries its signed time, so it is made per request, of the same length).
+ */
 export function signer(scheme, body) {
-  if (scheme === 'github') {
-    const delivery = randomUUID();
-    return (secret) => ({
-      'content-type': 'application/json',
-      'x-github-delivery': delivery,
-      'x-github-event': 'push',
-      'x-hub-signature-256': githubSignature(secret, body),
-    });
-  }
-  if (scheme === 'stripe') {
-    return (secret, seconds) => ({
-      'content-type': 'application/json; charset=utf-8',
-      'stripe-signature': stripeSignature(secret, body, seconds),
-    });
-  }
-  const messageId = `msg_${randomBytes(18).toString('base64url')}`;
-  return (secret, seconds) => ({
-    'content-type': 'application/json',
-    'webhook-id': messageId,
-    'webhook-timestamp': String(seconds),
-    'webhook-signature': standardSignature(secret, messageId, seconds, body),
-  });
+  const id = scheme === 'github' ? randomUUID() : `msg_${randomBytes(18).toString('base64url')}`;
+  return (secret, seconds) => signedDelivery(scheme, { secret, body, seconds, id });
 }
 
 /** The bytes a request puts on the wire besides what every request shares: path, header names and values, body. */
-function requestBytes({ path, headers }, body) {
+function requestBytes({ path, headers, body }) {
   let size = Buffer.byteLength(path) + Buffer.byteLength(body);
   for (const [name, value] of Object.entries(headers)) size += Buffer.byteLength(name) + Buffer.byteLength(value);
   return size;
 }
 
-function assertSameSize(scheme, kinds, build, body) {
-  const sizes = Object.fromEntries(kinds.map((kind) => [kind, requestBytes(build(kind), body)]));
+function assertSameSize(scheme, kinds, build) {
+  const sizes = Object.fromEntries(kinds.map((kind) => [kind, requestBytes(build(kind))]));
   if (new Set(Object.values(sizes)).size !== 1) throw new Error(`${scheme}: the kinds differ in size: ${JSON.stringify(sizes)}`);
 }
 
@@ -168,14 +164,14 @@ export async function preflight(stack, families, send) {
   const seen = {};
   for (const [scheme, family] of Object.entries(families)) {
     const valid = family.build('unknown_endpoint');
-    const accepted = await send(family.enabled.path, validHeaders(scheme, valid.headers), family.body);
+    const accepted = await send(family.enabled.path, validHeaders(scheme, valid.headers), valid.body);
     if (accepted.status !== 202) throw new Error(`${scheme}: a valid delivery answered ${accepted.status}, not 202`);
     seen[scheme] = { valid_delivery: accepted.status };
     for (const kind of family.kinds) {
       const routineId = family.routineOf[kind];
       const before = routineId ? (await attempts(stack, routineId)).length : 0;
-      const { path, headers } = family.build(kind);
-      const { status } = await send(path, headers, family.body);
+      const { path, headers, body } = family.build(kind);
+      const { status } = await send(path, headers, body);
       if (status !== 404) throw new Error(`${scheme}:${kind} answered ${status}, not 404`);
       const reason = routineId ? await newestReason(stack, routineId, before) : null;
       if (routineId && reason !== EXPECTED_REASON[kind])

@@ -7,9 +7,21 @@ export interface TriggerAccount {
 }
 
 /** How a webhook's deliveries prove who sent them: the spec's bearer secret, or a provider's signature. */
-export type SignedScheme = 'standard_webhooks' | 'github' | 'stripe';
+export type SignedScheme =
+  'standard_webhooks' | 'github' | 'stripe' | 'shopify' | 'gitlab' | 'linear' | 'sentry' | 'pagerduty' | 'zendesk' | 'svix';
 export type VerificationScheme = 'bearer' | SignedScheme;
-export const SIGNED_SCHEMES: readonly SignedScheme[] = ['standard_webhooks', 'github', 'stripe'];
+export const SIGNED_SCHEMES: readonly SignedScheme[] = [
+  'standard_webhooks',
+  'github',
+  'stripe',
+  'shopify',
+  'gitlab',
+  'linear',
+  'sentry',
+  'pagerduty',
+  'zendesk',
+  'svix',
+];
 export const VERIFICATION_SCHEMES: readonly VerificationScheme[] = ['bearer', ...SIGNED_SCHEMES];
 
 /**

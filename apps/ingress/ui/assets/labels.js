@@ -46,6 +46,13 @@ export const VERIFICATION_LABELS = {
   standard_webhooks: 'Standard Webhooks signature',
   github: 'GitHub signature',
   stripe: 'Stripe signature',
+  shopify: 'Shopify signature',
+  gitlab: 'GitLab secret token',
+  linear: 'Linear signature',
+  sentry: 'Sentry signature',
+  pagerduty: 'PagerDuty signature',
+  zendesk: 'Zendesk signature',
+  svix: 'Svix signature',
 };
 
 /** The scheme's words, or its code when this page does not know it. */

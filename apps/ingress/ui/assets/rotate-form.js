@@ -1,4 +1,4 @@
-// Rotate for a webhook whose secret is the provider's (GitHub, Stripe): instead of a confirmation,
+// Rotate for a webhook whose secret is the provider's (every provider's scheme): instead of a confirmation,
 // a small form that takes the provider's new secret. What was pasted is dropped when the form
 // closes or the page is left. webhook-panel.js shows the outcome (the view, the secret panel).
 import { byId, setError, show } from './dom.js';

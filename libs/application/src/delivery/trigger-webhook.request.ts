@@ -15,7 +15,7 @@ export interface TriggerWebhookRequest {
   readonly idempotencyKey: string | undefined;
   readonly traceparent: string | undefined;
   readonly sourceAddress: string;
-  /** The signature headers of signed senders (GitHub, Stripe, Standard Webhooks), when present. */
+  /** The signature, delivery id and event headers of signed senders (GitHub, Stripe, Standard Webhooks, Shopify, …), when present. */
   readonly signature?: SignatureHeaders & SignedRequestHeaders;
   /** Reads the body, refusing past `maxBytes` while streaming (never truncating). */
   readonly readBody: (maxBytes: number) => Promise<BodyReadResult>;

@@ -135,8 +135,9 @@ export class WebhookAdminService {
   }
 
   /**
-   * A new secret: bearer and Standard Webhooks webhooks get one made (shown once); GitHub and Stripe
-   * ones take the provider's (`secret`, required), never shown again. The scheme stays the webhook's.
+   * A new secret: bearer and Standard Webhooks webhooks get one made (shown once); every provider's
+   * scheme (GitHub, Stripe, Shopify, …) takes the provider's (`secret`, required), never shown again.
+   * The scheme stays the webhook's.
    */
   rotate(routineId: string, input: { readonly secret?: string | undefined }, call: AdminCall): Promise<WebhookWithSecret | Rejection> {
     return this.serialised(routineId, async () => {

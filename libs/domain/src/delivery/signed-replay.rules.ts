@@ -16,21 +16,32 @@ export interface ReplayGuard {
 }
 
 /**
- * Ahead of a GitHub key: a space, which no idempotency key or provider delivery id may hold
- * (visible ASCII only), so a signature's key is never one a caller could send.
+ * The schemes whose provider signs neither its delivery id nor a timestamp — the body only — and
+ * their signature header: a delivery of these is recognised by its signature. Ahead of each key:
+ * `<scheme>-signature ` and a space, which no idempotency key or provider delivery id may hold
+ * (visible ASCII only), so a signature's key is never one a caller could send. GitHub's hex is
+ * lower-cased (its check takes lower case only, so this changes nothing, and kept for the keys
+ * already written); Shopify's base64 is case-sensitive and taken as sent (its check takes only the
+ * one spelling its HMAC has).
  */
-const GITHUB_SIGNATURE_KEY_PREFIX = 'github-signature ';
+const SIGNATURE_KEYED: Partial<Record<SignedScheme, (headers: SignedRequestHeaders) => string | undefined>> = {
+  github: (headers) => headers.hubSignature256?.toLowerCase(),
+  shopify: (headers) => headers.shopifyHmacSha256,
+  sentry: (headers) => headers.sentryHookSignature,
+};
 
 /**
- * A repeat is recognised by the idempotency key — the caller's `X-Service-Idempotency-Key`, or a
- * delivery id the provider signs (Standard Webhooks' `webhook-id`, the Stripe event's `id`) — for
- * IDEMPOTENCY_RETENTION_SECONDS. GitHub signs neither `X-GitHub-Delivery` nor a timestamp, so a
- * captured delivery sent again under a new `X-GitHub-Delivery` would be a new delivery: a GitHub
- * delivery is recognised by its signature instead (`X-Hub-Signature-256`, the HMAC of the body
- * under the webhook's secret, which nobody changes without the secret). The same signed body again
- * replays whatever `X-GitHub-Delivery` it carries — GitHub's own redelivery as much as a capture —
- * for the idempotency retention and never for less than the signature tolerance. Called only once
- * the signature was verified; `X-GitHub-Delivery` is still recorded as the delivery's key.
+ * A repeat is recognised by the idempotency key — the caller's `X-Service-Idempotency-Key`, or the
+ * provider's delivery id (signed by Standard Webhooks, Svix, Stripe and PagerDuty; not signed by
+ * Linear and Zendesk, whose signed timestamp bounds a capture to the tolerance; not signed either by
+ * GitLab, whose token proves nothing about the body) — for IDEMPOTENCY_RETENTION_SECONDS. GitHub,
+ * Shopify and Sentry sign neither their delivery id nor a timestamp, so a captured delivery sent
+ * again under a new delivery id would be a new delivery and run, for ever: such a delivery is
+ * recognised by its signature instead (the HMAC of the body under the webhook's secret, which
+ * nobody changes without the secret). The same signed body again replays whatever delivery id it
+ * carries — the provider's own redelivery as much as a capture — for the idempotency retention and
+ * never for less than the signature tolerance. Called only once the signature was verified; the
+ * delivery id is still recorded as the delivery's key.
  */
 export function replayGuard(
   scheme: SignedScheme | undefined,
@@ -38,10 +49,10 @@ export function replayGuard(
   idempotencyKey: string | undefined,
   windows: ReplayWindows,
 ): ReplayGuard {
-  const signature = scheme === 'github' ? headers.hubSignature256 : undefined;
-  if (signature === undefined) return { key: idempotencyKey, windowMs: windows.idempotencyRetentionMs };
+  const signature = scheme === undefined ? undefined : SIGNATURE_KEYED[scheme]?.(headers);
+  if (scheme === undefined || signature === undefined) return { key: idempotencyKey, windowMs: windows.idempotencyRetentionMs };
   return {
-    key: GITHUB_SIGNATURE_KEY_PREFIX + signature.toLowerCase(),
+    key: `${scheme}-signature ${signature}`,
     windowMs: Math.max(windows.idempotencyRetentionMs, windows.signatureToleranceSeconds * 1000),
   };
 }

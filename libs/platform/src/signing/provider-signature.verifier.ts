@@ -4,9 +4,16 @@ import { STANDARD_WEBHOOKS_SECRET_BYTES, standardWebhooksSecret } from '@wts/dom
 import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { checkGithub, githubTakes } from './github-signature.check';
+import { checkGitlab, gitlabTakes } from './gitlab-signature.check';
+import { checkLinear, linearTakes } from './linear-signature.check';
+import { checkPagerduty, pagerdutyTakes } from './pagerduty-signature.check';
+import { checkSentry, sentryTakes } from './sentry-signature.check';
+import { checkShopify, shopifyTakes } from './shopify-signature.check';
 import { refused } from './signature-check.shared';
 import { checkStandardWebhooks, standardWebhooksTakes } from './standard-webhooks-signature.check';
 import { checkStripe, stripeTakes } from './stripe-signature.check';
+import { checkSvix, svixTakes } from './svix-signature.check';
+import { checkZendesk, zendeskTakes } from './zendesk-signature.check';
 
 interface SchemeCheck {
   /** Whether the provider's library accepts the secret at all (it throws before computing otherwise). */
@@ -18,16 +25,25 @@ const CHECKS: Readonly<Record<SignedScheme, SchemeCheck>> = {
   standard_webhooks: { takes: standardWebhooksTakes, check: checkStandardWebhooks },
   github: { takes: githubTakes, check: checkGithub },
   stripe: { takes: stripeTakes, check: checkStripe },
+  shopify: { takes: shopifyTakes, check: checkShopify },
+  gitlab: { takes: gitlabTakes, check: checkGitlab },
+  linear: { takes: linearTakes, check: checkLinear },
+  sentry: { takes: sentryTakes, check: checkSentry },
+  pagerduty: { takes: pagerdutyTakes, check: checkPagerduty },
+  zendesk: { takes: zendeskTakes, check: checkZendesk },
+  svix: { takes: svixTakes, check: checkSvix },
 };
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /**
  * Signed deliveries checked as each provider's own library checks them: GitHub with
- * `@octokit/webhooks-methods`; Standard Webhooks (`standardwebhooks` takes the secret) and Stripe
- * with the same HMAC by node:crypto over the raw body bytes, which tests prove equal to their
- * libraries' (the libraries' own paths cost more, and Stripe's throws on a mismatch only, which
- * made a matching signature measurably faster to refuse: docs/timing.md).
+ * `@octokit/webhooks-methods`; Standard Webhooks and Svix (`standardwebhooks` takes the secret),
+ * Stripe, Shopify, Linear and PagerDuty with the same HMAC by node:crypto over the raw body bytes,
+ * which tests prove equal to their libraries' (the libraries' own paths cost more, and Stripe's
+ * throws on a mismatch only, which made a matching signature measurably faster to refuse:
+ * docs/timing.md); Sentry and Zendesk, which ship no library, as their documentation computes it;
+ * GitLab's token compared as a digest.
  *
  * What it does depends on the request, the scheme and the clock only, never on whether the secret
  * is a webhook's or the decoy: the same signature is computed either way, a stored secret the
@@ -46,6 +62,13 @@ export class ProviderSignatureVerifier implements SignatureVerifier {
       standard_webhooks: standardWebhooksSecret(randomBytes(STANDARD_WEBHOOKS_SECRET_BYTES)),
       github: randomBytes(24).toString('base64url'),
       stripe: 'whsec_' + randomAlphanumerics(32),
+      shopify: 'shpss_' + randomBytes(16).toString('hex'),
+      gitlab: randomBytes(24).toString('base64url'),
+      linear: 'lin_wh_' + randomAlphanumerics(44),
+      sentry: randomBytes(32).toString('hex'),
+      pagerduty: randomBytes(48).toString('base64'),
+      zendesk: randomBytes(32).toString('base64'),
+      svix: standardWebhooksSecret(randomBytes(24)),
     };
   }
 

@@ -1,6 +1,6 @@
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
-import type { SignedScheme } from '@wts/contracts';
+import { SIGNED_SCHEMES, type SignedScheme } from '@wts/contracts';
 import { signingSecretProblem, STANDARD_WEBHOOKS_SECRET_BYTES, standardWebhooksSecret } from '@wts/domain';
 import fc from 'fast-check';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -483,7 +483,7 @@ describe('ProviderSignatureVerifier: Stripe (stripe)', () => {
 });
 
 describe('ProviderSignatureVerifier: every scheme', () => {
-  const schemes: readonly SignedScheme[] = ['standard_webhooks', 'github', 'stripe'];
+  const schemes: readonly SignedScheme[] = SIGNED_SCHEMES;
 
   it('given the decoys, then each is made once per verifier and no two verifiers share one', () => {
     const other = new ProviderSignatureVerifier();
@@ -491,6 +491,11 @@ describe('ProviderSignatureVerifier: every scheme', () => {
       expect(verifier.decoySecret(scheme)).toBe(verifier.decoySecret(scheme));
       expect(other.decoySecret(scheme)).not.toBe(verifier.decoySecret(scheme));
     }
+  });
+
+  it("given each scheme's decoy, then it is a secret in that scheme's own form: one its secret rules take", () => {
+    for (const scheme of schemes)
+      expect({ scheme, problem: signingSecretProblem(scheme, verifier.decoySecret(scheme)) }).toEqual({ scheme, problem: undefined });
   });
 
   it('given an unknown scheme (a caller bug), then a mismatch rather than an error', async () => {
@@ -516,6 +521,19 @@ describe('ProviderSignatureVerifier: every scheme', () => {
           webhookSignature: lenient,
           hubSignature256: header,
           stripeSignature: lenient,
+          shopifyHmacSha256: header,
+          gitlabToken: header,
+          linearSignature: header,
+          sentryHookSignature: header,
+          pagerdutySignature: fc.oneof(
+            header,
+            latin1.map((text) => `v1=${text}`),
+          ),
+          zendeskWebhookSignature: header,
+          zendeskWebhookSignatureTimestamp: fc.oneof(header, fc.constant('2023-11-14T22:13:20Z')),
+          svixId: header,
+          svixTimestamp: fc.oneof(header, fc.constant(String(NOW_SECONDS))),
+          svixSignature: lenient,
         }),
         async (scheme, body, headers) => {
           const verdict = await verifier.verify(delivery(scheme, verifier.decoySecret(scheme), Buffer.from(body), headers));

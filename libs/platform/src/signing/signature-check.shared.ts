@@ -1,9 +1,10 @@
 import type { SignatureFailure, SignatureVerdict } from '@wts/application';
+import { timingSafeEqual } from 'node:crypto';
 
 /**
  * A signature header longer than this is refused unread: providers send well under a kilobyte
- * (GitHub 71 characters, Stripe a timestamp and one to three signatures, Standard Webhooks one
- * signature per active secret).
+ * (GitHub 71 characters, Stripe a timestamp and one to three signatures, Standard Webhooks and
+ * PagerDuty one signature per active secret).
  */
 export const MAX_SIGNATURE_HEADER_CHARS = 4_096;
 /** A header carrying more signatures than this is refused unchecked: each one is a comparison. */
@@ -30,4 +31,32 @@ export function signedSeconds(text: string): number | undefined {
 export function withinTolerance(seconds: number, nowMs: number, toleranceSeconds: number): boolean {
   const now = Math.floor(nowMs / 1000);
   return now - seconds <= toleranceSeconds && seconds - now <= toleranceSeconds;
+}
+
+/**
+ * Whether a signed timestamp in milliseconds (Linear's `webhookTimestamp`) is within
+ * `toleranceSeconds` of `nowMs`, either way, counted in milliseconds as Linear's own client counts.
+ */
+export function withinToleranceMs(signedMs: number, nowMs: number, toleranceSeconds: number): boolean {
+  const tolerance = toleranceSeconds * 1000;
+  return nowMs - signedMs <= tolerance && signedMs - nowMs <= tolerance;
+}
+
+/**
+ * Whether a signature as sent equals the expected one, in constant time for equal lengths; a
+ * candidate of another length is compared with itself, then refused, so the work stays the same.
+ */
+export function constantTimeEquals(candidate: string, expected: string): boolean {
+  const given = Buffer.from(candidate, 'utf8');
+  const wanted = Buffer.from(expected, 'utf8');
+  if (given.length !== wanted.length) {
+    timingSafeEqual(given, given);
+    return false;
+  }
+  return timingSafeEqual(given, wanted);
+}
+
+/** Whether a library takes a secret at all: these providers' take any non-empty one. */
+export function nonEmptySecret(secret: string): boolean {
+  return secret.length > 0;
 }
