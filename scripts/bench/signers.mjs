@@ -2,34 +2,34 @@
 /**
  * What a signed sender sends, made on the client side of the benchmarks (timing.mjs,
  * signed-cost.mjs) with node:crypto, in each provider's documented form: GitHub's
- * `X-Hub-Signature-256`, Stripe's `Stripe-Signature`, the Standard Webhooks headers, and the
- * providers with a handshake (Slack, Zoom, Discord, Twitch, X, Meta, Microsoft Graph:
- * `signedRequest`). The server checks them by the providers' algorithms, so a 202 in a
- * benchmark's preflight proves these are right. Plain functions, no I/O.
+ * `X-Hub-Signature-256`, Stripe's `Stripe-Signature`, the Standard Webhooks headers, Shopify's
+ * `X-Shopify-Hmac-Sha256`, GitLab's `X-Gitlab-Token`, Linear's `Linear-Signature`, Sentry's
+ * `Sentry-Hook-Signature`, PagerDuty's `X-PagerDuty-Signature`, Zendesk's
+ * `X-Zendesk-Webhook-Signature`, Svix's `svix-*`, and the providers with a handshake (Slack, Zoom,
+ * Discord, Twitch, X, Meta, Microsoft Graph: handshake-signers.mjs). The server checks them as the
+ * providers' own libraries (or documented algorithms) do, so a 202 in a benchmark's preflight proves
+ * these are right. Plain functions, no I/O.
  */
-import { createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { HANDSHAKE_SCHEMES, credential, signedRequest } from './handshake-signers.mjs';
+
+export { HANDSHAKE_SCHEMES, credential, handshakeRequest, signedRequest } from './handshake-signers.mjs';
 
 export const SIGNED_SCHEMES = [
   'github',
   'stripe',
   'standard_webhooks',
-  'slack',
-  'zoom',
-  'discord',
-  'twitch',
-  'x',
-  'meta',
-  'microsoft_graph',
+  'shopify',
+  'gitlab',
+  'linear',
+  'sentry',
+  'pagerduty',
+  'zendesk',
+  'svix',
+  ...HANDSHAKE_SCHEMES,
 ];
-
-/** The schemes whose provider verifies the URL with a handshake (docs/signed-senders.md). */
-export const HANDSHAKE_SCHEMES = ['slack', 'zoom', 'discord', 'twitch', 'x', 'meta', 'microsoft_graph'];
-
-/** The schemes that sign a timestamp the server holds to its tolerance (the stale kinds of timing-signed.mjs). */
-export const TIMESTAMPED_SCHEMES = ['stripe', 'standard_webhooks', 'slack', 'zoom', 'discord', 'twitch'];
-
-/** Microsoft Graph's clientState in the benchmarks: always this many characters (same-size requests). */
-const CLIENT_STATE_CHARS = 32;
+/** The schemes that sign a timestamp: a stale one is refused before any HMAC (the stale kinds of timing-signed.mjs). */
+export const TIMESTAMPED_SCHEMES = ['stripe', 'standard_webhooks', 'linear', 'zendesk', 'svix', 'slack', 'zoom', 'discord', 'twitch'];
 
 /** `sha256=<hex HMAC-SHA256 of the body>`, the key the secret as typed. */
 export function githubSignature(secret, body) {
@@ -48,123 +48,151 @@ export function standardSignature(secret, messageId, seconds, body) {
 }
 
 /**
- * A secret of each scheme's form that no webhook has: GitHub 48 hex digits, Stripe `whsec_` + 32,
- * Standard Webhooks `whsec_` + base64 of 32 bytes; the handshake providers' signing keys
- * (`credential(scheme).key`: Discord's a private key, Graph's a clientState).
+ * A secret of each scheme's form that no webhook has (the same length for a scheme every time); for
+ * the handshake providers, their signing key (`credential(scheme).key`: Discord's a private key,
+ * Graph's a clientState).
  */
 export function strangerSecret(scheme) {
-  if (scheme === 'github') return randomBytes(24).toString('hex');
-  if (scheme === 'stripe') return `whsec_${randomBytes(16).toString('hex')}`;
   if (HANDSHAKE_SCHEMES.includes(scheme)) return credential(scheme).key;
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-/**
- * A credential of a handshake provider: what the enable body pastes (`fields`, beside `scheme`)
- * and what signs its requests (`key`): the secret; Discord's private key (its public key pasted);
- * Graph's clientState (carried in the body); Meta's App Secret (its verify token pasted too).
- */
-export function credential(scheme) {
-  const secret = randomBytes(16).toString('hex');
   switch (scheme) {
-    case 'discord': {
-      const pair = generateKeyPairSync('ed25519');
-      const publicKey = pair.publicKey.export({ format: 'der', type: 'spki' }).subarray(12).toString('hex');
-      return { fields: { public_key: publicKey }, key: pair.privateKey };
-    }
-    case 'meta':
-      return { fields: { secret, verify_token: `verify-${randomBytes(8).toString('hex')}` }, key: secret };
-    case 'microsoft_graph': {
-      const clientState = randomBytes(CLIENT_STATE_CHARS).toString('base64url').slice(0, CLIENT_STATE_CHARS);
-      return { fields: { client_state: clientState }, key: clientState };
-    }
+    case 'github':
+      return randomBytes(24).toString('hex');
+    case 'stripe':
+      return `whsec_${randomBytes(16).toString('hex')}`;
+    case 'shopify':
+      return `shpss_${randomBytes(16).toString('hex')}`;
+    case 'gitlab':
+      return randomBytes(24).toString('base64url');
+    case 'linear':
+      return `lin_wh_${randomBytes(22).toString('hex')}`;
+    case 'sentry':
+      return randomBytes(32).toString('hex');
+    case 'pagerduty':
+      return randomBytes(48).toString('base64');
+    case 'zendesk':
+      return randomBytes(32).toString('base64');
     default:
-      return { fields: { secret }, key: secret };
+      return `whsec_${randomBytes(32).toString('base64')}`;
   }
 }
 
-/** `v0=` and the hex HMAC-SHA256 of `v0:<seconds>:<body>` (Slack's and Zoom's). */
-function v0Signature(secret, seconds, body) {
-  return `v0=${createHmac('sha256', secret).update(`v0:${seconds}:`).update(body).digest('hex')}`;
+const hmac = (secret, ...parts) => {
+  const mac = createHmac('sha256', secret);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+};
+
+/** Linear's time is in its body: `"created":1700000000,` of eventBody gives way to `"webhookTimestamp":<13 digits>,` (12 bytes more). */
+const CREATED = '"created":1700000000,';
+/** How many bytes a scheme's shape adds to eventBody's: Linear's timestamp, PagerDuty's `{"event":…}`. */
+const SHAPE_BYTES = { linear: 12, pagerduty: 10 };
+
+/**
+ * An event of exactly `bytes` bytes in the shape the scheme's sender sends: eventBody for most, its
+ * event under `event` for PagerDuty (whose delivery id is `event.id`); for Linear, a template whose
+ * time signedDelivery writes in.
+ */
+export function eventBodyFor(scheme, bytes, id) {
+  const event = eventBody(bytes - (SHAPE_BYTES[scheme] ?? 0), id);
+  return scheme === 'pagerduty' ? `{"event":${event}}` : event;
+}
+
+/** Zendesk's signature timestamp: ISO 8601 in UTC to the second. */
+export function zendeskTimestamp(seconds) {
+  return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /**
- * A handshake provider's request of `body` under `key` at `seconds`: its headers, and for Graph
- * the body with the clientState in it (`{"value":[{…,"clientState":key,"data":<body as a string>}]}`).
- * `messageId`: Twitch's message id (signed, its delivery id).
+ * What the scheme's sender sends for `body` (from eventBodyFor) at `seconds`, under `secret`:
+ * `{ headers, body }` — the body as sent (Linear's carries its signed time). `id` is the delivery id
+ * where a header carries it (GitHub, Standard Webhooks, Shopify, GitLab, Linear, Sentry, Zendesk,
+ * Svix, Twitch); Stripe's, PagerDuty's and Slack's are in the body. Graph's body wraps `body`.
  */
-export function signedRequest(scheme, key, body, seconds, messageId = `${randomBytes(16).toString('hex')}`) {
+export function signedDelivery(scheme, { secret, body, seconds, id }) {
   const json = { 'content-type': 'application/json' };
   switch (scheme) {
-    case 'slack':
+    case 'github':
       return {
-        headers: { ...json, 'x-slack-request-timestamp': String(seconds), 'x-slack-signature': v0Signature(key, seconds, body) },
         body,
+        headers: { ...json, 'x-github-delivery': id, 'x-github-event': 'push', 'x-hub-signature-256': githubSignature(secret, body) },
       };
-    case 'zoom':
-      return { headers: { ...json, 'x-zm-request-timestamp': String(seconds), 'x-zm-signature': v0Signature(key, seconds, body) }, body };
-    case 'discord': {
-      const signature = sign(null, Buffer.concat([Buffer.from(String(seconds)), Buffer.from(body)]), key).toString('hex');
-      return { headers: { ...json, 'x-signature-ed25519': signature, 'x-signature-timestamp': String(seconds) }, body };
-    }
-    case 'twitch': {
-      const timestamp = new Date(seconds * 1000).toISOString();
-      const signature = `sha256=${createHmac('sha256', key)
-        .update(messageId + timestamp)
-        .update(body)
-        .digest('hex')}`;
+    case 'stripe':
       return {
+        body,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': stripeSignature(secret, body, seconds) },
+      };
+    case 'standard_webhooks':
+      return {
+        body,
         headers: {
           ...json,
-          'twitch-eventsub-message-id': messageId,
-          'twitch-eventsub-message-timestamp': timestamp,
-          'twitch-eventsub-message-signature': signature,
-          'twitch-eventsub-message-type': 'notification',
+          'webhook-id': id,
+          'webhook-timestamp': String(seconds),
+          'webhook-signature': standardSignature(secret, id, seconds, body),
         },
+      };
+    case 'svix':
+      return {
         body,
+        headers: {
+          ...json,
+          'svix-id': id,
+          'svix-timestamp': String(seconds),
+          'svix-signature': standardSignature(secret, id, seconds, body),
+        },
+      };
+    case 'shopify':
+      return {
+        body,
+        headers: {
+          ...json,
+          'x-shopify-hmac-sha256': hmac(secret, body).toString('base64'),
+          'x-shopify-event-id': id,
+          'x-shopify-topic': 'orders/create',
+        },
+      };
+    case 'gitlab':
+      return { body, headers: { ...json, 'x-gitlab-token': secret, 'idempotency-key': id, 'x-gitlab-event': 'Push Hook' } };
+    case 'linear': {
+      if (!body.includes(CREATED)) throw new Error('a Linear body is made by eventBodyFor');
+      const signed = body.replace(CREATED, `"webhookTimestamp":${String(seconds * 1000).padStart(13, '0')},`);
+      return {
+        body: signed,
+        headers: { ...json, 'linear-signature': hmac(secret, signed).toString('hex'), 'linear-delivery': id, 'linear-event': 'Issue' },
       };
     }
-    case 'x':
+    case 'sentry':
       return {
-        headers: { ...json, 'x-twitter-webhooks-signature': `sha256=${createHmac('sha256', key).update(body).digest('base64')}` },
         body,
+        headers: {
+          ...json,
+          'sentry-hook-signature': hmac(secret, body).toString('hex'),
+          'sentry-hook-resource': 'issue',
+          'request-id': id,
+        },
       };
-    case 'meta':
-      return { headers: { ...json, 'x-hub-signature-256': githubSignature(key, body) }, body };
-    case 'microsoft_graph':
+    case 'pagerduty':
+      return { body, headers: { ...json, 'x-pagerduty-signature': `v1=${hmac(secret, body).toString('hex')}` } };
+    case 'zendesk': {
+      const timestamp = zendeskTimestamp(seconds);
       return {
-        headers: json,
-        body: JSON.stringify({ value: [{ changeType: 'created', resource: 'Users/bench', clientState: key, data: body }] }),
+        body,
+        headers: {
+          ...json,
+          'x-zendesk-webhook-signature': hmac(secret, timestamp, body).toString('base64'),
+          'x-zendesk-webhook-signature-timestamp': timestamp,
+          'x-zendesk-webhook-invocation-id': id,
+        },
       };
+    }
     default:
-      throw new Error(`signedRequest: not a handshake provider: ${scheme}`);
+      // The handshake providers: `id` is Twitch's message id (signed, its delivery id).
+      if (HANDSHAKE_SCHEMES.includes(scheme)) return signedRequest(scheme, secret, body, seconds, id);
+      throw new Error(`no signer for ${scheme}`);
   }
 }
 
-/** A provider's URL-verification handshake for the benchmarks: path suffix (a query) or body and headers, per scheme. */
-export function handshakeRequest(scheme, key, seconds) {
-  switch (scheme) {
-    case 'slack':
-      return {
-        method: 'POST',
-        query: '',
-        ...signedRequest(scheme, key, JSON.stringify({ type: 'url_verification', challenge: 'c'.repeat(48) }), seconds),
-      };
-    case 'x':
-      return { method: 'GET', query: `?crc_token=${randomBytes(16).toString('hex')}`, headers: {}, body: undefined };
-    case 'microsoft_graph':
-      return {
-        method: 'POST',
-        query: `?validationToken=${randomBytes(16).toString('hex')}`,
-        headers: { 'content-type': 'text/plain' },
-        body: '',
-      };
-    default:
-      throw new Error(`handshakeRequest: not benchmarked for ${scheme}`);
-  }
-}
-
-/** Whole seconds now (the signed timestamp of Stripe, Standard Webhooks, Slack, Zoom, Discord, Twitch). */
+/** Whole seconds now (the signed timestamp of Stripe, Standard Webhooks, Svix, Zendesk, Slack, Zoom, Discord, Twitch; Linear's in milliseconds). */
 export function nowSeconds() {
   return Math.floor(Date.now() / 1000);
 }

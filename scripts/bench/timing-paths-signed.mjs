@@ -4,7 +4,7 @@
  * (timing-signed.mjs), as TriggerWebhookUseCase commands — each built, and signed with the time
  * now, before its timed call — with the ~1 KiB body already read.
  */
-import { eventBody, nowSeconds, SIGNED_SCHEMES } from './signers.mjs';
+import { eventBodyFor, nowSeconds, SIGNED_SCHEMES } from './signers.mjs';
 import { SIGNED_BODY_BYTES, enableSigned, signedKinds, signedPlan, signer } from './timing-signed.mjs';
 
 const PATH_PREFIX = '/workflow-webhooks/';
@@ -22,12 +22,11 @@ export async function signedCommands(scheme, { setUp, disable, bearer }) {
     hooks[`${each}_disabled`] = withPath(await enableSigned(setUp, `paths-${each}-off`, each));
     await disable(hooks[`${each}_disabled`].routineId);
   }
-  const body = eventBody(SIGNED_BODY_BYTES);
   const plan = signedPlan(scheme, hooks);
-  const signed = signer(scheme, body);
+  const signed = signer(scheme, eventBodyFor(scheme, SIGNED_BODY_BYTES));
   const command = (kind) => {
-    const { headers, body: sent } = signed(plan[kind].secret, nowSeconds() - plan[kind].age);
-    const bytes = Buffer.from(sent);
+    const { headers, body } = signed(plan[kind].secret, nowSeconds() - plan[kind].age);
+    const bytes = Buffer.from(body);
     return {
       webhookId: plan[kind].path.slice(PATH_PREFIX.length),
       authorization: undefined,
@@ -44,6 +43,23 @@ export async function signedCommands(scheme, { setUp, disable, bearer }) {
         githubDelivery: headers['x-github-delivery'],
         githubEvent: headers['x-github-event'],
         stripeSignature: headers['stripe-signature'],
+        shopifyHmacSha256: headers['x-shopify-hmac-sha256'],
+        shopifyEventId: headers['x-shopify-event-id'],
+        shopifyTopic: headers['x-shopify-topic'],
+        gitlabToken: headers['x-gitlab-token'],
+        gitlabIdempotencyKey: headers['idempotency-key'],
+        linearSignature: headers['linear-signature'],
+        linearDelivery: headers['linear-delivery'],
+        sentryHookSignature: headers['sentry-hook-signature'],
+        sentryRequestId: headers['request-id'],
+        sentryHookResource: headers['sentry-hook-resource'],
+        pagerdutySignature: headers['x-pagerduty-signature'],
+        zendeskWebhookSignature: headers['x-zendesk-webhook-signature'],
+        zendeskWebhookSignatureTimestamp: headers['x-zendesk-webhook-signature-timestamp'],
+        zendeskInvocationId: headers['x-zendesk-webhook-invocation-id'],
+        svixId: headers['svix-id'],
+        svixTimestamp: headers['svix-timestamp'],
+        svixSignature: headers['svix-signature'],
         slackSignature: headers['x-slack-signature'],
         slackTimestamp: headers['x-slack-request-timestamp'],
         zoomSignature: headers['x-zm-signature'],

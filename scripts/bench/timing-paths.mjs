@@ -7,10 +7,11 @@
  * Authorization header), interleaved in a random order each round. Per kind: p10, median and 10 %
  * trimmed mean in µs, and the store calls made, with the streams looked at that do not exist (a
  * lookup that finds nothing is cheaper than one that finds a stream). Bounded: `--rounds` rounds.
- * `--scheme <any signed scheme>` (github, stripe, standard_webhooks, slack, zoom, discord, twitch, x,
- * meta, microsoft_graph): that scheme's signed 404 kinds instead (the family
- * timing.mjs times, timing-signed.mjs), with the ingress's ProviderSignatureVerifier and the
- * ~1 KiB body each reads; a stale timestamp is signed 10 minutes before each call.
+ * `--scheme <any signed scheme>` (github, stripe, standard_webhooks, shopify, gitlab, linear,
+ * sentry, pagerduty, zendesk, svix, slack, zoom, discord, twitch, x, meta, microsoft_graph): that
+ * scheme's signed 404 kinds instead (the family timing.mjs times, timing-signed.mjs), with the
+ * ingress's ProviderSignatureVerifier and the ~1 KiB body each reads; a stale timestamp (the
+ * schemes that sign one) is signed 10 minutes before each call.
  *
  * `--cold N`: N MiB read through before each call, so it runs with cold CPU caches (as over HTTP).
  *

@@ -1,8 +1,9 @@
 /* global Buffer, setTimeout */
 /**
- * The signed families of the timing test (timing.mjs): per scheme (GitHub, Stripe, Standard
- * Webhooks, and the providers with a handshake: Slack, Zoom, Discord, Twitch, X, Meta, Microsoft
- * Graph) the ways a signed request is refused with the one 404 (Discord's: the one 401), as requests of the same size
+ * The signed families of the timing test (timing.mjs): per scheme (SIGNED_SCHEMES: GitHub, Stripe,
+ * Standard Webhooks, Shopify, GitLab, Linear, Sentry, PagerDuty, Zendesk, Svix, and the providers
+ * with a handshake: Slack, Zoom, Discord, Twitch, X, Meta, Microsoft Graph) the ways a signed
+ * request is refused with the one 404 (Discord's: the one 401), as requests of the same size
  * in bytes — the same ~1 KiB body, the same header names, values of the same lengths, ids of the
  * same length — so that what differs between them is the server's work only.
  *
@@ -10,9 +11,9 @@
  *   disabled_endpoint  a disabled webhook of the scheme, a valid signature under its secret
  *   bad_signature      the enabled webhook, a signature of the right form under another secret
  *   other_scheme       an enabled webhook of another scheme, a valid-looking signature
- *   stale_timestamp    (the schemes that sign a timestamp: Stripe, Standard Webhooks, Slack, Zoom,
- *                      Discord, Twitch) the enabled webhook, a correct signature over a timestamp
- *                      10 minutes old (Twitch, whose window is 10 minutes: 15)
+ *   stale_timestamp    (the schemes that sign a time: TIMESTAMPED_SCHEMES) the enabled webhook, a
+ *                      correct signature over a timestamp 10 minutes old (Twitch, whose window is
+ *                      10 minutes: 15)
  *   unknown_stale      the same with an unknown id
  *
  * A stale timestamp is refused before any HMAC is computed, for a known and an unknown id alike
@@ -22,19 +23,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { admin, disableWebhook, setUpWebhook } from './bench-kit.mjs';
-import {
-  HANDSHAKE_SCHEMES,
-  SIGNED_SCHEMES,
-  TIMESTAMPED_SCHEMES,
-  credential,
-  eventBody,
-  githubSignature,
-  nowSeconds,
-  signedRequest,
-  standardSignature,
-  strangerSecret,
-  stripeSignature,
-} from './signers.mjs';
+import { SIGNED_SCHEMES, TIMESTAMPED_SCHEMES, eventBodyFor, nowSeconds, signedDelivery, strangerSecret } from './signers.mjs';
+import { HANDSHAKE_SCHEMES, credential } from './handshake-signers.mjs';
 
 export { SIGNED_SCHEMES };
 
@@ -51,6 +41,13 @@ const OTHER_SCHEME_TARGET = {
   github: 'bearer',
   stripe: 'standard_webhooks',
   standard_webhooks: 'github',
+  shopify: 'stripe',
+  gitlab: 'shopify',
+  linear: 'sentry',
+  sentry: 'linear',
+  pagerduty: 'zendesk',
+  zendesk: 'pagerduty',
+  svix: 'standard_webhooks',
   slack: 'stripe',
   zoom: 'slack',
   discord: 'github',
@@ -85,7 +82,7 @@ export function signedPairs(scheme) {
   return pairs;
 }
 
-/** A pasted secret of the scheme's form (GitHub ≥ 16 characters, Stripe `whsec_` + letters and digits); none for Standard Webhooks (made). */
+/** A pasted secret of the scheme's form (strangerSecret); none for Standard Webhooks (made). */
 export function pastedSecret(scheme) {
   return enableCredential(scheme).fields;
 }
@@ -146,12 +143,12 @@ export async function setUpSignedFamilies(stack, bearer) {
     hooks[`${scheme}_disabled`] = await enableSigned(setUp, `timing-${scheme}-off`, scheme);
     await disableWebhook(stack.baseUrl, stack.token, hooks[`${scheme}_disabled`].routineId);
   }
-  const body = eventBody(SIGNED_BODY_BYTES);
   const families = {};
   for (const scheme of SIGNED_SCHEMES) {
     const plan = signedPlan(scheme, hooks);
-    const headersFor = signer(scheme, body);
-    const build = (kind) => ({ path: plan[kind].path, ...headersFor(plan[kind].secret, nowSeconds() - plan[kind].age) });
+    const body = eventBodyFor(scheme, SIGNED_BODY_BYTES);
+    const signed = signer(scheme, body);
+    const build = (kind) => ({ path: plan[kind].path, ...signed(plan[kind].secret, nowSeconds() - plan[kind].age) });
     const kinds = signedKinds(scheme);
     assertSameSize(scheme, kinds, build);
     families[scheme] = { kinds, pairs: signedPairs(scheme), body, build, enabled: hooks[scheme], routineOf: routineOf(hooks, scheme) };
@@ -170,42 +167,14 @@ function routineOf(hooks, scheme) {
 }
 
 /**
- * (secret, seconds) → the scheme's `{ headers, body }` for `body` (Graph's wraps it with the
- * clientState); a fixed delivery id / message id / event name (a 404 replays nothing).
+ * (secret, seconds) → { headers, body } the scheme's sender sends for `body` (from eventBodyFor): a
+ * fixed delivery id / message id per family (a 404 replays nothing); the body as sent (Linear's
+ * carries its signed time, so it is made per request, of the same length; Graph's wraps it with the
+ * clientState).
  */
 export function signer(scheme, body) {
-  if (scheme === 'github') {
-    const delivery = randomUUID();
-    return (secret) => ({
-      headers: {
-        'content-type': 'application/json',
-        'x-github-delivery': delivery,
-        'x-github-event': 'push',
-        'x-hub-signature-256': githubSignature(secret, body),
-      },
-      body,
-    });
-  }
-  if (scheme === 'stripe') {
-    return (secret, seconds) => ({
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': stripeSignature(secret, body, seconds) },
-      body,
-    });
-  }
-  if (HANDSHAKE_SCHEMES.includes(scheme)) {
-    const messageId = randomUUID();
-    return (secret, seconds) => signedRequest(scheme, secret, body, seconds, messageId);
-  }
-  const messageId = `msg_${randomBytes(18).toString('base64url')}`;
-  return (secret, seconds) => ({
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': messageId,
-      'webhook-timestamp': String(seconds),
-      'webhook-signature': standardSignature(secret, messageId, seconds, body),
-    },
-    body,
-  });
+  const id = scheme === 'github' || scheme === 'twitch' ? randomUUID() : `msg_${randomBytes(18).toString('base64url')}`;
+  return (secret, seconds) => signedDelivery(scheme, { secret, body, seconds, id });
 }
 
 /** The bytes a request puts on the wire besides what every request shares: path, header names and values, body. */

@@ -16,12 +16,13 @@
  * pair per family — the unknown-endpoint samples of even rounds against those of odd rounds —
  * shows what "indistinguishable" looks like on this machine (not counted in α).
  *
- * **Signed families** (timing-signed.mjs): per scheme (github, stripe, standard_webhooks, slack,
- * zoom, discord, twitch, x, meta, microsoft_graph) the
- * signed 404s — unknown endpoint, disabled endpoint, bad signature, a webhook of another scheme,
- * and for the two schemes that sign a timestamp a stale one against an unknown id with a stale
- * one — each family its own block of the round (its kinds in a seeded random order), the blocks
- * of the four families in a seeded random order every round, on the same connection. Pairs are
+ * **Signed families** (timing-signed.mjs): per scheme (SIGNED_SCHEMES: github, stripe,
+ * standard_webhooks, shopify, gitlab, linear, sentry, pagerduty, zendesk, svix, slack, zoom,
+ * discord, twitch, x, meta, microsoft_graph) the signed refusals (Discord's the one 401, the others the 404) —
+ * unknown endpoint, disabled endpoint, bad signature, a webhook of another scheme, and for the
+ * schemes that sign a timestamp a stale one against an unknown id with a stale one — each family
+ * its own block of the round (its kinds in a seeded random order), the blocks of the families
+ * (bearer and one per scheme) in a seeded random order every round, on the same connection. Pairs are
  * compared within a family only. `--signed-samples` per kind (default `--samples`; 0: skipped).
  *
  * Then **burst, then probe**: what a refusal leaves behind after its answer (work deferred to
@@ -127,8 +128,8 @@ export async function runTiming(options, log = () => {}) {
         const order = family ? shuffled(family.kinds, signedOrder) : shuffled(KINDS, r);
         for (const kind of order) {
           // A signed request is built (and signed, with the time now) before its timed span starts.
-          const { path, headers, body: signedBody } = family ? family.build(kind) : requests[kind];
-          const { status, us } = await send(path, headers, family ? signedBody : body);
+          const request = family ? family.build(kind) : { ...requests[kind], body };
+          const { status, us } = await send(request.path, request.headers, request.body);
           const name = family ? `${block}:${kind}` : kind;
           statuses[`${name}:${status}`] = (statuses[`${name}:${status}`] ?? 0) + 1;
           if (round < options.warmUp) continue;

@@ -9,6 +9,7 @@ import { Streams, schemaVersionOf, type DeliveryAccepted, type RunCreated } from
 import { runFraming } from '@wts/domain';
 import type { RecordedEvent } from '@wts/event-store';
 import { ConfigResourceTypes, type Kafka } from 'kafkajs';
+import { CloudEvent, Kafka as CloudEventsKafka, type KafkaMessage } from 'cloudevents';
 import { randomUUID } from 'node:crypto';
 import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
 import { MessageCollector, deleteTopics, testKafka, type CollectedMessage } from '../../../test/support/kafka-test-kit';
@@ -167,6 +168,16 @@ describe('replay --to kafka (real broker)', () => {
         position: `${event.position.commit}/${event.position.prepare}`,
       });
       expect(message?.topic).toBe(event.type === 'RunCreated' ? replayTopics.routineRuns : replayTopics.webhookEvents);
+      // A CloudEvent (binary mode) as the relay's own: the same id, type and time on every copy.
+      const asKafkaMessage: KafkaMessage<Buffer | null> = {
+        key: message!.key!,
+        value: message!.value,
+        body: message!.value,
+        headers: message!.headers,
+      };
+      const cloudEvent = CloudEventsKafka.toEvent(asKafkaMessage) as CloudEvent<unknown>;
+      expect(cloudEvent.validate()).toBe(true);
+      expect(cloudEvent).toMatchObject({ id: event.id, type: `com.wts.${event.type}`, time: event.createdAt.toISOString() });
       if (event.type === 'RunCreated') expect(message?.value?.toString('utf8')).toContain('<<<UNTRUSTED_PAYLOAD_BEGIN delivery=');
       else expect(message?.value?.toString('utf8')).not.toContain('12345678901234567890');
     }

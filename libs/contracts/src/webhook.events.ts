@@ -14,6 +14,13 @@ export type SignedScheme =
   | 'standard_webhooks'
   | 'github'
   | 'stripe'
+  | 'shopify'
+  | 'gitlab'
+  | 'linear'
+  | 'sentry'
+  | 'pagerduty'
+  | 'zendesk'
+  | 'svix'
   // Providers with a URL-verification handshake (docs/signed-senders.md, "Handshakes").
   | 'slack'
   | 'zoom'
@@ -27,6 +34,13 @@ export const SIGNED_SCHEMES: readonly SignedScheme[] = [
   'standard_webhooks',
   'github',
   'stripe',
+  'shopify',
+  'gitlab',
+  'linear',
+  'sentry',
+  'pagerduty',
+  'zendesk',
+  'svix',
   'slack',
   'zoom',
   'discord',

@@ -10,6 +10,7 @@ export * from './safety/safety.policy';
 export * from './delivery/request-headers.rules';
 export * from './delivery/request-body.rules';
 export * from './delivery/signed-delivery.rules';
+export * from './delivery/signed-delivery-facts.rules';
 export * from './delivery/signed-replay.rules';
 export * from './delivery/handshake.rules';
 export * from './delivery/request.digest';

@@ -112,9 +112,12 @@ describe('dead-letter parking (real broker)', () => {
     expected('2', offset2.value, { ...ids(failing), error_code: 'handler_failed' });
     expect(references.get('2')?.reference.error).toMatch(/retrying will not fix/);
 
-    // Only the identifying headers and the reason are kept.
+    // Only the identifying headers and the reason are kept: not a foreign header, nor the original's
+    // CloudEvents attributes (a dead letter is a reference to the event, not the event).
+    const cloudEventsHeader = (name: string): boolean => name.startsWith('ce_') || name === 'content-type';
+    expect(Object.keys(offset0.headers).filter(cloudEventsHeader)).toHaveLength(7);
     expect(references.get('0')?.message.headers).toEqual({
-      ...Object.fromEntries(Object.entries(offset0.headers).filter(([name]) => !name.startsWith('x-'))),
+      ...Object.fromEntries(Object.entries(offset0.headers).filter(([name]) => !name.startsWith('x-') && !cloudEventsHeader(name))),
       error: references.get('0')?.reference.error,
       'error-code': 'undecodable',
       'original-topic': topics.webhookEvents,

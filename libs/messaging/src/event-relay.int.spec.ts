@@ -215,6 +215,14 @@ describe('Kafka relay (real broker)', () => {
         'stream-id': event.streamId,
         'stream-revision': '0',
         position: formatPosition(event.position),
+        // CloudEvents, binary mode (cloud-events.relay.int.spec.ts decodes them with the SDK).
+        ce_specversion: '1.0',
+        ce_id: event.id,
+        ce_source: 'urn:wts:ingress:webhooks.events',
+        ce_type: `com.wts.${event.type}`,
+        ce_time: event.createdAt.toISOString(),
+        ce_subject: event.type === 'DeliveryAccepted' ? (event.data as { deliveryId: string }).deliveryId : data.webhookId,
+        'content-type': 'application/json',
       });
       expect(JSON.parse(message.value?.toString('utf8') ?? 'null')).toEqual(event.data);
     }

@@ -5,12 +5,20 @@
 import { SIGNED_SCHEMES, upcastEvent, writtenSchemaVersion } from '@wts/contracts';
 import { formatPosition, parsePosition, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import {
+  CLOUD_EVENTS_DATA_CONTENT_TYPE,
+  CLOUD_EVENTS_SPEC_VERSION,
+  CLOUD_EVENT_DEFAULT_SUBJECT_FIELD,
+  CLOUD_EVENT_SUBJECT_FIELDS,
+  CLOUD_EVENT_TYPE_PREFIX,
+  CloudEventSources,
   DeliveryAcceptedMessage,
   KafkaHeaders,
   SUPPORTED_SCHEMA_VERSIONS,
   type EventHeaders,
   type MessageRoute,
+  type TopicRole,
 } from './kafka-topics.contract';
+import { rfc3339 } from './rfc3339.time';
 
 /** A message to produce: value is the event's `data` as JSON. */
 export interface OutboundMessage {
@@ -24,7 +32,7 @@ export function encodeEvent(stored: RecordedEvent, route: MessageRoute): Outboun
   const event = upcastEvent(stored);
   const metadata = (event.metadata ?? {}) as { traceparent?: unknown };
   const schemaVersion = writtenSchemaVersion(event.metadata);
-  const headers: EventHeaders = {
+  const headers: Writable<EventHeaders> = {
     'event-type': event.type,
     'event-id': event.id,
     'schema-version': String(schemaVersion),
@@ -32,8 +40,47 @@ export function encodeEvent(stored: RecordedEvent, route: MessageRoute): Outboun
     'stream-revision': event.revision.toString(),
     position: formatPosition(event.position),
     ...(typeof metadata.traceparent === 'string' && metadata.traceparent !== '' ? { traceparent: metadata.traceparent } : {}),
+    // CloudEvents, binary mode (kafka-topics.contract.ts, CloudEventHeaders): after the service's own.
+    ce_specversion: CLOUD_EVENTS_SPEC_VERSION,
+    ce_id: event.id,
+    ce_source: cloudEventSource(route.topic),
+    ce_type: cloudEventType(event.type),
+    ce_time: rfc3339(stored.createdAt),
+    'content-type': CLOUD_EVENTS_DATA_CONTENT_TYPE,
   };
+  const subject = cloudEventSubject(event.type, event.data);
+  if (subject !== undefined) headers.ce_subject = subject;
   return { key: route.key, value: JSON.stringify(withoutLegacyPayload(event.data)), headers };
+}
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+function cloudEventSource(topic: TopicRole): string {
+  const source = CloudEventSources[topic];
+  if (source === undefined) throw new Error(`no CloudEvents source for topic ${topic}: the relays write no event there`);
+  return source;
+}
+
+/** `ce_type` of each event type, made once (the relay encodes every event it forwards). */
+const cloudEventTypes = new Map<string, string>();
+
+function cloudEventType(eventType: string): string {
+  let type = cloudEventTypes.get(eventType);
+  if (type === undefined) {
+    type = `${CLOUD_EVENT_TYPE_PREFIX}${eventType}`;
+    cloudEventTypes.set(eventType, type);
+  }
+  return type;
+}
+
+/** The id the event is about (its value's `deliveryId`, `runId` or `webhookId`); undefined without one. */
+function cloudEventSubject(eventType: string, data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const field = Object.hasOwn(CLOUD_EVENT_SUBJECT_FIELDS, eventType)
+    ? CLOUD_EVENT_SUBJECT_FIELDS[eventType]
+    : CLOUD_EVENT_DEFAULT_SUBJECT_FIELD;
+  const value = (data as Record<string, unknown>)[field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** A delivery written before payloads were kept apart is read with its payload (`legacyPayload`): it never goes to Kafka. */

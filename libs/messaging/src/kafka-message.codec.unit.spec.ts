@@ -79,6 +79,14 @@ describe('Kafka codec', () => {
       'stream-id': `delivery-${delivery.deliveryId}`,
       'stream-revision': '0',
       position: '42/42',
+      // CloudEvents, binary mode (cloud-event.headers.unit.spec.ts has every message kind).
+      ce_specversion: '1.0',
+      ce_id: event.id,
+      ce_source: 'urn:wts:ingress:webhooks.events',
+      ce_type: 'com.wts.DeliveryAccepted',
+      ce_time: '1970-01-01T00:00:00.000Z',
+      ce_subject: delivery.deliveryId,
+      'content-type': 'application/json',
     });
   });
 

@@ -1,6 +1,6 @@
-// Rotate for a webhook whose secret is the provider's (GitHub, Stripe, the handshake providers):
-// instead of a confirmation, a small form that takes the provider's new credential (Meta's with its
-// verify token). What was pasted is dropped when the form
+// Rotate for a webhook whose secret is the provider's (every provider's scheme): instead of a
+// confirmation, a small form that takes the provider's new credential (Meta's with its verify
+// token, Discord's public key, Graph's clientState). What was pasted is dropped when the form
 // closes or the page is left. webhook-panel.js shows the outcome (the view, the secret panel).
 import { byId, setError, show } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';

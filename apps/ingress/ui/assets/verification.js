@@ -1,8 +1,9 @@
 // How a webhook's deliveries prove their sender: the enable form's choice (bearer secret, Standard
-// Webhooks, GitHub, Stripe, and the providers with a URL-verification handshake: Slack, Zoom,
-// Discord, Twitch, X, Meta, Microsoft Graph), its credential fields, and what each scheme means for
-// the rest of the page (the override, the secret panel's steps, rotating, the test delivery, the
-// last handshake). A pasted secret lives in its field until the server has it, and nowhere else.
+// Webhooks, GitHub, Stripe, Shopify, GitLab, Linear, Sentry, PagerDuty, Zendesk, Svix, and the
+// providers with a URL-verification handshake: Slack, Zoom, Discord, Twitch, X, Meta, Microsoft
+// Graph), its credential fields, and what each scheme means for the rest of the page (the override,
+// the secret panel's steps, rotating, the test delivery, the last handshake). A pasted secret lives
+// in its field until the server has it, and nowhere else.
 import { byId, setError, show } from './dom.js';
 
 export const SCHEMES = [
@@ -10,6 +11,13 @@ export const SCHEMES = [
   'standard_webhooks',
   'github',
   'stripe',
+  'shopify',
+  'gitlab',
+  'linear',
+  'sentry',
+  'pagerduty',
+  'zendesk',
+  'svix',
   'slack',
   'zoom',
   'discord',
@@ -66,6 +74,48 @@ const SECRET_FIELD = {
     required: true,
     missing: "Paste the Stripe endpoint's signing secret (whsec_…): Stripe signs every event with it.",
   },
+  shopify: {
+    label: 'Shopify client secret',
+    help: "The app's client secret (shpss_…: the app's Settings in the Dev Dashboard or Partner Dashboard), or the key the store admin shows under Settings → Notifications → Webhooks. Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the Shopify app's client secret: Shopify signs every delivery with it.",
+  },
+  gitlab: {
+    label: 'GitLab secret token',
+    help: 'The Secret token you set (or will set) in the GitLab webhook: 16 characters or more. Kept encrypted, never shown again.',
+    required: true,
+    missing: 'Paste the GitLab secret token: GitLab sends it with every delivery.',
+  },
+  linear: {
+    label: 'Linear signing secret',
+    help: "The webhook's lin_wh_… signing secret (Linear → Settings → API → Webhooks → the webhook). Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the Linear webhook's signing secret (lin_wh_…): Linear signs every event with it.",
+  },
+  sentry: {
+    label: 'Sentry client secret',
+    help: "The integration's Client Secret, 64 hex digits (Settings → Developer Settings → the integration → Credentials). Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the Sentry integration's client secret: Sentry signs every request with it.",
+  },
+  pagerduty: {
+    label: 'PagerDuty signing secret',
+    help: 'The secret PagerDuty shows once when the webhook subscription is made (Integrations → Generic Webhooks (v3)). Kept encrypted, never shown again.',
+    required: true,
+    missing: "Paste the PagerDuty subscription's signing secret: PagerDuty signs every event with it.",
+  },
+  zendesk: {
+    label: 'Zendesk signing secret',
+    help: "The webhook's signing secret (Admin Center → Apps and integrations → Webhooks → the webhook → Reveal secret). Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the Zendesk webhook's signing secret: Zendesk signs every request with it.",
+  },
+  svix: {
+    label: 'Svix signing secret',
+    help: "The endpoint's whsec_… signing secret, from the sender's webhook settings (its Svix portal). Kept encrypted, never shown again.",
+    required: true,
+    missing: "Paste the endpoint's signing secret (whsec_…): the sender signs every message with it.",
+  },
   slack: {
     label: 'Slack signing secret',
     help: "Your app's Signing Secret (Basic Information → App Credentials). Kept encrypted, never shown again.",
@@ -117,7 +167,7 @@ const VERIFY_TOKEN_FIELD = {
   missing: 'Type the verify token you set (or will set) in Meta: its subscription check is answered only with it.',
 };
 
-/** Rotating a webhook whose secret is the provider's: the new one is pasted (GitHub, Stripe, and the handshake providers). */
+/** Rotating a webhook whose secret is the provider's: the new one is pasted (every provider's scheme). */
 const ROTATE_FORM = {
   github: {
     title: 'Rotate the GitHub webhook secret',
@@ -136,6 +186,61 @@ const ROTATE_FORM = {
     label: 'New Stripe signing secret',
     help: "The endpoint's new whsec_… value. Kept encrypted, never shown again.",
     missing: "Paste the endpoint's new Stripe signing secret (whsec_…).",
+  },
+  shopify: {
+    title: 'Rotate the Shopify client secret',
+    hint:
+      "Rotate the app's client secret in Shopify first, then paste the new one here. Shopify can take up to an hour to sign with it: " +
+      'deliveries still signed with the old one get 404 here, and Shopify retries them.',
+    label: 'New Shopify client secret',
+    help: "The app's new client secret. Kept encrypted, never shown again.",
+    missing: "Paste the app's new Shopify client secret.",
+  },
+  gitlab: {
+    title: 'Rotate the GitLab secret token',
+    hint:
+      'Paste a new token here, then set the same one as the Secret token of the GitLab webhook. The current token stops working here at once: ' +
+      'deliveries GitLab still sends with it get 404 until GitLab has the new one.',
+    label: 'New GitLab secret token',
+    help: '16 characters or more. Kept encrypted, never shown again.',
+    missing: 'Paste the new GitLab secret token.',
+  },
+  linear: {
+    title: 'Rotate the Linear signing secret',
+    hint: "Rotate the webhook's signing secret in Linear first (the webhook's page), then paste the new one here. Events signed with the old one get 404 here.",
+    label: 'New Linear signing secret',
+    help: 'The new lin_wh_… value. Kept encrypted, never shown again.',
+    missing: "Paste the Linear webhook's new signing secret (lin_wh_…).",
+  },
+  sentry: {
+    title: 'Rotate the Sentry client secret',
+    hint: "Rotate the integration's client secret in Sentry first (Settings → Developer Settings → the integration), then paste the new one here.",
+    label: 'New Sentry client secret',
+    help: '64 hex digits. Kept encrypted, never shown again.',
+    missing: "Paste the integration's new Sentry client secret.",
+  },
+  pagerduty: {
+    title: 'Rotate the PagerDuty signing secret',
+    hint: 'Once PagerDuty has given the subscription a new secret, paste it here. From then on only the new secret is accepted here; while PagerDuty signs with both, no event is lost.',
+    label: 'New PagerDuty signing secret',
+    help: 'Kept encrypted, never shown again.',
+    missing: "Paste the subscription's new PagerDuty signing secret.",
+  },
+  zendesk: {
+    title: 'Rotate the Zendesk signing secret',
+    hint: "Reset the webhook's signing secret in Zendesk first, then paste the new one here. Requests signed with the old one get 404 here.",
+    label: 'New Zendesk signing secret',
+    help: 'Kept encrypted, never shown again.',
+    missing: "Paste the Zendesk webhook's new signing secret.",
+  },
+  svix: {
+    title: 'Rotate the Svix signing secret',
+    hint:
+      "Rotate the endpoint's secret in the sender's portal first, then paste the new one here. From then on only the new secret is accepted here; " +
+      'while the sender signs with both, no message is lost.',
+    label: 'New Svix signing secret',
+    help: "The endpoint's new whsec_… value. Kept encrypted, never shown again.",
+    missing: "Paste the endpoint's new signing secret (whsec_…).",
   },
   ...Object.fromEntries(
     HANDSHAKE_SCHEMES.map((scheme) => [
@@ -168,6 +273,14 @@ const TEST_ELSEWHERE = {
     'Send a test from GitHub (the webhook\'s "Recent Deliveries" → Redeliver, or any event you chose): the page cannot sign requests for GitHub.',
   stripe:
     'Send a test event from Stripe (for instance with the Stripe CLI: stripe trigger payment_intent.succeeded): the page cannot sign requests for Stripe.',
+  shopify:
+    'Send a test from Shopify (the Shopify CLI: shopify app webhook trigger, or a real event in a development store): the page cannot sign requests for Shopify.',
+  gitlab: "Send a test from GitLab (the webhook's Test button in Settings → Webhooks): the page does not keep the secret token.",
+  linear: 'Send a test from Linear (make a change the webhook listens to): the page cannot sign requests for Linear.',
+  sentry: 'Send a test from Sentry (an issue or alert the integration is subscribed to): the page cannot sign requests for Sentry.',
+  pagerduty: "Send a test from PagerDuty (the subscription's Send Test Event): the page cannot sign requests for PagerDuty.",
+  zendesk: "Send a test from Zendesk (the webhook's Test webhook in Admin Center): the page cannot sign requests for Zendesk.",
+  svix: "Send a test from the sender (its Svix portal's Testing tab): the page cannot sign requests for it.",
 };
 
 /**
@@ -218,6 +331,78 @@ export function senderSetup(scheme, made) {
           'Choose the events to send. Each event runs for the default account; a retry of one event (same event id) starts no second run.',
         ],
       };
+    case 'shopify':
+      return {
+        title: 'Set up the webhook in Shopify',
+        warning: kept,
+        stepsLabel: "In Shopify: the app's webhook subscriptions, or the store admin's Settings → Notifications → Webhooks",
+        steps: [
+          'URL: the webhook URL above.',
+          'Format: JSON.',
+          'Each delivery runs for the default account; a retry of one delivery (the same signed body) starts no second run.',
+        ],
+      };
+    case 'gitlab':
+      return {
+        title: 'Set up the webhook in GitLab',
+        warning: kept,
+        stepsLabel: "In GitLab: the project's or group's Settings → Webhooks → Add new webhook (or edit it)",
+        steps: [
+          'URL: the webhook URL above.',
+          'Secret token: the one you pasted here.',
+          'Choose the triggers, then save. Each event runs for the default account; a retry of one event (the same Idempotency-Key) starts no second run.',
+        ],
+      };
+    case 'linear':
+      return {
+        title: 'Set up the webhook in Linear',
+        warning: kept,
+        stepsLabel: 'In Linear: Settings → API → Webhooks → the webhook whose signing secret you pasted',
+        steps: [
+          'URL: the webhook URL above.',
+          'Choose the data change events to send. Each event runs for the default account; a retry of one delivery (same Linear-Delivery) starts no second run.',
+        ],
+      };
+    case 'sentry':
+      return {
+        title: 'Set up the integration in Sentry',
+        warning: kept,
+        stepsLabel: 'In Sentry: Settings → Developer Settings → the integration whose client secret you pasted',
+        steps: [
+          'Webhook URL: the webhook URL above.',
+          'Choose the webhooks (issue, error, comment…) or turn on the alert rule action. Each request runs for the default account; a retry (the same signed body) starts no second run.',
+        ],
+      };
+    case 'pagerduty':
+      return {
+        title: 'Set up the webhook in PagerDuty',
+        warning: kept,
+        stepsLabel: 'In PagerDuty: Integrations → Generic Webhooks (v3) → the subscription whose secret you pasted',
+        steps: [
+          'Webhook URL: the webhook URL above.',
+          'Choose the event types. Each event runs for the default account; a retry of one event (same event id) starts no second run.',
+        ],
+      };
+    case 'zendesk':
+      return {
+        title: 'Set up the webhook in Zendesk',
+        warning: kept,
+        stepsLabel: 'In Zendesk: Admin Center → Apps and integrations → Webhooks → the webhook whose secret you pasted',
+        steps: [
+          'Endpoint URL: the webhook URL above; request method POST, format JSON.',
+          'Subscribe it to Zendesk events, or connect it to a trigger or automation. Each request runs for the default account; a retry of one invocation starts no second run.',
+        ],
+      };
+    case 'svix':
+      return {
+        title: 'Set up the endpoint with the sender',
+        warning: kept,
+        stepsLabel: "In the sender's webhook settings (its Svix portal): the endpoint whose secret you pasted",
+        steps: [
+          'Endpoint URL: the webhook URL above.',
+          "Each message runs for the default account. Its svix-id is the idempotency key: the sender's retries of one message start one run.",
+        ],
+      };
     default:
       return HANDSHAKE_SCHEMES.includes(scheme) ? handshakeSetup(scheme, kept) : null;
   }
@@ -256,7 +441,7 @@ export function schemeOf(webhook) {
   return webhook?.verification?.scheme ?? 'bearer';
 }
 
-/** Whether rotating asks for the provider's new credential (GitHub, Stripe, the handshake providers). */
+/** Whether rotating asks for the provider's new credential (every scheme but bearer and Standard Webhooks). */
 export function rotateTakesSecret(scheme) {
   return Object.hasOwn(ROTATE_FORM, scheme);
 }

@@ -11,6 +11,23 @@ export interface SignatureHeaders {
   readonly hubSignature256?: string | undefined;
   /** Stripe: `Stripe-Signature` (`t=<seconds>,v1=<hex>[,v1=…]`). */
   readonly stripeSignature?: string | undefined;
+  /** Shopify: `X-Shopify-Hmac-Sha256` (base64). */
+  readonly shopifyHmacSha256?: string | undefined;
+  /** GitLab: `X-Gitlab-Token` (the secret token itself). */
+  readonly gitlabToken?: string | undefined;
+  /** Linear: `Linear-Signature` (hex; its timestamp is the body's `webhookTimestamp`). */
+  readonly linearSignature?: string | undefined;
+  /** Sentry: `Sentry-Hook-Signature` (hex). */
+  readonly sentryHookSignature?: string | undefined;
+  /** PagerDuty: `X-PagerDuty-Signature` (`v1=<hex>[,v1=<hex>…]`). */
+  readonly pagerdutySignature?: string | undefined;
+  /** Zendesk: `X-Zendesk-Webhook-Signature` (base64) and `X-Zendesk-Webhook-Signature-Timestamp` (ISO 8601). */
+  readonly zendeskWebhookSignature?: string | undefined;
+  readonly zendeskWebhookSignatureTimestamp?: string | undefined;
+  /** Svix: Standard Webhooks under its own names, `svix-id`, `svix-timestamp`, `svix-signature`. */
+  readonly svixId?: string | undefined;
+  readonly svixTimestamp?: string | undefined;
+  readonly svixSignature?: string | undefined;
   /** Slack: `X-Slack-Signature` (`v0=<hex>`) and `X-Slack-Request-Timestamp`. */
   readonly slackSignature?: string | undefined;
   readonly slackTimestamp?: string | undefined;
@@ -37,7 +54,10 @@ export interface SignedDelivery {
   readonly headers: SignatureHeaders;
   /** The time the delivery is judged at (milliseconds since the epoch). */
   readonly nowMs: number;
-  /** How far a signed timestamp may be from `nowMs`, either way (GitHub, Meta and X sign none; Twitch: at least 10 minutes). */
+  /**
+   * How far a signed timestamp may be from `nowMs`, either way (Standard Webhooks, Svix, Stripe, Linear,
+   * Zendesk, Slack, Zoom, Discord; Twitch: at least 10 minutes; GitHub, Meta, X and the others sign none).
+   */
   readonly toleranceSeconds: number;
 }
 

@@ -1,7 +1,4 @@
-import type { DeliverySender, SignedScheme, VerificationScheme } from '@wts/contracts';
-import { reject, type Rejection } from '../shared/decision';
-import { firstOf, isPlainObject, objectMember, stringMember } from './json-members';
-import { parseIdempotencyKey } from './request-headers.rules';
+import type { SignedScheme, VerificationScheme } from '@wts/contracts';
 
 /** The headers that say which scheme a request claims and which delivery it is. */
 export interface SignedRequestHeaders {
@@ -13,6 +10,30 @@ export interface SignedRequestHeaders {
   /** GitHub's delivery GUID and event name (not covered by its signature). */
   readonly githubDelivery?: string | undefined;
   readonly githubEvent?: string | undefined;
+  /** Shopify: `X-Shopify-Hmac-Sha256`; `X-Shopify-Event-Id`, `X-Shopify-Webhook-Id` and `X-Shopify-Topic` (none signed). */
+  readonly shopifyHmacSha256?: string | undefined;
+  readonly shopifyEventId?: string | undefined;
+  readonly shopifyWebhookId?: string | undefined;
+  readonly shopifyTopic?: string | undefined;
+  /** GitLab: `X-Gitlab-Token`; `Idempotency-Key` (GitLab 17.4 and later, the same on every retry) and `X-Gitlab-Event-UUID`. */
+  readonly gitlabToken?: string | undefined;
+  readonly gitlabIdempotencyKey?: string | undefined;
+  readonly gitlabEventUuid?: string | undefined;
+  /** Linear: `Linear-Signature`; `Linear-Delivery` (not signed). */
+  readonly linearSignature?: string | undefined;
+  readonly linearDelivery?: string | undefined;
+  /** Sentry: `Sentry-Hook-Signature`; `Request-ID` and `Sentry-Hook-Resource` (not signed). */
+  readonly sentryHookSignature?: string | undefined;
+  readonly sentryRequestId?: string | undefined;
+  readonly sentryHookResource?: string | undefined;
+  /** PagerDuty: `X-PagerDuty-Signature` (its event's id and type are in the signed body). */
+  readonly pagerdutySignature?: string | undefined;
+  /** Zendesk: `X-Zendesk-Webhook-Signature`; `X-Zendesk-Webhook-Invocation-Id` (not signed). */
+  readonly zendeskWebhookSignature?: string | undefined;
+  readonly zendeskInvocationId?: string | undefined;
+  /** Svix: `svix-signature`; `svix-id` (signed with the body). */
+  readonly svixSignature?: string | undefined;
+  readonly svixId?: string | undefined;
   /** Slack: `X-Slack-Signature` (`v0=<hex>`). */
   readonly slackSignature?: string | undefined;
   /** Zoom: `x-zm-signature` (`v0=<hex>`). */
@@ -28,26 +49,47 @@ export interface SignedRequestHeaders {
 }
 
 /**
+ * Each signed scheme and the headers whose presence claims it, in the order they are looked at: the
+ * first row that matches wins (a request carrying several signature headers is judged as the first,
+ * and refused unless it is that scheme's). Each provider's own signature header, none shared with
+ * another scheme — but one: `X-Hub-Signature-256` is GitHub's and Meta's. GitHub sends
+ * `X-GitHub-Event` and `X-GitHub-Delivery` with every delivery, Meta neither, so the `github` row
+ * (the header and either of those) comes first and the `meta` row (the header alone) takes the rest.
+ */
+const CLAIMS: readonly (readonly [SignedScheme, (headers: SignedRequestHeaders) => boolean])[] = [
+  ['standard_webhooks', (headers) => headers.webhookSignature !== undefined],
+  [
+    'github',
+    (headers) => headers.hubSignature256 !== undefined && (headers.githubEvent !== undefined || headers.githubDelivery !== undefined),
+  ],
+  ['meta', (headers) => headers.hubSignature256 !== undefined],
+  ['stripe', (headers) => headers.stripeSignature !== undefined],
+  ['shopify', (headers) => headers.shopifyHmacSha256 !== undefined],
+  ['gitlab', (headers) => headers.gitlabToken !== undefined],
+  ['linear', (headers) => headers.linearSignature !== undefined],
+  ['sentry', (headers) => headers.sentryHookSignature !== undefined],
+  ['pagerduty', (headers) => headers.pagerdutySignature !== undefined],
+  ['zendesk', (headers) => headers.zendeskWebhookSignature !== undefined],
+  ['svix', (headers) => headers.svixSignature !== undefined],
+  ['slack', (headers) => headers.slackSignature !== undefined],
+  ['zoom', (headers) => headers.zoomSignature !== undefined],
+  ['discord', (headers) => headers.discordSignature !== undefined],
+  ['twitch', (headers) => headers.twitchSignature !== undefined],
+  ['x', (headers) => headers.xSignature !== undefined],
+];
+
+/**
  * The scheme a request claims, from its own headers alone — never from what the endpoint is — so
- * the work done before answering depends only on the request: a signature header means the body is
- * read (bounded) and a signature checked, against a decoy secret when the endpoint is unknown,
- * disabled or verifies another scheme; an `Authorization` header means the bearer check, as the spec
- * has it. A request with neither carries no proof but in its body: Microsoft Graph's notifications
- * (their `clientState`), checked the signed way. `X-Hub-Signature-256` is GitHub's and Meta's: a
- * request with `X-GitHub-Event` or `X-GitHub-Delivery` (GitHub sends both, always) is GitHub's,
- * one without is Meta's.
+ * the work done before answering depends only on the request. In this order:
+ * 1. a signature header (the first row of CLAIMS that matches) means the body is read (bounded) and
+ *    that scheme's signature checked, against a decoy secret when the endpoint is unknown, disabled
+ *    or verifies another scheme;
+ * 2. otherwise an `Authorization` header means the bearer check, as the spec has it;
+ * 3. a request with neither carries no proof but in its body: Microsoft Graph's notifications (their
+ *    `clientState`), checked the signed way.
  */
 export function claimedScheme(headers: SignedRequestHeaders, authorization?: string): VerificationScheme {
-  if (headers.webhookSignature !== undefined) return 'standard_webhooks';
-  if (headers.hubSignature256 !== undefined) {
-    return headers.githubEvent !== undefined || headers.githubDelivery !== undefined ? 'github' : 'meta';
-  }
-  if (headers.stripeSignature !== undefined) return 'stripe';
-  if (headers.slackSignature !== undefined) return 'slack';
-  if (headers.zoomSignature !== undefined) return 'zoom';
-  if (headers.discordSignature !== undefined) return 'discord';
-  if (headers.twitchSignature !== undefined) return 'twitch';
-  if (headers.xSignature !== undefined) return 'x';
+  for (const [scheme, claims] of CLAIMS) if (claims(headers)) return scheme;
   return authorization === undefined ? 'microsoft_graph' : 'bearer';
 }
 
@@ -59,97 +101,4 @@ export function claimedScheme(headers: SignedRequestHeaders, authorization?: str
  */
 export function refusalCodeOf(scheme: VerificationScheme): 'webhook_not_found' | 'webhook_unauthorized' {
   return scheme === 'discord' ? 'webhook_unauthorized' : 'webhook_not_found';
-}
-
-/** An event type as providers name them (`push`, `payment_intent.succeeded`, `user.created`). */
-const EVENT_TYPE = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$/;
-
-export interface SignedDeliveryFacts {
-  /**
-   * The provider's delivery id, recorded as the delivery's idempotency key: a retry of the same delivery
-   * replays instead of making a second run. GitHub's is not signed: its repeats are recognised by the
-   * signature (replayGuard). Undefined for the providers that send none (Zoom, Discord, X, Meta,
-   * Microsoft Graph): their repeats are recognised by the signed body (replayGuard).
-   */
-  readonly idempotencyKey: string | undefined;
-  readonly sender: DeliverySender;
-}
-
-/** Where a scheme's delivery id is, when its provider sends one (and how the refusal names it). */
-type DeliveryId = readonly [string | undefined, string] | 'none';
-
-/**
- * The provider's delivery id and event type of a verified delivery: `webhook-id` and the payload's
- * `type` (Standard Webhooks), `X-GitHub-Delivery` and `X-GitHub-Event` (GitHub), the event's `id`
- * and `type` (Stripe), `event_id` and the inner `event.type` (Slack), `Twitch-Eventsub-Message-Id`
- * and `subscription.type` (Twitch); Zoom's `event`, Discord's `event.type`, X's `…_events` member,
- * Meta's `object`, Graph's `changeType` (or `lifecycleEvent`), with no delivery id. `json` is the
- * parsed body (undefined for a text body).
- */
-export function signedDeliveryFacts(scheme: SignedScheme, headers: SignedRequestHeaders, json: unknown): SignedDeliveryFacts | Rejection {
-  const body = isPlainObject(json) ? json : {};
-  const id = deliveryIdOf(scheme, headers, body);
-  let key: string | undefined;
-  if (id !== 'none') {
-    const parsed = parseIdempotencyKey(id[0] ?? '');
-    if (typeof parsed !== 'string') {
-      return reject('invalid_delivery_id', `${id[1]} must be 1 to 255 visible ASCII characters: it identifies the delivery across retries`);
-    }
-    key = parsed;
-  }
-  const eventType = eventTypeOf(scheme, headers, body);
-  if (eventType !== undefined && !EVENT_TYPE.test(eventType)) {
-    return reject(
-      'invalid_event_type',
-      `${scheme === 'github' ? 'X-GitHub-Event' : "the payload's event type"} must be 1 to 128 letters, digits and _ . : / - (starting with a letter or digit)`,
-    );
-  }
-  return { idempotencyKey: key, sender: { scheme, eventType: eventType ?? null } };
-}
-
-function deliveryIdOf(scheme: SignedScheme, headers: SignedRequestHeaders, body: Record<string, unknown>): DeliveryId {
-  switch (scheme) {
-    case 'standard_webhooks':
-      return [headers.webhookId, 'webhook-id'];
-    case 'github':
-      return [headers.githubDelivery, 'X-GitHub-Delivery'];
-    case 'stripe':
-      return [stringMember(body, 'id'), "the Stripe event's id"];
-    case 'slack':
-      return [stringMember(body, 'event_id'), "the Slack event's event_id"];
-    case 'twitch':
-      return [headers.twitchMessageId, 'Twitch-Eventsub-Message-Id'];
-    case 'zoom':
-    case 'discord':
-    case 'x':
-    case 'meta':
-    case 'microsoft_graph':
-      return 'none';
-  }
-}
-
-function eventTypeOf(scheme: SignedScheme, headers: SignedRequestHeaders, body: Record<string, unknown>): string | undefined {
-  switch (scheme) {
-    case 'github':
-      return headers.githubEvent;
-    case 'standard_webhooks':
-    case 'stripe':
-      return stringMember(body, 'type');
-    case 'slack':
-      return stringMember(objectMember(body, 'event'), 'type') ?? stringMember(body, 'type');
-    case 'zoom':
-      return stringMember(body, 'event');
-    case 'discord':
-      return stringMember(objectMember(body, 'event'), 'type');
-    case 'twitch':
-      return stringMember(objectMember(body, 'subscription'), 'type');
-    case 'x':
-      return Object.keys(body).find((name) => name.endsWith('_events'));
-    case 'meta':
-      return stringMember(body, 'object');
-    case 'microsoft_graph': {
-      const first = firstOf(body['value']);
-      return stringMember(first, 'lifecycleEvent') ?? stringMember(first, 'changeType');
-    }
-  }
 }

@@ -1,5 +1,6 @@
 import { parse } from 'lossless-json';
-import { claimedScheme, refusalCodeOf, signedDeliveryFacts } from './signed-delivery.rules';
+import { signedDeliveryFacts } from './signed-delivery-facts.rules';
+import { claimedScheme, refusalCodeOf } from './signed-delivery.rules';
 
 describe('claimedScheme — from the request headers alone', () => {
   const BEARER = 'Bearer whsec_x';
@@ -7,6 +8,22 @@ describe('claimedScheme — from the request headers alone', () => {
   it('is bearer with an Authorization header and no signature header', () => {
     expect(claimedScheme({}, BEARER)).toBe('bearer');
     expect(claimedScheme({ githubDelivery: 'abc', webhookId: 'msg_1' }, 'Basic x')).toBe('bearer');
+    // A delivery id or event header claims nothing: only a provider's signature (or GitLab's token) does.
+    expect(
+      claimedScheme(
+        {
+          shopifyEventId: 'e',
+          shopifyTopic: 'orders/create',
+          gitlabIdempotencyKey: 'k',
+          linearDelivery: 'd',
+          sentryRequestId: 'r',
+          sentryHookResource: 'issue',
+          zendeskInvocationId: '1',
+          svixId: 'msg_1',
+        },
+        BEARER,
+      ),
+    ).toBe('bearer');
   });
 
   it("is Microsoft Graph's with neither: such a request's only proof is in its body (clientState)", () => {
@@ -28,6 +45,17 @@ describe('claimedScheme — from the request headers alone', () => {
     [{ webhookSignature: '', hubSignature256: 'sha256=00' }, 'standard_webhooks'],
     [{ hubSignature256: 'sha256=00', githubEvent: 'push', stripeSignature: 't=1,v1=00' }, 'github'],
     [{ slackSignature: '', zoomSignature: 'v0=00' }, 'slack'],
+    [{ shopifyHmacSha256: 'abc=' }, 'shopify'],
+    [{ gitlabToken: 'token' }, 'gitlab'],
+    [{ linearSignature: '00' }, 'linear'],
+    [{ sentryHookSignature: '00' }, 'sentry'],
+    [{ pagerdutySignature: 'v1=00' }, 'pagerduty'],
+    [{ zendeskWebhookSignature: 'abc=' }, 'zendesk'],
+    [{ svixSignature: 'v1,abc=' }, 'svix'],
+    [{ webhookSignature: 'v1,abc=', svixSignature: 'v1,abc=' }, 'standard_webhooks'],
+    [{ stripeSignature: 't=1,v1=00', shopifyHmacSha256: 'abc=' }, 'stripe'],
+    [{ hubSignature256: 'sha256=00', stripeSignature: 't=1,v1=00' }, 'meta'],
+    [{ svixSignature: 'v1,abc=', slackSignature: 'v0=00' }, 'svix'],
   ] as const)('%j claims %s whatever Authorization says (an empty header still claims: a failed signature)', (headers, scheme) => {
     expect(claimedScheme(headers, BEARER)).toBe(scheme);
     expect(claimedScheme(headers)).toBe(scheme);
@@ -110,6 +138,77 @@ describe('signedDeliveryFacts', () => {
     });
   });
 
+  it('Shopify: X-Shopify-Event-Id (else X-Shopify-Webhook-Id) and X-Shopify-Topic', () => {
+    const headers = { shopifyEventId: '98880550-7158-44d4-b7cd-2c97c8a091b5', shopifyWebhookId: 'b54557e4', shopifyTopic: 'orders/create' };
+    expect(signedDeliveryFacts('shopify', headers, json('{"id":820982911946154508}'))).toEqual({
+      idempotencyKey: '98880550-7158-44d4-b7cd-2c97c8a091b5',
+      sender: { scheme: 'shopify', eventType: 'orders/create' },
+    });
+    expect(signedDeliveryFacts('shopify', { shopifyWebhookId: 'b54557e4', shopifyTopic: 'app/uninstalled' }, json('{}'))).toEqual({
+      idempotencyKey: 'b54557e4',
+      sender: { scheme: 'shopify', eventType: 'app/uninstalled' },
+    });
+  });
+
+  it("GitLab: Idempotency-Key (else X-Gitlab-Event-UUID), and the payload's object_kind (else event_name)", () => {
+    const key = '908a6d9e-45fd-46c8-97e6-c4f350f219dd';
+    expect(signedDeliveryFacts('gitlab', { gitlabIdempotencyKey: key, gitlabEventUuid: 'other' }, json('{"object_kind":"push"}'))).toEqual({
+      idempotencyKey: key,
+      sender: { scheme: 'gitlab', eventType: 'push' },
+    });
+    expect(signedDeliveryFacts('gitlab', { gitlabEventUuid: key }, json('{"event_name":"user_add_to_group"}'))).toEqual({
+      idempotencyKey: key,
+      sender: { scheme: 'gitlab', eventType: 'user_add_to_group' },
+    });
+  });
+
+  it("Linear: Linear-Delivery and the payload's type", () => {
+    expect(signedDeliveryFacts('linear', { linearDelivery: '234d1a4e-b617-4388-90fe-adc3633d6b72' }, json('{"type":"Issue"}'))).toEqual({
+      idempotencyKey: '234d1a4e-b617-4388-90fe-adc3633d6b72',
+      sender: { scheme: 'linear', eventType: 'Issue' },
+    });
+  });
+
+  it('Sentry: Request-ID and Sentry-Hook-Resource', () => {
+    expect(
+      signedDeliveryFacts(
+        'sentry',
+        { sentryRequestId: '1b1f6e2c-9c3a-4a53-a48e-2f5f3e1f7d10', sentryHookResource: 'event_alert' },
+        json('{}'),
+      ),
+    ).toEqual({ idempotencyKey: '1b1f6e2c-9c3a-4a53-a48e-2f5f3e1f7d10', sender: { scheme: 'sentry', eventType: 'event_alert' } });
+  });
+
+  it("PagerDuty: the event's id and event_type, from the signed body", () => {
+    const body = '{"event":{"id":"01DFNQ2FRPTZRWP3WWX4P1ZRBL","event_type":"incident.triggered","resource_type":"incident"}}';
+    expect(signedDeliveryFacts('pagerduty', {}, json(body))).toEqual({
+      idempotencyKey: '01DFNQ2FRPTZRWP3WWX4P1ZRBL',
+      sender: { scheme: 'pagerduty', eventType: 'incident.triggered' },
+    });
+  });
+
+  it("Zendesk: X-Zendesk-Webhook-Invocation-Id; the payload's type when it is an event type, none when a trigger's body has another", () => {
+    expect(signedDeliveryFacts('zendesk', { zendeskInvocationId: '8350205582' }, json('{"type":"zen:event-type:ticket.created"}'))).toEqual(
+      {
+        idempotencyKey: '8350205582',
+        sender: { scheme: 'zendesk', eventType: 'zen:event-type:ticket.created' },
+      },
+    );
+    expect(signedDeliveryFacts('zendesk', { zendeskInvocationId: '8350205582' }, json('{"type":"Printer on fire <urgent>"}'))).toEqual({
+      idempotencyKey: '8350205582',
+      sender: { scheme: 'zendesk', eventType: null },
+    });
+  });
+
+  it("Svix: svix-id and the payload's type", () => {
+    expect(
+      signedDeliveryFacts('svix', { svixId: 'msg_2bS4vZ0dfm3QwBwJ0g7hPmbkCyD', webhookId: 'other' }, json('{"type":"user.created"}')),
+    ).toEqual({
+      idempotencyKey: 'msg_2bS4vZ0dfm3QwBwJ0g7hPmbkCyD',
+      sender: { scheme: 'svix', eventType: 'user.created' },
+    });
+  });
+
   it.each([
     ['github', {}, '{}', /X-GitHub-Delivery/],
     ['github', { githubDelivery: 'has space' }, '{}', /X-GitHub-Delivery/],
@@ -118,6 +217,16 @@ describe('signedDeliveryFacts', () => {
     ['stripe', {}, '[1,2]', /Stripe event's id/],
     ['stripe', {}, '{"id":12}', /Stripe event's id/],
     ['standard_webhooks', {}, '{}', /webhook-id/],
+    ['shopify', { shopifyTopic: 'orders/create' }, '{}', /X-Shopify-Event-Id/],
+    ['gitlab', {}, '{"object_kind":"push"}', /Idempotency-Key/],
+    ['gitlab', { gitlabIdempotencyKey: '' }, '{}', /Idempotency-Key/],
+    ['linear', {}, '{"type":"Issue"}', /Linear-Delivery/],
+    ['sentry', { sentryHookResource: 'issue' }, '{}', /Request-ID/],
+    ['pagerduty', {}, '{"event":{"event_type":"incident.triggered"}}', /event\.id/],
+    ['pagerduty', {}, '{"id":"top-level-is-not-it"}', /event\.id/],
+    ['pagerduty', {}, '{"event":["01DFNQ2FRPTZRWP3WWX4P1ZRBL"]}', /event\.id/],
+    ['zendesk', {}, '{}', /X-Zendesk-Webhook-Invocation-Id/],
+    ['svix', { webhookId: 'msg_1' }, '{}', /svix-id/],
   ] as const)('%s without a usable delivery id (%j, %s) is a 400 invalid_delivery_id', (scheme, headers, body, message) => {
     const facts = signedDeliveryFacts(scheme, headers, json(body));
     expect(facts).toMatchObject({ kind: 'rejected', code: 'invalid_delivery_id' });
@@ -129,6 +238,12 @@ describe('signedDeliveryFacts', () => {
     ['github', { githubDelivery: 'd1', githubEvent: '' }, '{}'],
     ['stripe', {}, '{"id":"evt_1","type":"line\\nbreak"}'],
     ['standard_webhooks', { webhookId: 'msg_1' }, `{"type":"${'t'.repeat(129)}"}`],
+    ['shopify', { shopifyEventId: 'e1', shopifyTopic: 'orders create' }, '{}'],
+    ['gitlab', { gitlabIdempotencyKey: 'k1' }, '{"object_kind":"Push Hook"}'],
+    ['linear', { linearDelivery: 'd1' }, '{"type":"<Issue>"}'],
+    ['sentry', { sentryRequestId: 'r1', sentryHookResource: '' }, '{}'],
+    ['pagerduty', {}, '{"event":{"id":"e1","event_type":"incident triggered"}}'],
+    ['svix', { svixId: 'msg_1' }, '{"type":"-user.created"}'],
   ] as const)('%s with an event type outside the alphabet is a 400 invalid_event_type', (scheme, headers, body) => {
     expect(signedDeliveryFacts(scheme, headers, json(body))).toMatchObject({ kind: 'rejected', code: 'invalid_event_type' });
   });

@@ -17,10 +17,19 @@ export interface ReplayGuard {
 }
 
 /**
- * Ahead of a GitHub key: a space, which no idempotency key or provider delivery id may hold
- * (visible ASCII only), so a signature's key is never one a caller could send.
+ * The schemes whose provider signs neither its delivery id nor a timestamp — the body only — and
+ * their signature header: a delivery of these is recognised by its signature. Ahead of each key:
+ * `<scheme>-signature ` and a space, which no idempotency key or provider delivery id may hold
+ * (visible ASCII only), so a signature's key is never one a caller could send. GitHub's hex is
+ * lower-cased (its check takes lower case only, so this changes nothing, and kept for the keys
+ * already written); Shopify's base64 is case-sensitive and taken as sent (its check takes only the
+ * one spelling its HMAC has).
  */
-const GITHUB_SIGNATURE_KEY_PREFIX = 'github-signature ';
+const SIGNATURE_KEYED: Partial<Record<SignedScheme, (headers: SignedRequestHeaders) => string | undefined>> = {
+  github: (headers) => headers.hubSignature256?.toLowerCase(),
+  shopify: (headers) => headers.shopifyHmacSha256,
+  sentry: (headers) => headers.sentryHookSignature,
+};
 
 /**
  * Ahead of the key of a provider that sends no delivery id: the scheme and a space (no caller's
@@ -32,16 +41,18 @@ const BODY_KEY_SUFFIX = '-body ';
 const BODY_KEYED: ReadonlySet<SignedScheme> = new Set<SignedScheme>(['zoom', 'discord', 'x', 'meta', 'microsoft_graph']);
 
 /**
- * A repeat is recognised by the idempotency key — the caller's `X-Service-Idempotency-Key`, or a
- * delivery id the provider signs (Standard Webhooks' `webhook-id`, the Stripe event's `id`, the
- * Slack event's `event_id`, Twitch's `Twitch-Eventsub-Message-Id`) — for
- * IDEMPOTENCY_RETENTION_SECONDS. GitHub signs neither `X-GitHub-Delivery` nor a timestamp, so a
- * captured delivery sent again under a new `X-GitHub-Delivery` would be a new delivery: a GitHub
- * delivery is recognised by its signature instead (`X-Hub-Signature-256`, the HMAC of the body
- * under the webhook's secret, which nobody changes without the secret). The same signed body again
- * replays whatever `X-GitHub-Delivery` it carries — GitHub's own redelivery as much as a capture —
- * for the idempotency retention and never for less than the signature tolerance. Called only once
- * the signature was verified; `X-GitHub-Delivery` is still recorded as the delivery's key.
+ * A repeat is recognised by the idempotency key — the caller's `X-Service-Idempotency-Key`, or the
+ * provider's delivery id (signed by Standard Webhooks, Svix, Stripe, PagerDuty, Slack (the event's
+ * `event_id`) and Twitch (`Twitch-Eventsub-Message-Id`); not signed by Linear and Zendesk, whose
+ * signed timestamp bounds a capture to the tolerance; not signed either by GitLab, whose token
+ * proves nothing about the body) — for IDEMPOTENCY_RETENTION_SECONDS. GitHub, Shopify and Sentry
+ * sign neither their delivery id nor a timestamp, so a captured delivery sent again under a new
+ * delivery id would be a new delivery and run, for ever: such a delivery is recognised by its
+ * signature instead (the HMAC of the body under the webhook's secret, which nobody changes without
+ * the secret). The same signed body again replays whatever delivery id it carries — the provider's
+ * own redelivery as much as a capture — for the idempotency retention and never for less than the
+ * signature tolerance. Called only once the signature was verified; the delivery id is still
+ * recorded as the delivery's key.
  *
  * Zoom, Discord, X, Meta and Microsoft Graph send no delivery id at all: their deliveries are
  * recognised by the verified body (its SHA-256), so a provider's retry — the same body, signed
@@ -60,7 +71,7 @@ export function replayGuard(
   if (scheme !== undefined && BODY_KEYED.has(scheme) && body !== undefined) {
     return { key: scheme + BODY_KEY_SUFFIX + createHash('sha256').update(body).digest('hex'), windowMs };
   }
-  const signature = scheme === 'github' ? headers.hubSignature256 : undefined;
-  if (signature === undefined) return { key: idempotencyKey, windowMs: windows.idempotencyRetentionMs };
-  return { key: GITHUB_SIGNATURE_KEY_PREFIX + signature.toLowerCase(), windowMs };
+  const signature = scheme === undefined ? undefined : SIGNATURE_KEYED[scheme]?.(headers);
+  if (scheme === undefined || signature === undefined) return { key: idempotencyKey, windowMs: windows.idempotencyRetentionMs };
+  return { key: `${scheme}-signature ${signature}`, windowMs };
 }

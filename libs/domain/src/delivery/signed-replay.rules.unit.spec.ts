@@ -37,9 +37,36 @@ describe('replayGuard', () => {
   });
 
   it.each([
+    ['shopify', { shopifyHmacSha256: 'Rk9PYmFyYmF6cXV4K2JhcmZvbz0vYWJjZGVmZ2hpams=', shopifyEventId: 'e1' }, 'shopify-signature Rk9P'],
+    ['sentry', { sentryHookSignature: 'ab12'.repeat(16), sentryRequestId: 'r1' }, 'sentry-signature ab12'],
+  ] as const)(
+    '%s signs neither its delivery id nor a timestamp: the signature is the key, as for GitHub, kept as sent',
+    (scheme, headers, prefix) => {
+      const first = replayGuard(scheme, headers, 'delivery-1', WINDOWS);
+      expect(first.key?.startsWith(prefix)).toBe(true);
+      expect(replayGuard(scheme, headers, 'another-delivery', WINDOWS)).toEqual(first);
+      expect(typeof parseIdempotencyKey(first.key)).not.toBe('string');
+      const shortRetention = { idempotencyRetentionMs: 60_000, signatureToleranceSeconds: 300 };
+      expect(replayGuard(scheme, headers, 'd', shortRetention).windowMs).toBe(300_000);
+    },
+  );
+
+  it('a Shopify signature differing only in case is another key: base64 is case-sensitive (and only one spelling verifies)', () => {
+    const signature = 'Rk9PYmFyYmF6cXV4K2JhcmZvbz0vYWJjZGVmZ2hpams=';
+    expect(replayGuard('shopify', { shopifyHmacSha256: signature }, 'd', WINDOWS).key).not.toBe(
+      replayGuard('shopify', { shopifyHmacSha256: signature.toLowerCase() }, 'd', WINDOWS).key,
+    );
+  });
+
+  it.each([
     ['stripe', { stripeSignature: 't=1,v1=00' }, 'evt_1'],
     ['standard_webhooks', { webhookId: 'msg_1', webhookSignature: 'v1,x' }, 'msg_1'],
-  ] as const)('%s: the signed delivery id is the key, for the idempotency retention', (scheme, headers, key) => {
+    ['svix', { svixId: 'msg_1', svixSignature: 'v1,x' }, 'msg_1'],
+    ['pagerduty', { pagerdutySignature: 'v1=00' }, '01DFNQ2FRPTZRWP3WWX4P1ZRBL'],
+    ['linear', { linearSignature: '00', linearDelivery: 'd1' }, 'd1'],
+    ['zendesk', { zendeskWebhookSignature: 'x=', zendeskInvocationId: '8350205582' }, '8350205582'],
+    ['gitlab', { gitlabToken: 'token', gitlabIdempotencyKey: 'k1' }, 'k1'],
+  ] as const)('%s: the delivery id is the key, for the idempotency retention', (scheme, headers, key) => {
     const shortRetention = { idempotencyRetentionMs: 60_000, signatureToleranceSeconds: 300 };
     expect(replayGuard(scheme, headers, key, shortRetention)).toEqual({ key, windowMs: 60_000 });
   });

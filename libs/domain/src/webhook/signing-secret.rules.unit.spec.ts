@@ -1,3 +1,4 @@
+import { SIGNED_SCHEMES } from '@wts/contracts';
 import { signingSecretBinding, signingSecretIsRequired, signingSecretProblem, standardWebhooksSecret } from './signing-secret.rules';
 
 describe('signing secrets', () => {
@@ -22,6 +23,16 @@ describe('signing secrets', () => {
       ['github', 'x'.repeat(1024)],
       ['stripe', 'whsec_' + 'A1b2C3d4'.repeat(4)],
       ['standard_webhooks', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      ['svix', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      ['shopify', 'shpss_' + '0123456789abcdef'.repeat(2)],
+      ['shopify', '0123456789abcdef'.repeat(2)],
+      ['shopify', '0123456789abcdef'.repeat(4)],
+      ['gitlab', 'a long random secret token, set in GitLab!'],
+      ['gitlab', 'x'.repeat(1024)],
+      ['linear', 'lin_wh_MFFICJquaM0H5vqRj6Ylt6BpuQB554QokXxroxQCIqvo'],
+      ['sentry', '0123456789abcdef'.repeat(4)],
+      ['pagerduty', 'ChzuqXDo/2P0h9CMv6BDWJIHJY/6JXPyJxTdwAp6/Fl5xFgnbnGQFKNRjmi/lIOu'],
+      ['zendesk', 'dGhpc19zZWNyZXRfaXNfZm9yX3Rlc3Rpbmdfb25seQ=='],
     ] as const)('accepts a usable %s secret', (scheme, secret) => {
       expect(signingSecretProblem(scheme, secret)).toBeUndefined();
     });
@@ -37,15 +48,27 @@ describe('signing secrets', () => {
       ['standard_webhooks', 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', /whsec_/],
       ['standard_webhooks', 'whsec_not*base64', /base64/],
       ['standard_webhooks', 'whsec_' + Buffer.alloc(16).toString('base64'), /24 to 64/],
+      ['svix', 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', /whsec_.*Signing Secret/],
+      ['shopify', 'shpat_' + '0123456789abcdef'.repeat(2), /client secret.*Settings → Client secret/],
+      ['shopify', 'shpss_short', /shpss_/],
+      ['gitlab', 'short', /16 to 1024 .*Settings → Webhooks/],
+      ['gitlab', 'sixteen chars\u0007here!', /printable ASCII/],
+      ['gitlab', 'sixteen chars é here!', /printable ASCII/],
+      ['linear', 'lin_api_MFFICJquaM0H5vqRj6Ylt6BpuQB554QokXxroxQCIqvo', /lin_wh_.*Settings → API → Webhooks.*not an API key/],
+      ['linear', 'lin_wh_short', /lin_wh_/],
+      ['sentry', 'sntrys_eyJpYXQiOjE3MDAwMDAwMDB9', /Client Secret, 64 hex digits.*Developer Settings/],
+      ['sentry', '0123456789ABCDEF'.repeat(4), /64 hex/],
+      ['pagerduty', 'too short', /Generic Webhooks \(v3\)/],
+      ['pagerduty', 'has a " quote in it and is long enough', /PagerDuty/],
+      ['zendesk', 'Bearer dGhpc19zZWNyZXRfaXNfZm9y', /Admin Center → Apps and integrations → Webhooks/],
+      ['zendesk', '\tdGhpc19zZWNyZXRfaXNfZm9yX3Rlc3Rpbmdfb25seQ==', /whitespace/],
     ] as const)('refuses a %s secret %j with a message that says what to do', (scheme, secret, message) => {
       expect(signingSecretProblem(scheme, secret)).toMatch(message);
     });
   });
 
-  it('needs a pasted secret for GitHub and Stripe; Standard Webhooks makes one when none is given', () => {
-    expect(signingSecretIsRequired('github')).toBe(true);
-    expect(signingSecretIsRequired('stripe')).toBe(true);
-    expect(signingSecretIsRequired('standard_webhooks')).toBe(false);
+  it("needs a pasted secret for every provider's scheme; Standard Webhooks makes one when none is given", () => {
+    for (const scheme of SIGNED_SCHEMES) expect(signingSecretIsRequired(scheme)).toBe(scheme !== 'standard_webhooks');
   });
 
   it('binds a sealed secret to its webhook and its own id', () => {

@@ -57,7 +57,7 @@ export function openSecretSealer(config: AppConfig, options: SecretSealerOptions
 /** One line for a service's start: where the keys are and which one seals (an id, never a key). */
 export function describeSecretSealer(sealer: SecretSealer | undefined): string {
   if (sealer === undefined) {
-    return 'signing secrets: SECRETS_ENCRYPTION_KEY is not set, so no signed verification scheme (github, stripe, slack, …) can be enabled';
+    return 'signing secrets: SECRETS_ENCRYPTION_KEY is not set, so no signed verification scheme (github, stripe, standard_webhooks, …: every one but bearer) can be enabled';
   }
   const where = sealer instanceof KeyFileSecretSealer ? sealer.file : 'SECRETS_ENCRYPTION_KEY';
   return `signing secrets: sealed under key ${sealer.currentKeyId} (keys from ${where})`;

@@ -5,15 +5,22 @@ import { isUtf8 } from 'node:buffer';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { checkDiscord, discordTakes } from './discord-signature.check';
 import { checkGithub, githubTakes } from './github-signature.check';
+import { checkGitlab, gitlabTakes } from './gitlab-signature.check';
+import { checkLinear, linearTakes } from './linear-signature.check';
 import { checkMeta, metaTakes } from './meta-signature.check';
 import { checkMicrosoftGraph } from './microsoft-graph.check';
+import { checkPagerduty, pagerdutyTakes } from './pagerduty-signature.check';
 import { answerHandshake } from './provider-handshake.answers';
-import { refused } from './signature-check.shared';
-import { checkSlack, nonEmptyTakes } from './slack-signature.check';
+import { checkSentry, sentryTakes } from './sentry-signature.check';
+import { checkShopify, shopifyTakes } from './shopify-signature.check';
+import { nonEmptySecret, refused } from './signature-check.shared';
+import { checkSlack } from './slack-signature.check';
 import { checkStandardWebhooks, standardWebhooksTakes } from './standard-webhooks-signature.check';
 import { checkStripe, stripeTakes } from './stripe-signature.check';
+import { checkSvix, svixTakes } from './svix-signature.check';
 import { checkTwitch } from './twitch-signature.check';
 import { checkX } from './x-signature.check';
+import { checkZendesk, zendeskTakes } from './zendesk-signature.check';
 import { checkZoom } from './zoom-signature.check';
 
 interface SchemeCheck {
@@ -26,25 +33,34 @@ const CHECKS: Readonly<Record<SignedScheme, SchemeCheck>> = {
   standard_webhooks: { takes: standardWebhooksTakes, check: checkStandardWebhooks },
   github: { takes: githubTakes, check: checkGithub },
   stripe: { takes: stripeTakes, check: checkStripe },
-  slack: { takes: nonEmptyTakes, check: checkSlack },
-  zoom: { takes: nonEmptyTakes, check: checkZoom },
+  shopify: { takes: shopifyTakes, check: checkShopify },
+  gitlab: { takes: gitlabTakes, check: checkGitlab },
+  linear: { takes: linearTakes, check: checkLinear },
+  sentry: { takes: sentryTakes, check: checkSentry },
+  pagerduty: { takes: pagerdutyTakes, check: checkPagerduty },
+  zendesk: { takes: zendeskTakes, check: checkZendesk },
+  svix: { takes: svixTakes, check: checkSvix },
+  slack: { takes: nonEmptySecret, check: checkSlack },
+  zoom: { takes: nonEmptySecret, check: checkZoom },
   discord: { takes: discordTakes, check: checkDiscord },
-  twitch: { takes: nonEmptyTakes, check: checkTwitch },
-  x: { takes: nonEmptyTakes, check: checkX },
+  twitch: { takes: nonEmptySecret, check: checkTwitch },
+  x: { takes: nonEmptySecret, check: checkX },
   meta: { takes: metaTakes, check: checkMeta },
-  microsoft_graph: { takes: nonEmptyTakes, check: checkMicrosoftGraph },
+  microsoft_graph: { takes: nonEmptySecret, check: checkMicrosoftGraph },
 };
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /**
- * Signed deliveries checked as each provider's own library checks them (the providers added with the
- * handshakes — Slack, Zoom, Discord, Twitch, X, Meta, Microsoft Graph — by their documented
- * algorithm with node:crypto, their libraries the tests' reference where one exists): GitHub with
- * `@octokit/webhooks-methods`; Standard Webhooks (`standardwebhooks` takes the secret) and Stripe
- * with the same HMAC by node:crypto over the raw body bytes, which tests prove equal to their
- * libraries' (the libraries' own paths cost more, and Stripe's throws on a mismatch only, which
- * made a matching signature measurably faster to refuse: docs/timing.md).
+ * Signed deliveries checked as each provider's own library checks them: GitHub with
+ * `@octokit/webhooks-methods`; Standard Webhooks and Svix (`standardwebhooks` takes the secret),
+ * Stripe, Shopify, Linear and PagerDuty with the same HMAC by node:crypto over the raw body bytes,
+ * which tests prove equal to their libraries' (the libraries' own paths cost more, and Stripe's
+ * throws on a mismatch only, which made a matching signature measurably faster to refuse:
+ * docs/timing.md); Sentry and Zendesk, which ship no library, as their documentation computes it;
+ * GitLab's token compared as a digest. The providers with a handshake — Slack, Zoom, Discord,
+ * Twitch, X, Meta, Microsoft Graph — by their documented algorithm with node:crypto, their
+ * libraries the tests' reference where one exists.
  *
  * What it does depends on the request, the scheme and the clock only, never on whether the secret
  * is a webhook's or the decoy: the same signature is computed either way, a stored secret the
@@ -63,6 +79,13 @@ export class ProviderSignatureVerifier implements SignatureVerifier {
       standard_webhooks: standardWebhooksSecret(randomBytes(STANDARD_WEBHOOKS_SECRET_BYTES)),
       github: randomBytes(24).toString('base64url'),
       stripe: 'whsec_' + randomAlphanumerics(32),
+      shopify: 'shpss_' + randomBytes(16).toString('hex'),
+      gitlab: randomBytes(24).toString('base64url'),
+      linear: 'lin_wh_' + randomAlphanumerics(44),
+      sentry: randomBytes(32).toString('hex'),
+      pagerduty: randomBytes(48).toString('base64'),
+      zendesk: randomBytes(32).toString('base64'),
+      svix: standardWebhooksSecret(randomBytes(24)),
       slack: randomBytes(16).toString('hex'),
       zoom: randomBytes(16).toString('base64url'),
       discord: discordPublicKey(),

@@ -493,6 +493,11 @@ describe('ProviderSignatureVerifier: every scheme', () => {
     }
   });
 
+  it("given each scheme's decoy, then it is a secret in that scheme's own form: one its secret rules take", () => {
+    for (const scheme of schemes)
+      expect({ scheme, problem: signingSecretProblem(scheme, verifier.decoySecret(scheme)) }).toEqual({ scheme, problem: undefined });
+  });
+
   it('given an unknown scheme (a caller bug), then a mismatch rather than an error', async () => {
     const unknown = delivery('bearer' as SignedScheme, 'secret', BODY, { hubSignature256: 'sha256=' + '0'.repeat(64) });
     await expect(verifier.verify(unknown)).resolves.toEqual(MISMATCH);
@@ -516,6 +521,19 @@ describe('ProviderSignatureVerifier: every scheme', () => {
           webhookSignature: lenient,
           hubSignature256: header,
           stripeSignature: lenient,
+          shopifyHmacSha256: header,
+          gitlabToken: header,
+          linearSignature: header,
+          sentryHookSignature: header,
+          pagerdutySignature: fc.oneof(
+            header,
+            latin1.map((text) => `v1=${text}`),
+          ),
+          zendeskWebhookSignature: header,
+          zendeskWebhookSignatureTimestamp: fc.oneof(header, fc.constant('2023-11-14T22:13:20Z')),
+          svixId: header,
+          svixTimestamp: fc.oneof(header, fc.constant(String(NOW_SECONDS))),
+          svixSignature: lenient,
         }),
         async (scheme, body, headers) => {
           const verdict = await verifier.verify(delivery(scheme, verifier.decoySecret(scheme), Buffer.from(body), headers));

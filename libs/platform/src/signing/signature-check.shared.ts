@@ -3,8 +3,8 @@ import { timingSafeEqual } from 'node:crypto';
 
 /**
  * A signature header longer than this is refused unread: providers send well under a kilobyte
- * (GitHub 71 characters, Stripe a timestamp and one to three signatures, Standard Webhooks one
- * signature per active secret).
+ * (GitHub 71 characters, Stripe a timestamp and one to three signatures, Standard Webhooks and
+ * PagerDuty one signature per active secret).
  */
 export const MAX_SIGNATURE_HEADER_CHARS = 4_096;
 /** A header carrying more signatures than this is refused unchecked: each one is a comparison. */
@@ -33,7 +33,19 @@ export function withinTolerance(seconds: number, nowMs: number, toleranceSeconds
   return now - seconds <= toleranceSeconds && seconds - now <= toleranceSeconds;
 }
 
-/** Constant time for equal lengths; a candidate of another length is compared with itself, then refused. */
+/**
+ * Whether a signed timestamp in milliseconds (Linear's `webhookTimestamp`) is within
+ * `toleranceSeconds` of `nowMs`, either way, counted in milliseconds as Linear's own client counts.
+ */
+export function withinToleranceMs(signedMs: number, nowMs: number, toleranceSeconds: number): boolean {
+  const tolerance = toleranceSeconds * 1000;
+  return nowMs - signedMs <= tolerance && signedMs - nowMs <= tolerance;
+}
+
+/**
+ * Whether a signature as sent equals the expected one, in constant time for equal lengths; a
+ * candidate of another length is compared with itself, then refused, so the work stays the same.
+ */
 export function constantTimeEquals(candidate: string, expected: string): boolean {
   const given = Buffer.from(candidate, 'utf8');
   const wanted = Buffer.from(expected, 'utf8');
@@ -42,4 +54,9 @@ export function constantTimeEquals(candidate: string, expected: string): boolean
     return false;
   }
   return timingSafeEqual(given, wanted);
+}
+
+/** Whether a library takes a secret at all: these providers' take any non-empty one. */
+export function nonEmptySecret(secret: string): boolean {
+  return secret.length > 0;
 }

@@ -5,11 +5,6 @@ import { constantTimeEquals, refused, signedSeconds, VALID, withinTolerance } fr
 /** `v0=` and the 64 lowercase hex digits of an HMAC-SHA256, as Slack and Zoom send them. */
 export const V0_SIGNATURE = /^v0=[0-9a-f]{64}$/;
 
-/** Whether a secret can key the HMAC (any non-empty string); one that cannot is replaced by the decoy. */
-export function nonEmptyTakes(secret: string): boolean {
-  return secret.length > 0;
-}
-
 /**
  * Slack: `X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<X-Slack-Request-Timestamp>:<body>">` keyed
  * with the app's signing secret, the timestamp (Unix seconds) within the tolerance (Slack asks for

@@ -1,4 +1,4 @@
-import type { SignatureVerdict, SignedDelivery } from '@wts/application';
+import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -24,31 +24,48 @@ export function standardWebhooksTakes(secret: string): boolean {
   }
 }
 
+/** Where a sender following the standard puts its message id, timestamp and signature. */
+export interface StandardWebhooksHeaderNames {
+  readonly id: keyof SignatureHeaders;
+  readonly timestamp: keyof SignatureHeaders;
+  readonly signature: keyof SignatureHeaders;
+}
+
 /**
  * Standard Webhooks: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, the
- * key being the secret's base64 after `whsec_`. The library checks the secret's form
- * (standardWebhooksTakes); the HMAC is node:crypto's, over the raw body bytes: the library's own
- * `sign` hashes in pure JavaScript (fast-sha256), 4 to 8 ms for a 256 KiB body against node:crypto's
- * 0.2 to 0.5 ms — work any sender of a `webhook-signature` header could make us do, known endpoint
- * or not. Tests prove the two agree byte for byte (the published vector, and the library's `sign`
- * and `verify` on generated deliveries). The library's `verify` is not used either: its tolerance is
- * a fixed five minutes against `Date.now()`, and it JSON-parses the body on success; here the
- * tolerance is configured and the clock is the delivery's.
+ * key being the secret's base64 after `whsec_`, under the header names a sender uses (`webhook-*`,
+ * or Svix's `svix-*`). The library checks the secret's form (standardWebhooksTakes); the HMAC is
+ * node:crypto's, over the raw body bytes: the library's own `sign` hashes in pure JavaScript
+ * (fast-sha256), 4 to 8 ms for a 256 KiB body against node:crypto's 0.2 to 0.5 ms — work any sender
+ * of a `webhook-signature` header could make us do, known endpoint or not. Tests prove the two agree
+ * byte for byte (the published vector, and the library's `sign` and `verify` on generated
+ * deliveries). The library's `verify` is not used either: its tolerance is a fixed five minutes
+ * against `Date.now()`, and it JSON-parses the body on success; here the tolerance is configured
+ * and the clock is the delivery's.
  */
-export function checkStandardWebhooks(delivery: SignedDelivery): SignatureVerdict {
-  const { webhookId, webhookTimestamp, webhookSignature } = delivery.headers;
-  if (webhookId === undefined || webhookTimestamp === undefined || webhookSignature === undefined) return refused('missing_signature');
-  const candidates = v1Signatures(webhookSignature);
-  const seconds = signedSeconds(webhookTimestamp);
-  if (webhookId.length === 0 || webhookId.length > MAX_SIGNATURE_HEADER_CHARS || candidates === undefined || seconds === undefined) {
-    return refused('malformed_signature');
-  }
-  if (!withinTolerance(seconds, delivery.nowMs, delivery.toleranceSeconds)) return refused('timestamp_outside_tolerance');
-  const expected = signatureOf(delivery.secret, webhookId, seconds, delivery.body);
-  let matched = false;
-  for (const candidate of candidates) matched = constantTimeEquals(candidate, expected) || matched;
-  return matched ? VALID : refused('signature_mismatch');
+export function standardWebhooksCheck(names: StandardWebhooksHeaderNames): (delivery: SignedDelivery) => SignatureVerdict {
+  return (delivery) => {
+    const { [names.id]: messageId, [names.timestamp]: timestamp, [names.signature]: signature } = delivery.headers;
+    if (messageId === undefined || timestamp === undefined || signature === undefined) return refused('missing_signature');
+    const candidates = v1Signatures(signature);
+    const seconds = signedSeconds(timestamp);
+    if (messageId.length === 0 || messageId.length > MAX_SIGNATURE_HEADER_CHARS || candidates === undefined || seconds === undefined) {
+      return refused('malformed_signature');
+    }
+    if (!withinTolerance(seconds, delivery.nowMs, delivery.toleranceSeconds)) return refused('timestamp_outside_tolerance');
+    const expected = signatureOf(delivery.secret, messageId, seconds, delivery.body);
+    let matched = false;
+    for (const candidate of candidates) matched = constantTimeEquals(candidate, expected) || matched;
+    return matched ? VALID : refused('signature_mismatch');
+  };
 }
+
+/** Standard Webhooks under the standard's own header names. */
+export const checkStandardWebhooks = standardWebhooksCheck({
+  id: 'webhookId',
+  timestamp: 'webhookTimestamp',
+  signature: 'webhookSignature',
+});
 
 /** The standard's v1 signature (base64) of a message; `secret` is one the library takes. */
 export function signatureOf(secret: string, messageId: string, seconds: number, body: Buffer): string {

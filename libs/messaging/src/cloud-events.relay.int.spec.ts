@@ -1,0 +1,164 @@
+/**
+ * The relays' messages are CloudEvents (Kafka protocol binding, binary mode), read from the real
+ * broker as any consumer reads them and decoded with the CloudEvents SDK's own Kafka binding: every
+ * message of both topics — each webhook lifecycle type, accepted deliveries, runs framed from their
+ * payloads — is a valid event with the stored event's id, time and data, a stable type and source,
+ * and the delivery, run or webhook as its subject.
+ */
+import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import { eventually } from '@wts/testing';
+import { CloudEvent, Kafka as CloudEventsKafka, type KafkaMessage } from 'cloudevents';
+import type { Kafka } from 'kafkajs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
+import {
+  MessageCollector,
+  appendDeliveries,
+  appendRoutineWithWebhook,
+  appendSizedRuns,
+  deleteTopics,
+  stored,
+  testKafka,
+  type CollectedMessage,
+} from '../../../test/support/kafka-test-kit';
+import { KafkaRelaySupervisor } from './kafka-relay.supervisor';
+import { Relays, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
+
+describe('CloudEvents on Kafka (real broker, both relays)', () => {
+  const brokers = kafkaBrokers();
+  let kafka: Kafka;
+  let dir: string;
+  let store: SqliteEventStore;
+  let topics: KafkaTopicNames;
+  let name: string;
+  const relays: KafkaRelaySupervisor[] = [];
+  let reader: MessageCollector | undefined;
+
+  beforeEach(() => {
+    kafka = testKafka(brokers);
+    dir = mkdtempSync(join(tmpdir(), 'wts-ce-'));
+    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    name = uniqueName('ce');
+    topics = kafkaTopicNames(`${name}.`);
+  });
+
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+    await reader?.stop();
+    await deleteTopics(kafka, Object.values(topics));
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The message as a consumer hands it to the SDK: headers as strings (kafkajs gives Buffers), the value as received. */
+  function cloudEventOf(message: CollectedMessage): CloudEvent<unknown> {
+    if (message.key === null || message.value === null) throw new Error(`message ${message.offset} has no key or value`);
+    const kafkaMessage: KafkaMessage<Buffer> = { key: message.key, value: message.value, body: message.value, headers: message.headers };
+    expect(CloudEventsKafka.isEvent(kafkaMessage)).toBe(true);
+    const event = CloudEventsKafka.toEvent(kafkaMessage);
+    if (Array.isArray(event)) throw new Error('a batch, not one event');
+    return event as CloudEvent<unknown>;
+  }
+
+  it('every message on webhooks.events.v1 and routines.runs.v1 decodes as a valid CloudEvent of its stored event', async () => {
+    const hook = await appendRoutineWithWebhook(store); // WebhookEnabled
+    const now = new Date().toISOString();
+    const lifecycle = [
+      stored('SecretRotated', { webhookId: hook.webhookId, secretDigest: 'c'.repeat(64), rotatedAt: now }),
+      stored('WebhookHeld', { webhookId: hook.webhookId, heldAt: now, heldBy: 'Ops', releaseAt: null }),
+      stored('WebhookReleased', { webhookId: hook.webhookId, releasedAt: now, releasedBy: 'Ops', expired: false }),
+      stored('WebhookRetentionChanged', { webhookId: hook.webhookId, payloadRetentionDays: 3, changedAt: now }),
+      stored('WebhookBlocked', { webhookId: hook.webhookId, reason: 'autonomous with an external-sending tool', blockedAt: now }),
+      stored('WebhookUnblocked', { webhookId: hook.webhookId, unblockedAt: now }),
+    ];
+    await store.append(`webhook-${hook.webhookId}`, lifecycle, 'any');
+    await appendDeliveries(store, hook, 3);
+    const runs = await appendSizedRuns(store, hook, 3, 512); // their deliveries too
+    await store.append(`webhook-${hook.webhookId}`, [stored('WebhookDisabled', { webhookId: hook.webhookId, disabledAt: now })], 'any');
+
+    const published = (await store.readAll({ limit: 10_000 })).filter((event) => routeEvent(event) !== undefined);
+    const byId = new Map<string, RecordedEvent>(published.map((event) => [event.id, event]));
+    expect(new Set(published.map((event) => event.type))).toEqual(
+      new Set([
+        'WebhookEnabled',
+        'SecretRotated',
+        'WebhookHeld',
+        'WebhookReleased',
+        'WebhookRetentionChanged',
+        'WebhookBlocked',
+        'WebhookUnblocked',
+        'WebhookDisabled',
+        'DeliveryAccepted',
+        'RunCreated',
+      ]),
+    );
+
+    for (const [suffix, definition] of [
+      ['in', Relays.ingressWebhooks],
+      ['runs', Relays.dispatcherRuns],
+    ] as const) {
+      const relay = new KafkaRelaySupervisor({
+        connection: { brokers },
+        definition: { ...definition, name: `${name}-${suffix}` },
+        store,
+        checkpoints: store.checkpoints(),
+        topics,
+      });
+      relays.push(relay);
+      await relay.start();
+    }
+    reader = await new MessageCollector(kafka, [topics.webhookEvents, topics.routineRuns], `${name}-reader`).start();
+    await eventually(async () => reader!.messages.length >= published.length, 60_000, `${published.length} messages`);
+    expect(reader.messages).toHaveLength(published.length);
+
+    const runsTopic = reader.of(topics.routineRuns);
+    expect(runsTopic).toHaveLength(runs.length);
+    for (const message of reader.messages) {
+      const original = byId.get(message.headers['event-id']);
+      if (!original) throw new Error(`unexpected message ${JSON.stringify(message.headers)}`);
+      const event = cloudEventOf(message);
+      expect(event.validate()).toBe(true);
+      const data = original.data as Record<string, string>;
+      const isRun = original.type === 'RunCreated';
+      expect(message.topic).toBe(isRun ? topics.routineRuns : topics.webhookEvents);
+      expect({
+        specversion: event.specversion,
+        id: event.id,
+        source: event.source,
+        type: event.type,
+        subject: event.subject,
+        time: event.time,
+        datacontenttype: event.datacontenttype,
+        partitionkey: event.partitionkey,
+      }).toEqual({
+        specversion: '1.0',
+        id: original.id,
+        source: isRun ? 'urn:wts:run-dispatcher:routines.runs' : 'urn:wts:ingress:webhooks.events',
+        type: `com.wts.${original.type}`,
+        subject: isRun ? data.runId : original.type === 'DeliveryAccepted' ? data.deliveryId : data.webhookId,
+        time: original.createdAt.toISOString(),
+        datacontenttype: 'application/json',
+        // The binding's key mapping: the message key is the partitioning extension's partitionkey.
+        partitionkey: isRun ? hook.routineId : hook.webhookId,
+      });
+      // The data is the message's value, as the service's own consumers read it.
+      expect(event.data).toEqual(JSON.parse(message.value!.toString('utf8')));
+      if (isRun) {
+        const { framing: _framing, ...run } = data as Record<string, unknown>;
+        expect(event.data).toEqual({ ...run, initialMessage: expect.stringContaining('xxxx') as unknown });
+      } else {
+        expect(event.data).toEqual(original.data);
+      }
+      // Beside the service's own headers, never instead of them.
+      expect(message.headers).toMatchObject({
+        'event-type': original.type,
+        'event-id': original.id,
+        'stream-id': original.streamId,
+        'stream-revision': original.revision.toString(),
+        position: `${original.position.commit}/${original.position.prepare}`,
+      });
+    }
+  }, 90_000);
+});

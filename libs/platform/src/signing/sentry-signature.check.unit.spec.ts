@@ -1,0 +1,95 @@
+import type { SignatureVerdict } from '@wts/application';
+import { signingSecretProblem } from '@wts/domain';
+import fc from 'fast-check';
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  delivery,
+  MALFORMED,
+  MISMATCH,
+  MISSING,
+  NOT_UTF8,
+  tampered,
+  VALID,
+  verifier,
+} from '../../../../test/support/signature-check.fixtures';
+
+const secret = randomBytes(32).toString('hex');
+const PAYLOAD = {
+  action: 'created',
+  installation: { uuid: '7a485448-a9e2-4c85-8a3c-4f44175783c9' },
+  data: { issue: { id: '1170820242' } },
+};
+const BODY = Buffer.from(JSON.stringify(PAYLOAD), 'utf8');
+const hexOf = (key: string, body: Buffer | string): string => createHmac('sha256', key).update(body).digest('hex');
+const check = (sentryHookSignature: string | undefined, body: Buffer = BODY, key = secret): Promise<SignatureVerdict> =>
+  verifier.verify(delivery('sentry', key, body, { sentryHookSignature }));
+
+/** Sentry's documented verification (docs.sentry.io, integration platform → webhooks): it ships no library. */
+function sentryDocumentedVerify(requestBody: unknown, signature: string, clientSecret: string): boolean {
+  const hmac = createHmac('sha256', clientSecret);
+  hmac.update(JSON.stringify(requestBody), 'utf8');
+  return hmac.digest('hex') === signature;
+}
+
+describe('ProviderSignatureVerifier: Sentry (Sentry-Hook-Signature)', () => {
+  it("given any JSON payload Sentry sends and a signature right or wrong, then the verdict is Sentry's documented verification's", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.stringMatching(/^[0-9a-f]{64}$/),
+        fc.dictionary(fc.string({ maxLength: 10 }), fc.oneof(fc.string({ unit: 'grapheme' }), fc.integer(), fc.boolean()), { minKeys: 1 }),
+        fc.constantFrom('right', 'other_secret', 'other_body'),
+        async (key, payload, kind) => {
+          const text = JSON.stringify(payload);
+          const signature = kind === 'right' ? hexOf(key, text) : kind === 'other_secret' ? hexOf(`${key}0`, text) : hexOf(key, `${text} `);
+          const verdict = await check(signature, Buffer.from(text, 'utf8'), key);
+          expect(verdict.valid).toBe(sentryDocumentedVerify(JSON.parse(text), signature, key));
+          expect(verdict.valid).toBe(kind === 'right');
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('given the body with one byte changed, a wrong secret, or the old secret after a rotation, then it is a mismatch', async () => {
+    const signature = hexOf(secret, BODY);
+    await expect(check(signature)).resolves.toEqual(VALID);
+    await expect(check(signature, tampered(BODY))).resolves.toEqual(MISMATCH);
+    await expect(check(signature, BODY, randomBytes(32).toString('hex'))).resolves.toEqual(MISMATCH);
+    await expect(check(hexOf(randomBytes(32).toString('hex'), BODY))).resolves.toEqual(MISMATCH);
+  });
+
+  it('given the raw bytes signed (whitespace the parsed payload would lose), then it is judged on those bytes, not a re-serialisation', async () => {
+    const spaced = Buffer.from(JSON.stringify(PAYLOAD, null, 2), 'utf8');
+    await expect(check(hexOf(secret, spaced), spaced)).resolves.toEqual(VALID);
+    await expect(check(hexOf(secret, BODY), spaced)).resolves.toEqual(MISMATCH);
+  });
+
+  it('given no Sentry-Hook-Signature, then missing_signature; one not 64 lowercase hex digits is malformed', async () => {
+    await expect(check(undefined)).resolves.toEqual(MISSING);
+    const signature = hexOf(secret, BODY);
+    for (const header of [
+      '',
+      signature.toUpperCase(),
+      signature.slice(2),
+      `sha256=${signature}`,
+      `${signature} `,
+      'z'.repeat(64),
+      'x'.repeat(5000),
+    ]) {
+      await expect(check(header)).resolves.toEqual(MALFORMED);
+    }
+  });
+
+  it('given a body that is not UTF-8 or is empty, then a mismatch even under its own HMAC', async () => {
+    await expect(check(hexOf(secret, NOT_UTF8), NOT_UTF8)).resolves.toEqual(MISMATCH);
+    await expect(check(hexOf(secret, Buffer.alloc(0)), Buffer.alloc(0))).resolves.toEqual(MISMATCH);
+  });
+
+  it("given the decoy, then it is a client secret in Sentry's form, and a valid delivery is a mismatch against it", async () => {
+    const decoy = verifier.decoySecret('sentry');
+    expect(decoy).toMatch(/^[0-9a-f]{64}$/);
+    expect(signingSecretProblem('sentry', decoy)).toBeUndefined();
+    await expect(check(hexOf(secret, BODY), BODY, decoy)).resolves.toEqual(MISMATCH);
+    await expect(check(hexOf(decoy, BODY), BODY, decoy)).resolves.toEqual(VALID);
+  });
+});

@@ -1,0 +1,141 @@
+import type { SignatureVerdict } from '@wts/application';
+import { signingSecretProblem } from '@wts/domain';
+import fc from 'fast-check';
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  delivery,
+  MALFORMED,
+  MISMATCH,
+  MISSING,
+  NOT_UTF8,
+  NOW_MS,
+  NOW_SECONDS,
+  OUTSIDE,
+  tampered,
+  TOLERANCE,
+  VALID,
+  verifier,
+} from '../../../../test/support/signature-check.fixtures';
+
+const secret = randomBytes(32).toString('base64');
+const BODY = Buffer.from(JSON.stringify({ type: 'zen:event-type:ticket.created', id: 'cbe4028c', detail: { subject: 'Zoë 🎉' } }), 'utf8');
+const isoAt = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+const NOW_ISO = isoAt(NOW_SECONDS);
+const signatureOf = (key: string, timestamp: string, body: Buffer | string = BODY): string =>
+  createHmac('sha256', key)
+    .update(timestamp + body.toString())
+    .digest('base64');
+const check = (
+  zendeskWebhookSignature: string | undefined,
+  zendeskWebhookSignatureTimestamp: string | undefined = NOW_ISO,
+  body: Buffer = BODY,
+  key = secret,
+  nowMs = NOW_MS,
+  tolerance = TOLERANCE,
+): Promise<SignatureVerdict> =>
+  verifier.verify(delivery('zendesk', key, body, { zendeskWebhookSignature, zendeskWebhookSignatureTimestamp }, nowMs, tolerance));
+
+/** Zendesk's documented verification (developer.zendesk.com, "Verifying webhook authenticity"): base64(HMACSHA256(TIMESTAMP + BODY)). */
+function zendeskDocumentedVerify(signature: string, body: string, timestamp: string, signingSecret: string): boolean {
+  const sig = createHmac('sha256', signingSecret)
+    .update(timestamp + body)
+    .digest('base64');
+  return Buffer.compare(Buffer.from(signature), Buffer.from(sig)) === 0;
+}
+
+describe('ProviderSignatureVerifier: Zendesk (X-Zendesk-Webhook-Signature)', () => {
+  it('given a delivery signed as Zendesk signs, with its documented timestamp form, then it is valid', async () => {
+    expect(NOW_ISO).toBe('2023-11-14T22:13:20Z');
+    await expect(check(signatureOf(secret, NOW_ISO))).resolves.toEqual(VALID);
+  });
+
+  it("given any secret, time and UTF-8 body, and a signature right or wrong, then the verdict is Zendesk's documented verification's", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.base64String({ minLength: 16, maxLength: 88 }),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 1000 }),
+        fc.integer({ min: -TOLERANCE, max: TOLERANCE }),
+        fc.constantFrom('right', 'other_secret', 'other_time', 'other_body'),
+        async (key, text, skew, kind) => {
+          const timestamp = isoAt(NOW_SECONDS + skew);
+          const signature =
+            kind === 'right'
+              ? signatureOf(key, timestamp, text)
+              : kind === 'other_secret'
+                ? signatureOf(`${key}x`, timestamp, text)
+                : kind === 'other_time'
+                  ? signatureOf(key, isoAt(NOW_SECONDS + skew + 1), text)
+                  : signatureOf(key, timestamp, `${text}x`);
+          const verdict = await check(signature, timestamp, Buffer.from(text, 'utf8'), key);
+          expect(verdict.valid).toBe(zendeskDocumentedVerify(signature, text, timestamp, key));
+          expect(verdict.valid).toBe(kind === 'right');
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('given the body with one byte changed, a wrong secret, the old secret after a rotation, or another timestamp, then it is a mismatch', async () => {
+    const signature = signatureOf(secret, NOW_ISO);
+    await expect(check(signature, NOW_ISO, tampered(BODY))).resolves.toEqual(MISMATCH);
+    await expect(check(signature, NOW_ISO, BODY, randomBytes(32).toString('base64'))).resolves.toEqual(MISMATCH);
+    await expect(check(signatureOf(randomBytes(32).toString('base64'), NOW_ISO))).resolves.toEqual(MISMATCH);
+    await expect(check(signature, isoAt(NOW_SECONDS + 1))).resolves.toEqual(MISMATCH);
+    // The timestamp is signed as sent: the same instant spelt with a fraction is another message.
+    await expect(check(signature, '2023-11-14T22:13:20.000Z')).resolves.toEqual(MISMATCH);
+  });
+
+  it('given timestamps at and beyond the tolerance both ways, then just inside is valid and just outside is refused', async () => {
+    const at = (seconds: number, tolerance = TOLERANCE): Promise<SignatureVerdict> =>
+      check(signatureOf(secret, isoAt(seconds)), isoAt(seconds), BODY, secret, NOW_MS, tolerance);
+    await expect(at(NOW_SECONDS - TOLERANCE)).resolves.toEqual(VALID);
+    await expect(at(NOW_SECONDS + TOLERANCE)).resolves.toEqual(VALID);
+    await expect(at(NOW_SECONDS - TOLERANCE - 1)).resolves.toEqual(OUTSIDE);
+    await expect(at(NOW_SECONDS + TOLERANCE + 1)).resolves.toEqual(OUTSIDE);
+    await expect(at(NOW_SECONDS, 0)).resolves.toEqual(VALID);
+    await expect(at(NOW_SECONDS - 1, 0)).resolves.toEqual(OUTSIDE);
+    const fraction = '2023-11-14T22:13:20.250Z';
+    await expect(check(signatureOf(secret, fraction), fraction)).resolves.toEqual(VALID);
+  });
+
+  it('given either header missing, then missing_signature', async () => {
+    const signature = signatureOf(secret, NOW_ISO);
+    await expect(check(undefined)).resolves.toEqual(MISSING);
+    await expect(verifier.verify(delivery('zendesk', secret, BODY, { zendeskWebhookSignature: signature }))).resolves.toEqual(MISSING);
+  });
+
+  it('given a signature that is not the base64 of 32 bytes, or a timestamp not in Zendesk’s form or naming no real time, then malformed_signature', async () => {
+    const signature = signatureOf(secret, NOW_ISO);
+    const hex = createHmac('sha256', secret).update(NOW_ISO).update(BODY).digest('hex');
+    for (const header of ['', signature.slice(0, -1), `${signature} `, hex, `v1,${signature}`, 'x'.repeat(5000)]) {
+      await expect(check(header)).resolves.toEqual(MALFORMED);
+    }
+    for (const timestamp of [
+      String(NOW_SECONDS),
+      '2023-11-14 22:13:20Z',
+      '2023-11-14T22:13:20',
+      '2023-11-14T22:13:20+00:00',
+      '2023-02-30T22:13:20Z',
+      '2023-11-14T24:00:00Z',
+      ' 2023-11-14T22:13:20Z',
+      '2023-11-14T22:13:20.1234567890Z',
+      '',
+    ]) {
+      await expect(check(signatureOf(secret, timestamp), timestamp)).resolves.toEqual(MALFORMED);
+    }
+  });
+
+  it('given a body that is not UTF-8 or is empty, then a mismatch even under its own HMAC', async () => {
+    const raw = createHmac('sha256', secret).update(NOW_ISO).update(NOT_UTF8).digest('base64');
+    await expect(check(raw, NOW_ISO, NOT_UTF8)).resolves.toEqual(MISMATCH);
+    await expect(check(signatureOf(secret, NOW_ISO, ''), NOW_ISO, Buffer.alloc(0))).resolves.toEqual(MISMATCH);
+  });
+
+  it('given the decoy, then it is a base64 secret as Zendesk shows, and a valid delivery is a mismatch against it', async () => {
+    const decoy = verifier.decoySecret('zendesk');
+    expect(decoy).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    expect(signingSecretProblem('zendesk', decoy)).toBeUndefined();
+    await expect(check(signatureOf(secret, NOW_ISO), NOW_ISO, BODY, decoy)).resolves.toEqual(MISMATCH);
+    await expect(check(signatureOf(decoy, NOW_ISO), NOW_ISO, BODY, decoy)).resolves.toEqual(VALID);
+  });
+});
