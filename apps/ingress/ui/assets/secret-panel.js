@@ -3,7 +3,8 @@
 // operator pasted (GitHub, Stripe) is never in the answer: the panel then shows the steps only.
 import { announce, byId, copyText, h, show } from './dom.js';
 import { loaded } from './config-state.js';
-import { schemeOf, senderSetup } from './verification.js';
+import { senderSetup } from './sender-setup.js';
+import { schemeOf } from './verification.js';
 
 /**
  * The secret of the last enable or rotate: in this variable and the fields of the secret panel,

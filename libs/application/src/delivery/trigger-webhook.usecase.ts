@@ -1,38 +1,29 @@
 import { ACCOUNT_CATALOG_STREAM, Streams, type SignedScheme, type VerificationScheme } from '@wts/contracts';
 import {
-  DECOY_DIGEST,
   bodyFits,
-  bytesDigest,
   checkContentEncoding,
   claimedScheme,
   extractRequest,
-  looksLikeHandshake,
   queryHandshakeOf,
-  refusalCodeOf,
   signedHandshakeOf,
   extractSignedRequest,
   signedDeliveryFacts,
   isRejection,
   judgeRoutineSafety,
-  parseBearerSecret,
   parseContentType,
   parseIdempotencyKey,
   payloadExpiry,
   reject,
   replayGuard,
-  requestDigest,
   resolveTriggerAccount,
-  secretMatchesDigest,
   type AcceptDelivery,
-  type ConfiguredWebhook,
   type QueryHandshake,
-  type DigestedRequest,
   type ExtractedRequest,
   type Rejection,
-  type RoutineState,
 } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { DeliveryAppender } from './delivery.appender';
+import { digests } from './request-digests.policy';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { childTraceparent } from '../shared/trace-context';
@@ -40,7 +31,8 @@ import type { UseCaseContext } from '../shared/use-case.context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
 import type { SignatureVerifier } from '../signing/signature.verifier';
 import type { AttemptReason, WebhookActivityRecorder } from './webhook-activity.recorder';
-import { WebhookHandshakeResponder, lookUpCredential } from './webhook-handshake.responder';
+import { WebhookHandshakeResponder } from './webhook-handshake.responder';
+import { NOT_FOUND, WebhookRequestAuthenticator, refusal, type Authenticated } from './webhook-request.authenticator';
 import type { TriggerWebhookRequest, TriggerWebhookOutcome } from './trigger-webhook.request';
 
 export interface TriggerLimits {
@@ -62,9 +54,6 @@ export interface TriggerWebhookDependencies {
   /** Checks signed senders' signatures; absent: a request claiming a signature is the one 404. */
   readonly signatures?: SignatureVerifier | undefined;
 }
-
-/** An authenticated request's webhook and routine; for a signed one, the credential it was checked with. */
-type Authenticated = { readonly webhook: ConfiguredWebhook; readonly routine: RoutineState; readonly secret?: string };
 
 /** A signed request whose signature checked out: its scheme and the body it was checked over. */
 type VerifiedBody = { readonly scheme: SignedScheme; readonly bytes: Buffer; readonly secret: string };
@@ -94,6 +83,7 @@ export class TriggerWebhookUseCase {
   private readonly appender: DeliveryAppender;
   private readonly signatures: SignatureVerifier | undefined;
   private readonly handshakes: WebhookHandshakeResponder;
+  private readonly authenticator: WebhookRequestAuthenticator;
 
   constructor(dependencies: TriggerWebhookDependencies) {
     this.context = dependencies.context;
@@ -103,8 +93,14 @@ export class TriggerWebhookUseCase {
     this.limits = dependencies.limits;
     ({ store: this.store, config: this.config, clock: this.clock, random: this.random } = this.context);
     this.appender = new DeliveryAppender(this.store, this.random);
-    this.handshakes = new WebhookHandshakeResponder(this.config, this.signatures, (webhookId, reason, command) =>
-      this.record(webhookId, reason, command),
+    const record = this.record.bind(this);
+    this.handshakes = new WebhookHandshakeResponder(this.config, this.signatures, record);
+    this.authenticator = new WebhookRequestAuthenticator(
+      this.config,
+      this.signatures,
+      this.clock,
+      this.limits.signatureToleranceSeconds,
+      record,
     );
   }
 
@@ -118,7 +114,7 @@ export class TriggerWebhookUseCase {
     await this.freshen(command.webhookId, scheme);
     if (handshake !== undefined) return this.answerQueryHandshake(command, handshake);
     if (scheme !== 'bearer') return this.executeSigned(command, scheme);
-    const auth = this.authenticate(command);
+    const auth = this.authenticator.bearer(command);
     if (!auth) return NOT_FOUND;
     return this.recorded(command, auth, await this.afterAuthentication(command, auth, undefined));
   }
@@ -137,7 +133,7 @@ export class TriggerWebhookUseCase {
       this.record(this.config.webhook(command.webhookId)?.webhookId, 'payload_too_large', command);
       return reject('payload_too_large', `the body exceeds ${this.limits.maxPayloadBytes} bytes`);
     }
-    const auth = await this.authenticateSigned(command, scheme, body.bytes);
+    const auth = await this.authenticator.signed(command, scheme, body.bytes);
     if (!auth?.secret) return refusal(scheme);
     return this.recorded(command, auth, await this.afterAuthentication(command, auth, { scheme, bytes: body.bytes, secret: auth.secret }));
   }
@@ -181,57 +177,6 @@ export class TriggerWebhookUseCase {
     const secretId = subject?.signingSecretId;
     if (subject && secretId && !this.config.hasSigningSecretFolded(subject.webhookId, secretId))
       await this.context.fresh([Streams.signingSecret(subject.webhookId)]);
-  }
-
-  /**
-   * Same work whether the endpoint is unknown, disabled or the secret wrong: hash and compare, and
-   * one deferred recording (that finds nothing to record for an unknown id).
-   */
-  private authenticate(command: TriggerWebhookRequest): Authenticated | undefined {
-    const webhook = this.config.webhook(command.webhookId);
-    const secret = parseBearerSecret(command.authorization) ?? '';
-    const matches = secretMatchesDigest(secret, webhook?.secretDigest ?? DECOY_DIGEST) && secret !== '';
-    if (!webhook || !matches || webhook.status !== 'enabled') {
-      this.record(
-        webhook?.webhookId,
-        matches ? 'webhook_disabled' : webhook?.secretDigest === null ? 'wrong_scheme' : 'wrong_secret',
-        command,
-      );
-      return undefined;
-    }
-    const routine = this.config.routine(webhook.routineId);
-    return routine ? { webhook, routine } : undefined;
-  }
-
-  /**
-   * The signed counterpart of authenticate: one library check whatever the endpoint is. A bearer
-   * header sent to a signed webhook never gets here (no signature header: the bearer check, which
-   * finds no digest to match); a signature for another scheme is checked against the decoy.
-   */
-  private async authenticateSigned(command: TriggerWebhookRequest, scheme: SignedScheme, body: Buffer): Promise<Authenticated | undefined> {
-    const { webhook, own } = lookUpCredential(this.config, command.webhookId, scheme);
-    const verdict = this.signatures
-      ? await this.signatures.verify({
-          scheme,
-          secret: own ?? this.signatures.decoySecret(scheme),
-          body,
-          headers: command.signature ?? {},
-          nowMs: this.clock.now().getTime(),
-          toleranceSeconds: this.limits.signatureToleranceSeconds,
-        })
-      : ({ valid: false, reason: 'signature_mismatch' } as const);
-    const matches = verdict.valid && own !== undefined;
-    if (!webhook || !matches || webhook.status !== 'enabled') {
-      const reason = signedRefusal(webhook, scheme, matches, verdict);
-      // Whether it was a handshake is read from the request after the answer, whatever the endpoint and the reason.
-      this.record(webhook?.webhookId, reason, command, () => {
-        const handshakeForm = looksLikeHandshake(scheme, command.signature ?? {}, body);
-        return handshakeForm && SIGNATURE_FAILURES.has(reason) ? 'handshake_refused' : reason;
-      });
-      return undefined;
-    }
-    const routine = this.config.routine(webhook.routineId);
-    return routine && own !== undefined ? { webhook, routine, secret: own } : undefined;
   }
 
   /**
@@ -339,50 +284,6 @@ export class TriggerWebhookUseCase {
       rateLimit,
     };
   }
-}
-
-const NOT_FOUND: TriggerWebhookOutcome = { kind: 'rejected', code: 'webhook_not_found', detail: 'not found' };
-
-/** The one refusal of a request claiming `scheme`: the 404, or Discord's 401 (refusalCodeOf). */
-function refusal(scheme: SignedScheme): TriggerWebhookOutcome {
-  const code = refusalCodeOf(scheme);
-  return code === 'webhook_not_found' ? NOT_FOUND : { kind: 'rejected', code, detail: 'unauthorized' };
-}
-
-/** The refusals that are a failed proof (what a refused handshake is recorded as). */
-const SIGNATURE_FAILURES: ReadonlySet<AttemptReason> = new Set<AttemptReason>([
-  'missing_signature',
-  'malformed_signature',
-  'signature_mismatch',
-  'timestamp_outside_tolerance',
-]);
-
-/** Why a signed attempt was refused, for the owner: the scheme did not match, the webhook is disabled, or how the signature failed. */
-function signedRefusal(
-  webhook: ConfiguredWebhook | undefined,
-  scheme: SignedScheme,
-  matches: boolean,
-  verdict: { readonly valid: boolean; readonly reason?: AttemptReason },
-): AttemptReason {
-  if (matches) return 'webhook_disabled';
-  // A request with no credential at all (checked as Graph's) to a bearer webhook lacks its secret.
-  if (webhook && webhook.scheme === 'bearer' && scheme === 'microsoft_graph') return 'wrong_secret';
-  if (webhook && webhook.scheme !== scheme) return 'wrong_scheme';
-  return verdict.reason ?? 'signature_mismatch';
-}
-
-/**
- * A digest is only ever compared under an idempotency key (a request without one is never a
- * repeat), so only a keyed JSON request pays for the canonical form; with it comes the digest over
- * the bytes that deliveries accepted before the canonical form stored, so a repeat of one of those
- * still replays. Without a key: the digest over the bytes, as always.
- */
-function digests(
-  request: DigestedRequest,
-  idempotencyKey: string | undefined,
-): Pick<AcceptDelivery, 'requestDigest' | 'legacyRequestDigest'> {
-  if (idempotencyKey === undefined || request.json === undefined) return { requestDigest: bytesDigest(request) };
-  return { requestDigest: requestDigest(request), legacyRequestDigest: bytesDigest(request) };
 }
 
 export type { RateLimitState };

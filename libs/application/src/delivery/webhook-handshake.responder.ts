@@ -25,7 +25,13 @@ export function lookUpCredential(config: ConfigurationState, webhookId: string, 
   return { webhook, own: webhook === undefined ? undefined : stored };
 }
 
-export type RecordAttempt = (webhookId: string | undefined, reason: AttemptReason, command: TriggerWebhookRequest) => void;
+/** Records a refused attempt after the answer; `refine`, when given, says the reason then (read from the request after the answer). */
+export type RecordAttempt = (
+  webhookId: string | undefined,
+  reason: AttemptReason,
+  command: TriggerWebhookRequest,
+  refine?: () => AttemptReason,
+) => void;
 
 /**
  * Providers' URL-verification handshakes, answered by the service for a webhook of their scheme:

@@ -1,31 +1,26 @@
-import { Streams, type SignedScheme, type SigningSecretSealed, type VerificationScheme, type WebhookIdAssigned } from '@wts/contracts';
+import { Streams, type SigningSecretSealed, type VerificationScheme, type WebhookIdAssigned } from '@wts/contracts';
 import { asEvent, toAppend } from '../shared/event-envelope';
 import {
-  STANDARD_WEBHOOKS_SECRET_BYTES,
-  credentialProblem,
   decideWebhook,
-  digestSecret,
   idFromBytes,
   initialWebhookState,
   isRejection,
   judgeRoutineSafety,
   matchActiveAccount,
   reject,
-  sealedCredential,
   signingSecretBinding,
-  standardWebhooksSecret,
   webhookDecider,
   type ProviderCredentialInput,
   type Rejection,
   type RoutineState,
   type WebhookCommand,
-  type WebhookCredential,
 } from '@wts/domain';
 import type { AdminCall } from '../access/admin-call';
 import type { SecretSealer } from '../signing/secret.sealer';
 import type { UseCaseContext } from '../shared/use-case.context';
 import { HELD_DELIVERIES_CAP, kafkaRetentionRefusal, toWebhookView, type WebhookView, type WebhookViewSettings } from './webhook.view';
 import type { HoldSpan } from '../configuration/configuration.state';
+import { newCredential, type NewCredential, type SigningSecretToSeal } from './webhook-credential.factory';
 
 /**
  * How the webhook's deliveries prove their sender: a signed scheme's secret is pasted or, for
@@ -50,20 +45,6 @@ export interface EnableWebhookInput {
  * operator pasted a provider's signing secret: it is never shown again, not even to them.
  */
 export type WebhookWithSecret = WebhookView & { readonly secret: string | null };
-
-/** A credential ready to decide on, with the secret to show (null: pasted) and, when signed, the secret to seal. */
-interface NewCredential {
-  readonly credential: WebhookCredential;
-  readonly shown: string | null;
-  readonly signing?: SigningSecretToSeal;
-}
-
-/** A signing secret made or pasted, and the sealer it is to be sealed with. */
-interface SigningSecretToSeal {
-  readonly secretId: string;
-  readonly secret: string;
-  readonly sealer: SecretSealer;
-}
 
 /**
  * How many of a routine's deliveries accepted in a hold's span of $all have neither a run nor a park
@@ -119,7 +100,7 @@ export class WebhookAdminService {
       if (!defaultAccount || !routine.accountScope.includes(defaultAccount.accountId)) {
         return reject('default_account_invalid', "default_account must be an active account inside the routine's account scope");
       }
-      const made = this.newCredential(input.verification ?? { scheme: 'bearer' });
+      const made = newCredential(input.verification ?? { scheme: 'bearer' }, this.context.random, this.sealer);
       if (isRejection(made)) return made;
       const webhookId = await this.claimWebhookId(routineId, call);
       await this.context.fresh([Streams.webhookSlot(routineId)]);
@@ -148,7 +129,7 @@ export class WebhookAdminService {
       await this.context.freshRoutine(routineId);
       const found = this.configured(routineId);
       if (isRejection(found)) return found;
-      const made = this.newCredential({ ...input, scheme: found.scheme }, '');
+      const made = newCredential({ ...input, scheme: found.scheme }, this.context.random, this.sealer, '');
       if (isRejection(made)) return made;
       const command: WebhookCommand = { type: 'RotateSecret', credential: made.credential, now: this.context.nowIso() };
       return this.decideWithCredential(found.routine, found.webhookId, command, made, call);
@@ -189,41 +170,6 @@ export class WebhookAdminService {
       toAppend([sealed], this.context.causation(call), () => this.context.random.uuid()),
       'any',
     );
-  }
-
-  /** `prefix`: how the answer names the fields (`verification.` in the enable body; rotate's are top-level). */
-  private newCredential(verification: VerificationInput, prefix = 'verification.'): NewCredential | Rejection {
-    const { scheme, ...fields } = verification;
-    if (scheme === 'bearer') {
-      if (Object.values(fields).some((value) => value !== undefined)) {
-        return reject('signing_secret_invalid', 'a bearer secret is always made by the service: leave secret out');
-      }
-      const made = this.newSecret();
-      return { credential: { scheme, secretDigest: digestSecret(made) }, shown: made };
-    }
-    return this.newSigningCredential(scheme, fields, prefix);
-  }
-
-  private newSigningCredential(scheme: SignedScheme, fields: ProviderCredentialInput, prefix: string): NewCredential | Rejection {
-    if (!this.sealer) {
-      return reject(
-        'signing_secret_invalid',
-        `${scheme} verification needs SECRETS_ENCRYPTION_KEY on the ingress (signing secrets are kept encrypted)`,
-      );
-    }
-    const problem = credentialProblem(scheme, fields, prefix);
-    if (problem !== undefined) return reject('signing_secret_invalid', problem);
-    // Standard Webhooks without a pasted secret: one is made, and shown once.
-    const made = scheme === 'standard_webhooks' && fields.secret === undefined;
-    const secret = made
-      ? standardWebhooksSecret(this.context.random.bytes(STANDARD_WEBHOOKS_SECRET_BYTES))
-      : sealedCredential(scheme, fields);
-    const secretId = idFromBytes('signingSecret', this.context.random.bytes(16));
-    return {
-      credential: { scheme, secretId },
-      shown: made ? secret : null,
-      signing: { secretId, secret, sealer: this.sealer },
-    };
   }
 
   disable(routineId: string, call: AdminCall): Promise<WebhookView | Rejection> {
@@ -272,10 +218,6 @@ export class WebhookAdminService {
 
   private async withSecret(routine: RoutineState, secret: string | null): Promise<WebhookWithSecret> {
     return { ...(await this.present(routine)), secret };
-  }
-
-  private newSecret(): string {
-    return idFromBytes('secret', this.context.random.bytes(32));
   }
 
   /** One admin change per routine at a time in this process (the first enable mints the id). */
