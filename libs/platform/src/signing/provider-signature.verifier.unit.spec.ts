@@ -1,7 +1,14 @@
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
 import { SIGNED_SCHEMES, type SignedScheme } from '@wts/contracts';
-import { signingSecretProblem, STANDARD_WEBHOOKS_SECRET_BYTES, standardWebhooksSecret } from '@wts/domain';
+import {
+  credentialProblem,
+  metaCredentialOf,
+  signingSecretProblem,
+  STANDARD_WEBHOOKS_SECRET_BYTES,
+  standardWebhooksSecret,
+  type ProviderCredentialInput,
+} from '@wts/domain';
 import fc from 'fast-check';
 import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -493,9 +500,20 @@ describe('ProviderSignatureVerifier: every scheme', () => {
     }
   });
 
-  it("given each scheme's decoy, then it is a secret in that scheme's own form: one its secret rules take", () => {
+  it("given each scheme's decoy, then it is a credential in that scheme's own form: one its credential rules take", () => {
+    // The sealed form of each scheme's credential, as enable stores it: a secret; Discord's public key,
+    // Graph's clientState, Meta's secret and verify token together.
+    const asInput = (scheme: SignedScheme, decoy: string): ProviderCredentialInput => {
+      if (scheme === 'discord') return { publicKey: decoy };
+      if (scheme === 'microsoft_graph') return { clientState: decoy };
+      if (scheme === 'meta') return metaCredentialOf(decoy) ?? {};
+      return { secret: decoy };
+    };
     for (const scheme of schemes)
-      expect({ scheme, problem: signingSecretProblem(scheme, verifier.decoySecret(scheme)) }).toEqual({ scheme, problem: undefined });
+      expect({ scheme, problem: credentialProblem(scheme, asInput(scheme, verifier.decoySecret(scheme))) }).toEqual({
+        scheme,
+        problem: undefined,
+      });
   });
 
   it('given an unknown scheme (a caller bug), then a mismatch rather than an error', async () => {
