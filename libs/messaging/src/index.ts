@@ -1,4 +1,5 @@
 export * from './kafka-topics.contract';
+export * from './cloud-events.contract';
 export * from './kafka-message.codec';
 export { relayEntryOf, runPayloadLookup, type RelayEntry } from './relay.entry';
 export { runCreatedWire } from './run-created.wire';

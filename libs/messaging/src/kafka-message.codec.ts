@@ -11,6 +11,8 @@ import {
   CLOUD_EVENT_SUBJECT_FIELDS,
   CLOUD_EVENT_TYPE_PREFIX,
   CloudEventSources,
+} from './cloud-events.contract';
+import {
   DeliveryAcceptedMessage,
   KafkaHeaders,
   SUPPORTED_SCHEMA_VERSIONS,
