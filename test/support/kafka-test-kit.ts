@@ -111,20 +111,22 @@ export async function topicSize(kafka: Kafka, topic: string): Promise<number> {
 
 /** Committed offsets of a group on a topic, by partition (-1 when none). Retries while a fresh broker settles. */
 export async function committedOffsets(kafka: Kafka, groupId: string, topic: string): Promise<Map<number, number>> {
-  for (let attempt = 1; ; attempt++) {
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      return new Map((entry?.partitions ?? []).map((partition) => [partition.partition, Number(partition.offset)]));
-    } catch (error) {
-      // e.g. NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS while __consumer_offsets is being created
-      if (attempt >= 20) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
-  }
+  // e.g. NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS while __consumer_offsets is being created
+  return eventually(
+    async () => {
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+        const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        return new Map((entry?.partitions ?? []).map((partition) => [partition.partition, Number(partition.offset)]));
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    },
+    5_000,
+    `the committed offsets of ${groupId} on ${topic}`,
+    250,
+  );
 }
 
 export async function deleteTopics(kafka: Kafka, topics: readonly string[]): Promise<void> {
