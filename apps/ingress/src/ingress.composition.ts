@@ -24,6 +24,7 @@ import {
   WebhookAdminService,
   WebhookHoldService,
   WebhookRetentionService,
+  WebhookRulesService,
   ErasureService,
   RedispatchParkedUseCase,
   DispatchDeliveryUseCase,
@@ -84,6 +85,7 @@ export interface IngressGraph {
   readonly webhookAdmin: WebhookAdminService;
   readonly holds: WebhookHoldService;
   readonly retention: WebhookRetentionService;
+  readonly rules: WebhookRulesService;
   readonly redispatch: RedispatchParkedUseCase;
   readonly runQueries: RunQueries;
   readonly webhookActivity: WebhookActivityQueries;
@@ -161,6 +163,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     webhookAdmin,
     holds,
     retention: new WebhookRetentionService(context, webhookAdmin, viewSettings),
+    rules: new WebhookRulesService(context, webhookAdmin),
     redispatch,
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
@@ -196,6 +199,7 @@ export function ingressProviders(graph: IngressGraph): Provider[] {
     provideValue(WebhookAdminService, graph.webhookAdmin),
     provideValue(WebhookHoldService, graph.holds),
     provideValue(WebhookRetentionService, graph.retention),
+    provideValue(WebhookRulesService, graph.rules),
     provideValue(RedispatchParkedUseCase, graph.redispatch),
     provideValue(RunQueries, graph.runQueries),
     provideValue(WebhookActivityQueries, graph.webhookActivity),

@@ -23,7 +23,11 @@ describe('refused attempts are recorded after the answer', () => {
   const t = useIngressTestApp();
   let hook: WebhookFixture;
   const recorded: RejectedAttempt[] = [];
-  const recorder: WebhookActivityRecorder = { recordAttempt: (attempt) => recorded.push(attempt), recordReplay: () => undefined };
+  const recorder: WebhookActivityRecorder = {
+    recordAttempt: (attempt) => recorded.push(attempt),
+    recordReplay: () => undefined,
+    recordDelivery: () => undefined,
+  };
   let useCase: TriggerWebhookUseCase;
 
   beforeAll(async () => {

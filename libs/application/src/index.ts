@@ -59,3 +59,4 @@ export * from './erasure/erasure.windows';
 export * from './erasure/erasure.job';
 export * from './erasure/erasure.read-models';
 export * from './erasure/erasure.runner';
+export * from './webhook/webhook-rules.service';

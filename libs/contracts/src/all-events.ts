@@ -1,6 +1,6 @@
 import type { ApiKeyEvent, OperatorActionRecorded } from './access.events';
 import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
-import type { DeliveryEvent, IdempotencyGenerationAdvanced } from './delivery.events';
+import type { DeliveryEvent, DeliveryFiltered, IdempotencyGenerationAdvanced } from './delivery.events';
 import type { ErasureEvent, PayloadEvent } from './payload.events';
 import type { DispatchParked, RunEvent } from './run.events';
 import type { SigningSecretEvent, WebhookEvent, WebhookIdAssigned } from './webhook.events';
@@ -12,6 +12,7 @@ export type ServiceEvent =
   | WebhookIdAssigned
   | SigningSecretEvent
   | DeliveryEvent
+  | DeliveryFiltered
   | IdempotencyGenerationAdvanced
   | RunEvent
   | DispatchParked
@@ -36,10 +37,13 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'WebhookHeld',
   'WebhookReleased',
   'WebhookRetentionChanged',
+  'WebhookFilterChanged',
+  'WebhookPayloadSchemaChanged',
   'WebhookIdAssigned',
   'SigningSecretSealed',
   'SigningSecretResealed',
   'DeliveryAccepted',
+  'DeliveryFiltered',
   'IdempotencyGenerationAdvanced',
   'RunCreated',
   'RunWithheld',

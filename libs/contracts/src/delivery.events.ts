@@ -54,6 +54,36 @@ export type DeliveryAccepted = Event<
     readonly receivedAt: string;
     /** Present when a signature was verified (a signed webhook); absent: the spec's bearer secret. */
     readonly sender?: DeliverySender;
+    /**
+     * Present when the webhook had a filter: it matched, or it failed to evaluate (the run is made:
+     * fail open) and why — CEL's kind of error and where in the expression, never payload text.
+     */
+    readonly filter?: FilterVerdict;
+  }
+>;
+
+/** A filter's outcome on an accepted delivery. */
+export type FilterVerdict = { readonly outcome: 'matched' } | { readonly outcome: 'error'; readonly error: string };
+
+/**
+ * A delivery the webhook's filter turned away (false): answered `200 {"status": "filtered"}`, no
+ * run, no payload kept — only what identifies it. On `delivery-<id>` like an accepted delivery;
+ * never relayed (there is nothing to run) and never dispatched.
+ */
+export type DeliveryFiltered = Event<
+  'DeliveryFiltered',
+  {
+    readonly deliveryId: string;
+    readonly webhookId: string;
+    readonly routineId: string;
+    /** The sender's event type as the filter saw it ("" when none). */
+    readonly eventType: string;
+    readonly contentType: string;
+    readonly payloadBytes: number;
+    readonly requestDigest: string;
+    readonly receivedAt: string;
+    /** SHA-256 (hex) of the filter that said false: which version of the rule decided. */
+    readonly filterDigest: string;
   }
 >;
 

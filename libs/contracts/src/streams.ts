@@ -3,6 +3,8 @@ export const Streams = {
   webhook: (webhookId: string): string => `webhook-${webhookId}`,
   routine: (routineId: string): string => `routine-${routineId}`,
   delivery: (deliveryId: string): string => `delivery-${deliveryId}`,
+  /** A delivery its webhook's filter turned away (DeliveryFiltered): no payload, no run; never relayed or dispatched. */
+  filteredDelivery: (deliveryId: string): string => `filtered_delivery-${deliveryId}`,
   run: (runId: string): string => `run-${runId}`,
   /** The claim of a routine's webhook id (one per routine, never relayed). */
   webhookSlot: (routineId: string): string => `webhook_slot-${routineId}`,
@@ -24,6 +26,7 @@ export const StreamCategories = {
   webhook: 'webhook-',
   routine: 'routine-',
   delivery: 'delivery-',
+  filteredDelivery: 'filtered_delivery-',
   run: 'run-',
   parked: 'parked-',
   accountCatalog: 'account-catalog',

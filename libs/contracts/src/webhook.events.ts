@@ -141,6 +141,25 @@ export type WebhookRetentionChanged = Event<
 >;
 
 /**
+ * The webhook's filter set, or removed (null): a CEL expression over `event_type`, `headers` and
+ * `body` (docs/routine-rules.md). Deliveries accepted after it (in $all order) are judged by it;
+ * one for which it is false is answered `filtered` and makes no run.
+ */
+export type WebhookFilterChanged = Event<
+  'WebhookFilterChanged',
+  { readonly webhookId: string; readonly filter: string | null; readonly changedAt: string }
+>;
+
+/**
+ * The webhook's payload schema set (a JSON Schema 2020-12, as the JSON text saved), or removed
+ * (null). A JSON payload accepted after it must conform, else 400 `payload_schema_mismatch`.
+ */
+export type WebhookPayloadSchemaChanged = Event<
+  'WebhookPayloadSchemaChanged',
+  { readonly webhookId: string; readonly payloadSchema: string | null; readonly changedAt: string }
+>;
+
+/**
  * Claims the one webhook id of a routine, on stream `webhook_slot-<routine id>` appended with
  * "stream must not exist": concurrent first enables (on any replica) agree on one id.
  */
@@ -157,7 +176,9 @@ export type WebhookEvent =
   | WebhookUnblocked
   | WebhookHeld
   | WebhookReleased
-  | WebhookRetentionChanged;
+  | WebhookRetentionChanged
+  | WebhookFilterChanged
+  | WebhookPayloadSchemaChanged;
 
 /**
  * A signing secret, sealed with AES-256-GCM: `keyId` names the encryption key (a fingerprint, never

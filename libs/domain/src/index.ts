@@ -31,3 +31,6 @@ export * from './shared/date-time.rules';
 export * from './erasure/erasure.selection';
 export * from './erasure/erasure.state';
 export * from './delivery/kafka-copies.window';
+export * from './webhook/webhook-rules.decider';
+export * from './webhook/delivery-filter.rules';
+export * from './webhook/payload-schema.rules';

@@ -242,6 +242,8 @@ const WEBHOOK_LIFECYCLE_TYPES: ReadonlySet<string> = new Set<WebhookLifecycleMes
   'WebhookHeld',
   'WebhookReleased',
   'WebhookRetentionChanged',
+  'WebhookFilterChanged',
+  'WebhookPayloadSchemaChanged',
 ]);
 
 /** Where a stored event goes and under which key; undefined when it is not published. */

@@ -14,6 +14,16 @@ export class ServiceMetrics {
     help: 'Deliveries answered 202 (new ones; replays are counted apart)',
     registers: [this.registry],
   });
+  readonly deliveriesFiltered = new Counter({
+    name: 'wts_deliveries_filtered_total',
+    help: "Deliveries answered 200 filtered: their webhook's filter was false (no run); per webhook in the activity read model",
+    registers: [this.registry],
+  });
+  readonly filterErrors = new Counter({
+    name: 'wts_filter_errors_total',
+    help: "Deliveries accepted though their webhook's filter failed to evaluate (fail open: the run is made)",
+    registers: [this.registry],
+  });
   readonly deliveryRejections = new Counter({
     name: 'wts_delivery_rejections_total',
     help: 'Deliveries refused, by problem code (webhook_not_found covers every 404 cause alike)',

@@ -3,11 +3,14 @@ import {
   WebhookAdminService,
   WebhookHoldService,
   WebhookRetentionService,
+  WebhookRulesService,
   type AdminCall,
+  type RulesTrial,
   type WebhookView,
   type WebhookWithSecret,
 } from '@wts/application';
-import type { ProviderCredentialInput } from '@wts/domain';
+import { RejectionError, type ProviderCredentialInput, type RulesChange } from '@wts/domain';
+import { schemaText, TryRulesDto, type RoutineRulesFieldsDto } from './dto/routine-rules.dto';
 import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
@@ -30,6 +33,7 @@ export class RoutineWebhookController {
     private readonly webhooks: WebhookAdminService,
     private readonly holds: WebhookHoldService,
     private readonly retention: WebhookRetentionService,
+    private readonly rules: WebhookRulesService,
   ) {}
 
   @Get()
@@ -45,7 +49,23 @@ export class RoutineWebhookController {
   @Patch()
   @Access('operator', 'webhook.retention')
   async change(@Param('id') id: string, @Body() body: ChangeWebhookDto, @Caller() call: AdminCall): Promise<WebhookView> {
-    return orThrow(await this.retention.change(id, body.payload_retention_days, call));
+    const rules = rulesOf(body);
+    // Every setting is checked before any is written: an invalid filter changes no retention.
+    const invalid = this.rules.check(rules);
+    if (invalid) throw new RejectionError(invalid);
+    let view: WebhookView | undefined;
+    if (body.payload_retention_days !== undefined) view = orThrow(await this.retention.change(id, body.payload_retention_days, call));
+    if (rules.filter !== undefined || rules.payloadSchema !== undefined) view = orThrow(await this.rules.change(id, rules, call));
+    return view ?? orThrow(await this.webhooks.view(id));
+  }
+
+  /** Tries a filter and a schema (given, or the webhook's own) on a sample; nothing is saved or recorded. */
+  @Post('rules/try')
+  @Access('operator', 'webhook.rules_try')
+  @HttpCode(200)
+  async tryRules(@Param('id') id: string, @Body() body: TryRulesDto): Promise<RulesTrial> {
+    const sample = { body: body.sample, contentType: body.content_type, eventType: body.event_type };
+    return orThrow(await this.rules.tryRules(id, rulesOf(body), sample));
   }
 
   @Post('enable')
@@ -58,6 +78,7 @@ export class RoutineWebhookController {
       accountOverrideAllowed: body.account_override_allowed,
       payloadRetentionDays: body.payload_retention_days ?? null,
       verification: body.verification && { scheme: body.verification.scheme, ...credentialFields(body.verification) },
+      rules: rulesOf(body),
     };
     return orThrow(await this.webhooks.enable(id, input, call));
   }
@@ -103,4 +124,10 @@ export class RoutineWebhookController {
 /** A verification's credential fields as the service names them (absent ones left out). */
 function credentialFields(body: CredentialFieldsDto): ProviderCredentialInput {
   return { secret: body.secret, verifyToken: body.verify_token, publicKey: body.public_key, clientState: body.client_state };
+}
+
+/** The rules' members of a body as the service takes them (absent: unchanged; a schema as its JSON text). */
+function rulesOf(body: RoutineRulesFieldsDto): RulesChange {
+  const payloadSchema = schemaText(body.payload_schema);
+  return { ...(body.filter !== undefined ? { filter: body.filter } : {}), ...(payloadSchema !== undefined ? { payloadSchema } : {}) };
 }

@@ -1,4 +1,4 @@
-import { isDispatchOnlyCode, type DispatchOnlyCode, type RejectionCode } from '@wts/domain';
+import { isDispatchOnlyCode, type DispatchOnlyCode, type RejectionCode, type SchemaError } from '@wts/domain';
 
 /** Codes the edge adds to the domain's: auth, store health, routing, the unexpected. */
 export type ProblemCode =
@@ -33,6 +33,9 @@ export const STATUS_BY_CODE: Record<ProblemCode, number> = {
   webhook_blocked: 403,
   invalid_delivery_id: 400,
   invalid_event_type: 400,
+  payload_schema_mismatch: 400,
+  invalid_filter: 400,
+  invalid_payload_schema: 400,
   validation_failed: 400,
   email_already_connected: 409,
   unknown_account: 404,
@@ -88,7 +91,8 @@ export interface Problem {
   readonly status: number;
   readonly code: ProblemCode;
   readonly detail?: string;
-  readonly errors?: readonly string[];
+  /** Admin validation: one text per problem. payload_schema_mismatch: the first reasons, each `{instance_path, keyword, message}`. */
+  readonly errors?: readonly string[] | readonly SchemaError[];
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -97,7 +101,11 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
  * RFC 9457 problem details with a stable snake_case code. A code only the dispatcher decides (a
  * park's reason) never reaches HTTP; were one to, it is answered as the unexpected error it is.
  */
-export function problem(given: ProblemCode | DispatchOnlyCode, detail?: string, errors?: readonly string[]): Problem {
+export function problem(
+  given: ProblemCode | DispatchOnlyCode,
+  detail?: string,
+  errors?: readonly string[] | readonly SchemaError[],
+): Problem {
   const code: ProblemCode = isDispatchOnlyCode(given) ? 'internal_error' : given;
   const status = STATUS_BY_CODE[code];
   return {

@@ -22,9 +22,11 @@ export function meteredTrigger(trigger: TriggerWebhook): TriggerWebhook {
       if (outcome.rateLimit) (outcome.rateLimit.allowed ? metrics.rateLimitAllowed : metrics.rateLimitLimited).inc();
       if (outcome.kind === 'rejected') metrics.rejection(outcome.code);
       else if (outcome.kind === 'handshake') return outcome;
+      else if (outcome.kind === 'filtered') metrics.deliveriesFiltered.inc();
       else if (outcome.replayed) metrics.idempotentReplays.inc();
       else {
         metrics.deliveriesAccepted.inc();
+        if (outcome.filterError) metrics.filterErrors.inc();
         metrics.acceptanceSeconds.observe((performance.now() - started) / 1000);
       }
       return outcome;

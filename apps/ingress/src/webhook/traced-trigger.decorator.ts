@@ -21,6 +21,6 @@ export function tracedTrigger(trigger: TriggerWebhook): TriggerWebhook {
 }
 
 function outcomeName(outcome: TriggerWebhookOutcome): string {
-  if (outcome.kind === 'handshake') return 'handshake';
+  if (outcome.kind === 'handshake' || outcome.kind === 'filtered') return outcome.kind;
   return outcome.kind === 'accepted' ? (outcome.replayed ? 'replayed' : 'accepted') : outcome.code;
 }

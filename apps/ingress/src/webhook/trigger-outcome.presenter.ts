@@ -21,6 +21,14 @@ export function presentTriggerOutcome(reply: FastifyReply, outcome: TriggerWebho
     presentHandshake(reply, outcome.answer);
     return;
   }
+  if (outcome.kind === 'filtered') {
+    void reply
+      .status(200)
+      .headers(rateLimitHeaders(outcome.rateLimit))
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(outcome.body));
+    return;
+  }
   if (outcome.kind === 'accepted') {
     void reply
       .status(202)
@@ -38,7 +46,7 @@ export function presentTriggerOutcome(reply: FastifyReply, outcome: TriggerWebho
     sendProblemBody(reply, 401, 'webhook_unauthorized', WEBHOOK_UNAUTHORIZED_BODY);
     return;
   }
-  const body = problem(outcome.code, outcome.detail);
+  const body = problem(outcome.code, outcome.detail, outcome.errors);
   if (outcome.rateLimit) void reply.headers(rateLimitHeaders(outcome.rateLimit));
   if (outcome.code === 'payload_too_large') void reply.header('connection', 'close');
   // RFC 9110 §15.5.16: say which codings would have been accepted.

@@ -92,6 +92,7 @@ async function trigger(
         twitchMessageType: headerValue(request, 'twitch-eventsub-message-type'),
         xSignature: headerValue(request, 'x-twitter-webhooks-signature'),
       },
+      headers: () => singleValued(request.headers),
       readBody: (maxBytes) => readLimitedBody(request.raw, maxBytes),
     });
     presentTriggerOutcome(reply, outcome);
@@ -114,4 +115,14 @@ function handshakeQuery(request: FastifyRequest): HandshakeQuery {
     hubChallenge: one('hub.challenge'),
     validationToken: one('validationToken'),
   };
+}
+
+/** Headers as a filter sees them: one string each (repeated ones joined as Node joins them, set-cookie with "; "). */
+function singleValued(headers: FastifyRequest['headers']): Record<string, string> {
+  const single: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string') single[name] = value;
+    else if (Array.isArray(value)) single[name] = value.join('; ');
+  }
+  return single;
 }

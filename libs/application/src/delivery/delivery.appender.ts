@@ -1,4 +1,4 @@
-import { Streams, type DeliveryAccepted, type DeliveryEvent } from '@wts/contracts';
+import { Streams, type DeliveryAccepted, type DeliveryEvent, type DeliveryFiltered } from '@wts/contracts';
 import {
   decideDelivery,
   deliveryIdForIdempotencyKey,
@@ -55,6 +55,49 @@ export class DeliveryAppender {
     const outcome = await this.tryAppend({ ...base, deliveryId, runId: runIdForDelivery(deliveryId) }, null, traceparent);
     if (outcome === 'conflict') throw new Error(`random delivery id ${deliveryId} collided`);
     return outcome;
+  }
+
+  /**
+   * Records a delivery the webhook's filter turned away, under a fresh id on its own stream: no
+   * payload is kept and no run follows. Not on the idempotency chain (the filter comes before
+   * idempotency): a repeat is judged afresh, by the filter as it then stands.
+   */
+  async appendFiltered(
+    base: DeliveryToAccept,
+    rule: { readonly eventType: string; readonly filterDigest: string },
+    traceparent: string,
+  ): Promise<string> {
+    const deliveryId = timeOrderedId('delivery', Date.parse(base.now), this.random.bytes(16));
+    const payloadBytes = Buffer.byteLength(base.payload.format === 'json' ? base.payload.json : base.payload.text, 'utf8');
+    const event: DeliveryFiltered = {
+      type: 'DeliveryFiltered',
+      data: {
+        deliveryId,
+        webhookId: base.webhookId,
+        routineId: base.routineId,
+        eventType: rule.eventType,
+        contentType: base.contentType,
+        payloadBytes,
+        requestDigest: base.requestDigest,
+        receivedAt: base.now,
+        filterDigest: rule.filterDigest,
+      },
+    };
+    const stream = Streams.filteredDelivery(deliveryId);
+    const context = causedBy(deliveryId, deliveryId, traceparent);
+    try {
+      const result = await this.store.append(
+        stream,
+        toAppend([event], context, () => this.random.uuid()),
+        'no_stream',
+      );
+      if (result.kind === 'conflict') throw new Error(`random delivery id ${deliveryId} collided`);
+    } catch (error) {
+      // Sent, not confirmed: the caller may retry; a second record of a filtered delivery makes no run.
+      if (error instanceof EventStoreUnavailableError) throw new AppendOutcomeUnknownError(deliveryId, { cause: error });
+      throw error;
+    }
+    return deliveryId;
   }
 
   /**

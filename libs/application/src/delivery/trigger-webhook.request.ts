@@ -1,5 +1,5 @@
 import type { RateLimitState } from './rate-limiter.port';
-import type { HandshakeQuery, RejectionCode, SignedRequestHeaders } from '@wts/domain';
+import type { HandshakeQuery, RejectionCode, SchemaError, SignedRequestHeaders } from '@wts/domain';
 import type { HandshakeAnswer, SignatureHeaders } from '../signing/signature.verifier';
 
 export type BodyReadResult = { readonly kind: 'read'; readonly bytes: Buffer } | { readonly kind: 'too_large' };
@@ -21,6 +21,8 @@ export interface TriggerWebhookRequest {
   readonly sourceAddress: string;
   /** The signature headers of signed senders (docs/signed-senders.md), when present. */
   readonly signature?: SignatureHeaders & SignedRequestHeaders;
+  /** Every header, lower-case names, one string each: read only when a filter needs them. */
+  readonly headers?: () => Record<string, string>;
   /** Reads the body, refusing past `maxBytes` while streaming (never truncating). */
   readonly readBody: (maxBytes: number) => Promise<BodyReadResult>;
 }
@@ -31,6 +33,13 @@ export interface AcceptedDeliveryBody {
   readonly status: 'accepted';
 }
 
+/** A delivery the webhook's filter turned away: recorded, no run (answered 200). */
+export interface FilteredDeliveryBody {
+  readonly delivery_id: string;
+  readonly run_id: null;
+  readonly status: 'filtered';
+}
+
 export type TriggerWebhookOutcome =
   /** A provider's URL-verification handshake answered: no delivery, no run. */
   | { readonly kind: 'handshake'; readonly answer: HandshakeAnswer; readonly rateLimit?: undefined }
@@ -39,11 +48,16 @@ export type TriggerWebhookOutcome =
       readonly body: AcceptedDeliveryBody;
       readonly replayed: boolean;
       readonly rateLimit: RateLimitState;
+      /** The webhook's filter failed to evaluate on it (the run is made: fail open). */
+      readonly filterError?: boolean;
     }
+  | { readonly kind: 'filtered'; readonly body: FilteredDeliveryBody; readonly rateLimit: RateLimitState }
   | {
       readonly kind: 'rejected';
       readonly code: RejectionCode;
       readonly detail: string;
+      /** payload_schema_mismatch: the first reasons the payload does not conform. */
+      readonly errors?: readonly SchemaError[];
       /** Present once the request got as far as the rate limiter. */
       readonly rateLimit?: RateLimitState;
     };

@@ -189,6 +189,7 @@ describe('TriggerWebhookUseCase', () => {
     const recorder: WebhookActivityRecorder = {
       recordAttempt: (attempt) => attempts.push(attempt),
       recordReplay: (deliveryId) => replays.push(deliveryId),
+      recordDelivery: () => undefined,
     };
     const context = new UseCaseContext(store.asEventStore(), state, { now: () => new Date(nowMs) }, cryptoRandom, freshness);
     return new TriggerWebhookUseCase({
@@ -228,7 +229,7 @@ describe('TriggerWebhookUseCase', () => {
   const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
   function accepted(outcome: TriggerWebhookOutcome): Extract<TriggerWebhookOutcome, { kind: 'accepted' }> {
-    if (outcome.kind === 'handshake') throw new Error('expected a 202, got a handshake answer');
+    if (outcome.kind === 'handshake' || outcome.kind === 'filtered') throw new Error(`expected a 202, got ${outcome.kind}`);
     if (outcome.kind !== 'accepted') throw new Error(`expected a 202, got ${outcome.code}: ${outcome.detail}`);
     return outcome;
   }

@@ -1,4 +1,4 @@
-import { ACCOUNT_CATALOG_STREAM, Streams, type SignedScheme, type VerificationScheme } from '@wts/contracts';
+import type { SignedScheme } from '@wts/contracts';
 import {
   bodyFits,
   checkContentEncoding,
@@ -16,13 +16,17 @@ import {
   reject,
   replayGuard,
   resolveTriggerAccount,
-  type AcceptDelivery,
+  ruleDigest,
+  type ConfiguredWebhook,
   type QueryHandshake,
   type ExtractedRequest,
   type Rejection,
 } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
-import { DeliveryAppender } from './delivery.appender';
+import { DeliveryAppender, type DeliveryToAccept } from './delivery.appender';
+import { PlainPayload, RoutineRulesGate, filterVerdict, schemaMismatch } from './routine-rules.gate';
+import { freshenForDecision } from './decision-freshness.policy';
+import { filterHeaders } from './filter-headers.policy';
 import { digests } from './request-digests.policy';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
@@ -64,9 +68,6 @@ type VerifiedBody = { readonly scheme: SignedScheme; readonly bytes: Buffer; rea
  */
 export const UNKNOWN_WEBHOOK_ATTEMPTS = 'whk_unknown';
 
-/** Looked at in place of a routine while no webhook was ever enabled (no known id exists to compare with). */
-const UNKNOWN_ROUTINE = 'rtn_unknown';
-
 /**
  * The public endpoint, in the contract's order: auth (404) → content type (415) → size (413) →
  * rate limit (429) → body and account rules (400) → safety block (403) → idempotency → append.
@@ -84,6 +85,7 @@ export class TriggerWebhookUseCase {
   private readonly signatures: SignatureVerifier | undefined;
   private readonly handshakes: WebhookHandshakeResponder;
   private readonly authenticator: WebhookRequestAuthenticator;
+  private readonly rules = new RoutineRulesGate();
 
   constructor(dependencies: TriggerWebhookDependencies) {
     this.context = dependencies.context;
@@ -111,7 +113,7 @@ export class TriggerWebhookUseCase {
     if (method !== 'POST' && handshake === undefined) return NOT_FOUND;
     // Decide on state that includes every change committed before this request (any replica).
     const scheme = handshake?.scheme ?? claimedScheme(command.signature ?? {}, command.authorization);
-    await this.freshen(command.webhookId, scheme);
+    await freshenForDecision(this.context, command.webhookId, scheme);
     if (handshake !== undefined) return this.answerQueryHandshake(command, handshake);
     if (scheme !== 'bearer') return this.executeSigned(command, scheme);
     const auth = this.authenticator.bearer(command);
@@ -155,31 +157,6 @@ export class TriggerWebhookUseCase {
   }
 
   /**
-   * The streams this decision reads — the webhook, its routine and the account catalog — checked
-   * against their heads (one cheap look whatever the traffic), and read only where they moved.
-   * An unknown id does the same look: its own webhook stream (a webhook enabled through another
-   * replica a moment ago is found), the catalog, and in place of a routine the stream of an existing
-   * one (the decoy routine), so that the store finds a routine stream on every 404 path — an absent
-   * stream is a cheaper lookup, and that difference was measurable (docs/timing.md). A store that
-   * cannot be read fails the request (503): a decision on a view that may be stale could accept a
-   * revoked secret.
-   */
-  private async freshen(webhookId: string, scheme: VerificationScheme): Promise<void> {
-    const known = this.config.webhook(webhookId)?.routineId;
-    const routine = known ?? this.config.decoyRoutineId() ?? UNKNOWN_ROUTINE;
-    await this.context.fresh([Streams.webhook(webhookId), ACCOUNT_CATALOG_STREAM, Streams.routine(routine)]);
-    const webhook = this.config.webhook(webhookId);
-    // First sight of this webhook here (enabled through another replica a moment ago).
-    if (webhook !== undefined && webhook.routineId !== known) await this.context.fresh([Streams.routine(webhook.routineId)]);
-    // A signing secret sealed a moment ago (its event precedes the webhook event naming it): read it once.
-    // An unknown id's signed request asks the same of the scheme's decoy webhook (authenticateSigned).
-    const subject = webhook ?? (scheme === 'bearer' ? undefined : this.config.signedDecoy(scheme));
-    const secretId = subject?.signingSecretId;
-    if (subject && secretId && !this.config.hasSigningSecretFolded(subject.webhookId, secretId))
-      await this.context.fresh([Streams.signingSecret(subject.webhookId)]);
-  }
-
-  /**
    * Records a refused attempt after the answer: the outcome is returned (and the reply sent, in the
    * same turn) before the recording runs, so no refusal waits for it — nor differs in what it does
    * before answering or after. An unknown id is recorded the same way, under UNKNOWN_WEBHOOK_ATTEMPTS
@@ -195,6 +172,19 @@ export class TriggerWebhookUseCase {
         sourceAddress: command.sourceAddress,
       });
     });
+  }
+
+  /** The filter said false: the delivery is recorded as filtered (no payload kept, no run) and answered 200. */
+  private async filtered(
+    base: DeliveryToAccept,
+    webhook: ConfiguredWebhook,
+    eventType: string,
+    traceparent: string,
+    rateLimit: RateLimitState,
+  ): Promise<TriggerWebhookOutcome> {
+    const deliveryId = await this.appender.appendFiltered(base, { eventType, filterDigest: ruleDigest(webhook.filter ?? '') }, traceparent);
+    this.activity.recordDelivery({ webhookId: webhook.webhookId, outcome: 'filtered', at: base.now });
+    return { kind: 'filtered', body: { delivery_id: deliveryId, run_id: null, status: 'filtered' }, rateLimit };
   }
 
   private async afterAuthentication(
@@ -231,6 +221,9 @@ export class TriggerWebhookUseCase {
     if (signed && handshake) return this.handshakes.answerSigned(command, webhook, handshake, signed.secret);
     const facts = signed ? signedDeliveryFacts(signed.scheme, command.signature ?? {}, extracted.json) : undefined;
     if (isRejection(facts)) return withLimit(facts);
+    const payload = new PlainPayload(extracted.payload);
+    const schemaErrors = this.rules.schemaErrors(webhook, payload);
+    if (schemaErrors) return { ...schemaMismatch(schemaErrors), errors: schemaErrors, rateLimit };
     const triggerAccount = resolveTriggerAccount({
       selection: extracted.accountSelection,
       accountOverrideAllowed: webhook.accountOverrideAllowed,
@@ -245,9 +238,11 @@ export class TriggerWebhookUseCase {
     // Judged on the routine as it is now: making it safer lifts the block by itself.
     const safety = judgeRoutineSafety(routine);
     if (safety.blocked) return withLimit(reject('webhook_blocked', `${safety.reason} ${safety.remedy}`));
+    const eventType = facts?.sender.eventType ?? '';
+    const filter = this.rules.filter(webhook, { eventType, headers: () => filterHeaders(command), payload });
 
     const now = this.clock.now();
-    const base: Omit<AcceptDelivery, 'deliveryId' | 'runId'> = {
+    const base: DeliveryToAccept = {
       type: 'AcceptDelivery',
       webhookId: webhook.webhookId,
       routineId: routine.routineId,
@@ -269,19 +264,28 @@ export class TriggerWebhookUseCase {
       retentionMs: guard.windowMs,
       payloadExpiresAt: payloadExpiry(now, webhook.payloadRetentionDays, this.limits.payloadRetentionSeconds),
       ...(facts ? { sender: facts.sender } : {}),
+      ...(filter ? { filter: filterVerdict(filter) } : {}),
     };
     const traceparent = childTraceparent(command.traceparent, this.random);
+    if (filter?.result === 'not_matched') return this.filtered(base, webhook, eventType, traceparent, rateLimit);
     const result =
       guard.key === undefined
         ? await this.appender.appendFresh(base, traceparent)
         : await this.appender.appendIdempotent(base, guard.key, traceparent);
     if (isRejection(result)) return withLimit(result);
     if (result.replayed) this.activity.recordReplay(result.delivery.deliveryId);
+    else
+      this.activity.recordDelivery({
+        webhookId: webhook.webhookId,
+        outcome: filter?.result === 'error' ? 'filter_error' : 'accepted',
+        at: base.now,
+      });
     return {
       kind: 'accepted',
       body: { delivery_id: result.delivery.deliveryId, run_id: result.delivery.runId, status: 'accepted' },
       replayed: result.replayed,
       rateLimit,
+      ...(filter?.result === 'error' && !result.replayed ? { filterError: true } : {}),
     };
   }
 }

@@ -11,7 +11,14 @@ import type { SignatureFailure } from '../signing/signature.verifier';
  * it, `handshake_refused` when its proof failed (signature, timestamp, Meta's verify token).
  */
 export type AttemptReason =
-  RejectionCode | 'wrong_secret' | 'webhook_disabled' | 'wrong_scheme' | SignatureFailure | 'handshake_answered' | 'handshake_refused';
+  | RejectionCode
+  | 'filter_error'
+  | 'wrong_secret'
+  | 'webhook_disabled'
+  | 'wrong_scheme'
+  | SignatureFailure
+  | 'handshake_answered'
+  | 'handshake_refused';
 
 export interface RejectedAttempt {
   readonly webhookId: string;
@@ -20,10 +27,21 @@ export interface RejectedAttempt {
   readonly sourceAddress: string;
 }
 
-/** What the public endpoint tells the owner about: refused attempts and idempotent repeats. */
+/**
+ * A delivery that got past every check: accepted (a run follows), accepted though its filter
+ * failed to evaluate (fail open), or turned away by its filter. Counted per webhook and hour.
+ */
+export interface DeliveryOutcome {
+  readonly webhookId: string;
+  readonly outcome: 'accepted' | 'filter_error' | 'filtered';
+  readonly at: string;
+}
+
+/** What the public endpoint tells the owner about: refused attempts, idempotent repeats, and what its deliveries became. */
 export interface WebhookActivityRecorder {
   recordAttempt(attempt: RejectedAttempt): void;
   recordReplay(deliveryId: string): void;
+  recordDelivery(delivery: DeliveryOutcome): void;
 }
 
 /** Admin attempts refused with 401/403, for the audit trail (never the credential presented). */
@@ -82,6 +100,11 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
     this.attempts.push(attempt);
     this.trim(this.attempts);
     this.schedule(this.options.flushEveryMs);
+  }
+
+  /** Counted per webhook and hour (the Config page's chart): see recordDelivery's tests. */
+  recordDelivery(delivery: DeliveryOutcome): void {
+    void delivery;
   }
 
   recordReplay(deliveryId: string): void {

@@ -1,4 +1,5 @@
 import type { ErasureSelection, OperatorActionRecorded, ServiceEvent, WebhookReleased } from '@wts/contracts';
+import { ruleDigest } from '@wts/domain';
 import type { RecordedEvent } from '@wts/event-store';
 import type { AuditActor, AuditRow } from '@wts/read-models';
 import { traceIdOf } from '../shared/trace-context';
@@ -68,6 +69,18 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
       const detail = days === null ? 'payload retention default' : `payload retention ${days} ${days === 1 ? 'day' : 'days'}`;
       return { ...onWebhook('webhook.retention', event.data.webhookId, event.data.changedAt), detail };
     }
+    case 'WebhookFilterChanged': {
+      const { filter, webhookId, changedAt } = event.data;
+      return {
+        ...onWebhook('webhook.filter', webhookId, changedAt),
+        detail: filter === null ? 'filter removed' : bounded(`filter ${filter}`),
+      };
+    }
+    case 'WebhookPayloadSchemaChanged': {
+      const { payloadSchema, webhookId, changedAt } = event.data;
+      const detail = payloadSchema === null ? 'payload schema removed' : `payload schema sha256:${ruleDigest(payloadSchema)}`;
+      return { ...onWebhook('webhook.payload_schema', webhookId, changedAt), detail };
+    }
     case 'ApiKeyIssued': {
       const { keyId, role, name, issuedAt } = event.data;
       return { ...onApiKey('api_key.issue', keyId, issuedAt), detail: bounded(`role ${role}, name ${JSON.stringify(name)}`) };
@@ -99,6 +112,7 @@ export function auditFactsOf(event: ServiceEvent): AuditFacts | undefined {
     case 'SigningSecretSealed':
     case 'SigningSecretResealed':
     case 'DeliveryAccepted':
+    case 'DeliveryFiltered':
     case 'IdempotencyGenerationAdvanced':
     case 'RunCreated':
     case 'DispatchParked':

@@ -14,6 +14,7 @@ import {
   type Rejection,
   type RoutineState,
   type WebhookCommand,
+  type RulesChange,
 } from '@wts/domain';
 import type { AdminCall } from '../access/admin-call';
 import type { SecretSealer } from '../signing/secret.sealer';
@@ -38,6 +39,8 @@ export interface EnableWebhookInput {
   readonly payloadRetentionDays?: number | null | undefined;
   /** Absent: bearer, the spec's behaviour. */
   readonly verification?: VerificationInput | undefined;
+  /** The filter and payload schema (JSON text) to start with; absent: none. */
+  readonly rules?: RulesChange;
 }
 
 /**
@@ -112,6 +115,7 @@ export class WebhookAdminService {
         defaultAccount,
         accountOverrideAllowed: input.accountOverrideAllowed,
         payloadRetentionDays: input.payloadRetentionDays ?? null,
+        ...(input.rules ? { rules: input.rules } : {}),
         safety: judgeRoutineSafety(routine),
         now: this.context.nowIso(),
       };

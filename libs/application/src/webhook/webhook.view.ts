@@ -41,6 +41,9 @@ export interface WebhookView {
    * Fixed at acceptance: payloads already stored keep the expiry they were given.
    */
   readonly payload_retention_seconds_effective: number;
+  /** The routine rules (docs/routine-rules.md): the CEL filter and the JSON Schema payloads must meet; null: none. */
+  readonly filter: string | null;
+  readonly payload_schema: object | boolean | null;
 }
 
 /** What every view is made with: where senders reach the service, and the default payload retention. */
@@ -92,6 +95,10 @@ export function toWebhookView(
     blocked_reason: safety.blocked ? safety.reason : null,
     blocked_remedy: safety.blocked ? safety.remedy : null,
   };
+  const rules = {
+    filter: webhook?.filter ?? null,
+    payload_schema: webhook?.payloadSchema ? (JSON.parse(webhook.payloadSchema) as object | boolean) : null,
+  };
   const retentionDays = webhook?.payloadRetentionDays ?? null;
   const retention = {
     payload_retention_days: retentionDays,
@@ -109,6 +116,7 @@ export function toWebhookView(
       ...NOT_HELD,
       ...count,
       ...retention,
+      ...rules,
     };
   }
   return {
@@ -124,6 +132,7 @@ export function toWebhookView(
       : NOT_HELD),
     ...count,
     ...retention,
+    ...rules,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { DeliveryAccepted, DeliveryEvent, DeliverySender, PayloadRecord, TriggerAccount } from '@wts/contracts';
+import type { DeliveryAccepted, DeliveryEvent, DeliverySender, FilterVerdict, PayloadRecord, TriggerAccount } from '@wts/contracts';
 import { accept, reject, singleEventDecider, type Decider, type Decision } from '../shared/decision';
 import { judgeRepeat } from './idempotency.policy';
 
@@ -21,6 +21,8 @@ export interface AcceptDelivery {
   readonly payloadExpiresAt: string;
   /** A signed delivery's verified scheme and event type. */
   readonly sender?: DeliverySender;
+  /** The webhook's filter matched or failed to evaluate (fail open); absent: no filter. */
+  readonly filter?: FilterVerdict;
 }
 
 export type DeliveryState = DeliveryAccepted['data'] | null;
@@ -55,6 +57,7 @@ export function decideDelivery(command: AcceptDelivery, state: DeliveryState): D
       requestDigest: command.requestDigest,
       receivedAt: command.now,
       ...(command.sender ? { sender: command.sender } : {}),
+      ...(command.filter ? { filter: command.filter } : {}),
     },
   });
 }

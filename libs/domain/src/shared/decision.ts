@@ -29,12 +29,15 @@ export type RejectionCode =
   | 'webhook_blocked'
   | 'invalid_delivery_id'
   | 'invalid_event_type'
+  | 'payload_schema_mismatch'
   // the dispatcher only (a park's reason, never an HTTP answer): DispatchOnlyCode
   | 'account_inactive'
   | 'discarded_by_operator'
   | 'payload_removed'
   // admin
   | 'validation_failed'
+  | 'invalid_filter'
+  | 'invalid_payload_schema'
   | 'email_already_connected'
   | 'unknown_account'
   | 'unknown_scope_account'

@@ -3,6 +3,8 @@ import { assertNever } from '@wts/contracts';
 import type { SafetyVerdict } from '../safety/safety.policy';
 import { PAYLOAD_RETENTION_DAYS } from '../delivery/payload-retention.policy';
 import { accept, reject, type Decider, type Decision } from '../shared/decision';
+import { decideHold, decideRelease } from './webhook-hold.decider';
+import { decideRulesChange, rulesEvents, rulesProblem, type RulesChange } from './webhook-rules.decider';
 
 export interface ConfiguredWebhook {
   readonly status: 'enabled' | 'disabled';
@@ -22,6 +24,9 @@ export interface ConfiguredWebhook {
   readonly blockedReason: string | null;
   /** Runs paused (deliveries still accepted): since when, by whom, until when at most. Null: not held. */
   readonly hold: WebhookHold | null;
+  /** The routine rules: a CEL filter and a JSON Schema (as saved), null when none. */
+  readonly filter: string | null;
+  readonly payloadSchema: string | null;
 }
 
 export interface WebhookHold {
@@ -48,9 +53,13 @@ export type WebhookCommand =
       readonly defaultAccount: TriggerAccount;
       readonly accountOverrideAllowed: boolean;
       readonly payloadRetentionDays?: number | null;
+      /** The filter and payload schema to start with (absent: none). */
+      readonly rules?: RulesChange;
       readonly safety: SafetyVerdict;
       readonly now: string;
     }
+  /** Absent members unchanged, null removes. */
+  | { readonly type: 'ChangeRules'; readonly rules: RulesChange; readonly now: string }
   | { readonly type: 'RotateSecret'; readonly credential: WebhookCredential; readonly now: string }
   | { readonly type: 'DisableWebhook'; readonly now: string }
   | { readonly type: 'ReassessSafety'; readonly safety: SafetyVerdict; readonly now: string }
@@ -115,6 +124,9 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
       }
       const retentionProblem = retentionDaysProblem(command.payloadRetentionDays ?? null);
       if (retentionProblem) return reject('validation_failed', retentionProblem);
+      const rules = command.rules ?? {};
+      const invalidRules = rulesProblem(rules);
+      if (invalidRules) return invalidRules;
       const wasBlocked = state.status === 'disabled' && state.blocked;
       return accept<WebhookEvent>(
         {
@@ -131,6 +143,8 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
             enabledAt: command.now,
           },
         },
+        // Enabling starts with the rules the body gives (none when absent), as with the retention.
+        ...rulesEvents(command.webhookId, { filter: null, payloadSchema: null }, rules, command.now),
         ...safetyEvents(command.webhookId, wasBlocked, command.safety, command.now),
       );
     }
@@ -155,6 +169,9 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Dec
       return accept(...safetyEvents(state.webhookId, state.blocked, command.safety, command.now));
     case 'ChangeRetention':
       return decideRetention(command, state);
+    case 'ChangeRules':
+      if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
+      return decideRulesChange(state, command.rules, command.now);
     case 'HoldWebhook':
       return decideHold(command, state);
     case 'ReleaseWebhook':
@@ -189,55 +206,6 @@ function decideRetention(command: Extract<WebhookCommand, { type: 'ChangeRetenti
   });
 }
 
-/**
- * Hold: an enabled webhook only (a disabled one answers 404 and accepts nothing to hold). Holding a
- * held webhook again changes only its expiry (the same expiry: nothing to record). An expiry must be
- * later than now.
- */
-function decideHold(command: Extract<WebhookCommand, { type: 'HoldWebhook' }>, state: WebhookState): Decision<WebhookEvent> {
-  if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
-  if (state.status !== 'enabled') return reject('webhook_not_enabled', 'only an enabled webhook can be held');
-  if (command.releaseAt !== null && Date.parse(command.releaseAt) <= Date.parse(command.now)) {
-    return reject('validation_failed', 'release_at must be later than now');
-  }
-  if (state.hold && state.hold.releaseAt === command.releaseAt) return accept();
-  return accept({
-    type: 'WebhookHeld',
-    data: { webhookId: state.webhookId, heldAt: command.now, heldBy: command.heldBy, releaseAt: command.releaseAt },
-  });
-}
-
-/**
- * Release: a webhook that is not held has nothing to release (no events: a repeated click is
- * harmless). The service's own release (`expired`) happens only once the hold's expiry has passed,
- * so a hold given a later expiry in the meantime is left alone.
- */
-function decideRelease(command: Extract<WebhookCommand, { type: 'ReleaseWebhook' }>, state: WebhookState): Decision<WebhookEvent> {
-  if (state.status === 'not_configured') return reject('webhook_not_configured', 'the routine has no webhook');
-  if (command.expired && command.discard) return reject('validation_failed', 'an expiring hold is released, never discarded');
-  // A discard names what it discards: a hold released meanwhile (its deliveries running) or replaced
-  // by another hold is refused, never a silent no-op nor another hold's deliveries discarded.
-  if (command.discard && !state.hold)
-    return reject('webhook_not_held', 'the webhook is not held (released meanwhile?): nothing was discarded');
-  if (command.discard && command.heldSince !== undefined && command.heldSince !== state.hold?.since) {
-    return reject('hold_changed', 'the webhook was released and held again since: nothing was discarded; look at the current hold first');
-  }
-  if (!state.hold) return accept();
-  if (command.expired && (state.hold.releaseAt === null || Date.parse(state.hold.releaseAt) > Date.parse(command.now))) return accept();
-  const { heldDeliveries } = command;
-  return accept({
-    type: 'WebhookReleased',
-    data: {
-      webhookId: state.webhookId,
-      releasedAt: command.now,
-      releasedBy: command.releasedBy,
-      expired: command.expired,
-      discard: command.discard === true,
-      ...(heldDeliveries === undefined || heldDeliveries === null ? {} : { heldDeliveries }),
-    },
-  });
-}
-
 export function evolveWebhook(state: WebhookState, event: WebhookEvent): WebhookState {
   switch (event.type) {
     case 'WebhookEnabled':
@@ -253,6 +221,8 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
         blockedReason: state.status === 'not_configured' ? null : state.blockedReason,
         // A hold outlives disable and enable: the deliveries it holds still wait for their release.
         hold: state.status === 'not_configured' ? null : state.hold,
+        filter: null,
+        payloadSchema: null,
       };
     case 'SecretRotated':
       return state.status === 'not_configured' ? state : { ...state, ...credentialState(event.data) };
@@ -272,6 +242,10 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
       return state.status === 'not_configured' ? state : { ...state, hold: null };
     case 'WebhookRetentionChanged':
       return state.status === 'not_configured' ? state : { ...state, payloadRetentionDays: event.data.payloadRetentionDays };
+    case 'WebhookFilterChanged':
+      return state.status === 'not_configured' ? state : { ...state, filter: event.data.filter };
+    case 'WebhookPayloadSchemaChanged':
+      return state.status === 'not_configured' ? state : { ...state, payloadSchema: event.data.payloadSchema };
     default:
       return assertNever(event);
   }

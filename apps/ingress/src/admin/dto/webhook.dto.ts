@@ -18,6 +18,7 @@ import {
 
 import { IsDateTime } from './date-time.decorator';
 import { OptionalNotNull } from './optional-not-null.decorator';
+import { RoutineRulesFieldsDto } from './routine-rules.dto';
 
 const EMAIL = { allow_utf8_local_part: true, require_tld: false };
 
@@ -52,7 +53,9 @@ class PayloadRetentionDaysValue implements ValidatorConstraintInterface {
   defaultMessage(args: ValidationArguments): string {
     const { min, max } = PAYLOAD_RETENTION_DAYS;
     const allowed = `a whole number of days from ${min} to ${max}, or null for the service's default`;
-    return args.value === undefined ? `payload_retention_days is required: ${allowed}` : `payload_retention_days must be ${allowed}`;
+    return args.value === undefined
+      ? `name at least one setting: payload_retention_days (${allowed}), filter or payload_schema`
+      : `payload_retention_days must be ${allowed}`;
   }
 }
 
@@ -96,7 +99,7 @@ export class VerificationDto implements CredentialFieldsDto {
   client_state?: string;
 }
 
-export class EnableWebhookDto {
+export class EnableWebhookDto extends RoutineRulesFieldsDto {
   @Validate(DefaultAccountValue)
   default_account!: string;
 
@@ -116,10 +119,16 @@ export class EnableWebhookDto {
   payload_retention_days?: number | null;
 }
 
-/** The PATCH's body: the one setting it changes, always named (null: back to the default). */
-export class ChangeWebhookDto {
+/**
+ * The PATCH's body: the settings it changes — at least one of the retention (null: back to the
+ * default), the filter and the payload schema (null: none); absent ones stay as they are.
+ */
+export class ChangeWebhookDto extends RoutineRulesFieldsDto {
+  @ValidateIf(
+    (body: ChangeWebhookDto, value: unknown) => value !== undefined || (body.filter === undefined && body.payload_schema === undefined),
+  )
   @Validate(PayloadRetentionDaysValue)
-  payload_retention_days!: number | null;
+  payload_retention_days?: number | null;
 }
 
 /**

@@ -57,6 +57,8 @@ export const configured = (status: ConfiguredWebhook['status'], overrides: Parti
   defaultAccount: DEFAULT_ACCOUNT,
   accountOverrideAllowed: false,
   payloadRetentionDays: null,
+  filter: null,
+  payloadSchema: null,
   blocked: false,
   blockedReason: null,
   hold: null,

@@ -1,0 +1,73 @@
+import { FILTER_LIMITS } from '@wts/domain';
+import {
+  ValidateIf,
+  Validate,
+  ValidatorConstraint,
+  IsOptional,
+  IsString,
+  MaxLength,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
+import { OptionalNotNull } from './optional-not-null.decorator';
+
+/** `filter`: a CEL expression (a string; the service checks what it says), or null for none. */
+@ValidatorConstraint({ name: 'filter' })
+export class FilterValue implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return value === null || (typeof value === 'string' && value.length <= FILTER_LIMITS.maxSourceLength);
+  }
+
+  defaultMessage(): string {
+    return `filter must be a CEL expression of at most ${FILTER_LIMITS.maxSourceLength} characters, or null for none`;
+  }
+}
+
+/** `payload_schema`: a JSON Schema (an object, or true / false), or null for none. */
+@ValidatorConstraint({ name: 'payloadSchema' })
+export class PayloadSchemaValue implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return value === null || typeof value === 'boolean' || (typeof value === 'object' && !Array.isArray(value));
+  }
+
+  defaultMessage(): string {
+    return 'payload_schema must be a JSON Schema (2020-12): an object, true or false; or null for none';
+  }
+}
+
+const given = (_object: object, value: unknown): boolean => value !== undefined;
+
+/** The rules' members of the enable body and of the PATCH (absent: unchanged; null: none). */
+export class RoutineRulesFieldsDto {
+  @ValidateIf(given)
+  @Validate(FilterValue)
+  filter?: string | null;
+
+  @ValidateIf(given)
+  @Validate(PayloadSchemaValue)
+  payload_schema?: object | boolean | null;
+}
+
+/**
+ * Tries rules against a sample before saving them (the Config page's try-it panel): the filter and
+ * schema given, or absent the webhook's own, over `sample` as a delivery's body would be read.
+ */
+export class TryRulesDto extends RoutineRulesFieldsDto {
+  @IsString({ message: 'sample is required: the body to try, as text (JSON or not)' })
+  @MaxLength(262_144, { message: 'sample must be at most 262144 characters' })
+  sample!: string;
+
+  @IsOptional()
+  @IsString({ message: "content_type must be a string, e.g. 'application/json'" })
+  @MaxLength(256, { message: 'content_type must be at most 256 characters' })
+  content_type?: string;
+
+  @OptionalNotNull()
+  @IsString({ message: 'event_type must be a string' })
+  @MaxLength(256, { message: 'event_type must be at most 256 characters' })
+  event_type?: string;
+}
+
+/** The stored form of a schema: its JSON text (null stays null, absent stays absent). */
+export function schemaText(value: object | boolean | null | undefined): string | null | undefined {
+  return value === undefined || value === null ? value : JSON.stringify(value);
+}

@@ -1,0 +1,86 @@
+import type { FilterVerdict, PayloadRecord } from '@wts/contracts';
+import {
+  compileFilter,
+  compilePayloadSchema,
+  isFilterProblem,
+  isSchemaProblem,
+  type CompiledFilter,
+  type CompiledSchema,
+  type ConfiguredWebhook,
+  type FilterOutcome,
+  type SchemaError,
+  reject,
+  type Rejection,
+} from '@wts/domain';
+
+/** A payload as a filter and a schema see it: JSON as plain values (parsed once, on first use), or the text. */
+export class PlainPayload {
+  private parsed: { readonly value: unknown } | undefined;
+  constructor(readonly record: PayloadRecord) {}
+
+  get value(): unknown {
+    this.parsed ??= { value: this.record.format === 'json' ? JSON.parse(this.record.json) : this.record.text };
+    return this.parsed.value;
+  }
+}
+
+/**
+ * A webhook's routine rules, compiled once per version: each webhook keeps at most its current
+ * filter and schema here (replaced when the webhook's rule changes), so nothing grows with traffic
+ * or with how often rules change. The rules on the webhook stream compiled when they were saved,
+ * so compiling again cannot fail; were it to (a library upgrade), the rule is treated as absent
+ * and the delivery runs — the fail-open direction, never a lost delivery.
+ */
+export class RoutineRulesGate {
+  private readonly filters = new Map<string, CompiledFilter | null>();
+  private readonly schemas = new Map<string, CompiledSchema | null>();
+
+  /** The first errors of a JSON payload that does not conform; undefined when it does, or nothing applies. */
+  schemaErrors(webhook: ConfiguredWebhook, payload: PlainPayload): readonly SchemaError[] | undefined {
+    if (webhook.payloadSchema === null || payload.record.format !== 'json') return undefined;
+    const schema = this.compiled(this.schemas, webhook.webhookId, webhook.payloadSchema, (source) => {
+      const compiled = compilePayloadSchema(source);
+      return isSchemaProblem(compiled) ? null : compiled;
+    });
+    const errors = schema?.check(payload.value) ?? [];
+    return errors.length === 0 ? undefined : errors;
+  }
+
+  /** The filter's outcome; undefined when the webhook has none. */
+  filter(
+    webhook: ConfiguredWebhook,
+    input: { eventType: string; headers: () => Record<string, string>; payload: PlainPayload },
+  ): FilterOutcome | undefined {
+    if (webhook.filter === null) return undefined;
+    const filter = this.compiled(this.filters, webhook.webhookId, webhook.filter, (source) => {
+      const compiled = compileFilter(source);
+      return isFilterProblem(compiled) ? null : compiled;
+    });
+    return filter?.evaluate({ event_type: input.eventType, headers: input.headers(), body: input.payload.value });
+  }
+
+  private compiled<T extends { readonly source: string }>(
+    cache: Map<string, T | null>,
+    webhookId: string,
+    source: string,
+    compile: (source: string) => T | null,
+  ): T | null {
+    const cached = cache.get(webhookId);
+    if (cached !== undefined && (cached === null ? false : cached.source === source)) return cached;
+    const compiled = compile(source);
+    cache.set(webhookId, compiled);
+    return compiled;
+  }
+}
+
+/** The 400 of a JSON payload its webhook's schema refuses: the first errors travel beside it (`errors`). */
+export function schemaMismatch(errors: readonly SchemaError[]): Rejection {
+  const first = errors[0];
+  const where = first ? ` (first: ${first.instance_path || '/'} ${first.message})` : '';
+  return reject('payload_schema_mismatch', `the payload does not match the webhook's payload schema${where}`);
+}
+
+/** A filter's outcome as the accepted delivery records it. */
+export function filterVerdict(outcome: FilterOutcome): FilterVerdict {
+  return outcome.result === 'error' ? { outcome: 'error', error: outcome.error } : { outcome: 'matched' };
+}

@@ -1,0 +1,105 @@
+import { Streams } from '@wts/contracts';
+import {
+  compileFilter,
+  compilePayloadSchema,
+  extractSignedRequest,
+  isFilterProblem,
+  isRejection,
+  isSchemaProblem,
+  parseContentType,
+  reject,
+  rulesProblem,
+  webhookDecider,
+  type FilterOutcome,
+  type Rejection,
+  type RulesChange,
+  type SchemaError,
+} from '@wts/domain';
+import type { AdminCall } from '../access/admin-call';
+import { PlainPayload } from '../delivery/routine-rules.gate';
+import type { UseCaseContext } from '../shared/use-case.context';
+import type { WebhookAdminService } from './webhook-admin.service';
+import type { WebhookView } from './webhook.view';
+
+/** A sample to try rules on, as the Config page's try-it panel sends it. */
+export interface RulesSample {
+  /** The body as text (a pasted sample, or a recent delivery's payload). */
+  readonly body: string;
+  /** Absent: application/json. */
+  readonly contentType?: string | undefined;
+  readonly eventType?: string | undefined;
+}
+
+/** What trying rules found: each rule's verdict on the sample (null: no such rule). */
+export interface RulesTrial {
+  readonly filter:
+    { readonly result: FilterOutcome['result']; readonly error?: string } | { readonly result: 'invalid'; readonly error: string } | null;
+  readonly payload_schema:
+    | { readonly result: 'conforms' | 'skipped' }
+    | { readonly result: 'mismatch'; readonly errors: readonly SchemaError[] }
+    | { readonly result: 'invalid'; readonly error: string }
+    | null;
+}
+
+/**
+ * A webhook's routine rules (docs/routine-rules.md): its CEL filter and its payload schema, changed
+ * by events on the webhook stream — so every replica applies them as soon as it decides on that
+ * stream, as with a rotated secret — and tried against a sample before they are saved.
+ */
+export class WebhookRulesService {
+  constructor(
+    private readonly context: UseCaseContext,
+    private readonly webhooks: WebhookAdminService,
+  ) {}
+
+  /** Checks without writing: the PATCH checks every setting before it changes any. */
+  check(rules: RulesChange): Rejection | undefined {
+    return rulesProblem(rules);
+  }
+
+  async change(routineId: string, rules: RulesChange, call: AdminCall): Promise<WebhookView | Rejection> {
+    await this.context.freshRoutine(routineId);
+    const found = this.webhooks.configured(routineId);
+    if (isRejection(found)) return found;
+    const command = { type: 'ChangeRules', rules, now: this.context.nowIso() } as const;
+    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, command, call);
+    return isRejection(result) ? result : this.webhooks.present(found.routine);
+  }
+
+  /**
+   * Runs rules on a sample: those given, else the webhook's own (a routine without a webhook can
+   * try only given ones). The sample is read as a delivery's body would be (JSON or text by its
+   * content type); nothing is stored or recorded.
+   */
+  async tryRules(routineId: string, rules: RulesChange, sample: RulesSample): Promise<RulesTrial | Rejection> {
+    await this.context.freshRoutine(routineId);
+    if (!this.context.config.routine(routineId)) return reject('routine_not_found', `no routine ${routineId}`);
+    const own = this.context.config.webhookOfRoutine(routineId) ?? { filter: null, payloadSchema: null };
+    const filterSource = rules.filter !== undefined ? rules.filter : own.filter;
+    const schemaSource = rules.payloadSchema !== undefined ? rules.payloadSchema : own.payloadSchema;
+    const contentType = parseContentType(sample.contentType ?? 'application/json');
+    if (isRejection(contentType)) return contentType;
+    const extracted = extractSignedRequest({ bytes: Buffer.from(sample.body, 'utf8'), contentType });
+    if (isRejection(extracted)) return reject('validation_failed', `sample: ${extracted.detail}`);
+    const payload = new PlainPayload(extracted.payload);
+    return {
+      filter: filterSource === null ? null : tryFilter(filterSource, sample, payload),
+      payload_schema: schemaSource === null ? null : trySchema(schemaSource, payload),
+    };
+  }
+}
+
+function tryFilter(source: string, sample: RulesSample, payload: PlainPayload): RulesTrial['filter'] {
+  const compiled = compileFilter(source);
+  if (isFilterProblem(compiled)) return { result: 'invalid', error: compiled.message };
+  const outcome = compiled.evaluate({ event_type: sample.eventType ?? '', headers: {}, body: payload.value });
+  return outcome.result === 'error' ? { result: 'error', error: outcome.error } : { result: outcome.result };
+}
+
+function trySchema(source: string, payload: PlainPayload): RulesTrial['payload_schema'] {
+  const compiled = compilePayloadSchema(source);
+  if (isSchemaProblem(compiled)) return { result: 'invalid', error: compiled.message };
+  if (payload.record.format !== 'json') return { result: 'skipped' };
+  const errors = compiled.check(payload.value);
+  return errors.length === 0 ? { result: 'conforms' } : { result: 'mismatch', errors };
+}

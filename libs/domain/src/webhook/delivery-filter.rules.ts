@@ -1,0 +1,208 @@
+import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+
+/**
+ * A webhook's filter: a CEL expression over `event_type`, `headers` and `body` that decides which
+ * deliveries become runs (DESIGN.md, "Routine rules"). Evaluated with @bufbuild/cel (which runs the
+ * official conformance data) and bounded in cost at save time: CEL has no loops but its macros
+ * (`exists`, `all`, `map`, `filter`…), and inside a macro an expression may refer only to the
+ * macro's own element, so each element of the payload is visited once per macro and an
+ * evaluation costs at most the expression's size times the payload's (regular expressions are RE2:
+ * linear time). The evaluation is synchronous and never throws: an error is an outcome.
+ */
+export const FILTER_LIMITS = {
+  /** Characters of CEL source. */
+  maxSourceLength: 2_048,
+  /** Nodes of the parsed expression (macros count their expansion). */
+  maxNodes: 400,
+  /** How deep the parsed expression nests. */
+  maxDepth: 40,
+  /** Macros inside macros (commits.exists(c, c.files.exists(f, …))). */
+  maxMacroNesting: 2,
+} as const;
+
+/** What a filter sees of a delivery. `body` is the payload (JSON as plain values, or the text). */
+export interface FilterInput {
+  readonly event_type: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+export type FilterOutcome =
+  | { readonly result: 'matched' }
+  | { readonly result: 'not_matched' }
+  /** The expression failed on this delivery (a missing field, a type mismatch, not a bool): fail open. */
+  | { readonly result: 'error'; readonly error: string };
+
+/** A filter ready to evaluate, compiled once per expression. */
+export interface CompiledFilter {
+  readonly source: string;
+  evaluate(input: FilterInput): FilterOutcome;
+}
+
+/** Why an expression cannot be saved: a message that says where (line:column), for a 400. */
+export interface FilterProblem {
+  readonly kind: 'invalid_filter';
+  readonly message: string;
+}
+
+const VARIABLES = new Set(['event_type', 'headers', 'body']);
+const ENV = celEnv({});
+/** Longest error kind kept with a delivery. */
+const MAX_ERROR_LENGTH = 80;
+
+interface ExprNode {
+  readonly id: bigint;
+  readonly exprKind: { readonly case: string | undefined; readonly value?: unknown };
+}
+interface Comprehension {
+  readonly iterVar: string;
+  readonly iterVar2?: string;
+  readonly accuVar: string;
+  readonly iterRange: ExprNode;
+  readonly accuInit: ExprNode;
+  readonly loopCondition: ExprNode;
+  readonly loopStep: ExprNode;
+  readonly result: ExprNode;
+}
+
+/** Parses, checks and plans an expression; a problem says what and where. */
+export function compileFilter(source: string): CompiledFilter | FilterProblem {
+  if (source.trim().length === 0) return problem('the filter is empty: send null to remove it');
+  if (source.length > FILTER_LIMITS.maxSourceLength) {
+    return problem(`the filter is ${source.length} characters long; at most ${FILTER_LIMITS.maxSourceLength} are accepted`);
+  }
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (error) {
+    return problem(`the filter does not parse: ${String((error as Error).message).replace(/^<input>:/, 'at ')}`);
+  }
+  const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
+  const where = (node: ExprNode): string => locate(source, positions[String(node.id)]);
+  const found = inspect(parsed.expr as unknown as ExprNode, where);
+  if (found) return problem(found);
+  const evaluate = plan(ENV, parsed);
+  return {
+    source,
+    evaluate(input: FilterInput): FilterOutcome {
+      let value: unknown;
+      try {
+        value = evaluate(input as never);
+      } catch (error) {
+        return { result: 'error', error: errorText(String((error as Error).message), '') };
+      }
+      if (isCelError(value)) return { result: 'error', error: errorText(value.message, locate(source, positions[String(value.exprId)])) };
+      if (typeof value !== 'boolean') return { result: 'error', error: `the filter gave ${describe(value)}, not a bool` };
+      return value ? { result: 'matched' } : { result: 'not_matched' };
+    },
+  };
+}
+
+export function isFilterProblem(value: unknown): value is FilterProblem {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'invalid_filter';
+}
+
+function problem(message: string): FilterProblem {
+  return { kind: 'invalid_filter', message };
+}
+
+/**
+ * Walks the expression once: its size and depth, the names it uses (the three variables, and
+ * inside a macro only that macro's element), the functions it calls (the standard library's).
+ */
+function inspect(root: ExprNode, where: (node: ExprNode) => string): string | undefined {
+  let nodes = 0;
+  const visit = (node: ExprNode, depth: number, scope: ReadonlySet<string> | null, macros: number): string | undefined => {
+    nodes += 1;
+    if (nodes > FILTER_LIMITS.maxNodes) return `the filter is too large: at most ${FILTER_LIMITS.maxNodes} nodes once macros are expanded`;
+    if (depth > FILTER_LIMITS.maxDepth) return `the filter nests deeper than ${FILTER_LIMITS.maxDepth} levels ${where(node)}`;
+    const { case: kind, value } = node.exprKind;
+    switch (kind) {
+      case 'identExpr': {
+        const name = (value as { name: string }).name;
+        if (scope === null)
+          return VARIABLES.has(name) ? undefined : `unknown name "${name}" ${where(node)}: use event_type, headers or body`;
+        if (scope.has(name)) return undefined;
+        return VARIABLES.has(name) || !name.startsWith('@')
+          ? `inside a macro, refer to its element, not to "${name}" ${where(node)}: each element is visited once, which keeps a filter's cost bounded`
+          : undefined;
+      }
+      case 'selectExpr':
+        return visit((value as { operand: ExprNode }).operand, depth + 1, scope, macros);
+      case 'callExpr': {
+        const call = value as { function: string; target?: ExprNode; args: readonly ExprNode[] };
+        if (!isOperator(call.function) && ENV.funcs.find(call.function) === undefined) {
+          return `unknown function "${call.function}" ${where(node)}`;
+        }
+        return visitAll([...(call.target ? [call.target] : []), ...call.args], depth, scope, macros);
+      }
+      case 'listExpr':
+        return visitAll((value as { elements: readonly ExprNode[] }).elements, depth, scope, macros);
+      case 'structExpr': {
+        const entries = (value as { messageName: string; entries: readonly { mapKey?: ExprNode; value?: ExprNode }[] }).entries;
+        if ((value as { messageName: string }).messageName) return `messages are not available in a filter ${where(node)}`;
+        return visitAll(
+          entries.flatMap((entry) => [entry.mapKey, entry.value].filter((part): part is ExprNode => part !== undefined)),
+          depth,
+          scope,
+          macros,
+        );
+      }
+      case 'comprehensionExpr': {
+        const loop = value as Comprehension;
+        if (macros + 1 > FILTER_LIMITS.maxMacroNesting) {
+          return `macros nest deeper than ${FILTER_LIMITS.maxMacroNesting} levels ${where(node)}`;
+        }
+        const inner = new Set([loop.iterVar, loop.accuVar, ...(loop.iterVar2 ? [loop.iterVar2] : [])]);
+        return (
+          visit(loop.iterRange, depth + 1, scope, macros) ??
+          visit(loop.accuInit, depth + 1, scope, macros) ??
+          visitAll([loop.loopCondition, loop.loopStep, loop.result], depth, inner, macros + 1)
+        );
+      }
+      default:
+        return undefined; // constants
+    }
+  };
+  const visitAll = (
+    children: readonly ExprNode[],
+    depth: number,
+    scope: ReadonlySet<string> | null,
+    macros: number,
+  ): string | undefined => {
+    for (const child of children) {
+      const found = visit(child, depth + 1, scope, macros);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return visit(root, 0, null, 0);
+}
+
+/** Operators and the macros' internal calls, which the planner resolves itself. */
+function isOperator(name: string): boolean {
+  return name.startsWith('_') || name.startsWith('@') || name === '!_' || name === '-_';
+}
+
+function locate(source: string, offset: number | undefined): string {
+  if (offset === undefined) return '';
+  const before = source.slice(0, offset).split('\n');
+  return `at ${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return Array.isArray(value) ? 'a list' : 'a map or message';
+  return `a ${typeof value === 'bigint' ? 'number' : typeof value}`;
+}
+
+/**
+ * An evaluation error as recorded with its delivery: CEL's kind of error (the text before its first
+ * colon: "no such key", "no matching overload for '_+_'…") and where in the expression. What follows
+ * the colon can quote the payload, and a payload must never reach an event (it could not be erased).
+ */
+function errorText(message: string, where: string): string {
+  const kind = message.split(':')[0]?.trim() || 'evaluation failed';
+  const clipped = kind.length > MAX_ERROR_LENGTH ? `${kind.slice(0, MAX_ERROR_LENGTH - 1)}…` : kind;
+  return where ? `${clipped} ${where}` : clipped;
+}

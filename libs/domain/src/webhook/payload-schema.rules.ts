@@ -1,0 +1,124 @@
+import { RE2JS } from '@bufbuild/re2';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+
+/**
+ * A webhook's payload schema: a JSON Schema (2020-12) a JSON payload must meet before anything is
+ * stored (DESIGN.md, "Routine rules"). Checked with Ajv, compiled once per schema (a fresh Ajv
+ * each time, so nothing accumulates as schemas change), with limits that keep a hostile schema
+ * from costing the service: its size and depth, RE2 for every pattern (linear time, never
+ * ECMAScript backtracking), no remote references, and `uniqueItems` only over scalar items
+ * (objects would be compared pairwise).
+ */
+export const SCHEMA_LIMITS = {
+  /** Bytes of the schema as JSON text. */
+  maxSchemaBytes: 65_536,
+  /** How deep the schema's JSON nests. */
+  maxDepth: 32,
+  /** Errors listed in a 400. */
+  maxErrors: 10,
+} as const;
+
+/** One reason a payload does not conform. */
+export interface SchemaError {
+  readonly instance_path: string;
+  readonly keyword: string;
+  readonly message: string;
+}
+
+export interface CompiledSchema {
+  /** The schema as JSON text, as it was saved. */
+  readonly source: string;
+  /** The first errors, or an empty list when the payload conforms. */
+  check(payload: unknown): readonly SchemaError[];
+}
+
+export interface SchemaProblem {
+  readonly kind: 'invalid_schema';
+  readonly message: string;
+}
+
+export function isSchemaProblem(value: unknown): value is SchemaProblem {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'invalid_schema';
+}
+
+/** RE2 in the shape Ajv's `code.regExp` takes (`toString` keys Ajv's cache of patterns). */
+function re2(pattern: string, flags: string): { test(text: string): boolean; toString(): string } {
+  const compiled = RE2JS.compile(pattern);
+  return { test: (text) => compiled.test(text), toString: () => `re2/${flags}/${pattern}` };
+}
+re2.code = 'RE2JS';
+
+/** Parses and compiles a schema sent as JSON text; a problem says what and where. */
+export function compilePayloadSchema(source: string): CompiledSchema | SchemaProblem {
+  const size = Buffer.byteLength(source, 'utf8');
+  if (size > SCHEMA_LIMITS.maxSchemaBytes) {
+    return problem(`the schema is ${size} bytes; at most ${SCHEMA_LIMITS.maxSchemaBytes} are accepted`);
+  }
+  let schema: unknown;
+  try {
+    schema = JSON.parse(source);
+  } catch (error) {
+    return problem(`the schema is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
+    return problem('a JSON Schema is an object (or true / false)');
+  }
+  const shape = checkShape(schema, '', 0);
+  if (shape) return problem(shape);
+  let validate: ValidateFunction;
+  try {
+    const ajv = new Ajv2020({
+      allErrors: true,
+      strict: true,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+      validateFormats: false,
+      code: { regExp: re2 },
+    });
+    validate = ajv.compile(schema as object);
+  } catch (error) {
+    return problem(`the schema does not compile: ${(error as Error).message}`);
+  }
+  return {
+    source,
+    check(payload: unknown): readonly SchemaError[] {
+      if (validate(payload)) return [];
+      return (validate.errors ?? []).slice(0, SCHEMA_LIMITS.maxErrors).map(toSchemaError);
+    },
+  };
+}
+
+function toSchemaError(error: ErrorObject): SchemaError {
+  return { instance_path: error.instancePath, keyword: error.keyword, message: error.message ?? 'does not conform' };
+}
+
+function problem(message: string): SchemaProblem {
+  return { kind: 'invalid_schema', message };
+}
+
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+
+/** Depth, and `uniqueItems` only where the items are declared scalar. `at` is a JSON Pointer. */
+function checkShape(node: unknown, at: string, depth: number): string | undefined {
+  if (depth > SCHEMA_LIMITS.maxDepth) return `the schema nests deeper than ${SCHEMA_LIMITS.maxDepth} levels at "${at}"`;
+  if (typeof node !== 'object' || node === null) return undefined;
+  if (!Array.isArray(node)) {
+    const members = node as Record<string, unknown>;
+    if (members['uniqueItems'] === true && !scalarItems(members['items'])) {
+      return `"uniqueItems" at "${at || '/'}" needs "items" of a scalar "type" (string, number, integer, boolean or null): objects would be compared pairwise`;
+    }
+  }
+  for (const [key, child] of Object.entries(node)) {
+    const found = checkShape(child, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function scalarItems(items: unknown): boolean {
+  if (typeof items !== 'object' || items === null) return false;
+  const type = (items as { type?: unknown }).type;
+  const types = Array.isArray(type) ? type : [type];
+  return types.length > 0 && types.every((one) => typeof one === 'string' && SCALAR_TYPES.has(one));
+}
