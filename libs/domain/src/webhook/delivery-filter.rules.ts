@@ -18,6 +18,12 @@ export const FILTER_LIMITS = {
   maxDepth: 40,
   /** Macros inside macros (commits.exists(c, c.files.exists(f, …))). */
   maxMacroNesting: 2,
+  /**
+   * Steps the macros may take on one delivery: the filter's macros times the list elements in the
+   * payload. A delivery past it is an evaluation error (fail open: the run is made), so the worst
+   * evaluation costs about what 20,000 steps do (~100 ms) whatever the payload holds.
+   */
+  maxMacroSteps: 20_000,
 } as const;
 
 /** What a filter sees of a delivery. `body` is the payload (JSON as plain values, or the text). */
@@ -80,11 +86,15 @@ export function compileFilter(source: string): CompiledFilter | FilterProblem {
   const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
   const where = (node: ExprNode): string => locate(source, positions[String(node.id)]);
   const found = inspect(parsed.expr as unknown as ExprNode, where);
-  if (found) return problem(found);
+  if (typeof found === 'string') return problem(found);
   const evaluate = plan(ENV, parsed);
+  const elementBudget = found.macros === 0 ? Infinity : Math.floor(FILTER_LIMITS.maxMacroSteps / found.macros);
   return {
     source,
     evaluate(input: FilterInput): FilterOutcome {
+      if (elementBudget !== Infinity && listElementsExceed(input.body, elementBudget)) {
+        return { result: 'error', error: `the payload holds more list elements than the filter's macros may visit (${elementBudget})` };
+      }
       let value: unknown;
       try {
         value = evaluate(input as never);
@@ -110,8 +120,9 @@ function problem(message: string): FilterProblem {
  * Walks the expression once: its size and depth, the names it uses (the three variables, and
  * inside a macro only that macro's element), the functions it calls (the standard library's).
  */
-function inspect(root: ExprNode, where: (node: ExprNode) => string): string | undefined {
+function inspect(root: ExprNode, where: (node: ExprNode) => string): string | { readonly macros: number } {
   let nodes = 0;
+  let macroCount = 0;
   const visit = (node: ExprNode, depth: number, scope: ReadonlySet<string> | null, macros: number): string | undefined => {
     nodes += 1;
     if (nodes > FILTER_LIMITS.maxNodes) return `the filter is too large: at most ${FILTER_LIMITS.maxNodes} nodes once macros are expanded`;
@@ -150,6 +161,7 @@ function inspect(root: ExprNode, where: (node: ExprNode) => string): string | un
       }
       case 'comprehensionExpr': {
         const loop = value as Comprehension;
+        macroCount += 1;
         if (macros + 1 > FILTER_LIMITS.maxMacroNesting) {
           return `macros nest deeper than ${FILTER_LIMITS.maxMacroNesting} levels ${where(node)}`;
         }
@@ -176,7 +188,25 @@ function inspect(root: ExprNode, where: (node: ExprNode) => string): string | un
     }
     return undefined;
   };
-  return visit(root, 0, null, 0);
+  return visit(root, 0, null, 0) ?? { macros: macroCount };
+}
+
+/** Whether the payload's lists hold more than `budget` elements in all (stops counting past it). */
+function listElementsExceed(body: unknown, budget: number): boolean {
+  let left = budget;
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      left -= value.length;
+      if (left < 0) return true;
+      for (const item of value) if (typeof item === 'object' && item !== null) pending.push(item);
+    } else {
+      for (const member of Object.values(value)) if (typeof member === 'object' && member !== null) pending.push(member);
+    }
+  }
+  return false;
 }
 
 /** Operators and the macros' internal calls, which the planner resolves itself. */

@@ -1,0 +1,98 @@
+import { SCHEMA_LIMITS, compilePayloadSchema, isSchemaProblem, type CompiledSchema } from './payload-schema.rules';
+
+const ORDER = {
+  type: 'object',
+  required: ['id', 'status'],
+  properties: {
+    id: { type: 'string', pattern: '^ord_[a-z0-9]+$' },
+    status: { enum: ['paid', 'refunded'] },
+    amount: { type: 'integer', minimum: 1 },
+  },
+};
+
+function compiled(schema: unknown): CompiledSchema {
+  const result = compilePayloadSchema(JSON.stringify(schema));
+  if (isSchemaProblem(result)) throw new Error(`expected the schema to compile: ${result.message}`);
+  return result;
+}
+
+function problemOf(source: string): string {
+  const result = compilePayloadSchema(source);
+  if (!isSchemaProblem(result)) throw new Error('expected the schema to be refused');
+  return result.message;
+}
+
+describe('a payload schema (JSON Schema 2020-12)', () => {
+  it('a conforming payload has no errors', () => {
+    expect(compiled(ORDER).check({ id: 'ord_42', status: 'paid', amount: 10 })).toEqual([]);
+  });
+
+  it('lists every failing keyword with its instance path', () => {
+    expect(compiled(ORDER).check({ id: 'ORD-42', status: 'lost', amount: 0 })).toEqual([
+      { instance_path: '/id', keyword: 'pattern', message: 'must match pattern "^ord_[a-z0-9]+$"' },
+      { instance_path: '/status', keyword: 'enum', message: 'must be equal to one of the allowed values' },
+      { instance_path: '/amount', keyword: 'minimum', message: 'must be >= 1' },
+    ]);
+    expect(compiled(ORDER).check({})).toEqual([
+      { instance_path: '', keyword: 'required', message: "must have required property 'id'" },
+      { instance_path: '', keyword: 'required', message: "must have required property 'status'" },
+    ]);
+  });
+
+  it(`lists at most ${SCHEMA_LIMITS.maxErrors} errors`, () => {
+    const schema = { type: 'array', items: { type: 'string' } };
+    expect(compiled(schema).check(Array.from({ length: 50 }, (_, i) => i))).toHaveLength(SCHEMA_LIMITS.maxErrors);
+  });
+
+  it('speaks 2020-12: prefixItems, $defs and unevaluatedProperties', () => {
+    const schema = {
+      $defs: { name: { type: 'string', minLength: 1 } },
+      type: 'object',
+      properties: { pair: { type: 'array', prefixItems: [{ $ref: '#/$defs/name' }, { type: 'integer' }] } },
+      unevaluatedProperties: false,
+    };
+    expect(compiled(schema).check({ pair: ['a', 1] })).toEqual([]);
+    expect(compiled(schema).check({ pair: ['', 1], extra: true }).map((error) => error.keyword)).toEqual(['minLength', 'unevaluatedProperties']);
+  });
+
+  it('matches patterns with RE2: a backtracking pattern over a long string answers at once', () => {
+    const schema = compiled({ type: 'string', pattern: '^(a+)+$' });
+    const started = performance.now();
+    expect(schema.check('a'.repeat(100_000) + '!')).toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it.each([
+    ['not JSON', '{"type": ', /not JSON/],
+    ['not a schema', '[1, 2]', /is an object/],
+    ['an unknown keyword', '{"type": "object", "propertys": {}}', /unknown keyword: "propertys"/],
+    ['a remote reference', '{"$ref": "https://example.com/schema.json"}', /can't resolve reference/],
+    ['a broken pattern', '{"type": "string", "pattern": "(a"}', /does not compile: .*missing closing \)/],
+    ['uniqueItems over objects', '{"type": "array", "uniqueItems": true, "items": {"type": "object"}}', /uniqueItems.*scalar/],
+    ['nesting past the limit', JSON.stringify(nested(40)), /nests deeper than 32 levels/],
+    ['a schema over the size limit', JSON.stringify({ enum: Array.from({ length: 20_000 }, (_, i) => `value-${i}`) }), /at most 65536 are accepted/],
+  ])('refuses %s, saying why', (_name, source, message) => {
+    expect(problemOf(source)).toMatch(message);
+  });
+
+  it('takes uniqueItems over scalar items (compared by value, in linear time)', () => {
+    const schema = compiled({ type: 'array', uniqueItems: true, items: { type: 'integer' } });
+    expect(schema.check([1, 2, 3])).toEqual([]);
+    expect(schema.check([1, 2, 1]).map((error) => error.keyword)).toEqual(['uniqueItems']);
+  });
+});
+
+function nested(depth: number): object {
+  let schema: object = { type: 'string' };
+  for (let level = 0; level < depth; level += 1) schema = { type: 'object', properties: { a: schema } };
+  return schema;
+}
+
+describe('payload schemas compiled one after another', () => {
+  it('never meet: two schemas with the same $id each keep their own rules', () => {
+    const first = compiled({ $id: 'https://example.com/order', type: 'object', required: ['a'] });
+    const second = compiled({ $id: 'https://example.com/order', type: 'object', required: ['b'] });
+    expect(first.check({ a: 1 })).toEqual([]);
+    expect(second.check({ a: 1 }).map((error) => error.message)).toEqual(["must have required property 'b'"]);
+  });
+});
