@@ -53,7 +53,7 @@ describe('webhook payload retention (ingress)', () => {
     }
     const missing = await patch(hook.routineId, {});
     expect(missing.status).toBe(400);
-    expect(JSON.stringify(missing.json)).toContain('payload_retention_days is required');
+    expect(JSON.stringify(missing.json)).toContain('name at least one setting: payload_retention_days');
     const unknown = await patch(hook.routineId, { payload_retention_days: 30, default_account: hook.account.email });
     expect(unknown.status).toBe(400);
     expect(JSON.stringify(unknown.json)).toContain('default_account should not exist');
