@@ -1,5 +1,5 @@
 import { SecretUnavailableError, asEvent, toAppend, type CausationContext, type SecretSealer } from '@wts/application';
-import { StreamCategories, Streams, type SigningSecretResealed, type WebhookEvent } from '@wts/contracts';
+import { StreamCategories, Streams, WEBHOOK_EVENT_TYPES, type SigningSecretResealed, type WebhookEvent } from '@wts/contracts';
 import { evolveWebhook, initialWebhookState, signingSecretBinding, type WebhookState } from '@wts/domain';
 import type { EventStore, GlobalPosition } from '@wts/event-store';
 import { CliFailure } from './cli.errors';
@@ -137,17 +137,6 @@ async function webhookOf(store: EventStore, stream: SigningSecretStream): Promis
     .filter((event) => WEBHOOK_EVENT_TYPES.has(event.type))
     .reduce((state, event) => evolveWebhook(state, asEvent<WebhookEvent>(event)), initialWebhookState());
 }
-
-const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEvent['type']>([
-  'WebhookEnabled',
-  'SecretRotated',
-  'WebhookDisabled',
-  'WebhookBlocked',
-  'WebhookUnblocked',
-  'WebhookHeld',
-  'WebhookReleased',
-  'WebhookRetentionChanged',
-]);
 
 /** Whether no webhook verifies with this secret any more (see UnopenableSecret.retired). */
 function isRetired(webhook: WebhookState, secretId: string): boolean {

@@ -180,6 +180,20 @@ export type WebhookEvent =
   | WebhookFilterChanged
   | WebhookPayloadSchemaChanged;
 
+/** Every type of a `webhook-` stream's events (what a webhook's state folds, and what is relayed). */
+export const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEvent['type']>([
+  'WebhookEnabled',
+  'SecretRotated',
+  'WebhookDisabled',
+  'WebhookBlocked',
+  'WebhookUnblocked',
+  'WebhookHeld',
+  'WebhookReleased',
+  'WebhookRetentionChanged',
+  'WebhookFilterChanged',
+  'WebhookPayloadSchemaChanged',
+]);
+
 /**
  * A signing secret, sealed with AES-256-GCM: `keyId` names the encryption key (a fingerprint, never
  * the key), the rest is base64url. The additional data binds it to its webhook and secret id.

@@ -7,6 +7,7 @@
 import {
   SCHEMA_VERSION,
   StreamCategories,
+  WEBHOOK_EVENT_TYPES,
   schemaVersionOf,
   type DeliveryAccepted,
   type RunCreated,
@@ -233,19 +234,6 @@ export interface MessageRoute {
   readonly key: string;
 }
 
-const WEBHOOK_LIFECYCLE_TYPES: ReadonlySet<string> = new Set<WebhookLifecycleMessage.EventType>([
-  'WebhookEnabled',
-  'SecretRotated',
-  'WebhookDisabled',
-  'WebhookBlocked',
-  'WebhookUnblocked',
-  'WebhookHeld',
-  'WebhookReleased',
-  'WebhookRetentionChanged',
-  'WebhookFilterChanged',
-  'WebhookPayloadSchemaChanged',
-]);
-
 /** Where a stored event goes and under which key; undefined when it is not published. */
 export function routeEvent(event: { readonly streamId: string; readonly type: string; readonly data: unknown }): MessageRoute | undefined {
   const data = event.data as Record<string, unknown> | null;
@@ -254,7 +242,7 @@ export function routeEvent(event: { readonly streamId: string; readonly type: st
     return typeof value === 'string' && value.length > 0 ? value : undefined;
   };
   let route: { topic: TopicRole; keyField: string } | undefined;
-  if (event.streamId.startsWith(StreamCategories.webhook) && WEBHOOK_LIFECYCLE_TYPES.has(event.type)) {
+  if (event.streamId.startsWith(StreamCategories.webhook) && WEBHOOK_EVENT_TYPES.has(event.type)) {
     route = { topic: 'webhookEvents', keyField: 'webhookId' };
   } else if (event.streamId.startsWith(StreamCategories.delivery) && event.type === DeliveryAcceptedMessage.eventType) {
     route = { topic: 'webhookEvents', keyField: 'webhookId' };

@@ -1,5 +1,5 @@
 import type { WebhookEvent } from '@wts/contracts';
-import { T1, WEBHOOK_ID } from '@wts/testing';
+import { T0, T1, WEBHOOK_ID } from '@wts/testing';
 import type { WebhookCommand } from './webhook.decider';
 import type { RulesChange } from './webhook-rules.decider';
 import { T2, configured, disabled, enable, enabled, fold, spec } from './testing/webhook.decider.fixtures';
@@ -54,7 +54,10 @@ describe('webhookDecider: routine rules', () => {
   });
 
   it('given no webhook, when rules are set, then webhook_not_configured', () => {
-    spec.given([]).when(change({ filter: FILTER })).thenRejects('webhook_not_configured');
+    spec
+      .given([])
+      .when(change({ filter: FILTER }))
+      .thenRejects('webhook_not_configured');
   });
 
   it('given an enabled webhook, when the filter does not parse, then invalid_filter says where and nothing is recorded', () => {
@@ -75,11 +78,14 @@ describe('webhookDecider: routine rules', () => {
     spec
       .given([])
       .when(enable({ rules: { filter: FILTER, payloadSchema: SCHEMA } }))
-      .then([enabled(), filterChanged(FILTER, enabled().data.enabledAt as string), schemaChanged(SCHEMA, enabled().data.enabledAt as string)]);
+      .then([enabled(), filterChanged(FILTER, T0), schemaChanged(SCHEMA, T0)]);
   });
 
   it('given nothing, when enabled with an invalid filter, then nothing is enabled', () => {
-    spec.given([]).when(enable({ rules: { filter: 'nope(' } })).thenRejects('invalid_filter');
+    spec
+      .given([])
+      .when(enable({ rules: { filter: 'nope(' } }))
+      .thenRejects('invalid_filter');
   });
 
   it('folds: the rules are in the state, and enabling again starts without them', () => {
