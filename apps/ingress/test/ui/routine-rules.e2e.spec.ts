@@ -17,6 +17,11 @@ import { openSignedInTab } from '../../../../test/support/ui-tab';
 jest.setTimeout(60_000);
 
 const FILTER = 'body.action == "opened"';
+interface Listed {
+  readonly delivery_id: string;
+  readonly payload_state: string;
+}
+
 const SCHEMA = { type: 'object', required: ['action'], properties: { action: { type: 'string' } } };
 
 describe('Routine rules on the Config page (browser)', () => {
@@ -32,6 +37,8 @@ describe('Routine rules on the Config page (browser)', () => {
   let routineId = '';
   let webhookPath = '';
   let deliveryId = '';
+  /** A delivery whose payload is erased before the page opens. */
+  let erasedId = '';
   let marker = '';
 
   const waitText = (page: Page, selector: string, text: string | RegExp): Promise<void> =>
@@ -55,9 +62,18 @@ describe('Routine rules on the Config page (browser)', () => {
     await eventually(async () => tries.length > before, 5_000, 'the try request');
   }
 
+  /** Delivers `body` and waits for its run: its id. */
+  async function send(webhook: { id: string; secret: string }, body: unknown): Promise<string> {
+    const accepted = await server.deliver(webhook.id, webhook.secret, body);
+    expect(accepted.status).toBe(202);
+    const runId = accepted.json.run_id as string;
+    await eventually(async () => (await server.admin('GET', `/admin/runs/${runId}`)).status === 200, 10_000, `run ${runId}`);
+    return accepted.json.delivery_id as string;
+  }
+
   beforeAll(async () => {
     browser = await launchChromium();
-    server = await UiTestServer.start();
+    server = await UiTestServer.start({}, { erasures: true });
     const account = await server.createAccount('rules@example.com');
     routineId = (await server.createRoutine({ name: 'Pull requests', account_scope: [account.id] })).id;
     webhookPath = `/admin/routines/${routineId}/webhook`;
@@ -67,19 +83,26 @@ describe('Routine rules on the Config page (browser)', () => {
       { default_account: account.email, account_override_allowed: false },
       200,
     );
+    const webhook = { id: enabled.webhook_id as string, secret: enabled.secret as string };
     marker = `marker-${randomUUID()}`;
-    const accepted = await server.deliver(enabled.webhook_id as string, enabled.secret as string, { action: 'opened', marker });
-    expect(accepted.status).toBe(202);
-    deliveryId = accepted.json.delivery_id as string;
-    const runId = accepted.json.run_id as string;
-    await eventually(async () => (await server.admin('GET', `/admin/runs/${runId}`)).status === 200, 10_000, `run ${runId}`);
+    deliveryId = await send(webhook, { action: 'opened', marker });
+    erasedId = await send(webhook, { action: 'opened', note: 'to be erased' });
+    const erasure = await server.adminOk('POST', '/admin/erasures', { delivery_ids: [erasedId] }, 202);
     await eventually(
-      async () =>
-        ((await server.adminOk('GET', `${webhookPath}/deliveries`, undefined, 200)).deliveries as { delivery_id: string }[]).some(
-          (delivery) => delivery.delivery_id === deliveryId,
-        ),
+      async () => (await server.adminOk('GET', `/admin/erasures/${erasure.erasure_id as string}`, undefined, 200)).status === 'done',
+      20_000,
+      'the erasure done',
+    );
+    await eventually(
+      async () => {
+        const listed = (await server.adminOk('GET', `${webhookPath}/deliveries`, undefined, 200)).deliveries as Listed[];
+        return (
+          listed.some((one) => one.delivery_id === deliveryId) &&
+          listed.some((one) => one.delivery_id === erasedId && one.payload_state === 'erased')
+        );
+      },
       10_000,
-      'the delivery listed',
+      'both deliveries listed, one erased',
     );
   });
 
@@ -135,7 +158,11 @@ describe('Routine rules on the Config page (browser)', () => {
     expect(await page.locator('#rules-filter-error').isVisible()).toBe(false);
     expect(await page.locator('#rules-remove-filter').isVisible()).toBe(true);
 
-    // One of the last deliveries as the sample: its payload, as stored.
+    // One of the last deliveries as the sample: its payload, as stored; an erased one says so.
+    await page.fill('#rules-sample', '{"action":"closed"}');
+    await page.selectOption('#rules-sample-delivery', erasedId);
+    await waitText(page, '#rules-sample-delivery-note', `Delivery ${erasedId}: its payload was erased: nothing to try.`);
+    expect(await page.inputValue('#rules-sample')).toBe('{"action":"closed"}');
     await page.selectOption('#rules-sample-delivery', deliveryId);
     await waitText(page, '#rules-sample-delivery-note', `payload of delivery ${deliveryId}`);
     expect(JSON.parse(await page.inputValue('#rules-sample'))).toEqual({ action: 'opened', marker });
@@ -158,13 +185,16 @@ describe('Routine rules on the Config page (browser)', () => {
     await tryIt(page);
     await waitText(page, '#rules-try-schema', 'mismatch — would be refused');
     await waitText(page, '#rules-try-schema-errors li', /^\/action: .+ \(type\)$/);
+    // Edited by hand, the sample is no longer the picked delivery's.
+    expect(await page.inputValue('#rules-sample-delivery')).toBe('');
+    expect(await page.locator('#rules-sample-delivery-note').textContent()).toBe('');
     expect(await page.locator('#rules-schema-error').isVisible()).toBe(false);
     await waitText(page, '#rules-try-filter', 'not matched — would be filtered');
     await page.fill('#rules-sample', '{"action": "opened"}');
     await tryIt(page);
     await waitText(page, '#rules-try-schema', /^Payload schema: conforms\.$/);
     expect(await page.locator('#rules-try-schema-errors').isVisible()).toBe(false);
-    await page.screenshot({ path: join(artifacts, 'routine-rules-02-schema.png'), fullPage: true });
+    await page.locator('#rules').screenshot({ path: join(artifacts, 'routine-rules-02-schema.png') });
 
     await page.click('#rules-save');
     await page.locator('#rules-remove-schema').waitFor();

@@ -42,7 +42,11 @@ export function rulesTryPanel() {
       { class: 'field' },
       h('label', { for: 'rules-sample', text: 'Sample body' }),
       sample,
-      h('p', { id: 'rules-sample-help', class: 'help', text: 'Paste a payload (JSON or text), or pick a delivery above.' }),
+      h('p', {
+        id: 'rules-sample-help',
+        class: 'help',
+        text: 'Paste a payload (JSON or text), or pick a delivery above. A try has no headers: headers is empty.',
+      }),
     ),
     h('div', { class: 'field' }, h('label', { for: 'rules-sample-type', text: 'Content type' }), contentType),
     h(
@@ -204,5 +208,10 @@ export function wireRulesTry(editedRules) {
   byId('rules-sample-delivery').append(new Option('Choose a delivery…', ''));
   byId('rules-sample-delivery').addEventListener('change', () => void usePicked());
   byId('rules-sample-refresh').addEventListener('click', () => void loadPicker());
+  // Edited by hand, the sample is no longer the picked delivery's payload: the picker says so.
+  byId('rules-sample').addEventListener('input', () => {
+    byId('rules-sample-delivery').value = '';
+    byId('rules-sample-delivery-note').textContent = '';
+  });
   byId('rules-try-run').addEventListener('click', (event) => void tryRules(event.currentTarget));
 }
