@@ -123,6 +123,12 @@ describe('Routine rules on the Config page (browser)', () => {
     await page.locator('#rules-filter').waitFor();
     expect(await page.inputValue('#rules-filter')).toBe('');
     expect(await page.locator('#rules-filter-help').textContent()).toContain('body.action == "opened" && !body.pull_request.draft');
+    // Built by the script, not in config.html (whose labels the serving test checks): each control labelled here.
+    const controls = await page
+      .locator('#rules textarea, #rules select, #rules input')
+      .evaluateAll((found) => found.map((control) => control.id));
+    expect(controls.length).toBe(6);
+    for (const id of controls) expect({ id, labels: await page.locator(`#rules label[for="${id}"]`).count() }).toEqual({ id, labels: 1 });
 
     // Tried unsaved on a pasted sample: filtered, then, the sample changed, it would run.
     await page.fill('#rules-filter', FILTER);
@@ -209,6 +215,7 @@ describe('Routine rules on the Config page (browser)', () => {
 
   it('a viewer sees the saved rules read-only, with no save or try, and which role changes them', async () => {
     const viewerKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'rules viewer', role: 'viewer' }, 201)).key as string;
+    await server.adminOk('PATCH', webhookPath, { filter: FILTER }, 200);
     const page = await openAs(viewerKey);
     await waitText(page, '#rules-role-note', 'Changing or trying the rules needs the operator role');
     expect(await page.inputValue('#rules-filter')).toBe(FILTER);
