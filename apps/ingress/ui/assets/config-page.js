@@ -1,11 +1,12 @@
 // A routine's Config page, Webhook section: state, setup (default account, override, Enable),
 // the secret shown once (enable, rotate), Rotate, Disable, payload retention, Hold and Release,
-// test delivery, recent deliveries and their runs, rejected attempts, parked deliveries (and
-// re-dispatching them), and the routine's audit trail (who did what). Listings page with "Show
-// older" (the API's cursors).
+// the routine rules (filter and payload schema, tried on a sample before saving), test delivery,
+// recent deliveries and their runs, rejected attempts, parked deliveries (and re-dispatching them),
+// and the routine's audit trail (who did what). Listings page with "Show older" (the API's cursors).
 // Every value from the server reaches the page as text only. One module a view: webhook-panel
-// (with rotate-form and retention-panel), hold-panel, secret-panel, test-delivery,
-// activity-listings, parked-redispatch, run-record, audit-trail; what they share is in config-state.
+// (with rotate-form and retention-panel), rules-panel (with rules-try), hold-panel, secret-panel,
+// test-delivery, activity-listings, parked-redispatch, run-record, audit-trail; what they share is
+// in config-state.
 import { byId, setError, show } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { withSession } from './sign-in-panel.js';
@@ -14,6 +15,7 @@ import { loaded, routineId, routinePath } from './config-state.js';
 import { configureAudit, loadAudit, wireAuditTrail } from './audit-trail.js';
 import { renderRoutine, renderWebhook, wireWebhookPanel } from './webhook-panel.js';
 import { wireHoldPanel } from './hold-panel.js';
+import { wireRulesPanel } from './rules-panel.js';
 import { wireReleaseActions } from './release-actions.js';
 import { wireParkedRedispatch } from './parked-redispatch.js';
 import { wireSecretPanel } from './secret-panel.js';
@@ -54,6 +56,7 @@ async function loadAll() {
 }
 
 wireWebhookPanel();
+wireRulesPanel();
 wireHoldPanel({ changed: () => renderWebhook({ resetForm: true }) });
 wireReleaseActions();
 wireSecretPanel();

@@ -25,7 +25,7 @@ function whyMissing(payloadState) {
  * The payload exactly as stored: `GET /admin/runs/{id}` splices it in verbatim as the last
  * member, after `"payload_format":"json"` — reading it from the text keeps every digit.
  */
-function payloadText(text, run) {
+export function payloadText(text, run) {
   if (run.payload_format === 'text') return String(run.payload);
   const marker = '"payload_format":"json","payload":';
   const at = text.indexOf(marker);

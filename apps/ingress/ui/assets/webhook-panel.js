@@ -16,6 +16,7 @@ import { may, roleNote } from './roles.js';
 import { loadAudit } from './audit-trail.js';
 import { renderHold } from './hold-panel.js';
 import { renderRetention, wireRetentionPanel } from './retention-panel.js';
+import { renderRules } from './rules-panel.js';
 import { openRotateForm, renderRotateButton, secretRefused, wireRotateForm } from './rotate-form.js';
 import {
   forgetPastedSecret,
@@ -101,6 +102,7 @@ export function renderWebhook({ resetForm }) {
     currentSecret() === null ? 'Paste the secret here: the page has no secret on screen.' : 'Leave empty to use the secret shown above.';
   renderHold();
   renderRetention();
+  renderRules();
 }
 
 function renderSetupForm() {
