@@ -102,8 +102,9 @@ export async function rulesCost({ seconds = 4, rounds = 4, connections = 16, log
       if (result.unexpected_status > 0 || result.errors > 0) throw new Error(`rules bench: ${JSON.stringify(result)} (expected only 202)`);
       return { rps: round(result.rps), p50_ms: result.p50_ms, p99_ms: result.p99_ms, cpu_ms_per_request: round3(cpuMs / result.requests) };
     };
-    await load({ ...request(plain), seconds: 2 });
-    await load({ ...request(ruled), seconds: 2 });
+    // A round's length of warm-up each: with 2 s, the first pair still measured the JIT (ratios 2–3 in it).
+    await load({ ...request(plain), seconds });
+    await load({ ...request(ruled), seconds });
     const pairs = [];
     for (let index = 0; index < rounds; index += 1) {
       const pair = {};
