@@ -8,7 +8,7 @@ import { bigPayload, celSource, payload, schemaSource } from './testing/routine-
  * save time or bounded at run time — fuzz it"). Saving never throws: a source compiles or is
  * refused with a message. Running never throws: a filter's failure is an outcome (fail open), a
  * schema's is a list of errors. And a compiled filter's evaluation over the largest payload a
- * webhook accepts stays under a generous bound (RUN_BOUND_MS: measured at a few ms here).
+ * webhook accepts stays under a generous bound (RUN_BOUND_MS; the slowest of the 150 measured 17 ms).
  */
 const RUNS = { numRuns: 300, seed: 33_001 };
 /** A schema compiles in tens of milliseconds (a fresh Ajv each, generating code): fewer runs keep the file within seconds. */
