@@ -20,6 +20,14 @@ export function markdown(report) {
     '',
     'Every 202 is durable: answered once its `DeliveryAccepted` is committed and fsynced (the writer thread commits concurrent appends together).',
     '',
+    ...(report.rules
+      ? [
+          '## Routine rules: a typical filter and schema against none (same ingress, alternating rounds)',
+          '',
+          `CPU per 202 with / without: **${report.rules.cpu_ratio}**; requests/s with / without: ${report.rules.rps_ratio} (medians of ${report.rules.pairs.length} pairs of ${report.rules.seconds_per_round} s at ${report.rules.connections} connections, ${report.rules.body_bytes}-byte body). See docs/bench/routine-rules/.`,
+          '',
+        ]
+      : []),
     '## POST → run created (embedded default, dispatcher running)',
     '',
     '| offered req/s | achieved | HTTP p50 / p99 (ms) | POST → run p50 / p99 (ms) | runs missing |',

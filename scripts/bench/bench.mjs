@@ -2,19 +2,20 @@
 /* global Buffer */
 /**
  * `npm run bench`: the ingress against a bare Fastify server, side by side in one run with the
- * same load generator (autocannon) and body, on 127.0.0.1; then POST → run created with the
- * dispatcher running, the dispatcher's runs/s, and — with a broker (KAFKA_BROKERS, or the test
- * broker this script starts with --kafka) — the Kafka shape. Writes docs/bench/latest.json,
- * docs/bench/latest.md and docs/bench/latency.svg. A benchmark, not a timed test: figures drift
- * with whatever else the machine runs, so ratios measured in the same run are what to compare.
+ * same load generator (autocannon) and body, on 127.0.0.1; a webhook with and without routine
+ * rules (rules-cost.mjs, --rounds N pairs); then POST → run created with the dispatcher running,
+ * the dispatcher's runs/s, and — with a broker (KAFKA_BROKERS, or the test broker this script
+ * starts with --kafka) — the Kafka shape. Writes docs/bench/latest.json, docs/bench/latest.md and
+ * docs/bench/latency.svg. A benchmark, not a timed test: figures drift with whatever else the
+ * machine runs, so ratios measured in the same run are what to compare.
  *
  *   npm run bench                        # embedded default (+ Kafka when KAFKA_BROKERS is set)
  *   npm run bench -- --kafka             # also starts the test broker for the Kafka shape
  *   npm run bench -- --seconds 5 --quick # shorter
  *
  * Options: --seconds N (10: each load run) --connections 1,16,64 --dispatch N (50000: deliveries
- * the dispatcher drains) --kafka --no-kafka --out DIR (docs/bench); --only dispatcher | e2e runs
- * that measurement alone and prints it, writing nothing (e2e takes --max-rps N, --fractions 0.25,0.5);
+ * the dispatcher drains) --kafka --no-kafka --out DIR (docs/bench); --only dispatcher | e2e | rules
+ * runs that measurement alone and prints it, writing nothing (e2e takes --max-rps N, --fractions 0.25,0.5);
  * --render redraws latest.md and latency.svg from latest.json.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { BODY, MAINS, REPO, cpuSeconds, load, setUpWebhook, startService, startS
 import { startKafkaBroker } from './kafka-broker.mjs';
 import { markdown, round, slim } from './bench-report.mjs';
 import { latencyChart } from './latency-chart.mjs';
+import { rulesCost } from './rules-cost.mjs';
 import { writeHistory } from './history-writer.mjs';
 import { countRuns, deliveryToRunLatencies, percentile, runsPerSecond } from './store-timing.mjs';
 
@@ -62,6 +64,8 @@ async function main() {
     );
     return;
   }
+  const rulesOptions = { seconds: Math.max(2, Math.round(options.seconds / 2)), rounds: options.rounds ?? 4, log };
+  if (options.only === 'rules') return void process.stdout.write(`${JSON.stringify(await rulesCost(rulesOptions), null, 2)}\n`);
   if (options.only === 'dispatcher') {
     report.dispatcher = await dispatcherThroughput();
     process.stdout.write(`${JSON.stringify(report.dispatcher)}\n`);
@@ -79,6 +83,7 @@ async function main() {
     p99_ms: at64.ingress.p99_ms,
     p999_ms: at64.ingress.p999_ms,
   });
+  report.rules = await rulesCost(rulesOptions);
   log('POST → run created, embedded default, at fractions of the maximum');
   report.embedded = await endToEnd('embedded', {}, at64.ingress.rps);
   report.e2e_p99_ms = report.embedded.at_half_max.e2e_p99_ms;
@@ -273,6 +278,7 @@ function parseArgs(argv) {
     if (flag === '--seconds') parsed.seconds = Number(value());
     else if (flag === '--connections') parsed.connections = value().split(',').map(Number);
     else if (flag === '--dispatch') parsed.dispatch = Number(value());
+    else if (flag === '--rounds') parsed.rounds = Number(value());
     else if (flag === '--kafka') parsed.kafka = true;
     else if (flag === '--no-kafka') parsed.kafka = false;
     else if (flag === '--out') parsed.out = value();
@@ -284,8 +290,8 @@ function parseArgs(argv) {
       Object.assign(parsed, { seconds: 4, dispatch: 10_000, fractions: [0.25, 0.5, 1], kafkaRates: [500, 1000, 2000] });
     else throw new Error(`unknown option ${flag}`);
   }
-  for (const n of [parsed.seconds, parsed.dispatch, ...parsed.connections])
-    if (!Number.isSafeInteger(n) || n < 1) throw new Error('--seconds, --connections and --dispatch take positive integers');
+  for (const n of [parsed.seconds, parsed.dispatch, parsed.rounds ?? 1, ...parsed.connections])
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error('--seconds, --connections, --dispatch and --rounds take positive integers');
   return parsed;
 }
 

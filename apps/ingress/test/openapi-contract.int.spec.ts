@@ -917,6 +917,39 @@ describe('docs/openapi.json', () => {
         expect(expectDocumented(tooLarge, 'POST', WEBHOOK).code).toBe('payload_too_large');
       });
 
+      it('routine rules: try, 400 invalid rules, PATCH a schema and a filter, 400 payload_schema_mismatch, 200 filtered; removed', async () => {
+        // A webhook of its own: the rate limit here is 5 a minute, and the other tests' deliveries use theirs.
+        const ruledHook = await t.setupWebhook({ account });
+        const docPath = '/admin/routines/{id}/webhook';
+        const url = `/admin/routines/${ruledHook.routineId}/webhook`;
+        const tryRules = (body: unknown): Promise<Json> => admin('POST', `${url}/rules/try`, `${docPath}/rules/try`, body);
+        const schema = { type: 'object', required: ['action'], properties: { action: { enum: ['opened', 'closed'] } } };
+        expect(await tryRules({ sample: '{"action":"closed"}', filter: 'body.action == "opened"', payload_schema: schema })).toEqual({
+          filter: { result: 'not_matched' },
+          payload_schema: { result: 'conforms' },
+        });
+        expect(await tryRules({ sample: '{"action":1}', filter: 'body.', payload_schema: schema })).toMatchObject({
+          filter: { result: 'invalid' },
+          payload_schema: { result: 'mismatch', errors: [{ instance_path: '/action', keyword: 'enum' }] },
+        });
+        expect(await tryRules({ sample: 'plain text', content_type: 'text/plain' })).toEqual({ filter: null, payload_schema: null });
+        expect((await tryRules({})).code).toBe('validation_failed');
+        expect((await admin('PATCH', url, docPath, { filter: 'body.action ==' })).code).toBe('invalid_filter');
+        expect((await admin('PATCH', url, docPath, { payload_schema: { type: 'string', pattern: '(?=a)' } })).code).toBe(
+          'invalid_payload_schema',
+        );
+        const ruled = await admin('PATCH', url, docPath, { filter: 'body.action == "opened"', payload_schema: schema });
+        expect(ruled).toMatchObject({ filter: 'body.action == "opened"', payload_schema: schema });
+        const mismatch = expectDocumented(await t.deliver(ruledHook, { body: '{"data":{"action":"merged"}}' }), 'POST', WEBHOOK);
+        expect(mismatch).toMatchObject({ code: 'payload_schema_mismatch', errors: [{ instance_path: '/action', keyword: 'enum' }] });
+        const filtered = expectDocumented(await t.deliver(ruledHook, { body: '{"data":{"action":"closed"}}' }), 'POST', WEBHOOK);
+        expect(filtered).toMatchObject({ run_id: null, status: 'filtered' });
+        expect(await admin('PATCH', url, docPath, { filter: null, payload_schema: null })).toMatchObject({
+          filter: null,
+          payload_schema: null,
+        });
+      });
+
       it('public endpoint: 429 with Retry-After and RateLimit fields', async () => {
         const limited = await t.setupWebhook({ account });
         let last: HttpResult | undefined;
