@@ -53,8 +53,6 @@ export interface FilterProblem {
 
 const VARIABLES = new Set(['event_type', 'headers', 'body']);
 const ENV = celEnv({});
-/** Longest error kind kept with a delivery. */
-const MAX_ERROR_LENGTH = 80;
 
 interface ExprNode {
   readonly id: bigint;
@@ -165,6 +163,11 @@ function inspect(root: ExprNode, where: (node: ExprNode) => string): string | { 
         if (macros + 1 > FILTER_LIMITS.maxMacroNesting) {
           return `macros nest deeper than ${FILTER_LIMITS.maxMacroNesting} levels ${where(node)}`;
         }
+        // A macro over another macro's result (x.map(…).map(…)…) could grow its range with each link:
+        // a range is the payload's (or a literal) list, never a computed one.
+        if (containsMacro(loop.iterRange)) {
+          return `a macro may not range over another macro's result ${where(node)}: filter or test the payload's list directly`;
+        }
         const inner = new Set([loop.iterVar, loop.accuVar, ...(loop.iterVar2 ? [loop.iterVar2] : [])]);
         return (
           visit(loop.iterRange, depth + 1, scope, macros) ??
@@ -189,6 +192,25 @@ function inspect(root: ExprNode, where: (node: ExprNode) => string): string | { 
     return undefined;
   };
   return visit(root, 0, null, 0) ?? { macros: macroCount };
+}
+
+/** Whether an expression holds a macro anywhere (a comprehension node). */
+function containsMacro(node: ExprNode | undefined): boolean {
+  if (node === undefined) return false;
+  const { case: kind, value } = node.exprKind;
+  if (kind === 'comprehensionExpr') return true;
+  if (kind === 'selectExpr') return containsMacro((value as { operand: ExprNode }).operand);
+  if (kind === 'callExpr') {
+    const call = value as { target?: ExprNode; args: readonly ExprNode[] };
+    return containsMacro(call.target) || call.args.some(containsMacro);
+  }
+  if (kind === 'listExpr') return (value as { elements: readonly ExprNode[] }).elements.some(containsMacro);
+  if (kind === 'structExpr') {
+    return (value as { entries: readonly { mapKey?: ExprNode; value?: ExprNode }[] }).entries.some(
+      (entry) => containsMacro(entry.mapKey) || containsMacro(entry.value),
+    );
+  }
+  return false;
 }
 
 /** Whether the payload's lists hold more than `budget` elements in all (stops counting past it). */
@@ -227,12 +249,30 @@ function describe(value: unknown): string {
 }
 
 /**
- * An evaluation error as recorded with its delivery: CEL's kind of error (the text before its first
- * colon: "no such key", "no matching overload for '_+_'…") and where in the expression. What follows
- * the colon can quote the payload, and a payload must never reach an event (it could not be erased).
+ * CEL's kinds of evaluation error, as recorded: a fixed text per kind. A message itself is never
+ * kept — conversions quote the value they failed on ("Cannot convert <payload text> to a BigInt"),
+ * and a payload must never reach an event (an event cannot be erased).
  */
+const ERROR_KINDS: readonly (readonly [RegExp, string])[] = [
+  [/^found no matching overload for '([_!@a-zA-Z0-9?:[\]-]{1,40})'/, 'no matching overload for'],
+  [/^no such key/i, 'no such key'],
+  [/^field not found/i, 'field not found'],
+  [/divide by zero|division by zero/i, 'division by zero'],
+  [/modulus by zero/i, 'modulus by zero'],
+  [/overflow/i, 'overflow'],
+  [/convert|conversion/i, 'conversion failed'],
+  [/unbound|undeclared|no such function/i, 'unknown name or function'],
+];
+
+/** An evaluation error as recorded with its delivery: its kind (a fixed text) and where in the expression. */
 function errorText(message: string, where: string): string {
-  const kind = message.split(':')[0]?.trim() || 'evaluation failed';
-  const clipped = kind.length > MAX_ERROR_LENGTH ? `${kind.slice(0, MAX_ERROR_LENGTH - 1)}…` : kind;
-  return where ? `${clipped} ${where}` : clipped;
+  let kind = 'evaluation failed';
+  for (const [pattern, text] of ERROR_KINDS) {
+    const found = pattern.exec(message);
+    if (found) {
+      kind = found[1] === undefined ? text : `${text} '${found[1]}'`;
+      break;
+    }
+  }
+  return where ? `${kind} ${where}` : kind;
 }

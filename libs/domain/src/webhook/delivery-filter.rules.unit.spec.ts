@@ -47,7 +47,10 @@ describe('a delivery filter (CEL)', () => {
   });
 
   it('a value that is not a bool is an error, not a match', () => {
-    expect(compiled('body.number').evaluate(input(PULL_REQUEST))).toEqual({ result: 'error', error: 'the filter gave a number, not a bool' });
+    expect(compiled('body.number').evaluate(input(PULL_REQUEST))).toEqual({
+      result: 'error',
+      error: 'the filter gave a number, not a bool',
+    });
   });
 
   it('refuses a syntax error saying where', () => {
@@ -71,23 +74,30 @@ describe('a delivery filter (CEL)', () => {
 
   it('refuses what exceeds its bounds: length, size, depth', () => {
     expect(problemOf('true || '.repeat(300) + 'true')).toMatch(/characters long/);
-    expect(problemOf(Array.from({ length: 300 }, (_, i) => `body.a${i} == 1`).join(' || ').slice(0, FILTER_LIMITS.maxSourceLength))).toMatch(
-      /too large|nests deeper|does not parse/,
-    );
+    expect(
+      problemOf(
+        Array.from({ length: 300 }, (_, i) => `body.a${i} == 1`)
+          .join(' || ')
+          .slice(0, FILTER_LIMITS.maxSourceLength),
+      ),
+    ).toMatch(/too large|nests deeper|does not parse/);
     expect(problemOf('['.repeat(60) + ']'.repeat(60) + ' == []')).toMatch(/nests deeper/);
   });
 
-  it('bounds the macros\' steps: within the budget they run, past it the delivery fails open without iterating', () => {
+  it("bounds the macros' steps: within the budget they run, past it the delivery fails open without iterating", () => {
     const items = (length: number): unknown[] => Array.from({ length }, (_, i) => ({ id: i, name: `item-${i}` }));
     const filter = compiled('body.items.exists(i, i.name == "item-9999") && body.items.all(i, i.id >= 0)');
     expect(filter.evaluate(input({ items: items(FILTER_LIMITS.maxMacroSteps / 2) }))).toEqual({ result: 'matched' });
     const started = performance.now();
     const outcome = filter.evaluate(input({ items: items(60_000) }));
-    expect(outcome).toEqual({ result: 'error', error: expect.stringMatching(/more list elements than the filter's macros may visit \(10000\)/) });
+    expect(outcome).toEqual({
+      result: 'error',
+      error: expect.stringMatching(/more list elements than the filter's macros may visit \(10000\)/),
+    });
     expect(performance.now() - started).toBeLessThan(100);
   });
 
-  it('a filter without macros is not limited by the payload\'s lists', () => {
+  it("a filter without macros is not limited by the payload's lists", () => {
     const items = Array.from({ length: 60_000 }, (_, i) => i);
     expect(compiled('size(body.items) == 60000').evaluate(input({ items }))).toEqual({ result: 'matched' });
   });

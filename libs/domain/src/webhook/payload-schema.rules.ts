@@ -52,8 +52,8 @@ let ajvInstance: Ajv2020 | undefined;
 
 /**
  * One Ajv for every schema: a fresh one costs ~90 ms (it compiles the 2020-12 meta-schemas), a
- * compile on a warm one ~1 ms. `addUsedSchema: false` and removeSchema after each compile keep it
- * holding only the meta-schemas, so two webhooks' schemas with the same `$id` never meet.
+ * compile on a warm one ~1 ms. removeSchema after each compile keeps it holding only the
+ * meta-schemas, so two webhooks' schemas with the same `$id` never meet.
  */
 function sharedAjv(): Ajv2020 {
   ajvInstance ??= new Ajv2020({
@@ -63,7 +63,6 @@ function sharedAjv(): Ajv2020 {
     strictTuples: false,
     strictRequired: false,
     validateFormats: false,
-    addUsedSchema: false,
     code: { regExp: re2 },
   });
   return ajvInstance;
@@ -96,13 +95,44 @@ export function compilePayloadSchema(source: string): CompiledSchema | SchemaPro
     // The compiled function keeps working; the instance forgets the schema (and its $id).
     ajv.removeSchema(schema as object);
   }
-  return {
-    source,
-    check(payload: unknown): readonly SchemaError[] {
+  const check = (payload: unknown): readonly SchemaError[] => {
+    try {
       if (validate(payload)) return [];
-      return (validate.errors ?? []).slice(0, SCHEMA_LIMITS.maxErrors).map(toSchemaError);
-    },
+    } catch (error) {
+      // Ajv can throw on data (its deep equality calls a payload member named toString) or on a
+      // schema that recurses without end: the payload could not be shown to conform, so it does not.
+      return [{ instance_path: '', keyword: 'schema', message: `the payload could not be checked: ${(error as Error).name}` }];
+    }
+    return (validate.errors ?? []).slice(0, SCHEMA_LIMITS.maxErrors).map(toSchemaError);
   };
+  const tooCostly = probe(validate);
+  if (tooCostly) return problem(tooCostly);
+  return { source, check };
+}
+
+/** Small payloads every schema is tried on once at save time: a schema that fails on one of these fails on every delivery. */
+const PROBES: readonly unknown[] = [null, true, 0, 1.5, '', 'a', [], [0], [{}], {}, { a: {} }];
+/** How long the probes may take in all: a schema that needs more on tiny payloads expands its references without bound. */
+const PROBE_BUDGET_MS = 25;
+
+/**
+ * Runs the compiled schema on the probes: one that throws (a reference that recurses without
+ * consuming the payload, `{"$ref": "#"}`) or is slow on tiny payloads (references that multiply,
+ * each definition `allOf` two references to the one before) is refused at save time.
+ */
+function probe(validate: ValidateFunction): string | undefined {
+  const started = performance.now();
+  for (const value of PROBES) {
+    try {
+      validate(value);
+    } catch (error) {
+      return `the schema cannot be applied (${(error as Error).name}: ${(error as Error).message}): a $ref that recurses without reading the payload?`;
+    }
+    if (performance.now() - started > PROBE_BUDGET_MS) {
+      return `the schema takes more than ${PROBE_BUDGET_MS} ms on tiny payloads: its references expand too much`;
+    }
+  }
+  return undefined;
 }
 
 function toSchemaError(error: ErrorObject): SchemaError {

@@ -52,7 +52,11 @@ describe('a payload schema (JSON Schema 2020-12)', () => {
       unevaluatedProperties: false,
     };
     expect(compiled(schema).check({ pair: ['a', 1] })).toEqual([]);
-    expect(compiled(schema).check({ pair: ['', 1], extra: true }).map((error) => error.keyword)).toEqual(['minLength', 'unevaluatedProperties']);
+    expect(
+      compiled(schema)
+        .check({ pair: ['', 1], extra: true })
+        .map((error) => error.keyword),
+    ).toEqual(['minLength', 'unevaluatedProperties']);
   });
 
   it('matches patterns with RE2: a backtracking pattern over a long string answers at once', () => {
@@ -70,7 +74,11 @@ describe('a payload schema (JSON Schema 2020-12)', () => {
     ['a broken pattern', '{"type": "string", "pattern": "(a"}', /does not compile: .*missing closing \)/],
     ['uniqueItems over objects', '{"type": "array", "uniqueItems": true, "items": {"type": "object"}}', /uniqueItems.*scalar/],
     ['nesting past the limit', JSON.stringify(nested(40)), /nests deeper than 32 levels/],
-    ['a schema over the size limit', JSON.stringify({ enum: Array.from({ length: 20_000 }, (_, i) => `value-${i}`) }), /at most 65536 are accepted/],
+    [
+      'a schema over the size limit',
+      JSON.stringify({ enum: Array.from({ length: 20_000 }, (_, i) => `value-${i}`) }),
+      /at most 65536 are accepted/,
+    ],
   ])('refuses %s, saying why', (_name, source, message) => {
     expect(problemOf(source)).toMatch(message);
   });
