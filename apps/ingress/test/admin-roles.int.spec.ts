@@ -32,6 +32,7 @@ const ROLE_OF_ROUTE: Readonly<Record<string, RequiredAccess>> = {
   'GET /admin/routines/:id/webhook/deliveries': 'viewer',
   'GET /admin/routines/:id/webhook/attempts': 'viewer',
   'GET /admin/routines/:id/webhook/replays': 'viewer',
+  'GET /admin/routines/:id/webhook/activity/hourly': 'viewer',
   'GET /admin/routines/:id/webhook/parked': 'viewer',
   'GET /admin/routines/:id/runs': 'viewer',
   'GET /admin/runs/:runId': 'viewer',

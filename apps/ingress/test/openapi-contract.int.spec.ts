@@ -967,6 +967,22 @@ describe('docs/openapi.json', () => {
         );
         const replays = await admin('GET', `/admin/routines/${routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays');
         expect(replays.replays).toContainEqual({ delivery_id: accepted.delivery_id, replays: 1 });
+        const hourly = await admin(
+          'GET',
+          `/admin/routines/${routineId}/webhook/activity/hourly`,
+          '/admin/routines/{id}/webhook/activity/hourly',
+        );
+        expect(hourly.hours).toHaveLength(24);
+        expect(hourly.hours.reduce((sum: number, hour: Json) => sum + hour.accepted, 0)).toBeGreaterThanOrEqual(1);
+        expect(
+          (
+            await admin(
+              'GET',
+              '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/activity/hourly',
+              '/admin/routines/{id}/webhook/activity/hourly',
+            )
+          ).code,
+        ).toBe('routine_not_found');
       });
 
       it('listings page with cursors; a cursor they did not issue is 400 invalid_cursor', async () => {
@@ -1116,6 +1132,15 @@ describe('docs/openapi.json', () => {
         ).toBe('read_model_unavailable');
         expect(
           (await admin('GET', `/admin/routines/${listed.routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays')).code,
+        ).toBe('read_model_unavailable');
+        expect(
+          (
+            await admin(
+              'GET',
+              `/admin/routines/${listed.routineId}/webhook/activity/hourly`,
+              '/admin/routines/{id}/webhook/activity/hourly',
+            )
+          ).code,
         ).toBe('read_model_unavailable');
         const audit = await t.admin('GET', '/admin/audit');
         expect(expectDocumented(audit, 'GET', '/admin/audit').code).toBe('read_model_unavailable');
