@@ -838,7 +838,20 @@ describe('docs/openapi.json', () => {
         expect(view).not.toHaveProperty('secret');
         expect((await change(0)).code).toBe('validation_failed');
         expect(await change(30)).toMatchObject({ payload_retention_days: 30, payload_retention_seconds_effective: 30 * 86_400 });
-        expect(await change(null)).toMatchObject({ payload_retention_days: null });
+        expect(await change(null)).toMatchObject({ payload_retention_days: null, filter: null, payload_schema: null });
+        const webhookPath = `/admin/routines/${routineId}/webhook`;
+        expect((await admin('PATCH', webhookPath, '/admin/routines/{id}/webhook', { filter: 'body.kind ==' })).code).toBe('invalid_filter');
+        expect((await admin('PATCH', webhookPath, '/admin/routines/{id}/webhook', { payload_schema: { type: 'no-such-type' } })).code).toBe(
+          'invalid_payload_schema',
+        );
+        const tryPath = '/admin/routines/{id}/webhook/rules/try';
+        const trial = await admin('POST', `${webhookPath}/rules/try`, tryPath, {
+          sample: '{"kind":"go"}',
+          filter: 'body.kind == "go"',
+          payload_schema: { type: 'array' },
+        });
+        expect(trial).toMatchObject({ filter: { result: 'matched' }, payload_schema: { result: 'mismatch' } });
+        expect((await admin('POST', `${webhookPath}/rules/try`, tryPath, {})).code).toBe('validation_failed');
       });
 
       it('public endpoint: 202, idempotent replay, 422, 400, 404, 415, 413', async () => {
