@@ -24,6 +24,7 @@ const ROLE_OF_ROUTE: Readonly<Record<string, RequiredAccess>> = {
   'PATCH /admin/routines/:id': 'admin',
   'GET /admin/routines/:id/webhook': 'viewer',
   'PATCH /admin/routines/:id/webhook': 'operator',
+  'POST /admin/routines/:id/webhook/rules/try': 'operator',
   'POST /admin/routines/:id/webhook/enable': 'operator',
   'POST /admin/routines/:id/webhook/rotate': 'operator',
   'POST /admin/routines/:id/webhook/disable': 'operator',
