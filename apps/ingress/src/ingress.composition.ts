@@ -166,7 +166,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     rules: new WebhookRulesService(context, webhookAdmin),
     redispatch,
     runQueries: new RunQueries(store, state, feeder, readModels),
-    webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder),
+    webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder, systemClock),
     apiKeys: new ApiKeysService(context),
     audit: new AuditQueries(readModels, recorder),
     erasures: new ErasureService({

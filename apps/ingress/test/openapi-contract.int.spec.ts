@@ -838,7 +838,20 @@ describe('docs/openapi.json', () => {
         expect(view).not.toHaveProperty('secret');
         expect((await change(0)).code).toBe('validation_failed');
         expect(await change(30)).toMatchObject({ payload_retention_days: 30, payload_retention_seconds_effective: 30 * 86_400 });
-        expect(await change(null)).toMatchObject({ payload_retention_days: null });
+        expect(await change(null)).toMatchObject({ payload_retention_days: null, filter: null, payload_schema: null });
+        const webhookPath = `/admin/routines/${routineId}/webhook`;
+        expect((await admin('PATCH', webhookPath, '/admin/routines/{id}/webhook', { filter: 'body.kind ==' })).code).toBe('invalid_filter');
+        expect((await admin('PATCH', webhookPath, '/admin/routines/{id}/webhook', { payload_schema: { type: 'no-such-type' } })).code).toBe(
+          'invalid_payload_schema',
+        );
+        const tryPath = '/admin/routines/{id}/webhook/rules/try';
+        const trial = await admin('POST', `${webhookPath}/rules/try`, tryPath, {
+          sample: '{"kind":"go"}',
+          filter: 'body.kind == "go"',
+          payload_schema: { type: 'array' },
+        });
+        expect(trial).toMatchObject({ filter: { result: 'matched' }, payload_schema: { result: 'mismatch' } });
+        expect((await admin('POST', `${webhookPath}/rules/try`, tryPath, {})).code).toBe('validation_failed');
       });
 
       it('public endpoint: 202, idempotent replay, 422, 400, 404, 415, 413', async () => {
@@ -1000,6 +1013,22 @@ describe('docs/openapi.json', () => {
         );
         const replays = await admin('GET', `/admin/routines/${routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays');
         expect(replays.replays).toContainEqual({ delivery_id: accepted.delivery_id, replays: 1 });
+        const hourly = await admin(
+          'GET',
+          `/admin/routines/${routineId}/webhook/activity/hourly`,
+          '/admin/routines/{id}/webhook/activity/hourly',
+        );
+        expect(hourly.hours).toHaveLength(24);
+        expect(hourly.hours.reduce((sum: number, hour: Json) => sum + hour.accepted, 0)).toBeGreaterThanOrEqual(1);
+        expect(
+          (
+            await admin(
+              'GET',
+              '/admin/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/webhook/activity/hourly',
+              '/admin/routines/{id}/webhook/activity/hourly',
+            )
+          ).code,
+        ).toBe('routine_not_found');
       });
 
       it('listings page with cursors; a cursor they did not issue is 400 invalid_cursor', async () => {
@@ -1149,6 +1178,15 @@ describe('docs/openapi.json', () => {
         ).toBe('read_model_unavailable');
         expect(
           (await admin('GET', `/admin/routines/${listed.routineId}/webhook/replays`, '/admin/routines/{id}/webhook/replays')).code,
+        ).toBe('read_model_unavailable');
+        expect(
+          (
+            await admin(
+              'GET',
+              `/admin/routines/${listed.routineId}/webhook/activity/hourly`,
+              '/admin/routines/{id}/webhook/activity/hourly',
+            )
+          ).code,
         ).toBe('read_model_unavailable');
         const audit = await t.admin('GET', '/admin/audit');
         expect(expectDocumented(audit, 'GET', '/admin/audit').code).toBe('read_model_unavailable');

@@ -20,6 +20,7 @@ export * from './webhook/webhook-admin.service';
 export * from './delivery/rate-limiter.port';
 export * from './delivery/webhook-activity.recorder';
 export * from './delivery/webhook-activity.queries';
+export * from './delivery/hourly-activity.view';
 export * from './delivery/trigger-webhook.request';
 export * from './delivery/trigger-webhook.usecase';
 export * from './delivery/append-outcome.errors';

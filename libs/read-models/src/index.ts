@@ -1,4 +1,5 @@
 export * from './read-model.port';
+export { HOURLY_RETENTION_MS, addHours, hourOf, type HourlyCount } from './hourly-activity';
 export { SqliteReadModelStore, type SqliteReadModelStoreOptions } from './sqlite/sqlite-read-model.store';
 export { PostgresReadModelStore, type PostgresReadModelStoreOptions } from './postgres/postgres-read-model.store';
 export { deniedClassOf, type DeniedClass } from './denied-access.retention';

@@ -1,4 +1,5 @@
 import type { GlobalPosition } from '@wts/event-store';
+import type { HourlyCount } from './hourly-activity';
 import type { DeliveryPayloadState, ErasureCandidatePage, ErasureCandidateSelection } from './payload-selection';
 
 /**
@@ -239,6 +240,14 @@ export interface ReadModelStore {
   audit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>>;
   /** Adds one replay per id (an id may appear several times: it counts that many). */
   recordReplays(deliveryIds: readonly string[]): Promise<void>;
+  /**
+   * Adds `counts` to their (webhook, hour, outcome) rows, then deletes at most HOURLY_PRUNE_LIMIT
+   * rows of hours before `pruneBefore`, in one transaction. RangeError, writing nothing, for an
+   * hour that is not an hour start or a count that is not a positive integer (hourly-activity.ts).
+   */
+  recordHourlyCounts(counts: readonly HourlyCount[], pruneBefore: string): Promise<void>;
+  /** The webhook's counts of the hours from `from` (included) to `to` (excluded), oldest first (then by outcome). */
+  hourlyCounts(webhookId: string, from: string, to: string): Promise<readonly HourlyCount[]>;
 
   /**
    * Deliveries whose payload is kept and expired at `now` (payload_expires_at <= now), oldest

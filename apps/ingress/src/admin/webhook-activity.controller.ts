@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { WebhookActivityQueries, type DeliveryReplaysItem, type RejectedAttemptItem } from '@wts/application';
+import { WebhookActivityQueries, type DeliveryReplaysItem, type HourlyActivityItem, type RejectedAttemptItem } from '@wts/application';
+import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
 import { listingResponse, type ListingResponse } from './listing.response';
@@ -25,5 +26,12 @@ export class WebhookActivityController {
   @Access('viewer', 'webhook.replays')
   replays(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'replays', DeliveryReplaysItem>> {
     return listingResponse('replays', this.activity.replays(id, toPageRequest(query)));
+  }
+
+  /** The last 24 hours by hour (accepted, filtered, filter errors, refused by reason): the Config page's chart. */
+  @Get('activity/hourly')
+  @Access('viewer', 'webhook.activity_hourly')
+  async hourly(@Param('id') id: string): Promise<{ readonly hours: readonly HourlyActivityItem[] }> {
+    return { hours: orThrow(await this.activity.hourly(id)) };
   }
 }

@@ -8,6 +8,7 @@ import { SignedOutError, api, describeFailure } from './session.js';
 import { routinePath } from './config-state.js';
 import { openRun } from './run-record.js';
 import { refreshHandshake } from './handshake-status.js';
+import { loadActivityChart } from './activity-chart.js';
 import { payloadCell, renderEraseNote, wirePayloadErasure } from './payload-erasure.js';
 import { parkedFirstCell, parkedOutcomeCell, renderControls, resetParkedRows } from './parked-redispatch.js';
 
@@ -91,7 +92,10 @@ export async function loadAttempts({ older = false } = {}) {
     }
     setError(error, '');
     const attempts = answer.json.attempts;
-    if (!older) refreshHandshake();
+    if (!older) {
+      refreshHandshake();
+      void loadActivityChart();
+    }
     cursors.attempts = answer.json.next_cursor ?? null;
     show(byId('more-attempts'), cursors.attempts !== null);
     const body = byId('attempts-body');

@@ -40,6 +40,8 @@ const ATTEMPT_REASONS = {
   invalid_event_type: 'Bad event type',
   handshake_answered: "Handshake answered (the provider's URL check: no run)",
   handshake_refused: 'Handshake refused (its proof did not match: check the secret or verify token)',
+  payload_schema_mismatch: "Payload does not match the webhook's schema",
+  filter_error: 'Accepted, but the filter failed to evaluate (the run follows)',
 };
 
 /** How a webhook's deliveries prove their sender, as the summary says it ("Verification: GitHub signature"). */
@@ -90,6 +92,7 @@ const AUDIT_ACTIONS = {
   'webhook.deliveries': ['Deliveries listed', 'list the deliveries'],
   'webhook.attempts': ['Rejected attempts listed', 'list the rejected attempts'],
   'webhook.replays': ['Replays listed', 'list the replays'],
+  'webhook.activity_hourly': ['Last 24 hours viewed', 'view the last 24 hours'],
   'routine.create': ['Routine created', 'create a routine'],
   'routine.update': ['Routine changed', 'change the routine'],
   'routine.list': ['Routines listed', 'list the routines'],

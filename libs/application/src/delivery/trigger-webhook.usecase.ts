@@ -34,7 +34,7 @@ import { childTraceparent } from '../shared/trace-context';
 import type { UseCaseContext } from '../shared/use-case.context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';
 import type { SignatureVerifier } from '../signing/signature.verifier';
-import type { AttemptReason, WebhookActivityRecorder } from './webhook-activity.recorder';
+import { UNKNOWN_WEBHOOK_ATTEMPTS, type AttemptReason, type WebhookActivityRecorder } from './webhook-activity.recorder';
 import { WebhookHandshakeResponder } from './webhook-handshake.responder';
 import { NOT_FOUND, WebhookRequestAuthenticator, refusal, type Authenticated } from './webhook-request.authenticator';
 import type { TriggerWebhookRequest, TriggerWebhookOutcome } from './trigger-webhook.request';
@@ -62,11 +62,7 @@ export interface TriggerWebhookDependencies {
 /** A signed request whose signature checked out: its scheme and the body it was checked over. */
 type VerifiedBody = { readonly scheme: SignedScheme; readonly bytes: Buffer; readonly secret: string };
 
-/**
- * Where attempts at unknown webhook ids are recorded: not a webhook id (too short to be one), so no
- * routine's listing ever shows them.
- */
-export const UNKNOWN_WEBHOOK_ATTEMPTS = 'whk_unknown';
+export { UNKNOWN_WEBHOOK_ATTEMPTS };
 
 /**
  * The public endpoint, in the contract's order: auth (404) → content type (415) → size (413) →
@@ -275,11 +271,11 @@ export class TriggerWebhookUseCase {
     if (isRejection(result)) return withLimit(result);
     if (result.replayed) this.activity.recordReplay(result.delivery.deliveryId);
     else
-      this.activity.recordDelivery({
-        webhookId: webhook.webhookId,
-        outcome: filter?.result === 'error' ? 'filter_error' : 'accepted',
-        at: base.now,
-      });
+      this.activity.recordDelivery(
+        filter?.result === 'error'
+          ? { webhookId: webhook.webhookId, outcome: 'filter_error', at: base.now, sourceAddress: command.sourceAddress }
+          : { webhookId: webhook.webhookId, outcome: 'accepted', at: base.now },
+      );
     return {
       kind: 'accepted',
       body: { delivery_id: result.delivery.deliveryId, run_id: result.delivery.runId, status: 'accepted' },

@@ -4,6 +4,8 @@ import type { PageRequest, ReadModelStore } from '@wts/read-models';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { listing, type Listing } from '../run/run.queries';
+import type { Clock } from '../shared/runtime.ports';
+import { chartRange, hourlyActivity, type HourlyActivityItem } from './hourly-activity.view';
 import type { BatchedActivityRecorder } from './webhook-activity.recorder';
 
 export interface RejectedAttemptItem {
@@ -27,6 +29,7 @@ export class WebhookActivityQueries {
     private readonly freshness: ConfigurationFreshness,
     private readonly readModels: ReadModelStore,
     private readonly recorder: BatchedActivityRecorder,
+    private readonly clock: Clock,
   ) {}
 
   /** Rejected attempts on the routine's webhook, newest first (the newest 100 are kept per webhook). */
@@ -54,6 +57,19 @@ export class WebhookActivityQueries {
       () => this.readModels.deliveries(routineId, page),
       (delivery) => ({ delivery_id: delivery.deliveryId, replays: delivery.replays }),
     );
+  }
+
+  /**
+   * The webhook's last 24 hours (accepted, filtered, filter errors, refused by reason), oldest
+   * first, ending with the current hour; all zeros for a routine without a webhook yet.
+   */
+  async hourly(routineId: string): Promise<readonly HourlyActivityItem[] | Rejection> {
+    const webhookId = await this.webhookIdOf(routineId);
+    if (webhookId !== undefined && typeof webhookId !== 'string') return webhookId;
+    await this.recorder.flush();
+    const now = this.clock.now();
+    const { from, to } = chartRange(now);
+    return hourlyActivity(webhookId === undefined ? [] : await this.readModels.hourlyCounts(webhookId, from, to), now);
   }
 
   /** The webhook id; undefined when the routine has none yet; a rejection when there is no such routine. */

@@ -1,5 +1,6 @@
 import type { RejectionCode } from '@wts/domain';
 import type { AttemptRow, AuditRow, DeniedAccessBounds, ReadModelStore } from '@wts/read-models';
+import { HourlyActivityTally } from './hourly-activity.tally';
 import { DeniedAccessBacklog } from '../access/denied-access.backlog';
 import type { SignatureFailure } from '../signing/signature.verifier';
 
@@ -31,11 +32,22 @@ export interface RejectedAttempt {
  * A delivery that got past every check: accepted (a run follows), accepted though its filter
  * failed to evaluate (fail open), or turned away by its filter. Counted per webhook and hour.
  */
-export interface DeliveryOutcome {
-  readonly webhookId: string;
-  readonly outcome: 'accepted' | 'filter_error' | 'filtered';
-  readonly at: string;
-}
+export type DeliveryOutcome =
+  | { readonly webhookId: string; readonly outcome: 'accepted' | 'filtered'; readonly at: string }
+  /** Also listed among the webhook's attempts (reason `filter_error`, from `sourceAddress`): its owner sees the error happened. */
+  | { readonly webhookId: string; readonly outcome: 'filter_error'; readonly at: string; readonly sourceAddress: string };
+
+/**
+ * Where attempts at unknown webhook ids are recorded: not a webhook id (too short to be one), so no
+ * routine's listing ever shows them, and never counted by hour (nobody owns them).
+ */
+export const UNKNOWN_WEBHOOK_ATTEMPTS = 'whk_unknown';
+
+/**
+ * Attempt reasons that are not refusals: a handshake answered, and an accepted delivery whose
+ * filter failed (listed among the attempts, counted as `filter_error`, never as refused).
+ */
+const NOT_REFUSED: ReadonlySet<AttemptReason> = new Set<AttemptReason>(['handshake_answered', 'filter_error']);
 
 /** What the public endpoint tells the owner about: refused attempts, idempotent repeats, and what its deliveries became. */
 export interface WebhookActivityRecorder {
@@ -71,7 +83,7 @@ export const DEFAULT_ACTIVITY_RECORDER_OPTIONS: ActivityRecorderOptions = {
 };
 
 /**
- * Writes rejected attempts, replay counts and denied admin attempts to the read-model database off
+ * Writes rejected attempts, replay counts, hourly counts and denied admin attempts to the read-model database off
  * the request path: a
  * record is a push onto a bounded queue, written in batches (one transaction each) shortly after.
  * Unknown webhook ids are never recorded (nobody owns them), and a flood on one webhook only
@@ -83,6 +95,7 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
   private attempts: AttemptRow[] = [];
   private replays: string[] = [];
   private readonly denied: DeniedAccessBacklog;
+  private readonly hourly: HourlyActivityTally;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private dropped = 0;
@@ -94,17 +107,25 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
     private readonly options: ActivityRecorderOptions = DEFAULT_ACTIVITY_RECORDER_OPTIONS,
   ) {
     this.denied = new DeniedAccessBacklog(options.keepDeniedAccess.perSource, options.maxPending);
+    this.hourly = new HourlyActivityTally(options.maxPending);
   }
 
   recordAttempt(attempt: RejectedAttempt): void {
     this.attempts.push(attempt);
     this.trim(this.attempts);
+    if (!NOT_REFUSED.has(attempt.reason)) this.count(attempt.webhookId, `refused:${attempt.reason}`, attempt.at);
     this.schedule(this.options.flushEveryMs);
   }
 
-  /** Counted per webhook and hour (the Config page's chart): see recordDelivery's tests. */
+  /** Counted per webhook and hour (the Config page's chart); a filter error is listed among the attempts too. */
   recordDelivery(delivery: DeliveryOutcome): void {
-    void delivery;
+    this.count(delivery.webhookId, delivery.outcome, delivery.at);
+    if (delivery.outcome === 'filter_error') {
+      const { webhookId, at, sourceAddress } = delivery;
+      this.attempts.push({ webhookId, reason: 'filter_error', at, sourceAddress });
+      this.trim(this.attempts);
+    }
+    this.schedule(this.options.flushEveryMs);
   }
 
   recordReplay(deliveryId: string): void {
@@ -141,10 +162,16 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
     this.timer.unref();
   }
 
+  /** Unknown webhook ids are never counted: nobody owns them, and their rows would grow with hostile traffic. */
+  private count(webhookId: string, outcome: string, at: string): void {
+    if (webhookId !== UNKNOWN_WEBHOOK_ATTEMPTS) this.dropped += this.hourly.add(webhookId, outcome, at);
+  }
+
   private async write(): Promise<void> {
     const attempts = this.attempts;
     const replays = this.replays;
     const denied = this.denied.takeAll();
+    const hourly = this.hourly.takeAll();
     this.attempts = [];
     this.replays = [];
     try {
@@ -153,6 +180,7 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
       this.attempts = this.bounded([...attempts, ...this.attempts]);
       this.replays = this.bounded([...replays, ...this.replays]);
       this.holdAgain(denied);
+      this.dropped += this.hourly.restore(hourly);
       return this.failed(error);
     }
     try {
@@ -160,12 +188,20 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
     } catch (error) {
       this.replays = this.bounded([...replays, ...this.replays]);
       this.holdAgain(denied);
+      this.dropped += this.hourly.restore(hourly);
       return this.failed(error);
     }
     try {
       if (denied.length > 0) await this.store.recordDeniedAccess(denied, this.options.keepDeniedAccess);
     } catch (error) {
       this.holdAgain(denied);
+      this.dropped += this.hourly.restore(hourly);
+      return this.failed(error);
+    }
+    try {
+      if (hourly.length > 0) await this.store.recordHourlyCounts(hourly, HourlyActivityTally.pruneBefore(hourly));
+    } catch (error) {
+      this.dropped += this.hourly.restore(hourly);
       return this.failed(error);
     }
     this.failures = 0;

@@ -1,14 +1,21 @@
-import type { AttemptRow, AuditRow, DeniedAccessBounds, ReadModelStore } from '@wts/read-models';
-import { BatchedActivityRecorder, type ActivityRecorderOptions, type RejectedAttempt } from './webhook-activity.recorder';
+import type { AttemptRow, AuditRow, DeniedAccessBounds, HourlyCount, ReadModelStore } from '@wts/read-models';
+import {
+  BatchedActivityRecorder,
+  UNKNOWN_WEBHOOK_ATTEMPTS,
+  type ActivityRecorderOptions,
+  type RejectedAttempt,
+} from './webhook-activity.recorder';
 
-/** The two writes the recorder makes, kept in memory; the next `fail…` writes of each kind throw. */
+/** The writes the recorder makes, kept in memory; the next `fail…` writes of each kind throw. */
 class WritesSeen {
   readonly attempts: AttemptRow[][] = [];
   readonly replays: string[][] = [];
   readonly denied: { rows: AuditRow[]; bounds: DeniedAccessBounds }[] = [];
+  readonly hourly: { counts: HourlyCount[]; pruneBefore: string }[] = [];
   failAttempts = 0;
   failReplays = 0;
   failDenied = 0;
+  failHourly = 0;
 
   asStore(): ReadModelStore {
     return {
@@ -23,6 +30,10 @@ class WritesSeen {
       recordDeniedAccess: async (rows: readonly AuditRow[], bounds: DeniedAccessBounds) => {
         if (this.failDenied-- > 0) throw new Error('database down');
         this.denied.push({ rows: [...rows], bounds });
+      },
+      recordHourlyCounts: async (counts: readonly HourlyCount[], pruneBefore: string) => {
+        if (this.failHourly-- > 0) throw new Error('database down');
+        this.hourly.push({ counts: [...counts], pruneBefore });
       },
     } as unknown as ReadModelStore;
   }
@@ -163,5 +174,99 @@ describe('BatchedActivityRecorder', () => {
     const written = seen.denied[0]?.rows.map((row) => row.entryId) ?? [];
     expect(written.sort()).toEqual(['e1', 'e10003', 'e10007', 'e10008', 'e10009', 'e2'].sort());
     expect(dropped).toEqual([10_000 - 3]);
+  });
+
+  describe('hourly counts', () => {
+    const hourly = (webhookId: string, hour: string, outcome: string, count: number): HourlyCount => ({ webhookId, hour, outcome, count });
+    const H13 = '2026-11-27T13:00:00.000Z';
+    const H14 = '2026-11-27T14:00:00.000Z';
+
+    it('given deliveries and refusals, then a flush writes one count per (webhook, hour, outcome), pruning 48 hours before the newest', async () => {
+      const seen = new WritesSeen();
+      const recorder = seen.recorder();
+      recorder.recordDelivery({ webhookId: 'whk_A', outcome: 'accepted', at: '2026-11-27T13:05:00.000Z' });
+      recorder.recordDelivery({ webhookId: 'whk_A', outcome: 'accepted', at: '2026-11-27T13:59:59.999Z' });
+      recorder.recordDelivery({ webhookId: 'whk_A', outcome: 'accepted', at: '2026-11-27T14:00:00.000Z' });
+      recorder.recordDelivery({ webhookId: 'whk_A', outcome: 'filtered', at: '2026-11-27T14:10:00.000Z' });
+      recorder.recordDelivery({ webhookId: 'whk_B', outcome: 'accepted', at: '2026-11-27T13:30:00.000Z' });
+      recorder.recordAttempt({ ...attempt(1), at: '2026-11-27T14:20:00.000Z' });
+      recorder.recordAttempt({ ...attempt(2), reason: 'payload_schema_mismatch', at: '2026-11-27T14:21:00.000Z' });
+      recorder.recordAttempt({ ...attempt(3), at: '2026-11-27T14:22:00.000Z' });
+      expect(seen.hourly).toEqual([]);
+      await recorder.flush();
+
+      expect(seen.hourly).toHaveLength(1);
+      expect(seen.hourly[0]?.pruneBefore).toBe('2026-11-25T14:00:00.000Z');
+      expect(seen.hourly[0]?.counts).toEqual(
+        expect.arrayContaining([
+          hourly('whk_A', H13, 'accepted', 2),
+          hourly('whk_A', H14, 'accepted', 1),
+          hourly('whk_A', H14, 'filtered', 1),
+          hourly('whk_B', H13, 'accepted', 1),
+          hourly('whk_A', H14, 'refused:wrong_secret', 2),
+          hourly('whk_A', H14, 'refused:payload_schema_mismatch', 1),
+        ]),
+      );
+      expect(seen.hourly[0]?.counts).toHaveLength(6);
+      await recorder.flush();
+      expect(seen.hourly).toHaveLength(1);
+    });
+
+    it('given an unknown webhook id, then its attempt is listed under UNKNOWN_WEBHOOK_ATTEMPTS but never counted', async () => {
+      const seen = new WritesSeen();
+      const recorder = seen.recorder();
+      const unknown = { ...attempt(1), webhookId: UNKNOWN_WEBHOOK_ATTEMPTS };
+      recorder.recordAttempt(unknown);
+      await recorder.flush();
+      expect(seen.attempts).toEqual([[unknown]]);
+      expect(seen.hourly).toEqual([]);
+    });
+
+    it('given a filter error, then it is counted as filter_error (not refused) and listed among the attempts; a handshake answered is not counted', async () => {
+      const seen = new WritesSeen();
+      const recorder = seen.recorder();
+      recorder.recordDelivery({
+        webhookId: 'whk_A',
+        outcome: 'filter_error',
+        at: '2026-11-27T13:01:00.000Z',
+        sourceAddress: '198.51.100.4',
+      });
+      recorder.recordAttempt({ ...attempt(1), reason: 'handshake_answered', at: '2026-11-27T13:02:00.000Z' });
+      await recorder.flush();
+      expect(seen.hourly).toEqual([{ counts: [hourly('whk_A', H13, 'filter_error', 1)], pruneBefore: '2026-11-25T13:00:00.000Z' }]);
+      expect(seen.attempts).toEqual([
+        [
+          { webhookId: 'whk_A', reason: 'filter_error', at: '2026-11-27T13:01:00.000Z', sourceAddress: '198.51.100.4' },
+          { ...attempt(1), reason: 'handshake_answered', at: '2026-11-27T13:02:00.000Z' },
+        ],
+      ]);
+    });
+
+    it('given the database down, then the counts are held, added to those recorded since, and written once (no double count)', async () => {
+      const seen = new WritesSeen();
+      const errors: unknown[] = [];
+      const recorder = seen.recorder((error) => errors.push(error));
+      recorder.recordDelivery({ webhookId: 'whk_A', outcome: 'accepted', at: '2026-11-27T13:05:00.000Z' });
+      seen.failHourly = 1;
+      await recorder.flush();
+      expect(errors).toHaveLength(1);
+      recorder.recordDelivery({ webhookId: 'whk_A', outcome: 'accepted', at: '2026-11-27T13:06:00.000Z' });
+      await recorder.flush();
+      await recorder.flush();
+      expect(seen.hourly).toEqual([{ counts: [hourly('whk_A', H13, 'accepted', 2)], pruneBefore: '2026-11-25T13:00:00.000Z' }]);
+    });
+
+    it('given more distinct keys than it may hold while the database is down, then it drops the increments that need a new key and counts them', async () => {
+      const seen = new WritesSeen();
+      const dropped: number[] = [];
+      const recorder = seen.recorder((_error, count) => dropped.push(count), { maxPending: 2 });
+      for (const webhookId of ['whk_A', 'whk_B', 'whk_C', 'whk_A'])
+        recorder.recordDelivery({ webhookId, outcome: 'accepted', at: '2026-11-27T13:05:00.000Z' });
+      seen.failHourly = 1;
+      await recorder.flush();
+      expect(dropped).toEqual([1]);
+      await recorder.flush();
+      expect(seen.hourly[0]?.counts).toEqual([hourly('whk_A', H13, 'accepted', 2), hourly('whk_B', H13, 'accepted', 1)]);
+    });
   });
 });

@@ -3,6 +3,7 @@ import { auditContract } from './audit.suite';
 import { checkpointContract } from './checkpoint.suite';
 import { deniedAccessContract } from './denied-access.suite';
 import { newNamespace, newPositionBase, type ContractContext, type ReadModelContractSubject } from './contract.fixtures';
+import { hourlyActivityContract } from './hourly-activity.suite';
 import { ingressWritesContract } from './ingress-writes.suite';
 import { lifecycleContract } from './lifecycle.suite';
 import { listingContract } from './listing.suite';
@@ -41,6 +42,7 @@ export function readModelContract(name: string, open: () => Promise<ReadModelCon
     listingContract(context);
     waitingContract(context);
     ingressWritesContract(context);
+    hourlyActivityContract(context);
     roundTripContract(context);
     auditContract(context);
     deniedAccessContract(context);

@@ -151,6 +151,18 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
     WHERE payload_state = 'kept';
   CREATE INDEX rm_deliveries_kept_by_routine ON rm_deliveries (routine_id, received_at, delivery_id) WHERE payload_state = 'kept';
   `,
+  // 7: per-webhook counts by hour and outcome (hourly-activity.ts): the key serves a webhook's
+  // chart, the index by hour the deletion of aged-out hours.
+  `
+  CREATE TABLE rm_hourly_activity (
+    webhook_id text   NOT NULL,
+    hour_start text   NOT NULL,
+    outcome    text   NOT NULL,
+    count      bigint NOT NULL CHECK (count > 0),
+    PRIMARY KEY (webhook_id, hour_start, outcome)
+  );
+  CREATE INDEX rm_hourly_activity_by_hour ON rm_hourly_activity (hour_start);
+  `,
 ];
 
 export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;

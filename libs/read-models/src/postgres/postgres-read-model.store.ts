@@ -3,6 +3,7 @@ import { Pool, type PoolClient } from 'pg';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
 import { checkDeniedAccess, deniedSources } from '../denied-access.retention';
+import { checkHour, mergedHourlyCounts, toHourlyCount, type HourlyCount, type HourlyRecord } from '../hourly-activity';
 import { checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
 import type {
   AttemptRow,
@@ -48,6 +49,8 @@ import { schemaLockKey } from './postgres-lock.keys';
 import { PostgresProjectorLease } from './postgres-projector.lease';
 import { connectionOf, type PostgresReadModelStoreOptions } from './postgres-read-model.config';
 import { describePgError, toUnavailable } from './postgres-read-model.errors';
+import { ADD_HOURLY, LIST_HOURLY, PRUNE_HOURLY } from './postgres-hourly.statements';
+import { inTransaction } from './postgres-read-model.transaction';
 import { migrate } from './postgres-read-model.migrations';
 import * as sql from './postgres-read-model.statements';
 import { checkedWaitingRange } from '../waiting-range';
@@ -207,6 +210,21 @@ export class PostgresReadModelStore implements ReadModelStore {
     await this.query('recordReplays', sql.ADD_REPLAYS, [deliveryIds]);
   }
 
+  async recordHourlyCounts(counts: readonly HourlyCount[], pruneBefore: string): Promise<void> {
+    const [merged, before] = [mergedHourlyCounts(counts), checkHour(pruneBefore, 'pruneBefore')];
+    const columns = [merged.map((c) => c.webhookId), merged.map((c) => c.hour), merged.map((c) => c.outcome), merged.map((c) => c.count)];
+    await this.transaction('recordHourlyCounts', async (client) => {
+      if (merged.length > 0) await client.query(ADD_HOURLY, columns);
+      await client.query(PRUNE_HOURLY, [before]);
+      return { outcome: undefined, commit: true };
+    });
+  }
+
+  async hourlyCounts(webhookId: string, from: string, to: string): Promise<readonly HourlyCount[]> {
+    const range = [webhookId, checkHour(from, 'from'), checkHour(to, 'to')];
+    return (await this.query<HourlyRecord>('hourlyCounts', LIST_HOURLY, range)).rows.map((record) => toHourlyCount(webhookId, record));
+  }
+
   async payloadsDue(now: Date, limit: number): Promise<readonly string[]> {
     const params = dueParams(now, limit);
     const { rows } = await this.query<{ delivery_id: string }>('payloadsDue', sql.PAYLOADS_DUE, [params.now, params.limit]);
@@ -261,30 +279,9 @@ export class PostgresReadModelStore implements ReadModelStore {
     }
   }
 
-  /**
-   * BEGIN … COMMIT on one pooled connection; `commit: false` rolls back (a refused
-   * compare-and-set). On an error the connection is destroyed rather than rolled back: the server
-   * rolls back a session that ends, and a ROLLBACK sent to a server that stopped answering would
-   * only wait for the query timeout a second time.
-   */
-  private async transaction<T>(operation: string, body: (client: PoolClient) => Promise<{ outcome: T; commit: boolean }>): Promise<T> {
+  private transaction<T>(operation: string, body: (client: PoolClient) => Promise<{ outcome: T; commit: boolean }>): Promise<T> {
     this.ensureOpen(operation);
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw toUnavailable(operation, error);
-    }
-    try {
-      await client.query('BEGIN');
-      const { outcome, commit } = await body(client);
-      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
-      client.release();
-      return outcome;
-    } catch (error) {
-      client.release(true);
-      throw toUnavailable(operation, error);
-    }
+    return inTransaction(this.pool, operation, body);
   }
 }
 

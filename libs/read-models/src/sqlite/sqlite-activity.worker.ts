@@ -1,11 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { attemptValues } from '../read-model.records';
 import type { ActivityReply, ActivityRequest, ActivityWorkerData } from './sqlite-activity.protocol';
+import { prepareHourlyStatements, writeHourly } from './sqlite-hourly.statements';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
 import { prepareStatements, writeDenied } from './sqlite-read-model.statements';
 
 /**
- * The ingress's rejected attempts, replay counts and denied admin attempts, written on a thread of
+ * The ingress's rejected attempts, replay counts, hourly counts and denied admin attempts, written on a thread of
  * their own with a connection of their own: a flood of refused requests costs the event loop a
  * push onto a queue, never a SQLite transaction (which, on the loop, would delay the answers that
  * follow it).
@@ -26,6 +27,10 @@ const writeReplays = connection.db.transaction((request: Extract<ActivityRequest
 const writeDeniedAccess = connection.db.transaction((request: Extract<ActivityRequest, { op: 'denied' }>) =>
   writeDenied(q, request.rows, request.bounds),
 );
+const hourly = prepareHourlyStatements(connection.db);
+const writeHourlyCounts = connection.db.transaction((request: Extract<ActivityRequest, { op: 'hourly' }>) =>
+  writeHourly(hourly, request.counts, request.pruneBefore),
+);
 
 function write(request: ActivityRequest): void {
   switch (request.op) {
@@ -35,6 +40,8 @@ function write(request: ActivityRequest): void {
       return writeReplays.immediate(request);
     case 'denied':
       return writeDeniedAccess.immediate(request);
+    case 'hourly':
+      return writeHourlyCounts.immediate(request);
   }
 }
 

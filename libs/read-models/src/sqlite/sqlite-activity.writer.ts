@@ -1,5 +1,6 @@
 import { WorkerThreadChannel, workerThreadScript } from '@wts/event-store';
 import { Worker } from 'node:worker_threads';
+import type { HourlyCount } from '../hourly-activity';
 import { ReadModelUnavailableError, type AttemptRow, type AuditRow, type DeniedAccessBounds } from '../read-model.port';
 import type { ActivityRequest, ActivityWorkerData } from './sqlite-activity.protocol';
 
@@ -37,6 +38,10 @@ export class SqliteActivityWriter {
 
   recordDeniedAccess(rows: readonly AuditRow[], bounds: DeniedAccessBounds): Promise<void> {
     return this.request({ op: 'denied', rows, bounds });
+  }
+
+  recordHourlyCounts(counts: readonly HourlyCount[], pruneBefore: string): Promise<void> {
+    return this.request({ op: 'hourly', counts, pruneBefore });
   }
 
   close(): Promise<void> {

@@ -123,7 +123,7 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
-      expect(READ_MODEL_SCHEMA_VERSION).toBe(6);
+      expect(READ_MODEL_SCHEMA_VERSION).toBe(7);
     } finally {
       raw.close();
     }

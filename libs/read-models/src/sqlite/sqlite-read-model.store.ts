@@ -3,6 +3,7 @@ import { ensurePrivateFile, type GlobalPosition } from '@wts/event-store';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
 import { checkDeniedAccess } from '../denied-access.retention';
+import { checkHour, mergedHourlyCounts, toHourlyCount, type HourlyCount } from '../hourly-activity';
 import { checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
 import {
   ReadModelUnavailableError,
@@ -41,6 +42,7 @@ import {
   type ParkedRecord,
 } from '../read-model.rows';
 import { SqliteActivityWriter } from './sqlite-activity.writer';
+import { prepareHourlyStatements, writeHourly, type SqliteHourlyStatements } from './sqlite-hourly.statements';
 import { SqliteReadModelConnection } from './sqlite-read-model.connection';
 import { prepareStatements, writeDenied, type ListAfter, type SqliteReadModelStatements } from './sqlite-read-model.statements';
 import { checkedWaitingRange } from '../waiting-range';
@@ -73,6 +75,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly attemptsTransaction: Transaction<(attempts: readonly AttemptRow[], keep: number) => void>;
   private readonly replaysTransaction: Transaction<(counts: ReadonlyMap<string, number>) => void>;
   private readonly deniedTransaction: Transaction<(rows: readonly AuditRow[], bounds: DeniedAccessBounds) => void>;
+  private readonly hourly: SqliteHourlyStatements;
+  private readonly hourlyTransaction: Transaction<(counts: readonly HourlyCount[], pruneBefore: string) => void>;
   private leaseAcquired = false;
 
   private constructor(
@@ -118,6 +122,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const [deliveryId, count] of counts) q.addReplays.run(deliveryId, count);
     });
     this.deniedTransaction = db.transaction((rows: readonly AuditRow[], bounds: DeniedAccessBounds) => writeDenied(q, rows, bounds));
+    this.hourly = prepareHourlyStatements(db);
+    this.hourlyTransaction = db.transaction((counts: readonly HourlyCount[], before: string) => writeHourly(this.hourly, counts, before));
   }
 
   /**
@@ -221,6 +227,18 @@ export class SqliteReadModelStore implements ReadModelStore {
     const activity = this.activity;
     if (activity) return this.connection.use('recordReplays', () => activity).recordReplays(counts);
     this.connection.use('recordReplays', () => this.replaysTransaction.immediate(counts));
+  }
+
+  async recordHourlyCounts(counts: readonly HourlyCount[], pruneBefore: string): Promise<void> {
+    const [merged, before] = [mergedHourlyCounts(counts), checkHour(pruneBefore, 'pruneBefore')];
+    const activity = this.activity;
+    if (activity) return this.connection.use('recordHourlyCounts', () => activity).recordHourlyCounts(merged, before);
+    this.connection.use('recordHourlyCounts', () => this.hourlyTransaction.immediate(merged, before));
+  }
+
+  async hourlyCounts(webhookId: string, from: string, to: string): Promise<readonly HourlyCount[]> {
+    const params = { webhookId, from: checkHour(from, 'from'), to: checkHour(to, 'to') };
+    return this.connection.use('hourlyCounts', () => this.hourly.list.all(params)).map((record) => toHourlyCount(webhookId, record));
   }
 
   async payloadsDue(now: Date, limit: number): Promise<readonly string[]> {
