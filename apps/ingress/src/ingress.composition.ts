@@ -39,7 +39,7 @@ import {
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { KafkaRunsWindowSource, nestMessagingLogger, type KafkaCopiesExpireBy } from '@wts/messaging';
-import { maxEventBytes, provideValue } from '@wts/platform';
+import { RecheckPatternSafety, maxEventBytes, provideValue } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import { digestSecret } from '@wts/domain';
 import { OperatorAdmission } from './access/operator.admission';
@@ -163,7 +163,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     webhookAdmin,
     holds,
     retention: new WebhookRetentionService(context, webhookAdmin, viewSettings),
-    rules: new WebhookRulesService(context, webhookAdmin),
+    rules: new WebhookRulesService(context, webhookAdmin, new RecheckPatternSafety()),
     redispatch,
     runQueries: new RunQueries(store, state, feeder, readModels),
     webhookActivity: new WebhookActivityQueries(state, feeder, readModels, recorder, systemClock),

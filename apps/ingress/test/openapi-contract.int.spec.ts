@@ -948,7 +948,7 @@ describe('docs/openapi.json', () => {
         expect(await tryRules({ sample: 'plain text', content_type: 'text/plain' })).toEqual({ filter: null, payload_schema: null });
         expect((await tryRules({})).code).toBe('validation_failed');
         expect((await admin('PATCH', url, docPath, { filter: 'body.action ==' })).code).toBe('invalid_filter');
-        expect((await admin('PATCH', url, docPath, { payload_schema: { type: 'string', pattern: '(?=a)' } })).code).toBe(
+        expect((await admin('PATCH', url, docPath, { payload_schema: { type: 'string', pattern: '(a+)+$' } })).code).toBe(
           'invalid_payload_schema',
         );
         const ruled = await admin('PATCH', url, docPath, { filter: 'body.action == "opened"', payload_schema: schema });

@@ -1,3 +1,4 @@
+import { eventually } from '@wts/testing';
 import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
 
 type Json = Record<string, unknown>;
@@ -111,6 +112,17 @@ describe('routine rules (ingress)', () => {
     });
     expect(await eventsOf('DeliveryAccepted', hook.webhookId)).toEqual([]);
     expect((await send(hook, OPENED)).status).toBe(202);
+    // A pattern that could backtrack catastrophically is never saved (it would run natively on every delivery).
+    const unsafe = await patch(hook.routineId, { payload_schema: { properties: { action: { type: 'string', pattern: '^(a+)+$' } } } });
+    expect(unsafe.status).toBe(400);
+    expect(unsafe.json).toMatchObject({
+      code: 'invalid_payload_schema',
+      detail: expect.stringMatching(/can backtrack catastrophically: exponential/),
+    });
+    expect(
+      (await patch(hook.routineId, { payload_schema: { properties: { action: { type: 'string', pattern: '^[a-z]{2,40}$' } } } })).status,
+    ).toBe(200);
+    await patch(hook.routineId, { payload_schema: SCHEMA });
     expect((await t.deliver(hook, { contentType: 'text/plain', body: 'not json at all' })).status).toBe(202);
     expect(await eventsOf('DeliveryAccepted', hook.webhookId)).toHaveLength(2);
     // Wrapped bodies ({data, account_email}) are checked on their payload, as runs see it.
@@ -137,13 +149,20 @@ describe('routine rules (ingress)', () => {
       200,
     );
     expect(enabled).toMatchObject({ filter: FILTER, payload_schema: SCHEMA });
-    const audit = (await t.adminOk('GET', `/admin/audit?routine_id=${routine.id}`, undefined, 200)) as { entries: Json[] };
-    const actions = audit.entries.map((entry) => [entry.action, entry.detail]);
-    expect(actions).toEqual(
-      expect.arrayContaining([
-        ['webhook.filter', `filter ${FILTER}`],
-        ['webhook.payload_schema', expect.stringMatching(/^payload schema sha256:[0-9a-f]{64}$/)],
-      ]),
+    // The audit trail is a read model: projected shortly after the events.
+    await eventually(
+      async () => {
+        const audit = (await t.adminOk('GET', `/admin/audit?routine_id=${routine.id}`, undefined, 200)) as { entries: Json[] };
+        expect(audit.entries.map((entry) => [entry.action, entry.detail])).toEqual(
+          expect.arrayContaining([
+            ['webhook.filter', `filter ${FILTER}`],
+            ['webhook.payload_schema', expect.stringMatching(/^payload schema sha256:[0-9a-f]{64}$/)],
+          ]),
+        );
+        return true;
+      },
+      10_000,
+      'the audit trail shows the rules',
     );
 
     const tried = await t.adminOk(

@@ -61,3 +61,4 @@ export * from './erasure/erasure.job';
 export * from './erasure/erasure.read-models';
 export * from './erasure/erasure.runner';
 export * from './webhook/webhook-rules.service';
+export * from './webhook/pattern-safety.port';

@@ -22,3 +22,4 @@ export * from './secrets/secrets-key-ring';
 export * from './signing/provider-signature.verifier';
 export * from './data-directory.permissions';
 export * from './periodic-task.lifecycle';
+export * from './rules/recheck-pattern.safety';

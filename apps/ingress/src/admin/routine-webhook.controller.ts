@@ -51,7 +51,7 @@ export class RoutineWebhookController {
   async change(@Param('id') id: string, @Body() body: ChangeWebhookDto, @Caller() call: AdminCall): Promise<WebhookView> {
     const rules = rulesOf(body);
     // Every setting is checked before any is written: an invalid filter changes no retention.
-    const invalid = this.rules.check(rules);
+    const invalid = await this.rules.check(rules);
     if (invalid) throw new RejectionError(invalid);
     let view: WebhookView | undefined;
     if (body.payload_retention_days !== undefined) view = orThrow(await this.retention.change(id, body.payload_retention_days, call));
@@ -73,12 +73,15 @@ export class RoutineWebhookController {
   @HttpCode(200)
   @Header('cache-control', NO_STORE)
   async enable(@Param('id') id: string, @Body() body: EnableWebhookDto, @Caller() call: AdminCall): Promise<WebhookWithSecret> {
+    const rules = rulesOf(body);
+    const invalid = await this.rules.check(rules);
+    if (invalid) throw new RejectionError(invalid);
     const input = {
       defaultAccount: body.default_account,
       accountOverrideAllowed: body.account_override_allowed,
       payloadRetentionDays: body.payload_retention_days ?? null,
       verification: body.verification && { scheme: body.verification.scheme, ...credentialFields(body.verification) },
-      rules: rulesOf(body),
+      rules,
     };
     return orThrow(await this.webhooks.enable(id, input, call));
   }

@@ -9,6 +9,8 @@ import {
   parseContentType,
   reject,
   rulesProblem,
+  schemaPatterns,
+  MAX_SCHEMA_PATTERNS,
   webhookDecider,
   type FilterOutcome,
   type Rejection,
@@ -20,6 +22,7 @@ import { PlainPayload } from '../delivery/routine-rules.gate';
 import type { UseCaseContext } from '../shared/use-case.context';
 import type { WebhookAdminService } from './webhook-admin.service';
 import type { WebhookView } from './webhook.view';
+import type { PatternSafety } from './pattern-safety.port';
 
 /** A sample to try rules on, as the Config page's try-it panel sends it. */
 export interface RulesSample {
@@ -50,11 +53,28 @@ export class WebhookRulesService {
   constructor(
     private readonly context: UseCaseContext,
     private readonly webhooks: WebhookAdminService,
+    private readonly patterns: PatternSafety,
   ) {}
 
-  /** Checks without writing: the PATCH checks every setting before it changes any. */
-  check(rules: RulesChange): Rejection | undefined {
-    return rulesProblem(rules);
+  /**
+   * Checks without writing (the PATCH and the enable check every setting before any is written):
+   * what the decider checks (the filter and schema compile, within their bounds), and that each of
+   * the schema's patterns is proven free of catastrophic backtracking, which takes I/O.
+   */
+  async check(rules: RulesChange): Promise<Rejection | undefined> {
+    const problem = rulesProblem(rules);
+    if (problem || typeof rules.payloadSchema !== 'string') return problem;
+    const refusal = await this.patternRefusal(rules.payloadSchema);
+    return refusal === undefined ? undefined : reject('invalid_payload_schema', `payload_schema: ${refusal}`);
+  }
+
+  /** Why one of a schema's patterns cannot be saved, if one cannot. */
+  private async patternRefusal(schema: string): Promise<string | undefined> {
+    const patterns = schemaPatterns(schema);
+    if (patterns.length > MAX_SCHEMA_PATTERNS)
+      return `the schema has ${patterns.length} patterns; at most ${MAX_SCHEMA_PATTERNS} are accepted`;
+    const refusals = await Promise.all(patterns.map((pattern) => this.patterns.refusal(pattern)));
+    return refusals.find((refusal) => refusal !== undefined);
   }
 
   async change(routineId: string, rules: RulesChange, call: AdminCall): Promise<WebhookView | Rejection> {
@@ -82,9 +102,11 @@ export class WebhookRulesService {
     const extracted = extractSignedRequest({ bytes: Buffer.from(sample.body, 'utf8'), contentType });
     if (isRejection(extracted)) return reject('validation_failed', `sample: ${extracted.detail}`);
     const payload = new PlainPayload(extracted.payload);
+    const unsafePattern = schemaSource === null ? undefined : await this.patternRefusal(schemaSource);
     return {
       filter: filterSource === null ? null : tryFilter(filterSource, sample, payload),
-      payload_schema: schemaSource === null ? null : trySchema(schemaSource, payload),
+      payload_schema:
+        schemaSource === null ? null : unsafePattern ? { result: 'invalid', error: unsafePattern } : trySchema(schemaSource, payload),
     };
   }
 }

@@ -1,13 +1,14 @@
-import { RE2JS } from '@bufbuild/re2';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 
 /**
  * A webhook's payload schema: a JSON Schema (2020-12) a JSON payload must meet before anything is
  * stored (DESIGN.md, "Routine rules"). Checked with Ajv, compiled once per schema (on one shared
  * Ajv that keeps none of them: nothing accumulates as schemas change), with limits that keep a hostile schema
- * from costing the service: its size and depth, RE2 for every pattern (linear time, never
- * ECMAScript backtracking), no remote references, and `uniqueItems` only over scalar items
- * (objects would be compared pairwise).
+ * from costing the service: its size and depth, no remote references, `uniqueItems` only over
+ * scalar items (objects would be compared pairwise), a try on tiny payloads at save; and its
+ * patterns — ECMAScript regular expressions, as JSON Schema specifies them, run by the engine — are
+ * each proven free of catastrophic backtracking before the schema is saved (schemaPatterns, and the
+ * application's PatternSafety port), so none can cost more than linear time on a payload.
  */
 export const SCHEMA_LIMITS = {
   /** Bytes of the schema as JSON text. */
@@ -41,13 +42,6 @@ export function isSchemaProblem(value: unknown): value is SchemaProblem {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'invalid_schema';
 }
 
-/** RE2 in the shape Ajv's `code.regExp` takes (`toString` keys Ajv's cache of patterns). */
-function re2(pattern: string, flags: string): { test(text: string): boolean; toString(): string } {
-  const compiled = RE2JS.compile(pattern);
-  return { test: (text) => compiled.test(text), toString: () => `re2/${flags}/${pattern}` };
-}
-re2.code = 'RE2JS';
-
 let ajvInstance: Ajv2020 | undefined;
 
 /**
@@ -63,7 +57,6 @@ function sharedAjv(): Ajv2020 {
     strictTuples: false,
     strictRequired: false,
     validateFormats: false,
-    code: { regExp: re2 },
   });
   return ajvInstance;
 }
@@ -167,4 +160,39 @@ function scalarItems(items: unknown): boolean {
   const type = (items as { type?: unknown }).type;
   const types = Array.isArray(type) ? type : [type];
   return types.length > 0 && types.every((one) => typeof one === 'string' && SCALAR_TYPES.has(one));
+}
+
+/** Most patterns one schema may hold (each is proven safe at save, which takes a moment). */
+export const MAX_SCHEMA_PATTERNS = 64;
+
+/**
+ * The regular expressions of a schema given as JSON text: every `pattern` string and every key of
+ * a `patternProperties` object, wherever they sit (a member that only looks like one is checked
+ * too: harmless). Unparsable text has none (compilePayloadSchema refuses it).
+ */
+export function schemaPatterns(source: string): readonly string[] {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(source);
+  } catch {
+    return [];
+  }
+  const patterns = new Set<string>();
+  const pending: unknown[] = [schema];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    if (Array.isArray(node)) {
+      pending.push(...node);
+      continue;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'pattern' && typeof value === 'string') patterns.add(value);
+      if (key === 'patternProperties' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        for (const name of Object.keys(value)) patterns.add(name);
+      }
+      pending.push(value);
+    }
+  }
+  return [...patterns];
 }

@@ -59,19 +59,12 @@ describe('a payload schema (JSON Schema 2020-12)', () => {
     ).toEqual(['minLength', 'unevaluatedProperties']);
   });
 
-  it('matches patterns with RE2: a backtracking pattern over a long string answers at once', () => {
-    const schema = compiled({ type: 'string', pattern: '^(a+)+$' });
-    const started = performance.now();
-    expect(schema.check('a'.repeat(100_000) + '!')).toHaveLength(1);
-    expect(performance.now() - started).toBeLessThan(1_000);
-  });
-
   it.each([
     ['not JSON', '{"type": ', /not JSON/],
     ['not a schema', '[1, 2]', /is an object/],
     ['an unknown keyword', '{"type": "object", "propertys": {}}', /unknown keyword: "propertys"/],
     ['a remote reference', '{"$ref": "https://example.com/schema.json"}', /can't resolve reference/],
-    ['a broken pattern', '{"type": "string", "pattern": "(a"}', /does not compile: .*missing closing \)/],
+    ['a broken pattern', '{"type": "string", "pattern": "(a"}', /does not compile: .*Invalid regular expression/],
     ['uniqueItems over objects', '{"type": "array", "uniqueItems": true, "items": {"type": "object"}}', /uniqueItems.*scalar/],
     ['nesting past the limit', JSON.stringify(nested(40)), /nests deeper than 32 levels/],
     [
