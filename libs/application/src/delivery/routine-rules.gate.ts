@@ -56,7 +56,8 @@ export class RoutineRulesGate {
       const compiled = compileFilter(source);
       return isFilterProblem(compiled) ? null : compiled;
     });
-    return filter?.evaluate({ event_type: input.eventType, headers: input.headers(), body: input.payload.value });
+    if (!filter) return undefined;
+    return filter.evaluate({ event_type: input.eventType, headers: filter.readsHeaders ? input.headers() : {}, body: input.payload.value });
   }
 
   private compiled<T extends { readonly source: string }>(

@@ -42,6 +42,11 @@ export type FilterOutcome =
 /** A filter ready to evaluate, compiled once per expression. */
 export interface CompiledFilter {
   readonly source: string;
+  /**
+   * Whether the expression reads `headers`: building and converting a request's headers costs more
+   * than evaluating a typical filter, so a filter that never reads them is given none.
+   */
+  readonly readsHeaders: boolean;
   evaluate(input: FilterInput): FilterOutcome;
 }
 
@@ -52,6 +57,7 @@ export interface FilterProblem {
 }
 
 const VARIABLES = new Set(['event_type', 'headers', 'body']);
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const ENV = celEnv({});
 
 interface ExprNode {
@@ -87,15 +93,17 @@ export function compileFilter(source: string): CompiledFilter | FilterProblem {
   if (typeof found === 'string') return problem(found);
   const evaluate = plan(ENV, parsed);
   const elementBudget = found.macros === 0 ? Infinity : Math.floor(FILTER_LIMITS.maxMacroSteps / found.macros);
+  const readsHeaders = found.variables.has('headers');
   return {
     source,
+    readsHeaders,
     evaluate(input: FilterInput): FilterOutcome {
       if (elementBudget !== Infinity && listElementsExceed(input.body, elementBudget)) {
         return { result: 'error', error: `the payload holds more list elements than the filter's macros may visit (${elementBudget})` };
       }
       let value: unknown;
       try {
-        value = evaluate(input as never);
+        value = evaluate((readsHeaders ? input : { ...input, headers: NO_HEADERS }) as never);
       } catch (error) {
         return { result: 'error', error: errorText(String((error as Error).message), '') };
       }
@@ -118,9 +126,13 @@ function problem(message: string): FilterProblem {
  * Walks the expression once: its size and depth, the names it uses (the three variables, and
  * inside a macro only that macro's element), the functions it calls (the standard library's).
  */
-function inspect(root: ExprNode, where: (node: ExprNode) => string): string | { readonly macros: number } {
+function inspect(
+  root: ExprNode,
+  where: (node: ExprNode) => string,
+): string | { readonly macros: number; readonly variables: ReadonlySet<string> } {
   let nodes = 0;
   let macroCount = 0;
+  const variables = new Set<string>();
   const visit = (node: ExprNode, depth: number, scope: ReadonlySet<string> | null, macros: number): string | undefined => {
     nodes += 1;
     if (nodes > FILTER_LIMITS.maxNodes) return `the filter is too large: at most ${FILTER_LIMITS.maxNodes} nodes once macros are expanded`;
@@ -129,8 +141,11 @@ function inspect(root: ExprNode, where: (node: ExprNode) => string): string | { 
     switch (kind) {
       case 'identExpr': {
         const name = (value as { name: string }).name;
-        if (scope === null)
-          return VARIABLES.has(name) ? undefined : `unknown name "${name}" ${where(node)}: use event_type, headers or body`;
+        if (scope === null) {
+          if (!VARIABLES.has(name)) return `unknown name "${name}" ${where(node)}: use event_type, headers or body`;
+          variables.add(name);
+          return undefined;
+        }
         if (scope.has(name)) return undefined;
         return VARIABLES.has(name) || !name.startsWith('@')
           ? `inside a macro, refer to its element, not to "${name}" ${where(node)}: each element is visited once, which keeps a filter's cost bounded`
@@ -191,7 +206,7 @@ function inspect(root: ExprNode, where: (node: ExprNode) => string): string | { 
     }
     return undefined;
   };
-  return visit(root, 0, null, 0) ?? { macros: macroCount };
+  return visit(root, 0, null, 0) ?? { macros: macroCount, variables };
 }
 
 /** Whether an expression holds a macro anywhere (a comprehension node). */
