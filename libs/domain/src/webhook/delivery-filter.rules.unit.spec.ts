@@ -34,7 +34,7 @@ describe('a delivery filter (CEL)', () => {
     expect(compiled(source).evaluate(input(PULL_REQUEST))).toEqual({ result });
   });
 
-  it('knows whether it reads headers (a request\'s headers are built only for a filter that does)', () => {
+  it("knows whether it reads headers (a request's headers are built only for a filter that does)", () => {
     expect(compiled('body.action == "opened"').readsHeaders).toBe(false);
     expect(compiled('headers["x-github-event"] == "push"').readsHeaders).toBe(true);
     expect(compiled('body.action == "opened"').evaluate(input(PULL_REQUEST))).toEqual({ result: 'matched' });
