@@ -183,6 +183,16 @@ describe('routine rules (ingress)', () => {
         ],
       },
     });
+    // Read as the webhook reads deliveries: a bearer webhook's {"data": …} is its payload; headers as given.
+    const tryPath = `/admin/routines/${routine.id}/webhook/rules/try`;
+    expect(await t.adminOk('POST', tryPath, { sample: JSON.stringify({ data: OPENED }), filter: FILTER }, 200)).toMatchObject({
+      filter: { result: 'matched' },
+    });
+    const withHeaders = { sample: '{}', filter: 'headers["x-event"] == "push"', payload_schema: null, headers: { 'X-Event': 'push' } };
+    expect(await t.adminOk('POST', tryPath, withHeaders, 200)).toEqual({ filter: { result: 'matched' }, payload_schema: null });
+    expect((await t.admin('POST', tryPath, { ...withHeaders, headers: { 'x-event': 7 } })).json).toMatchObject({
+      code: 'validation_failed',
+    });
     const invalid = await t.adminOk('POST', `/admin/routines/${routine.id}/webhook/rules/try`, { sample: '{}', filter: 'x ==' }, 200);
     expect(invalid).toMatchObject({ filter: { result: 'invalid', error: expect.stringMatching(/does not parse/) } });
   });

@@ -64,7 +64,7 @@ export class RoutineWebhookController {
   @Access('operator', 'webhook.rules_try')
   @HttpCode(200)
   async tryRules(@Param('id') id: string, @Body() body: TryRulesDto): Promise<RulesTrial> {
-    const sample = { body: body.sample, contentType: body.content_type, eventType: body.event_type };
+    const sample = { body: body.sample, contentType: body.content_type, eventType: body.event_type, headers: body.headers };
     return orThrow(await this.rules.tryRules(id, rulesOf(body), sample));
   }
 

@@ -45,7 +45,7 @@ export function rulesTryPanel() {
       h('p', {
         id: 'rules-sample-help',
         class: 'help',
-        text: 'Paste a payload (JSON or text), or pick a delivery above. A try has no headers: headers is empty.',
+        text: 'Paste a payload (JSON or text), or pick a delivery above. Headers can be given to a try through the API (headers); here headers is empty.',
       }),
     ),
     h('div', { class: 'field' }, h('label', { for: 'rules-sample-type', text: 'Content type' }), contentType),

@@ -2,6 +2,7 @@ import { Streams } from '@wts/contracts';
 import {
   compileFilter,
   compilePayloadSchema,
+  extractRequest,
   extractSignedRequest,
   isFilterProblem,
   isRejection,
@@ -31,6 +32,8 @@ export interface RulesSample {
   /** Absent: application/json. */
   readonly contentType?: string | undefined;
   readonly eventType?: string | undefined;
+  /** The headers the filter sees (lower-case names); absent: none. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What trying rules found: each rule's verdict on the sample (null: no such rule). */
@@ -94,12 +97,19 @@ export class WebhookRulesService {
   async tryRules(routineId: string, rules: RulesChange, sample: RulesSample): Promise<RulesTrial | Rejection> {
     await this.context.freshRoutine(routineId);
     if (!this.context.config.routine(routineId)) return reject('routine_not_found', `no routine ${routineId}`);
-    const own = this.context.config.webhookOfRoutine(routineId) ?? { filter: null, payloadSchema: null };
+    const webhook = this.context.config.webhookOfRoutine(routineId);
+    const own = webhook ?? { filter: null, payloadSchema: null };
     const filterSource = rules.filter !== undefined ? rules.filter : own.filter;
     const schemaSource = rules.payloadSchema !== undefined ? rules.payloadSchema : own.payloadSchema;
     const contentType = parseContentType(sample.contentType ?? 'application/json');
     if (isRejection(contentType)) return contentType;
-    const extracted = extractSignedRequest({ bytes: Buffer.from(sample.body, 'utf8'), contentType });
+    // Read as the webhook reads its deliveries: a bearer webhook's JSON body may wrap its payload
+    // ({"data": …, "account_email": …}); a signed sender's body is the payload whole.
+    const bytes = Buffer.from(sample.body, 'utf8');
+    const signed = webhook !== undefined && webhook.scheme !== 'bearer';
+    const extracted = signed
+      ? extractSignedRequest({ bytes, contentType })
+      : extractRequest({ bytes, contentType, accountHeader: undefined });
     if (isRejection(extracted)) return reject('validation_failed', `sample: ${extracted.detail}`);
     const payload = new PlainPayload(extracted.payload);
     const unsafePattern = schemaSource === null ? undefined : await this.patternRefusal(schemaSource);
@@ -114,7 +124,8 @@ export class WebhookRulesService {
 function tryFilter(source: string, sample: RulesSample, payload: PlainPayload): RulesTrial['filter'] {
   const compiled = compileFilter(source);
   if (isFilterProblem(compiled)) return { result: 'invalid', error: compiled.message };
-  const outcome = compiled.evaluate({ event_type: sample.eventType ?? '', headers: {}, body: payload.value });
+  const headers = Object.fromEntries(Object.entries(sample.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const outcome = compiled.evaluate({ event_type: sample.eventType ?? '', headers, body: payload.value });
   return outcome.result === 'error' ? { result: 'error', error: outcome.error } : { result: outcome.result };
 }
 

@@ -36,6 +36,20 @@ export class PayloadSchemaValue implements ValidatorConstraintInterface {
 
 const given = (_object: object, value: unknown): boolean => value !== undefined;
 
+/** A try's `headers`: names to string values, as a request would carry them (at most 100, 8 KiB each). */
+@ValidatorConstraint({ name: 'sampleHeaders' })
+export class SampleHeadersValue implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    const entries = Object.entries(value);
+    return entries.length <= 100 && entries.every(([name, text]) => name.length <= 256 && typeof text === 'string' && text.length <= 8_192);
+  }
+
+  defaultMessage(): string {
+    return 'headers must be an object of at most 100 header names to string values (8192 characters at most each)';
+  }
+}
+
 /** The rules' members of the enable body and of the PATCH (absent: unchanged; null: none). */
 export class RoutineRulesFieldsDto {
   @ValidateIf(given)
@@ -65,6 +79,11 @@ export class TryRulesDto extends RoutineRulesFieldsDto {
   @IsString({ message: 'event_type must be a string' })
   @MaxLength(256, { message: 'event_type must be at most 256 characters' })
   event_type?: string;
+
+  /** What the filter sees as `headers` (names are lower-cased); absent: none. */
+  @ValidateIf(given)
+  @Validate(SampleHeadersValue)
+  headers?: Record<string, string>;
 }
 
 /** The stored form of a schema: its JSON text (null stays null, absent stays absent). */
