@@ -1,3 +1,4 @@
+import { referenceProblem } from './schema-references.rules';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 
 /**
@@ -78,6 +79,8 @@ export function compilePayloadSchema(source: string): CompiledSchema | SchemaPro
   }
   const shape = checkShape(schema, '', 0);
   if (shape) return problem(shape);
+  const references = referenceProblem(schema);
+  if (references) return problem(references);
   let validate: ValidateFunction;
   const ajv = sharedAjv();
   try {
