@@ -42,7 +42,7 @@ export class RoutineRulesGate {
       const compiled = compilePayloadSchema(source);
       return isSchemaProblem(compiled) ? null : compiled;
     });
-    const errors = schema?.check(payload.value) ?? [];
+    const errors = schema?.check(payload.value, payload.record.json.length) ?? [];
     return errors.length === 0 ? undefined : errors;
   }
 

@@ -9,7 +9,7 @@
  * schema is refused. A cycle that steps into the payload (a tree: `properties.children.items` back
  * to the root) is bounded by the payload's depth and counts once.
  */
-export const EXPANSION_LIMIT = 5_000;
+export const EXPANSION_LIMIT = 2_000;
 
 /** Keywords whose subschemas apply to a part of the instance (a member, an item), not to all of it. */
 const DESCENDING = new Set([
