@@ -8,19 +8,35 @@ import {
   type CompiledSchema,
   type ConfiguredWebhook,
   type FilterOutcome,
+  type ExtractedRequest,
   type SchemaError,
   reject,
   type Rejection,
 } from '@wts/domain';
 
-/** A payload as a filter and a schema see it: JSON as plain values (parsed once, on first use), or the text. */
+/**
+ * A payload as a filter and a schema see it: JSON as plain values (parsed natively once, on first
+ * use, from the body's decoded text when there is one — a flat string parses faster than the
+ * payload's re-serialised JSON — else from that JSON), or the text. Duplicate members never reach
+ * here: the body's lossless parse refuses them, so both parses see the same values.
+ */
 export class PlainPayload {
   private parsed: { readonly value: unknown } | undefined;
-  constructor(readonly record: PayloadRecord) {}
+  constructor(
+    readonly record: PayloadRecord,
+    private readonly body?: Pick<ExtractedRequest, 'jsonText' | 'payloadInData'>,
+  ) {}
 
   get value(): unknown {
-    this.parsed ??= { value: this.record.format === 'json' ? JSON.parse(this.record.json) : this.record.text };
+    this.parsed ??= { value: this.read() };
     return this.parsed.value;
+  }
+
+  private read(): unknown {
+    if (this.record.format === 'text') return this.record.text;
+    if (this.body?.jsonText === undefined) return JSON.parse(this.record.json);
+    const whole: unknown = JSON.parse(this.body.jsonText);
+    return this.body.payloadInData ? (whole as Record<string, unknown>)['data'] : whole;
   }
 }
 

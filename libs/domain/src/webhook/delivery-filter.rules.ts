@@ -1,4 +1,5 @@
 import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { celJson } from './cel-json.view';
 
 /**
  * A webhook's filter: a CEL expression over `event_type`, `headers` and `body` that decides which
@@ -103,7 +104,11 @@ export function compileFilter(source: string): CompiledFilter | FilterProblem {
       }
       let value: unknown;
       try {
-        value = evaluate((readsHeaders ? input : { ...input, headers: NO_HEADERS }) as never);
+        value = evaluate({
+          event_type: input.event_type,
+          headers: readsHeaders ? celJson(input.headers) : NO_HEADERS,
+          body: celJson(input.body),
+        } as never);
       } catch (error) {
         return { result: 'error', error: errorText(String((error as Error).message), '') };
       }

@@ -1,0 +1,11 @@
+import { admin, load, setUpWebhook, startStack } from './bench-kit.mjs';
+import { PULL_REQUEST_BODY, TYPICAL_FILTER, TYPICAL_SCHEMA } from './rules-cost.mjs';
+const mode = process.argv[2];
+const stack = await startStack({ withDispatcher: false, label: 'prof', nodeFlags: ['--cpu-prof', '--cpu-prof-dir=/tmp/prof/' + mode] });
+const hook = await setUpWebhook(stack.baseUrl, stack.token, 'prof');
+if (mode === 'ruled') await admin(stack.baseUrl, stack.token, 'PATCH', `/admin/routines/${hook.routineId}/webhook`, { filter: TYPICAL_FILTER, payload_schema: TYPICAL_SCHEMA });
+const req = { baseUrl: stack.baseUrl, path: hook.path, headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' }, body: PULL_REQUEST_BODY, connections: 16 };
+await load({ ...req, seconds: 3 });
+const r = await load({ ...req, seconds: 12 });
+console.log(mode, JSON.stringify(r).slice(0, 200));
+await stack.stop();
