@@ -47,9 +47,15 @@ export class PlainPayload {
  * so compiling again cannot fail; were it to (a library upgrade), the rule is treated as absent
  * and the delivery runs — the fail-open direction, never a lost delivery.
  */
+/** A rule's source and what it compiled to (null: it does not compile). */
+interface Compiled<T> {
+  readonly source: string;
+  readonly rule: T | null;
+}
+
 export class RoutineRulesGate {
-  private readonly filters = new Map<string, CompiledFilter | null>();
-  private readonly schemas = new Map<string, CompiledSchema | null>();
+  private readonly filters = new Map<string, Compiled<CompiledFilter>>();
+  private readonly schemas = new Map<string, Compiled<CompiledSchema>>();
 
   /** The first errors of a JSON payload that does not conform; undefined when it does, or nothing applies. */
   schemaErrors(webhook: ConfiguredWebhook, payload: PlainPayload): readonly SchemaError[] | undefined {
@@ -76,17 +82,13 @@ export class RoutineRulesGate {
     return filter.evaluate({ event_type: input.eventType, headers: filter.readsHeaders ? input.headers() : {}, body: input.payload.value });
   }
 
-  private compiled<T extends { readonly source: string }>(
-    cache: Map<string, T | null>,
-    webhookId: string,
-    source: string,
-    compile: (source: string) => T | null,
-  ): T | null {
+  /** A webhook's rule as compiled for its current source (one that does not compile is kept as null, not retried per request). */
+  private compiled<T>(cache: Map<string, Compiled<T>>, webhookId: string, source: string, compile: (source: string) => T | null): T | null {
     const cached = cache.get(webhookId);
-    if (cached !== undefined && (cached === null ? false : cached.source === source)) return cached;
-    const compiled = compile(source);
-    cache.set(webhookId, compiled);
-    return compiled;
+    if (cached?.source === source) return cached.rule;
+    const rule = compile(source);
+    cache.set(webhookId, { source, rule });
+    return rule;
   }
 }
 
