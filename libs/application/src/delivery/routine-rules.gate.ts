@@ -22,10 +22,10 @@ import {
  */
 export class PlainPayload {
   private parsed: { readonly value: unknown } | undefined;
-  constructor(
-    readonly record: PayloadRecord,
-    private readonly body?: Pick<ExtractedRequest, 'jsonText' | 'payloadInData'>,
-  ) {}
+  readonly record: PayloadRecord;
+  constructor(private readonly request: Pick<ExtractedRequest, 'payload' | 'jsonText' | 'payloadInData'>) {
+    this.record = request.payload;
+  }
 
   get value(): unknown {
     this.parsed ??= { value: this.read() };
@@ -34,9 +34,9 @@ export class PlainPayload {
 
   private read(): unknown {
     if (this.record.format === 'text') return this.record.text;
-    if (this.body?.jsonText === undefined) return JSON.parse(this.record.json);
-    const whole: unknown = JSON.parse(this.body.jsonText);
-    return this.body.payloadInData ? (whole as Record<string, unknown>)['data'] : whole;
+    if (this.request.jsonText === undefined) return JSON.parse(this.record.json);
+    const whole: unknown = JSON.parse(this.request.jsonText);
+    return this.request.payloadInData ? (whole as Record<string, unknown>)['data'] : whole;
   }
 }
 

@@ -217,7 +217,7 @@ export class TriggerWebhookUseCase {
     if (signed && handshake) return this.handshakes.answerSigned(command, webhook, handshake, signed.secret);
     const facts = signed ? signedDeliveryFacts(signed.scheme, command.signature ?? {}, extracted.json) : undefined;
     if (isRejection(facts)) return withLimit(facts);
-    const payload = new PlainPayload(extracted.payload, extracted);
+    const payload = new PlainPayload(extracted);
     const schemaErrors = this.rules.schemaErrors(webhook, payload);
     if (schemaErrors) return { ...schemaMismatch(schemaErrors), errors: schemaErrors, rateLimit };
     const triggerAccount = resolveTriggerAccount({

@@ -111,7 +111,7 @@ export class WebhookRulesService {
       ? extractSignedRequest({ bytes, contentType })
       : extractRequest({ bytes, contentType, accountHeader: undefined });
     if (isRejection(extracted)) return reject('validation_failed', `sample: ${extracted.detail}`);
-    const payload = new PlainPayload(extracted.payload);
+    const payload = new PlainPayload(extracted);
     const unsafePattern = schemaSource === null ? undefined : await this.patternRefusal(schemaSource);
     return {
       filter: filterSource === null ? null : tryFilter(filterSource, sample, payload),

@@ -58,7 +58,6 @@ export interface FilterProblem {
 }
 
 const VARIABLES = new Set(['event_type', 'headers', 'body']);
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const ENV = celEnv({});
 
 interface ExprNode {
@@ -106,7 +105,7 @@ export function compileFilter(source: string): CompiledFilter | FilterProblem {
       try {
         value = evaluate({
           event_type: input.event_type,
-          headers: readsHeaders ? celJson(input.headers) : NO_HEADERS,
+          headers: celJson(input.headers),
           body: celJson(input.body),
         } as never);
       } catch (error) {
