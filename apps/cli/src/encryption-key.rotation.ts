@@ -1,5 +1,5 @@
 import { SecretUnavailableError, asEvent, toAppend, type CausationContext, type SecretSealer } from '@wts/application';
-import { StreamCategories, Streams, WEBHOOK_EVENT_TYPES, type SigningSecretResealed, type WebhookEvent } from '@wts/contracts';
+import { StreamCategories, Streams, isWebhookEventType, type SigningSecretResealed, type WebhookEvent } from '@wts/contracts';
 import { evolveWebhook, initialWebhookState, signingSecretBinding, type WebhookState } from '@wts/domain';
 import type { EventStore, GlobalPosition } from '@wts/event-store';
 import { CliFailure } from './cli.errors';
@@ -134,7 +134,7 @@ async function webhookOf(store: EventStore, stream: SigningSecretStream): Promis
   const webhookId = stream.streamId.slice(StreamCategories.signingSecret.length);
   const events = await store.readStream(Streams.webhook(webhookId));
   return events
-    .filter((event) => WEBHOOK_EVENT_TYPES.has(event.type))
+    .filter((event) => isWebhookEventType(event.type))
     .reduce((state, event) => evolveWebhook(state, asEvent<WebhookEvent>(event)), initialWebhookState());
 }
 

@@ -3,7 +3,7 @@ import type { AccountCatalogEvent, RoutineEvent } from './catalog.events';
 import type { DeliveryEvent, DeliveryFiltered, IdempotencyGenerationAdvanced } from './delivery.events';
 import type { ErasureEvent, PayloadEvent } from './payload.events';
 import type { DispatchParked, RunEvent } from './run.events';
-import type { SigningSecretEvent, WebhookEvent, WebhookIdAssigned } from './webhook.events';
+import { WEBHOOK_EVENT_TYPES, type SigningSecretEvent, type WebhookEvent, type WebhookIdAssigned } from './webhook.events';
 
 export type ServiceEvent =
   | AccountCatalogEvent
@@ -29,16 +29,7 @@ export const SERVICE_EVENT_TYPES: readonly ServiceEventType[] = [
   'PrimaryAccountChanged',
   'RoutineCreated',
   'RoutineUpdated',
-  'WebhookEnabled',
-  'SecretRotated',
-  'WebhookDisabled',
-  'WebhookBlocked',
-  'WebhookUnblocked',
-  'WebhookHeld',
-  'WebhookReleased',
-  'WebhookRetentionChanged',
-  'WebhookFilterChanged',
-  'WebhookPayloadSchemaChanged',
+  ...WEBHOOK_EVENT_TYPES,
   'WebhookIdAssigned',
   'SigningSecretSealed',
   'SigningSecretResealed',

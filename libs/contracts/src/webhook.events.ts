@@ -181,7 +181,7 @@ export type WebhookEvent =
   | WebhookPayloadSchemaChanged;
 
 /** Every type of a `webhook-` stream's events (what a webhook's state folds, and what is relayed). */
-export const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEvent['type']>([
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEvent['type'][] = [
   'WebhookEnabled',
   'SecretRotated',
   'WebhookDisabled',
@@ -192,7 +192,12 @@ export const WEBHOOK_EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEvent['ty
   'WebhookRetentionChanged',
   'WebhookFilterChanged',
   'WebhookPayloadSchemaChanged',
-]);
+];
+const WEBHOOK_EVENT_TYPE_SET: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+
+export function isWebhookEventType(type: string): type is WebhookEvent['type'] {
+  return WEBHOOK_EVENT_TYPE_SET.has(type);
+}
 
 /**
  * A signing secret, sealed with AES-256-GCM: `keyId` names the encryption key (a fingerprint, never

@@ -7,7 +7,7 @@
 import {
   SCHEMA_VERSION,
   StreamCategories,
-  WEBHOOK_EVENT_TYPES,
+  isWebhookEventType,
   schemaVersionOf,
   type DeliveryAccepted,
   type RunCreated,
@@ -242,7 +242,7 @@ export function routeEvent(event: { readonly streamId: string; readonly type: st
     return typeof value === 'string' && value.length > 0 ? value : undefined;
   };
   let route: { topic: TopicRole; keyField: string } | undefined;
-  if (event.streamId.startsWith(StreamCategories.webhook) && WEBHOOK_EVENT_TYPES.has(event.type)) {
+  if (event.streamId.startsWith(StreamCategories.webhook) && isWebhookEventType(event.type)) {
     route = { topic: 'webhookEvents', keyField: 'webhookId' };
   } else if (event.streamId.startsWith(StreamCategories.delivery) && event.type === DeliveryAcceptedMessage.eventType) {
     route = { topic: 'webhookEvents', keyField: 'webhookId' };
