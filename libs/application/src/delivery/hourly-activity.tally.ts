@@ -7,7 +7,7 @@ import { HOURLY_RETENTION_MS, hourOf, type HourlyCount } from '@wts/read-models'
  * that would need another key is dropped and counted as such.
  */
 export class HourlyActivityTally {
-  private held = new Map<string, HourlyCount>();
+  private held = new Map<string, { readonly webhookId: string; readonly hour: string; readonly outcome: string; count: number }>();
 
   constructor(private readonly maxKeys: number) {}
 
@@ -24,7 +24,7 @@ export class HourlyActivityTally {
 
   /** Everything held, and holds nothing any more. */
   takeAll(): HourlyCount[] {
-    const rows = [...this.held.values()];
+    const rows: HourlyCount[] = [...this.held.values()];
     this.held = new Map();
     return rows;
   }
@@ -35,14 +35,15 @@ export class HourlyActivityTally {
   }
 
   private merge(row: HourlyCount): number {
-    const key = JSON.stringify([row.webhookId, row.hour, row.outcome]);
+    // Called on the request path for every delivery: a plain key (ids and ISO hours hold no newline) and a count added in place.
+    const key = `${row.webhookId}\n${row.hour}\n${row.outcome}`;
     const before = this.held.get(key);
     if (before) {
-      this.held.set(key, { ...before, count: before.count + row.count });
+      before.count += row.count;
       return 0;
     }
     if (this.held.size >= this.maxKeys) return row.count;
-    this.held.set(key, row);
+    this.held.set(key, { ...row });
     return 0;
   }
 }
