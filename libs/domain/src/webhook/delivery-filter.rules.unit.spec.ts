@@ -1,3 +1,4 @@
+import { cpuTimed } from '@wts/testing';
 import { FILTER_LIMITS, compileFilter, isFilterProblem, type CompiledFilter, type FilterInput } from './delivery-filter.rules';
 
 const PULL_REQUEST = { action: 'opened', pull_request: { draft: false, labels: [{ name: 'bug' }, { name: 'ui' }] }, number: 7 };
@@ -94,13 +95,12 @@ describe('a delivery filter (CEL)', () => {
     const items = (length: number): unknown[] => Array.from({ length }, (_, i) => ({ id: i, name: `item-${i}` }));
     const filter = compiled('body.items.exists(i, i.name == "item-9999") && body.items.all(i, i.id >= 0)');
     expect(filter.evaluate(input({ items: items(FILTER_LIMITS.maxMacroSteps / 2) }))).toEqual({ result: 'matched' });
-    const started = performance.now();
-    const outcome = filter.evaluate(input({ items: items(60_000) }));
+    const { ms, result: outcome } = cpuTimed(() => filter.evaluate(input({ items: items(60_000) })));
     expect(outcome).toEqual({
       result: 'error',
       error: expect.stringMatching(/more list elements than the filter's macros may visit \(10000\)/),
     });
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(ms).toBeLessThan(100);
   });
 
   it("a filter without macros is not limited by the payload's lists", () => {

@@ -1,3 +1,4 @@
+import { cpuTimed } from '@wts/testing';
 import { SCHEMA_LIMITS, compilePayloadSchema, isSchemaProblem, type CompiledSchema } from './payload-schema.rules';
 
 const ORDER = {
@@ -102,9 +103,9 @@ describe('a payload schema refusing a large payload', () => {
   it('lists its first error only, without collecting one per value (a small one lists its first errors)', () => {
     const schema = compiled({ type: 'array', items: { type: 'string', minLength: 2 } });
     const values = Array.from({ length: 50_000 }, () => 1);
-    const started = performance.now();
-    expect(schema.check(values, 100_000)).toEqual([{ instance_path: '/0', keyword: 'type', message: 'must be string' }]);
-    expect(performance.now() - started).toBeLessThan(250);
+    const { ms, result: errors } = cpuTimed(() => schema.check(values, 100_000));
+    expect(errors).toEqual([{ instance_path: '/0', keyword: 'type', message: 'must be string' }]);
+    expect(ms).toBeLessThan(250);
     expect(schema.check([1, 2, 'a'], 11)).toHaveLength(3);
   });
 });
