@@ -5,9 +5,11 @@
  * on the routine list, filtered by actor, for a viewer. The entries come from writes made through
  * the admin API and the page (GET /admin/audit reads them back). Screenshots go to test-artifacts/ui/.
  */
-import { join } from 'node:path';
+import { eventually } from '@wts/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { pageHelpers, refreshUntil } from '../../../../test/support/page-test.kit';
+import { signInFresh } from '../../../../test/support/ui-tab';
+import { UiTestServer, launchChromium } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
 
@@ -21,55 +23,40 @@ describe('Config page: the audit trail (browser)', () => {
   let browser: Browser;
   let context: BrowserContext | undefined;
   let page: Page;
-  const artifacts = artifactsDir();
   const problems: string[] = [];
   const keys = {} as Record<Role, string>;
   let routineId = '';
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+  const { shot } = pageHelpers(() => page);
   const lines = (): Promise<string[]> => page.locator('#audit-list > li').allTextContents();
   const rotate = (token: string): Promise<{ status: number }> =>
     server.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, undefined, token);
 
   /** Presses Refresh until the newest line reads `expected` (entries follow the store within moments). */
   async function refreshUntilNewest(expected: RegExp): Promise<void> {
-    for (let i = 0; i < 50; i += 1) {
-      const [newest] = await lines();
-      if (newest !== undefined && expected.test(newest)) return;
-      await page.click('#refresh-audit');
-      await page.waitForTimeout(100);
-    }
-    throw new Error(`the newest audit line never matched ${expected}: ${JSON.stringify(await lines())}`);
+    await refreshUntil(
+      page,
+      '#refresh-audit',
+      async () => {
+        const [newest] = await lines();
+        return newest !== undefined && expected.test(newest);
+      },
+      `the newest audit line to match ${expected}`,
+      5_000,
+    );
   }
 
   async function signIn(url: string, token: string): Promise<void> {
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-    await page.goto(url);
-    await page.fill('#admin-token', token);
-    await page.click('#signin-submit');
-    await page.locator('#whoami').waitFor();
+    ({ context, page } = await signInFresh(browser, context, url, token, { problems, refused: [], dialogs: false }));
   }
 
   beforeAll(async () => {
     browser = await launchChromium();
     server = await UiTestServer.start();
-    for (const role of ['viewer', 'operator'] as const) {
-      keys[role] = (await server.adminOk('POST', '/admin/api-keys', { name: `${role} automation`, role }, 201)).key as string;
-    }
+    for (const role of ['viewer', 'operator'] as const) keys[role] = await server.createApiKey(`${role} automation`, role);
     const account = await server.createAccount('ops@example.com');
     routineId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [account.id] })).id;
-    await server.adminOk(
-      'POST',
-      `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: 'ops@example.com', account_override_allowed: false },
-      200,
-    );
+    await server.enableWebhook(routineId, 'ops@example.com');
   });
 
   afterAll(async () => {
@@ -116,12 +103,10 @@ describe('Config page: the audit trail (browser)', () => {
   it('pages through older entries with next_cursor ("Show older entries")', async () => {
     for (let i = 0; i < 25; i += 1) expect((await rotate(keys.operator)).status).toBe(200);
     // Entries follow the store within moments: wait for the API to list all 29 (creation, enable, 26 rotations and the refusal).
-    let listed = 0;
-    for (let i = 0; i < 50 && listed < 29; i += 1) {
-      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      listed = (await server.adminOk('GET', `/admin/audit?routine_id=${routineId}&limit=100`, undefined, 200)).entries.length as number;
-    }
-    expect(listed).toBe(29);
+    const listed = async (): Promise<number> =>
+      (await server.adminOk('GET', `/admin/audit?routine_id=${routineId}&limit=100`, undefined, 200)).entries.length as number;
+    await eventually(async () => (await listed()) >= 29, 5_000, 'all 29 entries listed');
+    expect(await listed()).toBe(29);
     await page.reload();
     await page.locator('#audit-list > li >> nth=19').waitFor();
     expect(await page.locator('#audit-list > li').count()).toBe(20);

@@ -5,12 +5,13 @@
  * read the run, Rotate, Disable, Enable again, the safety block, rejected attempts, and untrusted
  * text that stays text. Screenshots of each step go to test-artifacts/ui/.
  */
+import { eventually } from '@wts/testing';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { pageHelpers, refreshUntil } from '../../../../test/support/page-test.kit';
+import { UI_ADMIN_TOKEN, UiTestServer, launchChromium } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
 
@@ -54,7 +55,6 @@ describe('Config page, Webhook section (browser)', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const artifacts = artifactsDir();
   const dialogs: string[] = [];
   const pageErrors: string[] = [];
   const cspViolations: string[] = [];
@@ -70,10 +70,7 @@ describe('Config page, Webhook section (browser)', () => {
   /** The curl example as the page showed (and copied) it. */
   let curlExample = '';
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp): Promise<void> => page.locator(selector, { hasText }).first().waitFor();
-  const visible = (selector: string): Promise<boolean> => page.locator(selector).isVisible();
+  const { shot, text, waitText, visible } = pageHelpers(() => page);
   const activeId = (): Promise<string> => page.evaluate(() => document.activeElement?.id ?? '');
   const webhookIdOf = (url: string): string => url.slice(url.lastIndexOf('/') + 1);
 
@@ -259,11 +256,24 @@ describe('Config page, Webhook section (browser)', () => {
     await page.click(`${deliveryRow} button`);
     await waitText('#run-title', `Run ${runId}`);
     expect(await activeId()).toBe('run-title');
-    if (await visible('#run-missing')) {
-      await page.click('#close-run');
-      await page.waitForTimeout(300);
-      await page.click(`${deliveryRow} button`);
-    }
+    // The run may be a moment behind the delivery: close the record and open it again until it is there.
+    let closed = false;
+    await eventually(
+      async () => {
+        if (closed) {
+          await page.click(`${deliveryRow} button`);
+          await waitText('#run-title', `Run ${runId}`);
+          closed = false;
+        }
+        if (!(await visible('#run-missing'))) return true;
+        await page.click('#close-run');
+        closed = true;
+        return false;
+      },
+      3_000,
+      'the run record of the test delivery',
+      300,
+    );
     await waitText('#run-id', runId as string);
     expect(await text('#run-payload')).toBe('{"alert":"disk full","host":"db-1"}');
     expect(await text('#run-initial-message')).toContain('disk full');
@@ -452,7 +462,7 @@ describe('Config page, Webhook section (browser)', () => {
     });
     expect(sinkRefused).toBe(true);
     // The violation is reported (asynchronously): the watch every step relies on works.
-    for (let i = 0; i < 100 && cspViolations.length === 0; i += 1) await page.waitForTimeout(20);
+    await eventually(() => cspViolations.length > 0, 2_000, 'the Trusted Types violation reported', 20);
     expect(cspViolations.join('\n')).toMatch(/require-trusted-types-for/);
     cspViolations.length = 0;
     await shot('13-hostile-text-inert');
@@ -460,12 +470,7 @@ describe('Config page, Webhook section (browser)', () => {
 
   it('pages through older deliveries, and shows a parked delivery with its reason', async () => {
     const pagedRoutine = await server.createRoutine({ name: 'Paged deliveries', account_scope: [scoped.id] });
-    const enabled = await server.adminOk(
-      'POST',
-      `/admin/routines/${pagedRoutine.id}/webhook/enable`,
-      { default_account: 'ops@example.com', account_override_allowed: false },
-      200,
-    );
+    const enabled = await server.enableWebhook(pagedRoutine.id, 'ops@example.com');
     const accepted: string[] = [];
     for (let i = 0; i < 25; i += 1)
       accepted.push((await server.deliver(enabled.webhook_id, enabled.secret, { data: { i } })).json.delivery_id as string);
@@ -474,10 +479,13 @@ describe('Config page, Webhook section (browser)', () => {
     await page.goto(`${server.baseUrl}/ui/routines/${pagedRoutine.id}/config`);
     await waitText('#webhook-state', 'Enabled');
     // Listings follow the store within moments: reload until the newest delivery is listed.
-    for (let i = 0; i < 50 && (await page.locator(`#deliveries-body tr[data-id="${parkedId}"]`).count()) === 0; i += 1) {
-      await page.click('#refresh-deliveries');
-      await page.waitForTimeout(100);
-    }
+    await refreshUntil(
+      page,
+      '#refresh-deliveries',
+      async () => (await page.locator(`#deliveries-body tr[data-id="${parkedId}"]`).count()) > 0,
+      'the newest delivery listed',
+      5_000,
+    );
     expect(await page.locator('#deliveries-body tr').count()).toBe(20);
     expect(await visible('#more-deliveries')).toBe(true);
     await page.click('#more-deliveries');
@@ -488,10 +496,13 @@ describe('Config page, Webhook section (browser)', () => {
     expect(listed).toEqual([parkedId, ...[...accepted].reverse()]);
     expect(await visible('#more-deliveries')).toBe(false);
 
-    for (let i = 0; i < 50 && (await page.locator(`#parked-body tr[data-id="${parkedId}"]`).count()) === 0; i += 1) {
-      await page.click('#refresh-parked');
-      await page.waitForTimeout(100);
-    }
+    await refreshUntil(
+      page,
+      '#refresh-parked',
+      async () => (await page.locator(`#parked-body tr[data-id="${parkedId}"]`).count()) > 0,
+      'the parked delivery listed',
+      5_000,
+    );
     const cells = await page.locator(`#parked-body tr[data-id="${parkedId}"] td`).allTextContents();
     expect(cells[1]).toBe(parkedId);
     expect(cells[2]).toContain('account_out_of_scope');
