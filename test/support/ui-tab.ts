@@ -125,3 +125,68 @@ export function useTabsTest(options: { onRequest?: (request: Request) => void; s
       openSignedInTab(browser, contexts, url, token, refusals === 'watched' ? watch : { ...watch, refused: [] }, options),
   };
 }
+
+/** The spec's view of useSignInTest, usable from its own beforeAll on. */
+export interface SignInTest {
+  readonly server: UiTestServer;
+  /** Problems seen on every tab signIn opened: none allowed after each test. */
+  readonly problems: string[];
+  /** 403s from the admin API those tabs received (the spec checks them where it means to). */
+  readonly refused: string[];
+  /** The previous tab's context closed, a fresh one signed in at `url` with `token` (see signInFresh). */
+  signIn(url: string, token: string): Promise<Page>;
+}
+
+/**
+ * A browser and a UI test server started in beforeAll of the describe it is called in, closed in
+ * afterAll with the last tab signIn opened (dialogs are problems unless `dialogs` is false; each
+ * fresh context made ready by `prepare`); no problem allowed after each test.
+ */
+export function useSignInTest(
+  options: { dialogs?: boolean; prepare?: (context: BrowserContext, server: UiTestServer) => Promise<void> } = {},
+): SignInTest {
+  const started: { server?: UiTestServer; browser?: Browser; context?: BrowserContext } = {};
+  const server = startedOne(started, 'server', 'the sign-in test');
+  const browser = startedOne(started, 'browser', 'the sign-in test');
+  const watch = { problems: [] as string[], refused: [] as string[], dialogs: options.dialogs ?? true };
+
+  beforeAll(async () => {
+    started.browser = await launchChromium();
+    started.server = await UiTestServer.start();
+  });
+
+  afterAll(async () => {
+    await started.context?.close();
+    await started.browser?.close();
+    await started.server?.close();
+  });
+
+  afterEach(() => {
+    expect(watch.problems).toEqual([]);
+  });
+
+  return {
+    server,
+    problems: watch.problems,
+    refused: watch.refused,
+    signIn: async (url, token) => {
+      const prepare = options.prepare ?? (async () => undefined);
+      const fresh = await signInFresh(browser, started.context, url, token, watch, (context) => prepare(context, server));
+      started.context = fresh.context;
+      return fresh.page;
+    },
+  };
+}
+
+/** Seeds what the sign-in specs start from: an API key per role ("<role> automation"), ops@example.com, and "Triage alerts" scoped to it with its webhook enabled. */
+export async function seedTriageRoutine<R extends 'viewer' | 'operator' | 'admin'>(
+  server: UiTestServer,
+  roles: readonly R[],
+): Promise<{ keys: Record<R, string>; routineId: string; webhookId: string; secret: string }> {
+  const keys = {} as Record<R, string>;
+  for (const role of roles) keys[role] = await server.createApiKey(`${role} automation`, role);
+  const account = await server.createAccount('ops@example.com');
+  const routineId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [account.id] })).id;
+  const enabled = await server.enableWebhook(routineId, 'ops@example.com');
+  return { keys, routineId, webhookId: enabled.webhook_id as string, secret: enabled.secret as string };
+}

@@ -6,10 +6,9 @@
  * the admin API and the page (GET /admin/audit reads them back). Screenshots go to test-artifacts/ui/.
  */
 import { eventually } from '@wts/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pageHelpers, refreshUntil } from '../../../../test/support/page-test.kit';
-import { signInFresh } from '../../../../test/support/ui-tab';
-import { UiTestServer, launchChromium } from '../../../../test/support/ui-test-server';
+import { seedTriageRoutine, useSignInTest } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(30_000);
 
@@ -19,12 +18,9 @@ type Role = 'viewer' | 'operator';
 const HOUR_MINUTE = /\d{1,2}[:.]\d{2}/;
 
 describe('Config page: the audit trail (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let context: BrowserContext | undefined;
+  const { server, signIn: signInAt } = useSignInTest({ dialogs: false });
   let page: Page;
-  const problems: string[] = [];
-  const keys = {} as Record<Role, string>;
+  let keys = {} as Record<Role, string>;
   let routineId = '';
 
   const { shot } = pageHelpers(() => page);
@@ -47,26 +43,11 @@ describe('Config page: the audit trail (browser)', () => {
   }
 
   async function signIn(url: string, token: string): Promise<void> {
-    ({ context, page } = await signInFresh(browser, context, url, token, { problems, refused: [], dialogs: false }));
+    page = await signInAt(url, token);
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-    for (const role of ['viewer', 'operator'] as const) keys[role] = await server.createApiKey(`${role} automation`, role);
-    const account = await server.createAccount('ops@example.com');
-    routineId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [account.id] })).id;
-    await server.enableWebhook(routineId, 'ops@example.com');
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
+    ({ keys, routineId } = await seedTriageRoutine(server, ['viewer', 'operator']));
   });
 
   it("after a rotate from the page, the routine's trail reads who did it and when, newest first", async () => {

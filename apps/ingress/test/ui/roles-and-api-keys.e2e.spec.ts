@@ -5,10 +5,10 @@
  * `insufficient_role` shows the server's detail. Admins issue a key from the page (shown once, with
  * a copy button), and revoke one after a confirmation. Screenshots go to test-artifacts/ui/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pageHelpers } from '../../../../test/support/page-test.kit';
-import { signInFresh } from '../../../../test/support/ui-tab';
-import { UI_ADMIN_TOKEN, UiTestServer, launchChromium } from '../../../../test/support/ui-test-server';
+import { seedTriageRoutine, useSignInTest } from '../../../../test/support/ui-tab';
+import { UI_ADMIN_TOKEN } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
 
@@ -20,14 +20,16 @@ declare const document: { getElementById(id: string): { hidden: boolean } | null
 type Role = 'viewer' | 'operator' | 'admin';
 
 describe('Config page: roles and API keys (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let context: BrowserContext | undefined;
+  /** Admin API answers of 403 the page received (refused): it should ask only for what the role allows. */
+  const {
+    server,
+    refused,
+    signIn: signInAt,
+  } = useSignInTest({
+    prepare: (context, started) => context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: started.baseUrl }),
+  });
   let page: Page;
-  const problems: string[] = [];
-  /** Admin API answers of 403 the page received: it should ask only for what the role allows. */
-  const refused: string[] = [];
-  const keys = {} as Record<Role, string>;
+  let keys = {} as Record<Role, string>;
   let routineId = '';
   let webhookId = '';
   let secret = '';
@@ -37,30 +39,11 @@ describe('Config page: roles and API keys (browser)', () => {
 
   /** A fresh tab (nothing kept from the previous one) signed in at `url` with `token`. */
   async function signIn(url: string, token: string): Promise<void> {
-    ({ context, page } = await signInFresh(browser, context, url, token, { problems, refused }, (fresh) =>
-      fresh.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl }),
-    ));
+    page = await signInAt(url, token);
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-    for (const role of ['viewer', 'operator', 'admin'] as const) keys[role] = await server.createApiKey(`${role} automation`, role);
-    const account = await server.createAccount('ops@example.com');
-    routineId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [account.id] })).id;
-    const enabled = await server.enableWebhook(routineId, 'ops@example.com');
-    webhookId = enabled.webhook_id;
-    secret = enabled.secret;
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
+    ({ keys, routineId, webhookId, secret } = await seedTriageRoutine(server, ['viewer', 'operator', 'admin']));
   });
 
   it('a viewer key: who is signed in, the listings, and every change hidden with why', async () => {
