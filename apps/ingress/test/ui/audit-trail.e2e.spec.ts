@@ -84,10 +84,16 @@ describe('Config page: the audit trail (browser)', () => {
   it('pages through older entries with next_cursor ("Show older entries")', async () => {
     for (let i = 0; i < 25; i += 1) expect((await rotate(keys.operator)).status).toBe(200);
     // Entries follow the store within moments: wait for the API to list all 29 (creation, enable, 26 rotations and the refusal).
-    const listed = async (): Promise<number> =>
-      (await server.adminOk('GET', `/admin/audit?routine_id=${routineId}&limit=100`, undefined, 200)).entries.length as number;
-    await eventually(async () => (await listed()) >= 29, 5_000, 'all 29 entries listed');
-    expect(await listed()).toBe(29);
+    const listed = await eventually(
+      async () => {
+        const count = (await server.adminOk('GET', `/admin/audit?routine_id=${routineId}&limit=100`, undefined, 200)).entries
+          .length as number;
+        return count >= 29 ? count : undefined;
+      },
+      5_000,
+      'all 29 entries listed',
+    );
+    expect(listed).toBe(29);
     await page.reload();
     await page.locator('#audit-list > li >> nth=19').waitFor();
     expect(await page.locator('#audit-list > li').count()).toBe(20);
