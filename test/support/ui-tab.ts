@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page, Request } from 'playwright-core';
-import { startedOne, watchTab } from './page-test.kit';
+import { startedOne, waitText, watchTab } from './page-test.kit';
 import { UiTestServer, launchChromium, type UiServerOptions } from './ui-test-server';
 
 /** What a test watches on each tab: page errors, dialogs and CSP reports (problems), 403s from the admin API (refused), and its own requests. */
@@ -31,7 +31,7 @@ export async function openSignedInTab(
   await tab.fill('#admin-token', token);
   await tab.click('#signin-submit');
   await tab.locator('#main').waitFor();
-  await tab.locator('#webhook-state', { hasText: /\S/ }).first().waitFor();
+  await waitText(tab, '#webhook-state', /\S/);
   return tab;
 }
 
