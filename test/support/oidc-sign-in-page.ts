@@ -6,12 +6,12 @@
  * tab, watched: page errors, dialogs and CSP reports are problems (none allowed after each test),
  * requests off this machine are blocked and kept, and every page the tab went to at the provider.
  */
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { OidcAccessTokenVerifier } from '@wts/platform';
 import { startOidcProvider, type RunningOidcProvider } from './oidc-provider.harness';
+import { pageHelpers, startedOne, watchTab, type PageHelpers } from './page-test.kit';
 import { reservePort } from './service-processes';
-import { UiTestServer, artifactsDir, launchChromium } from './ui-test-server';
+import { UiTestServer, launchChromium } from './ui-test-server';
 
 declare const sessionStorage: { readonly length: number; key(index: number): string | null; getItem(key: string): string | null };
 declare const localStorage: { readonly length: number };
@@ -20,7 +20,7 @@ declare const document: { readonly cookie: string };
 export const PUBLIC_CLIENT_ID = 'wts-config-page';
 
 /** The spec's view of it: provider, server, context and page usable from its own beforeAll on. */
-export interface OidcSignInPage {
+export interface OidcSignInPage extends Pick<PageHelpers, 'shot' | 'text' | 'waitText'> {
   readonly provider: RunningOidcProvider;
   readonly server: UiTestServer;
   readonly context: BrowserContext;
@@ -31,9 +31,6 @@ export interface OidcSignInPage {
   readonly atProvider: readonly URL[];
   authorizationRequests(): URL[];
   loginForms(): URL[];
-  shot(name: string): Promise<Buffer>;
-  text(selector: string): Promise<string>;
-  waitText(selector: string, hasText: string | RegExp): Promise<void>;
   /** What the page keeps: sessionStorage's entries, how many localStorage has, and its cookies. */
   storage(): Promise<{ session: Record<string, string>; local: number; cookies: string }>;
   /** The provider's own login form (devInteractions): any password. */
@@ -48,26 +45,13 @@ interface Started {
   page: Page;
 }
 
-/** A view of `started[name]` that a spec can hold before beforeAll made it (as useIngressTestApp's): its methods bound to it. */
-function startedOne<K extends keyof Started>(started: Partial<Started>, name: K): Started[K] {
-  return new Proxy({} as Started[K], {
-    get(_target, property) {
-      const target = started[name];
-      if (!target) throw new Error(`the sign-in page's ${name} is used (.${String(property)}) before beforeAll made it`);
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 /** Starts all of it in beforeAll and closes it in afterAll of the describe it is called in. */
 export function useOidcSignInPage(): OidcSignInPage {
   const started: Partial<Started> = {};
-  const provider = startedOne(started, 'provider');
-  const server = startedOne(started, 'server');
-  const context = startedOne(started, 'context');
-  const page = startedOne(started, 'page');
-  const artifacts = artifactsDir();
+  const provider = startedOne(started, 'provider', 'the sign-in page');
+  const server = startedOne(started, 'server', 'the sign-in page');
+  const context = startedOne(started, 'context', 'the sign-in page');
+  const page = startedOne(started, 'page', 'the sign-in page');
   const problems: string[] = [];
   const offMachine: string[] = [];
   const atProvider: URL[] = [];
@@ -110,16 +94,9 @@ export function useOidcSignInPage(): OidcSignInPage {
       },
     );
     started.page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    watchTab(started.page, problems);
     page.on('request', (request) => {
       if (request.isNavigationRequest() && request.url().startsWith(`${provider.issuer}/`)) atProvider.push(new URL(request.url()));
-    });
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
     });
   });
 
@@ -143,9 +120,7 @@ export function useOidcSignInPage(): OidcSignInPage {
     atProvider,
     authorizationRequests: () => atProvider.filter((url) => url.pathname === '/auth'),
     loginForms: () => atProvider.filter((url) => url.pathname.startsWith('/interaction/')),
-    shot: (name) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true }),
-    text: async (selector) => (await page.locator(selector).textContent()) ?? '',
-    waitText: (selector, hasText) => page.locator(selector, { hasText }).first().waitFor(),
+    ...pageHelpers(() => page),
     storage: () =>
       page.evaluate(() => {
         const session: Record<string, string> = {};

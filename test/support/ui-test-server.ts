@@ -20,6 +20,7 @@ import {
 import { loadConfig } from '@wts/config';
 import { SqliteEventStore } from '@wts/event-store';
 import { MemoryRateLimiter, openReadModelStore, openSecretSealer, ProviderSignatureVerifier } from '@wts/platform';
+import { eventually } from '@wts/testing';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -210,6 +211,31 @@ export class UiTestServer {
       },
       201,
     );
+  }
+
+  /** A new API key of `role`, named `name`: its secret. */
+  async createApiKey(name: string, role: 'viewer' | 'operator' | 'admin'): Promise<string> {
+    return (await this.adminOk('POST', '/admin/api-keys', { name, role }, 201)).key as string;
+  }
+
+  /** Enables the routine's webhook with bearer verification, `defaultAccount` and no override: its id and secret. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  enableWebhook(routineId: string, defaultAccount: string): Promise<any> {
+    return this.adminOk(
+      'POST',
+      `/admin/routines/${routineId}/webhook/enable`,
+      { default_account: defaultAccount, account_override_allowed: false },
+      200,
+    );
+  }
+
+  /** Delivers `body` (as deliver does), expects 202, and waits (10 s at most) until its run is recorded: the delivery's and the run's ids. */
+  async deliverAndWaitForRun(webhookId: string, secret: string, body: unknown): Promise<{ deliveryId: string; runId: string }> {
+    const accepted = await this.deliver(webhookId, secret, body);
+    expect(accepted.status).toBe(202);
+    const runId = accepted.json.run_id as string;
+    await eventually(async () => (await this.admin('GET', `/admin/runs/${runId}`)).status === 200, 10_000, `run ${runId}`);
+    return { deliveryId: accepted.json.delivery_id as string, runId };
   }
 
   /** POSTs to the public endpoint the way a sender does. */

@@ -7,24 +7,20 @@
  */
 import { eventually } from '@wts/testing';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { usePageTest } from '../../../../test/support/page-test.kit';
+import { UI_ADMIN_TOKEN, artifactsDir } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
 
 const WRONG_SECRET = `whsec_${'A'.repeat(43)}`;
 
 describe('Config page, last 24 hours chart (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let page: Page;
-  const problems: string[] = [];
+  const { server, page, problems, text } = usePageTest();
   const artifacts = artifactsDir();
   let routineId = '';
   let webhookId = '';
   let secret = '';
 
-  const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
   /** Sum of data-value of the bars' segments of one series. */
   const seriesTotal = (series: string): Promise<number> =>
     page
@@ -34,8 +30,6 @@ describe('Config page, last 24 hours chart (browser)', () => {
       );
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
     const ops = await server.createAccount('chart@example.com');
     routineId = (await server.createRoutine({ name: 'Charted', account_scope: [ops.id] })).id;
     const webhook = await server.adminOk(
@@ -67,17 +61,6 @@ describe('Config page, last 24 hours chart (browser)', () => {
     }
     sent.push((await server.deliver(webhookId, WRONG_SECRET)).status);
     expect(sent).toEqual([202, 202, 202, 202, 200, 200, 202, 400, 404]);
-
-    page = await (await browser.newContext({ viewport: { width: 1200, height: 1000 } })).newPage();
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   it('draws the hours as stacked bars with a legend and the totals in words', async () => {

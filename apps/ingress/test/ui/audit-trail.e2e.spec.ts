@@ -5,9 +5,10 @@
  * on the routine list, filtered by actor, for a viewer. The entries come from writes made through
  * the admin API and the page (GET /admin/audit reads them back). Screenshots go to test-artifacts/ui/.
  */
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { eventually } from '@wts/testing';
+import type { Page } from 'playwright-core';
+import { pageHelpers, refreshUntil } from '../../../../test/support/page-test.kit';
+import { seedTriageRoutine, useSignInTest } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(30_000);
 
@@ -17,69 +18,36 @@ type Role = 'viewer' | 'operator';
 const HOUR_MINUTE = /\d{1,2}[:.]\d{2}/;
 
 describe('Config page: the audit trail (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let context: BrowserContext | undefined;
+  const { server, signIn: signInAt } = useSignInTest({ dialogs: false });
   let page: Page;
-  const artifacts = artifactsDir();
-  const problems: string[] = [];
-  const keys = {} as Record<Role, string>;
+  let keys = {} as Record<Role, string>;
   let routineId = '';
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+  const { shot } = pageHelpers(() => page);
   const lines = (): Promise<string[]> => page.locator('#audit-list > li').allTextContents();
   const rotate = (token: string): Promise<{ status: number }> =>
     server.admin('POST', `/admin/routines/${routineId}/webhook/rotate`, undefined, token);
 
   /** Presses Refresh until the newest line reads `expected` (entries follow the store within moments). */
   async function refreshUntilNewest(expected: RegExp): Promise<void> {
-    for (let i = 0; i < 50; i += 1) {
-      const [newest] = await lines();
-      if (newest !== undefined && expected.test(newest)) return;
-      await page.click('#refresh-audit');
-      await page.waitForTimeout(100);
-    }
-    throw new Error(`the newest audit line never matched ${expected}: ${JSON.stringify(await lines())}`);
+    await refreshUntil(
+      page,
+      '#refresh-audit',
+      async () => {
+        const [newest] = await lines();
+        return newest !== undefined && expected.test(newest);
+      },
+      `the newest audit line to match ${expected}`,
+      5_000,
+    );
   }
 
   async function signIn(url: string, token: string): Promise<void> {
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-    await page.goto(url);
-    await page.fill('#admin-token', token);
-    await page.click('#signin-submit');
-    await page.locator('#whoami').waitFor();
+    page = await signInAt(url, token);
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-    for (const role of ['viewer', 'operator'] as const) {
-      keys[role] = (await server.adminOk('POST', '/admin/api-keys', { name: `${role} automation`, role }, 201)).key as string;
-    }
-    const account = await server.createAccount('ops@example.com');
-    routineId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [account.id] })).id;
-    await server.adminOk(
-      'POST',
-      `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: 'ops@example.com', account_override_allowed: false },
-      200,
-    );
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
+    ({ keys, routineId } = await seedTriageRoutine(server, ['viewer', 'operator']));
   });
 
   it("after a rotate from the page, the routine's trail reads who did it and when, newest first", async () => {
@@ -116,11 +84,15 @@ describe('Config page: the audit trail (browser)', () => {
   it('pages through older entries with next_cursor ("Show older entries")', async () => {
     for (let i = 0; i < 25; i += 1) expect((await rotate(keys.operator)).status).toBe(200);
     // Entries follow the store within moments: wait for the API to list all 29 (creation, enable, 26 rotations and the refusal).
-    let listed = 0;
-    for (let i = 0; i < 50 && listed < 29; i += 1) {
-      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      listed = (await server.adminOk('GET', `/admin/audit?routine_id=${routineId}&limit=100`, undefined, 200)).entries.length as number;
-    }
+    const listed = await eventually(
+      async () => {
+        const count = (await server.adminOk('GET', `/admin/audit?routine_id=${routineId}&limit=100`, undefined, 200)).entries
+          .length as number;
+        return count >= 29 ? count : undefined;
+      },
+      5_000,
+      'all 29 entries listed',
+    );
     expect(listed).toBe(29);
     await page.reload();
     await page.locator('#audit-list > li >> nth=19').waitFor();

@@ -2,67 +2,34 @@
  * The Config page's Webhook section in a real browser (Debian's headless Chromium driven by
  * playwright-core) against an in-process ingress and dispatcher: sign in, choose the default
  * account, Enable, copy the secret shown once, send a test delivery through the real endpoint,
- * read the run, Rotate, Disable, Enable again, the safety block, rejected attempts, and untrusted
- * text that stays text. Screenshots of each step go to test-artifacts/ui/.
+ * read the run, Rotate, Disable, Enable again, and rejected attempts. The safety block, untrusted
+ * text that stays text, paging and signing out: config-page-safety.e2e.spec.ts. Screenshots of
+ * each step go to test-artifacts/ui/.
  */
+import { eventually } from '@wts/testing';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { useConfigPage } from '../../../../test/support/config-page.harness';
+import { UI_ADMIN_TOKEN } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
 
 const CURL_AVAILABLE = ['/usr/bin/curl', '/bin/curl', '/usr/local/bin/curl'].some((path) => existsSync(path));
 
-const XSS_NAME = `Triage <img src=x onerror="alert('routine')"><script>window.__xss='routine'</script>`;
-const XSS_EMAIL = `"<img src=x onerror=alert('email')>"@example.com`;
-const XSS_ALIAS = `"<script>window.__xss='alias'</script>"@example.com`;
-const XSS_PAYLOAD = { html: `<img src=x onerror="alert('payload')">`, script: `<script>window.__xss='payload'</script>` };
-/** The payload's JSON text, with a number no double can hold: the page must show every digit. */
-const XSS_PAYLOAD_JSON = `${JSON.stringify(XSS_PAYLOAD).slice(0, -1)},"big":12345678901234567890}`;
-
 // Browser globals used inside page.evaluate callbacks (this project compiles without the DOM
 // lib): declared for this module only.
 interface PageElement {
   readonly id: string;
-  textContent: string | null;
-  innerHTML: string;
   getAttribute(name: string): string | null;
 }
-interface PolicyViolation {
-  readonly effectiveDirective: string;
-  readonly blockedURI: string;
-  readonly sourceFile: string;
-  readonly lineNumber: number;
-}
-declare const document: {
-  readonly activeElement: PageElement | null;
-  readonly cookie: string;
-  querySelectorAll(selector: string): Iterable<PageElement> & { readonly length: number };
-  createElement(tag: string): PageElement;
-  addEventListener(type: 'securitypolicyviolation', listener: (event: PolicyViolation) => void): void;
-};
-declare const window: object;
+declare const document: { readonly activeElement: PageElement | null; readonly cookie: string };
 declare const sessionStorage: { readonly length: number };
 declare const localStorage: { readonly length: number };
 declare const navigator: { readonly clipboard: { readText(): Promise<string> } };
 
 describe('Config page, Webhook section (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  const artifacts = artifactsDir();
-  const dialogs: string[] = [];
-  const pageErrors: string[] = [];
-  const cspViolations: string[] = [];
-
-  let scoped: { id: string; email: string };
-  let triageId: string;
-  let blockedId: string;
-  let xssId: string;
+  const { server, page, seeded, shot, text, waitText, visible } = useConfigPage();
 
   /** Secrets and URL seen on screen, in order. */
   const secrets: string[] = [];
@@ -70,67 +37,8 @@ describe('Config page, Webhook section (browser)', () => {
   /** The curl example as the page showed (and copied) it. */
   let curlExample = '';
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp): Promise<void> => page.locator(selector, { hasText }).first().waitFor();
-  const visible = (selector: string): Promise<boolean> => page.locator(selector).isVisible();
   const activeId = (): Promise<string> => page.evaluate(() => document.activeElement?.id ?? '');
   const webhookIdOf = (url: string): string => url.slice(url.lastIndexOf('/') + 1);
-
-  beforeAll(async () => {
-    // The browser first: when Chromium is missing this suite fails at once with the reason, and
-    // nothing else is left starting after jest tears the suite down.
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-    scoped = await server.createAccount('ops@example.com', { aliases: ['oncall@example.com'] });
-    const outside = await server.createAccount('outsider@example.com');
-    const inactive = await server.createAccount('former@example.com');
-    await server.adminOk('PATCH', `/admin/accounts/${inactive.id}`, { active: false }, 200);
-    const xssAccount = await server.createAccount(XSS_EMAIL, { aliases: [XSS_ALIAS] });
-
-    triageId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [scoped.id, inactive.id] })).id;
-    blockedId = (
-      await server.createRoutine({
-        name: 'Outreach bot',
-        account_scope: [scoped.id],
-        mode: 'autonomous',
-        tools: [{ name: 'send_email', sends_externally: true }],
-      })
-    ).id;
-    xssId = (await server.createRoutine({ name: XSS_NAME, account_scope: [xssAccount.id, outside.id] })).id;
-
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
-    page = await context.newPage();
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) cspViolations.push(message.text());
-    });
-    // Every CSP (and Trusted Types) violation of every page load, reported as it happens.
-    await page.exposeFunction('__reportCspViolation', (violation: string) => cspViolations.push(violation));
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (event) => {
-        const report = (window as unknown as { __reportCspViolation: (text: string) => void }).__reportCspViolation;
-        void report(`${event.effectiveDirective} blocked ${event.blockedURI || 'inline'} at ${event.sourceFile}:${event.lineNumber}`);
-      });
-    });
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(dialogs).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    expect(cspViolations).toEqual([]);
-  });
 
   it('signs in with the admin token: a wrong token shows an error, the right one lists the routines', async () => {
     await page.goto(`${server.baseUrl}/ui/`);
@@ -161,7 +69,7 @@ describe('Config page, Webhook section (browser)', () => {
 
   it('opens the Config page: Not configured, only active in-scope accounts offered', async () => {
     await page.click('#routines-body a:has-text("Triage alerts")');
-    await page.waitForURL(`**/ui/routines/${triageId}/config`);
+    await page.waitForURL(`**/ui/routines/${seeded.triageId}/config`);
     await waitText('#webhook-state', 'Not configured');
     expect(await text('#routine-name')).toBe('Triage alerts');
     expect(await visible('#enable-form')).toBe(true);
@@ -259,11 +167,24 @@ describe('Config page, Webhook section (browser)', () => {
     await page.click(`${deliveryRow} button`);
     await waitText('#run-title', `Run ${runId}`);
     expect(await activeId()).toBe('run-title');
-    if (await visible('#run-missing')) {
-      await page.click('#close-run');
-      await page.waitForTimeout(300);
-      await page.click(`${deliveryRow} button`);
-    }
+    // The run may be a moment behind the delivery: close the record and open it again until it is there.
+    let closed = false;
+    await eventually(
+      async () => {
+        if (closed) {
+          await page.click(`${deliveryRow} button`);
+          await waitText('#run-title', `Run ${runId}`);
+          closed = false;
+        }
+        if (!(await visible('#run-missing'))) return true;
+        await page.click('#close-run');
+        closed = true;
+        return false;
+      },
+      3_000,
+      'the run record of the test delivery',
+      300,
+    );
     await waitText('#run-id', runId as string);
     expect(await text('#run-payload')).toBe('{"alert":"disk full","host":"db-1"}');
     expect(await text('#run-initial-message')).toContain('disk full');
@@ -370,138 +291,5 @@ describe('Config page, Webhook section (browser)', () => {
     expect((await server.deliver(webhookIdOf(webhookUrl), again)).status).toBe(202);
     for (const old of secrets) expect((await server.deliver(webhookIdOf(webhookUrl), old)).status).toBe(404);
     await shot('11-enabled-again');
-  });
-
-  it('shows a blocked routine as Blocked, with the reason and how to make it safer', async () => {
-    await page.goto(`${server.baseUrl}/ui/routines/${blockedId}/config`);
-    await waitText('#webhook-state', 'Blocked');
-    expect(await visible('#blocked-panel')).toBe(true);
-    expect(await text('#blocked-reason')).toContain('send_email');
-    expect(await text('#blocked-remedy')).toMatch(/supervised mode/);
-
-    // Enabling is allowed but stays blocked; a delivery answers 403.
-    await page.click('#enable');
-    await page.locator('#secret-panel').waitFor();
-    await waitText('#webhook-state', 'Blocked');
-    expect(await text('#webhook-substate')).toBe('(webhook enabled)');
-    await page.click('#send-test');
-    await waitText('#test-result', /^403 .*webhook_blocked/);
-    await page.click('#refresh-attempts');
-    await waitText('#attempts-body tr:first-child td:nth-child(2)', 'Blocked (safety)');
-    await shot('12-blocked');
-
-    // Making the routine safer lifts the block.
-    await server.adminOk('PATCH', `/admin/routines/${blockedId}`, { mode: 'supervised' }, 200);
-    await page.click('#dismiss-secret');
-    await page.reload();
-    await waitText('#webhook-state', 'Enabled');
-    expect(await visible('#blocked-panel')).toBe(false);
-  });
-
-  it('renders hostile routine names, account addresses and payloads as inert text', async () => {
-    const enabled = await server.adminOk(
-      'POST',
-      `/admin/routines/${xssId}/webhook/enable`,
-      { default_account: XSS_EMAIL, account_override_allowed: true },
-      200,
-    );
-    const body = `{"account_email":${JSON.stringify(XSS_ALIAS)},"data":${XSS_PAYLOAD_JSON}}`;
-    const accepted = await server.deliver(enabled.webhook_id, enabled.secret, body);
-    expect(accepted.status).toBe(202);
-    await server.deliver(enabled.webhook_id, `whsec_${'B'.repeat(43)}`);
-
-    await page.goto(`${server.baseUrl}/ui/`);
-    await page.locator('#routines-table').waitFor();
-    expect(await page.locator('#routines-body a', { hasText: '<img src=x' }).count()).toBe(1);
-
-    await page.goto(`${server.baseUrl}/ui/routines/${xssId}/config`);
-    await waitText('#webhook-state', 'Enabled');
-    expect(await text('#routine-name')).toBe(XSS_NAME);
-    expect(await page.title()).toContain('<script>');
-    expect(await text('#routine-scope')).toBe(`${XSS_EMAIL}, outsider@example.com`);
-    expect(await text('#webhook-default')).toBe(XSS_EMAIL);
-    await page.locator('#deliveries-body tr').first().waitFor();
-    expect(await text('#deliveries-body tr:first-child td:nth-child(3)')).toBe(XSS_ALIAS);
-
-    await page.click('#deliveries-body tr:first-child button');
-    await waitText('#run-account', XSS_ALIAS);
-    const payload = await text('#run-payload');
-    expect(payload).toContain(`<img src=x onerror=\\"alert('payload')\\">`);
-    expect(payload).toContain(`<script>window.__xss='payload'</script>`);
-    expect(payload).toContain('12345678901234567890');
-    expect(await text('#run-initial-message')).toContain('onerror');
-    expect(await text('#run-routine')).toContain('<script>');
-    expect(await page.getByText(`<script>window.__xss='payload'</script>`, { exact: false }).first().isVisible()).toBe(true);
-
-    // Nothing was injected: no image element, no script beyond our module, nothing ran.
-    const dom = await page.evaluate(() => ({
-      images: document.querySelectorAll('img').length,
-      scripts: [...document.querySelectorAll('script')].map((script) => script.getAttribute('src')),
-      xss: (window as unknown as { __xss?: string }).__xss ?? null,
-    }));
-    expect(dom).toEqual({ images: 0, scripts: ['/ui/assets/config-page.js'], xss: null });
-
-    // Belt and braces: the page's Trusted Types policy makes every HTML sink throw.
-    const sinkRefused = await page.evaluate(() => {
-      try {
-        document.createElement('div').innerHTML = '<img src=x>';
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    expect(sinkRefused).toBe(true);
-    // The violation is reported (asynchronously): the watch every step relies on works.
-    for (let i = 0; i < 100 && cspViolations.length === 0; i += 1) await page.waitForTimeout(20);
-    expect(cspViolations.join('\n')).toMatch(/require-trusted-types-for/);
-    cspViolations.length = 0;
-    await shot('13-hostile-text-inert');
-  });
-
-  it('pages through older deliveries, and shows a parked delivery with its reason', async () => {
-    const pagedRoutine = await server.createRoutine({ name: 'Paged deliveries', account_scope: [scoped.id] });
-    const enabled = await server.adminOk(
-      'POST',
-      `/admin/routines/${pagedRoutine.id}/webhook/enable`,
-      { default_account: 'ops@example.com', account_override_allowed: false },
-      200,
-    );
-    const accepted: string[] = [];
-    for (let i = 0; i < 25; i += 1)
-      accepted.push((await server.deliver(enabled.webhook_id, enabled.secret, { data: { i } })).json.delivery_id as string);
-    const parkedId = await server.appendDeliveryOutsideScope({ webhookId: enabled.webhook_id, routineId: pagedRoutine.id });
-
-    await page.goto(`${server.baseUrl}/ui/routines/${pagedRoutine.id}/config`);
-    await waitText('#webhook-state', 'Enabled');
-    // Listings follow the store within moments: reload until the newest delivery is listed.
-    for (let i = 0; i < 50 && (await page.locator(`#deliveries-body tr[data-id="${parkedId}"]`).count()) === 0; i += 1) {
-      await page.click('#refresh-deliveries');
-      await page.waitForTimeout(100);
-    }
-    expect(await page.locator('#deliveries-body tr').count()).toBe(20);
-    expect(await visible('#more-deliveries')).toBe(true);
-    await page.click('#more-deliveries');
-    await page.locator(`#deliveries-body tr[data-id="${accepted[0]}"]`).waitFor();
-    const listed = await page
-      .locator('#deliveries-body tr')
-      .evaluateAll((rows) => rows.map((row) => (row as unknown as PageElement).getAttribute('data-id')));
-    expect(listed).toEqual([parkedId, ...[...accepted].reverse()]);
-    expect(await visible('#more-deliveries')).toBe(false);
-
-    for (let i = 0; i < 50 && (await page.locator(`#parked-body tr[data-id="${parkedId}"]`).count()) === 0; i += 1) {
-      await page.click('#refresh-parked');
-      await page.waitForTimeout(100);
-    }
-    const cells = await page.locator(`#parked-body tr[data-id="${parkedId}"] td`).allTextContents();
-    expect(cells[1]).toBe(parkedId);
-    expect(cells[2]).toContain('account_out_of_scope');
-    await shot('14-older-deliveries-and-parked');
-  });
-
-  it('signs out: the token leaves the tab', async () => {
-    await page.click('#signout');
-    await page.locator('#signin').waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
-    expect(await visible('#main')).toBe(false);
   });
 });

@@ -7,9 +7,7 @@
  * its last handshake shown ("none yet", then answered once Meta's check came in, then refused), and
  * rotating it asking for both of Meta's values. Screenshots in test-artifacts/ui/.
  */
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { refreshUntil, usePageTest } from '../../../../test/support/page-test.kit';
 
 jest.setTimeout(30_000);
 
@@ -29,75 +27,33 @@ const SCHEMES = [
 ] as const;
 
 describe('Handshake providers on the Config page (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let page: Page;
-  const problems: string[] = [];
-  const artifacts = artifactsDir();
+  const { server, page, shot, text, waitText, visible, everythingShown, openConfig } = usePageTest();
   let metaRoutine = '';
   let discordRoutine = '';
   let metaWebhookId = '';
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp): Promise<void> => page.locator(selector, { hasText }).first().waitFor();
-  const visible = (selector: string): Promise<boolean> => page.locator(selector).isVisible();
   const activeId = async (): Promise<string> => (await page.locator(':focus').first().getAttribute('id')) ?? '';
-  const everythingShown = async (): Promise<string> => {
-    const values = await page
-      .locator('input, textarea')
-      .evaluateAll((fields) => fields.map((field) => (field as unknown as { value: string }).value));
-    return `${await page.content()}\n${values.join('\n')}`;
-  };
   const metaCheck = (token: string): Promise<{ status: number; text: string }> =>
     server.http(
       'GET',
       `/workflow-webhooks/${metaWebhookId}?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=1158201444`,
     );
 
-  async function openConfig(routineId: string): Promise<void> {
-    await page.goto(`${server.baseUrl}/ui/routines/${routineId}/config`);
-    if (await page.locator('#signin').isVisible()) {
-      await page.fill('#admin-token', UI_ADMIN_TOKEN);
-      await page.click('#signin-submit');
-    }
-    await page.locator('#main').waitFor();
-    await waitText('#webhook-state', /\S/);
-  }
-
   /** Refreshes the rejected attempts (and with them the last handshake) until `pattern` shows. */
   async function waitForHandshake(pattern: RegExp): Promise<void> {
-    for (let i = 0; i < 40 && !pattern.test(await text('#webhook-handshake-result')); i += 1) {
-      await page.click('#refresh-attempts');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await refreshUntil(
+      page,
+      '#refresh-attempts',
+      async () => pattern.test(await text('#webhook-handshake-result')),
+      `a handshake matching ${pattern}`,
+    );
     expect(await text('#webhook-handshake-result')).toMatch(pattern);
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
     const ops = await server.createAccount('ops@example.com');
     metaRoutine = (await server.createRoutine({ name: 'Meta page events', account_scope: [ops.id] })).id;
     discordRoutine = (await server.createRoutine({ name: 'Discord events', account_scope: [ops.id] })).id;
-    page = await (await browser.newContext({ viewport: { width: 1200, height: 1000 } })).newPage();
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
   });
 
   it('offers each handshake provider with where to paste the URL and its own fields', async () => {

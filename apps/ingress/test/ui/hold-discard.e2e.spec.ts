@@ -5,44 +5,20 @@
  * delivery is parked "discarded_by_operator" and listed under Parked deliveries, no run is made, and
  * the audit trail says who discarded how many. Cancelling either confirmation changes nothing.
  */
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '@wts/testing';
-import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
-import { openSignedInTab } from '../../../../test/support/ui-tab';
+import { shotOf, textOf, waitText } from '../../../../test/support/page-test.kit';
+import { useTabsTest } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(60_000);
 
 describe('Discarding held deliveries on the Config page (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const problems: string[] = [];
-  const refused: string[] = [];
-  const artifacts = artifactsDir();
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-  });
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const { server, problems, refused, openTab } = useTabsTest();
 
   it('asks twice, the second time with the count, then parks every held delivery and makes no run', async () => {
-    const operatorKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'operator on call', role: 'operator' }, 201))
-      .key as string;
+    const operatorKey = await server.createApiKey('operator on call', 'operator');
     const account = await server.createAccount('discard@example.com');
     const routineId = (await server.createRoutine({ name: 'Noisy import', account_scope: [account.id] })).id;
-    const enabled = await server.adminOk(
-      'POST',
-      `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: account.email, account_override_allowed: false },
-      200,
-    );
+    const enabled = await server.enableWebhook(routineId, account.email);
     await server.adminOk('POST', `/admin/routines/${routineId}/webhook/hold`, {}, 200);
     const kept: string[] = [];
     for (let i = 0; i < 2; i += 1)
@@ -54,12 +30,9 @@ describe('Discarding held deliveries on the Config page (browser)', () => {
       'counted',
     );
 
-    const page: Page = await openSignedInTab(browser, contexts, `${server.baseUrl}/ui/routines/${routineId}/config`, operatorKey, {
-      problems,
-      refused,
-    });
-    const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
-    await page.locator('#held-count', { hasText: '2 deliveries waiting' }).waitFor();
+    const page = await openTab(`${server.baseUrl}/ui/routines/${routineId}/config`, operatorKey);
+    const text = (selector: string): Promise<string> => textOf(page, selector);
+    await waitText(page, '#held-count', '2 deliveries waiting');
 
     // The first confirmation, cancelled: nothing changes.
     await page.click('#discard');
@@ -73,16 +46,16 @@ describe('Discarding held deliveries on the Config page (browser)', () => {
     // Both confirmations: the second names the count.
     await page.click('#discard');
     await page.click('#confirm-ok');
-    await page.locator('#confirm-ok', { hasText: 'Discard 2 held deliveries' }).waitFor();
+    await waitText(page, '#confirm-ok', 'Discard 2 held deliveries');
     expect(await text('#confirm-title')).toBe('Are you sure?');
-    await page.screenshot({ path: join(artifacts, 'hold-discard-01-second-confirmation.png'), fullPage: true });
+    await shotOf(page, 'hold-discard-01-second-confirmation');
     await page.click('#confirm-ok');
-    await page.locator('#status', { hasText: 'Discarded: 2 held deliveries are parked, no run.' }).waitFor();
+    await waitText(page, '#status', 'Discarded: 2 held deliveries are parked, no run.');
     expect(await page.locator('#held-callout').isVisible()).toBe(false);
 
     // Parked, listed with the reason, and no run.
     for (const deliveryId of kept) {
-      await page.locator(`#parked-body tr[data-id="${deliveryId}"]`, { hasText: 'discarded_by_operator' }).waitFor({ timeout: 15_000 });
+      await waitText(page, `#parked-body tr[data-id="${deliveryId}"]`, 'discarded_by_operator', 15_000);
     }
     expect((await server.adminOk('GET', `/admin/routines/${routineId}/runs`, undefined, 200)).runs).toEqual([]);
     const entry = await eventually(

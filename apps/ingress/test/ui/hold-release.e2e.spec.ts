@@ -8,10 +8,10 @@
  * time to release by itself is sent with the browser's offset and honoured; refusals show the
  * server's detail in place. Screenshots in test-artifacts/ui/.
  */
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
-import { localDateTimeIn, openSignedInTab, type TabWatch } from '../../../../test/support/ui-tab';
+import { eventually } from '@wts/testing';
+import type { Page } from 'playwright-core';
+import { pageHelpers } from '../../../../test/support/page-test.kit';
+import { localDateTimeIn, useTabsTest } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(60_000);
 
@@ -21,17 +21,16 @@ const OPERATOR_TIMEZONE = 'America/New_York';
 declare const document: { activeElement: { id: string } | null };
 
 describe('Hold and release on the Config page (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  /** The operator's page, kept open across the tests (its periodic check is part of what is tested). */
-  let page: Page;
-  const artifacts = artifactsDir();
-  const problems: string[] = [];
-  /** Admin API answers of 403 the pages received: a page should ask only for what its role allows. */
-  const refused: string[] = [];
   /** Bodies the operator's page POSTed to …/webhook/hold. */
   const holdBodies: unknown[] = [];
+  /** Every tab is watched for problems and 403s from the admin API (a page should ask only for what its role allows), and the bodies it POSTs to …/webhook/hold. */
+  const { server, openTab } = useTabsTest({
+    onRequest: (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/webhook/hold')) holdBodies.push(request.postDataJSON());
+    },
+  });
+  /** The operator's page, kept open across the tests (its periodic check is part of what is tested). */
+  let page: Page;
   const keys = { viewer: '', operator: '' };
   let routineId = '';
   let webhookId = '';
@@ -39,11 +38,7 @@ describe('Hold and release on the Config page (browser)', () => {
   /** The deliveries sent while held, in the order they were accepted. */
   const held: { deliveryId: string; runId: string }[] = [];
 
-  const shot = (target: Page, name: string): Promise<Buffer> => target.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string, target: Page = page): Promise<string> => (await target.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp, target: Page = page, timeout?: number): Promise<void> =>
-    target.locator(selector, { hasText }).first().waitFor({ timeout });
-  const visible = (selector: string, target: Page = page): Promise<boolean> => target.locator(selector).isVisible();
+  const { shot, text, waitText, visible } = pageHelpers(() => page);
   const activeId = (): Promise<string> => page.evaluate(() => document.activeElement?.id ?? '');
   const configUrl = (): string => `${server.baseUrl}/ui/routines/${routineId}/config`;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -53,45 +48,16 @@ describe('Hold and release on the Config page (browser)', () => {
       (run) => run.run_id,
     );
 
-  /** What every tab is watched for, and the bodies it POSTs to …/webhook/hold. */
-  const watch: TabWatch = {
-    problems,
-    refused,
-    onRequest: (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/webhook/hold')) holdBodies.push(request.postDataJSON());
-    },
-  };
   /** A fresh tab signed in with `token` on the routine's Config page. */
-  const openAs = (token: string, options: { timezoneId?: string } = {}): Promise<Page> =>
-    openSignedInTab(browser, contexts, configUrl(), token, watch, options);
+  const openAs = (token: string, options: { timezoneId?: string } = {}): Promise<Page> => openTab(configUrl(), token, options);
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-    for (const role of ['viewer', 'operator'] as const) {
-      keys[role] = (await server.adminOk('POST', '/admin/api-keys', { name: `${role} on call`, role }, 201)).key as string;
-    }
+    for (const role of ['viewer', 'operator'] as const) keys[role] = await server.createApiKey(`${role} on call`, role);
     const account = await server.createAccount('ops@example.com');
     routineId = (await server.createRoutine({ name: 'Nightly import', account_scope: [account.id] })).id;
-    const enabled = await server.adminOk(
-      'POST',
-      `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: 'ops@example.com', account_override_allowed: false },
-      200,
-    );
+    const enabled = await server.enableWebhook(routineId, 'ops@example.com');
     webhookId = enabled.webhook_id;
     secret = enabled.secret;
-  });
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
-    expect(refused).toEqual([]);
   });
 
   it('an operator holds the runs by keyboard, after a confirmation that says what a hold does (Escape changes nothing)', async () => {
@@ -115,7 +81,7 @@ describe('Hold and release on the Config page (browser)', () => {
     expect(message).toContain('in the order the deliveries arrived');
     expect(message).toContain('disable the webhook: senders then get 404');
     expect(await activeId()).toBe('confirm-cancel');
-    await shot(page, 'hold-01-confirm-hold');
+    await shot('hold-01-confirm-hold');
     await page.keyboard.press('Escape');
     await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
     expect(await activeId()).toBe('hold');
@@ -162,10 +128,10 @@ describe('Hold and release on the Config page (browser)', () => {
     expect(await visible('#run-missing')).toBe(true);
     expect(await text('#run-missing')).toContain("the webhook's runs are held");
     expect(await visible('#run-facts')).toBe(false);
-    await shot(page, 'hold-02-held-with-waiting-deliveries');
+    await shot('hold-02-held-with-waiting-deliveries');
     await page.click('#close-run');
-    // Still none after a while: the dispatcher leaves held deliveries alone.
-    await page.waitForTimeout(500);
+    // Still none after a while (watched all along): the dispatcher leaves held deliveries alone.
+    await expect(eventually(async () => (await runsListed()).length > 0, 500, 'a run while held', 50)).rejects.toThrow(/^timed out/);
     expect(await runsListed()).toEqual([]);
     expect((await webhookView()).held_deliveries).toBe(3);
   });
@@ -182,7 +148,7 @@ describe('Hold and release on the Config page (browser)', () => {
     expect(await visible('#hold-form', viewer)).toBe(false);
     expect(await visible('#hold', viewer)).toBe(false);
     expect(await text('#hold-role-note', viewer)).toBe('Releasing the held runs needs the operator role; you are a viewer.');
-    await shot(viewer, 'hold-03-viewer-sees-held');
+    await shot('hold-03-viewer-sees-held', viewer);
     await viewer.context().close();
   });
 
@@ -194,7 +160,7 @@ describe('Hold and release on the Config page (browser)', () => {
       '3 deliveries will run in the order they arrived, with the routine as it is now (its instructions, tools and account scope). ' +
         'One whose account is no longer active or in scope is parked instead. Deliveries that arrive from now on run at once again.',
     );
-    await shot(page, 'hold-04-confirm-release');
+    await shot('hold-04-confirm-release');
     await page.click('#confirm-ok');
     await page.locator('#webhook-held-badge').waitFor({ state: 'hidden' });
     expect(await visible('#held-callout')).toBe(false);
@@ -213,7 +179,7 @@ describe('Hold and release on the Config page (browser)', () => {
     expect(await visible('#hold-form')).toBe(true);
 
     // Every held delivery has its run, made in acceptance order (the runs listing is newest first).
-    for (let i = 0; i < 100 && (await runsListed()).length < held.length; i += 1) await page.waitForTimeout(50);
+    await eventually(async () => (await runsListed()).length >= held.length, 5_000, 'a run for every held delivery', 50);
     expect((await runsListed()).reverse()).toEqual(held.map(({ runId }) => runId));
     const view = await webhookView();
     expect(view).toMatchObject({ held: false, held_since: null, held_by: null, release_at: null, held_deliveries: 0 });
@@ -226,9 +192,9 @@ describe('Hold and release on the Config page (browser)', () => {
     // A delivery now runs at once again.
     const after = await server.deliver(webhookId, secret, { data: { batch: 'after' } });
     expect(after.status).toBe(202);
-    for (let i = 0; i < 100 && !(await runsListed()).includes(after.json.run_id as string); i += 1) await page.waitForTimeout(50);
+    await eventually(async () => (await runsListed()).includes(after.json.run_id as string), 5_000, 'the run of the delivery after', 50);
     expect(await runsListed()).toContain(after.json.run_id);
-    await shot(page, 'hold-05-released');
+    await shot('hold-05-released');
   });
 
   it("a time to release by itself is sent with the browser's offset; one in the past is refused in place with the server's detail", async () => {
@@ -254,7 +220,7 @@ describe('Hold and release on the Config page (browser)', () => {
     expect(await visible('#hold-error')).toBe(false);
     expect((await webhookView()).release_at).toBe(`${year}-01-15T14:30:00.000Z`);
     expect(await page.locator('#held-release-at time').getAttribute('datetime')).toBe(`${year}-01-15T14:30:00.000Z`);
-    await shot(page, 'hold-06-held-until');
+    await shot('hold-06-held-until');
 
     await page.click('#release');
     await page.click('#confirm-ok');
@@ -273,7 +239,7 @@ describe('Hold and release on the Config page (browser)', () => {
 
     await page.locator('#webhook-held-badge').waitFor({ state: 'hidden', timeout: 20_000 });
     await waitText('#status', /released/i);
-    for (let i = 0; i < 100 && !(await runsListed()).includes(accepted.json.run_id as string); i += 1) await page.waitForTimeout(50);
+    await eventually(async () => (await runsListed()).includes(accepted.json.run_id as string), 5_000, 'the run of what the hold kept', 50);
     expect(await runsListed()).toContain(accepted.json.run_id);
     await page.locator('#release-progress').waitFor({ state: 'hidden', timeout: 15_000 });
     expect((await webhookView()).held_deliveries).toBe(0);
@@ -293,6 +259,6 @@ describe('Hold and release on the Config page (browser)', () => {
     expect(await page.getAttribute('#hold-release-at', 'aria-invalid')).toBeNull();
     expect(await activeId()).toBe('webhook-title');
     expect((await webhookView()).held).toBe(false);
-    await shot(page, 'hold-07-refused-in-place');
+    await shot('hold-07-refused-in-place');
   });
 });

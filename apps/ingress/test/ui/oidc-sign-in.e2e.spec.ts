@@ -19,12 +19,7 @@ describe('Config page: sign in with the organisation (browser, real OpenID provi
   beforeAll(async () => {
     const account = await server.createAccount('ops@example.com');
     routineId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [account.id] })).id;
-    await server.adminOk(
-      'POST',
-      `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: 'ops@example.com', account_override_allowed: false },
-      200,
-    );
+    await server.enableWebhook(routineId, 'ops@example.com');
   });
 
   it('tells the page about the provider, and the CSP lets the page reach it (and nothing else)', async () => {

@@ -10,10 +10,11 @@
  * produce here (not found, not re-dispatchable) and a refusal are checked on answers stubbed in the
  * browser. Screenshots in test-artifacts/ui/.
  */
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
-import { openSignedInTab } from '../../../../test/support/ui-tab';
+import { eventually } from '@wts/testing';
+import type { Page } from 'playwright-core';
+import { pageHelpers } from '../../../../test/support/page-test.kit';
+import { useTabsTest } from '../../../../test/support/ui-tab';
+import { UI_ADMIN_TOKEN } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(60_000);
 
@@ -26,15 +27,14 @@ interface ParkedRow {
 }
 
 describe('Re-dispatching parked deliveries on the Config page (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  let page: Page;
-  const artifacts = artifactsDir();
-  const problems: string[] = [];
-  const refused: string[] = [];
   /** Bodies the page POSTed to /admin/parked/redispatch. */
   const sent: { source_event_ids: string[] }[] = [];
+  const { server, openTab } = useTabsTest({
+    onRequest: (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/admin/parked/redispatch') sent.push(request.postDataJSON());
+    },
+  });
+  let page: Page;
   let viewerKey = '';
   let routineId = '';
   let webhookId = '';
@@ -44,11 +44,7 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
   /** Parked for a trigger account outside the routine's scope (as a lagging replica could accept it). */
   let outOfScope = '';
 
-  const shot = (target: Page, name: string): Promise<Buffer> => target.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string, target: Page = page): Promise<string> => (await target.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp, target: Page = page): Promise<void> =>
-    target.locator(selector, { hasText }).first().waitFor();
-  const visible = (selector: string, target: Page = page): Promise<boolean> => target.locator(selector).isVisible();
+  const { shot, text, waitText, visible } = pageHelpers(() => page);
   const activeId = (): Promise<string> => page.evaluate(() => document.activeElement?.id ?? '');
   const row = (deliveryId: string): string => `#parked-body tr[data-id="${deliveryId}"]`;
   const runsOf = async (routine: string): Promise<string[]> =>
@@ -60,40 +56,25 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
 
   /** Waits until the routine's parked listing names `deliveryId` (the dispatcher and the projector follow the store). */
   async function parkedListed(routine: string, deliveryId: string): Promise<ParkedRow> {
-    for (let i = 0; i < 200; i += 1) {
-      const found = (await parkedOf(routine)).find((entry) => entry.delivery_id === deliveryId);
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`${deliveryId} was never listed as parked`);
+    return eventually(
+      async () => (await parkedOf(routine)).find((entry) => entry.delivery_id === deliveryId),
+      10_000,
+      `${deliveryId} listed as parked`,
+      50,
+    );
   }
 
-  const openAs = (token: string, routine: string): Promise<Page> =>
-    openSignedInTab(browser, contexts, `${server.baseUrl}/ui/routines/${routine}/config`, token, {
-      problems,
-      refused,
-      onRequest: (request) => {
-        if (request.method() === 'POST' && new URL(request.url()).pathname === '/admin/parked/redispatch')
-          sent.push(request.postDataJSON());
-      },
-    });
+  const openAs = (token: string, routine: string): Promise<Page> => openTab(`${server.baseUrl}/ui/routines/${routine}/config`, token);
 
   /** A routine with an enabled bearer webhook. */
   async function routineWithWebhook(name: string, accountId: string): Promise<{ id: string; webhookId: string; secret: string }> {
     const id = (await server.createRoutine({ name, account_scope: [accountId] })).id;
-    const enabled = await server.adminOk(
-      'POST',
-      `/admin/routines/${id}/webhook/enable`,
-      { default_account: 'ops@example.com', account_override_allowed: false },
-      200,
-    );
+    const enabled = await server.enableWebhook(id, 'ops@example.com');
     return { id, webhookId: enabled.webhook_id as string, secret: enabled.secret as string };
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-    viewerKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'viewer on call', role: 'viewer' }, 201)).key as string;
+    viewerKey = await server.createApiKey('viewer on call', 'viewer');
     const account = await server.createAccount('ops@example.com');
     ({ id: routineId, webhookId, secret } = await routineWithWebhook('Invoice sync', account.id));
 
@@ -109,17 +90,6 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
     outOfScope = await server.appendDeliveryOutsideScope({ webhookId, routineId });
     expect((await parkedListed(routineId, outOfScope)).error).toContain('account_out_of_scope');
     expect(await runsOf(routineId)).toEqual([]);
-  });
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
-    expect(refused).toEqual([]);
   });
 
   it('an operator selects parked deliveries by keyboard; the confirmation says what happens, and Escape sends nothing', async () => {
@@ -167,7 +137,7 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
     expect(message).toContain('never a second run for a delivery');
     expect(message).toContain('parked again with its reason');
     expect(await activeId()).toBe('confirm-cancel');
-    await shot(page, 'parked-01-confirm-redispatch');
+    await shot('parked-01-confirm-redispatch');
     await page.keyboard.press('Escape');
     await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
     expect(await activeId()).toBe('redispatch');
@@ -199,7 +169,7 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
     expect(await page.isChecked('#parked-select-all')).toBe(false);
     expect(await page.isDisabled('#redispatch')).toBe(true);
     expect(await runsOf(routineId)).toEqual([fixable.runId]);
-    await shot(page, 'parked-02-outcomes-in-place');
+    await shot('parked-02-outcomes-in-place');
 
     await created.locator('button').click();
     await waitText('#run-id', fixable.runId);
@@ -249,7 +219,7 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
 
     await page.click('#release');
     await page.click('#confirm-ok');
-    for (let i = 0; i < 100 && (await runsOf(other.id)).length === 0; i += 1) await page.waitForTimeout(50);
+    await eventually(async () => (await runsOf(other.id)).length > 0, 5_000, 'the released run', 50);
     expect(await runsOf(other.id)).toEqual([accepted.json.run_id]);
   });
 
@@ -263,7 +233,7 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
     const cells = await viewer.locator(`${row(outOfScope)} td`).allTextContents();
     expect(cells[1]).toBe(outOfScope);
     expect(cells[2]).toContain('account_out_of_scope');
-    await shot(viewer, 'parked-03-viewer');
+    await shot('parked-03-viewer', viewer);
     await viewer.context().close();
   });
 
@@ -320,7 +290,7 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
     );
     expect(await activeId()).toBe('redispatch');
     expect(await page.isChecked('#parked-select-all')).toBe(true);
-    await shot(page, 'parked-04-refused-in-place');
+    await shot('parked-04-refused-in-place');
     await page.unroute('**/admin/parked/redispatch');
   });
 });

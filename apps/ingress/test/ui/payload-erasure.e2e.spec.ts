@@ -11,11 +11,11 @@
  * in test-artifacts/ui/.
  */
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { eventually } from '@wts/testing';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
-import { openSignedInTab } from '../../../../test/support/ui-tab';
+import { pageHelpers } from '../../../../test/support/page-test.kit';
+import { useTabsTest } from '../../../../test/support/ui-tab';
+import { UI_ADMIN_TOKEN } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(60_000);
 
@@ -26,73 +26,41 @@ interface Sent {
 }
 
 describe('Erasing a payload on the Config page (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const artifacts = artifactsDir();
-  const problems: string[] = [];
-  const refused: string[] = [];
   /** Bodies the page POSTed to /admin/erasures. */
   const erasures: unknown[] = [];
+  const { server, openTab } = useTabsTest({
+    serverOptions: { erasures: true },
+    onRequest: (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/admin/erasures') erasures.push(request.postDataJSON());
+    },
+  });
   let operatorKey = '';
   let routineId = '';
   let erased: Sent;
   let kept: Sent;
   let page: Page;
 
-  const shot = (target: Page, name: string): Promise<Buffer> => target.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string, target: Page = page): Promise<string> => (await target.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp, target: Page = page): Promise<void> =>
-    target.locator(selector, { hasText }).first().waitFor();
+  const { shot, text, waitText } = pageHelpers(() => page);
   const row = (deliveryId: string): string => `#deliveries-body tr[data-id="${deliveryId}"]`;
   const eraseButton = (deliveryId: string): string => `${row(deliveryId)} button.erase-payload`;
 
-  const openAs = (token: string): Promise<Page> =>
-    openSignedInTab(browser, contexts, `${server.baseUrl}/ui/routines/${routineId}/config`, token, {
-      problems,
-      refused,
-      onRequest: (request) => {
-        if (request.method() === 'POST' && new URL(request.url()).pathname === '/admin/erasures') erasures.push(request.postDataJSON());
-      },
-    });
+  const openAs = (token: string): Promise<Page> => openTab(`${server.baseUrl}/ui/routines/${routineId}/config`, token);
 
   /** Delivers a payload carrying a unique marker and waits for its run. */
   async function send(webhookId: string, secret: string, name: string): Promise<Sent> {
     const marker = `${name}-${randomUUID()}`;
-    const accepted = await server.deliver(webhookId, secret, { customer: { note: `about ${marker}` } });
-    expect(accepted.status).toBe(202);
-    const runId = accepted.json.run_id as string;
-    await eventually(async () => (await server.admin('GET', `/admin/runs/${runId}`)).status === 200, 10_000, `run ${runId}`);
-    return { deliveryId: accepted.json.delivery_id as string, runId, marker };
+    return { ...(await server.deliverAndWaitForRun(webhookId, secret, { customer: { note: `about ${marker}` } })), marker };
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start({}, { erasures: true });
-    operatorKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'operator on call', role: 'operator' }, 201)).key as string;
+    operatorKey = await server.createApiKey('operator on call', 'operator');
     const account = await server.createAccount('erasure@example.com');
     routineId = (await server.createRoutine({ name: 'Customer notes', account_scope: [account.id] })).id;
-    const enabled = await server.adminOk(
-      'POST',
-      `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: account.email, account_override_allowed: false },
-      200,
-    );
+    const enabled = await server.enableWebhook(routineId, account.email);
     const webhookId = enabled.webhook_id as string;
     const secret = enabled.secret as string;
     erased = await send(webhookId, secret, 'Erase-Me');
     kept = await send(webhookId, secret, 'Keep-Me');
-  });
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
-    expect(refused).toEqual([]);
   });
 
   it('lists each payload as kept until its expiry, with "Erase payload…" for an admin; Escape sends nothing', async () => {
@@ -122,7 +90,7 @@ describe('Erasing a payload on the Config page (browser)', () => {
     expect(message).toContain('If the delivery has not run yet, it never runs.');
     expect(message).toContain('the copies on its topics expire by a time shown once the erasure is done');
     expect(await text('#confirm-ok')).toBe('Erase payload');
-    await shot(page, 'payload-erasure-01-confirm');
+    await shot('payload-erasure-01-confirm');
     await page.click('#confirm-ok');
 
     await waitText(`${row(erased.deliveryId)} .payload-state`, /^erased$/, page);
@@ -132,7 +100,7 @@ describe('Erasing a payload on the Config page (browser)', () => {
     expect(await text(`${row(kept.deliveryId)} .payload-state`)).toMatch(/^kept \(until .+\)$/);
     expect(await page.locator(eraseButton(kept.deliveryId)).isVisible()).toBe(true);
     expect(await page.locator('#erase-error').isVisible()).toBe(false);
-    await shot(page, 'payload-erasure-02-erased');
+    await shot('payload-erasure-02-erased');
 
     // The API agrees: the erased run answers without its payload, the other keeps it.
     expect(await server.adminOk('GET', `/admin/runs/${erased.runId}`, undefined, 200)).toMatchObject({
@@ -151,7 +119,7 @@ describe('Erasing a payload on the Config page (browser)', () => {
     expect(await page.locator('#run-texts').isVisible()).toBe(false);
     expect(await page.locator('#run-facts').isVisible()).toBe(true);
     expect(await page.content()).not.toContain(erased.marker);
-    await shot(page, 'payload-erasure-03-run-erased');
+    await shot('payload-erasure-03-run-erased');
 
     await page.click(`${row(kept.deliveryId)} button[data-id="${kept.runId}"]`);
     await waitText('#run-id', kept.runId);
@@ -168,7 +136,7 @@ describe('Erasing a payload on the Config page (browser)', () => {
     expect(await text(`${row(kept.deliveryId)} .payload-state`, operator)).toMatch(/^kept \(until .+\)$/);
     expect(await operator.locator('#deliveries-body button.erase-payload').count()).toBe(0);
     await waitText('#erase-role-note', 'Erasing a payload needs the admin role; you are an operator.', operator);
-    await shot(operator, 'payload-erasure-04-operator');
+    await shot('payload-erasure-04-operator', operator);
     await operator.context().close();
   });
 

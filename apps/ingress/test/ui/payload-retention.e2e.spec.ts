@@ -5,45 +5,24 @@
  * API answers, and is on the audit trail; "Use the default" goes back. A viewer sees the retention
  * but no control, and why. The line next to the control says a change applies from now on.
  */
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '@wts/testing';
-import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
-import { openSignedInTab } from '../../../../test/support/ui-tab';
+import { shotOf, waitText } from '../../../../test/support/page-test.kit';
+import { useTabsTest } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(60_000);
 
 describe('Payload retention on the Config page (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const problems: string[] = [];
-  const refused: string[] = [];
-  const artifacts = artifactsDir();
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-  });
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  const waitText = (page: Page, selector: string, text: string): Promise<void> => page.locator(selector, { hasText: text }).waitFor();
+  const { server, problems, refused, openTab } = useTabsTest();
 
   it('an operator sets the days (shown after a reload, on the trail), a bad value is refused, and the default comes back', async () => {
-    const operatorKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'retention operator', role: 'operator' }, 201))
-      .key as string;
+    const operatorKey = await server.createApiKey('retention operator', 'operator');
     const account = await server.createAccount('retention@example.com');
     const routineId = (await server.createRoutine({ name: 'Customer events', account_scope: [account.id] })).id as string;
     const path = `/admin/routines/${routineId}/webhook`;
-    await server.adminOk('POST', `${path}/enable`, { default_account: account.email, account_override_allowed: false }, 200);
+    await server.enableWebhook(routineId, account.email);
 
     const url = `${server.baseUrl}/ui/routines/${routineId}/config`;
-    const page = await openSignedInTab(browser, contexts, url, operatorKey, { problems, refused });
+    const page = await openTab(url, operatorKey);
     await waitText(page, '#retention-current', 'default (30 days)');
     expect(await page.locator('#retention-help').textContent()).toContain('applies to deliveries received from now on');
     expect(await page.locator('#retention-default').isDisabled()).toBe(true);
@@ -63,7 +42,7 @@ describe('Payload retention on the Config page (browser)', () => {
       payload_retention_days: 45,
       payload_retention_seconds_effective: 45 * 86_400,
     });
-    await page.screenshot({ path: join(artifacts, 'payload-retention-01-saved.png'), fullPage: true });
+    await shotOf(page, 'payload-retention-01-saved');
 
     await page.reload();
     await waitText(page, '#retention-current', '45 days');
@@ -86,17 +65,14 @@ describe('Payload retention on the Config page (browser)', () => {
   });
 
   it('a viewer sees the retention, no control, and which role changes it', async () => {
-    const viewerKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'retention viewer', role: 'viewer' }, 201)).key as string;
+    const viewerKey = await server.createApiKey('retention viewer', 'viewer');
     const account = await server.createAccount('retention-viewer@example.com');
     const routineId = (await server.createRoutine({ name: 'Read only', account_scope: [account.id] })).id as string;
     const path = `/admin/routines/${routineId}/webhook`;
-    await server.adminOk('POST', `${path}/enable`, { default_account: account.email, account_override_allowed: false }, 200);
+    await server.enableWebhook(routineId, account.email);
     await server.adminOk('PATCH', path, { payload_retention_days: 7 }, 200);
 
-    const page = await openSignedInTab(browser, contexts, `${server.baseUrl}/ui/routines/${routineId}/config`, viewerKey, {
-      problems,
-      refused: [],
-    });
+    const page = await openTab(`${server.baseUrl}/ui/routines/${routineId}/config`, viewerKey, {}, 'ignored');
     await waitText(page, '#retention-current', '7 days');
     expect(await page.locator('#retention-form').isVisible()).toBe(false);
     await waitText(page, '#retention-role-note', 'Changing the payload retention needs the operator role');

@@ -5,9 +5,10 @@
  * `insufficient_role` shows the server's detail. Admins issue a key from the page (shown once, with
  * a copy button), and revoke one after a confirmation. Screenshots go to test-artifacts/ui/.
  */
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import type { Page } from 'playwright-core';
+import { pageHelpers } from '../../../../test/support/page-test.kit';
+import { seedTriageRoutine, useSignInTest } from '../../../../test/support/ui-tab';
+import { UI_ADMIN_TOKEN } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
 
@@ -19,74 +20,30 @@ declare const document: { getElementById(id: string): { hidden: boolean } | null
 type Role = 'viewer' | 'operator' | 'admin';
 
 describe('Config page: roles and API keys (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let context: BrowserContext | undefined;
+  /** Admin API answers of 403 the page received (refused): it should ask only for what the role allows. */
+  const {
+    server,
+    refused,
+    signIn: signInAt,
+  } = useSignInTest({
+    prepare: (context, started) => context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: started.baseUrl }),
+  });
   let page: Page;
-  const artifacts = artifactsDir();
-  const problems: string[] = [];
-  /** Admin API answers of 403 the page received: it should ask only for what the role allows. */
-  const refused: string[] = [];
-  const keys = {} as Record<Role, string>;
+  let keys = {} as Record<Role, string>;
   let routineId = '';
   let webhookId = '';
   let secret = '';
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp): Promise<void> => page.locator(selector, { hasText }).first().waitFor();
-  const visible = (selector: string): Promise<boolean> => page.locator(selector).isVisible();
+  const { shot, text, waitText, visible } = pageHelpers(() => page);
   const configUrl = (): string => `${server.baseUrl}/ui/routines/${routineId}/config`;
 
   /** A fresh tab (nothing kept from the previous one) signed in at `url` with `token`. */
   async function signIn(url: string, token: string): Promise<void> {
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
-    page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-    page.on('response', (response) => {
-      if (response.status() === 403 && new URL(response.url()).pathname.startsWith('/admin/')) refused.push(response.url());
-    });
-    await page.goto(url);
-    await page.fill('#admin-token', token);
-    await page.click('#signin-submit');
-    await page.locator('#whoami').waitFor();
+    page = await signInAt(url, token);
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-    for (const role of ['viewer', 'operator', 'admin'] as const) {
-      keys[role] = (await server.adminOk('POST', '/admin/api-keys', { name: `${role} automation`, role }, 201)).key as string;
-    }
-    const account = await server.createAccount('ops@example.com');
-    routineId = (await server.createRoutine({ name: 'Triage alerts', account_scope: [account.id] })).id;
-    const enabled = await server.adminOk(
-      'POST',
-      `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: 'ops@example.com', account_override_allowed: false },
-      200,
-    );
-    webhookId = enabled.webhook_id;
-    secret = enabled.secret;
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
+    ({ keys, routineId, webhookId, secret } = await seedTriageRoutine(server, ['viewer', 'operator', 'admin']));
   });
 
   it('a viewer key: who is signed in, the listings, and every change hidden with why', async () => {

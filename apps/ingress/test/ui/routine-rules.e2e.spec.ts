@@ -9,10 +9,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { eventually } from '@wts/testing';
-import { UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
-import { openSignedInTab } from '../../../../test/support/ui-tab';
+import { shotOf, waitText } from '../../../../test/support/page-test.kit';
+import { useTabsTest } from '../../../../test/support/ui-tab';
+import { artifactsDir } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(60_000);
 
@@ -25,15 +26,17 @@ interface Listed {
 const SCHEMA = { type: 'object', required: ['action'], properties: { action: { type: 'string' } } };
 
 describe('Routine rules on the Config page (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const problems: string[] = [];
-  const refused: string[] = [];
   /** Bodies the pages POSTed to …/webhook/rules/try, and PATCHed to …/webhook. */
   const tries: unknown[] = [];
   const patches: unknown[] = [];
-  const artifacts = artifactsDir();
+  const { server, openTab } = useTabsTest({
+    serverOptions: { erasures: true },
+    onRequest: (request) => {
+      const path = new URL(request.url()).pathname;
+      if (request.method() === 'POST' && path.endsWith('/webhook/rules/try')) tries.push(request.postDataJSON());
+      if (request.method() === 'PATCH' && path.endsWith('/webhook')) patches.push(request.postDataJSON());
+    },
+  });
   let routineId = '';
   let webhookPath = '';
   let deliveryId = '';
@@ -41,19 +44,7 @@ describe('Routine rules on the Config page (browser)', () => {
   let erasedId = '';
   let marker = '';
 
-  const waitText = (page: Page, selector: string, text: string | RegExp): Promise<void> =>
-    page.locator(selector, { hasText: text }).first().waitFor();
-
-  const openAs = (token: string): Promise<Page> =>
-    openSignedInTab(browser, contexts, `${server.baseUrl}/ui/routines/${routineId}/config`, token, {
-      problems,
-      refused,
-      onRequest: (request) => {
-        const path = new URL(request.url()).pathname;
-        if (request.method() === 'POST' && path.endsWith('/webhook/rules/try')) tries.push(request.postDataJSON());
-        if (request.method() === 'PATCH' && path.endsWith('/webhook')) patches.push(request.postDataJSON());
-      },
-    });
+  const openAs = (token: string): Promise<Page> => openTab(`${server.baseUrl}/ui/routines/${routineId}/config`, token);
 
   /** Clicks Try and waits for this try's verdicts (the previous ones are cleared first). */
   async function tryIt(page: Page): Promise<void> {
@@ -64,25 +55,14 @@ describe('Routine rules on the Config page (browser)', () => {
 
   /** Delivers `body` and waits for its run: its id. */
   async function send(webhook: { id: string; secret: string }, body: unknown): Promise<string> {
-    const accepted = await server.deliver(webhook.id, webhook.secret, body);
-    expect(accepted.status).toBe(202);
-    const runId = accepted.json.run_id as string;
-    await eventually(async () => (await server.admin('GET', `/admin/runs/${runId}`)).status === 200, 10_000, `run ${runId}`);
-    return accepted.json.delivery_id as string;
+    return (await server.deliverAndWaitForRun(webhook.id, webhook.secret, body)).deliveryId;
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start({}, { erasures: true });
     const account = await server.createAccount('rules@example.com');
     routineId = (await server.createRoutine({ name: 'Pull requests', account_scope: [account.id] })).id;
     webhookPath = `/admin/routines/${routineId}/webhook`;
-    const enabled = await server.adminOk(
-      'POST',
-      `${webhookPath}/enable`,
-      { default_account: account.email, account_override_allowed: false },
-      200,
-    );
+    const enabled = await server.enableWebhook(routineId, account.email);
     const webhook = { id: enabled.webhook_id as string, secret: enabled.secret as string };
     marker = `marker-${randomUUID()}`;
     deliveryId = await send(webhook, { action: 'opened', marker });
@@ -106,19 +86,8 @@ describe('Routine rules on the Config page (browser)', () => {
     );
   });
 
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
-    expect(refused).toEqual([]);
-  });
-
   it('an operator tries a filter on samples, sees an invalid one fail with its position, saves one and tries a schema', async () => {
-    const operatorKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'rules operator', role: 'operator' }, 201)).key as string;
+    const operatorKey = await server.createApiKey('rules operator', 'operator');
     const page = await openAs(operatorKey);
     await page.locator('#rules-filter').waitFor();
     expect(await page.inputValue('#rules-filter')).toBe('');
@@ -145,7 +114,7 @@ describe('Routine rules on the Config page (browser)', () => {
     await tryIt(page);
     await waitText(page, '#rules-try-filter', /^Filter: matched — would run\.$/);
     expect((await server.adminOk('GET', webhookPath, undefined, 200)).filter).toBeNull();
-    await page.screenshot({ path: join(artifacts, 'routine-rules-01-tried.png'), fullPage: true });
+    await shotOf(page, 'routine-rules-01-tried');
 
     // An invalid filter: the try and the save both say where it fails; nothing is saved.
     await page.fill('#rules-filter', 'body.action ==');
@@ -200,7 +169,7 @@ describe('Routine rules on the Config page (browser)', () => {
     await tryIt(page);
     await waitText(page, '#rules-try-schema', /^Payload schema: conforms\.$/);
     expect(await page.locator('#rules-try-schema-errors').isVisible()).toBe(false);
-    await page.locator('#rules').screenshot({ path: join(artifacts, 'routine-rules-02-schema.png') });
+    await page.locator('#rules').screenshot({ path: join(artifactsDir(), 'routine-rules-02-schema.png') });
 
     await page.click('#rules-save');
     await page.locator('#rules-remove-schema').waitFor();
@@ -214,7 +183,7 @@ describe('Routine rules on the Config page (browser)', () => {
   });
 
   it('a viewer sees the saved rules read-only, with no save or try, and which role changes them', async () => {
-    const viewerKey = (await server.adminOk('POST', '/admin/api-keys', { name: 'rules viewer', role: 'viewer' }, 201)).key as string;
+    const viewerKey = await server.createApiKey('rules viewer', 'viewer');
     await server.adminOk('PATCH', webhookPath, { filter: FILTER }, 200);
     const page = await openAs(viewerKey);
     await waitText(page, '#rules-role-note', 'Changing or trying the rules needs the operator role');

@@ -5,9 +5,8 @@
  * API's own messages. Debian's headless Chromium driven by playwright-core; screenshots in
  * test-artifacts/ui/.
  */
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { usePageTest } from '../../../../test/support/page-test.kit';
+import { UI_ADMIN_TOKEN } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
 
@@ -19,41 +18,10 @@ interface Account {
 }
 
 describe('Setting up from the page on a fresh install (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let page: Page;
-  const problems: string[] = [];
-  const artifacts = artifactsDir();
+  const { server, page, shot, text, waitText } = usePageTest({ viewport: { width: 1200, height: 900 } });
   let routineId = '';
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp): Promise<void> => page.locator(selector, { hasText }).first().waitFor();
   const accounts = async (): Promise<Account[]> => (await server.adminOk('GET', '/admin/accounts', undefined, 200)).accounts as Account[];
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    page = await context.newPage();
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
-  });
 
   it('signs in to an empty install: no routines, no accounts, and the page says where to start', async () => {
     await page.goto(`${server.baseUrl}/ui/`);

@@ -6,9 +6,7 @@
  * Linear's steps; a bad Sentry secret refused in place with the server's words; GitLab's rotate
  * asking for GitLab's new token. (GitHub, Stripe and Standard Webhooks: signed-senders.e2e.spec.ts.)
  */
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { usePageTest } from '../../../../test/support/page-test.kit';
 
 jest.setTimeout(30_000);
 
@@ -27,61 +25,16 @@ const CHOICES = [
 ] as const;
 
 describe("Signed senders on the Config page: the providers' schemes (browser)", () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let page: Page;
-  const problems: string[] = [];
-  const artifacts = artifactsDir();
+  const { server, page, shot, text, waitText, visible, everythingShown, openConfig } = usePageTest();
   const routines = { linear: '', sentry: '', gitlab: '' };
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp): Promise<void> => page.locator(selector, { hasText }).first().waitFor();
-  const visible = (selector: string): Promise<boolean> => page.locator(selector).isVisible();
-  const everythingShown = async (): Promise<string> => {
-    const values = await page
-      .locator('input, textarea')
-      .evaluateAll((fields) => fields.map((field) => (field as unknown as { value: string }).value));
-    return `${await page.content()}\n${values.join('\n')}`;
-  };
   const webhookView = (routineId: string) => server.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
 
-  async function openConfig(routineId: string): Promise<void> {
-    await page.goto(`${server.baseUrl}/ui/routines/${routineId}/config`);
-    if (await page.locator('#signin').isVisible()) {
-      await page.fill('#admin-token', UI_ADMIN_TOKEN);
-      await page.click('#signin-submit');
-    }
-    await page.locator('#main').waitFor();
-    await waitText('#webhook-state', /\S/);
-  }
-
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
     const ops = await server.createAccount('ops@example.com');
     routines.linear = (await server.createRoutine({ name: 'Linear issues', account_scope: [ops.id] })).id;
     routines.sentry = (await server.createRoutine({ name: 'Sentry alerts', account_scope: [ops.id] })).id;
     routines.gitlab = (await server.createRoutine({ name: 'GitLab pushes', account_scope: [ops.id] })).id;
-    const context = await browser.newContext({ viewport: { width: 1200, height: 1000 } });
-    page = await context.newPage();
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
   });
 
   it("offers each provider's scheme: its header and where to paste the URL in one line, its own secret field, the override off", async () => {

@@ -7,9 +7,8 @@
  * place with the server's own words, and the new rejected-attempt reasons in words. Screenshots in
  * test-artifacts/ui/.
  */
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { UI_ADMIN_TOKEN, UiTestServer, artifactsDir, launchChromium } from '../../../../test/support/ui-test-server';
+import { eventually } from '@wts/testing';
+import { refreshUntil, usePageTest } from '../../../../test/support/page-test.kit';
 
 jest.setTimeout(30_000);
 
@@ -19,69 +18,23 @@ const GITHUB_SECRET_ROTATED = 'gh-hook-secret-rotated-9876543210-zyx';
 const STRIPE_SECRET = 'whsec_stripeEndpointSecret0123456789ABCDEF';
 
 describe('Signed senders on the Config page (browser)', () => {
-  let server: UiTestServer;
-  let browser: Browser;
-  let page: Page;
-  const problems: string[] = [];
-  const artifacts = artifactsDir();
+  const { server, page, shot, text, waitText, visible, everythingShown, openConfig } = usePageTest();
   const routines: Record<'github' | 'standard' | 'stripe', string> = { github: '', standard: '', stripe: '' };
   let githubWebhookId = '';
 
-  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
-  const waitText = (selector: string, hasText: string | RegExp): Promise<void> => page.locator(selector, { hasText }).first().waitFor();
-  const visible = (selector: string): Promise<boolean> => page.locator(selector).isVisible();
   const activeId = (): Promise<string> =>
     page
       .locator(':focus')
       .first()
       .getAttribute('id')
       .then((id) => id ?? '');
-  /** Every value the page holds in its fields, and its markup: where a secret could be seen. */
-  const everythingShown = async (): Promise<string> => {
-    const values = await page
-      .locator('input, textarea')
-      .evaluateAll((fields) => fields.map((field) => (field as unknown as { value: string }).value));
-    return `${await page.content()}\n${values.join('\n')}`;
-  };
   const webhookView = (routineId: string) => server.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
 
-  async function openConfig(routineId: string): Promise<void> {
-    await page.goto(`${server.baseUrl}/ui/routines/${routineId}/config`);
-    if (await page.locator('#signin').isVisible()) {
-      await page.fill('#admin-token', UI_ADMIN_TOKEN);
-      await page.click('#signin-submit');
-    }
-    await page.locator('#main').waitFor();
-    await waitText('#webhook-state', /\S/);
-  }
-
   beforeAll(async () => {
-    browser = await launchChromium();
-    server = await UiTestServer.start();
     const ops = await server.createAccount('ops@example.com');
     routines.github = (await server.createRoutine({ name: 'GitHub issues', account_scope: [ops.id] })).id;
     routines.standard = (await server.createRoutine({ name: 'Svix events', account_scope: [ops.id] })).id;
     routines.stripe = (await server.createRoutine({ name: 'Stripe payments', account_scope: [ops.id] })).id;
-    const context = await browser.newContext({ viewport: { width: 1200, height: 1000 } });
-    page = await context.newPage();
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Trusted Type/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
   });
 
   it('offers the verification choice: bearer by default; a signed scheme asks for its secret and turns the override off, saying why', async () => {
@@ -178,11 +131,14 @@ describe('Signed senders on the Config page (browser)', () => {
       body: '{"ref":"refs/heads/main"}',
     });
     expect(forged.status).toBe(404);
-    for (let i = 0; i < 40; i += 1) {
-      await page.click('#refresh-attempts');
-      if ((await page.locator('#attempts-body tr').count()) >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventually(
+      async () => {
+        await page.click('#refresh-attempts');
+        return (await page.locator('#attempts-body tr').count()) >= 2;
+      },
+      4_000,
+      'both rejected attempts listed',
+    );
     const reasons = await page.locator('#attempts-body tr td:nth-child(2)').allTextContents();
     expect(reasons.sort()).toEqual([
       'Signature does not match (wrong signing secret, or the body was changed)',
@@ -224,10 +180,12 @@ describe('Signed senders on the Config page (browser)', () => {
     expect(await everythingShown()).not.toContain(GITHUB_SECRET_ROTATED);
     expect(await text('#webhook-verification')).toBe('GitHub signature');
     // The trail follows the store a moment behind: refresh until the rotation is listed.
-    for (let i = 0; i < 40 && !/^Secret rotated by the bootstrap token/.test(await text('#audit-list > li:first-child')); i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      await page.click('#refresh-audit');
-    }
+    await refreshUntil(
+      page,
+      '#refresh-audit',
+      async () => /^Secret rotated by the bootstrap token/.test(await text('#audit-list > li:first-child')),
+      'the rotation in the audit trail',
+    );
     expect(await text('#audit-list > li:first-child')).toMatch(/^Secret rotated by the bootstrap token/);
     await shot('signed-04-github-rotated');
   });

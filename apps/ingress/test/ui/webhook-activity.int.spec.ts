@@ -2,6 +2,7 @@
  * The admin endpoints the Config page adds: the routine list, rejected attempts (the owner sees
  * why; callers keep getting one identical 404) and replay counts of deliveries.
  */
+import { eventually } from '@wts/testing';
 import { UiTestServer } from '../../../../test/support/ui-test-server';
 
 const WRONG_SECRET = `whsec_${'A'.repeat(43)}`;
@@ -114,11 +115,17 @@ describe('admin API for the Config page', () => {
       expect([first.status, again.status, third.status, other.status]).toEqual([202, 202, 202, 202]);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
 
-      let listed: { delivery_id: string }[] = [];
-      for (let i = 0; i < 100 && listed.length < 2; i += 1) {
-        listed = (await server.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/deliveries`, undefined, 200)).deliveries;
-        if (listed.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const listed = await eventually(
+        async () => {
+          const deliveries: { delivery_id: string }[] = (
+            await server.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/deliveries`, undefined, 200)
+          ).deliveries;
+          return deliveries.length >= 2 ? deliveries : undefined;
+        },
+        2_000,
+        'both deliveries listed',
+        20,
+      );
       const { replays } = await server.adminOk('GET', `/admin/routines/${hook.routineId}/webhook/replays`, undefined, 200);
       expect(replays).toEqual([
         { delivery_id: other.json.delivery_id, replays: 0 },
