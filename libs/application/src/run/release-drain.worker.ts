@@ -1,23 +1,15 @@
 import { StreamCategories, Streams, type DeliveryAccepted, type WebhookReleased } from '@wts/contracts';
-import {
-  comparePositions,
-  type CheckpointStore,
-  type EventStore,
-  type GlobalPosition,
-  type RecordedEvent,
-  type Subscription,
-} from '@wts/event-store';
+import { comparePositions, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
 import { Signal } from '../shared/async.util';
 import { retryWithBackoff } from '../shared/retry-with-backoff';
-import type { DeliveryToDispatch, DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
+import type { DeliveryToDispatch, DispatchOutcome } from './dispatch-delivery.usecase';
 import {
   DispatchStoppedError,
   dispatchRetry,
   dispatchUntilDone,
   type DispatchRetry,
-  type DispatchWorkerLogger,
+  type DispatchWorkerDependencies,
 } from './dispatch-until-done';
-import type { ParkDispatch } from './park-dispatch.usecase';
 
 /** Every release before this position has had all its held deliveries run. */
 export const RELEASE_CHECKPOINT = 'run-dispatcher/releases';
@@ -43,16 +35,8 @@ export const DEFAULT_RELEASE_DRAIN_OPTIONS: ReleaseDrainOptions = {
   maxRetryDelayMs: 5000,
 };
 
-export interface ReleaseDrainDependencies {
-  readonly store: EventStore;
-  readonly checkpoints: CheckpointStore;
-  /** The dispatcher's use case: a held delivery's run is made exactly as any other. */
-  readonly dispatch: DispatchDelivery;
-  readonly park: ParkDispatch;
-  readonly logger: DispatchWorkerLogger;
-  readonly options?: Partial<ReleaseDrainOptions>;
-  /** Told of every held delivery's outcome (metrics, tests). */
-  readonly onDispatched?: (outcome: DispatchOutcome) => void;
+/** A held delivery's run is made through the dispatcher's use case exactly as any other; `onDispatched` is told of each. */
+export interface ReleaseDrainDependencies extends DispatchWorkerDependencies<ReleaseDrainOptions> {
   /** Told when a release's held deliveries all have their runs. */
   readonly onReleased?: (webhookId: string, deliveries: number) => void;
 }

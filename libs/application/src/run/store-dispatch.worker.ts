@@ -1,9 +1,14 @@
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
 import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { Signal } from '../shared/async.util';
-import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
-import { dispatchRetry, dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
-import type { ParkDispatch } from './park-dispatch.usecase';
+import type { DispatchOutcome } from './dispatch-delivery.usecase';
+import {
+  dispatchRetry,
+  dispatchUntilDone,
+  type DispatchRetry,
+  type DispatchWorkerDependencies,
+  type DispatchWorkerLogger,
+} from './dispatch-until-done';
 
 export type { DispatchWorkerLogger } from './dispatch-until-done';
 
@@ -25,17 +30,7 @@ export const DEFAULT_STORE_DISPATCH_OPTIONS: StoreDispatchOptions = {
   concurrency: 256,
 };
 
-export interface StoreDispatchDependencies {
-  readonly store: EventStore;
-  readonly checkpoints: CheckpointStore;
-  readonly dispatch: DispatchDelivery;
-  /** Where a delivery goes that fails deterministically too often (the dispatch failure policy). */
-  readonly park: ParkDispatch;
-  readonly logger: DispatchWorkerLogger;
-  readonly options?: Partial<StoreDispatchOptions>;
-  /** Told of every delivery's outcome (metrics, tests). */
-  readonly onDispatched?: (outcome: DispatchOutcome) => void;
-}
+export type StoreDispatchDependencies = DispatchWorkerDependencies<StoreDispatchOptions>;
 
 interface InFlight {
   readonly position: GlobalPosition;
