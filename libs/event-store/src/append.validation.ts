@@ -11,6 +11,13 @@ export interface SerializedEvent {
   readonly metadata: string;
 }
 
+/** What every adapter requires of an append's stream id, checked before any I/O: a non-empty string. */
+export function assertStreamId(streamId: string): void {
+  if (typeof streamId !== 'string' || streamId.length === 0) {
+    throw new InvalidAppendError('stream id must be a non-empty string');
+  }
+}
+
 /**
  * Validates and serializes an append before any I/O (a bad request is never a 503): the ids (see
  * validatedEventIds), then per event what the adapter itself refuses (`assertAccepted`), its data

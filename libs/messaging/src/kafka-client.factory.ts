@@ -1,5 +1,5 @@
 import { Logger as NestLogger } from '@nestjs/common';
-import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, type Consumer, type KafkaConfig, type LogEntry } from 'kafkajs';
 import type { BackoffPolicy } from '@wts/application';
 
 /** What the messaging code logs through: structured fields first, like pino. */
@@ -92,5 +92,20 @@ function saslOptions(connection: KafkaConnection): Pick<KafkaConfig, 'sasl'> {
       return { sasl: { mechanism: 'scram-sha-512', username, password } };
     case 'plain':
       return { sasl: { mechanism: 'plain', username, password } };
+  }
+}
+
+/**
+ * Connects a new consumer group member and starts it (`start`: subscribe and run). When that fails,
+ * the member is let go — `abandon` (its owner forgets it), then disconnected — before the error goes on.
+ */
+export async function startGroupMember(consumer: Consumer, start: () => Promise<void>, abandon: () => void): Promise<void> {
+  try {
+    await consumer.connect();
+    await start();
+  } catch (error) {
+    abandon();
+    await consumer.disconnect().catch(() => undefined);
+    throw error;
   }
 }

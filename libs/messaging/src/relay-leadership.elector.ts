@@ -1,6 +1,6 @@
 import { AssignerProtocol, type Consumer, type Kafka, type PartitionAssigner } from 'kafkajs';
 import { Signal, describeError, retryWithBackoff } from '@wts/application';
-import type { MessagingLogger } from './kafka-client.factory';
+import { startGroupMember, type MessagingLogger } from './kafka-client.factory';
 
 export interface LeadershipTuning {
   /** Broker minimum is 6 s by default: a crashed leader is replaced after about this long. */
@@ -183,16 +183,17 @@ export class RelayLeadershipElector {
       this.logger.warn({ groupId, restart: payload.restart, err: describeError(payload.error) }, 'relay leadership member crashed');
       if (!payload.restart && consumer === this.consumer) this.rejoinLater();
     });
-    try {
-      await consumer.connect();
-      await consumer.subscribe({ topics: [topic] });
-      await consumer.run({ eachMessage: async () => undefined });
-      if (this.stopped) await consumer.disconnect();
-    } catch (error) {
-      if (this.consumer === consumer) this.consumer = undefined;
-      await consumer.disconnect().catch(() => undefined);
-      throw error;
-    }
+    await startGroupMember(
+      consumer,
+      async () => {
+        await consumer.subscribe({ topics: [topic] });
+        await consumer.run({ eachMessage: async () => undefined });
+        if (this.stopped) await consumer.disconnect();
+      },
+      () => {
+        if (this.consumer === consumer) this.consumer = undefined;
+      },
+    );
   }
 
   /** kafkajs gives up on non-retriable errors: start over with a new member, after `rejoinDelay`, with backoff. */

@@ -2,7 +2,7 @@ import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type Ka
 import { Signal, describeError, retryAfterFailure, retryWithBackoff, type RetryOptions, type RetryResult } from '@wts/application';
 import { BatchHeartbeat } from './consumer-batch.heartbeat';
 import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
-import type { MessagingLogger } from './kafka-client.factory';
+import { startGroupMember, type MessagingLogger } from './kafka-client.factory';
 import {
   MESSAGE_SCHEMAS,
   MessageDecodeError,
@@ -107,21 +107,22 @@ export class WebhookEventsConsumer {
       );
       if (!payload.restart && consumer === this.consumer) this.restartLater();
     });
-    try {
-      await consumer.connect();
-      // A new group starts at the beginning: deliveries relayed before it existed are not skipped.
-      await consumer.subscribe({ topics: [topics.webhookEvents], fromBeginning: true });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently,
-        eachBatch: (payload) => this.eachBatch(payload),
-      });
-    } catch (error) {
-      if (this.consumer === consumer) this.consumer = undefined;
-      await consumer.disconnect().catch(() => undefined);
-      throw error;
-    }
+    await startGroupMember(
+      consumer,
+      async () => {
+        // A new group starts at the beginning: deliveries relayed before it existed are not skipped.
+        await consumer.subscribe({ topics: [topics.webhookEvents], fromBeginning: true });
+        await consumer.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently,
+          eachBatch: (payload) => this.eachBatch(payload),
+        });
+      },
+      () => {
+        if (this.consumer === consumer) this.consumer = undefined;
+      },
+    );
   }
 
   /** kafkajs gives up on non-retriable errors: start over with a new member (CONSUMER_RESTART_BACKOFF). */

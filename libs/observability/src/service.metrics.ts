@@ -9,72 +9,53 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export class ServiceMetrics {
   readonly registry = new Registry();
 
-  readonly deliveriesAccepted = new Counter({
-    name: 'wts_deliveries_accepted_total',
-    help: 'Deliveries answered 202 (new ones; replays are counted apart)',
-    registers: [this.registry],
-  });
-  readonly deliveriesFiltered = new Counter({
-    name: 'wts_deliveries_filtered_total',
-    help: "Deliveries answered 200 filtered: their webhook's filter was false (no run); per webhook in the activity read model",
-    registers: [this.registry],
-  });
-  readonly filterErrors = new Counter({
-    name: 'wts_filter_errors_total',
-    help: "Deliveries accepted though their webhook's filter failed to evaluate (fail open: the run is made)",
-    registers: [this.registry],
-  });
-  readonly deliveryRejections = new Counter({
-    name: 'wts_delivery_rejections_total',
-    help: 'Deliveries refused, by problem code (webhook_not_found covers every 404 cause alike)',
-    labelNames: ['code'] as const,
-    registers: [this.registry],
-  });
-  readonly acceptanceSeconds = new Histogram({
-    name: 'wts_delivery_acceptance_seconds',
-    help: 'Time from the request to the 202 (durable append included)',
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
-  readonly idempotentReplays = new Counter({
-    name: 'wts_idempotent_replays_total',
-    help: 'Deliveries answered with the original 202 of their idempotency key',
-    registers: [this.registry],
-  });
-  readonly rateLimitDecisions = new Counter({
-    name: 'wts_rate_limit_decisions_total',
-    help: 'Rate-limit decisions, allowed or limited',
-    labelNames: ['decision'] as const,
-    registers: [this.registry],
-  });
-  readonly appendBatchSize = new Histogram({
-    name: 'wts_event_store_append_batch_size',
-    help: 'Appends sharing one commit of the embedded store (group commit)',
-    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
-    registers: [this.registry],
-  });
-  readonly commitSeconds = new Histogram({
-    name: 'wts_event_store_commit_seconds',
-    help: 'Duration of one commit (transaction and fsync) of the embedded store',
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers: [this.registry],
-  });
-  readonly runs = new Counter({
-    name: 'wts_runs_total',
-    help: 'Dispatch outcomes: created, already_created (a redelivery or replay), parked, held (accepted while its webhook was held: run on release)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-  readonly unverifiedNotifications = new Counter({
-    name: 'wts_unverified_notifications_total',
-    help: 'Kafka messages claiming a DeliveryAccepted the event store does not hold as claimed (absent, or different): parked, no run',
-    registers: [this.registry],
-  });
-  readonly deadLetters = new Counter({
-    name: 'wts_dead_letters_total',
-    help: 'Messages parked on the dead-letter topic',
-    registers: [this.registry],
-  });
+  readonly deliveriesAccepted = this.counter(
+    'wts_deliveries_accepted_total',
+    'Deliveries answered 202 (new ones; replays are counted apart)',
+  );
+  readonly deliveriesFiltered = this.counter(
+    'wts_deliveries_filtered_total',
+    "Deliveries answered 200 filtered: their webhook's filter was false (no run); per webhook in the activity read model",
+  );
+  readonly filterErrors = this.counter(
+    'wts_filter_errors_total',
+    "Deliveries accepted though their webhook's filter failed to evaluate (fail open: the run is made)",
+  );
+  readonly deliveryRejections = this.counter(
+    'wts_delivery_rejections_total',
+    'Deliveries refused, by problem code (webhook_not_found covers every 404 cause alike)',
+    ['code'],
+  );
+  readonly acceptanceSeconds = this.histogram(
+    'wts_delivery_acceptance_seconds',
+    'Time from the request to the 202 (durable append included)',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  );
+  readonly idempotentReplays = this.counter(
+    'wts_idempotent_replays_total',
+    'Deliveries answered with the original 202 of their idempotency key',
+  );
+  readonly rateLimitDecisions = this.counter('wts_rate_limit_decisions_total', 'Rate-limit decisions, allowed or limited', ['decision']);
+  readonly appendBatchSize = this.histogram(
+    'wts_event_store_append_batch_size',
+    'Appends sharing one commit of the embedded store (group commit)',
+    [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+  );
+  readonly commitSeconds = this.histogram(
+    'wts_event_store_commit_seconds',
+    'Duration of one commit (transaction and fsync) of the embedded store',
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  );
+  readonly runs = this.counter(
+    'wts_runs_total',
+    'Dispatch outcomes: created, already_created (a redelivery or replay), parked, held (accepted while its webhook was held: run on release)',
+    ['outcome'],
+  );
+  readonly unverifiedNotifications = this.counter(
+    'wts_unverified_notifications_total',
+    'Kafka messages claiming a DeliveryAccepted the event store does not hold as claimed (absent, or different): parked, no run',
+  );
+  readonly deadLetters = this.counter('wts_dead_letters_total', 'Messages parked on the dead-letter topic');
   /** Children bound once per label value: the hot path neither allocates nor hashes labels. */
   private readonly rejectionsByCode = new Map<string, Counter.Internal>();
   readonly rateLimitAllowed = this.rateLimitDecisions.labels('allowed');
@@ -88,44 +69,34 @@ export class ServiceMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    const relays = this.relays;
-    new Gauge({
-      name: 'wts_relay_lag_events',
-      help: 'Events the relay has read from the store and Kafka has not acknowledged yet',
-      labelNames: ['relay'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const [relay, progress] of relays) this.set({ relay }, progress.pendingEvents());
-      },
-    });
-    new Gauge({
-      name: 'wts_relay_lag_seconds',
-      help: 'Age of the oldest event the relay has not had acknowledged by Kafka (0 when caught up)',
-      labelNames: ['relay'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const [relay, progress] of relays) this.set({ relay }, ageSeconds(progress.oldestPendingAt()));
-      },
-    });
-    const leadership = this.relayLeadership;
-    new Gauge({
-      name: 'wts_relay_leading',
-      help: 'Whether this replica runs the relay (1) or not (0). The lag gauges describe only a running relay: max over the replicas at 0 means nothing forwards (e.g. Kafka down long enough to depose every replica)',
-      labelNames: ['relay'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const [relay, leading] of leadership) this.set({ relay }, leading() ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'wts_relay_checkpoint_age_seconds',
-      help: 'Time since the relay last saved its checkpoint (grows while Kafka is unreachable)',
-      labelNames: ['relay'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const [relay, progress] of relays) this.set({ relay }, ageSeconds(progress.checkpointSavedAt()));
-      },
-    });
+    gaugePerRelay(
+      this.registry,
+      'wts_relay_lag_events',
+      'Events the relay has read from the store and Kafka has not acknowledged yet',
+      this.relays,
+      (progress) => progress.pendingEvents(),
+    );
+    gaugePerRelay(
+      this.registry,
+      'wts_relay_lag_seconds',
+      'Age of the oldest event the relay has not had acknowledged by Kafka (0 when caught up)',
+      this.relays,
+      (progress) => ageSeconds(progress.oldestPendingAt()),
+    );
+    gaugePerRelay(
+      this.registry,
+      'wts_relay_leading',
+      'Whether this replica runs the relay (1) or not (0). The lag gauges describe only a running relay: max over the replicas at 0 means nothing forwards (e.g. Kafka down long enough to depose every replica)',
+      this.relayLeadership,
+      (leading) => (leading() ? 1 : 0),
+    );
+    gaugePerRelay(
+      this.registry,
+      'wts_relay_checkpoint_age_seconds',
+      'Time since the relay last saved its checkpoint (grows while Kafka is unreachable)',
+      this.relays,
+      (progress) => ageSeconds(progress.checkpointSavedAt()),
+    );
     const consumerLag = (): { topic: string; lag: () => Promise<ReadonlyMap<number, number>> } | undefined =>
       this.consumerLag ? { topic: this.consumerTopic, lag: this.consumerLag } : undefined;
     new Gauge({
@@ -151,24 +122,29 @@ export class ServiceMetrics {
         .finally(() => setTimeout(() => (lagNow = undefined), 100).unref());
       return lagNow;
     };
-    new Gauge({
-      name: 'wts_projector_lag_events',
-      help: "Events in the store after the read models' checkpoint (embedded store: events; EventStoreDB: log positions)",
-      registers: [this.registry],
-      async collect() {
-        const lag = await projectorLag();
-        if (lag) this.set(lag.events);
-      },
-    });
-    new Gauge({
-      name: 'wts_projector_lag_seconds',
-      help: 'Age of the oldest event the read models do not show yet (0 when caught up)',
-      registers: [this.registry],
-      async collect() {
-        const lag = await projectorLag();
-        if (lag) this.set(ageSeconds(lag.oldestAt));
-      },
-    });
+    projectorGauge(
+      this.registry,
+      'wts_projector_lag_events',
+      "Events in the store after the read models' checkpoint (embedded store: events; EventStoreDB: log positions)",
+      projectorLag,
+      (lag) => lag.events,
+    );
+    projectorGauge(
+      this.registry,
+      'wts_projector_lag_seconds',
+      'Age of the oldest event the read models do not show yet (0 when caught up)',
+      projectorLag,
+      (lag) => ageSeconds(lag.oldestAt),
+    );
+  }
+
+  /** A counter on this registry. Labels are bounded and carry no identifier. */
+  private counter<L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private histogram(name: string, help: string, buckets: number[]): Histogram {
+    return new Histogram({ name, help, buckets, registers: [this.registry] });
   }
 
   /** A refused delivery, by its problem code. */
@@ -219,6 +195,44 @@ export interface ProjectorLag {
 export interface ProjectorProgress {
   /** Undefined where this replica does not run the projector (another holds the lease). */
   lag(): Promise<ProjectorLag | undefined>;
+}
+
+/** A gauge with one sample per relay, each read from what the relay tracks here, at scrape time. */
+function gaugePerRelay<T>(
+  registry: Registry,
+  name: string,
+  help: string,
+  tracked: ReadonlyMap<string, T>,
+  value: (entry: T) => number,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['relay'] as const,
+    registers: [registry],
+    collect() {
+      for (const [relay, entry] of tracked) this.set({ relay }, value(entry));
+    },
+  });
+}
+
+/** A gauge of the projector's lag, sampled only when this replica runs the projector. */
+function projectorGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  projectorLag: () => Promise<ProjectorLag | undefined>,
+  value: (lag: ProjectorLag) => number,
+): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      const lag = await projectorLag();
+      if (lag) this.set(value(lag));
+    },
+  });
 }
 
 function ageSeconds(since: number | undefined): number {

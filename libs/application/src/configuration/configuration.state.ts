@@ -3,7 +3,6 @@ import {
   API_KEY_CATALOG_STREAM,
   StreamCategories,
   type SignedScheme,
-  type SigningSecretEvent,
   type AccountCatalogEvent,
   type ApiKeyEvent,
   type RoutineEvent,
@@ -25,11 +24,14 @@ import {
   type ConfiguredWebhook,
   type RoutineState,
   type WebhookState,
-  signingSecretBinding,
 } from '@wts/domain';
 import { comparePositions, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import { asEvent } from '../shared/event-envelope';
 import type { SecretSealer } from '../signing/secret.sealer';
+import { FoldedStreams, ordering, type ApplyOutcome, type Evolve, type Folded } from './folded-streams.state';
+import { pruneSigningSecrets, signingSecretsEvolver, type SigningSecrets } from './signing-secrets.state';
+
+export type { ApplyOutcome } from './folded-streams.state';
 
 /** A hold's span in $all: from where it began to where it was released (no `before` while it is held). */
 export interface HoldSpan {
@@ -56,22 +58,24 @@ export interface ConfigurationStateOptions {
   readonly onSecretUnavailable?: (webhookId: string, error: unknown) => void;
 }
 
-/**
- * A webhook's signing secrets as opened: at most the one its webhook names and the newest sealed
- * (sealed before the webhook event that will name it). Null: sealed, but it could not be opened.
- */
-interface SigningSecrets {
-  readonly opened: Map<string, string | null>;
-  newest: string | undefined;
+/** A routine as folded, with where it was created in $all and the size of its snapshot. */
+interface RoutineEntry {
+  readonly state: RoutineState | null;
+  readonly createdAt: GlobalPosition;
+  readonly snapshotBytes: number;
 }
 
-/** applied: folded; known: at or before what is folded (a repeat); gap: a revision is missing before it (read the stream). */
-export type ApplyOutcome = 'applied' | 'known' | 'gap' | 'ignored';
+const evolveRoutineEntry: Evolve<RoutineEntry> = (current, recorded) => {
+  const state = evolveRoutine(current?.state ?? null, asEvent<RoutineEvent>(recorded));
+  const snapshotBytes = state === null ? 0 : Buffer.byteLength(JSON.stringify(routineSnapshot(state)));
+  return { state, createdAt: current?.createdAt ?? recorded.position, snapshotBytes };
+};
 
-interface Folded<S> {
-  readonly state: S;
-  readonly revision: bigint;
-}
+const evolveWebhookState: Evolve<WebhookState> = (current, recorded) =>
+  evolveWebhook(current ?? initialWebhookState(), asEvent<WebhookEvent>(recorded));
+
+// Claimed with "stream must not exist": the first event is the claim, for good.
+const evolveSlot: Evolve<string> = (current, recorded) => current ?? asEvent<WebhookIdAssigned>(recorded).data.webhookId;
 
 /**
  * What a decision needs, and nothing that grows with traffic: the account catalog, routines and
@@ -84,16 +88,15 @@ export class ConfigurationState {
   private apiKeyCatalog: Folded<ApiKeyCatalog> = { state: initialApiKeyCatalog(), revision: -1n };
   /** API keys by the digest of the key: the admin API finds a presented key's entry in one look. */
   private readonly apiKeysByDigest = new Map<string, string>();
-  private readonly routines = new Map<
-    string,
-    Folded<RoutineState | null> & { readonly createdAt: GlobalPosition; readonly snapshotBytes: number }
-  >();
-  private readonly webhooks = new Map<string, Folded<WebhookState>>();
+  private readonly routines = new FoldedStreams<RoutineEntry>();
+  private readonly webhooks = new FoldedStreams<WebhookState>();
   /** The claim of each routine's one webhook id (webhook_slot-<routine id>). */
-  private readonly slots = new Map<string, Folded<string>>();
+  private readonly slots = new FoldedStreams<string>();
   /** Stores written before slots existed: a routine's webhook is the first one enabled for it. */
   private readonly firstEnabled = new Map<string, string>();
-  private readonly signingSecrets = new Map<string, Folded<SigningSecrets>>();
+  private readonly signingSecrets = new FoldedStreams<SigningSecrets>();
+  /** Opens each sealed secret as it is folded: only when this state folds the `signing_secret-` category. */
+  private readonly evolveSigningSecrets: Evolve<SigningSecrets> | undefined;
   /**
    * Where each webhook's latest hold began in $all (the WebhookHeld that found it not held), kept
    * after its release: its held deliveries are the ones after it.
@@ -106,22 +109,21 @@ export class ConfigurationState {
   /** The categories this state folds (the feeder's subscription filter). */
   readonly prefixes: readonly string[];
 
-  constructor(private readonly options: ConfigurationStateOptions = {}) {
+  constructor(options: ConfigurationStateOptions = {}) {
     this.prefixes = options.secrets ? [...CONFIGURATION_PREFIXES, StreamCategories.signingSecret] : CONFIGURATION_PREFIXES;
+    this.evolveSigningSecrets = options.secrets ? signingSecretsEvolver(options.secrets, options) : undefined;
   }
 
   /** The revision folded for a stream (-1n: nothing of it). */
   revisionOf(streamId: string): bigint {
     if (streamId === ACCOUNT_CATALOG_STREAM) return this.catalog.revision;
     if (streamId === API_KEY_CATALOG_STREAM) return this.apiKeyCatalog.revision;
-    if (streamId.startsWith(StreamCategories.routine))
-      return this.routines.get(streamId.slice(StreamCategories.routine.length))?.revision ?? -1n;
-    if (streamId.startsWith(StreamCategories.webhook))
-      return this.webhooks.get(streamId.slice(StreamCategories.webhook.length))?.revision ?? -1n;
+    if (streamId.startsWith(StreamCategories.routine)) return this.routines.revisionOf(streamId.slice(StreamCategories.routine.length));
+    if (streamId.startsWith(StreamCategories.webhook)) return this.webhooks.revisionOf(streamId.slice(StreamCategories.webhook.length));
     if (streamId.startsWith(StreamCategories.webhookSlot))
-      return this.slots.get(streamId.slice(StreamCategories.webhookSlot.length))?.revision ?? -1n;
+      return this.slots.revisionOf(streamId.slice(StreamCategories.webhookSlot.length));
     if (streamId.startsWith(StreamCategories.signingSecret))
-      return this.signingSecrets.get(streamId.slice(StreamCategories.signingSecret.length))?.revision ?? -1n;
+      return this.signingSecrets.revisionOf(streamId.slice(StreamCategories.signingSecret.length));
     return -1n;
   }
 
@@ -129,12 +131,13 @@ export class ConfigurationState {
     const { streamId } = recorded;
     if (streamId === ACCOUNT_CATALOG_STREAM) return this.applyCatalog(recorded);
     if (streamId === API_KEY_CATALOG_STREAM) return this.applyApiKey(recorded);
-    if (streamId.startsWith(StreamCategories.routine)) return this.applyRoutine(streamId.slice(StreamCategories.routine.length), recorded);
+    if (streamId.startsWith(StreamCategories.routine))
+      return this.routines.apply(streamId.slice(StreamCategories.routine.length), recorded, evolveRoutineEntry);
     if (streamId.startsWith(StreamCategories.webhook)) return this.applyWebhook(streamId.slice(StreamCategories.webhook.length), recorded);
     if (streamId.startsWith(StreamCategories.webhookSlot))
-      return this.applySlot(streamId.slice(StreamCategories.webhookSlot.length), recorded);
-    if (streamId.startsWith(StreamCategories.signingSecret) && this.options.secrets)
-      return this.applySigningSecret(streamId.slice(StreamCategories.signingSecret.length), recorded, this.options.secrets);
+      return this.slots.apply(streamId.slice(StreamCategories.webhookSlot.length), recorded, evolveSlot);
+    if (streamId.startsWith(StreamCategories.signingSecret) && this.evolveSigningSecrets)
+      return this.applySigningSecret(streamId.slice(StreamCategories.signingSecret.length), recorded, this.evolveSigningSecrets);
     return 'ignored';
   }
 
@@ -163,14 +166,14 @@ export class ConfigurationState {
 
   /** Every routine, the most recently created first. */
   routinesNewestFirst(): RoutineState[] {
-    return [...this.routines.values()]
+    return [...this.routines.states()]
       .filter((entry): entry is typeof entry & { state: RoutineState } => entry.state !== null)
       .sort((a, b) => comparePositions(b.createdAt, a.createdAt))
       .map((entry) => entry.state);
   }
 
   webhook(webhookId: string): ConfiguredWebhook | undefined {
-    const state = this.webhooks.get(webhookId)?.state;
+    const state = this.webhooks.get(webhookId);
     return state && state.status !== 'not_configured' ? state : undefined;
   }
 
@@ -219,17 +222,17 @@ export class ConfigurationState {
    * yet (read its stream), or when it cannot be opened (see hasSigningSecretFolded).
    */
   signingSecret(webhookId: string, secretId: string): string | undefined {
-    return this.signingSecrets.get(webhookId)?.state.opened.get(secretId) ?? undefined;
+    return this.signingSecrets.get(webhookId)?.opened.get(secretId) ?? undefined;
   }
 
   /** Whether the secret's sealed form is folded (opened or not): false means its stream must be read. */
   hasSigningSecretFolded(webhookId: string, secretId: string): boolean {
-    return this.signingSecrets.get(webhookId)?.state.opened.has(secretId) ?? false;
+    return this.signingSecrets.get(webhookId)?.opened.has(secretId) ?? false;
   }
 
   /** The id claimed for the routine's webhook, once claimed (it may not be enabled yet). */
   webhookIdOfRoutine(routineId: string): string | undefined {
-    return this.slots.get(routineId)?.state ?? this.firstEnabled.get(routineId);
+    return this.slots.get(routineId) ?? this.firstEnabled.get(routineId);
   }
 
   webhookOfRoutine(routineId: string): ConfiguredWebhook | undefined {
@@ -254,23 +257,11 @@ export class ConfigurationState {
     return 'applied';
   }
 
-  private applyRoutine(routineId: string, recorded: RecordedEvent): ApplyOutcome {
-    const current = this.routines.get(routineId);
-    const order = ordering(current?.revision ?? -1n, recorded.revision);
-    if (order !== 'next') return order;
-    const state = evolveRoutine(current?.state ?? null, asEvent<RoutineEvent>(recorded));
-    const snapshotBytes = state === null ? 0 : Buffer.byteLength(JSON.stringify(routineSnapshot(state)));
-    this.routines.set(routineId, { state, revision: recorded.revision, createdAt: current?.createdAt ?? recorded.position, snapshotBytes });
-    return 'applied';
-  }
-
   private applyWebhook(webhookId: string, recorded: RecordedEvent): ApplyOutcome {
-    const current = this.webhooks.get(webhookId);
-    const order = ordering(current?.revision ?? -1n, recorded.revision);
-    if (order !== 'next') return order;
-    const state = evolveWebhook(current?.state ?? initialWebhookState(), asEvent<WebhookEvent>(recorded));
-    this.webhooks.set(webhookId, { state, revision: recorded.revision });
-    const before = current?.state;
+    const before = this.webhooks.get(webhookId);
+    const outcome = this.webhooks.apply(webhookId, recorded, evolveWebhookState);
+    if (outcome !== 'applied') return outcome;
+    const state = this.webhooks.get(webhookId) ?? initialWebhookState();
     const wasHeld = before !== undefined && before.status !== 'not_configured' && before.hold !== null;
     if (recorded.type === 'WebhookHeld' && !wasHeld) {
       this.holdStarts.set(webhookId, recorded.position);
@@ -280,55 +271,13 @@ export class ConfigurationState {
     if (state.status !== 'not_configured' && !this.firstEnabled.has(state.routineId)) this.firstEnabled.set(state.routineId, webhookId);
     if (state.status !== 'not_configured' && state.scheme !== 'bearer' && this.signedDecoy(state.scheme)?.scheme !== state.scheme)
       this.signedDecoys.set(state.scheme, webhookId);
-    this.pruneSigningSecrets(webhookId);
+    pruneSigningSecrets(this.signingSecrets.get(webhookId), state);
     return 'applied';
   }
 
-  private applySigningSecret(webhookId: string, recorded: RecordedEvent, sealer: SecretSealer): ApplyOutcome {
-    const current = this.signingSecrets.get(webhookId);
-    const order = ordering(current?.revision ?? -1n, recorded.revision);
-    if (order !== 'next') return order;
-    const secrets: SigningSecrets = current?.state ?? { opened: new Map(), newest: undefined };
-    const event = asEvent<SigningSecretEvent>(recorded);
-    const { secretId, sealed } = event.data;
-    let opened: string | null;
-    try {
-      opened = sealer.open(sealed, signingSecretBinding(webhookId, secretId));
-    } catch (error) {
-      opened = null;
-      this.options.onSecretUnavailable?.(webhookId, error);
-    }
-    // A reseal replaces the sealed form of a secret already folded; it never makes an old one current.
-    if (event.type === 'SigningSecretSealed' || secrets.opened.has(secretId)) secrets.opened.set(secretId, opened);
-    if (event.type === 'SigningSecretSealed') secrets.newest = secretId;
-    this.signingSecrets.set(webhookId, { state: secrets, revision: recorded.revision });
-    this.pruneSigningSecrets(webhookId);
-    return 'applied';
+  private applySigningSecret(webhookId: string, recorded: RecordedEvent, evolve: Evolve<SigningSecrets>): ApplyOutcome {
+    const outcome = this.signingSecrets.apply(webhookId, recorded, evolve);
+    if (outcome === 'applied') pruneSigningSecrets(this.signingSecrets.get(webhookId), this.webhooks.get(webhookId));
+    return outcome;
   }
-
-  /** Keeps only the secret the webhook names and the newest sealed: memory stays one or two secrets per webhook. */
-  private pruneSigningSecrets(webhookId: string): void {
-    const secrets = this.signingSecrets.get(webhookId)?.state;
-    if (!secrets) return;
-    const state = this.webhooks.get(webhookId)?.state;
-    const named = state && state.status !== 'not_configured' ? state.signingSecretId : null;
-    for (const secretId of [...secrets.opened.keys()]) {
-      if (secretId !== named && secretId !== secrets.newest) secrets.opened.delete(secretId);
-    }
-  }
-
-  private applySlot(routineId: string, recorded: RecordedEvent): ApplyOutcome {
-    const current = this.slots.get(routineId);
-    const order = ordering(current?.revision ?? -1n, recorded.revision);
-    if (order !== 'next') return order;
-    // Claimed with "stream must not exist": the first event is the claim, for good.
-    const webhookId = current?.state ?? asEvent<WebhookIdAssigned>(recorded).data.webhookId;
-    this.slots.set(routineId, { state: webhookId, revision: recorded.revision });
-    return 'applied';
-  }
-}
-
-function ordering(folded: bigint, revision: bigint): 'next' | 'known' | 'gap' {
-  if (revision <= folded) return 'known';
-  return revision === folded + 1n ? 'next' : 'gap';
 }

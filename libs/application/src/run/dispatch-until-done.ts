@@ -1,3 +1,4 @@
+import type { CheckpointStore, EventStore } from '@wts/event-store';
 import type { Signal } from '../shared/async.util';
 import { retryAfterFailure } from '../shared/retry-with-backoff';
 import { classifyDispatchFailure, parksAfter } from './dispatch-failure.policy';
@@ -7,6 +8,20 @@ import type { ParkDispatch } from './park-dispatch.usecase';
 export interface DispatchWorkerLogger {
   info(fields: object, message: string): void;
   error(fields: object, message: string): void;
+}
+
+/** What a worker dispatching deliveries it follows in the store is made of; `options` its own tuning. */
+export interface DispatchWorkerDependencies<Options> {
+  readonly store: EventStore;
+  readonly checkpoints: CheckpointStore;
+  /** The dispatcher's use case: every delivery's run is made through it, whichever worker found it. */
+  readonly dispatch: DispatchDelivery;
+  /** Where a delivery goes that fails deterministically too often (the dispatch failure policy). */
+  readonly park: ParkDispatch;
+  readonly logger: DispatchWorkerLogger;
+  readonly options?: Partial<Options>;
+  /** Told of every delivery's outcome (metrics, tests). */
+  readonly onDispatched?: (outcome: DispatchOutcome) => void;
 }
 
 /** What a worker dispatching from the store retries with, and how it is told to stop. */

@@ -1,23 +1,15 @@
 import { StreamCategories, Streams, type DeliveryAccepted, type WebhookReleased } from '@wts/contracts';
-import {
-  comparePositions,
-  type CheckpointStore,
-  type EventStore,
-  type GlobalPosition,
-  type RecordedEvent,
-  type Subscription,
-} from '@wts/event-store';
-import { Signal } from '../shared/async.util';
+import { comparePositions, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import { retryWithBackoff } from '../shared/retry-with-backoff';
-import type { DeliveryToDispatch, DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
+import type { DeliveryToDispatch, DispatchOutcome } from './dispatch-delivery.usecase';
 import {
   DispatchStoppedError,
   dispatchRetry,
   dispatchUntilDone,
   type DispatchRetry,
-  type DispatchWorkerLogger,
+  type DispatchWorkerDependencies,
 } from './dispatch-until-done';
-import type { ParkDispatch } from './park-dispatch.usecase';
+import { SubscriptionFollow, type InFlight } from './subscription-follow.worker';
 
 /** Every release before this position has had all its held deliveries run. */
 export const RELEASE_CHECKPOINT = 'run-dispatcher/releases';
@@ -43,16 +35,8 @@ export const DEFAULT_RELEASE_DRAIN_OPTIONS: ReleaseDrainOptions = {
   maxRetryDelayMs: 5000,
 };
 
-export interface ReleaseDrainDependencies {
-  readonly store: EventStore;
-  readonly checkpoints: CheckpointStore;
-  /** The dispatcher's use case: a held delivery's run is made exactly as any other. */
-  readonly dispatch: DispatchDelivery;
-  readonly park: ParkDispatch;
-  readonly logger: DispatchWorkerLogger;
-  readonly options?: Partial<ReleaseDrainOptions>;
-  /** Told of every held delivery's outcome (metrics, tests). */
-  readonly onDispatched?: (outcome: DispatchOutcome) => void;
+/** A held delivery's run is made through the dispatcher's use case exactly as any other; `onDispatched` is told of each. */
+export interface ReleaseDrainDependencies extends DispatchWorkerDependencies<ReleaseDrainOptions> {
   /** Told when a release's held deliveries all have their runs. */
   readonly onReleased?: (webhookId: string, deliveries: number) => void;
 }
@@ -75,15 +59,12 @@ export interface ReleaseDrainDependencies {
  * behind by the dispatcher like a finished one, so no partition or subscription waits for a release.
  */
 export class ReleaseDrainWorker {
-  private subscription: Subscription | undefined;
-  private stopped = false;
-  private readonly stopping = new Signal();
+  /** Follows the webhook streams; its events in flight: releases draining, and what follows them. */
+  private readonly follower: SubscriptionFollow;
   private readonly options: ReleaseDrainOptions;
   private readonly retry: DispatchRetry;
   /** Every webhook event up to here is handled: each release before it fully drained. */
   private after: GlobalPosition | undefined;
-  /** Webhook events handed over and not yet passed by the checkpoint, in order (releases draining, and what follows them). */
-  private readonly inFlight: InFlight[] = [];
   /** Each webhook's latest drain: a webhook's releases drain one after the other, in order. */
   private readonly drainOf = new Map<string, Promise<void>>();
   private readonly slots: Slots;
@@ -93,39 +74,28 @@ export class ReleaseDrainWorker {
   constructor(private readonly deps: ReleaseDrainDependencies) {
     this.options = { ...DEFAULT_RELEASE_DRAIN_OPTIONS, ...deps.options };
     this.slots = new Slots(this.options.concurrentDrains);
-    this.retry = dispatchRetry(deps, this.options, { isStopped: () => this.stopped, signal: this.stopping });
+    this.follower = new SubscriptionFollow({
+      store: deps.store,
+      streamPrefix: StreamCategories.webhook,
+      retryDelayMs: this.options.retryDelayMs,
+      after: () => this.after,
+      handle: (event) => this.handle(event),
+      onFailure: (error) => {
+        if (!this.follower.stopped) this.deps.logger.error({ err: error }, 'release subscription failed; resubscribing');
+      },
+    });
+    this.retry = dispatchRetry(deps, this.options, { isStopped: () => this.follower.stopped, signal: this.follower.stopping });
   }
 
   async start(): Promise<void> {
     this.after = await this.deps.checkpoints.load(RELEASE_CHECKPOINT);
-    this.follow();
+    // Followed again after a failure once every drain under way has settled: `after` is where to go on from.
+    this.follower.follow();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping.notify();
-    await this.subscription?.stop().catch(() => undefined);
-    await Promise.all(this.inFlight.map((entry) => entry.task));
+    await this.follower.stop();
     await this.saving;
-  }
-
-  private follow(): void {
-    // Called at start and once every drain under way has settled: `after` is where to go on from.
-    const subscription = this.deps.store.subscribeToAll(
-      { after: this.after, filter: { streamPrefixes: [StreamCategories.webhook] } },
-      (event) => this.handle(event),
-    );
-    this.subscription = subscription;
-    subscription.done.then(
-      () => undefined,
-      (error: unknown) => {
-        if (this.stopped) return;
-        this.deps.logger.error({ err: error }, 'release subscription failed; resubscribing');
-        setTimeout(() => {
-          if (!this.stopped) void Promise.all(this.inFlight.map((entry) => entry.task)).then(() => this.follow());
-        }, this.options.retryDelayMs).unref();
-      },
-    );
   }
 
   /**
@@ -134,7 +104,7 @@ export class ReleaseDrainWorker {
    * webhook's release. Any other webhook event only moves the checkpoint on, behind the drains.
    */
   private async handle(event: RecordedEvent): Promise<void> {
-    if (this.stopped) throw new Error('stopping: left for the next start');
+    if (this.follower.stopped) throw new Error('stopping: left for the next start');
     const entry: InFlight = { position: event.position, done: false, task: RESOLVED };
     if (event.type === 'WebhookReleased') {
       const { webhookId } = event.data as WebhookReleased['data'];
@@ -152,17 +122,17 @@ export class ReleaseDrainWorker {
     } else {
       entry.done = true;
     }
-    this.inFlight.push(entry);
+    this.follower.inFlight.push(entry);
     this.advance();
     // Backpressure: a bounded number of webhook events waiting behind a drain.
-    if (this.inFlight.length >= MAX_EVENTS_BEHIND_DRAINS) await this.inFlight[0].task;
+    if (this.follower.inFlight.length >= MAX_EVENTS_BEHIND_DRAINS) await this.follower.inFlight[0].task;
   }
 
   /** Moves the checkpoint over the leading events whose drains are done; saved when a release is passed. */
   private advance(): void {
     let passedRelease = false;
-    while (this.inFlight[0]?.done) {
-      const entry = this.inFlight.shift() as InFlight;
+    while (this.follower.inFlight[0]?.done) {
+      const entry = this.follower.inFlight.shift() as InFlight;
       this.after = entry.position;
       passedRelease ||= entry.task !== RESOLVED;
     }
@@ -181,8 +151,8 @@ export class ReleaseDrainWorker {
     const result = await retryWithBackoff(() => this.drain(release), {
       initialDelayMs: this.options.retryDelayMs,
       maxDelayMs: this.options.maxRetryDelayMs,
-      proceed: () => !this.stopped,
-      interrupt: this.stopping,
+      proceed: () => !this.follower.stopped,
+      interrupt: this.follower.stopping,
       onFailure: (error) => this.deps.logger.error({ err: error, releaseEventId: release.id }, 'release drain failed; retrying'),
     });
     if (result.kind === 'stopped') throw new Error('stopping: release left for the next start');
@@ -206,7 +176,7 @@ export class ReleaseDrainWorker {
       let done = page.length < this.options.pageSize;
       for (const event of page) {
         // A stop (SIGTERM) is not held up by a long release: what this page did is met as "already created" next time.
-        if (this.stopped) throw new DispatchStoppedError();
+        if (this.follower.stopped) throw new DispatchStoppedError();
         if (comparePositions(event.position, release.position) >= 0) {
           done = true;
           break;
@@ -245,12 +215,6 @@ function held(event: RecordedEvent, at: GlobalPosition, discard: boolean): Deliv
   const traceparent = (event.metadata as { traceparent?: string } | null)?.traceparent ?? '';
   const delivery = event.data as DeliveryAccepted['data'];
   return { delivery, position: event.position, eventId: event.id, traceparent, request: { by: 'release', at, discard } };
-}
-
-interface InFlight {
-  readonly position: GlobalPosition;
-  done: boolean;
-  task: Promise<void>;
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();

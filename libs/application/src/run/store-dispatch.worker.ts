@@ -1,9 +1,14 @@
 import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
-import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
-import { Signal } from '../shared/async.util';
-import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
-import { dispatchRetry, dispatchUntilDone, type DispatchRetry, type DispatchWorkerLogger } from './dispatch-until-done';
-import type { ParkDispatch } from './park-dispatch.usecase';
+import type { CheckpointStore, EventStore, GlobalPosition, RecordedEvent } from '@wts/event-store';
+import type { DispatchOutcome } from './dispatch-delivery.usecase';
+import {
+  dispatchRetry,
+  dispatchUntilDone,
+  type DispatchRetry,
+  type DispatchWorkerDependencies,
+  type DispatchWorkerLogger,
+} from './dispatch-until-done';
+import { SubscriptionFollow, type InFlight } from './subscription-follow.worker';
 
 export type { DispatchWorkerLogger } from './dispatch-until-done';
 
@@ -25,23 +30,7 @@ export const DEFAULT_STORE_DISPATCH_OPTIONS: StoreDispatchOptions = {
   concurrency: 256,
 };
 
-export interface StoreDispatchDependencies {
-  readonly store: EventStore;
-  readonly checkpoints: CheckpointStore;
-  readonly dispatch: DispatchDelivery;
-  /** Where a delivery goes that fails deterministically too often (the dispatch failure policy). */
-  readonly park: ParkDispatch;
-  readonly logger: DispatchWorkerLogger;
-  readonly options?: Partial<StoreDispatchOptions>;
-  /** Told of every delivery's outcome (metrics, tests). */
-  readonly onDispatched?: (outcome: DispatchOutcome) => void;
-}
-
-interface InFlight {
-  readonly position: GlobalPosition;
-  task: Promise<void>;
-  done: boolean;
-}
+export type StoreDispatchDependencies = DispatchWorkerDependencies<StoreDispatchOptions>;
 
 /**
  * The embedded path from accepted deliveries to runs: a catch-up subscription on the store from
@@ -50,16 +39,14 @@ interface InFlight {
  * moves past a delivery once it and every delivery before it has its run (or was parked).
  */
 export class StoreDispatchWorker {
-  private subscription: Subscription | undefined;
-  private stopped = false;
-  private readonly inFlight: InFlight[] = [];
+  /** Follows the delivery streams; its deliveries in flight: dispatching, or dispatched behind one that is. */
+  private readonly follower: SubscriptionFollow;
   private readonly options: StoreDispatchOptions;
   /** Every delivery up to here has its run. */
   private done: GlobalPosition | undefined;
   private saved: GlobalPosition | undefined;
   private lastSave = 0;
   private saving: Promise<void> = Promise.resolve();
-  private readonly stopping = new Signal();
   private readonly store: EventStore;
   private readonly checkpoints: CheckpointStore;
   private readonly logger: DispatchWorkerLogger;
@@ -72,7 +59,15 @@ export class StoreDispatchWorker {
     this.logger = dependencies.logger;
     this.options = { ...DEFAULT_STORE_DISPATCH_OPTIONS, ...dependencies.options };
     this.onDispatched = dependencies.onDispatched ?? (() => undefined);
-    this.retry = dispatchRetry(dependencies, this.options, { isStopped: () => this.stopped, signal: this.stopping });
+    this.follower = new SubscriptionFollow({
+      store: this.store,
+      streamPrefix: StreamCategories.delivery,
+      retryDelayMs: this.options.retryDelayMs,
+      after: () => this.done,
+      handle: (event) => this.handle(event),
+      onFailure: (error) => this.logger.error({ err: error }, 'dispatcher subscription failed; resubscribing'),
+    });
+    this.retry = dispatchRetry(dependencies, this.options, { isStopped: () => this.follower.stopped, signal: this.follower.stopping });
   }
 
   async start(): Promise<void> {
@@ -80,37 +75,17 @@ export class StoreDispatchWorker {
     this.done = after;
     this.saved = after;
     this.logger.info({ after: after ? `${after.commit}` : 'start' }, 'dispatcher subscribing to accepted deliveries');
-    this.follow();
+    // Followed again after a failure once every delivery in flight has settled: `done` is where to go on from.
+    this.follower.follow();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping.notify();
-    await this.subscription?.stop().catch(() => undefined);
-    await Promise.all(this.inFlight.map((entry) => entry.task));
+    await this.follower.stop();
     await this.saveCheckpoint().catch(() => undefined);
   }
 
-  private follow(): void {
-    // Called at start and once every delivery in flight has settled: `done` is where to go on from.
-    const subscription = this.store.subscribeToAll({ after: this.done, filter: { streamPrefixes: [StreamCategories.delivery] } }, (event) =>
-      this.handle(event),
-    );
-    this.subscription = subscription;
-    subscription.done.then(
-      () => undefined,
-      (error: unknown) => {
-        this.logger.error({ err: error }, 'dispatcher subscription failed; resubscribing');
-        if (this.stopped) return;
-        setTimeout(() => {
-          if (!this.stopped) void Promise.all(this.inFlight.map((entry) => entry.task)).then(() => this.follow());
-        }, this.options.retryDelayMs).unref();
-      },
-    );
-  }
-
   private async handle(event: RecordedEvent): Promise<void> {
-    if (this.stopped) throw new Error('stopping: delivery left for the next start');
+    if (this.follower.stopped) throw new Error('stopping: delivery left for the next start');
     const entry: InFlight = { position: event.position, done: false, task: Promise.resolve() };
     entry.task = (event.type === 'DeliveryAccepted' ? this.dispatchUntilDone(event) : Promise.resolve()).then(
       () => {
@@ -119,9 +94,9 @@ export class StoreDispatchWorker {
       },
       () => undefined, // stopped while retrying: left (not done) for the next start
     );
-    this.inFlight.push(entry);
+    this.follower.inFlight.push(entry);
     // Backpressure: at most `concurrency` deliveries in flight; wait for the oldest.
-    if (this.inFlight.length >= this.options.concurrency) await this.inFlight[0].task;
+    if (this.follower.inFlight.length >= this.options.concurrency) await this.follower.inFlight[0].task;
   }
 
   private async dispatchUntilDone(event: RecordedEvent): Promise<void> {
@@ -132,7 +107,7 @@ export class StoreDispatchWorker {
 
   /** Moves `done` over the leading deliveries that have their runs; saves the checkpoint now and then. */
   private advance(): void {
-    while (this.inFlight[0]?.done) this.done = this.inFlight.shift()?.position;
+    while (this.follower.inFlight[0]?.done) this.done = this.follower.inFlight.shift()?.position;
     if (Date.now() - this.lastSave >= this.options.checkpointEveryMs)
       void this.saveCheckpoint().catch((error: unknown) => this.logger.error({ err: error }, 'checkpoint save failed; retrying later'));
   }

@@ -1,4 +1,5 @@
 import { NO_STREAM, WrongExpectedVersionError, type AppendExpectedRevision, type EventData } from '@eventstore/db-client';
+import { assertStreamId } from '../append.validation';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
 import {
   EventStoreUnavailableError,
@@ -48,9 +49,7 @@ export class EventStoreDbAppendWriter {
     expected: ExpectedRevision,
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    if (typeof streamId !== 'string' || streamId.length === 0) {
-      throw new InvalidAppendError('stream id must be a non-empty string');
-    }
+    assertStreamId(streamId);
     if (streamId.startsWith('$')) throw new InvalidAppendError(`stream ${streamId}: names starting with $ are reserved`);
     if (streamId.startsWith(CHECKPOINT_STREAM_PREFIX)) {
       throw new InvalidAppendError(`stream ${streamId}: names starting with ${CHECKPOINT_STREAM_PREFIX} are reserved for checkpoints`);

@@ -1,5 +1,4 @@
-import { serializeEvents } from '../append.validation';
-import { InvalidAppendError } from '../event-store.errors';
+import { assertStreamId, serializeEvents } from '../append.validation';
 import {
   EventStoreUnavailableError,
   START_POSITION,
@@ -121,9 +120,7 @@ export class SqliteEventStore implements EventStore {
     expected: ExpectedRevision,
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    if (typeof streamId !== 'string' || streamId.length === 0) {
-      throw new InvalidAppendError('stream id must be a non-empty string');
-    }
+    assertStreamId(streamId);
     const serialized = serializeEvents(events, this.maxEventBytes);
     if (options.payload) assertPayloadAttachment(options.payload);
     if (!this.connection.isOpen) throw new EventStoreUnavailableError('event store is closed (append)');

@@ -185,6 +185,9 @@ export const webhookRoutine = (webhookId: string, routineId: string, position: G
 export const run = (row: RunRow, position: GlobalPosition): ProjectionChange => ({ kind: 'run', position, row });
 export const parked = (row: ParkedRow, position: GlobalPosition): ProjectionChange => ({ kind: 'parked', position, row });
 
+/** Bounds of the denied entries' retention no audit test reaches: the retention itself is tested in denied-access.suite. */
+export const LOOSE_RETENTION = { perSource: 1_000, overall: 100_000 } as const;
+
 /** Newest first: position DESC, commit then prepare (bigint, no precision lost). */
 export function newestFirst(a: { position: GlobalPosition }, b: { position: GlobalPosition }): number {
   if (a.position.commit !== b.position.commit) return a.position.commit > b.position.commit ? -1 : 1;

@@ -1,4 +1,5 @@
 /// <reference types="jest" />
+import { auditPagingContract } from './audit-paging.suite';
 import { auditContract } from './audit.suite';
 import { checkpointContract } from './checkpoint.suite';
 import { deniedAccessContract } from './denied-access.suite';
@@ -45,6 +46,7 @@ export function readModelContract(name: string, open: () => Promise<ReadModelCon
     hourlyActivityContract(context);
     roundTripContract(context);
     auditContract(context);
+    auditPagingContract(context);
     deniedAccessContract(context);
     payloadContract(context);
     lifecycleContract(context);

@@ -1,5 +1,12 @@
 import type Database from 'better-sqlite3';
 import { foldAccountEmail } from '../read-model.records';
+import {
+  AUDIT_ENTRY_INDEXES,
+  deniedSourceMigration,
+  KEPT_PAYLOAD_INDEXES,
+  PARKED_BY_DELIVERY_MIGRATION,
+  verifiedDisplayMigration,
+} from '../read-model.migrations';
 
 /**
  * Schema migrations, applied in order; `PRAGMA user_version` holds how many have run. Append new
@@ -99,40 +106,13 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
     detail        TEXT,
     CHECK ((actor_kind IS NULL) = (actor_subject IS NULL) AND (actor_kind IS NULL) = (actor_display IS NULL))
   ) STRICT;
-  CREATE INDEX rm_audit_entries_by_time ON rm_audit_entries (at, entry_id);
-  CREATE INDEX rm_audit_entries_by_routine ON rm_audit_entries (routine_id, at, entry_id);
-  CREATE INDEX rm_audit_entries_by_subject ON rm_audit_entries (actor_subject, at, entry_id);
-  CREATE INDEX rm_audit_entries_by_display ON rm_audit_entries (lower(actor_display), at, entry_id);
-  -- Trimming the denied entries to the newest N reads and deletes only them.
-  CREATE INDEX rm_audit_entries_denied ON rm_audit_entries (at, entry_id) WHERE outcome = 'denied';
-  `,
-  // 3: the held-deliveries count leaves parked deliveries out (a probe per delivery).
-  `
-  CREATE INDEX rm_parked_by_delivery ON rm_parked (delivery_id);
-  `,
-  // 4: whether the actor's display is verified (1) or only claimed (0; null: no actor). The actor
-  // filter matches a display only when it is verified, through a partial index of those alone.
-  // Entries written before: an OIDC display was never checked (0), a key's name or the bootstrap's is ours (1).
-  `
-  ALTER TABLE rm_audit_entries ADD COLUMN actor_display_verified INTEGER CHECK (actor_display_verified IN (0, 1));
-  UPDATE rm_audit_entries SET actor_display_verified = CASE WHEN actor_kind = 'oidc' THEN 0 ELSE 1 END WHERE actor_kind IS NOT NULL;
-  DROP INDEX rm_audit_entries_by_display;
-  CREATE INDEX rm_audit_entries_by_verified_display ON rm_audit_entries (lower(actor_display), at, entry_id)
-    WHERE actor_display_verified = 1;
-  `,
-  // 5: denied entries keep their source address, and are kept per class (the credential named
-  // someone, or nobody) and per source within a class: the trims read these indexes only
-  // (denied-access.retention.ts; the predicates are written there exactly as here).
-  `
-  ALTER TABLE rm_audit_entries ADD COLUMN source_address TEXT;
-  DROP INDEX rm_audit_entries_denied;
-  CREATE INDEX rm_audit_denied_anonymous ON rm_audit_entries (at, entry_id) WHERE outcome = 'denied' AND actor_kind IS NULL;
-  CREATE INDEX rm_audit_denied_named ON rm_audit_entries (at, entry_id) WHERE outcome = 'denied' AND actor_kind IS NOT NULL;
-  CREATE INDEX rm_audit_denied_anonymous_by_source ON rm_audit_entries (source_address, at, entry_id)
-    WHERE outcome = 'denied' AND actor_kind IS NULL;
-  CREATE INDEX rm_audit_denied_named_by_source ON rm_audit_entries (source_address, at, entry_id)
-    WHERE outcome = 'denied' AND actor_kind IS NOT NULL;
-  `,
+${AUDIT_ENTRY_INDEXES}  `,
+  // 3: the held-deliveries count leaves parked deliveries out (read-model.migrations.ts).
+  PARKED_BY_DELIVERY_MIGRATION,
+  // 4: whether the actor's display is verified (read-model.migrations.ts).
+  verifiedDisplayMigration('INTEGER'),
+  // 5: denied entries keep their source address, kept per class and per source (read-model.migrations.ts).
+  deniedSourceMigration('TEXT'),
   // 6: each delivery's payload state (kept, or removed as expired or erased, and when), its expiry,
   // and the trigger account's email folded as the account catalog folds it (wts_fold, registered
   // by migrate: SQLite's lower() folds ASCII only). Partial indexes of the kept rows serve the
@@ -145,12 +125,7 @@ export const READ_MODEL_MIGRATIONS: readonly string[] = [
   ALTER TABLE rm_deliveries ADD COLUMN payload_removed_at TEXT;
   ALTER TABLE rm_deliveries ADD COLUMN trigger_account_email_folded TEXT NOT NULL DEFAULT '';
   UPDATE rm_deliveries SET trigger_account_email_folded = wts_fold(trigger_account_email);
-  CREATE INDEX rm_deliveries_payload_due ON rm_deliveries (payload_expires_at, delivery_id) WHERE payload_state = 'kept';
-  CREATE INDEX rm_deliveries_kept_by_received ON rm_deliveries (received_at, delivery_id) WHERE payload_state = 'kept';
-  CREATE INDEX rm_deliveries_kept_by_account ON rm_deliveries (trigger_account_email_folded, received_at, delivery_id)
-    WHERE payload_state = 'kept';
-  CREATE INDEX rm_deliveries_kept_by_routine ON rm_deliveries (routine_id, received_at, delivery_id) WHERE payload_state = 'kept';
-  `,
+${KEPT_PAYLOAD_INDEXES}  `,
   // 7: per-webhook counts by hour and outcome (hourly-activity.ts): the key serves a webhook's
   // chart, the index by hour the deletion of aged-out hours.
   `
