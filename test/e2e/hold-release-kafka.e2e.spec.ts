@@ -3,7 +3,6 @@ import { comparePositions, SqliteEventStore, type GlobalPosition } from '@wts/ev
 import { ConsumerGroups, DEFAULT_PARTITIONS, KafkaTopics } from '@wts/messaging';
 import { eventually } from '@wts/testing';
 import { Partitioners, type Kafka, type PartitionMetadata } from 'kafkajs';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,8 @@ import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
 import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
 import { committedOffsets, testKafka, topicOffsets, topicSize } from '../support/kafka-test-kit';
-import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
+import { startInspectedPair } from '../support/inspected-pair.harness';
+import { ServiceProcess, assertBuilt } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
 
 interface WebhookAnswer {
@@ -76,18 +76,7 @@ describe('hold and release (Kafka shape, a flowing webhook on the held one’s p
     const brokers = await startKafkaBroker(brokerEnv);
     kafka = testKafka(brokers.split(','), 'hold-release-test');
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-hold-kafka-'));
-    const token = randomBytes(24).toString('base64url');
-    const env = {
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN: token,
-      LOG_LEVEL: 'warn',
-      WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
-      KAFKA_BROKERS: brokers,
-    };
-    const pair = await startReadyPair(env);
-    ({ ingress, dispatcher } = pair);
-    admin = new AdminClient(pair.ingressUrl, token);
-    store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    ({ ingress, dispatcher, admin, store } = await startInspectedPair(dataDir, { KAFKA_BROKERS: brokers }));
   }, 90_000);
 
   afterAll(async () => {

@@ -1,13 +1,13 @@
 import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
 import { eventually } from '@wts/testing';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
 import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
-import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
+import { startInspectedPair } from '../support/inspected-pair.harness';
+import { ServiceProcess, assertBuilt } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns, parkedDispatches } from '../support/store-inspection';
 
 interface WebhookAnswer {
@@ -39,12 +39,7 @@ describe('hold and release (embedded default, kill -9 during the release)', () =
   beforeAll(async () => {
     assertBuilt();
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-hold-'));
-    const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
-    const pair = await startReadyPair(env);
-    ({ ingress, dispatcher } = pair);
-    admin = new AdminClient(pair.ingressUrl, token);
-    store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    ({ ingress, dispatcher, admin, store } = await startInspectedPair(dataDir));
   }, 60_000);
 
   afterAll(async () => {
