@@ -111,19 +111,19 @@ describe('the runs topic within the payload retention (real broker)', () => {
   });
 
   it("a service that does not own the topic reads its window (ingress), assuming the dispatcher's until it exists", async () => {
+    /** A new source, once it has learned the window: checked against the runs topic's `retentionMs` and `segmentMs`. */
+    const learned = async (retentionMs: number, segmentMs: number): Promise<KafkaRunsWindowSource> => {
+      const source = new KafkaRunsWindowSource({
+        connection: { brokers: fresh.brokers },
+        payloadRetentionSeconds: TWO_HOURS_S,
+        topics: fresh.topics,
+      });
+      await source.learn();
+      expect(source.current()).toEqual({ topic: fresh.topics.routineRuns, retentionMs, segmentMs, checkIntervalMs: 300_000 });
+      return source;
+    };
     expect(await readRunsWindow(fresh.kafka, fresh.topics)).toBeUndefined();
-    const assumed = new KafkaRunsWindowSource({
-      connection: { brokers: fresh.brokers },
-      payloadRetentionSeconds: TWO_HOURS_S,
-      topics: fresh.topics,
-    });
-    await assumed.learn();
-    expect(assumed.current()).toEqual({
-      topic: fresh.topics.routineRuns,
-      retentionMs: 5_520_000,
-      segmentMs: 1_380_000,
-      checkIntervalMs: 300_000,
-    });
+    await learned(5_520_000, 1_380_000); // assumed: the dispatcher's window for the payload retention
 
     await createTopics([
       {
@@ -135,18 +135,7 @@ describe('the runs topic within the payload retention (real broker)', () => {
         ],
       },
     ]);
-    const source = new KafkaRunsWindowSource({
-      connection: { brokers: fresh.brokers },
-      payloadRetentionSeconds: TWO_HOURS_S,
-      topics: fresh.topics,
-    });
-    await source.learn();
-    expect(source.current()).toEqual({
-      topic: fresh.topics.routineRuns,
-      retentionMs: 3_600_000,
-      segmentMs: 600_000,
-      checkIntervalMs: 300_000,
-    });
+    const source = await learned(3_600_000, 600_000);
     expect(source.copiesExpireBy(new Date('2025-01-01T00:00:00.000Z'))?.toISOString()).toBe('2025-01-01T01:15:00.000Z');
     await source.onModuleDestroy();
     expect(new KafkaRunsWindowSource(undefined).current()).toBeNull();
