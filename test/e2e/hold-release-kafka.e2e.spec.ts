@@ -11,7 +11,7 @@ import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
 import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
 import { committedOffsets, testKafka, topicOffsets, topicSize } from '../support/kafka-test-kit';
-import { startInspectedPair } from '../support/inspected-pair.harness';
+import { releaseUntilRunsAreMade, startInspectedPair } from '../support/inspected-pair.harness';
 import { ServiceProcess, assertBuilt } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
 
@@ -168,21 +168,7 @@ describe('hold and release (Kafka shape, a flowing webhook on the held one’s p
     expect(heldView).toMatchObject({ held: true, held_by: 'bootstrap token' });
 
     // Release, and kill -9 the dispatcher while it is making the held runs.
-    const released = await admin.call<WebhookAnswer>('POST', `/admin/routines/${held.routineId}/webhook/release`);
-    expect(released.status).toBe(200);
-    expect(released.body.held).toBe(false);
-    const releasedAt = Date.now();
-    const killedAt = await eventually(
-      async () => {
-        const made = (await createdRuns(db, held.routineId)).length;
-        return made >= 20 ? made : undefined;
-      },
-      30_000,
-      'the release to start making runs',
-      5,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; dispatcher output:\n${dispatcher?.tail()}`);
-    });
+    const { releasedAt, made: killedAt } = await releaseUntilRunsAreMade({ admin, store: db, dispatcher }, held.routineId);
     await dispatcher?.kill9();
     const atKill = (await createdRuns(db, held.routineId)).length;
     dispatcher?.start();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
 import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
-import { startInspectedPair } from '../support/inspected-pair.harness';
+import { releaseUntilRunsAreMade, startInspectedPair } from '../support/inspected-pair.harness';
 import { ServiceProcess, assertBuilt } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns, parkedDispatches } from '../support/store-inspection';
 
@@ -90,20 +90,7 @@ describe('hold and release (embedded default, kill -9 during the release)', () =
     const inScope = HELD - Math.floor(HELD / 4);
 
     // Release, and kill -9 the dispatcher while it is making the held runs.
-    const released = await admin.call<WebhookAnswer>('POST', `/admin/routines/${held.routineId}/webhook/release`);
-    expect(released.status).toBe(200);
-    expect(released.body.held).toBe(false);
-    const killedAt = await eventually(
-      async () => {
-        const made = (await createdRuns(store, held.routineId)).length;
-        return made >= 20 ? made : undefined;
-      },
-      30_000,
-      'the release to start making runs',
-      5,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; dispatcher output:\n${dispatcher.tail()}`);
-    });
+    const { made: killedAt } = await releaseUntilRunsAreMade({ admin, store, dispatcher }, held.routineId);
     await dispatcher.kill9();
     expect(killedAt).toBeLessThan(HELD - Math.floor(HELD / 4));
     const atKill = (await createdRuns(store, held.routineId)).length;

@@ -1,9 +1,11 @@
 /** Both services from the build on one data directory, an admin client for them, and their store opened to inspect. */
 import { SqliteEventStore } from '@wts/event-store';
+import { eventually } from '@wts/testing';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { AdminClient } from './admin-client';
-import { startReadyPair, type ReadyPair } from './service-processes';
+import { startReadyPair, type ReadyPair, type ServiceProcess } from './service-processes';
+import { createdRuns } from './store-inspection';
 
 export interface InspectedPair extends ReadyPair {
   readonly admin: AdminClient;
@@ -24,4 +26,31 @@ export async function startInspectedPair(dataDir: string, env: NodeJS.ProcessEnv
     ...env,
   });
   return { ...pair, admin: new AdminClient(pair.ingressUrl, token), store: SqliteEventStore.open(join(dataDir, 'events.sqlite')) };
+}
+
+/**
+ * Releases the held webhook of `routineId` (answered 200, no longer held) and waits, looking every
+ * 5 ms, until the release has made 20 runs: the moment to kill the dispatcher in the middle of it.
+ * Answers when it released and how many runs there were by then.
+ */
+export async function releaseUntilRunsAreMade(
+  pair: { readonly admin: AdminClient; readonly store: SqliteEventStore; readonly dispatcher?: ServiceProcess },
+  routineId: string,
+): Promise<{ releasedAt: number; made: number }> {
+  const released = await pair.admin.call<{ held: boolean }>('POST', `/admin/routines/${routineId}/webhook/release`);
+  expect(released.status).toBe(200);
+  expect(released.body.held).toBe(false);
+  const releasedAt = Date.now();
+  const made = await eventually(
+    async () => {
+      const count = (await createdRuns(pair.store, routineId)).length;
+      return count >= 20 ? count : undefined;
+    },
+    30_000,
+    'the release to start making runs',
+    5,
+  ).catch((error: unknown) => {
+    throw new Error(`${String(error)}; dispatcher output:\n${pair.dispatcher?.tail()}`);
+  });
+  return { releasedAt, made };
 }
