@@ -40,6 +40,21 @@ export function tampered(body: Buffer): Buffer {
   return copy;
 }
 
+/** A check of a delivery's signature headers: the body and the secret are the spec's unless given. */
+export type HeadersCheck = (
+  headers: SignatureHeaders,
+  body?: Buffer,
+  key?: string,
+  nowMs?: number,
+  tolerance?: number,
+) => Promise<SignatureVerdict>;
+
+/** The check of `scheme` on whole headers, with the spec's `body` and `secret` by default. */
+export function headersCheck(scheme: SignedScheme, body: Buffer, secret: string): HeadersCheck {
+  return (headers, checkedBody = body, key = secret, nowMs = NOW_MS, tolerance = TOLERANCE) =>
+    verifier.verify(delivery(scheme, key, checkedBody, headers, nowMs, tolerance));
+}
+
 /** A check of one signature header's value: the body and the secret are the spec's unless given. */
 export type HeaderCheck = (
   value: string | undefined,
@@ -51,8 +66,8 @@ export type HeaderCheck = (
 
 /** The check of a scheme that reads its signature from `header` alone. */
 export function headerCheck(scheme: SignedScheme, header: keyof SignatureHeaders, body: Buffer, secret: string): HeaderCheck {
-  return (value, checkedBody = body, key = secret, nowMs = NOW_MS, tolerance = TOLERANCE) =>
-    verifier.verify(delivery(scheme, key, checkedBody, { [header]: value }, nowMs, tolerance));
+  const check = headersCheck(scheme, body, secret);
+  return (value, ...rest) => check({ [header]: value }, ...rest);
 }
 
 /** A body that is not UTF-8, or is empty, is a mismatch even under its own signature (`judged` signs the body it checks). */

@@ -17,6 +17,8 @@ import { signatureOf } from './standard-webhooks-signature.check';
 import {
   delivery,
   expectDecoyInProviderForm,
+  headerCheck,
+  headersCheck,
   MALFORMED,
   MISMATCH,
   MISSING,
@@ -41,13 +43,7 @@ describe('ProviderSignatureVerifier: Standard Webhooks (standardwebhooks)', () =
     webhookTimestamp: String(seconds),
     webhookSignature,
   });
-  const check = (
-    headers: SignatureHeaders,
-    body: Buffer = BODY,
-    key = secret,
-    nowMs = NOW_MS,
-    tolerance = TOLERANCE,
-  ): Promise<SignatureVerdict> => verifier.verify(delivery('standard_webhooks', key, body, headers, nowMs, tolerance));
+  const check = headersCheck('standard_webhooks', BODY, secret);
 
   it("given the standard's published example, when judged at its own timestamp, then it is valid", async () => {
     const example = {
@@ -223,8 +219,7 @@ describe('ProviderSignatureVerifier: Standard Webhooks (standardwebhooks)', () =
 
 describe('ProviderSignatureVerifier: GitHub (@octokit/webhooks-methods)', () => {
   const secret = randomBytes(24).toString('base64url');
-  const check = (hubSignature256: string | undefined, body: Buffer = BODY, key = secret, nowMs = NOW_MS): Promise<SignatureVerdict> =>
-    verifier.verify(delivery('github', key, body, { hubSignature256 }, nowMs));
+  const check = headerCheck('github', 'hubSignature256', BODY, secret);
   const hexOf = (key: string, body: Buffer): string => createHmac('sha256', key).update(body).digest('hex');
 
   it("given GitHub's published example, then it is valid, and a changed payload is not", async () => {
@@ -316,13 +311,7 @@ describe('ProviderSignatureVerifier: Stripe (stripe)', () => {
   const PAYLOAD = Buffer.from(JSON.stringify({ id: 'evt_1Nq2', object: 'event', type: 'payment_intent.succeeded' }, null, 2));
   const headerOf = (key: string, timestamp: number, payload: Buffer | string = PAYLOAD): string =>
     Stripe.webhooks.generateTestHeaderString({ payload: payload.toString(), secret: key, timestamp });
-  const check = (
-    stripeSignature: string | undefined,
-    body: Buffer = PAYLOAD,
-    key = secret,
-    nowMs = NOW_MS,
-    tolerance = TOLERANCE,
-  ): Promise<SignatureVerdict> => verifier.verify(delivery('stripe', key, body, { stripeSignature }, nowMs, tolerance));
+  const check = headerCheck('stripe', 'stripeSignature', PAYLOAD, secret);
   const v1Of = (header: string): string => header.split(',v1=')[1]!;
 
   it("given a delivery signed by Stripe's own generateTestHeaderString, then it is valid", async () => {
