@@ -11,17 +11,9 @@ import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
 import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
 import { committedOffsets, testKafka, topicOffsets, topicSize } from '../support/kafka-test-kit';
-import { releaseUntilRunsAreMade, startInspectedPair } from '../support/inspected-pair.harness';
+import { releaseUntilRunsAreMade, startInspectedPair, type WebhookAnswer } from '../support/inspected-pair.harness';
 import { ServiceProcess, assertBuilt } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
-
-interface WebhookAnswer {
-  readonly held: boolean;
-  readonly held_since: string | null;
-  readonly held_by: string | null;
-  readonly release_at: string | null;
-  readonly held_deliveries: number | null;
-}
 
 /** The partition kafkajs's DefaultPartitioner (the relay's) sends a key to, on the topic as the broker describes it. */
 function partitionOf(key: string, partitions: PartitionMetadata[]): number {

@@ -6,17 +6,9 @@ import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
 import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
-import { releaseUntilRunsAreMade, startInspectedPair } from '../support/inspected-pair.harness';
+import { releaseUntilRunsAreMade, startInspectedPair, type WebhookAnswer } from '../support/inspected-pair.harness';
 import { ServiceProcess, assertBuilt } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns, parkedDispatches } from '../support/store-inspection';
-
-interface WebhookAnswer {
-  readonly held: boolean;
-  readonly held_since: string | null;
-  readonly held_by: string | null;
-  readonly release_at: string | null;
-  readonly held_deliveries: number | null;
-}
 
 /**
  * Hold and release on the embedded default, both services as separate processes from the build:

@@ -7,6 +7,15 @@ import { AdminClient } from './admin-client';
 import { startReadyPair, type ReadyPair, type ServiceProcess } from './service-processes';
 import { createdRuns } from './store-inspection';
 
+/** What GET /admin/routines/{id}/webhook and the hold and release calls answer about a hold. */
+export interface WebhookAnswer {
+  readonly held: boolean;
+  readonly held_since: string | null;
+  readonly held_by: string | null;
+  readonly release_at: string | null;
+  readonly held_deliveries: number | null;
+}
+
 export interface InspectedPair extends ReadyPair {
   readonly admin: AdminClient;
   readonly store: SqliteEventStore;
@@ -37,7 +46,7 @@ export async function releaseUntilRunsAreMade(
   pair: { readonly admin: AdminClient; readonly store: SqliteEventStore; readonly dispatcher?: ServiceProcess },
   routineId: string,
 ): Promise<{ releasedAt: number; made: number }> {
-  const released = await pair.admin.call<{ held: boolean }>('POST', `/admin/routines/${routineId}/webhook/release`);
+  const released = await pair.admin.call<WebhookAnswer>('POST', `/admin/routines/${routineId}/webhook/release`);
   expect(released.status).toBe(200);
   expect(released.body.held).toBe(false);
   const releasedAt = Date.now();
