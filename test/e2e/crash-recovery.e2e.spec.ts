@@ -73,15 +73,15 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
       const at = (fraction: number) => stream.reached(fraction, 60_000);
       await at(0.2);
       await dispatcher.kill9();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // on purpose: down for a moment while deliveries go on
       dispatcher.start();
       await at(0.45);
       await ingress.kill9();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // on purpose: senders meet a refused connection meanwhile
       ingress.start();
       await at(0.7);
       await dispatcher.kill9();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await new Promise((resolve) => setTimeout(resolve, 300)); // on purpose: down for a moment while deliveries go on
       dispatcher.start();
     };
 

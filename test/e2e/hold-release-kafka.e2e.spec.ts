@@ -3,7 +3,6 @@ import { comparePositions, SqliteEventStore, type GlobalPosition } from '@wts/ev
 import { ConsumerGroups, DEFAULT_PARTITIONS, KafkaTopics } from '@wts/messaging';
 import { eventually } from '@wts/testing';
 import { Partitioners, type Kafka, type PartitionMetadata } from 'kafkajs';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,16 +11,9 @@ import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
 import { runKafkaScript, startKafkaBroker } from '../support/kafka-broker';
 import { committedOffsets, testKafka, topicOffsets, topicSize } from '../support/kafka-test-kit';
-import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
+import { releaseUntilRunsAreMade, startInspectedPair, type WebhookAnswer } from '../support/inspected-pair.harness';
+import { ServiceProcess, assertBuilt } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns } from '../support/store-inspection';
-
-interface WebhookAnswer {
-  readonly held: boolean;
-  readonly held_since: string | null;
-  readonly held_by: string | null;
-  readonly release_at: string | null;
-  readonly held_deliveries: number | null;
-}
 
 /** The partition kafkajs's DefaultPartitioner (the relay's) sends a key to, on the topic as the broker describes it. */
 function partitionOf(key: string, partitions: PartitionMetadata[]): number {
@@ -76,18 +68,7 @@ describe('hold and release (Kafka shape, a flowing webhook on the held one’s p
     const brokers = await startKafkaBroker(brokerEnv);
     kafka = testKafka(brokers.split(','), 'hold-release-test');
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-hold-kafka-'));
-    const token = randomBytes(24).toString('base64url');
-    const env = {
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN: token,
-      LOG_LEVEL: 'warn',
-      WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
-      KAFKA_BROKERS: brokers,
-    };
-    const pair = await startReadyPair(env);
-    ({ ingress, dispatcher } = pair);
-    admin = new AdminClient(pair.ingressUrl, token);
-    store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    ({ ingress, dispatcher, admin, store } = await startInspectedPair(dataDir, { KAFKA_BROKERS: brokers }));
   }, 90_000);
 
   afterAll(async () => {
@@ -179,21 +160,7 @@ describe('hold and release (Kafka shape, a flowing webhook on the held one’s p
     expect(heldView).toMatchObject({ held: true, held_by: 'bootstrap token' });
 
     // Release, and kill -9 the dispatcher while it is making the held runs.
-    const released = await admin.call<WebhookAnswer>('POST', `/admin/routines/${held.routineId}/webhook/release`);
-    expect(released.status).toBe(200);
-    expect(released.body.held).toBe(false);
-    const releasedAt = Date.now();
-    const killedAt = await eventually(
-      async () => {
-        const made = (await createdRuns(db, held.routineId)).length;
-        return made >= 20 ? made : undefined;
-      },
-      30_000,
-      'the release to start making runs',
-      5,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; dispatcher output:\n${dispatcher?.tail()}`);
-    });
+    const { releasedAt, made: killedAt } = await releaseUntilRunsAreMade({ admin, store: db, dispatcher }, held.routineId);
     await dispatcher?.kill9();
     const atKill = (await createdRuns(db, held.routineId)).length;
     dispatcher?.start();

@@ -1,22 +1,14 @@
 import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
 import { eventually } from '@wts/testing';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client';
 import { sendAccepted } from '../support/delivery-sender';
 import { expectOneRunEachInAcceptanceOrder } from '../support/run-per-delivery.assertions';
-import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
+import { releaseUntilRunsAreMade, startInspectedPair, type WebhookAnswer } from '../support/inspected-pair.harness';
+import { ServiceProcess, assertBuilt } from '../support/service-processes';
 import { acceptedDeliveries, createdRuns, parkedDispatches } from '../support/store-inspection';
-
-interface WebhookAnswer {
-  readonly held: boolean;
-  readonly held_since: string | null;
-  readonly held_by: string | null;
-  readonly release_at: string | null;
-  readonly held_deliveries: number | null;
-}
 
 /**
  * Hold and release on the embedded default, both services as separate processes from the build:
@@ -39,12 +31,7 @@ describe('hold and release (embedded default, kill -9 during the release)', () =
   beforeAll(async () => {
     assertBuilt();
     dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-hold-'));
-    const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
-    const pair = await startReadyPair(env);
-    ({ ingress, dispatcher } = pair);
-    admin = new AdminClient(pair.ingressUrl, token);
-    store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    ({ ingress, dispatcher, admin, store } = await startInspectedPair(dataDir));
   }, 60_000);
 
   afterAll(async () => {
@@ -95,20 +82,7 @@ describe('hold and release (embedded default, kill -9 during the release)', () =
     const inScope = HELD - Math.floor(HELD / 4);
 
     // Release, and kill -9 the dispatcher while it is making the held runs.
-    const released = await admin.call<WebhookAnswer>('POST', `/admin/routines/${held.routineId}/webhook/release`);
-    expect(released.status).toBe(200);
-    expect(released.body.held).toBe(false);
-    const killedAt = await eventually(
-      async () => {
-        const made = (await createdRuns(store, held.routineId)).length;
-        return made >= 20 ? made : undefined;
-      },
-      30_000,
-      'the release to start making runs',
-      5,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; dispatcher output:\n${dispatcher.tail()}`);
-    });
+    const { made: killedAt } = await releaseUntilRunsAreMade({ admin, store, dispatcher }, held.routineId);
     await dispatcher.kill9();
     expect(killedAt).toBeLessThan(HELD - Math.floor(HELD / 4));
     const atKill = (await createdRuns(store, held.routineId)).length;

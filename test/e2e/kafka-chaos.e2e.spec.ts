@@ -151,7 +151,7 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
       const reader = await new MessageCollector(kafka, [KafkaTopics.routineRuns], `e2e-reader-${randomBytes(4).toString('hex')}`).start();
       try {
         await eventually(async () => reader.distinctEventIds().size >= DELIVERIES, 60_000, `${DELIVERIES} distinct RunCreated messages`);
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await new Promise((resolve) => setTimeout(resolve, 1000)); // on purpose: room for a duplicate to arrive, which must not
         const eventIdsByRun = new Map<string, Set<string>>();
         for (const message of reader.messages) {
           expect(message.headers['event-type']).toBe('RunCreated');

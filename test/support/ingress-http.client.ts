@@ -2,8 +2,8 @@
  * Real HTTP to an ingress on 127.0.0.1: plain requests (global fetch), admin calls with the bearer
  * token, webhook deliveries as a sender makes them, and raw node:http requests for exact control.
  */
-import type { ClientRequest, OutgoingHttpHeaders } from 'node:http';
-import { rawHttpRequest, type RawRequestOptions, type RawResponse } from './raw-http.request';
+import type { ClientRequest } from 'node:http';
+import { rawHttpRequest, type RawRequest, type RawResponse } from './raw-http.request';
 
 export interface HttpResult {
   readonly status: number;
@@ -90,14 +90,8 @@ export class IngressHttpClient {
   }
 
   /** See rawHttpRequest: exact headers, chunks, an unfinished body; bounded, never left open. */
-  rawRequest(
-    method: string,
-    path: string,
-    headers: OutgoingHttpHeaders,
-    chunks: readonly (string | Buffer)[] = [],
-    options: RawRequestOptions = {},
-  ): Promise<RawResponse & { written: number }> {
-    return rawHttpRequest(this.port, this.openRequests, method, path, headers, chunks, options);
+  rawRequest(...request: RawRequest): Promise<RawResponse & { written: number }> {
+    return rawHttpRequest(this.port, this.openRequests, ...request);
   }
 
   /** Ends every raw request still open (before the server closes). */

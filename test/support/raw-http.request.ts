@@ -9,6 +9,15 @@ export interface RawResponse {
   readonly body: Buffer;
 }
 
+/** What to send: the method, the path, exact headers, the body's chunks (none unless given) and how. */
+export type RawRequest = [
+  method: string,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  chunks?: readonly (string | Buffer)[],
+  options?: RawRequestOptions,
+];
+
 export interface RawRequestOptions {
   /** false leaves the body unfinished (headers flushed, no end). */
   readonly end?: boolean;
@@ -31,11 +40,7 @@ export interface RawRequestOptions {
 export function rawHttpRequest(
   port: number,
   openRequests: Set<ClientRequest>,
-  method: string,
-  path: string,
-  headers: OutgoingHttpHeaders,
-  chunks: readonly (string | Buffer)[] = [],
-  options: RawRequestOptions = {},
+  ...[method, path, headers, chunks = [], options = {}]: RawRequest
 ): Promise<RawResponse & { written: number }> {
   const unfinished = options.end === false;
   const answerWithinMs = options.answerWithinMs ?? (unfinished ? 3000 : 15_000);

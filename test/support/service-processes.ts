@@ -31,15 +31,9 @@ export async function reservePort(): Promise<{ readonly port: number; release():
 }
 
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  const { port, release } = await reservePort();
+  await release();
+  return port;
 }
 
 const WHOLE_OUTPUT_LIMIT = 64 * 1024 * 1024;

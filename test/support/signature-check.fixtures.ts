@@ -1,9 +1,11 @@
 /**
- * What the signature-check unit specs share: one verifier, the test clock, verdicts, and the
- * delivery a provider would send (libs/platform/src/signing/*.check.unit.spec.ts).
+ * What the signature-check unit specs share: one verifier, the test clock, verdicts, the
+ * delivery a provider would send, and the checks every scheme passes alike
+ * (libs/platform/src/signing/*.check.unit.spec.ts, provider-signature.verifier.unit.spec.ts).
  */
 import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
 import type { SignedScheme } from '@wts/contracts';
+import { signingSecretProblem } from '@wts/domain';
 import { ProviderSignatureVerifier } from '../../libs/platform/src/signing/provider-signature.verifier';
 
 export const verifier = new ProviderSignatureVerifier();
@@ -36,4 +38,59 @@ export function tampered(body: Buffer): Buffer {
   const copy = Buffer.from(body);
   copy[2] = copy[2]! ^ 0x01;
   return copy;
+}
+
+/** A check of a delivery's signature headers: the body and the secret are the spec's unless given. */
+export type HeadersCheck = (
+  headers: SignatureHeaders,
+  body?: Buffer,
+  key?: string,
+  nowMs?: number,
+  tolerance?: number,
+) => Promise<SignatureVerdict>;
+
+/** The check of `scheme` on whole headers, with the spec's `body` and `secret` by default. */
+export function headersCheck(scheme: SignedScheme, body: Buffer, secret: string): HeadersCheck {
+  return (headers, checkedBody = body, key = secret, nowMs = NOW_MS, tolerance = TOLERANCE) =>
+    verifier.verify(delivery(scheme, key, checkedBody, headers, nowMs, tolerance));
+}
+
+/** A check of one signature header's value: the body and the secret are the spec's unless given. */
+export type HeaderCheck = (
+  value: string | undefined,
+  body?: Buffer,
+  key?: string,
+  nowMs?: number,
+  tolerance?: number,
+) => Promise<SignatureVerdict>;
+
+/** The check of a scheme that reads its signature from `header` alone. */
+export function headerCheck(scheme: SignedScheme, header: keyof SignatureHeaders, body: Buffer, secret: string): HeaderCheck {
+  const check = headersCheck(scheme, body, secret);
+  return (value, ...rest) => check({ [header]: value }, ...rest);
+}
+
+/** A body that is not UTF-8, or is empty, is a mismatch even under its own signature (`judged` signs the body it checks). */
+export async function expectUnreadableBodiesMismatch(judged: (body: Buffer) => Promise<SignatureVerdict>): Promise<void> {
+  await expect(judged(NOT_UTF8)).resolves.toEqual(MISMATCH);
+  await expect(judged(Buffer.alloc(0))).resolves.toEqual(MISMATCH);
+}
+
+/**
+ * The scheme's decoy secret is one in the provider's `form` that its rules take; a delivery signed
+ * with the real secret is a mismatch against it, and one signed with the decoy is valid.
+ * `judgedAgainst(signingKey, decoy)` signs with the key and checks against the decoy. Returns the decoy.
+ */
+export async function expectDecoyInProviderForm(
+  scheme: SignedScheme,
+  form: RegExp,
+  secret: string,
+  judgedAgainst: (signingKey: string, decoy: string) => Promise<SignatureVerdict>,
+): Promise<string> {
+  const decoy = verifier.decoySecret(scheme);
+  expect(decoy).toMatch(form);
+  expect(signingSecretProblem(scheme, decoy)).toBeUndefined();
+  await expect(judgedAgainst(secret, decoy)).resolves.toEqual(MISMATCH);
+  await expect(judgedAgainst(decoy, decoy)).resolves.toEqual(VALID);
+  return decoy;
 }

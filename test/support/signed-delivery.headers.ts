@@ -40,19 +40,20 @@ export function stripeHeaders(secret: string, body: string, timestamp = nowSecon
   };
 }
 
-export function standardHeaders(
-  secret: string,
-  body: string,
-  messageId = `msg_${randomBytes(12).toString('hex')}`,
-  at = new Date(),
-): Record<string, string> {
-  return {
+/** Headers of a delivery signed the Standard Webhooks way: a message id, its time and the signature, under `prefix`-* names. */
+type StandardStyleHeaders = (secret: string, body: string, messageId?: string, at?: Date) => Record<string, string>;
+
+function standardStyle(prefix: string, sign: (secret: string, messageId: string, at: Date, body: string) => string): StandardStyleHeaders {
+  return (secret, body, messageId = `msg_${randomBytes(12).toString('hex')}`, at = new Date()) => ({
     'content-type': 'application/json',
-    'webhook-id': messageId,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(messageId, at, body),
-  };
+    [`${prefix}-id`]: messageId,
+    [`${prefix}-timestamp`]: String(Math.floor(at.getTime() / 1000)),
+    [`${prefix}-signature`]: sign(secret, messageId, at, body),
+  });
 }
+
+/** Standard Webhooks: webhook-* names, signed by standardwebhooks' own Webhook.sign. */
+export const standardHeaders = standardStyle('webhook', (secret, messageId, at, body) => new Webhook(secret).sign(messageId, at, body));
 
 /** Secrets in each provider's own form, as an operator pastes them. */
 export const PROVIDER_SECRETS = {
@@ -145,19 +146,7 @@ export function zendeskHeaders(secret: string, body: string, at = new Date(), in
 }
 
 /** Svix: the Standard Webhooks signature under svix-* names, made by svix's own Webhook.sign. */
-export function svixHeaders(
-  secret: string,
-  body: string,
-  messageId = `msg_${randomBytes(12).toString('hex')}`,
-  at = new Date(),
-): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    'svix-id': messageId,
-    'svix-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'svix-signature': new SvixWebhook(secret).sign(messageId, at, body),
-  };
-}
+export const svixHeaders = standardStyle('svix', (secret, messageId, at, body) => new SvixWebhook(secret).sign(messageId, at, body));
 
 export const stripeEvent = (id = `evt_${randomBytes(12).toString('hex')}`, type = 'payment_intent.succeeded'): string =>
   JSON.stringify({ id, object: 'event', type, data: { object: { id: 'pi_1', amount: 2000 } } });

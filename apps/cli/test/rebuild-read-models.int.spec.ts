@@ -3,6 +3,7 @@ import { ACCOUNT_CATALOG_STREAM, API_KEY_CATALOG_STREAM, Streams, type ServiceEv
 import { SqliteEventStore } from '@wts/event-store';
 import { EMBEDDED_READ_MODEL_FILE, EMBEDDED_STORE_FILE } from '@wts/platform';
 import { SqliteReadModelStore, type AuditRow } from '@wts/read-models';
+import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,15 +45,17 @@ describe('rebuild-read-models', () => {
   });
 
   it('projects the same listings again from the store, every row once, with the live projector running', async () => {
-    const expected = await (async () => {
-      for (let i = 0; i < 200; i += 1) {
+    const expected = await eventually(
+      async () => {
         const now = await listings();
-        if (now.deliveries.length === seeded.deliveryIds.length && now.runs.length === seeded.deliveryIds.length && now.parked === 1)
-          return now;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      throw new Error('the live projector did not catch up');
-    })();
+        return now.deliveries.length === seeded.deliveryIds.length && now.runs.length === seeded.deliveryIds.length && now.parked === 1
+          ? now
+          : undefined;
+      },
+      5000,
+      'the live projector to catch up',
+      25,
+    );
 
     const result = await cli(['rebuild-read-models', '--yes', '--json'], seeded.env);
     expect(result.code).toBe(0);

@@ -3,6 +3,7 @@
  * (no secret, payloads marked untrusted, truncated, terminal-safe) and stops after --limit.
  */
 import { runIdForDelivery } from '@wts/domain';
+import { eventually } from '@wts/testing';
 import { cli, type CliResult } from './cli-harness';
 import { positionOf, useSeededStoreWithRuns } from './cli-fixtures';
 
@@ -115,11 +116,19 @@ describe('show and tail', () => {
       let result: CliResult | undefined;
       void tail.then((r) => (result = r));
       const hostile = `\u001b[2J\u001b]0;owned\u0007 evil\nFAKE 1/1 line \u202e${'x'.repeat(5000)}`;
-      for (let i = 0; result === undefined && i < 200; i++) {
-        const answer = await seeded.app.deliver(seeded.hooks[1], { contentType: 'text/plain', body: hostile });
-        expect(answer.status).toBe(202);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      // Delivers until the tail has printed its two lines and exited.
+      const statuses: number[] = [];
+      await eventually(
+        async () => {
+          if (result !== undefined) return true;
+          statuses.push((await seeded.app.deliver(seeded.hooks[1], { contentType: 'text/plain', body: hostile })).status);
+          return false;
+        },
+        10_000,
+        'the tail to stop at --limit 2',
+        50,
+      );
+      expect(statuses.filter((status) => status !== 202)).toEqual([]);
       const done = await tail;
       expect(done.code).toBe(0);
       const lines = done.stdout.trimEnd().split('\n');

@@ -1,4 +1,5 @@
 import { ConfigurationError, adminCredentialProblem, loadConfig } from './app.config';
+import { captureError } from '../../../test/support/thrown-error.assertions';
 
 describe('loadConfig', () => {
   it('given an empty environment, then the documented defaults', () => {
@@ -357,12 +358,3 @@ describe('Kafka credentials (KAFKA_SASL_*, KAFKA_SSL)', () => {
     expect(String(error)).not.toContain('hunter2-secret');
   });
 });
-
-function captureError(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { ConfigurationError, loadConfig } from './app.config';
 import { decodeEncryptionKeys } from './encryption-keys.setting';
+import { captureError } from '../../../test/support/thrown-error.assertions';
 
 describe('SECRETS_ENCRYPTION_KEY', () => {
   const first = randomBytes(32);
@@ -96,12 +97,3 @@ describe('decodeEncryptionKeys (the key file uses it too)', () => {
     ]);
   });
 });
-
-function captureError(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}

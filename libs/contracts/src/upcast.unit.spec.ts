@@ -1,12 +1,17 @@
 import { schemaVersionOf } from './event.types';
 import { comparableDeliveryData, upcastEvent, writtenSchemaVersion } from './upcast';
 
-const runDataV1 = {
-  runId: 'run_A',
-  routineId: 'rtn_A',
-  webhookId: 'whk_A',
+/** The one delivery of these tests and its run: their ids and the trigger account, in both events. */
+const DELIVERY = {
   deliveryId: 'dlv_A',
+  webhookId: 'whk_A',
+  routineId: 'rtn_A',
+  runId: 'run_A',
   triggerAccount: { accountId: 'acc_A', email: 'ops@example.com' },
+};
+
+const runDataV1 = {
+  ...DELIVERY,
   routine: { name: 'Triage', tools: [], instructions: 'File it.', mode: 'supervised' },
   initialMessage: 'framed',
   payload: { format: 'text', text: 'the payload, a second time' },
@@ -15,11 +20,7 @@ const runDataV1 = {
 };
 
 const deliveryDataV1 = {
-  deliveryId: 'dlv_A',
-  webhookId: 'whk_A',
-  routineId: 'rtn_A',
-  runId: 'run_A',
-  triggerAccount: { accountId: 'acc_A', email: 'ops@example.com' },
+  ...DELIVERY,
   payload: { format: 'text', text: 'héllo' },
   contentType: 'text/plain',
   idempotencyKey: null,

@@ -5,51 +5,36 @@
  * payloads — is a valid event with the stored event's id, time and data, a stable type and source,
  * and the delivery, run or webhook as its subject.
  */
-import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
+import type { RecordedEvent } from '@wts/event-store';
 import { eventually } from '@wts/testing';
 import { CloudEvent, Kafka as CloudEventsKafka, type KafkaMessage } from 'cloudevents';
-import type { Kafka } from 'kafkajs';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
+import { kafkaBrokers } from '../../../test/support/kafka-broker';
 import {
   MessageCollector,
   appendDeliveries,
   appendRoutineWithWebhook,
   appendSizedRuns,
-  deleteTopics,
   stored,
-  testKafka,
   type CollectedMessage,
 } from '../../../test/support/kafka-test-kit';
+import { RelayTestBed } from '../../../test/support/relay-test.bed';
 import { KafkaRelaySupervisor } from './kafka-relay.supervisor';
-import { Relays, kafkaTopicNames, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
+import { Relays, routeEvent } from './kafka-topics.contract';
 
 describe('CloudEvents on Kafka (real broker, both relays)', () => {
   const brokers = kafkaBrokers();
-  let kafka: Kafka;
-  let dir: string;
-  let store: SqliteEventStore;
-  let topics: KafkaTopicNames;
-  let name: string;
+  let bed: RelayTestBed;
   const relays: KafkaRelaySupervisor[] = [];
   let reader: MessageCollector | undefined;
 
   beforeEach(() => {
-    kafka = testKafka(brokers);
-    dir = mkdtempSync(join(tmpdir(), 'wts-ce-'));
-    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
-    name = uniqueName('ce');
-    topics = kafkaTopicNames(`${name}.`);
+    bed = RelayTestBed.open(brokers, 'ce');
   });
 
   afterEach(async () => {
     await Promise.all(relays.splice(0).map((relay) => relay.stop()));
     await reader?.stop();
-    await deleteTopics(kafka, Object.values(topics));
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await bed.close();
   });
 
   /** The message as a consumer hands it to the SDK: headers as strings (kafkajs gives Buffers), the value as received. */
@@ -63,7 +48,7 @@ describe('CloudEvents on Kafka (real broker, both relays)', () => {
   }
 
   it('every message on webhooks.events.v1 and routines.runs.v1 decodes as a valid CloudEvent of its stored event', async () => {
-    const hook = await appendRoutineWithWebhook(store); // WebhookEnabled
+    const hook = await appendRoutineWithWebhook(bed.store); // WebhookEnabled
     const now = new Date().toISOString();
     const lifecycle = [
       stored('SecretRotated', { webhookId: hook.webhookId, secretDigest: 'c'.repeat(64), rotatedAt: now }),
@@ -73,12 +58,12 @@ describe('CloudEvents on Kafka (real broker, both relays)', () => {
       stored('WebhookBlocked', { webhookId: hook.webhookId, reason: 'autonomous with an external-sending tool', blockedAt: now }),
       stored('WebhookUnblocked', { webhookId: hook.webhookId, unblockedAt: now }),
     ];
-    await store.append(`webhook-${hook.webhookId}`, lifecycle, 'any');
-    await appendDeliveries(store, hook, 3);
-    const runs = await appendSizedRuns(store, hook, 3, 512); // their deliveries too
-    await store.append(`webhook-${hook.webhookId}`, [stored('WebhookDisabled', { webhookId: hook.webhookId, disabledAt: now })], 'any');
+    await bed.store.append(`webhook-${hook.webhookId}`, lifecycle, 'any');
+    await appendDeliveries(bed.store, hook, 3);
+    const runs = await appendSizedRuns(bed.store, hook, 3, 512); // their deliveries too
+    await bed.store.append(`webhook-${hook.webhookId}`, [stored('WebhookDisabled', { webhookId: hook.webhookId, disabledAt: now })], 'any');
 
-    const published = (await store.readAll({ limit: 10_000 })).filter((event) => routeEvent(event) !== undefined);
+    const published = (await bed.store.readAll({ limit: 10_000 })).filter((event) => routeEvent(event) !== undefined);
     const byId = new Map<string, RecordedEvent>(published.map((event) => [event.id, event]));
     expect(new Set(published.map((event) => event.type))).toEqual(
       new Set([
@@ -101,19 +86,19 @@ describe('CloudEvents on Kafka (real broker, both relays)', () => {
     ] as const) {
       const relay = new KafkaRelaySupervisor({
         connection: { brokers },
-        definition: { ...definition, name: `${name}-${suffix}` },
-        store,
-        checkpoints: store.checkpoints(),
-        topics,
+        definition: { ...definition, name: `${bed.name}-${suffix}` },
+        store: bed.store,
+        checkpoints: bed.store.checkpoints(),
+        topics: bed.topics,
       });
       relays.push(relay);
       await relay.start();
     }
-    reader = await new MessageCollector(kafka, [topics.webhookEvents, topics.routineRuns], `${name}-reader`).start();
+    reader = await new MessageCollector(bed.kafka, [bed.topics.webhookEvents, bed.topics.routineRuns], `${bed.name}-reader`).start();
     await eventually(async () => reader!.messages.length >= published.length, 60_000, `${published.length} messages`);
     expect(reader.messages).toHaveLength(published.length);
 
-    const runsTopic = reader.of(topics.routineRuns);
+    const runsTopic = reader.of(bed.topics.routineRuns);
     expect(runsTopic).toHaveLength(runs.length);
     for (const message of reader.messages) {
       const original = byId.get(message.headers['event-id']);
@@ -122,7 +107,7 @@ describe('CloudEvents on Kafka (real broker, both relays)', () => {
       expect(event.validate()).toBe(true);
       const data = original.data as Record<string, string>;
       const isRun = original.type === 'RunCreated';
-      expect(message.topic).toBe(isRun ? topics.routineRuns : topics.webhookEvents);
+      expect(message.topic).toBe(isRun ? bed.topics.routineRuns : bed.topics.webhookEvents);
       expect({
         specversion: event.specversion,
         id: event.id,

@@ -1,3 +1,4 @@
+import { eventually } from '@wts/testing';
 import { Partitioners, type Kafka } from 'kafkajs';
 import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
 import { deleteTopics, testKafka } from '../../../test/support/kafka-test-kit';
@@ -23,16 +24,16 @@ describe('consumer lag against retention (real broker)', () => {
     kafka = testKafka(brokers);
     topics = kafkaTopicNames(`${uniqueName('lag')}.`);
     groupId = uniqueName('lag-group');
-    for (let attempt = 1; ; attempt++) {
-      try {
+    // A fresh topic's metadata may not have reached every listener yet ("does not host this topic-partition").
+    await eventually(
+      async () => {
         await ensureTopics(kafka, topics, { webhookEvents: 1 });
-        break;
-      } catch (error) {
-        // A fresh topic's metadata may not have reached every listener yet ("does not host this topic-partition").
-        if (attempt >= 5) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
+        return true;
+      },
+      2000,
+      'the topics to be created',
+      500,
+    );
     // Three messages written 5 days ago (past half of the 7-day retention), then two now.
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
@@ -83,18 +84,18 @@ describe('consumer lag against retention (real broker)', () => {
   it('messages gone before they were read are counted, and the monitor logs an error and keeps the report', async () => {
     await commit(1);
     // Retention at work, made to happen now: the first three messages are gone.
-    await withAdmin(async (admin) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
+    await withAdmin((admin) =>
+      eventually(
+        async () => {
           await admin.fetchTopicMetadata({ topics: [topics.webhookEvents] }); // kafkajs needs it loaded for deleteTopicRecords
           await admin.deleteTopicRecords({ topic: topics.webhookEvents, partitions: [{ partition: 0, offset: '3' }] });
-          return;
-        } catch (error) {
-          if (attempt >= 20) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 250)); // the broker's metadata is still settling
-        }
-      }
-    });
+          return true;
+        },
+        5000,
+        "the first three records deleted (the broker's metadata may still be settling)",
+        250,
+      ),
+    );
     const lines: { level: string; message: string }[] = [];
     const logger: MessagingLogger = {
       info: (_fields, message) => lines.push({ level: 'info', message }),

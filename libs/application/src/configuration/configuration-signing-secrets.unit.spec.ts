@@ -2,6 +2,7 @@ import { StreamCategories, Streams, type SealedSecret, type ServiceEvent } from 
 import type { RecordedEvent } from '@wts/event-store';
 import { SecretUnavailableError, type SecretSealer } from '../signing/secret.sealer';
 import { CONFIGURATION_PREFIXES, ConfigurationState } from './configuration.state';
+import { recordedAt } from '../../../../test/support/recorded-event.fixtures';
 
 const ROUTINE = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
 const WEBHOOK = 'whk_AAAAAAAAAAAAAAAAAAAAAA';
@@ -36,16 +37,7 @@ function next(streamId: string, event: ServiceEvent): RecordedEvent {
   position += 1;
   const revision = (revisions.get(streamId) ?? -1) + 1;
   revisions.set(streamId, revision);
-  return {
-    id: `00000000-0000-4000-8000-${String(position).padStart(12, '0')}`,
-    streamId,
-    revision: BigInt(revision),
-    position: { commit: BigInt(position), prepare: BigInt(position) },
-    type: event.type,
-    data: event.data,
-    metadata: {},
-    createdAt: new Date(T0),
-  };
+  return recordedAt(position, streamId, revision, event, T0);
 }
 
 const sealedEvent = (secretId: string, plaintext: string, keyId = sealer.currentKeyId): RecordedEvent =>

@@ -1,6 +1,7 @@
 import { ACCOUNT_CATALOG_STREAM, Streams, type ServiceEvent } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import { ConfigurationState } from './configuration.state';
+import { recordedAt } from '../../../../test/support/recorded-event.fixtures';
 
 const ROUTINE = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
 const OTHER_ROUTINE = 'rtn_BBBBBBBBBBBBBBBBBBBBBB';
@@ -12,16 +13,7 @@ let position = 0;
 /** A recorded event of `stream` at `revision`, each one later in $all than the one before. */
 function at(streamId: string, revision: number, event: ServiceEvent): RecordedEvent {
   position += 1;
-  return {
-    id: `00000000-0000-4000-8000-${String(position).padStart(12, '0')}`,
-    streamId,
-    revision: BigInt(revision),
-    position: { commit: BigInt(position), prepare: BigInt(position) },
-    type: event.type,
-    data: event.data,
-    metadata: {},
-    createdAt: new Date(T0),
-  };
+  return recordedAt(position, streamId, revision, event, T0);
 }
 
 const routineCreated = (routineId: string, instructions = 'File it.'): ServiceEvent => ({

@@ -1,3 +1,4 @@
+import { eventually } from '@wts/testing';
 import type { AttemptRow, AuditRow, DeniedAccessBounds, HourlyCount, ReadModelStore } from '@wts/read-models';
 import {
   BatchedActivityRecorder,
@@ -136,7 +137,7 @@ describe('BatchedActivityRecorder', () => {
     const seen = new WritesSeen();
     const recorder = seen.recorder(() => undefined, { flushEveryMs: 5 });
     recorder.recordAttempt(attempt(1));
-    for (let i = 0; i < 100 && seen.attempts.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually(() => seen.attempts.length > 0, 500, 'the recorder to write by itself', 5);
     expect(seen.attempts).toEqual([[attempt(1)]]);
   });
 

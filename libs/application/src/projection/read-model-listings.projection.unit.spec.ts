@@ -2,16 +2,21 @@ import { StreamCategories, type DeliveryAccepted } from '@wts/contracts';
 import { PROJECTED_PREFIXES, toProjectionChanges } from './read-model.projection';
 import { POSITION, recorded } from './testing/projection.fixtures';
 
+/** The one delivery of these tests: its ids and its trigger account, in every version of its event. */
+const DELIVERY = {
+  deliveryId: 'dlv_1',
+  webhookId: 'whk_1',
+  routineId: 'rtn_1',
+  runId: 'run_1',
+  triggerAccount: { accountId: 'acc_1', email: 'a@example.com' },
+} as const;
+
 /** A version 2 DeliveryAccepted (its payload kept apart). */
 function accepted(overrides: Partial<DeliveryAccepted['data']> = {}): DeliveryAccepted {
   return {
     type: 'DeliveryAccepted',
     data: {
-      deliveryId: 'dlv_1',
-      webhookId: 'whk_1',
-      routineId: 'rtn_1',
-      runId: 'run_1',
-      triggerAccount: { accountId: 'acc_1', email: 'a@example.com' },
+      ...DELIVERY,
       payloadFormat: 'json',
       payloadBytes: 2,
       payloadExpiresAt: '2024-05-31T10:00:00.000Z',
@@ -26,16 +31,12 @@ function accepted(overrides: Partial<DeliveryAccepted['data']> = {}): DeliveryAc
 
 describe('toProjectionChanges: listings and the rest', () => {
   it('a delivery (here a version 1 event, its payload inline), a run and a park are one row each, as before', () => {
-    const triggerAccount = { accountId: 'acc_1', email: 'a@example.com' };
+    const { triggerAccount } = DELIVERY;
     const accepted = toProjectionChanges(
       recorded({
         type: 'DeliveryAccepted',
         data: {
-          deliveryId: 'dlv_1',
-          webhookId: 'whk_1',
-          routineId: 'rtn_1',
-          runId: 'run_1',
-          triggerAccount,
+          ...DELIVERY,
           payload: { format: 'text', text: 'x' },
           contentType: 'text/plain',
           idempotencyKey: null,

@@ -10,6 +10,7 @@ import {
 } from '@wts/contracts';
 import { SqliteEventStore, comparePositions, type GlobalPosition } from '@wts/event-store';
 import { SqliteReadModelStore } from '@wts/read-models';
+import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,14 +109,18 @@ describe('ReadModelProjector', () => {
 
   async function caughtUpTo(deliveries: number, runs: number): Promise<void> {
     const head = await store.headPosition();
-    for (let i = 0; i < 400; i += 1) {
-      const now = await listed();
-      const checkpoint = await readModels.loadCheckpoint(READ_MODEL_PROJECTION);
-      if (now.deliveries.length === deliveries && now.runs === runs && checkpoint && head && comparePositions(checkpoint, head) >= 0)
-        return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`not caught up: ${JSON.stringify(await listed())}, expected ${deliveries} deliveries and ${runs} runs`);
+    await eventually(
+      async () => {
+        const now = await listed();
+        const checkpoint = await readModels.loadCheckpoint(READ_MODEL_PROJECTION);
+        if (now.deliveries.length === deliveries && now.runs === runs && checkpoint && head && comparePositions(checkpoint, head) >= 0)
+          return true;
+        throw new Error(`not caught up: ${JSON.stringify(now)}`);
+      },
+      4000,
+      `${deliveries} deliveries and ${runs} runs projected, the checkpoint at the head`,
+      10,
+    );
   }
 
   it('projects what was there before it started and what comes after, newest first, and checkpoints past the last event', async () => {

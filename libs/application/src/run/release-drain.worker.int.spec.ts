@@ -84,7 +84,7 @@ describe('ReleaseDrainWorker', () => {
     const again = new CountingDispatch(store);
     const second = worker(again);
     await second.start();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // on purpose: room to dispatch again, which it must not
     await second.stop();
     expect(again.seen).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import { eventually } from '@wts/testing';
 import { Signal } from './async.util';
 import { nextDelay, retryAfterFailure, retryWithBackoff } from './retry-with-backoff';
 
@@ -30,6 +31,7 @@ describe('retryWithBackoff', () => {
     let stopping = false;
     const interrupt = new Signal();
     let calls = 0;
+    const asleep = jest.spyOn(interrupt, 'once');
     const started = Date.now();
     const done = retryWithBackoff(
       async () => {
@@ -38,7 +40,7 @@ describe('retryWithBackoff', () => {
       },
       { initialDelayMs: 10_000, maxDelayMs: 10_000, interrupt, proceed: () => !stopping },
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => asleep.mock.calls.length === 1, 3000, 'the retry to wait out its backoff', 1);
     stopping = true;
     interrupt.notify();
     await expect(done).resolves.toEqual({ kind: 'stopped' });

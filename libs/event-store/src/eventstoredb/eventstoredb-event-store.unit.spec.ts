@@ -6,6 +6,7 @@
  * position, WrongExpectedVersionError as append.js builds it, StreamNotFoundError as a stream
  * error). It is no substitute for the contract suite against a real server (the .int.spec).
  */
+import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { appendContract } from '../contract/append.suite';
 import { checkpointContract } from '../contract/checkpoint.suite';
@@ -185,7 +186,7 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
       const subscription = store.subscribeToAll({ after: first.position, filter: { streamPrefixes: ['delivery-'] } }, (event) => {
         seen.push(event);
       });
-      while (seen.length < 1) await new Promise((resolve) => setTimeout(resolve, 2));
+      await eventually(() => seen.length >= 1, 3000, 'the first event', 2);
       await subscription.stop();
 
       expect(seen.map((event) => event.id)).toEqual([second.id]);
@@ -198,7 +199,7 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
       const seen: RecordedEvent[] = [];
 
       const subscription = store.subscribeToAll({ after: { commit: -1n, prepare: -1n } }, (recorded) => void seen.push(recorded));
-      while (seen.length < 1) await new Promise((resolve) => setTimeout(resolve, 2));
+      await eventually(() => seen.length >= 1, 3000, 'the first event', 2);
       await subscription.stop();
 
       expect(seen.map((recorded) => recorded.id)).toEqual([event.id]);
@@ -212,8 +213,8 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
       await store.checkpoints().save('projector', { commit: 1n, prepare: 1n });
       server.writeSystemEvent();
       await store.append('delivery-1', [newEvent()], 'no_stream');
-      while (seen.length < 1) await new Promise((resolve) => setTimeout(resolve, 2));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => seen.length >= 1, 3000, 'the first event', 2);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // on purpose: room for a checkpoint event to be delivered, which must not be
       await subscription.stop();
 
       expect(seen.map((event) => event.streamId)).toEqual(['delivery-1']);
@@ -222,7 +223,7 @@ describe('EventStoreDbEventStore on an in-memory stand-in for the client', () =>
     it('rejects done with EventStoreUnavailableError when the connection stays lost past the retry budget', async () => {
       const store = connect({ resubscribe: { initialDelayMs: 1, maxAttempts: 3 } });
       const subscription = store.subscribeToAll({}, () => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await eventually(() => server.liveSubscriptions === 1, 3000, 'the subscription to open', 1);
 
       server.goDown();
 

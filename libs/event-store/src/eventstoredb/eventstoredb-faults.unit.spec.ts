@@ -139,7 +139,7 @@ describe('EventStoreDbEventStore under faults', () => {
         },
       );
       subscriptions.push(subscription);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 20)); // on purpose: room for an early checkpoint while the first event is held
       release();
       await eventually(() => handled.length === 3, 3000, 'the three events', 2);
       await new Promise((resolve) => setImmediate(resolve));

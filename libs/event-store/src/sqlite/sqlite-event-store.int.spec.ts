@@ -256,8 +256,12 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     const writer = openStore(file);
     const reader = openStore(file, { pollIntervalMs: 20 });
     const seen: { event: RecordedEvent; at: number }[] = [];
-    const subscription = reader.subscribeToAll({}, (event) => void seen.push({ event, at: Date.now() }));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    let caughtUp = false;
+    const subscription = reader.subscribeToAll(
+      { onCaughtUp: () => (caughtUp = true) },
+      (event) => void seen.push({ event, at: Date.now() }),
+    );
+    await eventually(() => caughtUp, 10_000, 'the subscription to reach the end and wait', 1);
 
     const latencies: number[] = [];
     for (let index = 0; index < 5; index += 1) {
@@ -278,8 +282,9 @@ describe('SqliteEventStore (SQLite specifics)', () => {
   it('wakes a subscription on an in-process append without waiting for the poll', async () => {
     const store = openStore(tempFile(), { pollIntervalMs: 60_000 });
     const seen: number[] = [];
-    const subscription = store.subscribeToAll({}, () => void seen.push(Date.now()));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    let caughtUp = false;
+    const subscription = store.subscribeToAll({ onCaughtUp: () => (caughtUp = true) }, () => void seen.push(Date.now()));
+    await eventually(() => caughtUp, 10_000, 'the subscription to reach the end and wait', 1);
 
     const sentAt = Date.now();
     await store.append('s-1', [newEvent()], 'no_stream');

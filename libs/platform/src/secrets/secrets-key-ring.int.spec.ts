@@ -9,6 +9,7 @@ import { AesGcmSecretSealer, encryptionKeyId } from './aes-gcm-secret.sealer';
 import { KeyFileSecretSealer } from './key-file-secret.sealer';
 import { SECRETS_KEY_FILE, prependKeyToFile } from './secrets-key.file';
 import { describeSecretSealer, loadKeyRing, openSecretSealer } from './secrets-key-ring';
+import { captureError } from '../../../../test/support/thrown-error.assertions';
 
 const BUILT_RING = join(__dirname, '../../../../dist/libs/platform/src/secrets/secrets-key-ring.js');
 const BUILT_CONFIG = join(__dirname, '../../../../dist/libs/config/src/index.js');
@@ -199,13 +200,4 @@ function runNode(script: string): Promise<string> {
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`the child exited ${code}: ${err}`))));
   });
-}
-
-function captureError(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
 }

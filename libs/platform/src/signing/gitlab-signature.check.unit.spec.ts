@@ -1,22 +1,20 @@
-import type { SignatureVerdict } from '@wts/application';
-import { signingSecretProblem } from '@wts/domain';
 import * as crypto from 'node:crypto';
 import { checkGitlab } from './gitlab-signature.check';
 import {
   delivery,
+  expectDecoyInProviderForm,
+  expectUnreadableBodiesMismatch,
+  headerCheck,
   MALFORMED,
   MISMATCH,
   MISSING,
-  NOT_UTF8,
   tampered,
   VALID,
-  verifier,
 } from '../../../../test/support/signature-check.fixtures';
 
 const secret = `gitlab-token-${crypto.randomBytes(12).toString('hex')}`;
 const BODY = Buffer.from('{"object_kind":"push","ref":"refs/heads/main","user_name":"Zoë"}', 'utf8');
-const check = (gitlabToken: string | undefined, body: Buffer = BODY, key = secret): Promise<SignatureVerdict> =>
-  verifier.verify(delivery('gitlab', key, body, { gitlabToken }));
+const check = headerCheck('gitlab', 'gitlabToken', BODY, secret);
 
 describe('ProviderSignatureVerifier: GitLab (X-Gitlab-Token)', () => {
   it('given the secret token as GitLab sends it, then it is valid', async () => {
@@ -57,16 +55,11 @@ describe('ProviderSignatureVerifier: GitLab (X-Gitlab-Token)', () => {
   });
 
   it('given a body that is not UTF-8 or is empty, then a mismatch even with the right token', async () => {
-    await expect(check(secret, NOT_UTF8)).resolves.toEqual(MISMATCH);
-    await expect(check(secret, Buffer.alloc(0))).resolves.toEqual(MISMATCH);
+    await expectUnreadableBodiesMismatch((body) => check(secret, body));
     await expect(check('', BODY, '')).resolves.toEqual(MALFORMED);
   });
 
   it('given the decoy, then it is a token GitLab would take, and the right token is a mismatch against it', async () => {
-    const decoy = verifier.decoySecret('gitlab');
-    expect(decoy).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(signingSecretProblem('gitlab', decoy)).toBeUndefined();
-    await expect(check(secret, BODY, decoy)).resolves.toEqual(MISMATCH);
-    await expect(check(decoy, BODY, decoy)).resolves.toEqual(VALID);
+    await expectDecoyInProviderForm('gitlab', /^[A-Za-z0-9_-]{32}$/, secret, (token, decoy) => check(token, BODY, decoy));
   });
 });

@@ -1,10 +1,9 @@
 import { sign as githubSign } from '@octokit/webhooks-methods';
-import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
+import type { SignatureHeaders, SignatureVerdict } from '@wts/application';
 import { SIGNED_SCHEMES, type SignedScheme } from '@wts/contracts';
 import {
   credentialProblem,
   metaCredentialOf,
-  signingSecretProblem,
   STANDARD_WEBHOOKS_SECRET_BYTES,
   standardWebhooksSecret,
   type ProviderCredentialInput,
@@ -15,37 +14,24 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { ProviderSignatureVerifier } from './provider-signature.verifier';
 import { signatureOf } from './standard-webhooks-signature.check';
+import {
+  delivery,
+  expectDecoyInProviderForm,
+  headerCheck,
+  headersCheck,
+  MALFORMED,
+  MISMATCH,
+  MISSING,
+  NOT_UTF8,
+  NOW_MS,
+  NOW_SECONDS,
+  OUTSIDE,
+  tampered,
+  TOLERANCE,
+  verifier,
+} from '../../../../test/support/signature-check.fixtures';
 
-const verifier = new ProviderSignatureVerifier();
-/** The clock of the tests: a whole second and a half, so the flooring of milliseconds counts. */
-const NOW_SECONDS = 1_700_000_000;
-const NOW_MS = NOW_SECONDS * 1000 + 500;
-const TOLERANCE = 300;
 const BODY = Buffer.from('{"type":"user.created","data":{"name":"Zoë","emoji":"🎉"}}', 'utf8');
-/** Not UTF-8: a lone continuation byte and a truncated sequence. */
-const NOT_UTF8 = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x80, 0xc3, 0x7d]);
-
-const MISMATCH: SignatureVerdict = { valid: false, reason: 'signature_mismatch' };
-const MALFORMED: SignatureVerdict = { valid: false, reason: 'malformed_signature' };
-const MISSING: SignatureVerdict = { valid: false, reason: 'missing_signature' };
-const OUTSIDE: SignatureVerdict = { valid: false, reason: 'timestamp_outside_tolerance' };
-
-function delivery(
-  scheme: SignedScheme,
-  secret: string,
-  body: Buffer,
-  headers: SignatureHeaders,
-  nowMs = NOW_MS,
-  toleranceSeconds = TOLERANCE,
-): SignedDelivery {
-  return { scheme, secret, body, headers, nowMs, toleranceSeconds };
-}
-
-function tampered(body: Buffer): Buffer {
-  const copy = Buffer.from(body);
-  copy[2] = copy[2]! ^ 0x01;
-  return copy;
-}
 
 describe('ProviderSignatureVerifier: Standard Webhooks (standardwebhooks)', () => {
   const secret = standardWebhooksSecret(randomBytes(STANDARD_WEBHOOKS_SECRET_BYTES));
@@ -57,13 +43,7 @@ describe('ProviderSignatureVerifier: Standard Webhooks (standardwebhooks)', () =
     webhookTimestamp: String(seconds),
     webhookSignature,
   });
-  const check = (
-    headers: SignatureHeaders,
-    body: Buffer = BODY,
-    key = secret,
-    nowMs = NOW_MS,
-    tolerance = TOLERANCE,
-  ): Promise<SignatureVerdict> => verifier.verify(delivery('standard_webhooks', key, body, headers, nowMs, tolerance));
+  const check = headersCheck('standard_webhooks', BODY, secret);
 
   it("given the standard's published example, when judged at its own timestamp, then it is valid", async () => {
     const example = {
@@ -217,12 +197,10 @@ describe('ProviderSignatureVerifier: Standard Webhooks (standardwebhooks)', () =
   });
 
   it('given the decoy, then it is a secret in the standard form the library takes, and a valid delivery is a mismatch against it', async () => {
-    const decoy = verifier.decoySecret('standard_webhooks');
-    expect(decoy).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(signingSecretProblem('standard_webhooks', decoy)).toBeUndefined();
+    const decoy = await expectDecoyInProviderForm('standard_webhooks', /^whsec_[A-Za-z0-9+/]{43}=$/, secret, (key, against) =>
+      check(headersOf(signature(key, NOW_SECONDS, BODY)), BODY, against),
+    );
     expect(() => new Webhook(decoy)).not.toThrow();
-    await expect(check(headersOf(signature(secret, NOW_SECONDS, BODY)), BODY, decoy)).resolves.toEqual(MISMATCH);
-    await expect(check(headersOf(signature(decoy, NOW_SECONDS, BODY)), BODY, decoy)).resolves.toEqual({ valid: true });
   });
 
   function libraryAccepts(key: string, body: Buffer, headers: SignatureHeaders): boolean {
@@ -241,8 +219,7 @@ describe('ProviderSignatureVerifier: Standard Webhooks (standardwebhooks)', () =
 
 describe('ProviderSignatureVerifier: GitHub (@octokit/webhooks-methods)', () => {
   const secret = randomBytes(24).toString('base64url');
-  const check = (hubSignature256: string | undefined, body: Buffer = BODY, key = secret, nowMs = NOW_MS): Promise<SignatureVerdict> =>
-    verifier.verify(delivery('github', key, body, { hubSignature256 }, nowMs));
+  const check = headerCheck('github', 'hubSignature256', BODY, secret);
   const hexOf = (key: string, body: Buffer): string => createHmac('sha256', key).update(body).digest('hex');
 
   it("given GitHub's published example, then it is valid, and a changed payload is not", async () => {
@@ -323,11 +300,9 @@ describe('ProviderSignatureVerifier: GitHub (@octokit/webhooks-methods)', () => 
   });
 
   it('given the decoy, then it is a 32-character secret GitHub would take, and a valid delivery is a mismatch against it', async () => {
-    const decoy = verifier.decoySecret('github');
-    expect(decoy).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(signingSecretProblem('github', decoy)).toBeUndefined();
-    await expect(check(await githubSign(secret, BODY.toString('utf8')), BODY, decoy)).resolves.toEqual(MISMATCH);
-    await expect(check(await githubSign(decoy, BODY.toString('utf8')), BODY, decoy)).resolves.toEqual({ valid: true });
+    await expectDecoyInProviderForm('github', /^[A-Za-z0-9_-]{32}$/, secret, async (key, decoy) =>
+      check(await githubSign(key, BODY.toString('utf8')), BODY, decoy),
+    );
   });
 });
 
@@ -336,13 +311,7 @@ describe('ProviderSignatureVerifier: Stripe (stripe)', () => {
   const PAYLOAD = Buffer.from(JSON.stringify({ id: 'evt_1Nq2', object: 'event', type: 'payment_intent.succeeded' }, null, 2));
   const headerOf = (key: string, timestamp: number, payload: Buffer | string = PAYLOAD): string =>
     Stripe.webhooks.generateTestHeaderString({ payload: payload.toString(), secret: key, timestamp });
-  const check = (
-    stripeSignature: string | undefined,
-    body: Buffer = PAYLOAD,
-    key = secret,
-    nowMs = NOW_MS,
-    tolerance = TOLERANCE,
-  ): Promise<SignatureVerdict> => verifier.verify(delivery('stripe', key, body, { stripeSignature }, nowMs, tolerance));
+  const check = headerCheck('stripe', 'stripeSignature', PAYLOAD, secret);
   const v1Of = (header: string): string => header.split(',v1=')[1]!;
 
   it("given a delivery signed by Stripe's own generateTestHeaderString, then it is valid", async () => {
@@ -481,11 +450,9 @@ describe('ProviderSignatureVerifier: Stripe (stripe)', () => {
   });
 
   it('given the decoy, then it is a whsec_ secret of 32 letters and digits, and a valid delivery is a mismatch against it', async () => {
-    const decoy = verifier.decoySecret('stripe');
-    expect(decoy).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
-    expect(signingSecretProblem('stripe', decoy)).toBeUndefined();
-    await expect(check(headerOf(secret, NOW_SECONDS), PAYLOAD, decoy)).resolves.toEqual(MISMATCH);
-    await expect(check(headerOf(decoy, NOW_SECONDS), PAYLOAD, decoy)).resolves.toEqual({ valid: true });
+    await expectDecoyInProviderForm('stripe', /^whsec_[A-Za-z0-9]{32}$/, secret, (key, decoy) =>
+      check(headerOf(key, NOW_SECONDS), PAYLOAD, decoy),
+    );
   });
 });
 

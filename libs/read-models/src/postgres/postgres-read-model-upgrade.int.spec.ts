@@ -1,6 +1,5 @@
 import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS, VERSION_5_DELIVERIES } from '../contract/contract.fixtures';
-import type { ReadModelStore } from '../read-model.port';
-import { PostgresReadModelStore, type PostgresReadModelStoreOptions } from './postgres-read-model.store';
+import { PostgresReadModelStore } from './postgres-read-model.store';
 import {
   DATABASE_URL,
   dropSchemasAfterAll,
@@ -9,6 +8,8 @@ import {
   whenPostgresReachable,
   withAdmin,
 } from './testing/postgres-read-model.fixtures';
+import { useOpenedPostgresStores } from '../../../../test/support/postgres-read-model.kit';
+import { expectUpgradedFromVersion1 } from '../../../../test/support/read-model-upgrade.assertions';
 
 /**
  * PostgresReadModelStore and the schema versions of its tables: a schema an older build left is
@@ -16,18 +17,11 @@ import {
  * builds meant), concurrent first starts migrate once, and a bad schema name is refused.
  */
 const schemas: string[] = [];
-const opened: ReadModelStore[] = [];
-
-async function openStore(options: Partial<PostgresReadModelStoreOptions> & { schema: string }): Promise<PostgresReadModelStore> {
-  const store = await PostgresReadModelStore.open({ connectionString: DATABASE_URL, poolSize: 4, ...options });
-  opened.push(store);
-  return store;
-}
+/** Every migration, in order: what a schema of this build records. */
+const EVERY_VERSION = [1, 2, 3, 4, 5, 6, 7].map((version) => ({ version }));
 
 whenPostgresReachable(() => {
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((store) => store.close()));
-  });
+  const openStore = useOpenedPostgresStores();
 
   dropSchemasAfterAll(schemas);
 
@@ -39,15 +33,7 @@ whenPostgresReachable(() => {
       await Promise.all(Array.from({ length: 5 }, () => openStore({ schema })));
 
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations`));
-      expect(versions.rows).toEqual([
-        { version: 1 },
-        { version: 2 },
-        { version: 3 },
-        { version: 4 },
-        { version: 5 },
-        { version: 6 },
-        { version: 7 },
-      ]);
+      expect(versions.rows).toEqual(EVERY_VERSION);
     });
 
     it('upgrades a schema of version 1 in place: its rows and checkpoint kept, the audit trail added', async () => {
@@ -61,42 +47,9 @@ whenPostgresReachable(() => {
 
       const store = await openStore({ schema });
 
-      expect(await store.loadCheckpoint('read-models')).toEqual({ commit: 5n, prepare: 5n });
-      expect((await store.deliveries('r1', { limit: 10 })).items.map((row) => row.deliveryId)).toEqual(['d1']);
-      const mapping = {
-        kind: 'webhook_routine',
-        position: { commit: 6n, prepare: 6n },
-        row: { webhookId: 'w1', routineId: 'r1' },
-      } as const;
-      const entry = {
-        entryId: 'e1',
-        at: '2024-05-01T12:00:01.000Z',
-        actor: null,
-        action: 'webhook.rotate',
-        targetType: 'webhook',
-        targetId: 'w1',
-        routineId: null,
-        webhookId: 'w1',
-        outcome: 'succeeded',
-        traceId: null,
-        detail: null,
-        sourceAddress: null,
-      } as const;
-      const to = { commit: 7n, prepare: 7n };
-      expect(
-        await store.commit('read-models', [mapping, { kind: 'audit', position: to, row: entry }], { commit: 5n, prepare: 5n }, to),
-      ).toBe(true);
-      expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
+      await expectUpgradedFromVersion1(store);
       const versions = await withAdmin((client) => client.query(`SELECT version FROM "${schema}".rm_schema_migrations ORDER BY version`));
-      expect(versions.rows).toEqual([
-        { version: 1 },
-        { version: 2 },
-        { version: 3 },
-        { version: 4 },
-        { version: 5 },
-        { version: 6 },
-        { version: 7 },
-      ]);
+      expect(versions.rows).toEqual(EVERY_VERSION);
     });
 
     it("upgrades a schema of version 3: the audit trail's OIDC displays count as unverified, keys' names and the bootstrap's as verified", async () => {

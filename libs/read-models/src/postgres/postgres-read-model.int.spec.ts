@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@wts/testing';
 import { readModelContract } from '../contract/read-model.suite';
-import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
+import { ReadModelUnavailableError } from '../read-model.port';
 import { schemaLockKey } from './postgres-lock.keys';
-import { PostgresReadModelStore, type PostgresReadModelStoreOptions } from './postgres-read-model.store';
+import { PostgresReadModelStore } from './postgres-read-model.store';
 import { DATABASE_URL, dropSchemasAfterAll, uniqueSchema, whenPostgresReachable, withAdmin } from './testing/postgres-read-model.fixtures';
 import { startSilentServer, startTcpProxy } from './testing/tcp-proxy';
+import { useOpenedPostgresStores } from '../../../../test/support/postgres-read-model.kit';
 
 /**
  * Against the real PostgreSQL of this machine (TEST_DATABASE_URL): the contract, the lease and
@@ -31,18 +32,9 @@ function viaPort(port: number): string {
 
 const SCHEMA = uniqueSchema();
 const schemas = [SCHEMA];
-const opened: ReadModelStore[] = [];
-
-async function openStore(options: Partial<PostgresReadModelStoreOptions> = {}): Promise<PostgresReadModelStore> {
-  const store = await PostgresReadModelStore.open({ connectionString: DATABASE_URL, schema: SCHEMA, poolSize: 4, ...options });
-  opened.push(store);
-  return store;
-}
 
 whenPostgresReachable(() => {
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((store) => store.close()));
-  });
+  const openStore = useOpenedPostgresStores({ schema: SCHEMA });
 
   dropSchemasAfterAll(schemas);
 

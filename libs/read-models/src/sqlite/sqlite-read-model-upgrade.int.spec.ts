@@ -8,6 +8,7 @@ import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS, VERSION_5_DELIVERIES, deniedRow
 import { ReadModelUnavailableError, type AuditRow } from '../read-model.port';
 import { READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
 import { useOpenedStores, useTempFiles, writeFileOfSchemaVersion } from './testing/sqlite-read-model.fixtures';
+import { expectUpgradedFromVersion1 } from '../../../../test/support/read-model-upgrade.assertions';
 
 const tempFile = useTempFiles();
 
@@ -26,28 +27,7 @@ describe('SqliteReadModelStore (SQLite schema versions)', () => {
 
     const store = openStore(file);
 
-    expect(await store.loadCheckpoint('read-models')).toEqual({ commit: 5n, prepare: 5n });
-    expect((await store.deliveries('r1', { limit: 10 })).items.map((row) => row.deliveryId)).toEqual(['d1']);
-    const mapping = { kind: 'webhook_routine', position: { commit: 6n, prepare: 6n }, row: { webhookId: 'w1', routineId: 'r1' } } as const;
-    const entry = {
-      entryId: 'e1',
-      at: '2024-05-01T12:00:01.000Z',
-      actor: null,
-      action: 'webhook.rotate',
-      targetType: 'webhook',
-      targetId: 'w1',
-      routineId: null,
-      webhookId: 'w1',
-      outcome: 'succeeded',
-      traceId: null,
-      detail: null,
-      sourceAddress: null,
-    } as const;
-    const to = { commit: 7n, prepare: 7n };
-    expect(await store.commit('read-models', [mapping, { kind: 'audit', position: to, row: entry }], { commit: 5n, prepare: 5n }, to)).toBe(
-      true,
-    );
-    expect((await store.audit({ routineId: 'r1' }, { limit: 10 })).items).toEqual([{ ...entry, routineId: 'r1' }]);
+    await expectUpgradedFromVersion1(store);
     const check = new Database(file, { readonly: true });
     try {
       expect(check.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);

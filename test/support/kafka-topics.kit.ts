@@ -1,0 +1,63 @@
+/** Topics of each test's own on the real broker, and the admin calls the topic specs make on them. */
+import { ConfigResourceTypes, type Admin, type ITopicConfig, type Kafka } from 'kafkajs';
+import { kafkaTopicNames, type KafkaTopicNames } from '../../libs/messaging/src/kafka-topics.contract';
+import { kafkaBrokers, uniqueName } from './kafka-broker';
+import { deleteTopics, testKafka } from './kafka-test-kit';
+
+export interface FreshTopics {
+  readonly brokers: string[];
+  /** This test's client and topic names (new before each test; the topics deleted after it). */
+  readonly kafka: Kafka;
+  readonly topics: KafkaTopicNames;
+  readonly withAdmin: <T>(use: (admin: Admin) => Promise<T>) => Promise<T>;
+  /** Topics as something else (an older version, an operator) created them. */
+  readonly createTopics: (existing: ITopicConfig[]) => Promise<void>;
+  readonly topicConfigs: (topic: string) => Promise<Map<string, string>>;
+}
+
+/** Call it in a describe: topic names under a fresh `label` prefix before each test, and those topics deleted after each. */
+export function useFreshTopics(label: string): FreshTopics {
+  const brokers = kafkaBrokers();
+  let kafka: Kafka | undefined;
+  let topics: KafkaTopicNames | undefined;
+
+  beforeEach(() => {
+    kafka = testKafka(brokers);
+    topics = kafkaTopicNames(`${uniqueName(label)}.`);
+  });
+
+  afterEach(async () => {
+    await deleteTopics(fresh.kafka, Object.values(fresh.topics));
+  });
+
+  const fresh: FreshTopics = {
+    brokers,
+    get kafka(): Kafka {
+      if (!kafka) throw new Error('no Kafka client outside a test');
+      return kafka;
+    },
+    get topics(): KafkaTopicNames {
+      if (!topics) throw new Error('no topics outside a test');
+      return topics;
+    },
+    withAdmin: async <T>(use: (admin: Admin) => Promise<T>): Promise<T> => {
+      const admin = fresh.kafka.admin();
+      await admin.connect();
+      try {
+        return await use(admin);
+      } finally {
+        await admin.disconnect();
+      }
+    },
+    createTopics: async (existing: ITopicConfig[]): Promise<void> => {
+      await fresh.withAdmin((admin) => admin.createTopics({ topics: existing, waitForLeaders: true }));
+    },
+    topicConfigs: async (topic: string): Promise<Map<string, string>> => {
+      const described = await fresh.withAdmin((admin) =>
+        admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false }),
+      );
+      return new Map(described.resources[0].configEntries.map((entry) => [entry.configName, entry.configValue]));
+    },
+  };
+  return fresh;
+}
