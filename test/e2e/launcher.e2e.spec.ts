@@ -116,7 +116,7 @@ describe('npm start (the launcher) on an empty DATA_DIR', () => {
   it('takes its services down with it when it is killed -9', async () => {
     const { services } = await start();
     launcher?.kill('SIGKILL');
-    // The services notice within a second and exit after at most a 10 s grace (supervisor.watch.ts).
+    // The services notice within a second and exit after at most a 10 s grace (supervisor-watch.lifecycle.ts).
     // Their stdout and stderr went away with the launcher: exiting must not wait on them (it did once:
     // sonic-boom 4's flushSync retried a write to a broken pipe forever — see service-logger.exit.int).
     const killedAt = Date.now();

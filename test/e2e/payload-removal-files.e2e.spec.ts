@@ -32,7 +32,7 @@ async function postgresFiles(url: string): Promise<string[]> {
  * is in any file under DATA_DIR, no marker at all is in PostgreSQL's files for the database (the
  * read models never hold a payload), and neither service ever printed one; the kept payload still
  * reads. (Expiry removes through the same PayloadRemover: its raw-bytes check on the store is
- * payload-retention.sweeper.int.spec.ts.)
+ * payload-retention.worker.int.spec.ts.)
  */
 describe('an erased payload is in no file: the event store, PostgreSQL read models, the logs', () => {
   let dataDir: string;

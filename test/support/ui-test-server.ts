@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createIngressApp } from '../../apps/ingress/src/ingress.factory';
-import type { SignInSettings } from '../../apps/ingress/src/ui/sign-in.settings';
+import type { SignInSettings } from '../../apps/ingress/src/ui/sign-in.setting';
 import type { ErasureRunnerLifecycle } from '../../apps/run-dispatcher/src/erasure-runner.lifecycle';
 import { startFastProjector, startReleaseDrain, startStoreDispatcher } from './in-process-dispatcher';
 import { startErasureRunner } from './in-process-erasures';

@@ -47,10 +47,10 @@ import { ConfigurationFeederLifecycle } from './configuration-feeder.lifecycle';
 import { RateLimiterLifecycle } from './rate-limiter.lifecycle';
 import { HoldExpiryLifecycle } from './hold-expiry.lifecycle';
 import { ReadModelLifecycle } from './read-model.lifecycle';
-import { meteredTrigger } from './webhook/metered-trigger.decorator';
-import { tracedTrigger } from './webhook/traced-trigger.decorator';
+import { meteredTrigger } from './webhook/metered-trigger.instrumentation';
+import { tracedTrigger } from './webhook/traced-trigger.instrumentation';
 import type { TriggerWebhook } from './webhook/webhook-trigger.route';
-import { SignInSettingsHolder, type SignInSettings } from './ui/sign-in.settings';
+import { SignInSettingsHolder, type SignInSettings } from './ui/sign-in.setting';
 
 export interface IngressDependencies {
   readonly config: AppConfig;

@@ -3,8 +3,8 @@ import { prepareEventStore, resolveLogFormat, secureDataDirectory } from '@wts/p
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ChildProcessSupervisor, DEFAULT_SUPERVISOR_OPTIONS, type ServiceAddress } from './child-process.supervisor';
-import { anyFreePort, firstUnavailablePort } from './port.check';
-import { banner } from './launch.banner';
+import { anyFreePort, firstUnavailablePort } from './port.probe';
+import { banner } from './launch-banner.format';
 import { waitUntilReady } from './readiness.wait';
 
 /** How long the services have to become ready before the start is called failed. */

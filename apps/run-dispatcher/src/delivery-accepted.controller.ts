@@ -3,7 +3,7 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import type { NotifiedDispatchOutcome } from '@wts/application';
 import { DeliveryAcceptedMessage, type InboundEvent } from '@wts/messaging';
 import { DispatchFailureFilter } from './dispatch-failure.filter';
-import type { NotifiedDispatch } from './metered-dispatch.decorator';
+import type { NotifiedDispatch } from './metered-dispatch.instrumentation';
 
 /** The token of the handler's use case (decorated: composeDispatcher). */
 export const NOTIFIED_DISPATCH = Symbol('NotifiedDispatch');

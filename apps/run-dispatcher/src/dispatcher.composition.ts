@@ -33,7 +33,7 @@ import type { ReadModelStore } from '@wts/read-models';
 import type { Logger } from 'pino';
 import { NOTIFIED_DISPATCH } from './delivery-accepted.controller';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
-import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.decorator';
+import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.instrumentation';
 import { ProjectorLifecycle } from './projector.lifecycle';
 import { PayloadSweepLifecycle } from './payload-sweep.lifecycle';
 import { ErasureRunnerLifecycle } from './erasure-runner.lifecycle';

@@ -1,4 +1,4 @@
-import type { Event } from './event.types';
+import type { Event } from './event.contract';
 
 /** The single stream of every API key: one aggregate, so a revocation is one stream head to confirm. */
 export const API_KEY_CATALOG_STREAM = 'api_key-catalog';

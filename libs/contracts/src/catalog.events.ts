@@ -1,4 +1,4 @@
-import type { Event } from './event.types';
+import type { Event } from './event.contract';
 
 /** The single stream holding every connected account: uniqueness of emails needs one aggregate. */
 export const ACCOUNT_CATALOG_STREAM = 'account-catalog';

@@ -1,4 +1,4 @@
-import type { Event } from './event.types';
+import type { Event } from './event.contract';
 import type { SignedScheme, TriggerAccount } from './webhook.events';
 
 /**

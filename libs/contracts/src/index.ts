@@ -1,4 +1,4 @@
-export * from './event.types';
+export * from './event.contract';
 export * from './catalog.events';
 export * from './webhook.events';
 export * from './delivery.events';

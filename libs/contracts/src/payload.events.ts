@@ -1,4 +1,4 @@
-import type { Event } from './event.types';
+import type { Event } from './event.contract';
 
 /**
  * Payloads removed from the payload store, one event per batch (at most 1,000 deliveries), on

@@ -1,6 +1,6 @@
 import type { RoutineMode, RoutineTool } from './catalog.events';
 import type { DeliverySender } from './delivery.events';
-import type { Event } from './event.types';
+import type { Event } from './event.contract';
 import type { TriggerAccount } from './webhook.events';
 
 export interface RoutineSnapshot {

@@ -1,4 +1,4 @@
-import { schemaVersionOf } from './event.types';
+import { schemaVersionOf } from './event.contract';
 
 /** A stored event as read back: its type, data and metadata (schemaVersion inside). */
 export interface StoredShape {

@@ -1,4 +1,4 @@
-import { schemaVersionOf } from './event.types';
+import { schemaVersionOf } from './event.contract';
 import { comparableDeliveryData, upcastEvent, writtenSchemaVersion } from './upcast';
 
 /** The one delivery of these tests and its run: their ids and the trigger account, in both events. */

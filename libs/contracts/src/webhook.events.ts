@@ -1,4 +1,4 @@
-import type { Event } from './event.types';
+import type { Event } from './event.contract';
 
 /** The account a run is triggered for, with the address that selected it (own email or alias). */
 export interface TriggerAccount {

@@ -6,7 +6,7 @@ export { SqliteCheckpointStore } from './sqlite/sqlite-checkpoint.store';
 export { EventStoreDbEventStore } from './eventstoredb/eventstoredb-event-store.adapter';
 export type { EventStoreDbEventStoreOptions } from './eventstoredb/eventstoredb-event-store.options';
 export { EventStoreDbCheckpointStore } from './eventstoredb/eventstoredb-checkpoint.store';
-export { describeEventStoreDbConnection } from './eventstoredb/eventstoredb-connection.description';
+export { describeEventStoreDbConnection } from './eventstoredb/eventstoredb-connection.format';
 export { workerThreadScript } from './worker-thread.script';
 export { WorkerThreadChannel, type WorkerThreadChannelOptions } from './worker-thread.channel';
 export {

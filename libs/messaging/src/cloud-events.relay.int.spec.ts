@@ -17,7 +17,7 @@ import {
   stored,
   type CollectedMessage,
 } from '../../../test/support/kafka-test-kit';
-import { RelayTestBed } from '../../../test/support/relay-test.bed';
+import { RelayTestBed } from '../../../test/support/relay-test.harness';
 import { KafkaRelaySupervisor } from './kafka-relay.supervisor';
 import { Relays, routeEvent } from './kafka-topics.contract';
 

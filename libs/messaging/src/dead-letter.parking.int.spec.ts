@@ -1,7 +1,7 @@
 import { ParkDispatchUseCase, systemClock } from '@wts/application';
 import { eventually } from '@wts/testing';
 import { createHash, randomUUID } from 'node:crypto';
-import { ConsumerTestBed } from '../../../test/support/consumer-test.bed';
+import { ConsumerTestBed } from '../../../test/support/consumer-test.harness';
 import { kafkaBrokers } from '../../../test/support/kafka-broker';
 import { appendDeliveries, committedOffsets, type CollectedMessage } from '../../../test/support/kafka-test-kit';
 import { encodeEvent } from './kafka-message.codec';

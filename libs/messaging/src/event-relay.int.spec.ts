@@ -15,7 +15,7 @@ import {
 import { eventually } from '@wts/testing';
 import { relayCheckpointName } from './event.relay';
 import type { MessagingLogger } from './kafka-client.factory';
-import { RelayTestBed } from '../../../test/support/relay-test.bed';
+import { RelayTestBed } from '../../../test/support/relay-test.harness';
 import { KafkaRelaySupervisor, type KafkaRelaySettings } from './kafka-relay.supervisor';
 import { Relays, routeEvent } from './kafka-topics.contract';
 

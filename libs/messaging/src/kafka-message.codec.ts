@@ -20,7 +20,7 @@ import {
   type MessageRoute,
   type TopicRole,
 } from './kafka-topics.contract';
-import { rfc3339 } from './rfc3339.time';
+import { rfc3339 } from './rfc3339.format';
 
 /** A message to produce: value is the event's `data` as JSON. */
 export interface OutboundMessage {

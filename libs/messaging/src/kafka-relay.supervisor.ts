@@ -10,7 +10,7 @@ import {
   type MessagingLogger,
 } from './kafka-client.factory';
 import { ensureTopics, type TopicPartitions } from './kafka-topics.admin';
-import { KafkaRetentionRefusedError } from './kafka-retention.check';
+import { KafkaRetentionRefusedError } from './kafka-retention.preflight';
 import { ConsumerGroups, kafkaTopicNames, relayTopics, type KafkaTopicNames, type RelayDefinition } from './kafka-topics.contract';
 import { EventRelay } from './event.relay';
 import { DEFAULT_RELAY_TUNING, RELAY_PRODUCER_TIMING, RELAY_SEND_BUDGET_MS, type RelayTuning } from './event-relay.tuning';

@@ -1,7 +1,7 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
 import { describeError } from '@wts/application';
 import { silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
-import { checkRunsWindow, runsTopicRetention, type KafkaRetentionWindow } from './kafka-retention.check';
+import { checkRunsWindow, runsTopicRetention, type KafkaRetentionWindow } from './kafka-retention.preflight';
 import {
   DATA_TOPIC_ROLES,
   DEFAULT_PARTITIONS,

@@ -62,7 +62,7 @@ export const KAFKA_MAX_EVENT_BYTES = TOPIC_MAX_MESSAGE_BYTES - 64 * 1024;
  * accepted delivery). The dead-letter topic keeps its messages forever (-1). The event topics keep
  * 7 days: every accepted delivery and every park is in the event store anyway (the relay re-sends
  * from its checkpoint, the CLI replays), and the dispatcher's lag is measured against this
- * retention (consumer-lag.monitor.ts), warning long before an unread message could expire.
+ * retention (consumer-lag.worker.ts), warning long before an unread message could expire.
  * An operator's own retention on a topic is kept, except on the dead-letter topic.
  */
 export const TOPIC_RETENTION_MS: { readonly [R in TopicRole]?: number } = {

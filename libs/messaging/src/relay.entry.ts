@@ -7,7 +7,7 @@ import { BatchedLookup, PayloadReader, type PayloadLookup } from '@wts/applicati
 import type { EventStore } from '@wts/event-store';
 import { upcastEvent, type RunCreated } from '@wts/contracts';
 import { KafkaHeaders, RunCreatedMessage, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
-import { needsPayload, runCreatedWire } from './run-created.wire';
+import { needsPayload, runCreatedWire } from './run-created.codec';
 import { parkSourceOfEvent, type ParkSource } from './park-record.mapper';
 import { messageBytes } from './produce-batching';
 

@@ -8,7 +8,7 @@ import {
 import { EventStoreUnavailableError, type SqliteEventStore } from '@wts/event-store';
 import type { Kafka, Producer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
-import { ConsumerTestBed, type ConsumerTestExtras } from '../../../test/support/consumer-test.bed';
+import { ConsumerTestBed, type ConsumerTestExtras } from '../../../test/support/consumer-test.harness';
 import { kafkaBrokers } from '../../../test/support/kafka-broker';
 import {
   appendDeliveries,

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health/health.controller';
-import { READINESS_CHECKS, type ReadinessCheck } from './health/readiness.check';
+import { READINESS_CHECKS, type ReadinessCheck } from './health/readiness.probe';
 import { MetricsController } from './metrics.controller';
 
 /** Health (live, ready) and metrics, the same on both services. */

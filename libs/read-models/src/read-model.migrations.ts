@@ -36,7 +36,7 @@ export function verifiedDisplayMigration(flagType: string): string {
 /**
  * Migration 5: denied entries keep their source address, and are kept per class (the credential named
  * someone, or nobody) and per source within a class: the trims read these indexes only
- * (denied-access.retention.ts; the predicates are written there exactly as here).
+ * (denied-access.policy.ts; the predicates are written there exactly as here).
  */
 export function deniedSourceMigration(textType: string): string {
   return `

@@ -1,4 +1,4 @@
-export * from './decider.spec-helper';
+export * from './decider.kit';
 export * from './eventually';
 export * from './domain.fixtures';
 export * from './json-parse.fixtures';

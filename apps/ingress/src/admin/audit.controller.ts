@@ -3,7 +3,7 @@ import { AuditQueries, type AuditEntryItem } from '@wts/application';
 import { Access } from '../access/admin-access.config';
 import { AuditQueryDto, toAuditFilter } from './dto/audit-query.dto';
 import { toPageRequest } from './dto/list-query.dto';
-import { listingResponse, type ListingResponse } from './listing.response';
+import { listingResponse, type ListingResponse } from './listing.dto';
 
 /** Who did what, newest first: every admin write with its actor, and every refused admin attempt. */
 @Controller('admin/audit')

@@ -4,7 +4,7 @@ import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
 import { RedispatchParkedDto } from './dto/redispatch.dto';
-import { listingResponse, type ListingResponse } from './listing.response';
+import { listingResponse, type ListingResponse } from './listing.dto';
 
 /** Every parked delivery (one that can never become a run), newest first: for operators. */
 @Controller('admin/parked')

@@ -13,7 +13,7 @@ import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
 import { CreateRoutineDto, UpdateRoutineDto, toChanges, toDefinition } from './dto/routine.dto';
-import { listingResponse, type ListingResponse } from './listing.response';
+import { listingResponse, type ListingResponse } from './listing.dto';
 
 @Controller('admin/routines')
 export class RoutinesController {

@@ -3,7 +3,7 @@ import { WebhookActivityQueries, type DeliveryReplaysItem, type HourlyActivityIt
 import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
-import { listingResponse, type ListingResponse } from './listing.response';
+import { listingResponse, type ListingResponse } from './listing.dto';
 
 /**
  * For the owner only (role viewer and up): what callers never learn. Callers get one identical 404 for

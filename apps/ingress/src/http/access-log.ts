@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { problemCodeOf } from './problem.reply';
+import { problemCodeOf } from './problem.presenter';
 
 /** Probes (the launcher, orchestrators) and Prometheus poll these: one log line per poll would drown the rest. */
 const UNLOGGED_PATHS = new Set(['/healthz', '/readyz', '/health/live', '/health/ready', '/metrics']);

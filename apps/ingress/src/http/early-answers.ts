@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WEBHOOK_NOT_FOUND_BODY, problem, type ProblemCode } from './problem';
-import { sendProblemBody } from './problem.reply';
+import { sendProblemBody } from './problem.presenter';
 
 const NOT_FOUND_BODY = JSON.stringify(problem('not_found', 'no such resource'));
 

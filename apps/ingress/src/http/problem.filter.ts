@@ -5,7 +5,7 @@ import { EventStoreUnavailableError } from '@wts/event-store';
 import { ReadModelUnavailableError } from '@wts/read-models';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WEBHOOK_NOT_FOUND_BODY, problem, type Problem, type ProblemCode } from './problem';
-import { sendProblemBody } from './problem.reply';
+import { sendProblemBody } from './problem.presenter';
 
 const CODE_BY_HTTP_STATUS: Record<number, ProblemCode> = {
   401: 'unauthorized',

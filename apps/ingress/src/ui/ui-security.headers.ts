@@ -1,4 +1,4 @@
-import type { SignInSettings } from './sign-in.settings';
+import type { SignInSettings } from './sign-in.setting';
 
 /**
  * The Config page's Content-Security-Policy: only our own files, no inline script or style, no

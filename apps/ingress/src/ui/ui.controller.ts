@@ -3,7 +3,7 @@ import { isWellFormedId } from '@wts/domain';
 import type { FastifyReply } from 'fastify';
 import { ASSET_NAME, loadUiFiles, type UiFile, type UiFiles } from './ui-assets';
 import { uiSecurityHeaders } from './ui-security.headers';
-import { SignInSettingsHolder, type SignInSettings } from './sign-in.settings';
+import { SignInSettingsHolder, type SignInSettings } from './sign-in.setting';
 
 /**
  * The Config page (routine list, Webhook section): static files from an allow-list, read once at

@@ -1,7 +1,7 @@
 import type { HandshakeAnswer, RateLimitState, TriggerWebhookOutcome } from '@wts/application';
 import type { FastifyReply } from 'fastify';
 import { WEBHOOK_NOT_FOUND_BODY, WEBHOOK_UNAUTHORIZED_BODY, problem } from '../http/problem';
-import { sendProblemBody } from '../http/problem.reply';
+import { sendProblemBody } from '../http/problem.presenter';
 
 const POLICY = 'per-webhook';
 

@@ -1,7 +1,7 @@
 import { Streams, type ActorRecord, type OperatorActionRecorded } from '@wts/contracts';
 import type { EventStore, GlobalPosition } from '@wts/event-store';
 import { causedBy, toAppend, type CausationContext } from '../shared/event-envelope';
-import type { Clock, RandomSource } from '../shared/runtime.ports';
+import type { Clock, RandomSource } from '../shared/runtime.port';
 import { childTraceparent } from '../shared/trace-context';
 
 /**

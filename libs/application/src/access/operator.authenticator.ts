@@ -2,7 +2,7 @@ import { API_KEY_CATALOG_STREAM, type ActorRecord, type OperatorRole } from '@wt
 import { DECOY_DIGEST, ID_PREFIX, apiKeyStanding, digestSecret, digestsMatch, parseBearerSecret } from '@wts/domain';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
-import type { Clock } from '../shared/runtime.ports';
+import type { Clock } from '../shared/runtime.port';
 import type { AccessTokenVerifier } from './access-token.verifier';
 
 /** Someone the admin API knows, and the role they hold (undefined: signed in, but no role of ours). */

@@ -23,13 +23,13 @@ import {
   type Rejection,
 } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
-import { DeliveryAppender, type DeliveryToAccept } from './delivery.appender';
+import { DeliveryAppender, type DeliveryToAccept } from './delivery.writer';
 import { PlainPayload, RoutineRulesGate, filterVerdict, schemaMismatch } from './routine-rules.gate';
 import { freshenForDecision } from './decision-freshness.policy';
 import { filterHeaders } from './filter-headers.policy';
 import { digests } from './request-digests.policy';
 import type { ConfigurationState } from '../configuration/configuration.state';
-import type { Clock, RandomSource } from '../shared/runtime.ports';
+import type { Clock, RandomSource } from '../shared/runtime.port';
 import { childTraceparent } from '../shared/trace-context';
 import type { UseCaseContext } from '../shared/use-case.context';
 import type { RateLimiter, RateLimitState } from './rate-limiter.port';

@@ -4,7 +4,7 @@ import type { PageRequest, ReadModelStore } from '@wts/read-models';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { listing, type Listing } from '../run/run.queries';
-import type { Clock } from '../shared/runtime.ports';
+import type { Clock } from '../shared/runtime.port';
 import { chartRange, hourlyActivity, type HourlyActivityItem } from './hourly-activity.view';
 import type { BatchedActivityRecorder } from './webhook-activity.recorder';
 

@@ -1,7 +1,7 @@
 import type { RejectionCode } from '@wts/domain';
 import type { AttemptRow, AuditRow, DeniedAccessBounds, ReadModelStore } from '@wts/read-models';
-import { HourlyActivityTally } from './hourly-activity.tally';
-import { DeniedAccessBacklog } from '../access/denied-access.backlog';
+import { HourlyActivityTally } from './hourly-activity.buffer';
+import { DeniedAccessBacklog } from '../access/denied-access.buffer';
 import type { SignatureFailure } from '../signing/signature.verifier';
 
 /**

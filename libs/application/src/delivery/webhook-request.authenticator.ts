@@ -9,7 +9,7 @@ import {
   type RoutineState,
 } from '@wts/domain';
 import type { ConfigurationState } from '../configuration/configuration.state';
-import type { Clock } from '../shared/runtime.ports';
+import type { Clock } from '../shared/runtime.port';
 import type { SignatureVerifier } from '../signing/signature.verifier';
 import type { TriggerWebhookOutcome, TriggerWebhookRequest } from './trigger-webhook.request';
 import type { AttemptReason } from './webhook-activity.recorder';

@@ -3,7 +3,7 @@ import { derivedEventId, selectsFromReadModel, type ErasureState } from '@wts/do
 import type { GlobalPosition } from '@wts/event-store';
 import { sleep, describeError } from '../shared/async.util';
 import { causedBy, toAppend } from '../shared/event-envelope';
-import type { Clock, RandomSource } from '../shared/runtime.ports';
+import type { Clock, RandomSource } from '../shared/runtime.port';
 import { readErasure, type StoredErasure } from './erasure.view';
 import { eraseWindow, type ErasureWindowDependencies } from './erasure.windows';
 

@@ -3,7 +3,7 @@ import { foldErasure, reject, timeOrderedId, validateErasureSelectors, type Eras
 import type { EventStore, PayloadAttachment } from '@wts/event-store';
 import type { AdminCall } from '../access/admin-call';
 import { causedBy, toAppend } from '../shared/event-envelope';
-import type { Clock, RandomSource } from '../shared/runtime.ports';
+import type { Clock, RandomSource } from '../shared/runtime.port';
 import { childTraceparent } from '../shared/trace-context';
 import { readErasure, toErasureView, type ErasureView, type KafkaCopiesExpiry } from './erasure.view';
 

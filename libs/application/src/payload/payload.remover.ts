@@ -3,7 +3,7 @@ import { PAYLOAD_REMOVED_DETAIL, derivedEventId } from '@wts/domain';
 import type { EventStore, PayloadRemovalReason, RecordedEvent } from '@wts/event-store';
 import { ParkDispatchUseCase } from '../run/park-dispatch.usecase';
 import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
-import type { Clock, RandomSource } from '../shared/runtime.ports';
+import type { Clock, RandomSource } from '../shared/runtime.port';
 
 /** The most deliveries one removal takes (the payload store's own bound on one removal). */
 export const MAX_REMOVAL_BATCH = 1000;

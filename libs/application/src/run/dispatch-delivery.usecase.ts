@@ -3,7 +3,7 @@ import { DISCARDED_DETAIL, decideRun, runDecider, type CreateRun, type RoutineSt
 import { comparePositions, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { foldStream } from '../shared/command.handler';
 import { causedBy, toAppend } from '../shared/event-envelope';
-import type { Clock, RandomSource } from '../shared/runtime.ports';
+import type { Clock, RandomSource } from '../shared/runtime.port';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
 import { AccountActivityCache } from './account-activity.cache';
 import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';

@@ -3,7 +3,7 @@ import { checkDeliveryNotice, derivedEventId } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { createHash } from 'node:crypto';
 import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
-import type { Clock } from '../shared/runtime.ports';
+import type { Clock } from '../shared/runtime.port';
 import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
 import { StoredDeliveryReader } from './stored-delivery.reader';
 

@@ -2,7 +2,7 @@ import { Streams, type DispatchParked } from '@wts/contracts';
 import { derivedEventId } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { causedBy, toAppend } from '../shared/event-envelope';
-import type { Clock } from '../shared/runtime.ports';
+import type { Clock } from '../shared/runtime.port';
 
 /**
  * What is parked and why: `DispatchParked`'s data less the time it is recorded at. `sourceEventId`

@@ -2,7 +2,7 @@ import { Streams, type DeliveryAccepted, type DispatchParked } from '@wts/contra
 import type { EventStore, GlobalPosition } from '@wts/event-store';
 import type { AdminCall } from '../access/admin-call';
 import { recordOperatorAction } from '../access/operator-action.recorder';
-import type { Clock, RandomSource } from '../shared/runtime.ports';
+import type { Clock, RandomSource } from '../shared/runtime.port';
 import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
 
 /** The most parked deliveries one request re-dispatches (one at a time, in the order given). */

@@ -3,7 +3,7 @@ import type { SqliteEventStore } from '@wts/event-store';
 import { eventually } from '@wts/testing';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
-import { HELD, OTHER, ReleaseDrainFixture, heldEvent, releasedEvent } from './testing/release-drain.fixture';
+import { HELD, OTHER, ReleaseDrainFixture, heldEvent, releasedEvent } from './testing/release-drain.fixtures';
 import { RELEASE_CHECKPOINT, releaseDrainCheckpoint, type ReleaseDrainWorker } from './release-drain.worker';
 
 /** Counts what reaches the dispatcher's use case, and can stop answering after `failAfter` calls (a crash mid-release). */

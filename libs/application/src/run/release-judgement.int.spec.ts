@@ -2,7 +2,7 @@ import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type DispatchPa
 import { eventually } from '@wts/testing';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DISCARDED_BY_OPERATOR, DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchRequest } from './dispatch-delivery.usecase';
-import { ACCOUNT, HELD, ROUTINE, ReleaseDrainFixture, T0, heldEvent, releasedEvent } from './testing/release-drain.fixture';
+import { ACCOUNT, HELD, ROUTINE, ReleaseDrainFixture, T0, heldEvent, releasedEvent } from './testing/release-drain.fixtures';
 
 const OUTSIDER = 'acc_BBBBBBBBBBBBBBBBBBBBBB';
 

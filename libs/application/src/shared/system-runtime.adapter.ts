@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidV7 } from 'uuid';
-import type { Clock, RandomSource } from './runtime.ports';
+import type { Clock, RandomSource } from './runtime.port';
 
 export const systemClock: Clock = { now: () => new Date() };
 

@@ -1,4 +1,4 @@
-import type { RandomSource } from './runtime.ports';
+import type { RandomSource } from './runtime.port';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 

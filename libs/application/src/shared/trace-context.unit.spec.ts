@@ -1,4 +1,4 @@
-import type { RandomSource } from './runtime.ports';
+import type { RandomSource } from './runtime.port';
 import { childTraceparent, isTraceparent } from './trace-context';
 
 /** Deterministic bytes: each call returns count bytes of an incrementing fill value. */

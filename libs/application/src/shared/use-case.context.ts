@@ -6,7 +6,7 @@ import type { ConfigurationFreshness } from '../configuration/configuration.feed
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { handleCommand } from './command.handler';
 import { causedBy, type CausationContext } from './event-envelope';
-import type { Clock, RandomSource } from './runtime.ports';
+import type { Clock, RandomSource } from './runtime.port';
 import { childTraceparent } from './trace-context';
 
 /** What the admin services and the trigger use case need, bundled so constructors stay small. */

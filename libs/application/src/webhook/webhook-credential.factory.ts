@@ -11,7 +11,7 @@ import {
   type Rejection,
   type WebhookCredential,
 } from '@wts/domain';
-import type { RandomSource } from '../shared/runtime.ports';
+import type { RandomSource } from '../shared/runtime.port';
 import type { SecretSealer } from '../signing/secret.sealer';
 import type { VerificationInput } from './webhook-admin.service';
 

@@ -1,5 +1,5 @@
 import { decideRun } from '../run/run.decider';
-import { runInitialMessage } from '../run/run-message.framing';
+import { runInitialMessage } from '../run/run-message.framer';
 import type { RoutineState } from '../catalog/routine.decider';
 import { decideDelivery, type AcceptDelivery } from './delivery.decider';
 import {

@@ -1,7 +1,7 @@
 import { isRejection, type RejectionCode } from '../shared/decision';
 import { MAX_JSON_DEPTH, extractRequest, extractSignedRequest, type ExtractedRequest, type RequestBody } from './request-body.rules';
 import type { ParsedContentType } from './request-headers.rules';
-import { canonicalJson } from './json-canonical.form';
+import { canonicalJson } from './json-canonical.format';
 
 const JSON_UTF8: ParsedContentType = { mediaType: 'application/json', charset: 'utf-8' };
 const TEXT_UTF8: ParsedContentType = { mediaType: 'text/plain', charset: 'utf-8' };

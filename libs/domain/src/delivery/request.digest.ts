@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './json-canonical.form';
+import { canonicalJson } from './json-canonical.format';
 
 /** The prefix of a digest over a JSON body's canonical form; digests without it are over the bytes received. */
 export const CANONICAL_DIGEST_PREFIX = 'jcs:';

@@ -2,7 +2,7 @@ import type { DeliveryAccepted, RoutineSnapshot, RunEvent } from '@wts/contracts
 import type { RoutineState } from '../catalog/routine.decider';
 import { accept, reject, singleEventDecider, type Decider, type Decision } from '../shared/decision';
 import { judgeRoutineSafety } from '../safety/safety.policy';
-import { runFraming } from './run-message.framing';
+import { runFraming } from './run-message.framer';
 
 export interface CreateRun {
   readonly type: 'CreateRun';

@@ -2,7 +2,7 @@ import type { DeliveryAccepted, PayloadRecord, RunCreated } from '@wts/contracts
 import { ROUTINE_ID, acceptedDelivery, specFor, triageRoutine } from '@wts/testing';
 import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
 import type { RoutineState } from '../catalog/routine.decider';
-import { FRAMER_VERSION, runInitialMessage } from './run-message.framing';
+import { FRAMER_VERSION, runInitialMessage } from './run-message.framer';
 import { runDecider, type CreateRun } from './run.decider';
 import { UNTRUSTED_PAYLOAD_CLOSING, UNTRUSTED_PAYLOAD_PREAMBLE, decodeFramedPayload } from './untrusted-message.framer';
 

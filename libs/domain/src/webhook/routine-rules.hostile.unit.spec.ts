@@ -1,7 +1,7 @@
 import { cpuTimed } from '@wts/testing';
 import { compileFilter, FILTER_LIMITS, isFilterProblem } from './delivery-filter.rules';
 import { compilePayloadSchema, isSchemaProblem, SCHEMA_LIMITS, schemaPatterns } from './payload-schema.rules';
-import { bigPayload } from './testing/routine-rules.arbitraries';
+import { bigPayload } from './testing/routine-rules.fixtures';
 
 /**
  * Hand-written hostile routine rules (issue 33): each is refused at save time or runs within
@@ -122,7 +122,7 @@ describe('hostile filters', () => {
 });
 
 describe('hostile schemas', () => {
-  it("a schema's patterns are all found, for PatternSafety to prove before the schema is saved (recheck-pattern.safety.int.spec.ts)", () => {
+  it("a schema's patterns are all found, for PatternSafety to prove before the schema is saved (recheck-pattern-safety.adapter.int.spec.ts)", () => {
     const schema = {
       type: 'object',
       properties: { s: { type: 'string', pattern: '(a+)+$' }, list: { items: { pattern: '^(a|a)*$' } } },

@@ -2,7 +2,7 @@ import { cpuTimed } from '@wts/testing';
 import fc from 'fast-check';
 import { compileFilter, isFilterProblem, type CompiledFilter, type FilterInput } from './delivery-filter.rules';
 import { compilePayloadSchema, isSchemaProblem, SCHEMA_LIMITS } from './payload-schema.rules';
-import { bigPayload, celSource, payload, schemaSource } from './testing/routine-rules.arbitraries';
+import { bigPayload, celSource, payload, schemaSource } from './testing/routine-rules.fixtures';
 
 /**
  * Routine rules against generated input (issue 33: "a hostile expression or schema is refused at

@@ -18,7 +18,7 @@ import { Empty } from 'google-protobuf/google/protobuf/empty_pb';
 import { InvalidAppendError } from '../event-store.errors';
 import { EventStoreUnavailableError } from '../event-store.port';
 import { checkpointStreamOf, parseCheckpoint } from './eventstoredb-checkpoint.store';
-import { describeEventStoreDbConnection } from './eventstoredb-connection.description';
+import { describeEventStoreDbConnection } from './eventstoredb-connection.format';
 import { isUnavailableError, toStoreError } from './eventstoredb-error.mapping';
 import {
   CHECKPOINT_STREAM_PREFIX,

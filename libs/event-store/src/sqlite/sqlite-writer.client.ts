@@ -22,7 +22,7 @@ type Outgoing = WriterRequest extends infer R ? (R extends { id: number } ? Omit
 export type CommitListener = (report: { readonly requests: number; readonly ms: number }) => void;
 
 /**
- * The main thread's side of the writer thread (sqlite-writer.worker): each call is a message, its
+ * The main thread's side of the writer thread (sqlite-writer.thread): each call is a message, its
  * promise settles when the batch it joined is durable. If the thread dies, every pending call and
  * every later one fails with EventStoreUnavailableError (a 503, never a 202).
  */
@@ -47,7 +47,7 @@ export class SqliteWriter {
    * and brought its schema up to date already: the thread's own open does not fail for those.)
    */
   static spawn(options: WriterOptions): SqliteWriter {
-    const { script, entry } = workerThreadScript(__dirname, 'sqlite-writer.worker');
+    const { script, entry } = workerThreadScript(__dirname, 'sqlite-writer.thread');
     return new SqliteWriter(new Worker(script, { workerData: { ...options, entry } }));
   }
 
@@ -98,7 +98,7 @@ export class SqliteWriter {
     return this.channel.close();
   }
 
-  /** T: the outcome the writer answers this op with (sqlite-writer.worker's run and truncate). */
+  /** T: the outcome the writer answers this op with (sqlite-writer.thread's run and truncate). */
   private request<T extends WriterOutcome>(message: Outgoing): Promise<T> {
     return this.channel.request<T>(message);
   }

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, type OnApplicationShutdown, Res, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
-import { READINESS_CHECKS, type ReadinessCheck } from './readiness.check';
-import { sharedReadinessCheck } from './shared-readiness.check';
+import { READINESS_CHECKS, type ReadinessCheck } from './readiness.probe';
+import { sharedReadinessCheck } from './shared-readiness.probe';
 
 /**
  * Liveness and readiness (Terminus). Live: the process answers; it checks nothing else, so a

@@ -3,7 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { kafkaReadinessCheck } from '@wts/messaging';
 import { kafkaBrokers } from '../../../../test/support/kafka-broker';
 import { OperationsModule } from '../operations.module';
-import type { ReadinessCheck } from './readiness.check';
+import type { ReadinessCheck } from './readiness.probe';
 
 /**
  * Readiness is public: 1,000 concurrent probes over HTTP make at most one check per dependency per

@@ -1,5 +1,5 @@
 import { auditListing, shapeKey, type AuditListing, type AuditShape } from '../audit-listing';
-import { deniedOfClass, trimDenied, type DeniedClass } from '../denied-access.retention';
+import { deniedOfClass, trimDenied, type DeniedClass } from '../denied-access.policy';
 import { candidateListing, candidateShapeKey, type CandidateListing, type CandidateShape } from '../payload-selection';
 import type { PayloadRemovalRow, ProjectionChange } from '../read-model.port';
 import {

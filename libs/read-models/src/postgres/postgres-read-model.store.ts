@@ -2,7 +2,7 @@ import type { GlobalPosition } from '@wts/event-store';
 import { Pool, type PoolClient } from 'pg';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
-import { checkDeniedAccess, deniedSources } from '../denied-access.retention';
+import { checkDeniedAccess, deniedSources } from '../denied-access.policy';
 import { checkHour, mergedHourlyCounts, toHourlyCount, type HourlyCount, type HourlyRecord } from '../hourly-activity';
 import { checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
 import type {

@@ -8,7 +8,7 @@ import type { ActivityRequest, ActivityWorkerData } from './sqlite-activity.prot
 type Outgoing = ActivityRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 /**
- * The main thread's side of sqlite-activity.worker: each write is a message, its promise settles
+ * The main thread's side of sqlite-activity.thread: each write is a message, its promise settles
  * once the thread committed it. If the thread dies, pending and later writes fail as "read model
  * unavailable" (the recorder keeps their records for a later try).
  */
@@ -16,7 +16,7 @@ export class SqliteActivityWriter {
   private constructor(private readonly channel: WorkerThreadChannel) {}
 
   static spawn(filePath: string, busyTimeoutMs: number): SqliteActivityWriter {
-    const { script, entry } = workerThreadScript(__dirname, 'sqlite-activity.worker');
+    const { script, entry } = workerThreadScript(__dirname, 'sqlite-activity.thread');
     const data: ActivityWorkerData & { entry: string } = { filePath, busyTimeoutMs, entry };
     return new SqliteActivityWriter(
       new WorkerThreadChannel(new Worker(script, { workerData: data }), {

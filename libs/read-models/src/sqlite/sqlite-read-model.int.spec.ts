@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { readModelContract } from '../contract/read-model.suite';
-import { trimDenied, type DeniedClass } from '../denied-access.retention';
+import { trimDenied, type DeniedClass } from '../denied-access.policy';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
 import { READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
 import { SqliteReadModelStore } from './sqlite-read-model.store';

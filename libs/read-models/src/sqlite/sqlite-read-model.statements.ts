@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { auditListing, shapeKey, type AuditParams, type AuditShape } from '../audit-listing';
-import { deniedSources, trimDenied, type DeniedClass } from '../denied-access.retention';
+import { deniedSources, trimDenied, type DeniedClass } from '../denied-access.policy';
 import {
   candidateListing,
   candidateShapeKey,

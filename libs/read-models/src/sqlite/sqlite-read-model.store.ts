@@ -2,7 +2,7 @@ import type { Transaction } from 'better-sqlite3';
 import { ensurePrivateFile, type GlobalPosition } from '@wts/event-store';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
-import { checkDeniedAccess } from '../denied-access.retention';
+import { checkDeniedAccess } from '../denied-access.policy';
 import { checkHour, mergedHourlyCounts, toHourlyCount, type HourlyCount } from '../hourly-activity';
 import { checkKeepPerWebhook, checkLimit, toAttemptPage, toAuditPage, toPositionPage } from '../pagination';
 import {

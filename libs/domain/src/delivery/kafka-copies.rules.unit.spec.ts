@@ -10,7 +10,7 @@ import {
   retentionBelowKafkaWindow,
   windowExceedsRetention,
   type KafkaRetentionWindow,
-} from './kafka-copies.window';
+} from './kafka-copies.rules';
 
 const DAY_MS = 86_400_000;
 const DAY_S = 86_400;

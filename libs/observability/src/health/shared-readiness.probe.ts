@@ -1,4 +1,4 @@
-import { READINESS_TIMEOUT_MS, withinTimeout, type ReadinessCheck } from './readiness.check';
+import { READINESS_TIMEOUT_MS, withinTimeout, type ReadinessCheck } from './readiness.probe';
 
 /** How long one check's answer stands for every probe that asks. */
 export const READINESS_RESULT_TTL_MS = 1000;

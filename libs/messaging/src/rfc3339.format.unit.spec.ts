@@ -1,4 +1,4 @@
-import { rfc3339 } from './rfc3339.time';
+import { rfc3339 } from './rfc3339.format';
 
 describe('rfc3339 (ce_time)', () => {
   it('is toISOString, byte for byte, across days, months, leap years and either side of 1970', () => {

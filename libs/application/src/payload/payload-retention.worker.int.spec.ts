@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { Streams } from '@wts/contracts';
 import type { PayloadStore } from '@wts/event-store';
 import { DispatchDeliveryUseCase } from '../run/dispatch-delivery.usecase';
-import { HELD, OTHER, PAYLOAD_EXPIRES_AT, ReleaseDrainFixture, heldEvent, releasedEvent } from '../run/testing/release-drain.fixture';
+import { HELD, OTHER, PAYLOAD_EXPIRES_AT, ReleaseDrainFixture, heldEvent, releasedEvent } from '../run/testing/release-drain.fixtures';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
-import type { Clock } from '../shared/runtime.ports';
+import type { Clock } from '../shared/runtime.port';
 import { PayloadRemover } from './payload.remover';
 import { PayloadReader } from './payload.reader';
-import { PayloadRetentionSweeper } from './payload-retention.sweeper';
+import { PayloadRetentionSweeper } from './payload-retention.worker';
 
 const LATER = '2026-03-01T00:00:00.000Z';
 const marker = (n: number): string => `MARKER-${n.toString(36).padStart(6, '0')}-${'q'.repeat(40)}`;

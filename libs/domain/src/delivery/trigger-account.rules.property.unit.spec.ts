@@ -7,7 +7,7 @@ import {
   type AccountCatalogCommand,
 } from '../catalog/account-catalog.decider';
 import { isRejection } from '../shared/decision';
-import { resolveTriggerAccount } from './trigger-account.resolver';
+import { resolveTriggerAccount } from './trigger-account.rules';
 
 const RUNS = { numRuns: 1_000, seed: 10_003 };
 const NOW = '2024-05-01T12:00:00.000Z';

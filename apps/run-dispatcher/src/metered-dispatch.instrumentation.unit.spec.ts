@@ -7,7 +7,7 @@ import type {
   NotifiedDispatchOutcome,
 } from '@wts/application';
 import { metrics } from '@wts/observability';
-import { meteredDispatch, meteredNotifiedDispatch, meteredPark } from './metered-dispatch.decorator';
+import { meteredDispatch, meteredNotifiedDispatch, meteredPark } from './metered-dispatch.instrumentation';
 
 const input = { traceparent: '' } as DeliveryToDispatch;
 const runs = async (outcome: string): Promise<number> =>

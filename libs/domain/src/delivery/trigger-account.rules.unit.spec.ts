@@ -1,7 +1,7 @@
 import type { AccountCatalogEvent, TriggerAccount } from '@wts/contracts';
 import { accountCatalogDecider, type AccountCatalog } from '../catalog/account-catalog.decider';
 import { isRejection, type RejectionCode } from '../shared/decision';
-import { resolveTriggerAccount, type AccountResolutionInput } from './trigger-account.resolver';
+import { resolveTriggerAccount, type AccountResolutionInput } from './trigger-account.rules';
 
 const PRIMARY = 'acc_PPPPPPPPPPPPPPPPPPPPPP';
 const DEFAULT = 'acc_DDDDDDDDDDDDDDDDDDDDDD';

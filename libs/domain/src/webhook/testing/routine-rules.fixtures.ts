@@ -15,7 +15,7 @@ const MACROS = ['exists', 'all', 'exists_one', 'map', 'filter'];
 const PATTERNS = ['(a+)+$', '(a|a)*$', '^[a-z]+$', '(x+x+)+y', '.*.*.*=.*', '[', '(?=a)', '\\p{L}+', '(a*)*b'];
 /**
  * A schema's patterns run natively (ECMAScript), so the service saves only those PatternSafety
- * proves free of catastrophic backtracking (recheck-pattern.safety.int.spec.ts covers the others):
+ * proves free of catastrophic backtracking (recheck-pattern-safety.adapter.int.spec.ts covers the others):
  * these are patterns it would save, and one that does not compile.
  */
 const SCHEMA_PATTERNS = ['^[a-z]+$', '[', '\\p{L}+', '^ord_[0-9a-z]{4,12}$', '^[^@]+@[^@]+$'];

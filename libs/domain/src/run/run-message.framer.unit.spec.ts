@@ -1,6 +1,6 @@
 import type { DeliveryAccepted, PayloadRecord, RunCreated } from '@wts/contracts';
 import { acceptedDelivery } from '@wts/testing';
-import { FRAMER_VERSION, runFraming, runInitialMessage } from './run-message.framing';
+import { FRAMER_VERSION, runFraming, runInitialMessage } from './run-message.framer';
 import { frameUntrustedPayload } from './untrusted-message.framer';
 
 const PAYLOADS: readonly PayloadRecord[] = [

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { ReadinessCheck } from './health/readiness.check';
+import type { ReadinessCheck } from './health/readiness.probe';
 import { OperationsModule } from './operations.module';
 
 /**

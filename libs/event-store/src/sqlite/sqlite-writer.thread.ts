@@ -24,7 +24,7 @@ import {
 import { SqliteConnection, isBusy, sleepSync } from './sqlite.connection';
 
 const port = parentPort;
-if (!port) throw new Error('sqlite-writer.worker runs as a worker thread');
+if (!port) throw new Error('sqlite-writer.thread runs as a worker thread');
 const options = workerData as WriterOptions;
 
 // busy_timeout 0: a BEGIN IMMEDIATE that meets another process's write lock fails at once and is

@@ -1,5 +1,5 @@
 import { parse } from 'lossless-json';
-import { canonicalJson } from './json-canonical.form';
+import { canonicalJson } from './json-canonical.format';
 
 const canonical = (text: string): string => canonicalJson(parse(text));
 

@@ -1,4 +1,4 @@
-import { checkDeliveryNotice, type StoredDelivery } from './delivery-notification.check';
+import { checkDeliveryNotice, type StoredDelivery } from './delivery-notification.rules';
 
 const DELIVERY = 'dlv_AAAAAAAAAAAAAAAAAAAAAAAA';
 const data = { deliveryId: DELIVERY, routineId: 'rtn_AAAAAAAAAAAAAAAAAAAAAA', payload: { format: 'json', json: '{"a":1}' } };

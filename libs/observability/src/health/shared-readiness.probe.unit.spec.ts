@@ -1,4 +1,4 @@
-import { sharedReadinessCheck } from './shared-readiness.check';
+import { sharedReadinessCheck } from './shared-readiness.probe';
 
 describe('sharedReadinessCheck', () => {
   let clock = 0;

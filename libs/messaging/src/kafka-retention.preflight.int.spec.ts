@@ -1,8 +1,8 @@
 import { ConfigResourceTypes } from 'kafkajs';
 import { kafkaWindowMs } from '@wts/domain';
 
-import { KafkaRetentionRefusedError, readRunsWindow } from './kafka-retention.check';
-import { KafkaRunsWindowSource } from './kafka-runs-window.source';
+import { KafkaRetentionRefusedError, readRunsWindow } from './kafka-retention.preflight';
+import { KafkaRunsWindowSource } from './kafka-runs-window.reader';
 import { ensureTopics } from './kafka-topics.admin';
 import { useFreshTopics } from '../../../test/support/kafka-topics.kit';
 import { TOPIC_RETENTION_MS } from './kafka-topics.contract';

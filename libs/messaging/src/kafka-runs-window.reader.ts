@@ -9,7 +9,7 @@ import {
   type KafkaConnection,
   type MessagingLogger,
 } from './kafka-client.factory';
-import { KafkaRetentionRefusedError, readRunsWindow, runsTopicRetention } from './kafka-retention.check';
+import { KafkaRetentionRefusedError, readRunsWindow, runsTopicRetention } from './kafka-retention.preflight';
 import { kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
 
 export interface KafkaRunsWindowSettings {

@@ -13,7 +13,7 @@ import { prepareStatements, writeDenied } from './sqlite-read-model.statements';
  */
 const { filePath, busyTimeoutMs } = workerData as ActivityWorkerData;
 const port = parentPort;
-if (!port) throw new Error('sqlite-activity.worker runs as a worker thread');
+if (!port) throw new Error('sqlite-activity.thread runs as a worker thread');
 const connection = SqliteReadModelConnection.open(filePath, busyTimeoutMs);
 const q = prepareStatements(connection.db);
 const writeAttempts = connection.db.transaction((request: Extract<ActivityRequest, { op: 'attempts' }>) => {

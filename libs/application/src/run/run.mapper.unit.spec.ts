@@ -2,7 +2,7 @@ import type { PayloadRecord, RunCreated } from '@wts/contracts';
 import { ACCOUNT_A, DELIVERY_ID, ROUTINE_ID, RUN_ID, TEAM_ACCOUNT, WEBHOOK_ID } from '@wts/testing';
 import { FRAMER_VERSION } from '@wts/domain';
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
-import { payloadAsJsonText, serializeRunView } from './run.serializer';
+import { payloadAsJsonText, serializeRunView } from './run.mapper';
 import { toRunView, type RunView } from './run.view';
 
 function run(overrides: Partial<RunCreated['data']> = {}): RunCreated['data'] {
@@ -18,7 +18,7 @@ function run(overrides: Partial<RunCreated['data']> = {}): RunCreated['data'] {
       instructions: 'File it.',
       mode: 'supervised',
     },
-    // A run written before messages were framed on read: its stored message (see run-message.framing for framed ones).
+    // A run written before messages were framed on read: its stored message (see run-message.framer for framed ones).
     framing: null,
     legacyInitialMessage: 'framed message',
     status: 'created',

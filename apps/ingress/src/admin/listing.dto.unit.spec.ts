@@ -1,5 +1,5 @@
 import { reject, RejectionError } from '@wts/domain';
-import { listingResponse } from './listing.response';
+import { listingResponse } from './listing.dto';
 
 describe('listingResponse', () => {
   it('given a page, then its items under the key and its cursor as next_cursor', async () => {

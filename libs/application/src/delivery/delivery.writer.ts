@@ -19,7 +19,7 @@ import {
 } from '@wts/event-store';
 import { AppendOutcomeUnknownError } from './append-outcome.errors';
 import { asEvent, causedBy, toAppend } from '../shared/event-envelope';
-import type { RandomSource } from '../shared/runtime.ports';
+import type { RandomSource } from '../shared/runtime.port';
 
 /** The delivery's payload as the store keeps it, under the delivery id. */
 function payloadAttachment(command: AcceptDelivery): PayloadAttachment {

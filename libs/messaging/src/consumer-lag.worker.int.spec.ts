@@ -2,7 +2,7 @@ import { eventually } from '@wts/testing';
 import { Partitioners, type Kafka } from 'kafkajs';
 import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
 import { deleteTopics, testKafka } from '../../../test/support/kafka-test-kit';
-import { ConsumerLagMonitor, measureRetentionLag } from './consumer-lag.monitor';
+import { ConsumerLagMonitor, measureRetentionLag } from './consumer-lag.worker';
 import type { MessagingLogger } from './kafka-client.factory';
 import { ensureTopics } from './kafka-topics.admin';
 import { TOPIC_RETENTION_MS, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';

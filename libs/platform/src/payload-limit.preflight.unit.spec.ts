@@ -1,7 +1,7 @@
 import { ConfigurationError, loadConfig } from '@wts/config';
 import type { EventStore } from '@wts/event-store';
 import { KAFKA_MAX_EVENT_BYTES } from '@wts/messaging';
-import { assertPayloadLimitFits, maxEventBytes } from './payload-limit.check';
+import { assertPayloadLimitFits, maxEventBytes } from './payload-limit.preflight';
 
 const storeWithLimit = (maxEventBytes: number): EventStore => ({ maxEventBytes }) as EventStore;
 /** The production shape needs an admin credential of its own (no token is generated for it). */

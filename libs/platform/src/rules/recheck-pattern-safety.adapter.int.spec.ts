@@ -1,4 +1,4 @@
-import { RecheckPatternSafety } from './recheck-pattern.safety';
+import { RecheckPatternSafety } from './recheck-pattern-safety.adapter';
 
 /**
  * The patterns of payload schemas run natively on every delivery, so only what recheck's automaton

@@ -1,5 +1,5 @@
 import type { DeliveryToDispatch, DispatchDelivery } from '@wts/application';
-import { tracedDispatch } from './traced-dispatch.decorator';
+import { tracedDispatch } from './traced-dispatch.instrumentation';
 import { tracingEnabled } from './tracing';
 
 describe('tracedDispatch while tracing is off', () => {

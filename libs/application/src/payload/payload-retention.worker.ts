@@ -1,5 +1,5 @@
 import type { EventStore, ReclaimReport } from '@wts/event-store';
-import type { Clock } from '../shared/runtime.ports';
+import type { Clock } from '../shared/runtime.port';
 import { MAX_REMOVAL_BATCH, type PayloadRemover } from './payload.remover';
 
 /** Where the sweep finds payloads past their expiry: the store's own index, or the read model where the store has none (EventStoreDB). */

@@ -8,7 +8,7 @@ import {
   validateErasureSelectors,
   type ErasureSelectors,
   type ErasureValidation,
-} from './erasure.selection';
+} from './erasure-selection.rules';
 
 const DLV = 'dlv_AAAAAAAAAAAAAAAAAAAAAA';
 const DLV2 = 'dlv_BBBBBBBBBBBBBBBBBBBBBB';
