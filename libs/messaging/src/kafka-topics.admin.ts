@@ -1,5 +1,5 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
-import { describeError } from '@wts/application';
+import { describeError, retryWithBackoff } from '@wts/application';
 import { silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
 import { checkRunsWindow, runsTopicRetention, type KafkaRetentionWindow } from './kafka-retention.preflight';
 import {
@@ -95,6 +95,11 @@ export async function ensureTopics(
           waitForLeaders: true,
         });
       } catch (error) {
+        if (isUnknownTopicPartition(error)) {
+          // Created, but kafkajs' wait for its leaders asked a broker that had not heard of it yet.
+          await leadersElected(admin, topic, error);
+          continue;
+        }
         if (!isTopicAlreadyExists(error)) throw error;
         if (carriesEvents) await alignTopicConfig(admin, topic, maxMessageBytes, retentionMs, logger);
       }
@@ -170,6 +175,32 @@ async function alignTopicConfig(
       `cannot check or set the topic's ${MAX_MESSAGE_BYTES} / ${RETENTION_MS}; messages above its limit will wait until an operator raises it`,
     );
   }
+}
+
+/** How long a created topic may take to show a leader for every partition. */
+const LEADERS_TIMEOUT_MS = 30_000;
+
+/**
+ * Waits until every partition of a topic just created has a leader. kafkajs' `waitForLeaders`
+ * gives up on the first metadata answer "this server does not host this topic-partition" (a
+ * busy broker answers it for a moment after the create); this asks again with backoff, and
+ * rethrows `cause` if the leaders are still missing after LEADERS_TIMEOUT_MS.
+ */
+async function leadersElected(admin: Admin, topic: string, cause: unknown): Promise<void> {
+  const deadline = Date.now() + LEADERS_TIMEOUT_MS;
+  const outcome = await retryWithBackoff(
+    async () => {
+      const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      const partitions = metadata?.partitions ?? [];
+      if (partitions.length === 0 || partitions.some((partition) => partition.leader < 0)) throw new Error(`${topic} has no leader yet`);
+    },
+    { initialDelayMs: 50, maxDelayMs: 1_000, proceed: () => Date.now() < deadline },
+  );
+  if (outcome.kind === 'stopped') throw cause;
+}
+
+function isUnknownTopicPartition(error: unknown): boolean {
+  return (error as { type?: unknown } | null)?.type === 'UNKNOWN_TOPIC_OR_PARTITION';
 }
 
 function isTopicAlreadyExists(error: unknown): boolean {
