@@ -11,11 +11,6 @@ const kafkaBroker = {
   globalSetup: '<rootDir>/test/support/kafka-global-setup.ts',
   globalTeardown: '<rootDir>/test/support/kafka-global-teardown.ts',
 };
-/**
- * Suites that start servers and processes share the machine with the other workers: a hook or test
- * without its own timeout gets 30 s, not jest's 5 s, so a loaded machine slows it without failing it.
- */
-const serverSuites = { ...kafkaBroker, testTimeout: 30_000 };
 
 module.exports = {
   /**
@@ -25,13 +20,19 @@ module.exports = {
    * so suites never meet. WTS_TEST_WORKERS overrides (1: one at a time).
    */
   maxWorkers: Number(process.env.WTS_TEST_WORKERS ?? 3),
+  /**
+   * Suites share the machine with the other workers: a hook or test without its own timeout gets
+   * 30 s, not jest's 5 s, so a loaded machine slows it without failing it (jest has one timeout
+   * for every project).
+   */
+  testTimeout: 30_000,
   /** The longest suites start first (test/support/suite-durations.json), so none runs alone at the end. */
   testSequencer: '<rootDir>/test/support/longest-first.sequencer.js',
   /** A run that cannot exit (an open handle) fails after a grace period instead of hanging; never --forceExit. */
   reporters: ['default', '<rootDir>/test/support/exit-watchdog.reporter.js'],
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.unit.spec.ts'] },
-    { ...base, ...serverSuites, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
-    { ...base, ...serverSuites, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e.spec.ts'] },
+    { ...base, ...kafkaBroker, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
+    { ...base, ...kafkaBroker, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e.spec.ts'] },
   ],
 };

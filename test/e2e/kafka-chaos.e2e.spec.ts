@@ -66,8 +66,8 @@ describe('Kafka chaos (2 ingress, 2 dispatchers, kill -9, broker restart)', () =
     }
     for (const service of [...ingress, ...dispatchers]) service.start();
     for (const admin of admins)
-      await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, `${admin.baseUrl} to be ready`);
-  }, 120_000);
+      await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 90_000, `${admin.baseUrl} to be ready`);
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all([...ingress, ...dispatchers].map((service) => service.stop()));

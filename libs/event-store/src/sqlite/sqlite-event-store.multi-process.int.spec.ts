@@ -119,7 +119,8 @@ describe('SqliteEventStore across OS processes', () => {
       for (const worker of workers) worker.child.stdin.end();
       await Promise.all(workers.map((worker) => worker.exited));
     }
-  }, 60_000);
+    // 300 opens of a new file by three processes: about 15 s alone, several times that on a loaded machine.
+  }, 180_000);
 
   it('keeps an append that resolved even when the process is killed right after (no close)', async () => {
     const id = randomUUID();
