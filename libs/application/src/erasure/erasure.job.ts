@@ -1,7 +1,7 @@
 import { Streams, type ErasureFinished, type ErasureProgressed } from '@wts/contracts';
 import { derivedEventId, selectsFromReadModel, type ErasureState } from '@wts/domain';
 import type { GlobalPosition } from '@wts/event-store';
-import { sleep, describeError } from '../shared/async.util';
+import { sleep, describeError } from '@wts/runtime';
 import { causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.ports';
 import { readErasure, type StoredErasure } from './erasure.view';

@@ -1,5 +1,5 @@
 import type { EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
-import { Signal } from '../shared/async.util';
+import { Signal } from '@wts/runtime';
 
 /** An event handed over and not yet passed by its worker's checkpoint. */
 export interface InFlight {
