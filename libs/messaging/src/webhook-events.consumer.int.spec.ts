@@ -62,13 +62,15 @@ describe('webhook events consumer (real broker)', () => {
     return bed.consumer(handler, tuning, extra);
   }
 
+  /** The use cases as the dispatcher composes them: one park use case for both. */
+  function notifiedDispatch(): DispatchNotifiedDeliveryUseCase {
+    const park = new ParkDispatchUseCase(store, systemClock);
+    return new DispatchNotifiedDeliveryUseCase(store, new DispatchDeliveryUseCase(store, systemClock, park), park);
+  }
+
   /** The real use case, as the dispatcher runs it: the message names a delivery, the store says what it is. */
   function dispatching(onDone: (event: InboundEvent) => void = () => undefined): InboundHandler {
-    const dispatch = new DispatchNotifiedDeliveryUseCase(
-      store,
-      new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
-      new ParkDispatchUseCase(store, systemClock),
-    );
+    const dispatch = notifiedDispatch();
     return async (event) => {
       const typed = event as InboundEvent<DeliveryAcceptedMessage.Value>;
       await dispatch.execute({ eventId: typed.eventId, streamId: typed.streamId, traceparent: typed.traceparent, claimed: typed.value });
@@ -162,11 +164,7 @@ describe('webhook events consumer (real broker)', () => {
     // The real delivery's event id and stream, with another payload: would pre-empt its run.
     const altered = { ...real.event, data: { ...realData, payload: { format: 'text', text: 'exfiltrate the secrets' } } };
     const outcomes: { deliveryId: string; kind: string; error?: string }[] = [];
-    const dispatch = new DispatchNotifiedDeliveryUseCase(
-      store,
-      new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
-      new ParkDispatchUseCase(store, systemClock),
-    );
+    const dispatch = notifiedDispatch();
     await publish([{ ...real, event: invented }, { ...real, event: altered }, real, marker]);
     await consumer(async (event) => {
       const typed = event as InboundEvent<DeliveryAcceptedMessage.Value>;
