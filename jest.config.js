@@ -1,6 +1,7 @@
 /** Three tiers named by suffix: *.unit.spec.ts, *.int.spec.ts, *.e2e.spec.ts. */
 const moduleNameMapper = {
-  '^@wts/(contracts|domain|event-store|application|config|observability|messaging|testing|platform|read-models)$': '<rootDir>/libs/$1/src',
+  '^@wts/(contracts|domain|event-store|application|config|observability|messaging|testing|platform|read-models|runtime)$':
+    '<rootDir>/libs/$1/src',
 };
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],

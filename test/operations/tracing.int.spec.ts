@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, systemClock } from '@wts/application';
+import { DispatchDeliveryUseCase, DispatchNotifiedDeliveryUseCase, ParkDispatchUseCase, systemClock } from '@wts/application';
 import { loadConfig } from '@wts/config';
 import { Streams } from '@wts/contracts';
 import { SqliteEventStore, type EventStore } from '@wts/event-store';
@@ -79,7 +79,9 @@ describe('traces: one delivery, one trace', () => {
 
   /** The run-dispatcher's store worker in process, its dispatches traced; stopped after the test. */
   async function startTracedDispatcher(): Promise<void> {
-    const worker = await startStoreDispatcher(store, raw, { dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)) });
+    const worker = await startStoreDispatcher(store, raw, {
+      dispatch: tracedDispatch(new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock))),
+    });
     stops.push(() => worker.stop());
   }
 
@@ -173,8 +175,8 @@ describe('traces: one delivery, one trace', () => {
     await relay.start();
     const dispatch = new DispatchNotifiedDeliveryUseCase(
       store,
-      tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)),
-      systemClock,
+      tracedDispatch(new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock))),
+      new ParkDispatchUseCase(store, systemClock),
     );
     const newConsumer = (): WebhookEventsConsumer =>
       new WebhookEventsConsumer({

@@ -26,7 +26,7 @@ export async function startStoreDispatcher(
   const worker = new StoreDispatchWorker({
     store,
     checkpoints: checkpointsFrom.checkpoints(),
-    dispatch: new DispatchDeliveryUseCase(store, systemClock),
+    dispatch: new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
     park: new ParkDispatchUseCase(store, systemClock),
     logger: SILENT_LOGGER,
     ...overrides,
@@ -43,7 +43,7 @@ export async function startReleaseDrain(
   const worker = new ReleaseDrainWorker({
     store,
     checkpoints: checkpointsFrom.checkpoints(),
-    dispatch: new DispatchDeliveryUseCase(store, systemClock),
+    dispatch: new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
     park: new ParkDispatchUseCase(store, systemClock),
     logger: SILENT_LOGGER,
   });

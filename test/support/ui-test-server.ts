@@ -10,6 +10,7 @@ import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   DispatchDeliveryUseCase,
+  ParkDispatchUseCase,
   systemClock,
   type ReleaseDrainWorker,
   type AccessTokenVerifier,
@@ -132,7 +133,7 @@ export class UiTestServer {
     // The store worker, its dispatch failing (as a bug would) for the webhooks a test names, and
     // retrying quickly, so such a delivery is parked in well under a second.
     const failingWebhooks = new Set<string>();
-    const dispatch = new DispatchDeliveryUseCase(store, systemClock);
+    const dispatch = new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock));
     const dispatcher = await startStoreDispatcher(store, store, {
       dispatch: {
         execute: (input: DeliveryToDispatch) =>

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { DispatchDeliveryUseCase, systemClock } from '@wts/application';
+import { DispatchDeliveryUseCase, ParkDispatchUseCase, systemClock } from '@wts/application';
 import { formatPosition, type EventStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import { KafkaRetentionRefusedError, kafkaTopicNames, type KafkaConnection, type MessagingLogger } from '@wts/messaging';
 import { Command, CommandRunner, Option } from 'nest-commander';
@@ -109,7 +109,8 @@ export class ReplayCommand extends CommandRunner {
   }
 
   private async openTarget(plan: ReplayPlan, store: EventStore, kafka: KafkaConnection | undefined): Promise<ReplayTarget> {
-    if (plan.target === 'dispatcher') return new DispatcherReplayTarget(new DispatchDeliveryUseCase(store, systemClock));
+    if (plan.target === 'dispatcher')
+      return new DispatcherReplayTarget(new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)));
     if (!kafka) throw new UsageError([KAFKA_NEEDED]);
     try {
       const retention = cliConfig(this.context).limits.payloadRetentionSeconds;

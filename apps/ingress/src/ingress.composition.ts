@@ -28,6 +28,7 @@ import {
   ErasureService,
   RedispatchParkedUseCase,
   DispatchDeliveryUseCase,
+  ParkDispatchUseCase,
   OperatorAuthenticator,
   cryptoRandom,
   systemClock,
@@ -154,7 +155,12 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
   const holds = new WebhookHoldService(context, webhookAdmin);
   // Re-dispatch from the page runs the dispatcher's use case here, as `replay --to dispatcher` does
   // in the command line: the run stream's "must not exist" guard keeps each run single.
-  const redispatch = new RedispatchParkedUseCase(store, new DispatchDeliveryUseCase(store, systemClock), systemClock, cryptoRandom);
+  const redispatch = new RedispatchParkedUseCase(
+    store,
+    new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
+    systemClock,
+    cryptoRandom,
+  );
   return {
     state,
     feeder,

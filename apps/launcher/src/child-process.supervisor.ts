@@ -1,4 +1,5 @@
 import { EXIT_CANNOT_LISTEN, type LaunchReport } from '@wts/platform';
+import { backoffDelay } from '@wts/runtime';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface SupervisedProcess {
@@ -72,7 +73,7 @@ export class ChildProcessSupervisor {
           `${service.name} exited ${next} times in a row within ${this.options.stableAfterMs / 1000} s of starting (last: ${how}); giving up — its log lines above say why`,
         );
       }
-      const delay = Math.min(this.options.backoffBaseMs * 2 ** (next - 1), 15_000);
+      const delay = backoffDelay({ initialDelayMs: this.options.backoffBaseMs, maxDelayMs: 15_000 }, next);
       process.stderr.write(
         `[launcher] ${service.name} exited (${how}); restarting in ${delay} ms (${next} of ${this.options.maxRapidExits - 1} quick restarts)\n`,
       );

@@ -1,3 +1,5 @@
+import { sleep } from '@wts/runtime';
+
 /**
  * Polls `url` (a service's /health/ready at the address that service itself reported) until it
  * answers 200, asking only while `isOurs()` — the process that reported it is alive — or until
@@ -14,6 +16,6 @@ export async function waitUntilReady(url: URL, deadline: number, isOurs: () => b
         // not answering yet
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }

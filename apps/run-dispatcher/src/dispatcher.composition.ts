@@ -72,8 +72,11 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
     error: (fields, message) => projectorLogger.error(fields, message),
   });
   metrics.trackProjector(projectorProgress(store, projector));
-  const dispatch = meteredDispatch(tracedDispatch(new DispatchDeliveryUseCase(store, systemClock)));
-  const park = meteredPark(new ParkDispatchUseCase(store, systemClock));
+  // One park use case: the dispatch use cases park through it as it is (their parks are counted as
+  // dispatch outcomes), the workers through its metered decorator.
+  const parkUseCase = new ParkDispatchUseCase(store, systemClock);
+  const dispatch = meteredDispatch(tracedDispatch(new DispatchDeliveryUseCase(store, systemClock, parkUseCase)));
+  const park = meteredPark(parkUseCase);
   const releases = new ReleaseDrainLifecycle(
     new ReleaseDrainWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'ReleaseDrainWorker') }),
   );
@@ -86,7 +89,7 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
       payloadSweep,
       erasures,
       releases,
-      deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, systemClock)) },
+      deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, parkUseCase)) },
     };
   }
   const worker = new StoreDispatchWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'StoreDispatchWorker') });

@@ -1,7 +1,5 @@
 export * from './shared/runtime.port';
-export * from './shared/async.util';
 export * from './shared/batched-lookup';
-export * from './shared/retry-with-backoff';
 export * from './shared/system-runtime.adapter';
 export * from './shared/trace-context';
 export * from './shared/event-envelope';

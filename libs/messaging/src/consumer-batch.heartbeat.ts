@@ -1,5 +1,5 @@
 import type { EachBatchPayload } from 'kafkajs';
-import { describeError, sleep, type Signal } from '@wts/application';
+import { describeError, sleep, type Signal } from '@wts/runtime';
 import type { MessagingLogger } from './kafka-client.factory';
 
 export interface BatchHeartbeatOptions {

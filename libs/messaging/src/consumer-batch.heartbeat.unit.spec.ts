@@ -1,4 +1,4 @@
-import { Signal } from '@wts/application';
+import { Signal } from '@wts/runtime';
 import type { EachBatchPayload } from 'kafkajs';
 import { BatchHeartbeat, type BatchHeartbeatOptions } from './consumer-batch.heartbeat';
 import { silentMessagingLogger } from './kafka-client.factory';

@@ -1,5 +1,5 @@
 import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
-import { describeError, retryWithBackoff } from '@wts/application';
+import { describeError, retryWithBackoff } from '@wts/runtime';
 import type { MessagingLogger } from './kafka-client.factory';
 
 /** Warn once an unread message is older than this share of the topic's retention. */

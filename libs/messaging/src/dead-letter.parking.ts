@@ -1,4 +1,5 @@
-import { describeError, retryWithBackoff, systemClock, type RetryOptions } from '@wts/application';
+import { systemClock } from '@wts/application';
+import { describeError, retryWithBackoff, type RetryOptions } from '@wts/runtime';
 import type { KafkaMessage, Producer } from 'kafkajs';
 import type { ConsumerFailure } from './consumer-failure.errors';
 import { deadLetterOf } from './dead-letter-reference.mapper';

@@ -1,7 +1,7 @@
 import type { GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
 import { formatPosition } from '@wts/event-store';
 import { metrics } from '@wts/observability';
-import { Signal, describeError, retryWithBackoff, sleep, type RetryOptions } from '@wts/application';
+import { Signal, describeError, retryWithBackoff, sleep, type RetryOptions } from '@wts/runtime';
 import type { BatchedLookup, PayloadLookup } from '@wts/application';
 import type { EventRelayDependencies } from './event-relay.dependencies';
 import { groupByTopic, isMessageTooLarge } from './produce-batching';

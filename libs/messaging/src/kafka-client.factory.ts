@@ -1,6 +1,6 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import { Kafka, logLevel, type Consumer, type KafkaConfig, type LogEntry } from 'kafkajs';
-import type { BackoffPolicy } from '@wts/application';
+import type { BackoffPolicy } from '@wts/runtime';
 
 /** What the messaging code logs through: structured fields first, like pino. */
 export interface MessagingLogger {

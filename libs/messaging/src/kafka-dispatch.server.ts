@@ -1,7 +1,7 @@
 import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import type { Kafka } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
-import { Signal, describeError, retryWithBackoff } from '@wts/application';
+import { Signal, describeError, retryWithBackoff } from '@wts/runtime';
 import {
   START_RETRY_BACKOFF,
   createKafkaClient,

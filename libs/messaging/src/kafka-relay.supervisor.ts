@@ -1,7 +1,7 @@
 import type { CheckpointStore, EventStore } from '@wts/event-store';
 import type { Kafka } from 'kafkajs';
 import { metrics } from '@wts/observability';
-import { Signal, describeError, retryWithBackoff } from '@wts/application';
+import { Signal, describeError, retryWithBackoff } from '@wts/runtime';
 import {
   START_RETRY_BACKOFF,
   createKafkaClient,

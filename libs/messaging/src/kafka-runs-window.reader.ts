@@ -1,6 +1,6 @@
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
-import { Signal, describeError, retryWithBackoff } from '@wts/application';
+import { Signal, describeError, retryWithBackoff } from '@wts/runtime';
 import { KAFKA_RETENTION_CHECK_INTERVAL_MS, kafkaCopiesExpiry, type KafkaCopiesExpireBy, type KafkaRetentionWindow } from '@wts/domain';
 import {
   START_RETRY_BACKOFF,

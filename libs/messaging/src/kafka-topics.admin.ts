@@ -1,5 +1,5 @@
 import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
-import { describeError, retryWithBackoff } from '@wts/application';
+import { describeError, retryWithBackoff } from '@wts/runtime';
 import { silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
 import { checkRunsWindow, runsTopicRetention, type KafkaRetentionWindow } from './kafka-retention.preflight';
 import {

@@ -1,5 +1,5 @@
 import { AssignerProtocol, type Consumer, type Kafka, type PartitionAssigner } from 'kafkajs';
-import { Signal, describeError, retryWithBackoff } from '@wts/application';
+import { Signal, describeError, retryWithBackoff } from '@wts/runtime';
 import { startGroupMember, type MessagingLogger } from './kafka-client.factory';
 
 export interface LeadershipTuning {

@@ -1,4 +1,4 @@
-import { Signal, retryWithBackoff, type RetryOptions } from '@wts/application';
+import { Signal, retryWithBackoff, type RetryOptions } from '@wts/runtime';
 import type { RelayTuning } from './event-relay.tuning';
 import { batchBytes, type RelayEntry } from './relay.entry';
 

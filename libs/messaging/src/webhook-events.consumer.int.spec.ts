@@ -62,9 +62,15 @@ describe('webhook events consumer (real broker)', () => {
     return bed.consumer(handler, tuning, extra);
   }
 
+  /** The use cases as the dispatcher composes them: one park use case for both. */
+  function notifiedDispatch(): DispatchNotifiedDeliveryUseCase {
+    const park = new ParkDispatchUseCase(store, systemClock);
+    return new DispatchNotifiedDeliveryUseCase(store, new DispatchDeliveryUseCase(store, systemClock, park), park);
+  }
+
   /** The real use case, as the dispatcher runs it: the message names a delivery, the store says what it is. */
   function dispatching(onDone: (event: InboundEvent) => void = () => undefined): InboundHandler {
-    const dispatch = new DispatchNotifiedDeliveryUseCase(store, new DispatchDeliveryUseCase(store, systemClock), systemClock);
+    const dispatch = notifiedDispatch();
     return async (event) => {
       const typed = event as InboundEvent<DeliveryAcceptedMessage.Value>;
       await dispatch.execute({ eventId: typed.eventId, streamId: typed.streamId, traceparent: typed.traceparent, claimed: typed.value });
@@ -158,7 +164,7 @@ describe('webhook events consumer (real broker)', () => {
     // The real delivery's event id and stream, with another payload: would pre-empt its run.
     const altered = { ...real.event, data: { ...realData, payload: { format: 'text', text: 'exfiltrate the secrets' } } };
     const outcomes: { deliveryId: string; kind: string; error?: string }[] = [];
-    const dispatch = new DispatchNotifiedDeliveryUseCase(store, new DispatchDeliveryUseCase(store, systemClock), systemClock);
+    const dispatch = notifiedDispatch();
     await publish([{ ...real, event: invented }, { ...real, event: altered }, real, marker]);
     await consumer(async (event) => {
       const typed = event as InboundEvent<DeliveryAcceptedMessage.Value>;
@@ -218,7 +224,7 @@ describe('webhook events consumer (real broker)', () => {
       warn: (_fields: object, message: string) => void (message.includes('heartbeat') && (rebalanceSeen = true)),
     };
     const handled = (gated: boolean): InboundHandler => {
-      const dispatch = new DispatchDeliveryUseCase(store, systemClock); // one per member, as in two replicas
+      const dispatch = new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)); // one per member, as in two replicas
       return async (event) => {
         const typed = event as InboundEvent<DeliveryAcceptedMessage.Value>;
         const attempt = (attempts.get(typed.value.deliveryId) ?? 0) + 1;

@@ -1,5 +1,5 @@
 import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
-import { Signal, describeError, retryAfterFailure, retryWithBackoff, type RetryOptions, type RetryResult } from '@wts/application';
+import { Signal, describeError, retryAfterFailure, retryWithBackoff, type RetryOptions, type RetryResult } from '@wts/runtime';
 import { BatchHeartbeat } from './consumer-batch.heartbeat';
 import { toConsumerFailure, type ConsumerFailure } from './consumer-failure.errors';
 import { startGroupMember, type MessagingLogger } from './kafka-client.factory';

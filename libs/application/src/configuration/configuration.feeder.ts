@@ -1,4 +1,5 @@
 import { comparePositions, type EventStore, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
+import { Signal, retryWithBackoff } from '@wts/runtime';
 import type { ConfigurationState } from './configuration.state';
 
 /** Brings the folded configuration up to date for the streams a decision is about to read. */
@@ -22,6 +23,8 @@ export interface ConfigurationFreshness {
 export class ConfigurationFeeder implements ConfigurationFreshness {
   private subscription: Subscription | undefined;
   private stopped = false;
+  /** Notified at stop: a resubscription waiting out its delay gives up at once. */
+  private readonly stopping = new Signal();
   private position: GlobalPosition | undefined;
   private caughtUp = false;
   private readonly progressWaiters: (() => void)[] = [];
@@ -90,6 +93,7 @@ export class ConfigurationFeeder implements ConfigurationFreshness {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.notify();
     await this.subscription?.stop();
   }
 
@@ -132,7 +136,15 @@ export class ConfigurationFeeder implements ConfigurationFreshness {
       () => undefined,
       (error: unknown) => {
         this.onError(error);
-        if (!this.stopped) setTimeout(() => this.follow(), this.retryDelayMs).unref();
+        if (this.stopped) return;
+        // Followed again after a fixed delay (retryDelayMs each time), unless stopped meanwhile.
+        void retryWithBackoff(async () => this.follow(), {
+          initialDelayMs: this.retryDelayMs,
+          maxDelayMs: this.retryDelayMs,
+          waitFirst: true,
+          interrupt: this.stopping,
+          proceed: () => !this.stopped,
+        });
       },
     );
   }

@@ -1,5 +1,6 @@
 import type { RejectionCode } from '@wts/domain';
 import type { AttemptRow, AuditRow, DeniedAccessBounds, ReadModelStore } from '@wts/read-models';
+import { backoffDelay } from '@wts/runtime';
 import { HourlyActivityTally } from './hourly-activity.buffer';
 import { DeniedAccessBacklog } from '../access/denied-access.buffer';
 import type { SignatureFailure } from '../signing/signature.verifier';
@@ -216,7 +217,8 @@ export class BatchedActivityRecorder implements WebhookActivityRecorder, DeniedA
   private failed(error: unknown): void {
     this.failures += 1;
     this.onError(error, this.dropped);
-    this.schedule(Math.min(this.options.flushEveryMs * 2 ** this.failures, 5_000));
+    // Twice the flush interval after the first failure, doubled after each one more, up to 5 s.
+    this.schedule(backoffDelay({ initialDelayMs: this.options.flushEveryMs * 2, maxDelayMs: 5_000 }, this.failures));
   }
 
   private trim(items: unknown[]): void {

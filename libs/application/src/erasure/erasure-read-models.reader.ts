@@ -1,7 +1,7 @@
 import { comparePositions, type EventStore, type GlobalPosition } from '@wts/event-store';
 import type { ReadModelStore } from '@wts/read-models';
+import { sleep } from '@wts/runtime';
 import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChanges } from '../projection/read-model.projection';
-import { sleep } from '../shared/async.util';
 import type { ReadModelsAt } from './erasure.job';
 import type { ErasureCandidateSource } from './erasure.view';
 

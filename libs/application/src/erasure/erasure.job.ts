@@ -1,7 +1,7 @@
 import { Streams, type ErasureFinished, type ErasureProgressed } from '@wts/contracts';
 import { derivedEventId, selectsFromReadModel, type ErasureState } from '@wts/domain';
 import type { GlobalPosition } from '@wts/event-store';
-import { sleep, describeError } from '../shared/async.util';
+import { describeError, retryWithBackoff, sleep, type BackoffPolicy } from '@wts/runtime';
 import { causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.port';
 import { readErasure, type StoredErasure } from './erasure.view';
@@ -10,11 +10,9 @@ import { eraseWindow, type ErasureWindowDependencies } from './erasure.windows';
 /** Waits until the read models include everything up to `position` (the projector's checkpoint at or past it); throws when they do not in time. */
 export type ReadModelsAt = (position: GlobalPosition) => Promise<void>;
 
-export interface ReclaimPolicy {
-  /** Reclaims tried before the erasure is finished `failed`. */
+/** Reclaims tried, with backoff between them, before the erasure is finished `failed`. */
+export interface ReclaimPolicy extends BackoffPolicy {
   readonly attempts: number;
-  readonly initialDelayMs: number;
-  readonly maxDelayMs: number;
 }
 
 export const DEFAULT_RECLAIM_POLICY: ReclaimPolicy = { attempts: 8, initialDelayMs: 100, maxDelayMs: 5_000 };
@@ -133,21 +131,25 @@ export class ErasureJob {
 
   /** Undefined once the store reports every removed byte out of its files; else why not, after the policy's tries. */
   private async reclaim(): Promise<string | undefined> {
-    const { attempts, initialDelayMs, maxDelayMs } = this.reclaimPolicy;
-    let delay = initialDelayMs;
+    const { attempts } = this.reclaimPolicy;
     let reason = 'the store did not report the reclaim complete';
-    for (let attempt = 1; attempt <= attempts; attempt += 1) {
-      try {
-        const report = await this.deps.store.payloads().reclaim(this.deps.clock.now().getTime());
-        if (report.complete) return undefined;
+    // No wait after the last try: `proceed` stops the loop before it.
+    const outcome = await retryWithBackoff(
+      async () => {
+        let complete: boolean;
+        try {
+          complete = (await this.deps.store.payloads().reclaim(this.deps.clock.now().getTime())).complete;
+        } catch (error) {
+          reason = `reclaim failed after ${attempts} tries: ${describeError(error)}`;
+          throw error;
+        }
+        if (complete) return;
         reason = `the store did not report the reclaim complete after ${attempts} tries (a reader may hold the log open)`;
-      } catch (error) {
-        reason = `reclaim failed after ${attempts} tries: ${describeError(error)}`;
-      }
-      if (attempt < attempts) await sleep(delay);
-      delay = Math.min(delay * 2, maxDelayMs);
-    }
-    return reason;
+        throw new Error(reason);
+      },
+      { ...this.reclaimPolicy, proceed: (attempt) => attempt <= attempts },
+    );
+    return outcome.kind === 'done' ? undefined : reason;
   }
 
   private async finish(

@@ -1,7 +1,7 @@
 import { StreamCategories, type ErasureEvent } from '@wts/contracts';
 import type { ErasureState } from '@wts/domain';
 import type { EventStore, GlobalPosition } from '@wts/event-store';
-import { describeError } from '../shared/async.util';
+import { describeError } from '@wts/runtime';
 import { asEvent } from '../shared/event-envelope';
 import type { ErasureJob } from './erasure.job';
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Streams } from '@wts/contracts';
 import type { PayloadStore } from '@wts/event-store';
 import { DispatchDeliveryUseCase } from '../run/dispatch-delivery.usecase';
+import { ParkDispatchUseCase } from '../run/park-dispatch.usecase';
 import { HELD, OTHER, PAYLOAD_EXPIRES_AT, ReleaseDrainFixture, heldEvent, releasedEvent } from '../run/testing/release-drain.fixtures';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
 import type { Clock } from '../shared/runtime.port';
@@ -40,7 +41,7 @@ describe('PayloadRetentionSweeper (embedded store)', () => {
 
   it('removes every expired payload with every copy, keeps the others, and never makes a run from a removed one', async () => {
     const { store } = fixture;
-    const dispatch = new DispatchDeliveryUseCase(store, clock);
+    const dispatch = new DispatchDeliveryUseCase(store, clock, new ParkDispatchUseCase(store, clock));
     // Expiring: 40 that got their run, 10 on a held webhook still waiting; kept: 20 expiring later.
     const ran: string[] = [];
     for (let i = 0; i < 40; i++) ran.push(await fixture.deliver(OTHER, i, undefined, { text: marker(i), expiresAt: PAYLOAD_EXPIRES_AT }));
@@ -154,7 +155,7 @@ describe('PayloadRetentionSweeper (embedded store)', () => {
 
   it('a CLI replay to the dispatcher after a removal makes no run: the withheld delivery parks, the one that ran stays as it was', async () => {
     const { store } = fixture;
-    const dispatch = new DispatchDeliveryUseCase(store, clock);
+    const dispatch = new DispatchDeliveryUseCase(store, clock, new ParkDispatchUseCase(store, clock));
     const ran = await fixture.deliver(OTHER, 1, undefined, { text: marker(1), expiresAt: PAYLOAD_EXPIRES_AT });
     const [ranEvent] = await store.readStream(Streams.delivery(ran));
     await dispatch.execute({ delivery: ranEvent.data as never, position: ranEvent.position, eventId: ranEvent.id, traceparent: '' });

@@ -1,5 +1,6 @@
 import { comparePositions, type EventStore, type GlobalPosition, type RecordedEvent, type Subscription } from '@wts/event-store';
 import type { ProjectionChange, ReadModelStore } from '@wts/read-models';
+import { Signal, sleep } from '@wts/runtime';
 import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChanges } from './read-model.projection';
 
 export interface ProjectorLogger {
@@ -44,7 +45,8 @@ export class ReadModelProjector {
   private stopped = false;
   private running: Promise<void> | undefined;
   private subscription: Subscription | undefined;
-  private wakeSleep: (() => void) | undefined;
+  /** Notified at stop: a wait (for the lease, or after a failure) ends at once. */
+  private readonly stopping = new Signal();
 
   constructor(
     private readonly store: EventStore,
@@ -71,7 +73,7 @@ export class ReadModelProjector {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wakeSleep?.();
+    this.stopping.notify();
     await this.subscription?.stop();
     await this.running;
   }
@@ -83,7 +85,7 @@ export class ReadModelProjector {
         if (!(await this.readModels.tryAcquireProjectorLease())) {
           if (leader) this.logger.info({}, 'read-model projector: another replica holds the lease; standing by');
           leader = false;
-          await this.sleep(this.options.leaseRetryMs);
+          await sleep(this.options.leaseRetryMs, this.stopping);
           continue;
         }
         if (!leader) this.logger.info({}, 'read-model projector: this replica writes the read models');
@@ -93,7 +95,7 @@ export class ReadModelProjector {
         if (this.stopped) return;
         if (!(error instanceof CheckpointMovedError))
           this.logger.error({ err: error }, 'read-model projector failed; starting again from its checkpoint');
-        await this.sleep(error instanceof CheckpointMovedError ? 0 : this.options.retryDelayMs);
+        await sleep(error instanceof CheckpointMovedError ? 0 : this.options.retryDelayMs, this.stopping);
       }
     }
   }
@@ -179,15 +181,5 @@ export class ReadModelProjector {
     if (!this.stopped) throw new Error('the subscription ended');
     await flush();
     if (failure) throw failure;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wakeSleep = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }

@@ -70,7 +70,10 @@ describe('dispatching one delivery concurrently', () => {
     const hook = await appendRoutineWithWebhook(store);
     const [delivery] = await appendDeliveries(store, hook, 1);
     // Separate use-case instances, as separate dispatcher replicas would have.
-    const callers = Array.from({ length: 8 }, () => new DispatchDeliveryUseCase(store, systemClock));
+    const callers = Array.from(
+      { length: 8 },
+      () => new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
+    );
     const outcomes = await Promise.all(callers.map((dispatch) => dispatch.execute(input(delivery))));
     expectOneCreatedEach([delivery], outcomes, 8);
     await expectOneRunEach([delivery]);
@@ -79,7 +82,7 @@ describe('dispatching one delivery concurrently', () => {
   it('a redelivery after the run exists is already_created and appends nothing', async () => {
     const hook = await appendRoutineWithWebhook(store);
     const [delivery] = await appendDeliveries(store, hook, 1);
-    const dispatch = new DispatchDeliveryUseCase(store, systemClock);
+    const dispatch = new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock));
     expect(await dispatch.execute(input(delivery))).toEqual({ kind: 'created', runId: delivery.runId });
     expect(await dispatch.execute(input(delivery))).toEqual({ kind: 'already_created', runId: delivery.runId });
     await expectOneRunEach([delivery]);
@@ -88,7 +91,7 @@ describe('dispatching one delivery concurrently', () => {
   it('the run carries the causation of its delivery: correlation = delivery id, causation = the DeliveryAccepted event, its traceparent', async () => {
     const hook = await appendRoutineWithWebhook(store);
     const [delivery] = await appendDeliveries(store, hook, 1);
-    await new DispatchDeliveryUseCase(store, systemClock).execute(input(delivery));
+    await new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)).execute(input(delivery));
     const [run] = await store.readStream(Streams.run(delivery.runId));
     expect(run.metadata).toMatchObject({
       correlationId: delivery.deliveryId,
@@ -102,7 +105,7 @@ describe('dispatching one delivery concurrently', () => {
     const hook = await appendRoutineWithWebhook(store);
     const ghost = { ...hook, routineId: shortId('rtn') }; // a routine that was never created
     const [delivery] = await appendDeliveries(store, ghost, 1);
-    const dispatch = new DispatchDeliveryUseCase(store, systemClock);
+    const dispatch = new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock));
     const outcome = await dispatch.execute(input(delivery));
     expect(outcome).toMatchObject({ kind: 'parked', runId: delivery.runId });
     const error = (outcome as { error: string }).error;
@@ -146,7 +149,7 @@ describe('dispatching one delivery concurrently', () => {
         new StoreDispatchWorker({
           store,
           checkpoints: store.checkpoints(),
-          dispatch: new DispatchDeliveryUseCase(store, systemClock),
+          dispatch: new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
           park: new ParkDispatchUseCase(store, systemClock),
           logger,
           options,
@@ -155,7 +158,7 @@ describe('dispatching one delivery concurrently', () => {
     );
     // The operator's replay (`replay --to dispatcher` hands each delivery to the use case) runs
     // while both workers follow the store, in the same order they read it.
-    const replay = new DispatchDeliveryUseCase(store, systemClock);
+    const replay = new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock));
     await Promise.all(workers.map((worker) => worker.start()));
     const replayed = await Promise.all(deliveries.map((delivery) => replay.execute(input(delivery))));
     outcomes.push(...replayed);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { appendDeliveries, appendRoutineWithWebhook, shortId, type DeliveryFixture } from '../../../../test/support/kafka-test-kit';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DispatchDeliveryUseCase, type DeliveryToDispatch } from './dispatch-delivery.usecase';
+import { ParkDispatchUseCase } from './park-dispatch.usecase';
 
 /**
  * The run decider decides on the run stream's real state without slowing the fast path: a first
@@ -33,6 +34,11 @@ describe('DispatchDeliveryUseCase: deciding on the run stream', () => {
     return { delivery: event.data as DeliveryToDispatch['delivery'], position: event.position, eventId: event.id, traceparent: '' };
   }
 
+  /** The use case on `on`, parking there too. */
+  function dispatchOn(on: EventStore): DispatchDeliveryUseCase {
+    return new DispatchDeliveryUseCase(on, systemClock, new ParkDispatchUseCase(on, systemClock));
+  }
+
   /** The store, noting every read of a run stream. */
   function watched(readStream: EventStore['readStream'] = (streamId, options) => store.readStream(streamId, options)): EventStore {
     return Object.assign(Object.create(store) as EventStore, {
@@ -45,7 +51,7 @@ describe('DispatchDeliveryUseCase: deciding on the run stream', () => {
 
   it('given no run, when dispatched, then created without reading the run stream first', async () => {
     const [delivery] = await appendDeliveries(store, await appendRoutineWithWebhook(store), 1);
-    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({
+    expect(await dispatchOn(watched()).execute(input(delivery))).toEqual({
       kind: 'created',
       runId: delivery.runId,
     });
@@ -54,8 +60,8 @@ describe('DispatchDeliveryUseCase: deciding on the run stream', () => {
 
   it('given the run exists, when dispatched again, then the append conflicts, the run stream is folded and the decider finds the run: already_created, nothing appended', async () => {
     const [delivery] = await appendDeliveries(store, await appendRoutineWithWebhook(store), 1);
-    await new DispatchDeliveryUseCase(store, systemClock).execute(input(delivery));
-    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({
+    await new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)).execute(input(delivery));
+    expect(await dispatchOn(watched()).execute(input(delivery))).toEqual({
       kind: 'already_created',
       runId: delivery.runId,
     });
@@ -71,7 +77,7 @@ describe('DispatchDeliveryUseCase: deciding on the run stream', () => {
       [{ id: randomUUID(), type: 'RunCreated', data: { runId: delivery.runId }, metadata: {} }],
       'no_stream',
     );
-    expect(await new DispatchDeliveryUseCase(watched(), systemClock).execute(input(delivery))).toEqual({
+    expect(await dispatchOn(watched()).execute(input(delivery))).toEqual({
       kind: 'already_created',
       runId: delivery.runId,
     });
@@ -81,10 +87,8 @@ describe('DispatchDeliveryUseCase: deciding on the run stream', () => {
 
   it('given the append conflicts yet the run stream reads empty, then it fails (retried by the caller) rather than claim a run', async () => {
     const [delivery] = await appendDeliveries(store, await appendRoutineWithWebhook(store), 1);
-    await new DispatchDeliveryUseCase(store, systemClock).execute(input(delivery));
+    await new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)).execute(input(delivery));
     const blind = watched((streamId, options) => (streamId.startsWith('run-') ? Promise.resolve([]) : store.readStream(streamId, options)));
-    await expect(new DispatchDeliveryUseCase(blind, systemClock).execute(input(delivery))).rejects.toThrow(
-      `${Streams.run(delivery.runId)} exists but holds no run`,
-    );
+    await expect(dispatchOn(blind).execute(input(delivery))).rejects.toThrow(`${Streams.run(delivery.runId)} exists but holds no run`);
   });
 });

@@ -6,7 +6,7 @@ import { causedBy, toAppend } from '../shared/event-envelope';
 import type { Clock, RandomSource } from '../shared/runtime.port';
 import { cryptoRandom } from '../shared/system-runtime.adapter';
 import { AccountActivityCache } from './account-activity.cache';
-import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
+import type { DispatchToPark, ParkDispatch } from './park-dispatch.usecase';
 import { RoutineHistoryCache } from './routine-history.cache';
 import { WebhookHistoryCache } from './webhook-history.cache';
 
@@ -67,8 +67,8 @@ export class DispatchDeliveryUseCase {
   constructor(
     private readonly store: EventStore,
     private readonly clock: Clock,
+    private readonly park: ParkDispatch,
     private readonly random: RandomSource = cryptoRandom,
-    private readonly park: ParkDispatchUseCase = new ParkDispatchUseCase(store, clock),
   ) {
     this.routines = new RoutineHistoryCache(store);
     this.webhooks = new WebhookHistoryCache(store);

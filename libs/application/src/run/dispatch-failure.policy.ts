@@ -1,5 +1,5 @@
 import { EventStoreUnavailableError } from '@wts/event-store';
-import { describeError } from '../shared/async.util';
+import { describeError } from '@wts/runtime';
 
 /**
  * How a failed dispatch goes on: `transient` (the store is unavailable) is retried in place for as

@@ -3,8 +3,7 @@ import { checkDeliveryNotice, derivedEventId } from '@wts/domain';
 import type { EventStore } from '@wts/event-store';
 import { createHash } from 'node:crypto';
 import type { DispatchDelivery, DispatchOutcome } from './dispatch-delivery.usecase';
-import type { Clock } from '../shared/runtime.port';
-import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
+import type { DispatchToPark, ParkDispatch } from './park-dispatch.usecase';
 import { StoredDeliveryReader } from './stored-delivery.reader';
 
 /** A Kafka message saying a delivery was accepted: what it claims, untrusted until the store agrees. */
@@ -31,8 +30,7 @@ export class DispatchNotifiedDeliveryUseCase {
   constructor(
     store: EventStore,
     private readonly dispatch: DispatchDelivery,
-    clock: Clock,
-    private readonly park: ParkDispatchUseCase = new ParkDispatchUseCase(store, clock),
+    private readonly park: ParkDispatch,
   ) {
     this.reader = new StoredDeliveryReader(store);
   }

@@ -1,6 +1,5 @@
 import type { CheckpointStore, EventStore } from '@wts/event-store';
-import type { Signal } from '../shared/async.util';
-import { retryAfterFailure } from '../shared/retry-with-backoff';
+import { retryAfterFailure, type Signal } from '@wts/runtime';
 import { classifyDispatchFailure, parksAfter } from './dispatch-failure.policy';
 import { parkedDelivery, type DeliveryToDispatch, type DispatchDelivery, type DispatchOutcome } from './dispatch-delivery.usecase';
 import type { ParkDispatch } from './park-dispatch.usecase';

@@ -3,6 +3,7 @@ import type { SqliteEventStore } from '@wts/event-store';
 import { eventually } from '@wts/testing';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
+import { ParkDispatchUseCase } from './park-dispatch.usecase';
 import { HELD, OTHER, ReleaseDrainFixture, heldEvent, releasedEvent } from './testing/release-drain.fixtures';
 import { RELEASE_CHECKPOINT, releaseDrainCheckpoint, type ReleaseDrainWorker } from './release-drain.worker';
 
@@ -17,7 +18,7 @@ class CountingDispatch extends DispatchDeliveryUseCase {
     this.crashed = reject;
   });
   constructor(store: SqliteEventStore) {
-    super(store, systemClock);
+    super(store, systemClock, new ParkDispatchUseCase(store, systemClock));
     this.crash.catch(() => undefined);
   }
   /** The call in flight fails now (the process it ran in is gone). */

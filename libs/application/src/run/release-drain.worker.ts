@@ -1,6 +1,6 @@
 import { StreamCategories, Streams, type DeliveryAccepted, type WebhookReleased } from '@wts/contracts';
 import { comparePositions, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
-import { retryWithBackoff } from '../shared/retry-with-backoff';
+import { retryWithBackoff } from '@wts/runtime';
 import type { DeliveryToDispatch, DispatchOutcome } from './dispatch-delivery.usecase';
 import {
   DispatchStoppedError,

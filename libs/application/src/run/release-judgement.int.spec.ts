@@ -2,6 +2,7 @@ import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type DispatchPa
 import { eventually } from '@wts/testing';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DISCARDED_BY_OPERATOR, DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchRequest } from './dispatch-delivery.usecase';
+import { ParkDispatchUseCase } from './park-dispatch.usecase';
 import { ACCOUNT, HELD, ROUTINE, ReleaseDrainFixture, T0, heldEvent, releasedEvent } from './testing/release-drain.fixtures';
 
 const OUTSIDER = 'acc_BBBBBBBBBBBBBBBBBBBBBB';
@@ -39,7 +40,9 @@ describe('a release judges held deliveries as things stand at the release', () =
   const setActive = (accountId: string, active: boolean): Promise<void> =>
     f.append(ACCOUNT_CATALOG_STREAM, { type: 'AccountUpdated', data: { accountId, active, updatedAt: T0 } });
 
-  async function drainOnce(dispatch = new DispatchDeliveryUseCase(f.store, systemClock)): Promise<void> {
+  async function drainOnce(
+    dispatch = new DispatchDeliveryUseCase(f.store, systemClock, new ParkDispatchUseCase(f.store, systemClock)),
+  ): Promise<void> {
     const releases: string[] = [];
     const drain = f.worker(dispatch, (webhookId) => releases.push(webhookId));
     await drain.start();
@@ -78,7 +81,7 @@ describe('a release judges held deliveries as things stand at the release', () =
 
   async function dispatchAgain(deliveryId: string, request: DispatchRequest): Promise<string> {
     const { data, id, position } = await accepted(deliveryId);
-    const dispatch = new DispatchDeliveryUseCase(f.store, systemClock);
+    const dispatch = new DispatchDeliveryUseCase(f.store, systemClock, new ParkDispatchUseCase(f.store, systemClock));
     return (await dispatch.execute({ delivery: data, position, eventId: id, traceparent: '', request })).kind;
   }
 

@@ -42,7 +42,7 @@ class FailingFor extends DispatchDeliveryUseCase {
     store: SqliteEventStore,
     private readonly poisoned: string,
   ) {
-    super(store, systemClock);
+    super(store, systemClock, new ParkDispatchUseCase(store, systemClock));
   }
   override async execute(input: DeliveryToDispatch): Promise<DispatchOutcome> {
     if (input.delivery.deliveryId === this.poisoned) {

@@ -1,5 +1,5 @@
 import type { EventStore, GlobalPosition, RecordedEvent, Subscription } from '@wts/event-store';
-import { Signal } from '../shared/async.util';
+import { Signal, retryWithBackoff } from '@wts/runtime';
 
 /** An event handed over and not yet passed by its worker's checkpoint. */
 export interface InFlight {
@@ -51,9 +51,14 @@ export class SubscriptionFollow {
       (error: unknown) => {
         this.options.onFailure(error);
         if (this.isStopped) return;
-        setTimeout(() => {
-          if (!this.isStopped) void this.settled().then(() => this.follow());
-        }, this.options.retryDelayMs).unref();
+        // A fixed delay (retryDelayMs each time), cut short by stop; not after a stop.
+        void retryWithBackoff(() => this.settled().then(() => this.follow()), {
+          initialDelayMs: this.options.retryDelayMs,
+          maxDelayMs: this.options.retryDelayMs,
+          waitFirst: true,
+          interrupt: this.stopping,
+          proceed: () => !this.isStopped,
+        });
       },
     );
   }

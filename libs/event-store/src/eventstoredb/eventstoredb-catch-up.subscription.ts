@@ -1,4 +1,5 @@
 import type { AllStreamResolvedEvent } from '@eventstore/db-client';
+import { backoffDelay } from '@wts/runtime';
 import {
   EventStoreUnavailableError,
   comparePositions,
@@ -145,7 +146,7 @@ export class EventStoreDbCatchUpSubscription implements Subscription {
         this.from.reportGaveUp(gaveUp);
         throw gaveUp;
       }
-      await this.sleep(Math.min(this.policy.maxDelayMs, this.policy.initialDelayMs * 2 ** (failures - 1)));
+      await this.sleep(backoffDelay(this.policy, failures));
     }
   }
 

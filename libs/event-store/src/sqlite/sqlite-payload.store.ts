@@ -1,3 +1,4 @@
+import { sleep } from '@wts/runtime';
 import { assertPayloadRemoval } from '../payload-request.validation';
 import type { PayloadRemoval, PayloadScanPage, PayloadStore, ReclaimReport, StoredPayload } from '../payload-store.port';
 import { assertNonNegativeInteger, assertPositiveInteger } from '../store-options.validation';
@@ -138,7 +139,7 @@ export class SqlitePayloadStore implements PayloadStore {
       // log -1: not a WAL file (an in-memory store): nothing to truncate.
       if (busy === 0 && log <= 0) return { complete: true, released };
       if (Date.now() >= deadline) return { complete: false, released };
-      await new Promise((resolve) => setTimeout(resolve, TRUNCATE_RETRY_MS));
+      await sleep(TRUNCATE_RETRY_MS);
     }
   }
 

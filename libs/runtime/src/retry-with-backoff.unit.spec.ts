@@ -1,6 +1,6 @@
 import { eventually } from '@wts/testing';
 import { Signal } from './async.util';
-import { nextDelay, retryAfterFailure, retryWithBackoff } from './retry-with-backoff';
+import { backoffDelay, nextDelay, retryAfterFailure, retryWithBackoff } from './retry-with-backoff';
 
 describe('retryWithBackoff', () => {
   it('given an attempt that fails twice, when retried, then it resolves with the third result after doubling waits', async () => {
@@ -169,5 +169,38 @@ describe('retryWithBackoff options', () => {
     expect(proceed).toHaveBeenCalledWith(2);
     expect(wait).not.toHaveBeenCalled();
     expect(attempt).not.toHaveBeenCalled();
+  });
+});
+
+describe('backoffDelay', () => {
+  it('given failures in a row, then it is the wait retryWithBackoff waits after as many: doubled from initialDelayMs, capped', () => {
+    const policy = { initialDelayMs: 500, maxDelayMs: 15_000 };
+    expect([1, 2, 3, 4, 5, 6, 7].map((failures) => backoffDelay(policy, failures))).toEqual([
+      500, 1_000, 2_000, 4_000, 8_000, 15_000, 15_000,
+    ]);
+    expect(backoffDelay({ initialDelayMs: 0.1, maxDelayMs: 1 }, 4)).toBe(0.8);
+  });
+
+  it('given linear growth, then each failure adds initialDelayMs, capped', () => {
+    expect([1, 2, 3, 9].map((failures) => backoffDelay({ initialDelayMs: 200, maxDelayMs: 1_000, growth: 'linear' }, failures))).toEqual([
+      200, 400, 600, 1_000,
+    ]);
+  });
+
+  it('given endless failures or a zero initial delay, then it stays a number: the cap, or zero', () => {
+    expect(backoffDelay({ initialDelayMs: 20, maxDelayMs: 5_000 }, 100_000)).toBe(5_000);
+    expect(backoffDelay({ initialDelayMs: 0, maxDelayMs: 5_000 }, 100_000)).toBe(0);
+  });
+
+  it('agrees with the waits of retryWithBackoff', async () => {
+    const waits: number[] = [];
+    const policy = { initialDelayMs: 3, maxDelayMs: 40 };
+    await retryWithBackoff(
+      async (attempt) => {
+        if (attempt < 7) throw new Error('down');
+      },
+      { ...policy, wait: async (delayMs) => void waits.push(delayMs) },
+    );
+    expect(waits).toEqual([1, 2, 3, 4, 5, 6].map((failures) => backoffDelay(policy, failures)));
   });
 });

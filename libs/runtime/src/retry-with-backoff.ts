@@ -36,6 +36,18 @@ export function nextDelay(delay: number, max: number): number {
 }
 
 /**
+ * The wait after `failures` failures in a row (1 or more), as retryWithBackoff waits it: for a
+ * loop driven by events rather than by one attempt (a process exit, a timer's flush), which counts
+ * its own failures. initialDelayMs after the first; then doubled (linear: initialDelayMs more) up
+ * to maxDelayMs.
+ */
+export function backoffDelay(policy: BackoffPolicy, failures: number): number {
+  const steps = Math.max(0, Math.min(failures - 1, 1023));
+  const grown = policy.growth === 'linear' ? policy.initialDelayMs * (steps + 1) : policy.initialDelayMs * 2 ** steps;
+  return Math.min(grown, policy.maxDelayMs);
+}
+
+/**
  * Runs `attempt` until it resolves, waiting with exponential backoff after each failure. It never
  * gives up by itself (nothing may be dropped): the loop ends only when `attempt` resolves,
  * `proceed` says stop, or `retryIf` turns a failure down (rethrown). `attempt` gets the 1-based

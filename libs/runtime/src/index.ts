@@ -1,0 +1,2 @@
+export * from './async.util';
+export * from './retry-with-backoff';
