@@ -7,7 +7,7 @@ import type { ReadModelStore } from '../../libs/read-models/src/read-model.port'
  */
 export async function expectUpgradedFromVersion1(store: ReadModelStore): Promise<void> {
   expect(await store.loadCheckpoint('read-models')).toEqual({ commit: 5n, prepare: 5n });
-  expect((await store.deliveries('r1', { limit: 10 })).items.map((row) => row.deliveryId)).toEqual(['d1']);
+  expect((await store.deliveries('r1', { limit: 10 })).items.map((row) => row.delivery_id)).toEqual(['d1']);
   const mapping = { kind: 'webhook_routine', position: { commit: 6n, prepare: 6n }, row: { webhookId: 'w1', routineId: 'r1' } } as const;
   const entry = {
     entryId: 'e1',

@@ -14,25 +14,31 @@ import type { DeliveryPayloadState, ErasureCandidatePage, ErasureCandidateSelect
  * thread or a second process loads without the `@wts/*` aliases) reach it by a relative path.
  */
 
+/**
+ * The listings' rows carry their tables' column names, which are also the admin API's field names:
+ * the admin API lists parked and run rows as they are, and picks its fields of delivery rows (see
+ * RunQueries). A trigger account is stored in two columns (trigger_account_id, _email) and read
+ * back nested, as the API shows it.
+ */
 export interface TriggerAccountRow {
-  readonly accountId: string;
+  readonly account_id: string;
   readonly email: string;
 }
 
 export interface DeliveryRow {
-  readonly deliveryId: string;
-  readonly routineId: string;
-  readonly webhookId: string;
-  readonly runId: string;
-  readonly receivedAt: string;
-  readonly triggerAccount: TriggerAccountRow;
-  readonly contentType: string;
-  readonly idempotencyKey: string | null;
+  readonly delivery_id: string;
+  readonly routine_id: string;
+  readonly webhook_id: string;
+  readonly run_id: string;
+  readonly received_at: string;
+  readonly trigger_account: TriggerAccountRow;
+  readonly content_type: string;
+  readonly idempotency_key: string | null;
   /**
    * When the payload expires (ISO 8601, as in the event). Null for a delivery written before
    * payloads were kept apart: its payload is inside its event and never expires.
    */
-  readonly payloadExpiresAt: string | null;
+  readonly payload_expires_at: string | null;
 }
 
 /** Where a delivery's payload is: still kept, or removed (and why). The record of the delivery stays either way. */
@@ -45,26 +51,31 @@ export interface PayloadRemovalRow {
   readonly removedAt: string;
 }
 
+/** A run as the projection writes it and as the admin API lists it (`GET /admin/routines/:id/runs`). */
 export interface RunRow {
-  readonly runId: string;
-  readonly routineId: string;
-  readonly webhookId: string;
-  readonly deliveryId: string;
-  readonly triggerAccount: TriggerAccountRow;
+  readonly run_id: string;
+  readonly routine_id: string;
+  readonly webhook_id: string;
+  readonly delivery_id: string;
+  readonly trigger_account: TriggerAccountRow;
   readonly status: string;
-  readonly createdAt: string;
+  readonly created_at: string;
 }
 
+/**
+ * A parked delivery: as the projection writes it, as its table stores it (column for field, in the
+ * table's order) and as the admin API lists it (`GET /admin/parked`, `GET …/webhook/parked`).
+ */
 export interface ParkedRow {
   /** The event that could not be handled (the DeliveryAccepted event's id). */
-  readonly sourceEventId: string;
-  readonly sourceStream: string;
-  readonly sourceType: string;
+  readonly source_event_id: string;
+  readonly source_stream: string;
+  readonly source_type: string;
   /** The delivery and routine it belongs to, when known. */
-  readonly deliveryId: string | null;
-  readonly routineId: string | null;
+  readonly delivery_id: string | null;
+  readonly routine_id: string | null;
   readonly error: string;
-  readonly parkedAt: string;
+  readonly parked_at: string;
 }
 
 export interface AttemptRow {
@@ -166,11 +177,12 @@ export interface Page<T> {
 }
 
 export type DeliveryListRow = DeliveryRow & {
+  /** Whether the payload is still kept, or was removed (expired or erased); the rest of the record stays. */
+  readonly payload_state: PayloadState;
+  /** When the payload was removed (null while kept). */
+  readonly payload_removed_at: string | null;
   /** Idempotent repeats answered with the original 202, by any ingress replica. */
   readonly replays: number;
-  readonly payloadState: PayloadState;
-  /** When the payload was removed (null while kept). */
-  readonly payloadRemovedAt: string | null;
 };
 
 /** A cursor the adapter did not issue (malformed or tampered): the caller answers 400. */

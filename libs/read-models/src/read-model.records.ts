@@ -115,37 +115,37 @@ export function changeValues(change: InsertedChange): readonly SqlValue[] {
     case 'delivery': {
       const r = change.row;
       return [
-        r.deliveryId,
-        r.routineId,
-        r.webhookId,
-        r.runId,
-        r.receivedAt,
-        r.triggerAccount.accountId,
-        r.triggerAccount.email,
-        r.contentType,
-        r.idempotencyKey,
+        r.delivery_id,
+        r.routine_id,
+        r.webhook_id,
+        r.run_id,
+        r.received_at,
+        r.trigger_account.account_id,
+        r.trigger_account.email,
+        r.content_type,
+        r.idempotency_key,
         ...at,
-        r.payloadExpiresAt,
-        foldAccountEmail(r.triggerAccount.email),
+        r.payload_expires_at,
+        foldAccountEmail(r.trigger_account.email),
       ];
     }
     case 'run': {
       const r = change.row;
       return [
-        r.runId,
-        r.routineId,
-        r.webhookId,
-        r.deliveryId,
-        r.triggerAccount.accountId,
-        r.triggerAccount.email,
+        r.run_id,
+        r.routine_id,
+        r.webhook_id,
+        r.delivery_id,
+        r.trigger_account.account_id,
+        r.trigger_account.email,
         r.status,
-        r.createdAt,
+        r.created_at,
         ...at,
       ];
     }
     case 'parked': {
       const r = change.row;
-      return [r.sourceEventId, r.sourceStream, r.sourceType, r.deliveryId, r.routineId, r.error, r.parkedAt, ...at];
+      return [r.source_event_id, r.source_stream, r.source_type, r.delivery_id, r.routine_id, r.error, r.parked_at, ...at];
     }
     case 'webhook_routine':
       return [change.row.webhookId, change.row.routineId];

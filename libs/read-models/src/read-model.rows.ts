@@ -1,5 +1,5 @@
 import type { GlobalPosition } from '@wts/event-store';
-import type { AttemptRow, AuditActor, AuditRow, DeliveryListRow, ParkedRow, PayloadState, RunRow } from './read-model.port';
+import type { AttemptRow, AuditActor, AuditRow, DeliveryListRow, PayloadState, RunRow, TriggerAccountRow } from './read-model.port';
 
 /**
  * The tables' rows as the adapters read them back, and the port's rows made from them: the read
@@ -41,15 +41,8 @@ export interface RunRecord extends Positioned {
   readonly created_at: string;
 }
 
-export interface ParkedRecord extends Positioned {
-  readonly source_event_id: string;
-  readonly source_stream: string;
-  readonly source_type: string;
-  readonly delivery_id: string | null;
-  readonly routine_id: string | null;
-  readonly error: string;
-  readonly parked_at: string;
-}
+/** A listing's row as its SELECT reads it: the row, and the position its cursor is made of. */
+export type PositionedRow<T> = T & Positioned;
 
 export interface AttemptRecord {
   readonly id: DbInteger;
@@ -83,46 +76,46 @@ export function positionOf(record: Positioned): GlobalPosition {
   return { commit: BigInt(record.commit_pos), prepare: BigInt(record.prepare_pos) };
 }
 
-/** The table's CHECK constraint keeps `payload_state` to the port's values. */
+/** The trigger account's two columns, nested as the rows (and the admin API) carry it. */
+function triggerAccountOf(r: { readonly trigger_account_id: string; readonly trigger_account_email: string }): TriggerAccountRow {
+  return { account_id: r.trigger_account_id, email: r.trigger_account_email };
+}
+
+/** The table's CHECK constraint keeps `payload_state` to the port's values; `replays` comes back as an integer of the database's. */
 export function toDeliveryRow(r: DeliveryRecord): DeliveryListRow {
   return {
-    deliveryId: r.delivery_id,
-    routineId: r.routine_id,
-    webhookId: r.webhook_id,
-    runId: r.run_id,
-    receivedAt: r.received_at,
-    triggerAccount: { accountId: r.trigger_account_id, email: r.trigger_account_email },
-    contentType: r.content_type,
-    idempotencyKey: r.idempotency_key,
-    payloadExpiresAt: r.payload_expires_at,
-    payloadState: r.payload_state as PayloadState,
-    payloadRemovedAt: r.payload_removed_at,
+    delivery_id: r.delivery_id,
+    routine_id: r.routine_id,
+    webhook_id: r.webhook_id,
+    run_id: r.run_id,
+    received_at: r.received_at,
+    trigger_account: triggerAccountOf(r),
+    content_type: r.content_type,
+    idempotency_key: r.idempotency_key,
+    payload_expires_at: r.payload_expires_at,
+    payload_state: r.payload_state as PayloadState,
+    payload_removed_at: r.payload_removed_at,
     replays: Number(r.replays),
   };
 }
 
+/** The run's columns, its trigger account nested (in the place the admin API lists it). */
 export function toRunRow(r: RunRecord): RunRow {
   return {
-    runId: r.run_id,
-    routineId: r.routine_id,
-    webhookId: r.webhook_id,
-    deliveryId: r.delivery_id,
-    triggerAccount: { accountId: r.trigger_account_id, email: r.trigger_account_email },
+    run_id: r.run_id,
+    routine_id: r.routine_id,
+    webhook_id: r.webhook_id,
+    delivery_id: r.delivery_id,
+    trigger_account: triggerAccountOf(r),
     status: r.status,
-    createdAt: r.created_at,
+    created_at: r.created_at,
   };
 }
 
-export function toParkedRow(r: ParkedRecord): ParkedRow {
-  return {
-    sourceEventId: r.source_event_id,
-    sourceStream: r.source_stream,
-    sourceType: r.source_type,
-    deliveryId: r.delivery_id,
-    routineId: r.routine_id,
-    error: r.error,
-    parkedAt: r.parked_at,
-  };
+/** The row without its position: the columns before it, in the SELECT's order (the listing's fields are its columns). */
+export function withoutPosition<T>(record: PositionedRow<T>): T {
+  const { commit_pos: _commit, prepare_pos: _prepare, ...row } = record;
+  return row as T;
 }
 
 export function toAttemptRow(r: AttemptRecord): AttemptRow {

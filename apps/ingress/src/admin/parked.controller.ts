@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { RedispatchParkedUseCase, RunQueries, type AdminCall, type ParkedListItem, type RedispatchResult } from '@wts/application';
+import { RedispatchParkedUseCase, RunQueries, type AdminCall, type RedispatchResult } from '@wts/application';
+import type { ParkedRow } from '@wts/read-models';
 import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
 import { ListQueryDto, toPageRequest } from './dto/list-query.dto';
@@ -16,7 +17,7 @@ export class ParkedController {
 
   @Get()
   @Access('viewer', 'parked.list')
-  list(@Query() query: ListQueryDto): Promise<ListingResponse<'parked', ParkedListItem>> {
+  list(@Query() query: ListQueryDto): Promise<ListingResponse<'parked', ParkedRow>> {
     return listingResponse('parked', this.queries.parked(undefined, toPageRequest(query)));
   }
 

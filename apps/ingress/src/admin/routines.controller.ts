@@ -1,13 +1,6 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  RoutinesService,
-  RunQueries,
-  type AdminCall,
-  type DeliveryListItem,
-  type ParkedListItem,
-  type RoutineView,
-  type RunListItem,
-} from '@wts/application';
+import { RoutinesService, RunQueries, type AdminCall, type DeliveryListItem, type RoutineView } from '@wts/application';
+import type { ParkedRow, RunRow } from '@wts/read-models';
 import { orThrow } from '../http/rejection';
 import { Access } from '../access/admin-access.config';
 import { Caller } from '../access/caller.decorator';
@@ -48,14 +41,14 @@ export class RoutinesController {
 
   @Get(':id/runs')
   @Access('viewer', 'run.list')
-  runs(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'runs', RunListItem>> {
+  runs(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'runs', RunRow>> {
     return listingResponse('runs', this.queries.runs(id, toPageRequest(query)));
   }
 
   /** Deliveries of this routine that can never become a run, kept with their error. */
   @Get(':id/webhook/parked')
   @Access('viewer', 'parked.list')
-  parked(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'parked', ParkedListItem>> {
+  parked(@Param('id') id: string, @Query() query: ListQueryDto): Promise<ListingResponse<'parked', ParkedRow>> {
     return listingResponse('parked', this.queries.parked(id, toPageRequest(query)));
   }
 }

@@ -1,6 +1,6 @@
 import { Streams } from '@wts/contracts';
 import { reject, type Rejection } from '@wts/domain';
-import type { PageRequest, ReadModelStore } from '@wts/read-models';
+import type { DeliveryListRow, PageRequest, ReadModelStore } from '@wts/read-models';
 import type { ConfigurationFreshness } from '../configuration/configuration.feeder';
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { listing, type Listing } from '../run/run.queries';
@@ -14,10 +14,8 @@ export interface RejectedAttemptItem {
   readonly source_address: string;
 }
 
-export interface DeliveryReplaysItem {
-  readonly delivery_id: string;
-  readonly replays: number;
-}
+/** A delivery's replay count (`GET …/webhook/replays`): two fields of its row, the listing's own. */
+export type DeliveryReplaysItem = Pick<DeliveryListRow, 'delivery_id' | 'replays'>;
 
 /**
  * For the owner only: what callers never learn (which of wrong secret, disabled endpoint and the
@@ -55,7 +53,7 @@ export class WebhookActivityQueries {
     await this.recorder.flush();
     return listing(
       () => this.readModels.deliveries(routineId, page),
-      (delivery) => ({ delivery_id: delivery.deliveryId, replays: delivery.replays }),
+      (delivery) => ({ delivery_id: delivery.delivery_id, replays: delivery.replays }),
     );
   }
 

@@ -31,7 +31,6 @@ function accepted(overrides: Partial<DeliveryAccepted['data']> = {}): DeliveryAc
 
 describe('toProjectionChanges: listings and the rest', () => {
   it('a delivery (here a version 1 event, its payload inline), a run and a park are one row each, as before', () => {
-    const { triggerAccount } = DELIVERY;
     const accepted = toProjectionChanges(
       recorded({
         type: 'DeliveryAccepted',
@@ -50,16 +49,16 @@ describe('toProjectionChanges: listings and the rest', () => {
         kind: 'delivery',
         position: POSITION,
         row: {
-          deliveryId: 'dlv_1',
-          routineId: 'rtn_1',
-          webhookId: 'whk_1',
-          runId: 'run_1',
-          receivedAt: '2024-05-01T10:00:00.000Z',
-          triggerAccount,
-          contentType: 'text/plain',
-          idempotencyKey: null,
+          delivery_id: 'dlv_1',
+          routine_id: 'rtn_1',
+          webhook_id: 'whk_1',
+          run_id: 'run_1',
+          received_at: '2024-05-01T10:00:00.000Z',
+          trigger_account: { account_id: 'acc_1', email: 'a@example.com' },
+          content_type: 'text/plain',
+          idempotency_key: null,
           // Written before payloads were kept apart (schema version 1, inline payload): it never expires.
-          payloadExpiresAt: null,
+          payload_expires_at: null,
         },
       },
     ]);
@@ -80,13 +79,13 @@ describe('toProjectionChanges: listings and the rest', () => {
         kind: 'parked',
         position: POSITION,
         row: {
-          sourceEventId: 'evt-0',
-          sourceStream: 'delivery-dlv_2',
-          sourceType: 'DeliveryAccepted',
-          deliveryId: 'dlv_2',
-          routineId: null,
+          source_event_id: 'evt-0',
+          source_stream: 'delivery-dlv_2',
+          source_type: 'DeliveryAccepted',
+          delivery_id: 'dlv_2',
+          routine_id: null,
           error: 'boom',
-          parkedAt: '2024-05-01T10:00:01.000Z',
+          parked_at: '2024-05-01T10:00:01.000Z',
         },
       },
     ]);
@@ -94,7 +93,7 @@ describe('toProjectionChanges: listings and the rest', () => {
 
   it("a version 2 delivery's row carries its payload's expiry, in the one form every stored time has", () => {
     const [change] = toProjectionChanges(recorded(accepted({ payloadExpiresAt: '2024-05-31T12:00:00+02:00' }), { schemaVersion: 2 }));
-    expect(change).toMatchObject({ kind: 'delivery', row: { deliveryId: 'dlv_1', payloadExpiresAt: '2024-05-31T10:00:00.000Z' } });
+    expect(change).toMatchObject({ kind: 'delivery', row: { delivery_id: 'dlv_1', payload_expires_at: '2024-05-31T10:00:00.000Z' } });
   });
 
   it('PayloadsRemoved is one removal of its deliveries, with its reason and time; recorded twice, it is the same removal twice', () => {

@@ -1,6 +1,7 @@
 import { StreamCategories, type DispatchParked, type ServiceEvent } from '@wts/contracts';
 import type { RecordedEvent } from '@wts/event-store';
 import type { ProjectionChange } from '@wts/read-models';
+import { toTriggerAccountRow } from '../run/run.view';
 import { asEvent } from '../shared/event-envelope';
 import { auditEntry, auditFactsOf } from './audit-entry.projection';
 
@@ -39,16 +40,16 @@ export function toProjectionChanges(recorded: RecordedEvent): readonly Projectio
       // Null for a version 1 event: its payload is inline (legacyPayload) and never expires.
       const payloadExpiresAt = instant(event.data.payloadExpiresAt);
       const row = {
-        deliveryId,
-        routineId,
-        webhookId,
-        runId,
-        receivedAt,
-        triggerAccount: { ...triggerAccount },
-        contentType,
-        idempotencyKey,
+        delivery_id: deliveryId,
+        routine_id: routineId,
+        webhook_id: webhookId,
+        run_id: runId,
+        received_at: receivedAt,
+        trigger_account: toTriggerAccountRow(triggerAccount),
+        content_type: contentType,
+        idempotency_key: idempotencyKey,
       };
-      return [{ kind: 'delivery', position, row: { ...row, payloadExpiresAt } }];
+      return [{ kind: 'delivery', position, row: { ...row, payload_expires_at: payloadExpiresAt } }];
     }
     case 'PayloadsRemoved': {
       const { reason, removedAt, deliveryIds } = event.data;
@@ -70,7 +71,15 @@ export function toProjectionChanges(recorded: RecordedEvent): readonly Projectio
         {
           kind: 'run',
           position,
-          row: { runId, routineId, webhookId, deliveryId, triggerAccount: { ...triggerAccount }, status, createdAt },
+          row: {
+            run_id: runId,
+            routine_id: routineId,
+            webhook_id: webhookId,
+            delivery_id: deliveryId,
+            trigger_account: toTriggerAccountRow(triggerAccount),
+            status,
+            created_at: createdAt,
+          },
         },
       ];
     }
@@ -111,12 +120,12 @@ function parkedRow(data: DispatchParked['data']): Extract<ProjectionChange, { ki
     data.deliveryId ??
     (data.sourceStream.startsWith(StreamCategories.delivery) ? data.sourceStream.slice(StreamCategories.delivery.length) : null);
   return {
-    sourceEventId: data.sourceEventId,
-    sourceStream: data.sourceStream,
-    sourceType: data.sourceType,
-    deliveryId,
-    routineId: data.routineId ?? null,
+    source_event_id: data.sourceEventId,
+    source_stream: data.sourceStream,
+    source_type: data.sourceType,
+    delivery_id: deliveryId,
+    routine_id: data.routineId ?? null,
     error: data.error,
-    parkedAt: data.parkedAt,
+    parked_at: data.parkedAt,
   };
 }

@@ -98,7 +98,7 @@ describe('ReadModelProjector', () => {
   }
 
   async function listed(): Promise<{ deliveries: string[]; runs: number }> {
-    const deliveries = (await readModels.deliveries(ROUTINE, { limit: 1000 })).items.map((row) => row.deliveryId);
+    const deliveries = (await readModels.deliveries(ROUTINE, { limit: 1000 })).items.map((row) => row.delivery_id);
     const runs = (await readModels.runs(ROUTINE, { limit: 1000 })).items.length;
     return { deliveries, runs };
   }
@@ -267,10 +267,10 @@ describe('ReadModelProjector', () => {
 
     const states = async (): Promise<unknown[]> =>
       (await readModels.deliveries(ROUTINE, { limit: 100 })).items.map((row) => [
-        row.deliveryId,
-        row.payloadState,
-        row.payloadRemovedAt,
-        row.payloadExpiresAt === null,
+        row.delivery_id,
+        row.payload_state,
+        row.payload_removed_at,
+        row.payload_expires_at === null,
       ]);
     const expected = [
       [legacyId, 'kept', null, true],

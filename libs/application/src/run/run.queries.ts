@@ -7,7 +7,6 @@ import {
   type Page,
   type PageRequest,
   type ParkedRow,
-  type PayloadState,
   type ReadModelStore,
   type RunRow,
 } from '@wts/read-models';
@@ -15,30 +14,17 @@ import type { ConfigurationFreshness } from '../configuration/configuration.feed
 import type { ConfigurationState } from '../configuration/configuration.state';
 import { PayloadReader } from '../payload/payload.reader';
 import { asEvent } from '../shared/event-envelope';
-import { toRunView, toTriggerAccountView, type RunListItem, type RunView, type TriggerAccountView } from './run.view';
+import { toRunView, type RunView } from './run.view';
 
-export interface DeliveryListItem {
-  readonly delivery_id: string;
-  readonly run_id: string;
-  readonly received_at: string;
-  readonly trigger_account: TriggerAccountView;
-  readonly content_type: string;
-  readonly idempotency_key: string | null;
-  /** Whether the payload is still kept, or was removed (expired or erased); the rest of the record stays. */
-  readonly payload_state: PayloadState;
-  /** When the payload expires; null for a delivery from before payloads were kept apart (it never expires). */
-  readonly payload_expires_at: string | null;
-}
-
-export interface ParkedListItem {
-  readonly source_event_id: string;
-  readonly source_stream: string;
-  readonly source_type: string;
-  readonly delivery_id: string | null;
-  readonly routine_id: string | null;
-  readonly error: string;
-  readonly parked_at: string;
-}
+/**
+ * A delivery as `GET …/webhook/deliveries` lists it: the fields of its row the API shows, in the
+ * API's order. The rest stays out of the answer: the routine and webhook are the request's own,
+ * replay counts have their listing (`GET …/webhook/replays`) and the removal time is not shown.
+ */
+export type DeliveryListItem = Pick<
+  DeliveryListRow,
+  'delivery_id' | 'run_id' | 'received_at' | 'trigger_account' | 'content_type' | 'idempotency_key' | 'payload_state' | 'payload_expires_at'
+>;
 
 /** A page of a listing, newest first; `next_cursor` continues it (null on the last page). */
 export interface Listing<T> {
@@ -63,14 +49,14 @@ export class RunQueries {
     return (await this.routineMissing(routineId)) ?? listing(() => this.readModels.deliveries(routineId, page), toDeliveryItem);
   }
 
-  async runs(routineId: string, page: PageRequest): Promise<Listing<RunListItem> | Rejection> {
-    return (await this.routineMissing(routineId)) ?? listing(() => this.readModels.runs(routineId, page), toRunItem);
+  async runs(routineId: string, page: PageRequest): Promise<Listing<RunRow> | Rejection> {
+    return (await this.routineMissing(routineId)) ?? listing(() => this.readModels.runs(routineId, page));
   }
 
   /** Deliveries that can never become a run (kept with their error): all of them, or one routine's. */
-  async parked(routineId: string | undefined, page: PageRequest): Promise<Listing<ParkedListItem> | Rejection> {
+  async parked(routineId: string | undefined, page: PageRequest): Promise<Listing<ParkedRow> | Rejection> {
     const missing = routineId === undefined ? undefined : await this.routineMissing(routineId);
-    return missing ?? listing(() => this.readModels.parked(routineId, page), toParkedItem);
+    return missing ?? listing(() => this.readModels.parked(routineId, page));
   }
 
   /** Read from the store, not the read model: 404 exactly until the dispatcher has created it. */
@@ -95,46 +81,29 @@ export class RunQueries {
 
 function toDeliveryItem(row: DeliveryListRow): DeliveryListItem {
   return {
-    delivery_id: row.deliveryId,
-    run_id: row.runId,
-    received_at: row.receivedAt,
-    trigger_account: toTriggerAccountView(row.triggerAccount),
-    content_type: row.contentType,
-    idempotency_key: row.idempotencyKey,
-    payload_state: row.payloadState,
-    payload_expires_at: row.payloadExpiresAt,
+    delivery_id: row.delivery_id,
+    run_id: row.run_id,
+    received_at: row.received_at,
+    trigger_account: row.trigger_account,
+    content_type: row.content_type,
+    idempotency_key: row.idempotency_key,
+    payload_state: row.payload_state,
+    payload_expires_at: row.payload_expires_at,
   };
 }
 
-function toRunItem(row: RunRow): RunListItem {
-  return {
-    run_id: row.runId,
-    routine_id: row.routineId,
-    webhook_id: row.webhookId,
-    delivery_id: row.deliveryId,
-    trigger_account: toTriggerAccountView(row.triggerAccount),
-    status: row.status,
-    created_at: row.createdAt,
-  };
-}
-
-function toParkedItem(row: ParkedRow): ParkedListItem {
-  return {
-    source_event_id: row.sourceEventId,
-    source_stream: row.sourceStream,
-    source_type: row.sourceType,
-    delivery_id: row.deliveryId,
-    routine_id: row.routineId,
-    error: row.error,
-    parked_at: row.parkedAt,
-  };
-}
-
-/** Reads a page and maps its rows; a cursor this listing did not issue is the caller's 400. */
-export async function listing<R, T>(read: () => Promise<Page<R>>, map: (row: R) => T): Promise<Listing<T> | Rejection> {
+/**
+ * Reads a page, its rows as the API lists them (or mapped by `map`, where the API shapes them
+ * differently); a cursor this listing did not issue is the caller's 400.
+ */
+export function listing<T>(read: () => Promise<Page<T>>): Promise<Listing<T> | Rejection>;
+export function listing<R, T>(read: () => Promise<Page<R>>, map: (row: R) => T): Promise<Listing<T> | Rejection>;
+export async function listing<R, T>(read: () => Promise<Page<R>>, map?: (row: R) => T): Promise<Listing<R | T> | Rejection> {
   try {
     const page = await read();
-    return { items: page.items.map(map), nextCursor: page.nextCursor };
+    return map === undefined
+      ? { items: page.items, nextCursor: page.nextCursor }
+      : { items: page.items.map(map), nextCursor: page.nextCursor };
   } catch (error) {
     if (error instanceof InvalidCursorError) return reject('invalid_cursor', error.message);
     throw error;

@@ -1,30 +1,16 @@
 import type { PayloadRecord, RunCreated, TriggerAccount } from '@wts/contracts';
 import { runInitialMessage } from '@wts/domain';
+import type { RunRow, TriggerAccountRow } from '@wts/read-models';
 import type { PayloadLookup } from '../payload/payload.reader';
 
-export interface TriggerAccountView {
-  readonly account_id: string;
-  readonly email: string;
-}
-
-export const toTriggerAccountView = (account: TriggerAccount): TriggerAccountView => ({
+/** An event's trigger account as the read model's rows and the admin API carry it. */
+export const toTriggerAccountRow = (account: TriggerAccount): TriggerAccountRow => ({
   account_id: account.accountId,
   email: account.email,
 });
 
-/** A run as listings show it. */
-export interface RunListItem {
-  readonly run_id: string;
-  readonly routine_id: string;
-  readonly webhook_id: string;
-  readonly delivery_id: string;
-  readonly trigger_account: TriggerAccountView;
-  readonly status: string;
-  readonly created_at: string;
-}
-
-/** A run as `GET /admin/runs/:id` shows it: the listing's fields, and what it runs with. */
-export interface RunView extends RunListItem {
+/** A run as `GET /admin/runs/:id` shows it: the listing's fields (its row), and what it runs with. */
+export interface RunView extends RunRow {
   /** The payload framed as untrusted data; null once the payload is removed. */
   readonly initial_message: string | null;
   /** Untrusted data: JSON text (format json) or the raw text (format text). Render as text. Null once removed. */
@@ -47,7 +33,7 @@ export function toRunView(run: RunCreated['data'], stored: PayloadLookup): RunVi
     routine_id: run.routineId,
     webhook_id: run.webhookId,
     delivery_id: run.deliveryId,
-    trigger_account: toTriggerAccountView(run.triggerAccount),
+    trigger_account: toTriggerAccountRow(run.triggerAccount),
     status: run.status,
     created_at: run.createdAt,
     initial_message: payload === null ? null : runInitialMessage(run, payload),

@@ -61,7 +61,7 @@ export function checkpointContract(context: Context): void {
       expect(await store.commit(name, stale, undefined, at(22))).toBe(false);
 
       expect(await store.loadCheckpoint(name)).toEqual(at(10));
-      expect((await everything((page) => store.deliveries(r, page))).map((row) => row.deliveryId)).toEqual([`${ns}-d1`]);
+      expect((await everything((page) => store.deliveries(r, page))).map((row) => row.delivery_id)).toEqual([`${ns}-d1`]);
       expect(await everything((page) => store.runs(r, page))).toEqual([]);
       expect(await everything((page) => store.parked(r, page))).toEqual([]);
     });
@@ -93,8 +93,8 @@ export function checkpointContract(context: Context): void {
         expect(results.filter((won) => won)).toHaveLength(1);
         const winner = results[0] ? 'mine' : 'theirs';
         expect(await store.loadCheckpoint(name)).toEqual(results[0] ? at(200) : at(300));
-        expect((await everything((page) => store.deliveries(r, page))).map((row) => row.deliveryId)).toEqual([`${ns}-${winner}-${round}`]);
-        expect((await everything((page) => other.runs(r, page))).map((row) => row.runId)).toEqual([`${ns}-${winner}-run-${round}`]);
+        expect((await everything((page) => store.deliveries(r, page))).map((row) => row.delivery_id)).toEqual([`${ns}-${winner}-${round}`]);
+        expect((await everything((page) => other.runs(r, page))).map((row) => row.run_id)).toEqual([`${ns}-${winner}-run-${round}`]);
       }
     });
 
@@ -102,19 +102,19 @@ export function checkpointContract(context: Context): void {
       const { store, ns } = context();
       const r = `${ns}-routine`;
       const name = `${ns}:projector`;
-      const first = deliveryRow(`${ns}-d1`, r, { contentType: 'text/plain' });
+      const first = deliveryRow(`${ns}-d1`, r, { content_type: 'text/plain' });
       const firstRun = runRow(`${ns}-r1`, r, { status: 'created' });
       const firstParked = parkedRow(`${ns}-p1`, r, { error: 'first' });
       await project(store, name, [
         delivery(first, at(10)),
-        delivery({ ...first, contentType: 'application/xml' }, at(11)),
+        delivery({ ...first, content_type: 'application/xml' }, at(11)),
         run(firstRun, at(10)),
         parked(firstParked, at(10)),
       ]);
       await project(store, name, [delivery(deliveryRow(`${ns}-d2`, r), at(15))]);
 
       await project(store, name, [
-        delivery({ ...first, contentType: 'application/json', receivedAt: '2030-01-01T00:00:00.000Z' }, at(20)),
+        delivery({ ...first, content_type: 'application/json', received_at: '2030-01-01T00:00:00.000Z' }, at(20)),
         run({ ...firstRun, status: 'dispatched' }, at(20)),
         parked({ ...firstParked, error: 'second' }, at(20)),
       ]);
@@ -135,7 +135,7 @@ export function checkpointContract(context: Context): void {
         parked(parkedRow(`${ns}-p1`, r), at(12)),
       ]);
       await project(store, `${ns}:other`, [], at(7));
-      await store.recordReplays([d1.deliveryId, d1.deliveryId]);
+      await store.recordReplays([d1.delivery_id, d1.delivery_id]);
       await store.recordAttempts([attemptRow(`${ns}-webhook`, 1)], 10);
 
       await store.reset(`${ns}:projector`);
@@ -145,7 +145,7 @@ export function checkpointContract(context: Context): void {
       expect(await everything((page) => store.deliveries(r, page))).toEqual([]);
       expect(await everything((page) => store.runs(r, page))).toEqual([]);
       expect(await everything((page) => store.parked(r, page))).toEqual([]);
-      expect((await everything((page) => store.parked(undefined, page))).filter((row) => row.sourceEventId.startsWith(ns))).toEqual([]);
+      expect((await everything((page) => store.parked(undefined, page))).filter((row) => row.source_event_id.startsWith(ns))).toEqual([]);
       expect(await everything((page) => store.attempts(`${ns}-webhook`, page))).toEqual([attemptRow(`${ns}-webhook`, 1)]);
 
       // The rebuild starts from undefined again and finds the replay count waiting.

@@ -58,47 +58,47 @@ export function at(commit: bigint | number, prepare: bigint | number = commit): 
 
 export function deliveryRow(id: string, routineId: string, overrides: Partial<DeliveryRow> = {}): DeliveryRow {
   return {
-    deliveryId: id,
-    routineId,
-    webhookId: `${routineId}-webhook`,
-    runId: `${id}-run`,
-    receivedAt: '2024-05-01T12:00:00.000Z',
-    triggerAccount: { accountId: 'acct_1', email: 'owner@example.com' },
-    contentType: 'application/json',
-    idempotencyKey: null,
+    delivery_id: id,
+    routine_id: routineId,
+    webhook_id: `${routineId}-webhook`,
+    run_id: `${id}-run`,
+    received_at: '2024-05-01T12:00:00.000Z',
+    trigger_account: { account_id: 'acct_1', email: 'owner@example.com' },
+    content_type: 'application/json',
+    idempotency_key: null,
     // Far from the years the payload tests select by (payload.suite.ts).
-    payloadExpiresAt: '2124-05-01T12:00:00.000Z',
+    payload_expires_at: '2124-05-01T12:00:00.000Z',
     ...overrides,
   };
 }
 
 /** A delivery as the listing shows it: its payload kept (as every delivery starts), with its replay count. */
 export function listed(row: DeliveryRow, replays = 0): DeliveryListRow {
-  return { ...row, replays, payloadState: 'kept', payloadRemovedAt: null };
+  return { ...row, replays, payload_state: 'kept', payload_removed_at: null };
 }
 
 export function runRow(id: string, routineId: string, overrides: Partial<RunRow> = {}): RunRow {
   return {
-    runId: id,
-    routineId,
-    webhookId: `${routineId}-webhook`,
-    deliveryId: `${id}-delivery`,
-    triggerAccount: { accountId: 'acct_1', email: 'owner@example.com' },
+    run_id: id,
+    routine_id: routineId,
+    webhook_id: `${routineId}-webhook`,
+    delivery_id: `${id}-delivery`,
+    trigger_account: { account_id: 'acct_1', email: 'owner@example.com' },
     status: 'created',
-    createdAt: '2024-05-01T12:00:01.000Z',
+    created_at: '2024-05-01T12:00:01.000Z',
     ...overrides,
   };
 }
 
 export function parkedRow(id: string, routineId: string | null, overrides: Partial<ParkedRow> = {}): ParkedRow {
   return {
-    sourceEventId: id,
-    sourceStream: `delivery-${id}`,
-    sourceType: 'DeliveryAccepted',
-    deliveryId: routineId === null ? null : `${id}-delivery`,
-    routineId,
+    source_event_id: id,
+    source_stream: `delivery-${id}`,
+    source_type: 'DeliveryAccepted',
+    delivery_id: routineId === null ? null : `${id}-delivery`,
+    routine_id: routineId,
     error: 'routine snapshot missing',
-    parkedAt: '2024-05-01T12:00:02.000Z',
+    parked_at: '2024-05-01T12:00:02.000Z',
     ...overrides,
   };
 }

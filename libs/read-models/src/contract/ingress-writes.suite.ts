@@ -9,9 +9,9 @@ export function ingressWritesContract(context: Context): void {
       const r = `${ns}-routine`;
       const [d1, d2, d3] = [deliveryRow(`${ns}-d1`, r), deliveryRow(`${ns}-d2`, r), deliveryRow(`${ns}-d3`, r)];
       // Recorded before the delivery is projected: the count waits for its row.
-      await store.recordReplays([d1.deliveryId, d1.deliveryId, d2.deliveryId]);
+      await store.recordReplays([d1.delivery_id, d1.delivery_id, d2.delivery_id]);
       await project(store, `${ns}:projector`, [delivery(d1, at(1)), delivery(d2, at(2)), delivery(d3, at(3))]);
-      await store.recordReplays([d1.deliveryId]);
+      await store.recordReplays([d1.delivery_id]);
       await store.recordReplays([]);
 
       expect(await everything((page) => store.deliveries(r, page))).toEqual([listed(d3), listed(d2, 1), listed(d1, 3)]);

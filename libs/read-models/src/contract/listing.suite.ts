@@ -46,9 +46,9 @@ function expectedIds(changes: readonly ProjectionChange[], kind: ProjectionChang
     .filter((change) => change.kind === kind)
     .sort(newestFirst)
     .map((change) => {
-      if (change.kind === 'delivery') return change.row.deliveryId;
-      if (change.kind === 'run') return change.row.runId;
-      if (change.kind === 'parked') return change.row.sourceEventId;
+      if (change.kind === 'delivery') return change.row.delivery_id;
+      if (change.kind === 'run') return change.row.run_id;
+      if (change.kind === 'parked') return change.row.source_event_id;
       throw new Error(`no listing by position for ${change.kind}`);
     });
 }
@@ -66,7 +66,7 @@ export function listingContract(context: Context): void {
         positions.map((position, i) => delivery(deliveryRow(`${ns}-d${i}`, r), position)),
       );
 
-      const ids = (await everything((page) => store.deliveries(r, page))).map((row) => row.deliveryId);
+      const ids = (await everything((page) => store.deliveries(r, page))).map((row) => row.delivery_id);
 
       expect(ids).toEqual([5, 4, 3, 6, 1, 2, 0].map((i) => `${ns}-d${i}`));
     });
@@ -77,14 +77,14 @@ export function listingContract(context: Context): void {
         const { store, ns, base } = context();
         const { routine, changes } = await projectMany(store, ns, base, 25);
 
-        expect((await walk((page) => store.deliveries(routine, page), limit)).map((row) => row.deliveryId)).toEqual(
+        expect((await walk((page) => store.deliveries(routine, page), limit)).map((row) => row.delivery_id)).toEqual(
           expectedIds(changes, 'delivery'),
         );
-        expect((await walk((page) => store.runs(routine, page), limit)).map((row) => row.runId)).toEqual(expectedIds(changes, 'run'));
-        expect((await walk((page) => store.parked(routine, page), limit)).map((row) => row.sourceEventId)).toEqual(
+        expect((await walk((page) => store.runs(routine, page), limit)).map((row) => row.run_id)).toEqual(expectedIds(changes, 'run'));
+        expect((await walk((page) => store.parked(routine, page), limit)).map((row) => row.source_event_id)).toEqual(
           expectedIds(changes, 'parked'),
         );
-        const allParked = (await walk((page) => store.parked(undefined, page), limit)).map((row) => row.sourceEventId);
+        const allParked = (await walk((page) => store.parked(undefined, page), limit)).map((row) => row.source_event_id);
         expect(allParked.filter((id) => id.startsWith(ns))).toEqual(expectedIds(changes, 'parked'));
       },
     );
@@ -125,13 +125,13 @@ export function listingContract(context: Context): void {
           expect(await walk(list, limit, insertNewer)).toEqual(before);
           return before;
         };
-        expect((await unchanged((page) => store.deliveries(routine, page))).map((row) => row.deliveryId)).toEqual(
+        expect((await unchanged((page) => store.deliveries(routine, page))).map((row) => row.delivery_id)).toEqual(
           expectedIds(changes, 'delivery'),
         );
-        expect((await unchanged((page) => store.runs(routine, page))).map((row) => row.runId).slice(-25)).toEqual(
+        expect((await unchanged((page) => store.runs(routine, page))).map((row) => row.run_id).slice(-25)).toEqual(
           expectedIds(changes, 'run'),
         );
-        expect((await unchanged((page) => store.parked(routine, page))).map((row) => row.sourceEventId).slice(-25)).toEqual(
+        expect((await unchanged((page) => store.parked(routine, page))).map((row) => row.source_event_id).slice(-25)).toEqual(
           expectedIds(changes, 'parked'),
         );
         expect((await unchanged((page) => store.attempts(webhook, page))).slice(-25)).toEqual([...attempts].reverse());
@@ -218,9 +218,9 @@ export function listingContract(context: Context): void {
         [a, 'a'],
         [b, 'b'],
       ] as const) {
-        expect((await everything((page) => store.deliveries(routine, page))).map((row) => row.deliveryId)).toEqual([`${ns}-d${suffix}`]);
-        expect((await everything((page) => store.runs(routine, page))).map((row) => row.runId)).toEqual([`${ns}-r${suffix}`]);
-        expect((await everything((page) => store.parked(routine, page))).map((row) => row.sourceEventId)).toEqual([`${ns}-p${suffix}`]);
+        expect((await everything((page) => store.deliveries(routine, page))).map((row) => row.delivery_id)).toEqual([`${ns}-d${suffix}`]);
+        expect((await everything((page) => store.runs(routine, page))).map((row) => row.run_id)).toEqual([`${ns}-r${suffix}`]);
+        expect((await everything((page) => store.parked(routine, page))).map((row) => row.source_event_id)).toEqual([`${ns}-p${suffix}`]);
       }
       expect(await everything((page) => store.deliveries(`${ns}-routine-`, page))).toEqual([]);
       expect(await everything((page) => store.deliveries(`${ns}-routine-%`, page))).toEqual([]);
@@ -244,7 +244,7 @@ export function listingContract(context: Context): void {
 
       expect(await everything((page) => store.parked(a, page))).toEqual([rows[3], rows[0]]);
       expect(await everything((page) => store.parked(b, page))).toEqual([rows[1]]);
-      const all = (await everything((page) => store.parked(undefined, page))).filter((row) => row.sourceEventId.startsWith(ns));
+      const all = (await everything((page) => store.parked(undefined, page))).filter((row) => row.source_event_id.startsWith(ns));
       expect(all).toEqual([...rows].reverse());
     });
   });

@@ -33,15 +33,15 @@ export function payloadContract(context: Context): void {
   describe('payload states', () => {
     it('lists each delivery with its payload kept and its expiry (null for a delivery from before payloads were kept apart)', async () => {
       const { store, ns, base } = context();
-      const kept = deliveryRow(`${ns}-d1`, `${ns}-r`, { payloadExpiresAt: '2124-05-31T12:00:00.000Z' });
-      const legacy = deliveryRow(`${ns}-d2`, `${ns}-r`, { payloadExpiresAt: null });
+      const kept = deliveryRow(`${ns}-d1`, `${ns}-r`, { payload_expires_at: '2124-05-31T12:00:00.000Z' });
+      const legacy = deliveryRow(`${ns}-d2`, `${ns}-r`, { payload_expires_at: null });
       await project(store, `${ns}:projector`, [delivery(kept, at(base + 1n)), delivery(legacy, at(base + 2n))]);
 
       expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual([listed(legacy), listed(kept)]);
-      const states = await store.deliveryPayloadStates([kept.deliveryId, legacy.deliveryId, `${ns}-unknown`]);
+      const states = await store.deliveryPayloadStates([kept.delivery_id, legacy.delivery_id, `${ns}-unknown`]);
       expect(Object.fromEntries(states)).toEqual({
-        [kept.deliveryId]: { state: 'kept', expiresAt: '2124-05-31T12:00:00.000Z', removedAt: null },
-        [legacy.deliveryId]: { state: 'kept', expiresAt: null, removedAt: null },
+        [kept.delivery_id]: { state: 'kept', expiresAt: '2124-05-31T12:00:00.000Z', removedAt: null },
+        [legacy.delivery_id]: { state: 'kept', expiresAt: null, removedAt: null },
       });
     });
 
@@ -55,21 +55,21 @@ export function payloadContract(context: Context): void {
         [d1, d2, d3].map((row, i) => delivery(row, at(base + BigInt(i)))),
       );
       const expired: PayloadRemovalRow = {
-        deliveryIds: [d1.deliveryId, d2.deliveryId, `${ns}-unknown`],
+        deliveryIds: [d1.delivery_id, d2.delivery_id, `${ns}-unknown`],
         state: 'expired',
         removedAt: '2024-06-01T00:00:00.000Z',
       };
       await project(store, name, [removal(expired, at(base + 10n))]);
       await project(store, name, [
-        removal({ deliveryIds: [d2.deliveryId, d3.deliveryId], state: 'erased', removedAt: '2024-06-02T00:00:00.000Z' }, at(base + 11n)),
+        removal({ deliveryIds: [d2.delivery_id, d3.delivery_id], state: 'erased', removedAt: '2024-06-02T00:00:00.000Z' }, at(base + 11n)),
       ]);
       // The same batch recorded again (a crash between the event and the overwrite).
       await project(store, name, [removal({ ...expired, removedAt: '2024-06-03T00:00:00.000Z' }, at(base + 12n))]);
 
       const removed = (row: DeliveryRow, state: 'expired' | 'erased', removedAt: string): unknown => ({
         ...listed(row),
-        payloadState: state,
-        payloadRemovedAt: removedAt,
+        payload_state: state,
+        payload_removed_at: removedAt,
       });
       expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual([
         removed(d3, 'erased', '2024-06-02T00:00:00.000Z'),
@@ -85,14 +85,14 @@ export function payloadContract(context: Context): void {
       const gone = (id: string): PayloadRemovalRow => ({ deliveryIds: [id], state: 'erased', removedAt: '2024-06-01T00:00:00.000Z' });
       await project(store, `${ns}:projector`, [
         delivery(d1, at(base + 1n)),
-        removal(gone(d1.deliveryId), at(base + 2n)),
-        removal(gone(d2.deliveryId), at(base + 3n)),
+        removal(gone(d1.delivery_id), at(base + 2n)),
+        removal(gone(d2.delivery_id), at(base + 3n)),
         delivery(d2, at(base + 4n)),
       ]);
 
-      const states = await store.deliveryPayloadStates([d1.deliveryId, d2.deliveryId]);
-      expect(states.get(d1.deliveryId)?.state).toBe('erased');
-      expect(states.get(d2.deliveryId)?.state).toBe('kept');
+      const states = await store.deliveryPayloadStates([d1.delivery_id, d2.delivery_id]);
+      expect(states.get(d1.delivery_id)?.state).toBe('erased');
+      expect(states.get(d2.delivery_id)?.state).toBe('kept');
     });
 
     it('reset clears the payload states with the rows: projecting the same changes again gives the same rows', async () => {
@@ -101,7 +101,7 @@ export function payloadContract(context: Context): void {
       const d1 = deliveryRow(`${ns}-d1`, `${ns}-r`);
       const changes = [
         delivery(d1, at(base + 1n)),
-        removal({ deliveryIds: [d1.deliveryId], state: 'expired', removedAt: '2024-06-01T00:00:00.000Z' }, at(base + 2n)),
+        removal({ deliveryIds: [d1.delivery_id], state: 'expired', removedAt: '2024-06-01T00:00:00.000Z' }, at(base + 2n)),
       ];
       await project(store, name, changes);
       const before = await everything((page) => store.deliveries(`${ns}-r`, page));
@@ -110,7 +110,7 @@ export function payloadContract(context: Context): void {
       expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual([]);
       await project(store, name, changes);
       expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual(before);
-      expect(before[0]).toMatchObject({ payloadState: 'expired', payloadRemovedAt: '2024-06-01T00:00:00.000Z' });
+      expect(before[0]).toMatchObject({ payload_state: 'expired', payload_removed_at: '2024-06-01T00:00:00.000Z' });
     });
   });
 
@@ -120,12 +120,12 @@ export function payloadContract(context: Context): void {
       const year = ownYear();
       const time = (rest: string): string => `${year}-${rest}Z`;
       const rows = [
-        deliveryRow(`${ns}-b`, `${ns}-r`, { payloadExpiresAt: time('01-01T00:00:01.000') }),
-        deliveryRow(`${ns}-a`, `${ns}-r`, { payloadExpiresAt: time('01-01T00:00:01.000') }),
-        deliveryRow(`${ns}-c`, `${ns}-r`, { payloadExpiresAt: time('01-01T00:00:00.500') }),
-        deliveryRow(`${ns}-later`, `${ns}-r`, { payloadExpiresAt: time('01-01T00:00:01.001') }),
-        deliveryRow(`${ns}-removed`, `${ns}-r`, { payloadExpiresAt: time('01-01T00:00:00.000') }),
-        deliveryRow(`${ns}-legacy`, `${ns}-r`, { payloadExpiresAt: null }),
+        deliveryRow(`${ns}-b`, `${ns}-r`, { payload_expires_at: time('01-01T00:00:01.000') }),
+        deliveryRow(`${ns}-a`, `${ns}-r`, { payload_expires_at: time('01-01T00:00:01.000') }),
+        deliveryRow(`${ns}-c`, `${ns}-r`, { payload_expires_at: time('01-01T00:00:00.500') }),
+        deliveryRow(`${ns}-later`, `${ns}-r`, { payload_expires_at: time('01-01T00:00:01.001') }),
+        deliveryRow(`${ns}-removed`, `${ns}-r`, { payload_expires_at: time('01-01T00:00:00.000') }),
+        deliveryRow(`${ns}-legacy`, `${ns}-r`, { payload_expires_at: null }),
       ];
       await project(store, `${ns}:projector`, [
         ...rows.map((row, i) => delivery(row, at(base + BigInt(i)))),
@@ -153,15 +153,15 @@ export function payloadContract(context: Context): void {
       const { store, ns, base } = context();
       const year = ownYear();
       const t = (rest: string): string => `${year}-${rest}Z`;
-      const alice = { accountId: `${ns}-alice`, email: `Alice.${ns}@Example.com` };
-      const bob = { accountId: `${ns}-bob`, email: `bob.${ns}@example.com` };
+      const alice = { account_id: `${ns}-alice`, email: `Alice.${ns}@Example.com` };
+      const bob = { account_id: `${ns}-bob`, email: `bob.${ns}@example.com` };
       const rows = [
-        deliveryRow(`${ns}-1`, `${ns}-r1`, { receivedAt: t('03-01T00:00:00.000'), triggerAccount: alice }),
-        deliveryRow(`${ns}-2`, `${ns}-r1`, { receivedAt: t('03-01T00:00:01.000'), triggerAccount: bob }),
-        deliveryRow(`${ns}-3`, `${ns}-r2`, { receivedAt: t('03-01T00:00:01.000'), triggerAccount: alice }),
-        deliveryRow(`${ns}-4`, `${ns}-r1`, { receivedAt: t('03-01T00:00:02.000'), triggerAccount: alice }),
-        deliveryRow(`${ns}-5`, `${ns}-r1`, { receivedAt: t('03-01T00:00:03.000'), triggerAccount: alice }),
-        deliveryRow(`${ns}-6`, `${ns}-r1`, { receivedAt: t('03-01T00:00:00.500'), triggerAccount: alice, payloadExpiresAt: null }),
+        deliveryRow(`${ns}-1`, `${ns}-r1`, { received_at: t('03-01T00:00:00.000'), trigger_account: alice }),
+        deliveryRow(`${ns}-2`, `${ns}-r1`, { received_at: t('03-01T00:00:01.000'), trigger_account: bob }),
+        deliveryRow(`${ns}-3`, `${ns}-r2`, { received_at: t('03-01T00:00:01.000'), trigger_account: alice }),
+        deliveryRow(`${ns}-4`, `${ns}-r1`, { received_at: t('03-01T00:00:02.000'), trigger_account: alice }),
+        deliveryRow(`${ns}-5`, `${ns}-r1`, { received_at: t('03-01T00:00:03.000'), trigger_account: alice }),
+        deliveryRow(`${ns}-6`, `${ns}-r1`, { received_at: t('03-01T00:00:00.500'), trigger_account: alice, payload_expires_at: null }),
       ];
       await project(store, `${ns}:projector`, [
         ...rows.map((row, i) => delivery(row, at(base + BigInt(i)))),

@@ -37,30 +37,30 @@ export function roundTripContract(context: Context): void {
       for (const [i, s] of values.entries()) {
         const routine = `${s} routine`;
         const d = deliveryRow(`${s} delivery`, routine, {
-          webhookId: `${s} webhook`,
-          runId: `${s} run`,
-          receivedAt: '2024-05-01T12:00:00.123Z',
-          triggerAccount: { accountId: `${s} account`, email: `${s}@example.com` },
-          contentType: `text/plain; charset="${s}"`,
-          idempotencyKey: `${s} key`,
+          webhook_id: `${s} webhook`,
+          run_id: `${s} run`,
+          received_at: '2024-05-01T12:00:00.123Z',
+          trigger_account: { account_id: `${s} account`, email: `${s}@example.com` },
+          content_type: `text/plain; charset="${s}"`,
+          idempotency_key: `${s} key`,
         });
         const r = runRow(`${s} run`, routine, {
-          webhookId: `${s} webhook`,
-          deliveryId: `${s} delivery`,
+          webhook_id: `${s} webhook`,
+          delivery_id: `${s} delivery`,
           status: `${s} status`,
-          createdAt: '2024-05-01T12:00:00.999Z',
-          triggerAccount: d.triggerAccount,
+          created_at: '2024-05-01T12:00:00.999Z',
+          trigger_account: d.trigger_account,
         });
         const p = parkedRow(`${s} event`, routine, {
-          sourceStream: `${s} stream`,
-          sourceType: `${s} type`,
-          deliveryId: `${s} delivery`,
+          source_stream: `${s} stream`,
+          source_type: `${s} type`,
+          delivery_id: `${s} delivery`,
           error: `${s} error`,
-          parkedAt: '1999-12-31T23:59:59.000Z',
+          parked_at: '1999-12-31T23:59:59.000Z',
         });
         const position = at(base + BigInt(i));
         await project(store, name, [delivery(d, position), run(r, position), parked(p, position)]);
-        await store.recordReplays([d.deliveryId]);
+        await store.recordReplays([d.delivery_id]);
         const attempt = attemptRow(`${s} webhook`, i, {
           reason: `${s} reason`,
           at: '2024-05-01T12:00:00.000Z',
@@ -81,14 +81,14 @@ export function roundTripContract(context: Context): void {
 
     it('keeps null idempotency keys and parked rows without a delivery or routine as null', async () => {
       const { store, ns, base } = context();
-      const d = deliveryRow(`${ns}-d`, `${ns}-r`, { idempotencyKey: null });
-      const p = parkedRow(`${ns}-p`, null, { deliveryId: null });
+      const d = deliveryRow(`${ns}-d`, `${ns}-r`, { idempotency_key: null });
+      const p = parkedRow(`${ns}-p`, null, { delivery_id: null });
       await project(store, `${ns}:projector`, [delivery(d, at(base + 1n)), parked(p, at(base + 2n))]);
 
       expect(await everything((page) => store.deliveries(`${ns}-r`, page))).toEqual([listed(d)]);
-      expect((await everything((page) => store.parked(undefined, page))).filter((row) => row.sourceEventId === p.sourceEventId)).toEqual([
-        p,
-      ]);
+      expect(
+        (await everything((page) => store.parked(undefined, page))).filter((row) => row.source_event_id === p.source_event_id),
+      ).toEqual([p]);
     });
   });
 }

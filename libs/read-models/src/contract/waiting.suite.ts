@@ -103,7 +103,7 @@ export function waitingContract(context: Context): void {
       expect(await store.waitingDeliveries(r, { after: at(0), before: at(12) }, 10)).toBe(2);
       expect(await store.waitingDeliveries(r, { after: at(0) }, 10)).toBe(4);
 
-      await project(store, `${ns}:projector`, [parked(parkedRow(`${ns}-park`, r, { deliveryId: `${ns}-d2` }), at(20))]);
+      await project(store, `${ns}:projector`, [parked(parkedRow(`${ns}-park`, r, { delivery_id: `${ns}-d2` }), at(20))]);
       expect(await store.waitingDeliveries(r, { after: at(0), before: at(13) }, 10)).toBe(2);
     });
 

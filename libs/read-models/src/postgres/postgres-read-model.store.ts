@@ -36,13 +36,13 @@ import { attemptValues, auditValues } from '../read-model.records';
 import {
   positionOf,
   toDeliveryRow,
-  toParkedRow,
+  withoutPosition,
   toRunRow,
   type AttemptRecord,
   type AuditRecord,
   type CheckpointRecord,
   type DeliveryRecord,
-  type ParkedRecord,
+  type PositionedRow,
   type RunRecord,
 } from '../read-model.rows';
 import { schemaLockKey } from './postgres-lock.keys';
@@ -154,8 +154,8 @@ export class PostgresReadModelStore implements ReadModelStore {
   async parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>> {
     const [after, limit] = listAfter(page);
     const text = routineId === undefined ? sql.LIST_PARKED_ALL : sql.LIST_PARKED_OF_ROUTINE;
-    const { rows } = await this.query<ParkedRecord>('parked', text, [routineId ?? null, ...after]);
-    return toPositionPage(rows, limit, toParkedRow);
+    const { rows } = await this.query<PositionedRow<ParkedRow>>('parked', text, [routineId ?? null, ...after]);
+    return toPositionPage(rows, limit, withoutPosition);
   }
 
   async recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void> {

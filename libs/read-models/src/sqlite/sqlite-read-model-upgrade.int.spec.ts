@@ -73,7 +73,7 @@ describe('SqliteReadModelStore (SQLite schema versions)', () => {
     const store = openStore(file);
 
     const listed = (await store.deliveries('r1', { limit: 10 })).items;
-    expect(listed.map((row) => [row.deliveryId, row.payloadState, row.payloadExpiresAt, row.payloadRemovedAt])).toEqual([
+    expect(listed.map((row) => [row.delivery_id, row.payload_state, row.payload_expires_at, row.payload_removed_at])).toEqual([
       ['d2', 'kept', null, null],
       ['d1', 'kept', null, null],
     ]);

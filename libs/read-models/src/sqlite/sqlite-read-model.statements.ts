@@ -9,7 +9,7 @@ import {
   type CandidateShape,
   type PayloadStateRecord,
 } from '../payload-selection';
-import type { AuditRow, DeniedAccessBounds } from '../read-model.port';
+import type { AuditRow, DeniedAccessBounds, ParkedRow } from '../read-model.port';
 import {
   ATTEMPT_COLUMNS,
   PROJECTION_TABLES,
@@ -21,7 +21,7 @@ import {
   type ProjectionTable,
   type SqlValue,
 } from '../read-model.records';
-import type { AttemptRecord, AuditRecord, CheckpointRecord, DeliveryRecord, ParkedRecord, RunRecord } from '../read-model.rows';
+import type { AttemptRecord, AuditRecord, CheckpointRecord, DeliveryRecord, PositionedRow, RunRecord } from '../read-model.rows';
 import type { SqliteDatabase } from './sqlite-read-model.connection';
 
 /** Every statement the store runs, prepared once per connection. */
@@ -41,8 +41,8 @@ export interface SqliteReadModelStatements {
   readonly deliveries: Statement<[ListAfter & { routineId: string }], DeliveryRecord>;
   readonly waitingDeliveries: Statement<[WaitingAfter], { waiting: bigint }>;
   readonly runs: Statement<[ListAfter & { routineId: string }], RunRecord>;
-  readonly parkedAll: Statement<[ListAfter], ParkedRecord>;
-  readonly parkedOfRoutine: Statement<[ListAfter & { routineId: string }], ParkedRecord>;
+  readonly parkedAll: Statement<[ListAfter], PositionedRow<ParkedRow>>;
+  readonly parkedOfRoutine: Statement<[ListAfter & { routineId: string }], PositionedRow<ParkedRow>>;
   readonly insertAttempt: Statement<string[]>;
   readonly pruneAttempts: Statement<[{ webhookId: string; keep: number }]>;
   readonly attempts: Statement<[{ webhookId: string; afterId: bigint; limit: number }], AttemptRecord>;

@@ -35,11 +35,11 @@ import { attemptValues, changeValues } from '../read-model.records';
 import {
   positionOf,
   toDeliveryRow,
-  toParkedRow,
+  withoutPosition,
   toRunRow,
   type AttemptRecord,
   type AuditRecord,
-  type ParkedRecord,
+  type PositionedRow,
 } from '../read-model.rows';
 import { SqliteActivityWriter } from './sqlite-activity.writer';
 import { prepareHourlyStatements, writeHourly, type SqliteHourlyStatements } from './sqlite-hourly.statements';
@@ -180,10 +180,10 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async parked(routineId: string | undefined, page: PageRequest): Promise<Page<ParkedRow>> {
     const [after, limit] = listAfter(page);
-    const records: ParkedRecord[] = this.connection.use('parked', () =>
+    const records: PositionedRow<ParkedRow>[] = this.connection.use('parked', () =>
       routineId === undefined ? this.queries.parkedAll.all(after) : this.queries.parkedOfRoutine.all({ ...after, routineId }),
     );
-    return toPositionPage(records, limit, toParkedRow);
+    return toPositionPage(records, limit, withoutPosition);
   }
 
   async recordAttempts(attempts: readonly AttemptRow[], keepPerWebhook: number): Promise<void> {
