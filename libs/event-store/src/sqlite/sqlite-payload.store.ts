@@ -1,4 +1,3 @@
-import { sleep } from '@wts/runtime';
 import { assertPayloadRemoval } from '../payload-request.validation';
 import type { PayloadRemoval, PayloadScanPage, PayloadStore, ReclaimReport, StoredPayload } from '../payload-store.port';
 import { assertNonNegativeInteger, assertPositiveInteger } from '../store-options.validation';
@@ -139,7 +138,9 @@ export class SqlitePayloadStore implements PayloadStore {
       // log -1: not a WAL file (an in-memory store): nothing to truncate.
       if (busy === 0 && log <= 0) return { complete: true, released };
       if (Date.now() >= deadline) return { complete: false, released };
-      await sleep(TRUNCATE_RETRY_MS);
+      // A plain timer, not @wts/runtime's sleep: this file is also loaded in worker threads and child
+      // processes that resolve relative imports only (testing/append-worker.js).
+      await new Promise((resolve) => setTimeout(resolve, TRUNCATE_RETRY_MS));
     }
   }
 
