@@ -1,4 +1,3 @@
-import { Inject } from '@nestjs/common';
 import {
   ErasureJob,
   ErasureService,
@@ -17,9 +16,10 @@ import type { EventStore } from '@wts/event-store';
 import { KafkaRunsWindowSource } from '@wts/messaging';
 import { openReadModelStore } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 import { CommandOptions, json, OPERATOR, repeatable, value } from './command-options.decorator';
-import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { CliCommand } from './cli.command';
+import { ExitCode } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { parseEraseOptions, type RawEraseOptions } from './erase.options';
 import { commandLineOperator } from './operator-action.recorder';
@@ -45,11 +45,7 @@ import { withStore } from './store.session';
   OPERATOR,
   json('print the answer as one JSON object (as GET /admin/erasures/{id})'),
 )
-export class EraseCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+export class EraseCommand extends CliCommand {
   async run(_params: string[], options: RawEraseOptions): Promise<void> {
     const plan = parseEraseOptions(options);
     const operator = commandLineOperator(this.context.env, options.operator);

@@ -1,4 +1,3 @@
-import { Inject } from '@nestjs/common';
 import {
   aclEntries,
   applyKafkaAccess,
@@ -12,9 +11,9 @@ import {
   type AclGrant,
   type RunsReader,
 } from '@wts/messaging';
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 import { CommandOptions, flag, json, repeatable, value } from './command-options.decorator';
-import { CLI_CONTEXT, type CliContext } from './cli.context';
+import { CliCommand } from './cli.command';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { cliConfig } from './store.session';
 
@@ -93,11 +92,7 @@ function parseKafkaAclOptions(raw: RawKafkaAclOptions): KafkaAclPlan {
   flag('--apply', 'create the ACLs on the brokers (KAFKA_BROKERS, KAFKA_SASL_* of an administrator)'),
   json('one JSON object: the grants and how many bindings they make'),
 )
-export class KafkaAclsCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+export class KafkaAclsCommand extends CliCommand {
   async run(_params: string[], options: RawKafkaAclOptions): Promise<void> {
     const plan = parseKafkaAclOptions(options);
     if (plan.apply) await this.apply(plan.grants);

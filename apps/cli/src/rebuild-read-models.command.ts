@@ -1,11 +1,11 @@
-import { Inject } from '@nestjs/common';
 import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChanges } from '@wts/application';
 import { START_POSITION, formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { openReadModelStore } from '@wts/platform';
 import type { ProjectionChange, ReadModelStore } from '@wts/read-models';
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 import { CommandOptions, flag, json, OPERATOR } from './command-options.decorator';
-import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { CliCommand } from './cli.command';
+import { ExitCode } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { replayProgress } from './replay.progress';
 import { commandLineOperator, recordOperatorAction } from './operator-action.recorder';
@@ -40,11 +40,7 @@ const BATCH = 1000;
   description: 'rebuild the listings in the read-model database (SQLite or DATABASE_URL) from the event store',
 })
 @CommandOptions(flag('--yes', 'confirm: the listings are emptied, then rebuilt'), OPERATOR, json('print the summary as one JSON object'))
-export class RebuildReadModelsCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+export class RebuildReadModelsCommand extends CliCommand {
   async run(_params: string[], options: RawRebuildOptions): Promise<void> {
     if (options.yes !== true) {
       throw new UsageError(['rebuilding empties the listings first (they fill again as it runs): confirm with --yes']);

@@ -1,10 +1,10 @@
-import { Inject } from '@nestjs/common';
 import { DispatchDeliveryUseCase, systemClock } from '@wts/application';
 import { formatPosition, type EventStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import { KafkaRetentionRefusedError, kafkaTopicNames, type KafkaConnection, type MessagingLogger } from '@wts/messaging';
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 import { CommandOptions, flag, json, OPERATOR, repeatable, value } from './command-options.decorator';
-import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { CliCommand } from './cli.command';
+import { ExitCode } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { CATEGORY_NAMES, scanSelection } from './event-selection';
 import {
@@ -50,11 +50,7 @@ const KAFKA_NEEDED =
   value('--batch-size <n>', 'events read per batch (default 500)'),
   value('--topic-prefix <prefix>', 'Kafka topic-name prefix, for isolated environments (default: none, the production topics)'),
 )
-export class ReplayCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+export class ReplayCommand extends CliCommand {
   async run(_params: string[], options: RawReplayOptions): Promise<void> {
     const plan = parseReplayOptions(options);
     const kafka = cliConfig(this.context).kafka;

@@ -1,4 +1,3 @@
-import { Inject } from '@nestjs/common';
 import { cryptoRandom, systemClock } from '@wts/application';
 import { ConfigurationError, type AppConfig } from '@wts/config';
 import {
@@ -12,9 +11,10 @@ import {
   secretsKeyFile,
   type KeyRing,
 } from '@wts/platform';
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 import { CommandOptions, flag, json, OPERATOR } from './command-options.decorator';
-import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { CliCommand } from './cli.command';
+import { ExitCode } from './cli.context';
 import { CliFailure, UsageError } from './cli.errors';
 import { rotateEncryptionKey } from './encryption-key.rotation';
 import { commandLineOperator, recordOperatorAction } from './operator-action.recorder';
@@ -45,11 +45,7 @@ interface RawRotateOptions {
   OPERATOR,
   json('print the report as one JSON object'),
 )
-export class RotateEncryptionKeyCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+export class RotateEncryptionKeyCommand extends CliCommand {
   async run(_params: string[], options: RawRotateOptions): Promise<void> {
     const dryRun = options.dryRun === true;
     const newKey = options.newKey === true;

@@ -1,10 +1,9 @@
-import { Inject } from '@nestjs/common';
 import { PayloadReader } from '@wts/application';
 import { StreamCategories } from '@wts/contracts';
 import { formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
-import { Command, CommandRunner } from 'nest-commander';
+import { Command } from 'nest-commander';
 import { CommandOptions, flag, repeatable, value } from './command-options.decorator';
-import { CLI_CONTEXT, type CliContext } from './cli.context';
+import { CliCommand } from './cli.command';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { CATEGORY_NAMES, categoryPrefixes, storeFilter } from './event-selection';
 import { formatEventLine } from './event-line.format';
@@ -46,11 +45,7 @@ function parseTailOptions(raw: RawTailOptions): TailPlan {
   repeatable('--category <name>', `only this stream category (repeatable): ${CATEGORY_NAMES.join(', ')}`),
   value('--limit <n>', 'stop after printing n events'),
 )
-export class TailCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+export class TailCommand extends CliCommand {
   async run(_params: string[], options: RawTailOptions): Promise<void> {
     const plan = parseTailOptions(options);
     await withStore(this.context, async ({ store, description }) => {
