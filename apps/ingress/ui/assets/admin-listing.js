@@ -1,5 +1,6 @@
-// An admin listing on the routine list (routines, connected accounts, API keys): loaded with a GET,
-// its failure said in the listing's error line, and its table or "none yet" line shown.
+// An admin listing (routines, connected accounts, API keys on the routine list; rejected attempts
+// and parked deliveries on the Config page): loaded with a GET, its failure said in the listing's
+// error line, and its table or "none yet" line shown.
 import { byId, clear, setError, show } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 
