@@ -1,4 +1,3 @@
-import { Inject } from '@nestjs/common';
 import {
   ErasureJob,
   ErasureService,
@@ -17,15 +16,15 @@ import type { EventStore } from '@wts/event-store';
 import { KafkaRunsWindowSource } from '@wts/messaging';
 import { openReadModelStore } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
-import { Command, CommandRunner, Option } from 'nest-commander';
-import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { Command } from 'nest-commander';
+import { CommandOptions, json, OPERATOR, repeatable, value } from './command-options.decorator';
+import { CliCommand } from './cli.command';
+import { ExitCode } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { parseEraseOptions, type RawEraseOptions } from './erase.options';
-import { OPERATOR_OPTION, commandLineOperator } from './operator-action.recorder';
+import { commandLineOperator } from './operator-action.recorder';
 import { replayProgress } from './replay.progress';
 import { withStore } from './store.session';
-
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /**
  * `erase`: erasure on request from the command line — the API's selectors as flags. Records the
@@ -35,11 +34,18 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
  * the last recorded window. Exit 0 when done, 1 when failed, 2 on bad usage, 130 when interrupted.
  */
 @Command({ name: 'erase', description: 'erase payloads (by delivery, routine, trigger account, time received, contents) from every file' })
-export class EraseCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+@CommandOptions(
+  repeatable('--delivery-id <id>', 'a delivery by id, dlv_… (repeatable, up to 1000)'),
+  value('--routine-id <id>', "a routine's deliveries (rtn_…)"),
+  value('--trigger-account <email>', 'deliveries triggered as this account (email, any case)'),
+  value('--received-after <time>', 'received at or after this RFC 3339 time (2026-01-31T08:00:00Z)'),
+  value('--received-before <time>', 'received before this RFC 3339 time (exclusive)'),
+  value('--contains <text>', 'payloads containing this text, any case (3–512 characters; never recorded)'),
+  value('--resume <erasure_id>', 'run an unfinished erasure (era_…) to its end instead of asking for a new one'),
+  OPERATOR,
+  json('print the answer as one JSON object (as GET /admin/erasures/{id})'),
+)
+export class EraseCommand extends CliCommand {
   async run(_params: string[], options: RawEraseOptions): Promise<void> {
     const plan = parseEraseOptions(options);
     const operator = commandLineOperator(this.context.env, options.operator);
@@ -111,51 +117,6 @@ export class EraseCommand extends CommandRunner {
     }
     const expiry = view.kafka_copies_expire_by ? `; Kafka copies gone by ${view.kafka_copies_expire_by}` : '';
     this.context.stdout.write(`${view.erasure_id} ${view.status}: ${view.erased} erased of ${view.selected} selected${expiry}\n`);
-  }
-
-  @Option({ flags: '--delivery-id <id>', description: 'a delivery by id, dlv_… (repeatable, up to 1000)' })
-  parseDeliveryId(value: string, previous?: string[]): string[] {
-    return collect(value, previous);
-  }
-
-  @Option({ flags: '--routine-id <id>', description: "a routine's deliveries (rtn_…)" })
-  parseRoutineId(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--trigger-account <email>', description: 'deliveries triggered as this account (email, any case)' })
-  parseTriggerAccount(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--received-after <time>', description: 'received at or after this RFC 3339 time (2026-01-31T08:00:00Z)' })
-  parseReceivedAfter(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--received-before <time>', description: 'received before this RFC 3339 time (exclusive)' })
-  parseReceivedBefore(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--contains <text>', description: 'payloads containing this text, any case (3–512 characters; never recorded)' })
-  parseContains(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--resume <erasure_id>', description: 'run an unfinished erasure (era_…) to its end instead of asking for a new one' })
-  parseResume(value: string): string {
-    return value;
-  }
-
-  @Option(OPERATOR_OPTION)
-  parseOperator(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--json', description: 'print the answer as one JSON object (as GET /admin/erasures/{id})' })
-  parseJson(): boolean {
-    return true;
   }
 }
 

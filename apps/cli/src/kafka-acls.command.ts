@@ -1,4 +1,3 @@
-import { Inject } from '@nestjs/common';
 import {
   aclEntries,
   applyKafkaAccess,
@@ -12,8 +11,9 @@ import {
   type AclGrant,
   type RunsReader,
 } from '@wts/messaging';
-import { Command, CommandRunner, Option } from 'nest-commander';
-import { CLI_CONTEXT, type CliContext } from './cli.context';
+import { Command } from 'nest-commander';
+import { CommandOptions, flag, json, repeatable, value } from './command-options.decorator';
+import { CliCommand } from './cli.command';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { cliConfig } from './store.session';
 
@@ -69,8 +69,6 @@ function parseKafkaAclOptions(raw: RawKafkaAclOptions): KafkaAclPlan {
   };
 }
 
-const collect = (value: string, previous: readonly string[] = []): string[] => [...previous, value];
-
 /**
  * `kafka-acls`: the ACLs a deployment's brokers need (kafkaAccessPlan), printed one grant a line;
  * with --apply, created on the brokers of KAFKA_BROKERS / KAFKA_SASL_* (an administrator's
@@ -82,11 +80,19 @@ const collect = (value: string, previous: readonly string[] = []): string[] => [
   description:
     'print (or --apply) the Kafka ACLs of a deployment: each relay writes only its own topic, internal consumers only read routines.runs.v1',
 })
-export class KafkaAclsCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+@CommandOptions(
+  value('--ingress <principal>', "the ingress relay's principal, e.g. User:ingress (required)"),
+  value('--dispatcher <principal>', "the run-dispatcher's principal, e.g. User:dispatcher (required)"),
+  repeatable(
+    '--reader <principal=group>',
+    'an internal consumer of routines.runs.v1 and its consumer group (a trailing * for a prefix), e.g. User:analytics=analytics-* (repeatable)',
+  ),
+  value('--replay <principal>', "an operator's principal for `replay --to kafka` (writes both event topics)"),
+  value('--topic-prefix <prefix>', 'the topics behind a prefix (as replay --topic-prefix)'),
+  flag('--apply', 'create the ACLs on the brokers (KAFKA_BROKERS, KAFKA_SASL_* of an administrator)'),
+  json('one JSON object: the grants and how many bindings they make'),
+)
+export class KafkaAclsCommand extends CliCommand {
   async run(_params: string[], options: RawKafkaAclOptions): Promise<void> {
     const plan = parseKafkaAclOptions(options);
     if (plan.apply) await this.apply(plan.grants);
@@ -114,44 +120,5 @@ export class KafkaAclsCommand extends CommandRunner {
     } catch (error) {
       throw new CliFailure(`cannot create the ACLs on ${connection.brokers.join(',')}: ${describeError(error)}`, { cause: error });
     }
-  }
-
-  @Option({ flags: '--ingress <principal>', description: "the ingress relay's principal, e.g. User:ingress (required)" })
-  parseIngress(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--dispatcher <principal>', description: "the run-dispatcher's principal, e.g. User:dispatcher (required)" })
-  parseDispatcher(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--reader <principal=group>',
-    description:
-      'an internal consumer of routines.runs.v1 and its consumer group (a trailing * for a prefix), e.g. User:analytics=analytics-* (repeatable)',
-  })
-  parseReader(value: string, previous?: string[]): string[] {
-    return collect(value, previous);
-  }
-
-  @Option({ flags: '--replay <principal>', description: "an operator's principal for `replay --to kafka` (writes both event topics)" })
-  parseReplay(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--topic-prefix <prefix>', description: 'the topics behind a prefix (as replay --topic-prefix)' })
-  parseTopicPrefix(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--apply', description: 'create the ACLs on the brokers (KAFKA_BROKERS, KAFKA_SASL_* of an administrator)' })
-  parseApply(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--json', description: 'one JSON object: the grants and how many bindings they make' })
-  parseJson(): boolean {
-    return true;
   }
 }

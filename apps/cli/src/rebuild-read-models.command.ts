@@ -1,13 +1,14 @@
-import { Inject } from '@nestjs/common';
 import { PROJECTED_PREFIXES, READ_MODEL_PROJECTION, toProjectionChanges } from '@wts/application';
 import { START_POSITION, formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
 import { openReadModelStore } from '@wts/platform';
 import type { ProjectionChange, ReadModelStore } from '@wts/read-models';
-import { Command, CommandRunner, Option } from 'nest-commander';
-import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { Command } from 'nest-commander';
+import { CommandOptions, flag, json, OPERATOR } from './command-options.decorator';
+import { CliCommand } from './cli.command';
+import { ExitCode } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { replayProgress } from './replay.progress';
-import { OPERATOR_OPTION, commandLineOperator, recordOperatorAction } from './operator-action.recorder';
+import { commandLineOperator, recordOperatorAction } from './operator-action.recorder';
 import { withStore } from './store.session';
 
 interface RawRebuildOptions {
@@ -38,11 +39,8 @@ const BATCH = 1000;
   name: 'rebuild-read-models',
   description: 'rebuild the listings in the read-model database (SQLite or DATABASE_URL) from the event store',
 })
-export class RebuildReadModelsCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+@CommandOptions(flag('--yes', 'confirm: the listings are emptied, then rebuilt'), OPERATOR, json('print the summary as one JSON object'))
+export class RebuildReadModelsCommand extends CliCommand {
   async run(_params: string[], options: RawRebuildOptions): Promise<void> {
     if (options.yes !== true) {
       throw new UsageError(['rebuilding empties the listings first (they fill again as it runs): confirm with --yes']);
@@ -118,20 +116,5 @@ export class RebuildReadModelsCommand extends CommandRunner {
     this.context.stdout.write(
       `${summary.interrupted ? 'interrupted' : 'rebuilt'}: ${summary.events} events projected (${rows.delivery} deliveries, ${rows.run} runs, ${rows.parked} parked, ${rows.audit} audit entries, ${rows.webhook_routine} webhook routines${removals}), checkpoint ${summary.checkpoint ?? 'none (empty store)'}\n`,
     );
-  }
-
-  @Option({ flags: '--yes', description: 'confirm: the listings are emptied, then rebuilt' })
-  parseYes(): boolean {
-    return true;
-  }
-
-  @Option(OPERATOR_OPTION)
-  parseOperator(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--json', description: 'print the summary as one JSON object' })
-  parseJson(): boolean {
-    return true;
   }
 }

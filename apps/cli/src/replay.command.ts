@@ -1,9 +1,10 @@
-import { Inject } from '@nestjs/common';
 import { DispatchDeliveryUseCase, ParkDispatchUseCase, systemClock } from '@wts/application';
 import { formatPosition, type EventStore, type GlobalPosition, type RecordedEvent } from '@wts/event-store';
 import { KafkaRetentionRefusedError, kafkaTopicNames, type KafkaConnection, type MessagingLogger } from '@wts/messaging';
-import { Command, CommandRunner, Option } from 'nest-commander';
-import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { Command } from 'nest-commander';
+import { CommandOptions, flag, json, OPERATOR, repeatable, value } from './command-options.decorator';
+import { CliCommand } from './cli.command';
+import { ExitCode } from './cli.context';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { CATEGORY_NAMES, scanSelection } from './event-selection';
 import {
@@ -19,10 +20,8 @@ import {
 import { parseReplayOptions, type RawReplayOptions, type ReplayPlan } from './replay.options';
 import { replayProgress } from './replay.progress';
 import { ReplayTally, formatReplayReport, type ReplayReport } from './replay.report';
-import { OPERATOR_OPTION, commandLineOperator, recordOperatorAction } from './operator-action.recorder';
+import { commandLineOperator, recordOperatorAction } from './operator-action.recorder';
 import { cliConfig, withStore } from './store.session';
-
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /**
  * `replay`: re-sends stored events to Kafka (as the relay would) or straight to the dispatcher's
@@ -36,11 +35,22 @@ const KAFKA_NEEDED =
   name: 'replay',
   description: 'replay stored events to Kafka or to the run dispatcher (idempotent; --dry-run to preview)',
 })
-export class ReplayCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+@CommandOptions(
+  repeatable('--stream <id>', 'a stream by exact name, e.g. delivery-dlv_… (repeatable)'),
+  repeatable('--category <name>', `a stream category (repeatable): ${CATEGORY_NAMES.join(', ')}`),
+  value('--from-position <position>', 'first commit position, inclusive (42 or 42/42)'),
+  value('--after-position <position>', 'start strictly after this position, exclusive (the "resume with" value of an interrupted replay)'),
+  value('--to-position <position>', 'last commit position, inclusive'),
+  value('--since <time>', 'events created at or after this ISO 8601 time (2025-01-31 or 2025-01-31T08:00:00Z)'),
+  value('--until <time>', 'events created before this ISO 8601 time (exclusive)'),
+  value('--to <target>', "where to replay: kafka (the relay's topics, keys and headers) or dispatcher (DeliveryAccepted → runs)"),
+  flag('--dry-run', 'list what would be replayed (counts per type, first/last position); send nothing'),
+  OPERATOR,
+  json('print the summary as one JSON object'),
+  value('--batch-size <n>', 'events read per batch (default 500)'),
+  value('--topic-prefix <prefix>', 'Kafka topic-name prefix, for isolated environments (default: none, the production topics)'),
+)
+export class ReplayCommand extends CliCommand {
   async run(_params: string[], options: RawReplayOptions): Promise<void> {
     const plan = parseReplayOptions(options);
     const kafka = cliConfig(this.context).kafka;
@@ -129,80 +139,6 @@ export class ReplayCommand extends CommandRunner {
       this.context.stderr.write(`kafka ${level}: ${message}${detail === undefined ? '' : ` (${String(detail)})`}\n`);
     };
     return { info: () => undefined, warn: () => undefined, error: (fields, message) => write('error', message, fields) };
-  }
-
-  @Option({ flags: '--stream <id>', description: 'a stream by exact name, e.g. delivery-dlv_… (repeatable)' })
-  parseStream(value: string, previous?: string[]): string[] {
-    return collect(value, previous);
-  }
-
-  @Option({ flags: '--category <name>', description: `a stream category (repeatable): ${CATEGORY_NAMES.join(', ')}` })
-  parseCategory(value: string, previous?: string[]): string[] {
-    return collect(value, previous);
-  }
-
-  @Option({ flags: '--from-position <position>', description: 'first commit position, inclusive (42 or 42/42)' })
-  parseFromPosition(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--after-position <position>',
-    description: 'start strictly after this position, exclusive (the "resume with" value of an interrupted replay)',
-  })
-  parseAfterPosition(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--to-position <position>', description: 'last commit position, inclusive' })
-  parseToPosition(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--since <time>', description: 'events created at or after this ISO 8601 time (2025-01-31 or 2025-01-31T08:00:00Z)' })
-  parseSince(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--until <time>', description: 'events created before this ISO 8601 time (exclusive)' })
-  parseUntil(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--to <target>',
-    description: "where to replay: kafka (the relay's topics, keys and headers) or dispatcher (DeliveryAccepted → runs)",
-  })
-  parseTo(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--dry-run', description: 'list what would be replayed (counts per type, first/last position); send nothing' })
-  parseDryRun(): boolean {
-    return true;
-  }
-
-  @Option(OPERATOR_OPTION)
-  parseOperator(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--json', description: 'print the summary as one JSON object' })
-  parseJson(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--batch-size <n>', description: 'events read per batch (default 500)' })
-  parseBatchSize(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--topic-prefix <prefix>',
-    description: 'Kafka topic-name prefix, for isolated environments (default: none, the production topics)',
-  })
-  parseTopicPrefix(value: string): string {
-    return value;
   }
 }
 

@@ -1,4 +1,3 @@
-import { Inject } from '@nestjs/common';
 import { cryptoRandom, systemClock } from '@wts/application';
 import { ConfigurationError, type AppConfig } from '@wts/config';
 import {
@@ -12,11 +11,13 @@ import {
   secretsKeyFile,
   type KeyRing,
 } from '@wts/platform';
-import { Command, CommandRunner, Option } from 'nest-commander';
-import { CLI_CONTEXT, ExitCode, type CliContext } from './cli.context';
+import { Command } from 'nest-commander';
+import { CommandOptions, flag, json, OPERATOR } from './command-options.decorator';
+import { CliCommand } from './cli.command';
+import { ExitCode } from './cli.context';
 import { CliFailure, UsageError } from './cli.errors';
 import { rotateEncryptionKey } from './encryption-key.rotation';
-import { OPERATOR_OPTION, commandLineOperator, recordOperatorAction } from './operator-action.recorder';
+import { commandLineOperator, recordOperatorAction } from './operator-action.recorder';
 import { formatRotationReport, formatUnopenable, rotationReport } from './rotation.report';
 import { cliConfig, withStore } from './store.session';
 
@@ -38,11 +39,13 @@ interface RawRotateOptions {
   name: 'rotate-encryption-key',
   description: "reseal the signed webhooks' signing secrets under the first key of SECRETS_ENCRYPTION_KEY (or of the key file)",
 })
-export class RotateEncryptionKeyCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+@CommandOptions(
+  flag('--dry-run', 'report what would be resealed, write nothing'),
+  flag('--new-key', 'embedded default: first put a new random key at the head of DATA_DIR/secrets-encryption.key (the old keys stay)'),
+  OPERATOR,
+  json('print the report as one JSON object'),
+)
+export class RotateEncryptionKeyCommand extends CliCommand {
   async run(_params: string[], options: RawRotateOptions): Promise<void> {
     const dryRun = options.dryRun === true;
     const newKey = options.newKey === true;
@@ -94,29 +97,6 @@ export class RotateEncryptionKeyCommand extends CommandRunner {
       `rotate-encryption-key: added key ${keyId} as the first line of ${file}; the keys below it stay until no secret is sealed under them\n`,
     );
     return keyId;
-  }
-
-  @Option({ flags: '--dry-run', description: 'report what would be resealed, write nothing' })
-  parseDryRun(): boolean {
-    return true;
-  }
-
-  @Option({
-    flags: '--new-key',
-    description: 'embedded default: first put a new random key at the head of DATA_DIR/secrets-encryption.key (the old keys stay)',
-  })
-  parseNewKey(): boolean {
-    return true;
-  }
-
-  @Option(OPERATOR_OPTION)
-  parseOperator(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--json', description: 'print the report as one JSON object' })
-  parseJson(): boolean {
-    return true;
   }
 }
 

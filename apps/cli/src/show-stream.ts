@@ -1,10 +1,9 @@
-import { Inject } from '@nestjs/common';
 import { PayloadReader, type PayloadLookup } from '@wts/application';
 import { Streams, upcastEvent, type RunCreated } from '@wts/contracts';
 import { isWellFormedId, runInitialMessage } from '@wts/domain';
 import { formatPosition, type RecordedEvent } from '@wts/event-store';
-import { CommandRunner } from 'nest-commander';
-import { CLI_CONTEXT, type CliContext } from './cli.context';
+import { CliCommand } from './cli.command';
+import type { CliContext } from './cli.context';
 import { CliFailure, UsageError } from './cli.errors';
 import { terminalSafeJson } from './event-line.format';
 import { withStore } from './store.session';
@@ -60,12 +59,8 @@ const SHOWN = {
 } as const;
 
 /** `show <kind> <id>`: a well-formed id of the kind (else a usage error), then its stream. */
-export abstract class ShowStreamCommand extends CommandRunner {
+export abstract class ShowStreamCommand extends CliCommand {
   protected abstract readonly kind: keyof typeof SHOWN;
-
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
 
   async run([id]: string[]): Promise<void> {
     const shown = SHOWN[this.kind];

@@ -1,9 +1,9 @@
-import { Inject } from '@nestjs/common';
 import { PayloadReader } from '@wts/application';
 import { StreamCategories } from '@wts/contracts';
 import { formatPosition, type EventStore, type GlobalPosition } from '@wts/event-store';
-import { Command, CommandRunner, Option } from 'nest-commander';
-import { CLI_CONTEXT, type CliContext } from './cli.context';
+import { Command } from 'nest-commander';
+import { CommandOptions, flag, repeatable, value } from './command-options.decorator';
+import { CliCommand } from './cli.command';
 import { CliFailure, UsageError, describeError } from './cli.errors';
 import { CATEGORY_NAMES, categoryPrefixes, storeFilter } from './event-selection';
 import { formatEventLine } from './event-line.format';
@@ -40,11 +40,12 @@ function parseTailOptions(raw: RawTailOptions): TailPlan {
  * and mark payloads as untrusted.
  */
 @Command({ name: 'tail', description: 'follow new events, one line each (position, stream, type, event id, compact data)' })
-export class TailCommand extends CommandRunner {
-  constructor(@Inject(CLI_CONTEXT) private readonly context: CliContext) {
-    super();
-  }
-
+@CommandOptions(
+  flag('--from-start', 'start at the first event instead of the head'),
+  repeatable('--category <name>', `only this stream category (repeatable): ${CATEGORY_NAMES.join(', ')}`),
+  value('--limit <n>', 'stop after printing n events'),
+)
+export class TailCommand extends CliCommand {
   async run(_params: string[], options: RawTailOptions): Promise<void> {
     const plan = parseTailOptions(options);
     await withStore(this.context, async ({ store, description }) => {
@@ -89,20 +90,5 @@ export class TailCommand extends CommandRunner {
       this.context.signal.removeEventListener('abort', onAbort);
       await subscription.stop();
     }
-  }
-
-  @Option({ flags: '--from-start', description: 'start at the first event instead of the head' })
-  parseFromStart(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--category <name>', description: `only this stream category (repeatable): ${CATEGORY_NAMES.join(', ')}` })
-  parseCategory(value: string, previous?: string[]): string[] {
-    return [...(previous ?? []), value];
-  }
-
-  @Option({ flags: '--limit <n>', description: 'stop after printing n events' })
-  parseLimit(value: string): string {
-    return value;
   }
 }

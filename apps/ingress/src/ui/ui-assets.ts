@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { VERIFICATION_SCHEMES } from '@wts/contracts';
 
 /** Where the static Config page lives in the repository (plain files, no build step). */
 const UI_RELATIVE_DIR = join('apps', 'ingress', 'ui');
@@ -29,6 +30,16 @@ export interface UiFiles {
   /** Libraries the page imports, from node_modules (served under /ui/assets/vendor/), read once. */
   readonly vendor: ReadonlyMap<string, UiFile>;
 }
+
+/**
+ * Assets made at start-up from the code, not read from a file: the list of verification schemes
+ * (sender-schemes.js re-exports it), so the page offers exactly the schemes @wts/contracts knows.
+ */
+export const GENERATED_ASSETS: Readonly<Record<string, string>> = {
+  'verification-schemes.js':
+    '// Made at start-up from VERIFICATION_SCHEMES in @wts/contracts (apps/ingress/src/ui/ui-assets.ts).\n' +
+    `export const VERIFICATION_SCHEMES = ${JSON.stringify(VERIFICATION_SCHEMES)};\n`,
+};
 
 /**
  * The page's third-party modules, by the name it imports them as: a package and the file of it
@@ -62,6 +73,8 @@ export function loadUiFiles(root: string = findUiDirectory()): UiFiles {
     const match = ASSET_NAME.exec(name);
     if (match) assets.set(name, read(join(root, 'assets', name), match[1] as string));
   }
+  for (const [name, source] of Object.entries(GENERATED_ASSETS))
+    assets.set(name, { body: Buffer.from(source, 'utf8'), contentType: CONTENT_TYPES.js as string });
   return {
     pages: { list: read(join(root, UI_PAGES.list), 'html'), config: read(join(root, UI_PAGES.config), 'html') },
     assets,

@@ -5,6 +5,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { VERIFICATION_SCHEMES } from '@wts/contracts';
 import { findUiDirectory } from '../../src/ui/ui-assets';
 import { UiTestServer } from '../../../../test/support/ui-test-server';
 
@@ -69,12 +70,20 @@ describe('Config page: serving', () => {
       ['/ui/assets/session.js', 'text/javascript; charset=utf-8'],
       ['/ui/assets/app.css', 'text/css; charset=utf-8'],
       ['/ui/assets/favicon.svg', 'image/svg+xml'],
+      ['/ui/assets/verification-schemes.js', 'text/javascript; charset=utf-8'],
     ];
     for (const [path, type] of cases) {
       const answer = await server.http('GET', path);
       expect({ path, status: answer.status, type: answer.headers.get('content-type') }).toEqual({ path, status: 200, type });
       expectSecurityHeaders(answer.headers);
     }
+  });
+
+  it('serves the verification schemes made at start-up from @wts/contracts (one list, no copy)', async () => {
+    const answer = await server.http('GET', '/ui/assets/verification-schemes.js');
+    expect(answer.text).toContain(`export const VERIFICATION_SCHEMES = ${JSON.stringify(VERIFICATION_SCHEMES)};`);
+    const senderSchemes = readFileSync(join(findUiDirectory(__dirname), 'assets', 'sender-schemes.js'), 'utf8');
+    expect(senderSchemes).toContain("export { VERIFICATION_SCHEMES as SCHEMES } from './verification-schemes.js';");
   });
 
   it('serves oauth4webapi from node_modules as a vendor module (no CDN), without its source-map comment', async () => {

@@ -1,6 +1,7 @@
 // Connected accounts on the routine list: the list, and the "Connect an account" form (the admin
 // API's POST /admin/accounts; its validation and messages, shown as the API words them).
-import { announce, byId, clear, h, setError, show } from './dom.js';
+import { loadListing, listingBody } from './admin-listing.js';
+import { announce, byId, h, setError } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 
 const listeners = [];
@@ -11,26 +12,14 @@ export function onAccounts(listener) {
 }
 
 export async function loadAccounts() {
-  const error = byId('accounts-error');
-  try {
-    const response = await api('GET', '/admin/accounts');
-    if (!response.ok) {
-      setError(error, `Could not load the accounts: ${describeFailure(response)}`);
-      return;
-    }
-    setError(error, '');
-    render(response.json.accounts);
-    for (const listener of listeners) listener(response.json.accounts);
-  } catch (failure) {
-    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
-  }
+  await loadListing('accounts-error', '/admin/accounts', 'accounts', ({ accounts }) => {
+    render(accounts);
+    for (const listener of listeners) listener(accounts);
+  });
 }
 
 function render(accounts) {
-  const body = byId('accounts-body');
-  clear(body);
-  show(byId('accounts-empty'), accounts.length === 0);
-  show(byId('accounts-table'), accounts.length > 0);
+  const body = listingBody('accounts', accounts.length);
   for (const account of accounts) {
     body.append(
       h(

@@ -2,6 +2,7 @@
 // deliveries (each opening its run record; their payload's state and erasing it are
 // payload-erasure.js's), rejected attempts, parked deliveries (their selection and re-dispatch
 // outcomes are parked-redispatch.js's).
+import { loadListing } from './admin-listing.js';
 import { byId, clear, h, setError, show, timeElement } from './dom.js';
 import { attemptReasonLabel } from './labels.js';
 import { SignedOutError, api, describeFailure } from './session.js';
@@ -20,6 +21,14 @@ const cursors = { deliveries: null, attempts: null, parked: null };
 /** `?limit=&cursor=` of a listing: the first page, or the one after `cursor`. */
 function page(cursor) {
   return `limit=${DELIVERY_LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+}
+
+/** Shows `{name}-table` when its body has rows (kept or `arriving`), else `{name}-empty`; returns whether empty. */
+function showRows(name, body, arriving) {
+  const empty = body.children.length === 0 && arriving === 0;
+  show(byId(`${name}-empty`), empty);
+  show(byId(`${name}-table`), !empty);
+  return empty;
 }
 
 // ------------------------------------------------------------------ deliveries
@@ -50,10 +59,7 @@ export async function loadDeliveries({ older = false } = {}) {
 function renderDeliveries(deliveries, replayCounts, { append }) {
   const body = byId('deliveries-body');
   if (!append) clear(body);
-  const empty = body.children.length === 0 && deliveries.length === 0;
-  show(byId('deliveries-empty'), empty);
-  show(byId('deliveries-table'), !empty);
-  renderEraseNote(!empty);
+  renderEraseNote(!showRows('deliveries', body, deliveries.length));
   for (const delivery of deliveries) {
     const replays = replayCounts.get(delivery.delivery_id) ?? 0;
     const viewRun = h('button', {
@@ -83,26 +89,18 @@ function renderDeliveries(deliveries, replayCounts, { append }) {
 // ------------------------------------------------------------------ rejected attempts
 
 export async function loadAttempts({ older = false } = {}) {
-  const error = byId('attempts-error');
-  try {
-    const answer = await api('GET', `${routinePath('/webhook/attempts')}?${page(older ? cursors.attempts : null)}`);
-    if (!answer.ok) {
-      setError(error, `Could not load the rejected attempts: ${describeFailure(answer)}`);
-      return;
-    }
-    setError(error, '');
-    const attempts = answer.json.attempts;
+  const path = `${routinePath('/webhook/attempts')}?${page(older ? cursors.attempts : null)}`;
+  await loadListing('attempts-error', path, 'rejected attempts', (json) => {
+    const attempts = json.attempts;
     if (!older) {
       refreshHandshake();
       void loadActivityChart();
     }
-    cursors.attempts = answer.json.next_cursor ?? null;
+    cursors.attempts = json.next_cursor ?? null;
     show(byId('more-attempts'), cursors.attempts !== null);
     const body = byId('attempts-body');
     if (!older) clear(body);
-    const empty = body.children.length === 0 && attempts.length === 0;
-    show(byId('attempts-empty'), empty);
-    show(byId('attempts-table'), !empty);
+    showRows('attempts', body, attempts.length);
     for (const attempt of attempts) {
       body.append(
         h(
@@ -114,33 +112,23 @@ export async function loadAttempts({ older = false } = {}) {
         ),
       );
     }
-  } catch (failure) {
-    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
-  }
+  });
 }
 
 // ------------------------------------------------------------------ parked deliveries
 
 export async function loadParked({ older = false } = {}) {
-  const error = byId('parked-error');
-  try {
-    const answer = await api('GET', `${routinePath('/webhook/parked')}?${page(older ? cursors.parked : null)}`);
-    if (!answer.ok) {
-      setError(error, `Could not load the parked deliveries: ${describeFailure(answer)}`);
-      return;
-    }
-    setError(error, '');
-    const parked = answer.json.parked;
-    cursors.parked = answer.json.next_cursor ?? null;
+  const path = `${routinePath('/webhook/parked')}?${page(older ? cursors.parked : null)}`;
+  await loadListing('parked-error', path, 'parked deliveries', (json) => {
+    const parked = json.parked;
+    cursors.parked = json.next_cursor ?? null;
     show(byId('more-parked'), cursors.parked !== null);
     const body = byId('parked-body');
     if (!older) {
       clear(body);
       resetParkedRows();
     }
-    const empty = body.children.length === 0 && parked.length === 0;
-    show(byId('parked-empty'), empty);
-    show(byId('parked-table'), !empty);
+    showRows('parked', body, parked.length);
     for (const entry of parked) {
       body.append(
         h(
@@ -154,9 +142,7 @@ export async function loadParked({ older = false } = {}) {
       );
     }
     renderControls();
-  } catch (failure) {
-    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
-  }
+  });
 }
 
 export function wireActivityListings() {

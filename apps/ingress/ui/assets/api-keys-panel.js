@@ -2,7 +2,8 @@
 // role, optional expiry) showing the key once with a copy button, and Revoke behind a
 // confirmation. The key itself is only ever in the answer to the POST that issued it: this page
 // keeps it in the read-only field until it is hidden, nowhere else.
-import { announce, byId, clear, copyText, h, setError, show, timeElement } from './dom.js';
+import { loadListing, listingBody } from './admin-listing.js';
+import { announce, byId, copyText, h, setError, show, timeElement } from './dom.js';
 import { API_KEY_STATUS } from './labels.js';
 import { confirmAction } from './confirm-dialog.js';
 import { SignedOutError, api, describeFailure } from './session.js';
@@ -15,25 +16,11 @@ export function apiKeyName(id) {
 }
 
 export async function loadApiKeys() {
-  const error = byId('api-keys-error');
-  try {
-    const answer = await api('GET', '/admin/api-keys');
-    if (!answer.ok) {
-      setError(error, `Could not load the API keys: ${describeFailure(answer)}`);
-      return;
-    }
-    setError(error, '');
-    render(answer.json.api_keys);
-  } catch (failure) {
-    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
-  }
+  await loadListing('api-keys-error', '/admin/api-keys', 'API keys', (json) => render(json.api_keys));
 }
 
 function render(keys) {
-  const body = byId('api-keys-body');
-  clear(body);
-  show(byId('api-keys-empty'), keys.length === 0);
-  show(byId('api-keys-table'), keys.length > 0);
+  const body = listingBody('api-keys', keys.length);
   for (const key of keys) {
     names.set(key.id, key.name);
     const revoke =

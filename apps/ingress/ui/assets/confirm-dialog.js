@@ -24,3 +24,16 @@ export function confirmAction({ title, message, confirmLabel }) {
     byId('confirm-cancel').focus();
   });
 }
+
+/**
+ * Asks before the action `button` starts: cancelled, the focus goes back to the button and this
+ * resolves false; confirmed, the button is disabled (the action enables it again) and it resolves true.
+ */
+export async function confirmFor(button, confirmation) {
+  if (!(await confirmAction(confirmation))) {
+    button.focus();
+    return false;
+  }
+  button.disabled = true;
+  return true;
+}

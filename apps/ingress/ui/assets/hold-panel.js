@@ -8,7 +8,7 @@
 import { announce, byId, clear, setError, show, timeElement } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
 import { loaded, routinePath } from './config-state.js';
-import { confirmAction } from './confirm-dialog.js';
+import { confirmFor } from './confirm-dialog.js';
 import { may, roleNote } from './roles.js';
 import { loadAudit } from './audit-trail.js';
 import { loadDeliveries, loadParked } from './activity-listings.js';
@@ -225,7 +225,7 @@ async function hold(event) {
     releaseAt === null
       ? 'until someone releases it'
       : `until ${new Date(releaseAt).toLocaleString()}, when it releases by itself (or until someone releases it first)`;
-  const confirmed = await confirmAction({
+  const confirmed = await confirmFor(button, {
     title: 'Hold the runs?',
     message:
       `Senders keep getting 202 and every delivery is kept: nothing is lost. No run is created ${until}. ` +
@@ -233,11 +233,7 @@ async function hold(event) {
       '(To refuse deliveries instead, disable the webhook: senders then get 404.)',
     confirmLabel: 'Hold runs',
   });
-  if (!confirmed) {
-    button.focus();
-    return;
-  }
-  button.disabled = true;
+  if (!confirmed) return;
   try {
     const answer = await api('POST', routinePath('/webhook/hold'), releaseAt === null ? {} : { release_at: releaseAt });
     if (!answer.ok) {

@@ -6,7 +6,7 @@
 // POST /admin/parked/redispatch takes 1 to 100 source_event_ids; they are sent oldest first.
 import { announce, byId, h, setError, show, timeElement } from './dom.js';
 import { SignedOutError, api, describeFailure } from './session.js';
-import { confirmAction } from './confirm-dialog.js';
+import { confirmFor } from './confirm-dialog.js';
 import { gate, may } from './roles.js';
 import { openRun } from './run-record.js';
 
@@ -161,7 +161,7 @@ async function redispatch() {
     return;
   }
   const many = chosen.length === 1 ? 'the parked delivery' : `${chosen.length} parked deliveries`;
-  const confirmed = await confirmAction({
+  const confirmed = await confirmFor(button, {
     title: `Re-dispatch ${many}?`,
     message:
       `${chosen.length === 1 ? 'It is' : 'They are'} handed to the dispatcher again${chosen.length === 1 ? '' : ', oldest first'}, ` +
@@ -169,11 +169,7 @@ async function redispatch() {
       'and one that still cannot is parked again with its reason. The outcome shows beside each delivery.',
     confirmLabel: 'Re-dispatch',
   });
-  if (!confirmed) {
-    button.focus();
-    return;
-  }
-  button.disabled = true;
+  if (!confirmed) return;
   try {
     const answer = await api('POST', '/admin/parked/redispatch', { source_event_ids: chosen.map((entry) => entry.source_event_id) });
     if (!answer.ok || !Array.isArray(answer.json?.results)) {

@@ -1,9 +1,9 @@
 // The routine list: every routine with its webhook's state, each linking to its Config page;
 // connected accounts; new routine; API keys (admins); everyone's audit trail. What the signed-in
 // role cannot do is hidden, and the page says why where it would be.
-import { byId, clear, h, setError, show } from './dom.js';
+import { loadListing, listingBody } from './admin-listing.js';
+import { byId, h } from './dom.js';
 import { badgeOf } from './labels.js';
-import { SignedOutError, api, describeFailure } from './session.js';
 import { withSession } from './sign-in-panel.js';
 import { gate, may } from './roles.js';
 import { loadAccounts, onAccounts, wireAccountForm } from './accounts-panel.js';
@@ -16,26 +16,12 @@ const routineNames = new Map();
 const accountEmails = new Map();
 
 async function loadRoutines() {
-  const error = byId('routines-error');
-  try {
-    const response = await api('GET', '/admin/routines');
-    if (!response.ok) {
-      setError(error, `Could not load the routines: ${describeFailure(response)}`);
-      return;
-    }
-    setError(error, '');
-    renderRoutines(response.json.routines);
-  } catch (failure) {
-    if (!(failure instanceof SignedOutError)) setError(error, 'Could not reach the server.');
-  }
+  await loadListing('routines-error', '/admin/routines', 'routines', ({ routines }) => renderRoutines(routines));
 }
 
 function renderRoutines(routines) {
-  const body = byId('routines-body');
-  clear(body);
+  const body = listingBody('routines', routines.length);
   byId('routines-empty-create').hidden = !may('admin');
-  show(byId('routines-empty'), routines.length === 0);
-  show(byId('routines-table'), routines.length > 0);
   for (const routine of routines) {
     routineNames.set(routine.id, routine.name);
     const badge = badgeOf(routine.webhook_state, routine.webhook_blocked);

@@ -31,10 +31,14 @@ function textarea(id, rows, describedBy) {
   return element;
 }
 
+/** A field's help paragraph (the field's aria-describedby names `id`). */
+function help(id, ...parts) {
+  return h('p', { id, class: 'help' }, ...parts);
+}
+
 function build() {
-  const filterHelp = h(
-    'p',
-    { id: 'rules-filter-help', class: 'help' },
+  const filterHelp = help(
+    'rules-filter-help',
     'A CEL expression over ',
     h('code', { text: 'event_type' }),
     ' (the sender\'s event name, or ""), ',
@@ -46,9 +50,8 @@ function build() {
     h('code', { text: FILTER_EXAMPLE }),
     '. Empty: no filter.',
   );
-  const schemaHelp = h(
-    'p',
-    { id: 'rules-schema-help', class: 'help' },
+  const schemaHelp = help(
+    'rules-schema-help',
     'A JSON Schema (2020-12) a JSON payload must conform to: one that does not is refused with 400 ',
     h('code', { text: 'payload_schema_mismatch' }),
     ' and makes no run. Text payloads are not checked. Empty: no schema.',

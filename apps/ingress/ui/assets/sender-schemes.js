@@ -3,26 +3,8 @@
 // goes, and what the enable form asks for. Data only: verification.js, sender-setup.js and
 // sender-rotate-texts.js use it.
 
-export const SCHEMES = [
-  'bearer',
-  'standard_webhooks',
-  'github',
-  'stripe',
-  'shopify',
-  'gitlab',
-  'linear',
-  'sentry',
-  'pagerduty',
-  'zendesk',
-  'svix',
-  'slack',
-  'zoom',
-  'discord',
-  'twitch',
-  'x',
-  'meta',
-  'microsoft_graph',
-];
+/** Every scheme, bearer first: the list in @wts/contracts, served as verification-schemes.js (ui-assets.ts). */
+export { VERIFICATION_SCHEMES as SCHEMES } from './verification-schemes.js';
 
 /** The schemes whose provider verifies the URL with a handshake the service answers (docs/signed-senders.md). */
 export const HANDSHAKE_SCHEMES = ['slack', 'zoom', 'discord', 'twitch', 'x', 'meta', 'microsoft_graph'];

@@ -87,23 +87,23 @@ export async function request(method, path, bearer, body) {
   const headers = { accept: 'application/json' };
   if (bearer !== null && bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    cache: 'no-store',
-    credentials: 'omit',
-    redirect: 'error',
-    referrerPolicy: 'no-referrer',
-  });
+  const response = await fetchOwn(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
   const text = await response.text();
-  let json;
+  return { status: response.status, ok: response.ok, json: jsonOf(text), text, headers: response.headers };
+}
+
+/** A fetch to our own server as the page makes every one: not cached, no cookies, no redirect followed, no referrer. */
+export function fetchOwn(method, path, headers, body) {
+  return fetch(path, { method, headers, body, cache: 'no-store', credentials: 'omit', redirect: 'error', referrerPolicy: 'no-referrer' });
+}
+
+/** An answer's text as JSON; undefined when empty or not JSON. */
+export function jsonOf(text) {
   try {
-    json = text === '' ? undefined : JSON.parse(text);
+    return text === '' ? undefined : JSON.parse(text);
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: response.status, ok: response.ok, json, text, headers: response.headers };
 }
 
 /**

@@ -1,6 +1,7 @@
 // "Send test delivery": a real request from this browser to the webhook endpoint, with the secret
 // on screen or one pasted here (kept in this page's memory only).
 import { byId } from './dom.js';
+import { fetchOwn, jsonOf } from './session.js';
 import { loaded } from './config-state.js';
 import { currentSecret } from './secret-panel.js';
 import { loadAttempts, loadDeliveries } from './activity-listings.js';
@@ -25,22 +26,9 @@ async function sendTest(event) {
   result.textContent = 'Sending…';
   try {
     // Same origin, the real endpoint: the page is served by the ingress that serves the webhook.
-    const response = await fetch(`/workflow-webhooks/${encodeURIComponent(loaded.webhook.webhook_id)}`, {
-      method: 'POST',
-      headers,
-      body: byId('test-body').value,
-      cache: 'no-store',
-      credentials: 'omit',
-      redirect: 'error',
-      referrerPolicy: 'no-referrer',
-    });
-    const text = await response.text();
-    let body;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
+    const path = `/workflow-webhooks/${encodeURIComponent(loaded.webhook.webhook_id)}`;
+    const response = await fetchOwn('POST', path, headers, byId('test-body').value);
+    const body = jsonOf(await response.text());
     result.textContent = describeTestAnswer(response, body);
     if (response.status === 202 && body) await waitForDelivery(body.delivery_id);
     void loadAttempts();
