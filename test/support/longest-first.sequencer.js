@@ -41,8 +41,9 @@ class LongestFirstSequencer extends Sequencer {
       expected.set(test, typeof recorded === 'number' ? recorded : (statSync(test.path).size / 1024) * SECONDS_PER_KIB);
     }
     const longestFirst = [...tests].sort((a, b) => expected.get(b) - expected.get(a));
-    const heavy = longestFirst.filter(isHeavy);
-    const light = longestFirst.filter((test) => !isHeavy(test));
+    const heavy = [];
+    const light = [];
+    for (const test of longestFirst) (isHeavy(test) ? heavy : light).push(test);
     // Heavy, light, heavy, light …: while both last, every other suite started is a light one.
     const ordered = [];
     while (heavy.length > 0 || light.length > 0) {
