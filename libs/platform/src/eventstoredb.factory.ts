@@ -1,4 +1,4 @@
-import { EventStoreDbEventStore, describeEventStoreDbConnection } from '@wts/event-store';
+import { connectEventStoreDb, describeEventStoreDbConnection } from '@wts/event-store';
 import type { OpenedStore } from './opened-store.result';
 
 /**
@@ -7,7 +7,7 @@ import type { OpenedStore } from './opened-store.result';
  * startup. A malformed connection string is refused here.
  */
 export async function openEventStoreDb(connectionString: string, maxAppendBytes: number): Promise<OpenedStore> {
-  const store = EventStoreDbEventStore.connect(connectionString, { maxAppendBytes });
+  const store = await connectEventStoreDb(connectionString, { maxAppendBytes });
   return {
     store,
     checkpoints: store.checkpoints(),

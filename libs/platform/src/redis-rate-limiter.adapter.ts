@@ -1,5 +1,6 @@
 import type { RateLimiter, RateLimitState } from '@wts/application';
-import Redis, { type RedisOptions } from 'ioredis';
+import type Redis from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { toState } from './memory-rate-limiter.adapter';
 
@@ -63,7 +64,10 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(private readonly options: RedisRateLimiterOptions) {
     this.durationSeconds = options.durationSeconds ?? 60;
     this.onWarning = options.onWarning ?? (() => undefined);
-    this.client = new Redis(options.url, { ...RATE_LIMITER_REDIS_OPTIONS, ...options.redisOptions });
+    // ioredis is loaded when REDIS_URL chooses it: the embedded default never spends its start-up time.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, typed by the import above
+    const { default: RedisClient } = require('ioredis') as { default: typeof Redis };
+    this.client = new RedisClient(options.url, { ...RATE_LIMITER_REDIS_OPTIONS, ...options.redisOptions });
     // ioredis emits an 'error' per failed (re)connection attempt; without a listener it prints
     // each one. The limiter reports the outage once instead.
     this.client.on('error', (error: Error) => {

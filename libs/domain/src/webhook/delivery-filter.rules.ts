@@ -1,5 +1,4 @@
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
-import { celJson } from './cel-json.view';
+import { celJson, celLibrary } from './cel-json.view';
 
 /**
  * A webhook's filter: a CEL expression over `event_type`, `headers` and `body` that decides which
@@ -58,7 +57,12 @@ export interface FilterProblem {
 }
 
 const VARIABLES = new Set(['event_type', 'headers', 'body']);
-const ENV = celEnv({});
+let env: ReturnType<ReturnType<typeof celLibrary>['celEnv']> | undefined;
+
+/** The one CEL environment (made with the first filter, as the library is loaded). */
+function celEnvironment(): NonNullable<typeof env> {
+  return (env ??= celLibrary().celEnv({}));
+}
 
 interface ExprNode {
   readonly id: bigint;
@@ -81,6 +85,7 @@ export function compileFilter(source: string): CompiledFilter | FilterProblem {
   if (source.length > FILTER_LIMITS.maxSourceLength) {
     return problem(`the filter is ${source.length} characters long; at most ${FILTER_LIMITS.maxSourceLength} are accepted`);
   }
+  const { isCelError, parse, plan } = celLibrary();
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
@@ -91,7 +96,7 @@ export function compileFilter(source: string): CompiledFilter | FilterProblem {
   const where = (node: ExprNode): string => locate(source, positions[String(node.id)]);
   const found = inspect(parsed.expr as unknown as ExprNode, where);
   if (typeof found === 'string') return problem(found);
-  const evaluate = plan(ENV, parsed);
+  const evaluate = plan(celEnvironment(), parsed);
   const elementBudget = found.macros === 0 ? Infinity : Math.floor(FILTER_LIMITS.maxMacroSteps / found.macros);
   const readsHeaders = found.variables.has('headers');
   return {
@@ -159,7 +164,7 @@ function inspect(
         return visit((value as { operand: ExprNode }).operand, depth + 1, scope, macros);
       case 'callExpr': {
         const call = value as { function: string; target?: ExprNode; args: readonly ExprNode[] };
-        if (!isOperator(call.function) && ENV.funcs.find(call.function) === undefined) {
+        if (!isOperator(call.function) && celEnvironment().funcs.find(call.function) === undefined) {
           return `unknown function "${call.function}" ${where(node)}`;
         }
         return visitAll([...(call.target ? [call.target] : []), ...call.args], depth, scope, macros);

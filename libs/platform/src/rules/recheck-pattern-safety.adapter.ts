@@ -1,5 +1,4 @@
 import type { PatternSafety } from '@wts/application';
-import { check } from 'recheck';
 
 /** The largest counted repetition ({n}, {m,n}) the analysis models exactly. */
 const MAX_REPEAT_COUNT = 1_000;
@@ -14,9 +13,11 @@ const ANALYSIS_TIMEOUT_MS = 5_000;
  * safe is saved. It runs in
  * recheck's own agent process (its native build, else its JVM build, else a worker thread), so an
  * analysis never blocks the event loop; the flags are those Ajv compiles patterns with (`u`).
+ * recheck is loaded on the first pattern (a third of a second of start-up that most services never need).
  */
 export class RecheckPatternSafety implements PatternSafety {
   async refusal(pattern: string): Promise<string | undefined> {
+    const { check } = await import('recheck');
     const diagnostics = await check(pattern, 'u', {
       timeout: ANALYSIS_TIMEOUT_MS,
       // Counted repetitions such as a hash's {40} or {64}: the automaton models them up to this count.

@@ -1,4 +1,4 @@
-import { Client, type ClientConfig } from 'pg';
+import type { Client, ClientConfig } from 'pg';
 
 /**
  * The projector lease: a session advisory lock on a connection of its own (a pooled connection
@@ -57,7 +57,8 @@ export class PostgresProjectorLease {
 
   private async connect(): Promise<Client> {
     if (this.closed) throw new Error('the lease is released');
-    const client = new Client(this.config);
+    const { Client: PgClient } = await import('pg');
+    const client = new PgClient(this.config);
     // Without listeners an 'error' on an idle client (server shutdown, pg_terminate_backend) would crash the process.
     client.on('error', () => void this.drop(client));
     client.on('end', () => void this.drop(client));

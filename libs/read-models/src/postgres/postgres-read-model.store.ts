@@ -1,5 +1,5 @@
 import type { GlobalPosition } from '@wts/event-store';
-import { Pool, type PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { auditParams, auditShape } from '../audit-listing';
 import { decodeAttemptCursor, decodeAuditCursor, decodePositionCursor } from '../cursor';
 import { checkDeniedAccess, deniedSources } from '../denied-access.policy';
@@ -74,7 +74,9 @@ export class PostgresReadModelStore implements ReadModelStore {
 
   static async open(options: PostgresReadModelStoreOptions): Promise<PostgresReadModelStore> {
     const { schema, connection } = connectionOf(options);
-    const pool = new Pool({ ...connection, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+    // pg is loaded here, when PostgreSQL is chosen: the embedded default never spends its start-up time.
+    const { Pool: PgPool } = await import('pg');
+    const pool = new PgPool({ ...connection, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
     // An idle pooled connection that dies (server restart) is dropped by the pool; without a
     // listener its 'error' would crash the process. The next checkout connects anew.
     pool.on('error', () => undefined);
