@@ -1,27 +1,27 @@
 import { isValidSlackRequest } from '@slack/bolt';
-import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
+import type { SignatureHeaders, SignatureVerdict } from '@wts/application';
 import type { SignedScheme } from '@wts/contracts';
 import { verifyKey } from 'discord-interactions';
 import fc from 'fast-check';
 import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { ProviderSignatureVerifier } from './provider-signature.verifier';
+import {
+  delivery,
+  MALFORMED,
+  MISMATCH,
+  MISSING,
+  NOW_MS,
+  NOW_SECONDS,
+  OUTSIDE,
+  VALID,
+  verifier,
+} from '../../../../test/support/signature-check.fixtures';
 
 /**
  * Slack, Zoom and Discord checked as their documentation (and, where one exists, their library:
  * `@slack/bolt`'s isValidSlackRequest, `discord-interactions`' verifyKey) has them: the same
  * verdict on generated deliveries, and a refusal — never a throw — on anything else.
  */
-const verifier = new ProviderSignatureVerifier();
-const NOW_SECONDS = 1_700_000_000;
-const NOW_MS = NOW_SECONDS * 1000 + 500;
-const TOLERANCE = 300;
 const BODY = Buffer.from('{"type":"event_callback","event_id":"Ev1","event":{"type":"app_mention","text":"Zoë 🎉"}}', 'utf8');
-
-const VALID: SignatureVerdict = { valid: true };
-const MISMATCH: SignatureVerdict = { valid: false, reason: 'signature_mismatch' };
-const MALFORMED: SignatureVerdict = { valid: false, reason: 'malformed_signature' };
-const MISSING: SignatureVerdict = { valid: false, reason: 'missing_signature' };
-const OUTSIDE: SignatureVerdict = { valid: false, reason: 'timestamp_outside_tolerance' };
 
 function check(
   scheme: SignedScheme,
@@ -30,8 +30,7 @@ function check(
   body: Buffer = BODY,
   nowMs = NOW_MS,
 ): Promise<SignatureVerdict> {
-  const delivery: SignedDelivery = { scheme, secret, body, headers, nowMs, toleranceSeconds: TOLERANCE };
-  return verifier.verify(delivery);
+  return verifier.verify(delivery(scheme, secret, body, headers, nowMs));
 }
 
 /** The documented v0 signature: `v0=` + hex HMAC-SHA256 of `v0:<timestamp>:<body>`. */

@@ -1,31 +1,29 @@
 import { sign as octokitSign } from '@octokit/webhooks-methods';
-import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
+import type { SignatureHeaders, SignatureVerdict } from '@wts/application';
 import type { SignedScheme } from '@wts/contracts';
 import { sealedCredential } from '@wts/domain';
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
-import { ProviderSignatureVerifier } from './provider-signature.verifier';
+import {
+  delivery,
+  MALFORMED,
+  MISMATCH,
+  MISSING,
+  NOW_SECONDS,
+  OUTSIDE,
+  VALID,
+  verifier,
+} from '../../../../test/support/signature-check.fixtures';
 
 /**
  * Twitch, X, Meta and Microsoft Graph checked as their documentation has it (Meta's
  * X-Hub-Signature-256 is GitHub's form: Octokit's `sign` is its reference), a refusal — never a
  * throw — on anything else.
  */
-const verifier = new ProviderSignatureVerifier();
-const NOW_SECONDS = 1_700_000_000;
-const NOW_MS = NOW_SECONDS * 1000 + 500;
-const TOLERANCE = 300;
 const BODY = Buffer.from('{"subscription":{"type":"channel.follow"},"event":{"user_name":"Zoë 🎉"}}', 'utf8');
 
-const VALID: SignatureVerdict = { valid: true };
-const MISMATCH: SignatureVerdict = { valid: false, reason: 'signature_mismatch' };
-const MALFORMED: SignatureVerdict = { valid: false, reason: 'malformed_signature' };
-const MISSING: SignatureVerdict = { valid: false, reason: 'missing_signature' };
-const OUTSIDE: SignatureVerdict = { valid: false, reason: 'timestamp_outside_tolerance' };
-
 function check(scheme: SignedScheme, secret: string, headers: SignatureHeaders, body: Buffer = BODY): Promise<SignatureVerdict> {
-  const delivery: SignedDelivery = { scheme, secret, body, headers, nowMs: NOW_MS, toleranceSeconds: TOLERANCE };
-  return verifier.verify(delivery);
+  return verifier.verify(delivery(scheme, secret, body, headers));
 }
 
 describe('Twitch EventSub (Twitch-Eventsub-Message-Signature)', () => {
