@@ -1,15 +1,8 @@
-import { assertNever, type ApiKeyEvent, type OperatorRole } from '@wts/contracts';
+import { assertNever, type ApiKeyEvent, type ApiKeyIssued, type OperatorRole } from '@wts/contracts';
 import { accept, reject, type Decider, type Decision } from '../shared/decision';
 
-export interface ApiKey {
-  readonly keyId: string;
-  readonly name: string;
-  readonly role: OperatorRole;
-  readonly keyDigest: string;
-  readonly expiresAt: string | null;
-  readonly issuedAt: string;
-  readonly revokedAt: string | null;
-}
+/** A key as it was issued (the event's facts, as evolve keeps them), and when it was revoked. */
+export type ApiKey = ApiKeyIssued['data'] & { readonly revokedAt: string | null };
 
 export interface ApiKeyCatalog {
   readonly keys: ReadonlyMap<string, ApiKey>;

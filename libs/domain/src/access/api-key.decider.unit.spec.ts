@@ -49,35 +49,18 @@ describe('API key decider', () => {
       ]);
   });
 
-  it('refuses an empty, over-long or control-character name, and an expiry not in the future', () => {
-    spec
-      .given([])
-      .when(issue('key_1', { name: '   ' }))
-      .thenRejects('validation_failed', /name/);
-    spec
-      .given([])
-      .when(issue('key_1', { name: 'x'.repeat(101) }))
-      .thenRejects('validation_failed', /name/);
-    spec
-      .given([])
-      .when(issue('key_1', { name: 'a\u0000b' }))
-      .thenRejects('validation_failed', /control/);
-    spec
-      .given([])
-      .when(issue('key_1', { expiresAt: T1 }))
-      .thenRejects('validation_failed', /future/);
-    spec
-      .given([])
-      .when(issue('key_1', { expiresAt: T0 }))
-      .thenRejects('validation_failed', /future/);
-  });
-
-  it('refuses an expiry that cannot be read as a time (it would otherwise never expire)', () => {
-    for (const expiresAt of ['2020-W01', '20200101', 'tomorrow', ''])
-      spec
-        .given([])
-        .when(issue('key_1', { expiresAt }))
-        .thenRejects('validation_failed', /future/);
+  it.each<[string, Partial<Issue>, RegExp]>([
+    ['an empty name', { name: '   ' }, /name/],
+    ['an over-long name', { name: 'x'.repeat(101) }, /name/],
+    ['a control-character name', { name: 'a\u0000b' }, /control/],
+    ['an expiry at the present instant, not in the future', { expiresAt: T1 }, /future/],
+    ['an expiry in the past', { expiresAt: T0 }, /future/],
+    ['an expiry that cannot be read as a time, 2020-W01 (it would otherwise never expire)', { expiresAt: '2020-W01' }, /future/],
+    ['an expiry that cannot be read as a time, 20200101 (it would otherwise never expire)', { expiresAt: '20200101' }, /future/],
+    ['an expiry that cannot be read as a time, tomorrow (it would otherwise never expire)', { expiresAt: 'tomorrow' }, /future/],
+    ['an expiry that cannot be read as a time, empty (it would otherwise never expire)', { expiresAt: '' }, /future/],
+  ])('refuses %s', (_case, extra, detail) => {
+    spec.given([]).when(issue('key_1', extra)).thenRejects('validation_failed', detail);
   });
 
   it('never issues the same id twice', () => {

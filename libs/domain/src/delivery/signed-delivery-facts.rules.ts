@@ -40,14 +40,19 @@ const PAYLOAD_TYPE = {
   eventTypeName: "the payload's type",
 };
 
+/** Both facts read from a header of their own each, named by the header's name. */
+function headerFacts(
+  deliveryId: keyof SignedRequestHeaders,
+  deliveryIdName: string,
+  eventType: keyof SignedRequestHeaders,
+  eventTypeName: string,
+): FactSources {
+  return { deliveryId: (headers) => headers[deliveryId], deliveryIdName, eventType: (headers) => headers[eventType], eventTypeName };
+}
+
 const FACTS: Readonly<Record<SignedScheme, FactSources>> = {
   standard_webhooks: { deliveryId: (headers) => headers.webhookId, deliveryIdName: 'webhook-id', ...PAYLOAD_TYPE },
-  github: {
-    deliveryId: (headers) => headers.githubDelivery,
-    deliveryIdName: 'X-GitHub-Delivery',
-    eventType: (headers) => headers.githubEvent,
-    eventTypeName: 'X-GitHub-Event',
-  },
+  github: headerFacts('githubDelivery', 'X-GitHub-Delivery', 'githubEvent', 'X-GitHub-Event'),
   stripe: { deliveryId: (_headers, body) => stringMember(body, 'id'), deliveryIdName: "the Stripe event's id", ...PAYLOAD_TYPE },
   shopify: {
     deliveryId: (headers) => headers.shopifyEventId ?? headers.shopifyWebhookId,
@@ -62,12 +67,7 @@ const FACTS: Readonly<Record<SignedScheme, FactSources>> = {
     eventTypeName: "the payload's object_kind",
   },
   linear: { deliveryId: (headers) => headers.linearDelivery, deliveryIdName: 'Linear-Delivery', ...PAYLOAD_TYPE },
-  sentry: {
-    deliveryId: (headers) => headers.sentryRequestId,
-    deliveryIdName: 'Request-ID',
-    eventType: (headers) => headers.sentryHookResource,
-    eventTypeName: 'Sentry-Hook-Resource',
-  },
+  sentry: headerFacts('sentryRequestId', 'Request-ID', 'sentryHookResource', 'Sentry-Hook-Resource'),
   pagerduty: {
     deliveryId: (_headers, body) => stringMember(objectMember(body, 'event'), 'id'),
     deliveryIdName: "the PagerDuty event's id (event.id)",

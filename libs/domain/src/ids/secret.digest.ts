@@ -17,11 +17,17 @@ export function secretMatchesDigest(presented: string, expectedDigestHex: string
 
 /** Two hex digests compared in constant time (for a caller that already digested what was presented). */
 export function digestsMatch(presentedDigestHex: string, expectedDigestHex: string): boolean {
-  const presentedDigest = Buffer.from(presentedDigestHex, 'hex');
-  const expected = Buffer.from(expectedDigestHex, 'hex');
-  if (expected.length !== presentedDigest.length) {
-    timingSafeEqual(presentedDigest, presentedDigest);
+  return constantTimeBytesEqual(Buffer.from(presentedDigestHex, 'hex'), Buffer.from(expectedDigestHex, 'hex'));
+}
+
+/**
+ * Whether two byte strings are equal, in constant time for equal lengths; presented bytes of
+ * another length are compared with themselves, then refused, so the work stays the same.
+ */
+export function constantTimeBytesEqual(presented: Buffer, expected: Buffer): boolean {
+  if (expected.length !== presented.length) {
+    timingSafeEqual(presented, presented);
     return false;
   }
-  return timingSafeEqual(presentedDigest, expected);
+  return timingSafeEqual(presented, expected);
 }

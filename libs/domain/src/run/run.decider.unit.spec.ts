@@ -3,6 +3,7 @@ import { ROUTINE_ID, acceptedDelivery, specFor, triageRoutine } from '@wts/testi
 import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
 import type { RoutineState } from '../catalog/routine.decider';
 import { FRAMER_VERSION, runInitialMessage } from './run-message.framer';
+import type { RejectionCode } from '../shared/decision';
 import { runDecider, type CreateRun } from './run.decider';
 import { UNTRUSTED_PAYLOAD_CLOSING, UNTRUSTED_PAYLOAD_PREAMBLE, decodeFramedPayload } from './untrusted-message.framer';
 
@@ -37,6 +38,16 @@ function createdRun(d: DeliveryAccepted['data'] = delivery): RunCreated {
       createdAt: T1,
     },
   };
+}
+
+/** An existing run stands: created again with `overrides`, it decides no events. */
+function expectNoEventsOnExistingRun(overrides: Partial<CreateRun>): void {
+  spec.given([createdRun()]).when(create(overrides)).then([]);
+}
+
+/** With no run yet, a run created with `overrides` is refused with `code` (and `detail`). */
+function expectRefusedWithNoRun(overrides: Partial<CreateRun>, code: RejectionCode, detail?: string): void {
+  spec.given([]).when(create(overrides)).thenRejects(code, detail);
 }
 
 function decidedRun(command: CreateRun): RunCreated['data'] {
@@ -111,28 +122,16 @@ describe('runDecider', () => {
   });
 
   it('given an existing run, when created again, then no events (one delivery, one run)', () => {
-    spec
-      .given([createdRun()])
-      .when(create({ now: '2024-05-02T00:00:00.000Z' }))
-      .then([]);
+    expectNoEventsOnExistingRun({ now: '2024-05-02T00:00:00.000Z' });
   });
 
   it('given an existing run, when created again even with the routine gone, then no events', () => {
-    spec
-      .given([createdRun()])
-      .when(create({ routine: null }))
-      .then([]);
+    expectNoEventsOnExistingRun({ routine: null });
   });
 
   it('given an existing run, when created again with a routine that would now be refused, then no events (the run stands; nothing is parked)', () => {
-    spec
-      .given([createdRun()])
-      .when(create({ routine: { ...routine, mode: 'autonomous' } }))
-      .then([]);
-    spec
-      .given([createdRun()])
-      .when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } }))
-      .then([]);
+    expectNoEventsOnExistingRun({ routine: { ...routine, mode: 'autonomous' } });
+    expectNoEventsOnExistingRun({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } });
   });
 
   it('given a run written by an earlier build, when created again, then no events', () => {
@@ -141,10 +140,7 @@ describe('runDecider', () => {
   });
 
   it('given no run and no routine, then routine_not_found', () => {
-    spec
-      .given([])
-      .when(create({ routine: null }))
-      .thenRejects('routine_not_found');
+    expectRefusedWithNoRun({ routine: null }, 'routine_not_found');
   });
 
   it('keeps the first run when folding', () => {
@@ -159,10 +155,7 @@ describe('runDecider', () => {
 
 describe('run decider: judged again on the routine as it was at acceptance', () => {
   it('given no run, when the routine was autonomous with an external-sending tool, then webhook_blocked (no run)', () => {
-    spec
-      .given([])
-      .when(create({ routine: { ...routine, mode: 'autonomous' } }))
-      .thenRejects('webhook_blocked');
+    expectRefusedWithNoRun({ routine: { ...routine, mode: 'autonomous' } }, 'webhook_blocked');
   });
 
   it('given no run, when the routine is autonomous without external-sending tools, then the run is created', () => {
@@ -172,19 +165,17 @@ describe('run decider: judged again on the routine as it was at acceptance', () 
   });
 
   it('given no run, when the trigger account is outside the routine scope, then account_out_of_scope (no run)', () => {
-    spec
-      .given([])
-      .when(create({ routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } }))
-      .thenRejects('account_out_of_scope', "the trigger account is outside the routine's account scope");
+    expectRefusedWithNoRun(
+      { routine: { ...routine, accountScope: ['acc_BBBBBBBBBBBBBBBBBBBBBB'] } },
+      'account_out_of_scope',
+      "the trigger account is outside the routine's account scope",
+    );
   });
 });
 
 describe('run decider: a held or re-dispatched delivery judged as things now stand', () => {
   it('given no run, when the trigger account is no longer active, then account_inactive (no run)', () => {
-    spec
-      .given([])
-      .when(create({ accountActive: false }))
-      .thenRejects('account_inactive', 'the trigger account is no longer active');
+    expectRefusedWithNoRun({ accountActive: false }, 'account_inactive', 'the trigger account is no longer active');
   });
 
   it('given no run, when the trigger account is still active, then the run is made with the routine it is judged on', () => {
@@ -194,10 +185,7 @@ describe('run decider: a held or re-dispatched delivery judged as things now sta
   });
 
   it('given an existing run, when the account is no longer active, then no events (the run stands)', () => {
-    spec
-      .given([createdRun()])
-      .when(create({ accountActive: false }))
-      .then([]);
+    expectNoEventsOnExistingRun({ accountActive: false });
   });
 });
 

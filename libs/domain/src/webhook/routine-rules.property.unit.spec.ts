@@ -33,22 +33,38 @@ function compiled(source: string): CompiledFilter | undefined {
   return isFilterProblem(result) ? undefined : result;
 }
 
+/**
+ * Any source compiles (then `compiledAs` checks it) or is refused with a message, never a throw; and
+ * over a tenth of the runs compile, so the generator reaches evaluation: a fuzzer that only ever
+ * hit the parser would prove little.
+ */
+function expectCompiledOrRefused<Compiled, Problem extends { readonly message: string }>(
+  sources: fc.Arbitrary<string>,
+  compile: (source: string) => Compiled | Problem,
+  isProblem: (result: Compiled | Problem) => result is Problem,
+  runs: { readonly numRuns: number; readonly seed: number },
+  compiledAs: (compiled: Compiled, source: string) => void = () => undefined,
+): void {
+  let accepted = 0;
+  fc.assert(
+    fc.property(sources, (source) => {
+      const result = compile(source);
+      if (isProblem(result)) expect(result.message.length).toBeGreaterThan(0);
+      else {
+        accepted += 1;
+        compiledAs(result, source);
+      }
+    }),
+    runs,
+  );
+  expect(accepted).toBeGreaterThan(runs.numRuns / 10);
+}
+
 describe('compileFilter and evaluate — properties', () => {
   it('any source compiles or is refused with a message; it never throws', () => {
-    let accepted = 0;
-    fc.assert(
-      fc.property(celSource, (source) => {
-        const result = compileFilter(source);
-        if (isFilterProblem(result)) expect(result.message.length).toBeGreaterThan(0);
-        else {
-          accepted += 1;
-          expect(result.source).toBe(source);
-        }
-      }),
-      RUNS,
+    expectCompiledOrRefused(celSource, compileFilter, isFilterProblem, RUNS, (filter: CompiledFilter, source) =>
+      expect(filter.source).toBe(source),
     );
-    // The generator reaches evaluation: a fuzzer that only ever hit the parser would prove little.
-    expect(accepted).toBeGreaterThan(RUNS.numRuns / 10);
   });
 
   it('a compiled filter never throws on any payload: matched, not_matched, or an error short enough to record', () => {
@@ -84,16 +100,7 @@ describe('compileFilter and evaluate — properties', () => {
 
 describe('compilePayloadSchema and check — properties', () => {
   it('any schema text compiles or is refused with a message; it never throws', () => {
-    let accepted = 0;
-    fc.assert(
-      fc.property(schemaSource, (source) => {
-        const result = compilePayloadSchema(source);
-        if (isSchemaProblem(result)) expect(result.message.length).toBeGreaterThan(0);
-        else accepted += 1;
-      }),
-      SCHEMA_RUNS,
-    );
-    expect(accepted).toBeGreaterThan(SCHEMA_RUNS.numRuns / 10);
+    expectCompiledOrRefused(schemaSource, compilePayloadSchema, isSchemaProblem, SCHEMA_RUNS);
   });
 
   it('a compiled schema never throws on any payload and lists at most the first errors, each saying where and why', () => {

@@ -40,14 +40,7 @@ describe('webhookDecider', () => {
     });
 
     it('given an enabled webhook, when held with an expiry that is not later than now, then it is refused', () => {
-      spec
-        .given([enabled()])
-        .when(hold({ releaseAt: T1 }))
-        .thenRejects('validation_failed');
-      spec
-        .given([enabled()])
-        .when(hold({ releaseAt: T0 }))
-        .thenRejects('validation_failed');
+      for (const releaseAt of [T1, T0]) spec.given([enabled()]).when(hold({ releaseAt })).thenRejects('validation_failed');
     });
 
     it('given no webhook or a disabled one, when held, then it is refused', () => {

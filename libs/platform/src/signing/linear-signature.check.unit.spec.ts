@@ -16,7 +16,7 @@ import {
   tampered,
   TOLERANCE,
   VALID,
-} from '../../../../test/support/signature-check.fixtures';
+} from './testing/signature-check.fixtures';
 
 const secret = 'lin_wh_' + randomBytes(24).toString('base64url').replace(/[-_]/g, 'a');
 const REFERENCE = join(__dirname, '../../../../test/support/linear-webhook.reference.mjs');

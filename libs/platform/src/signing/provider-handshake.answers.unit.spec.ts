@@ -11,13 +11,30 @@ const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 describe('handshake answers', () => {
-  it("Slack url_verification: 200 text/plain, the challenge as is (Slack's first documented form)", () => {
-    const challenge = '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P';
-    expect(verifier.answer({ kind: 'slack_url_verification', scheme: 'slack', challenge }, 'secret')).toEqual({
-      status: 200,
-      contentType: TEXT,
-      body: challenge,
-    });
+  const slackChallenge = '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P';
+  const twitchChallenge = 'pogchamp-kappa-360noscope-vohiyo';
+  const validationToken = 'Validation: Testing client application reachability for subscription Request-Id: 7f6f9a2c';
+  it.each<[string, Handshake, string, string]>([
+    [
+      "Slack url_verification: 200 text/plain, the challenge as is (Slack's first documented form)",
+      { kind: 'slack_url_verification', scheme: 'slack', challenge: slackChallenge },
+      'secret',
+      slackChallenge,
+    ],
+    [
+      'Twitch webhook_callback_verification: 200 text/plain, the raw challenge',
+      { kind: 'twitch_callback_verification', scheme: 'twitch', challenge: twitchChallenge },
+      'a twitch secret',
+      twitchChallenge,
+    ],
+    [
+      'Microsoft Graph: 200 text/plain, the validationToken as decoded from the query',
+      { kind: 'graph_validation', scheme: 'microsoft_graph', validationToken },
+      'any',
+      validationToken,
+    ],
+  ])('%s', (_case, handshake, secret, echoed) => {
+    expect(verifier.answer(handshake, secret)).toEqual({ status: 200, contentType: TEXT, body: echoed });
   });
 
   it('Zoom endpoint.url_validation: 200 JSON {plainToken, encryptedToken = hex HMAC-SHA256(secret token, plainToken)}', () => {
@@ -40,15 +57,6 @@ describe('handshake answers', () => {
       status: 204,
       contentType: undefined,
       body: '',
-    });
-  });
-
-  it('Twitch webhook_callback_verification: 200 text/plain, the raw challenge', () => {
-    const challenge = 'pogchamp-kappa-360noscope-vohiyo';
-    expect(verifier.answer({ kind: 'twitch_callback_verification', scheme: 'twitch', challenge }, 'a twitch secret')).toEqual({
-      status: 200,
-      contentType: TEXT,
-      body: challenge,
     });
   });
 
@@ -77,15 +85,6 @@ describe('handshake answers', () => {
     expect(verifier.answer(handshake(''), credential)).toBeUndefined();
     // The decoy's token is nobody's: a guess at it answers nothing either.
     expect(verifier.answer(handshake('meta-verify-token'), verifier.decoySecret('meta'))).toBeUndefined();
-  });
-
-  it('Microsoft Graph: 200 text/plain, the validationToken as decoded from the query', () => {
-    const validationToken = 'Validation: Testing client application reachability for subscription Request-Id: 7f6f9a2c';
-    expect(verifier.answer({ kind: 'graph_validation', scheme: 'microsoft_graph', validationToken }, 'any')).toEqual({
-      status: 200,
-      contentType: TEXT,
-      body: validationToken,
-    });
   });
 
   it("makes each provider's decoy a credential of the scheme's own form: a decoy check does a real check's work", () => {

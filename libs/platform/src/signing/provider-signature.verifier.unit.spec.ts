@@ -22,27 +22,25 @@ import {
   MALFORMED,
   MISMATCH,
   MISSING,
+  MSG_ID,
   NOT_UTF8,
   NOW_MS,
   NOW_SECONDS,
   OUTSIDE,
+  standardWebhooksHeaders,
   tampered,
   TOLERANCE,
   verifier,
-} from '../../../../test/support/signature-check.fixtures';
+} from './testing/signature-check.fixtures';
 
 const BODY = Buffer.from('{"type":"user.created","data":{"name":"Zoë","emoji":"🎉"}}', 'utf8');
 
 describe('ProviderSignatureVerifier: Standard Webhooks (standardwebhooks)', () => {
   const secret = standardWebhooksSecret(randomBytes(STANDARD_WEBHOOKS_SECRET_BYTES));
-  const MSG_ID = 'msg_2bS4vZ0dfm3QwBwJ0g7hPmbkCyD';
   const signature = (key: string, seconds: number, body: Buffer | string, id = MSG_ID): string =>
     new Webhook(key).sign(id, new Date(seconds * 1000), body);
-  const headersOf = (webhookSignature: string, seconds = NOW_SECONDS, webhookId = MSG_ID): SignatureHeaders => ({
-    webhookId,
-    webhookTimestamp: String(seconds),
-    webhookSignature,
-  });
+  const headersOf = (signature: string, ...rest: [seconds?: number, id?: string]): SignatureHeaders =>
+    standardWebhooksHeaders('webhook', signature, ...rest);
   const check = headersCheck('standard_webhooks', BODY, secret);
 
   it("given the standard's published example, when judged at its own timestamp, then it is valid", async () => {

@@ -1,6 +1,5 @@
 import type { SignatureVerdict, SignedDelivery } from '@wts/application';
-import { createHmac } from 'node:crypto';
-import { constantTimeEquals, nonEmptySecret, refused, VALID } from './signature-check.shared';
+import { checkBodyHmacSha256, nonEmptySecret } from './signature-check.shared';
 
 /** The lowercase hex of a SHA-256 HMAC, as Sentry sends it (Python's `hexdigest`). */
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
@@ -16,9 +15,5 @@ export const sentryTakes = nonEmptySecret;
  * verifying library: tests check the HMAC against Sentry's documented verification.
  */
 export function checkSentry(delivery: SignedDelivery): SignatureVerdict {
-  const signature = delivery.headers.sentryHookSignature;
-  if (signature === undefined) return refused('missing_signature');
-  if (!HEX_SHA256.test(signature)) return refused('malformed_signature');
-  const expected = createHmac('sha256', delivery.secret).update(delivery.body).digest('hex');
-  return constantTimeEquals(signature, expected) ? VALID : refused('signature_mismatch');
+  return checkBodyHmacSha256(delivery, delivery.headers.sentryHookSignature, HEX_SHA256, 'hex');
 }

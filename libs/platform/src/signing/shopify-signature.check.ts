@@ -1,6 +1,5 @@
 import type { SignatureVerdict, SignedDelivery } from '@wts/application';
-import { createHmac } from 'node:crypto';
-import { constantTimeEquals, nonEmptySecret, refused, VALID } from './signature-check.shared';
+import { checkBodyHmacSha256, nonEmptySecret } from './signature-check.shared';
 
 /** The base64 of a SHA-256 HMAC (32 bytes): 43 characters and one `=`, as Shopify sends it. */
 const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
@@ -17,9 +16,5 @@ export const shopifyTakes = nonEmptySecret;
  * tests prove the verdicts are `@shopify/shopify-api`'s (`webhooks.validate`).
  */
 export function checkShopify(delivery: SignedDelivery): SignatureVerdict {
-  const signature = delivery.headers.shopifyHmacSha256;
-  if (signature === undefined) return refused('missing_signature');
-  if (!BASE64_SHA256.test(signature)) return refused('malformed_signature');
-  const expected = createHmac('sha256', delivery.secret).update(delivery.body).digest('base64');
-  return constantTimeEquals(signature, expected) ? VALID : refused('signature_mismatch');
+  return checkBodyHmacSha256(delivery, delivery.headers.shopifyHmacSha256, BASE64_SHA256, 'base64');
 }

@@ -1,5 +1,6 @@
-import type { SignatureFailure, SignatureVerdict } from '@wts/application';
-import { timingSafeEqual } from 'node:crypto';
+import type { SignatureFailure, SignatureVerdict, SignedDelivery } from '@wts/application';
+import { constantTimeBytesEqual } from '@wts/domain';
+import { createHmac } from 'node:crypto';
 
 /**
  * A signature header longer than this is refused unread: providers send well under a kilobyte
@@ -47,13 +48,24 @@ export function withinToleranceMs(signedMs: number, nowMs: number, toleranceSeco
  * candidate of another length is compared with itself, then refused, so the work stays the same.
  */
 export function constantTimeEquals(candidate: string, expected: string): boolean {
-  const given = Buffer.from(candidate, 'utf8');
-  const wanted = Buffer.from(expected, 'utf8');
-  if (given.length !== wanted.length) {
-    timingSafeEqual(given, given);
-    return false;
-  }
-  return timingSafeEqual(given, wanted);
+  return constantTimeBytesEqual(Buffer.from(candidate, 'utf8'), Buffer.from(expected, 'utf8'));
+}
+
+/**
+ * A signature that is the HMAC-SHA256 of the raw body alone, keyed with the secret and sent in one
+ * header as `encoding` (Sentry, Shopify): missing when absent, malformed — never checked — when not
+ * of `form`, else compared in constant time with the header as sent.
+ */
+export function checkBodyHmacSha256(
+  delivery: SignedDelivery,
+  signature: string | undefined,
+  form: RegExp,
+  encoding: 'hex' | 'base64',
+): SignatureVerdict {
+  if (signature === undefined) return refused('missing_signature');
+  if (!form.test(signature)) return refused('malformed_signature');
+  const expected = createHmac('sha256', delivery.secret).update(delivery.body).digest(encoding);
+  return constantTimeEquals(signature, expected) ? VALID : refused('signature_mismatch');
 }
 
 /** Whether a library takes a secret at all: these providers' take any non-empty one. */

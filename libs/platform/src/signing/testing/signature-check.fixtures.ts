@@ -1,12 +1,12 @@
 /**
  * What the signature-check unit specs share: one verifier, the test clock, verdicts, the
  * delivery a provider would send, and the checks every scheme passes alike
- * (libs/platform/src/signing/*.check.unit.spec.ts, provider-signature.verifier.unit.spec.ts).
+ * (../*.check.unit.spec.ts, ../provider-signature.verifier.unit.spec.ts).
  */
 import type { SignatureHeaders, SignatureVerdict, SignedDelivery } from '@wts/application';
 import type { SignedScheme } from '@wts/contracts';
 import { signingSecretProblem } from '@wts/domain';
-import { ProviderSignatureVerifier } from '../../libs/platform/src/signing/provider-signature.verifier';
+import { ProviderSignatureVerifier } from '../provider-signature.verifier';
 
 export const verifier = new ProviderSignatureVerifier();
 /** The clock of the tests: a whole second and a half, so the flooring of milliseconds counts. */
@@ -31,6 +31,22 @@ export function delivery(
   toleranceSeconds = TOLERANCE,
 ): SignedDelivery {
   return { scheme, secret, body, headers, nowMs, toleranceSeconds };
+}
+
+/** A Standard Webhooks message id, in Svix's form. */
+export const MSG_ID = 'msg_2bS4vZ0dfm3QwBwJ0g7hPmbkCyD';
+
+/** Standard Webhooks' three headers, under the standard's own webhook-* names or Svix's svix-* (its branded form). */
+export function standardWebhooksHeaders(
+  names: 'webhook' | 'svix',
+  signature: string,
+  seconds = NOW_SECONDS,
+  id = MSG_ID,
+): SignatureHeaders {
+  const timestamp = String(seconds);
+  return names === 'svix'
+    ? { svixId: id, svixTimestamp: timestamp, svixSignature: signature }
+    : { webhookId: id, webhookTimestamp: timestamp, webhookSignature: signature };
 }
 
 /** The body with one bit of its third byte flipped. */
