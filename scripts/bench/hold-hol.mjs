@@ -1,4 +1,4 @@
-/* global fetch, setTimeout, performance */
+/* global setTimeout, performance */
 /**
  * Head-of-line blocking of a hold: does holding (and releasing) webhook A slow down webhook B,
  * whose deliveries share A's Kafka partition (and, on the embedded default, the store's one
@@ -31,7 +31,9 @@ import kafkajs from 'kafkajs';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { REPO, admin, assertLoopback, median, setUpWebhook, sleep, startKafkaBroker, startStack } from './bench-kit.mjs';
+import { REPO, admin, assertLoopback, setUpWebhook, sleep, startKafkaBroker, startStack } from './bench-kit.mjs';
+import { medians, ratio, summarize, table } from './hold-hol-report.mjs';
+import { burstSender, steadySender } from './hold-hol-senders.mjs';
 import { positiveInteger, readOptions, text } from './command-line.mjs';
 
 const { Kafka, Partitioners, logLevel } = kafkajs;
@@ -92,101 +94,6 @@ async function topicPartitions(brokers, topic) {
     await client.disconnect();
   }
 }
-
-/** One delivery, retried (a few times) only on a refused connection or a 503. Resolves with the 202's body. */
-async function deliver(baseUrl, hook, key, body) {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    try {
-      const response = await fetch(`${baseUrl}${hook.path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'x-service-idempotency-key': key },
-        body,
-      });
-      const answer = await response.text();
-      if (response.status === 202) return JSON.parse(answer);
-      if (response.status !== 503) throw new Error(`${key}: unexpected ${response.status} ${answer.slice(0, 200)}`);
-    } catch (error) {
-      if (String(error?.message).includes('unexpected')) throw error;
-    }
-    await sleep(50);
-  }
-  throw new Error(`${key} never got a 202`);
-}
-
-/** B's steady open-loop sender: one delivery every 1/rate s, tagged with the phase it was sent in, until stopped. */
-function steadySender(baseUrl, hook, rate, phaseOf) {
-  const sent = [];
-  let stopped = false;
-  const done = (async () => {
-    const t0 = performance.now();
-    for (let n = 0; !stopped; n++) {
-      const due = t0 + (n * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      if (stopped) break;
-      const phase = phaseOf();
-      const key = `b-${n}`;
-      sent.push(
-        deliver(baseUrl, hook, key, JSON.stringify({ data: { n, phase } })).then(
-          (body) => ({ phase, ...body }),
-          (error) => ({ phase, error: String(error) }),
-        ),
-      );
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await done;
-      return Promise.all(sent);
-    },
-  };
-}
-
-/** A's closed-loop senders (as fast as answers come) until stopped. Resolves with the 202 count. */
-function burstSender(baseUrl, hook, concurrency, tag) {
-  let stopped = false;
-  let next = 0;
-  let accepted = 0;
-  const errors = [];
-  const senders = Array.from({ length: concurrency }, async () => {
-    while (!stopped) {
-      const n = next++;
-      try {
-        await deliver(baseUrl, hook, `${tag}-${n}`, JSON.stringify({ data: { n, tag } }));
-        accepted++;
-      } catch (error) {
-        if (errors.length < 5) errors.push(String(error));
-      }
-    }
-  });
-  return {
-    accepted: () => accepted,
-    stop: async () => {
-      stopped = true;
-      await Promise.all(senders);
-      return { accepted, errors };
-    },
-  };
-}
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-function summarize(latencies) {
-  const sorted = [...latencies].sort((x, y) => x - y);
-  return {
-    n: sorted.length,
-    p50_ms: percentile(sorted, 50),
-    p90_ms: percentile(sorted, 90),
-    p99_ms: percentile(sorted, 99),
-    max_ms: sorted.at(-1) ?? null,
-  };
-}
-
-const ratio = (value, base) => (value === null || !base ? null : Math.round((value / base) * 100) / 100);
 
 /** Waits (bounded) until every run id has its RunCreated in the store. */
 async function waitForRuns(db, runIds, timeoutMs) {
@@ -326,55 +233,6 @@ async function runShape(shape, options, log) {
     await stack?.stop();
     broker?.clean();
   }
-}
-
-function table(result) {
-  const fmt = (v) => (v === null || v === undefined ? '–' : String(v));
-  const rows = [
-    ['(a) A idle', result.phases.a_idle, null],
-    ['(b) A held, receiving', result.phases.b_held, result.phases.b_held.ratio_to_a],
-    ['(c) A releasing', result.phases.c_release, result.phases.c_release.ratio_to_a],
-  ];
-  const lines = [
-    `${result.shape}: B's DeliveryAccepted → RunCreated (ms)`,
-    'phase                   n     p50   p90   p99   max   ×p50  ×p90  ×p99',
-  ];
-  for (const [name, p, r] of rows) {
-    lines.push(
-      `${name.padEnd(22)} ${fmt(p.n).padStart(5)} ${fmt(p.p50_ms).padStart(5)} ${fmt(p.p90_ms).padStart(5)} ${fmt(p.p99_ms).padStart(5)} ${fmt(p.max_ms).padStart(5)}  ${fmt(r?.p50).padStart(5)} ${fmt(r?.p90).padStart(5)} ${fmt(r?.p99).padStart(5)}`,
-    );
-  }
-  return lines.join('\n');
-}
-
-/** Per shape, the median over the runs of each phase's percentiles and ratios. */
-function medians(results) {
-  const out = {};
-  for (const shape of new Set(results.map((result) => result.shape))) {
-    const runs = results.filter((result) => result.shape === shape);
-    const of = (pick) => {
-      const values = runs.map(pick).filter((value) => value !== null && value !== undefined);
-      return values.length > 0 ? Math.round(median(values) * 100) / 100 : null;
-    };
-    out[shape] = { runs: runs.length };
-    for (const phase of ['a_idle', 'b_held', 'c_release']) {
-      out[shape][phase] = {
-        p50_ms: of((r) => r.phases[phase].p50_ms),
-        p90_ms: of((r) => r.phases[phase].p90_ms),
-        p99_ms: of((r) => r.phases[phase].p99_ms),
-        ...(phase === 'a_idle'
-          ? {}
-          : {
-              ratio_to_a: {
-                p50: of((r) => r.phases[phase].ratio_to_a.p50),
-                p90: of((r) => r.phases[phase].ratio_to_a.p90),
-                p99: of((r) => r.phases[phase].ratio_to_a.p99),
-              },
-            }),
-      };
-    }
-  }
-  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
