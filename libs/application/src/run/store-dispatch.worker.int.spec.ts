@@ -1,6 +1,6 @@
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import { SqliteEventStore } from '@wts/event-store';
-import { eventually } from '@wts/testing';
+import { eventually, freshTextDelivery } from '@wts/testing';
 import { useTempEventStore } from '../../../../test/support/temp-event-store.kit';
 import { toAppend } from '../shared/event-envelope';
 import { systemClock } from '../shared/system-runtime.adapter';
@@ -14,23 +14,8 @@ const accountId = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
 
 function delivery(n: number): DeliveryAccepted {
   const suffix = String(n).padStart(22, 'A');
-  return {
-    type: 'DeliveryAccepted',
-    data: {
-      deliveryId: `dlv_${suffix}`,
-      webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
-      routineId,
-      runId: `run_${suffix}`,
-      triggerAccount: { accountId, email: 'ops@example.com' },
-      payloadFormat: 'text',
-      payloadBytes: `delivery ${n}`.length,
-      payloadExpiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-      contentType: 'text/plain',
-      idempotencyKey: null,
-      requestDigest: 'a'.repeat(64),
-      receivedAt: new Date().toISOString(),
-    },
-  };
+  const ids = { deliveryId: `dlv_${suffix}`, runId: `run_${suffix}`, routineId, triggerAccount: { accountId, email: 'ops@example.com' } };
+  return { type: 'DeliveryAccepted', data: freshTextDelivery(`delivery ${n}`, ids) };
 }
 
 /** Fails one delivery with a non-outage error every time (a bug or a refused event). */
