@@ -15,18 +15,22 @@ export interface FreshTopics {
   readonly topicConfigs: (topic: string) => Promise<Map<string, string>>;
 }
 
-/** Call it in a describe: topic names under a fresh `label` prefix before each test, and those topics deleted after each. */
-export function useFreshTopics(label: string): FreshTopics {
+/**
+ * Call it in a describe: topic names under a fresh `label` prefix before each test, and those topics
+ * deleted after each (`'all'`: once for the describe's tests, deleted after them).
+ */
+export function useFreshTopics(label: string, scope: 'each' | 'all' = 'each'): FreshTopics {
   const brokers = kafkaBrokers();
   let kafka: Kafka | undefined;
   let topics: KafkaTopicNames | undefined;
+  const [before, after] = scope === 'each' ? [beforeEach, afterEach] : [beforeAll, afterAll];
 
-  beforeEach(() => {
+  before(() => {
     kafka = testKafka(brokers);
     topics = kafkaTopicNames(`${uniqueName(label)}.`);
   });
 
-  afterEach(async () => {
+  after(async () => {
     await deleteTopics(fresh.kafka, Object.values(fresh.topics));
   });
 
