@@ -83,11 +83,17 @@ export class IngressAdminClient extends IngressHttpClient {
     );
   }
 
-  async enableWebhook(routineId: string, defaultAccount: string, accountOverrideAllowed = false): Promise<EnabledWebhook> {
+  /** Enables the routine's webhook (200 expected); `more` adds fields to the body (verification, payload_retention_days). */
+  async enableWebhook(
+    routineId: string,
+    defaultAccount: string,
+    accountOverrideAllowed = false,
+    more: Record<string, unknown> = {},
+  ): Promise<EnabledWebhook> {
     return this.adminOk(
       'POST',
       `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: defaultAccount, account_override_allowed: accountOverrideAllowed },
+      { default_account: defaultAccount, account_override_allowed: accountOverrideAllowed, ...more },
       200,
     ) as Promise<EnabledWebhook>;
   }
@@ -109,12 +115,7 @@ export class IngressAdminClient extends IngressHttpClient {
   }): Promise<SignedWebhookFixture> {
     const account = await this.createAccount();
     const routine = await this.createRoutine({ account_scope: [account.id] });
-    const answer = await this.adminOk(
-      'POST',
-      `/admin/routines/${routine.id}/webhook/enable`,
-      { default_account: account.email, account_override_allowed: false, verification },
-      200,
-    );
+    const answer: Json = await this.enableWebhook(routine.id, account.email, false, { verification });
     return { account, routineId: routine.id, webhookId: answer.webhook_id, answer };
   }
 
