@@ -133,13 +133,13 @@ export class IngressAdminClient extends IngressHttpClient {
   }
 
   /** Waits until the runs listing of the routine holds `count` entries (listings follow the store within milliseconds). */
-  async waitForRuns(routineId: string, count: number): Promise<Json[]> {
+  async waitForRuns(routineId: string, count: number, timeoutMs = 10_000): Promise<Json[]> {
     return eventually(
       async () => {
         const list = await this.runs(routineId, Math.min(1000, Math.max(count, 100)));
         return list.length >= count ? list : undefined;
       },
-      10_000,
+      timeoutMs,
       `${count} runs`,
       POLL_MS,
     );
@@ -169,10 +169,10 @@ export class IngressAdminClient extends IngressHttpClient {
   }
 
   /** Waits until the runs listing of the routine shows `runId` (the listing follows the store, after GET /admin/runs/{id} does); returns the item. */
-  async waitForListedRun(routineId: string, runId: string): Promise<Json> {
+  async waitForListedRun(routineId: string, runId: string, timeoutMs = 8000): Promise<Json> {
     return eventually(
       async () => (await this.runs(routineId)).find((item: Json) => item.run_id === runId),
-      8000,
+      timeoutMs,
       `run ${runId} listed`,
       POLL_MS,
     );
