@@ -15,8 +15,16 @@ import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { uniqueName } from './kafka-broker';
-import { MessageCollector, appendRoutineWithWebhook, deleteTopics, testKafka, type CatalogFixture } from './kafka-test-kit';
+import { eventually } from '@wts/testing';
+import { kafkaBrokers, uniqueName } from './kafka-broker';
+import {
+  MessageCollector,
+  appendRoutineWithWebhook,
+  committedOffsets,
+  deleteTopics,
+  testKafka,
+  type CatalogFixture,
+} from './kafka-test-kit';
 
 /** What a test may set on a consumer besides its handler and tuning. */
 export type ConsumerTestExtras = Partial<Pick<WebhookEventsConsumerSettings, 'supportedSchemaVersions' | 'logger' | 'recordPark'>>;
@@ -81,6 +89,23 @@ export class ConsumerTestBed {
     return collector.start();
   }
 
+  /** The dead-letter topic (as deadLetters() reads it) once it holds `count` messages. */
+  async waitForDeadLetters(count: number, what: string): Promise<MessageCollector> {
+    const dlq = await this.deadLetters();
+    await eventually(async () => dlq.messages.length >= count, 20_000, what);
+    return dlq;
+  }
+
+  /** The group's committed offset on the events topic's one partition (-1 when none). */
+  async committed(): Promise<number> {
+    return (await committedOffsets(this.kafka, this.groupId, this.topics.webhookEvents)).get(0) ?? -1;
+  }
+
+  /** Waits until the group's committed offset on the events topic is `offset`. */
+  async waitForCommitted(offset: number, timeoutMs: number, what: string): Promise<void> {
+    await eventually(async () => (await this.committed()) === offset, timeoutMs, what);
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.consumers.splice(0).map((consumer) => consumer.stop()));
     await Promise.all(this.collectors.splice(0).map((collector) => collector.stop()));
@@ -89,4 +114,25 @@ export class ConsumerTestBed {
     await this.store.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Call it in a describe: a bed opened (on the test broker) before each test and closed after it; `bed()` is the current one. */
+export function useConsumerTestBed(name: string): () => ConsumerTestBed {
+  const brokers = kafkaBrokers();
+  let bed: ConsumerTestBed | undefined;
+
+  beforeEach(async () => {
+    bed = await ConsumerTestBed.open(brokers, name);
+  });
+
+  afterEach(async () => {
+    const opened = bed;
+    bed = undefined;
+    await opened?.close();
+  });
+
+  return () => {
+    if (!bed) throw new Error('no consumer test bed outside a test');
+    return bed;
+  };
 }
