@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@wts/testing';
 import { kafkaBrokers, uniqueName } from './kafka-broker';
+import { useClosable } from './per-test.kit';
 import {
   MessageCollector,
   appendRoutineWithWebhook,
@@ -119,20 +120,5 @@ export class ConsumerTestBed {
 /** Call it in a describe: a bed opened (on the test broker) before each test and closed after it; `bed()` is the current one. */
 export function useConsumerTestBed(name: string): () => ConsumerTestBed {
   const brokers = kafkaBrokers();
-  let bed: ConsumerTestBed | undefined;
-
-  beforeEach(async () => {
-    bed = await ConsumerTestBed.open(brokers, name);
-  });
-
-  afterEach(async () => {
-    const opened = bed;
-    bed = undefined;
-    await opened?.close();
-  });
-
-  return () => {
-    if (!bed) throw new Error('no consumer test bed outside a test');
-    return bed;
-  };
+  return useClosable('consumer test bed', () => ConsumerTestBed.open(brokers, name));
 }

@@ -7,6 +7,7 @@ import { KafkaRelaySupervisor, type KafkaRelaySettings } from '../../libs/messag
 import { kafkaTopicNames, type KafkaTopicNames, type RelayDefinition } from '../../libs/messaging/src/kafka-topics.contract';
 import { kafkaBrokers, uniqueName } from './kafka-broker';
 import { MessageCollector, deleteTopics, testKafka } from './kafka-test-kit';
+import { useClosable } from './per-test.kit';
 
 /**
  * What a test of the relays needs against the real broker: an event store in a temporary directory,
@@ -66,20 +67,5 @@ export class RelayTestBed {
 /** Call it in a describe: a bed under `label` opened before each test and closed after it; `bed()` is the current one. */
 export function useRelayTestBed(label: string): () => RelayTestBed {
   const brokers = kafkaBrokers();
-  let bed: RelayTestBed | undefined;
-
-  beforeEach(() => {
-    bed = RelayTestBed.open(brokers, label);
-  });
-
-  afterEach(async () => {
-    const opened = bed;
-    bed = undefined;
-    await opened?.close();
-  });
-
-  return () => {
-    if (!bed) throw new Error('no relay test bed outside a test');
-    return bed;
-  };
+  return useClosable('relay test bed', () => RelayTestBed.open(brokers, label));
 }

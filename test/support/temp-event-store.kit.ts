@@ -3,6 +3,7 @@ import { SqliteEventStore } from '@wts/event-store';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { useOpened } from './per-test.kit';
 
 export interface TempEventStore {
   /** The directory holding `events.sqlite` (a service process may be pointed at it as its DATA_DIR). */
@@ -15,26 +16,18 @@ export interface TempEventStore {
  * (`'all'`: once, before the describe's tests) and closed, its directory removed, after.
  */
 export function useTempEventStore(label: string, scope: 'each' | 'all' = 'each'): TempEventStore {
-  let opened: TempEventStore | undefined;
-  const [before, after] = scope === 'each' ? [beforeEach, afterEach] : [beforeAll, afterAll];
-
-  before(() => {
-    const dir = mkdtempSync(join(tmpdir(), `wts-${label}-`));
-    opened = { dir, store: SqliteEventStore.open(join(dir, 'events.sqlite')) };
-  });
-
-  after(async () => {
-    if (!opened) return;
-    const { dir, store } = opened;
-    opened = undefined;
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const current = (): TempEventStore => {
-    if (!opened) throw new Error('no temporary event store outside a test');
-    return opened;
-  };
+  const current = useOpened(
+    'temporary event store',
+    (): TempEventStore => {
+      const dir = mkdtempSync(join(tmpdir(), `wts-${label}-`));
+      return { dir, store: SqliteEventStore.open(join(dir, 'events.sqlite')) };
+    },
+    async ({ dir, store }) => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    scope,
+  );
   return {
     get dir(): string {
       return current().dir;

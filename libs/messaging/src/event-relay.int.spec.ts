@@ -51,6 +51,16 @@ describe('Kafka relay (real broker)', () => {
     return bed().relay({ ...Relays.ingressWebhooks, name: bed().name }, overrides);
   }
 
+  /** Waits until the relay's checkpoint (`checkpointName`: the bed's relay's unless given) is at `commit`. */
+  async function checkpointAt(
+    commit: bigint | undefined,
+    timeoutMs: number,
+    what: string,
+    checkpointName = relayCheckpointName(bed().name),
+  ): Promise<void> {
+    await eventually(async () => (await bed().store.checkpoints().load(checkpointName))?.commit === commit, timeoutMs, what);
+  }
+
   /**
    * Evidence that nothing was sent twice, without waiting "long enough": once the relay's checkpoint
    * is at the store's last event, everything it will send is acknowledged, so the topic's own size
@@ -63,11 +73,7 @@ describe('Kafka relay (real broker)', () => {
     topic = bed().topics.webhookEvents,
   ): Promise<void> {
     const last = (await stored(topic === bed().topics.routineRuns ? ['run-'] : undefined)).at(-1)?.position;
-    await eventually(
-      async () => (await bed().store.checkpoints().load(checkpointName))?.commit === last?.commit,
-      30_000,
-      'the checkpoint at the last event',
-    );
+    await checkpointAt(last?.commit, 30_000, 'the checkpoint at the last event', checkpointName);
     expect(await topicSize(bed().kafka, topic)).toBe(expected);
     await eventually(async () => reader.messages.length >= expected, 20_000, `${expected} messages read`);
     expect(reader.messages).toHaveLength(expected);
@@ -340,12 +346,7 @@ describe('Kafka relay (real broker)', () => {
     const { framing: _framing, ...recorded } = large.data as Record<string, unknown>;
     expect(value).toEqual({ ...recorded, initialMessage: expect.stringContaining('xxxxxxxx') as unknown });
     expect(backlog.every((event) => reader.distinctEventIds().has(event.id))).toBe(true);
-    await eventually(
-      async () =>
-        (await bed().store.checkpoints().load(relayCheckpointName(bed().name)))?.commit === after[after.length - 1].position.commit,
-      5000,
-      'the checkpoint after the last event',
-    );
+    await checkpointAt(after[after.length - 1].position.commit, 5000, 'the checkpoint after the last event');
   }, 90_000);
 
   it('caps each produce request by bytes: a backlog of 600 runs of 2 KiB payloads passes a topic at the broker default limit without one refusal', async () => {
@@ -395,11 +396,6 @@ describe('Kafka relay (real broker)', () => {
       routineId: hook.routineId,
     });
     expect((parked.data as { error: string }).error).toMatch(/larger than topic .* accepts/);
-    await eventually(
-      async () =>
-        (await bed().store.checkpoints().load(relayCheckpointName(bed().name)))?.commit === expected[expected.length - 1].position.commit,
-      10_000,
-      'the checkpoint past every event',
-    );
+    await checkpointAt(expected[expected.length - 1].position.commit, 10_000, 'the checkpoint past every event');
   }, 90_000);
 });
