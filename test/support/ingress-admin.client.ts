@@ -83,11 +83,17 @@ export class IngressAdminClient extends IngressHttpClient {
     );
   }
 
-  async enableWebhook(routineId: string, defaultAccount: string, accountOverrideAllowed = false): Promise<EnabledWebhook> {
+  /** Enables the routine's webhook (200 expected); `more` adds fields to the body (verification, payload_retention_days). */
+  async enableWebhook(
+    routineId: string,
+    defaultAccount: string,
+    accountOverrideAllowed = false,
+    more: Record<string, unknown> = {},
+  ): Promise<EnabledWebhook> {
     return this.adminOk(
       'POST',
       `/admin/routines/${routineId}/webhook/enable`,
-      { default_account: defaultAccount, account_override_allowed: accountOverrideAllowed },
+      { default_account: defaultAccount, account_override_allowed: accountOverrideAllowed, ...more },
       200,
     ) as Promise<EnabledWebhook>;
   }
@@ -109,12 +115,7 @@ export class IngressAdminClient extends IngressHttpClient {
   }): Promise<SignedWebhookFixture> {
     const account = await this.createAccount();
     const routine = await this.createRoutine({ account_scope: [account.id] });
-    const answer = await this.adminOk(
-      'POST',
-      `/admin/routines/${routine.id}/webhook/enable`,
-      { default_account: account.email, account_override_allowed: false, verification },
-      200,
-    );
+    const answer: Json = await this.enableWebhook(routine.id, account.email, false, { verification });
     return { account, routineId: routine.id, webhookId: answer.webhook_id, answer };
   }
 
@@ -132,13 +133,13 @@ export class IngressAdminClient extends IngressHttpClient {
   }
 
   /** Waits until the runs listing of the routine holds `count` entries (listings follow the store within milliseconds). */
-  async waitForRuns(routineId: string, count: number): Promise<Json[]> {
+  async waitForRuns(routineId: string, count: number, timeoutMs = 10_000): Promise<Json[]> {
     return eventually(
       async () => {
         const list = await this.runs(routineId, Math.min(1000, Math.max(count, 100)));
         return list.length >= count ? list : undefined;
       },
-      10_000,
+      timeoutMs,
       `${count} runs`,
       POLL_MS,
     );
@@ -168,10 +169,10 @@ export class IngressAdminClient extends IngressHttpClient {
   }
 
   /** Waits until the runs listing of the routine shows `runId` (the listing follows the store, after GET /admin/runs/{id} does); returns the item. */
-  async waitForListedRun(routineId: string, runId: string): Promise<Json> {
+  async waitForListedRun(routineId: string, runId: string, timeoutMs = 8000): Promise<Json> {
     return eventually(
       async () => (await this.runs(routineId)).find((item: Json) => item.run_id === runId),
-      8000,
+      timeoutMs,
       `run ${runId} listed`,
       POLL_MS,
     );

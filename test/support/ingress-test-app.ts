@@ -173,8 +173,32 @@ export function useIngressTestApp(
   afterAll(async () => {
     await started?.close();
   });
+  return standIn(() => started);
+}
+
+/**
+ * Two replicas on one store for the enclosing describe: A started in beforeAll, then B on A's data
+ * directory; B closed, then A, in afterAll. The handles stand for them as useIngressTestApp's does.
+ */
+export function useIngressReplicas(env: Record<string, string> = {}): readonly [IngressTestApp, IngressTestApp] {
+  let a: IngressTestApp | undefined;
+  let b: IngressTestApp | undefined;
+  beforeAll(async () => {
+    a = await IngressTestApp.start(env);
+    b = await IngressTestApp.start(env, { dataDir: a.dataDir });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+  return [standIn(() => a), standIn(() => b)];
+}
+
+/** A handle for an app a hook starts: `current()` once it has, a mistake it names before. */
+function standIn(current: () => IngressTestApp | undefined): IngressTestApp {
   return new Proxy({} as IngressTestApp, {
     get(_target, property) {
+      const started = current();
       if (!started) throw new Error(`the ingress test app is used (.${String(property)}) before beforeAll started it`);
       const value: unknown = Reflect.get(started, property, started);
       return typeof value === 'function' ? value.bind(started) : value;

@@ -8,6 +8,8 @@ export interface FreshTopics {
   readonly brokers: string[];
   /** This test's client and topic names (new before each test; the topics deleted after it). */
   readonly kafka: Kafka;
+  /** The prefix of the topic names (`--topic-prefix` of a CLI replay to them). */
+  readonly prefix: string;
   readonly topics: KafkaTopicNames;
   readonly withAdmin: <T>(use: (admin: Admin) => Promise<T>) => Promise<T>;
   /** Topics as something else (an older version, an operator) created them. */
@@ -15,18 +17,24 @@ export interface FreshTopics {
   readonly topicConfigs: (topic: string) => Promise<Map<string, string>>;
 }
 
-/** Call it in a describe: topic names under a fresh `label` prefix before each test, and those topics deleted after each. */
-export function useFreshTopics(label: string): FreshTopics {
+/**
+ * Call it in a describe: topic names under a fresh `label` prefix before each test, and those topics
+ * deleted after each (`'all'`: once for the describe's tests, deleted after them).
+ */
+export function useFreshTopics(label: string, scope: 'each' | 'all' = 'each'): FreshTopics {
   const brokers = kafkaBrokers();
   let kafka: Kafka | undefined;
+  let prefix: string | undefined;
   let topics: KafkaTopicNames | undefined;
+  const [before, after] = scope === 'each' ? [beforeEach, afterEach] : [beforeAll, afterAll];
 
-  beforeEach(() => {
+  before(() => {
     kafka = testKafka(brokers);
-    topics = kafkaTopicNames(`${uniqueName(label)}.`);
+    prefix = `${uniqueName(label)}.`;
+    topics = kafkaTopicNames(prefix);
   });
 
-  afterEach(async () => {
+  after(async () => {
     await deleteTopics(fresh.kafka, Object.values(fresh.topics));
   });
 
@@ -35,6 +43,10 @@ export function useFreshTopics(label: string): FreshTopics {
     get kafka(): Kafka {
       if (!kafka) throw new Error('no Kafka client outside a test');
       return kafka;
+    },
+    get prefix(): string {
+      if (!prefix) throw new Error('no topic prefix outside a test');
+      return prefix;
     },
     get topics(): KafkaTopicNames {
       if (!topics) throw new Error('no topics outside a test');

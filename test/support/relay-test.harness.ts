@@ -1,35 +1,43 @@
-import { SqliteEventStore } from '@wts/event-store';
-import type { Kafka } from 'kafkajs';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { kafkaTopicNames, type KafkaTopicNames } from '../../libs/messaging/src/kafka-topics.contract';
-import { uniqueName } from './kafka-broker';
-import { deleteTopics, testKafka } from './kafka-test-kit';
+import { KafkaRelaySupervisor, type KafkaRelaySettings } from '../../libs/messaging/src/kafka-relay.supervisor';
+import type { RelayDefinition } from '../../libs/messaging/src/kafka-topics.contract';
+import { kafkaBrokers } from './kafka-broker';
+import { KafkaStoreBed } from './kafka-store-bed.harness';
+import { MessageCollector } from './kafka-test-kit';
+import { useClosable } from './per-test.kit';
 
 /**
- * What a test of the relays needs against the real broker: an event store in a temporary directory,
- * a relay name and topics of its own (under a fresh `label` prefix), a client. `close()` deletes the
- * topics and the directory; stop what uses them first.
+ * What a test of the relays needs against the real broker: a store, a relay name and topics of its
+ * own (a KafkaStoreBed); relays and readers made on them, stopped by `close()`.
  */
-export class RelayTestBed {
-  private constructor(
-    readonly kafka: Kafka,
-    readonly dir: string,
-    readonly store: SqliteEventStore,
-    readonly name: string,
-    readonly topics: KafkaTopicNames,
-  ) {}
+export class RelayTestBed extends KafkaStoreBed {
+  private readers = 0;
 
   static open(brokers: readonly string[], label: string): RelayTestBed {
-    const dir = mkdtempSync(join(tmpdir(), `wts-${label}-`));
-    const name = uniqueName(label);
-    return new RelayTestBed(testKafka(brokers), dir, SqliteEventStore.open(join(dir, 'events.sqlite')), name, kafkaTopicNames(`${name}.`));
+    return new RelayTestBed(brokers, label);
   }
 
-  async close(): Promise<void> {
-    await deleteTopics(this.kafka, Object.values(this.topics));
-    await this.store.close();
-    rmSync(this.dir, { recursive: true, force: true });
+  /** A relay of `definition` from the bed's store (its checkpoints) to its topics, not started. */
+  relay(definition: RelayDefinition, overrides: Partial<KafkaRelaySettings> = {}): KafkaRelaySupervisor {
+    return this.stoppedOnClose(
+      new KafkaRelaySupervisor({
+        connection: { brokers: [...this.brokers] },
+        definition,
+        store: this.store,
+        checkpoints: this.store.checkpoints(),
+        topics: this.topics,
+        ...overrides,
+      }),
+    );
   }
+
+  /** A reader of `topics` from the beginning, in a group of its own (`<name>-reader-<n>`), started. */
+  reader(topics: readonly string[]): Promise<MessageCollector> {
+    return this.stoppedOnClose(new MessageCollector(this.kafka, topics, `${this.name}-reader-${this.readers++}`)).start();
+  }
+}
+
+/** Call it in a describe: a bed under `label` opened before each test and closed after it; `bed()` is the current one. */
+export function useRelayTestBed(label: string): () => RelayTestBed {
+  const brokers = kafkaBrokers();
+  return useClosable('relay test bed', () => RelayTestBed.open(brokers, label));
 }

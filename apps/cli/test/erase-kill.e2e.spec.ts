@@ -11,9 +11,9 @@ import { SqliteEventStore } from '@wts/event-store';
 import { eventually } from '@wts/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { useTempEventStore } from '../../../test/support/temp-event-store.kit';
 
 const CLI_MAIN = join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli', 'src', 'main.js');
 if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` first (npm test does)`);
@@ -82,27 +82,17 @@ async function seed(store: SqliteEventStore): Promise<{ matching: string[]; kept
 
 describe('erase, killed with SIGKILL mid-way and resumed', () => {
   jest.setTimeout(60_000);
-  let dataDir: string;
-  let store: SqliteEventStore;
-
-  beforeAll(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'wts-erase-kill-'));
-    store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
-  });
-  afterAll(async () => {
-    await store.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const temp = useTempEventStore('erase-kill', 'all');
 
   it('ends done with every matching payload erased and nothing else touched', async () => {
     const started = Date.now();
-    const { matching, kept } = await seed(store);
+    const { matching, kept } = await seed(temp.store);
     process.stderr.write(`[erase-kill] seeded ${DELIVERIES} deliveries in ${Date.now() - started} ms\n`);
 
-    const first = start(['erase', '--contains', SUBJECT.toUpperCase(), '--json'], dataDir);
+    const first = start(['erase', '--contains', SUBJECT.toUpperCase(), '--json'], temp.dir);
     const erasureId = await eventually(
       async () => {
-        const [requested] = (await store.readAll({ limit: 1, filter: { streamPrefixes: ['erasure-'] } })).filter(
+        const [requested] = (await temp.store.readAll({ limit: 1, filter: { streamPrefixes: ['erasure-'] } })).filter(
           (event) => event.type === 'ErasureRequested',
         );
         return requested ? (requested.data as { erasureId: string }).erasureId : undefined;
@@ -112,29 +102,29 @@ describe('erase, killed with SIGKILL mid-way and resumed', () => {
     );
     // Killed once its first window is recorded: the rest is still to do.
     await eventually(
-      async () => (await store.readStream(Streams.erasure(erasureId))).some((event) => event.type === 'ErasureProgressed'),
+      async () => (await temp.store.readStream(Streams.erasure(erasureId))).some((event) => event.type === 'ErasureProgressed'),
       20_000,
       'a window recorded',
     );
     first.child.kill('SIGKILL');
     expect((await first.exit).signal).toBe('SIGKILL');
-    const atKill = await store.readStream(Streams.erasure(erasureId));
+    const atKill = await temp.store.readStream(Streams.erasure(erasureId));
     expect(atKill.some((event) => event.type === 'ErasureFinished')).toBe(false);
 
-    const second = await start(['erase', '--resume', erasureId, '--json'], dataDir).exit;
+    const second = await start(['erase', '--resume', erasureId, '--json'], temp.dir).exit;
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ erasure_id: erasureId, status: 'done', erased: matching.length });
     process.stderr.write(`[erase-kill] killed and resumed in ${Date.now() - started} ms in all\n`);
 
-    const payloads = await store.payloads().get([...matching, ...kept.keys(), erasureId]);
+    const payloads = await temp.store.payloads().get([...matching, ...kept.keys(), erasureId]);
     for (const deliveryId of matching) expect(payloads.get(deliveryId)).toMatchObject({ state: 'removed', reason: 'erased', erasureId });
     for (const [deliveryId, text] of kept) expect(payloads.get(deliveryId)).toMatchObject({ state: 'kept', text });
     expect(payloads.get(erasureId)).toMatchObject({ state: 'removed' });
 
-    const runHeads = await store.streamHeads([...matching, ...kept.keys()].map((id) => Streams.run(runIdForDelivery(id))));
+    const runHeads = await temp.store.streamHeads([...matching, ...kept.keys()].map((id) => Streams.run(runIdForDelivery(id))));
     for (const deliveryId of matching) expect(runHeads.get(Streams.run(runIdForDelivery(deliveryId)))).toBe(0n);
     for (const deliveryId of kept.keys()) expect(runHeads.get(Streams.run(runIdForDelivery(deliveryId)))).toBe(-1n);
-    const finished = (await store.readStream(Streams.erasure(erasureId))).filter((event) => event.type === 'ErasureFinished');
+    const finished = (await temp.store.readStream(Streams.erasure(erasureId))).filter((event) => event.type === 'ErasureFinished');
     expect(finished).toHaveLength(1);
   });
 });

@@ -3,16 +3,17 @@
  * messages are the relay's own — same topic, partition, key, value and headers (`event-id`
  * included) in store order — so consumers dedupe them. Each run uses its own topic prefix.
  */
-import { Relays, kafkaTopicNames, routeEvent, KafkaRelaySupervisor, type KafkaTopicNames } from '@wts/messaging';
+import { Relays, routeEvent, KafkaRelaySupervisor, type KafkaTopicNames } from '@wts/messaging';
 import { toAppend } from '@wts/application';
 import { Streams, schemaVersionOf, type DeliveryAccepted, type RunCreated } from '@wts/contracts';
 import { runFraming } from '@wts/domain';
 import type { RecordedEvent } from '@wts/event-store';
-import { ConfigResourceTypes, type Kafka } from 'kafkajs';
+import { ConfigResourceTypes } from 'kafkajs';
 import { CloudEvent, Kafka as CloudEventsKafka, type KafkaMessage } from 'cloudevents';
 import { randomUUID } from 'node:crypto';
-import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
-import { MessageCollector, deleteTopics, testKafka, type CollectedMessage } from '../../../test/support/kafka-test-kit';
+import { uniqueName } from '../../../test/support/kafka-broker';
+import { MessageCollector, type CollectedMessage } from '../../../test/support/kafka-test-kit';
+import { useFreshTopics } from '../../../test/support/kafka-topics.kit';
 import { eventually } from '@wts/testing';
 import { cli, summaryOf } from './cli-harness';
 import { createAllRuns, seedStore, type SeededStore, eventsBesidesOperatorActions } from './cli-fixtures';
@@ -20,33 +21,31 @@ import { createAllRuns, seedStore, type SeededStore, eventsBesidesOperatorAction
 jest.setTimeout(120_000);
 
 describe('replay --to kafka (real broker)', () => {
-  const brokers = kafkaBrokers();
-  let kafka: Kafka;
   let seeded: SeededStore;
-  let relayTopics: KafkaTopicNames;
-  let replayTopics: KafkaTopicNames;
-  let replayPrefix: string;
   const relays: KafkaRelaySupervisor[] = [];
   const collectors: MessageCollector[] = [];
 
   beforeAll(async () => {
-    kafka = testKafka(brokers);
     seeded = await seedStore();
     await createAllRuns(seeded);
-    relayTopics = kafkaTopicNames(`${uniqueName('cli-relay')}.`);
-    replayPrefix = `${uniqueName('cli-replay')}.`;
-    replayTopics = kafkaTopicNames(replayPrefix);
   });
 
   afterAll(async () => {
     await Promise.all(relays.splice(0).map((relay) => relay.stop()));
     await Promise.all(collectors.splice(0).map((collector) => collector.stop()));
-    await deleteTopics(kafka, [...Object.values(relayTopics), ...Object.values(replayTopics)]);
     await seeded?.app.close();
   });
 
+  // After the hooks above: the topics are deleted once the relays and readers have stopped.
+  const relayTo = useFreshTopics('cli-relay', 'all');
+  const replayTo = useFreshTopics('cli-replay', 'all');
+
   async function collect(topics: KafkaTopicNames): Promise<MessageCollector> {
-    const collector = await new MessageCollector(kafka, [topics.webhookEvents, topics.routineRuns], uniqueName('cli-reader')).start();
+    const collector = await new MessageCollector(
+      relayTo.kafka,
+      [topics.webhookEvents, topics.routineRuns],
+      uniqueName('cli-reader'),
+    ).start();
     collectors.push(collector);
     return collector;
   }
@@ -72,16 +71,16 @@ describe('replay --to kafka (real broker)', () => {
 
   it('dry run connects to nothing and creates no topic', async () => {
     const summary = summaryOf(
-      await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--dry-run', '--topic-prefix', replayPrefix, '--json'], {
+      await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--dry-run', '--topic-prefix', replayTo.prefix, '--json'], {
         ...seeded.env,
-        KAFKA_BROKERS: brokers.join(','),
+        KAFKA_BROKERS: relayTo.brokers.join(','),
       }),
     );
     expect(summary).toMatchObject({ dry_run: true, replayed: 0, would_replay: seeded.deliveryIds.length });
-    const admin = kafka.admin();
+    const admin = relayTo.kafka.admin();
     await admin.connect();
     try {
-      expect((await admin.listTopics()).filter((topic) => topic.startsWith(replayPrefix))).toEqual([]);
+      expect((await admin.listTopics()).filter((topic) => topic.startsWith(replayTo.prefix))).toEqual([]);
     } finally {
       await admin.disconnect();
     }
@@ -94,17 +93,17 @@ describe('replay --to kafka (real broker)', () => {
     // The relays of both services, as the services run them, to topics of their own.
     for (const definition of [Relays.ingressWebhooks, Relays.dispatcherRuns]) {
       const relay = new KafkaRelaySupervisor({
-        connection: { brokers },
+        connection: { brokers: relayTo.brokers },
         definition,
         store: seeded.app.store,
         checkpoints: seeded.app.store.checkpoints(),
-        topics: relayTopics,
+        topics: relayTo.topics,
         leadershipGroupId: uniqueName(`cli-lead-${definition.name}`),
       });
       relays.push(relay);
       await relay.start();
     }
-    const relayed = await collect(relayTopics);
+    const relayed = await collect(relayTo.topics);
     await eventually(async () => relayed.messages.length >= expected.length, 60_000, 'the relays to publish');
 
     const started = Date.now();
@@ -120,10 +119,10 @@ describe('replay --to kafka (real broker)', () => {
         '--to',
         'kafka',
         '--topic-prefix',
-        replayPrefix,
+        replayTo.prefix,
         '--json',
       ],
-      { ...seeded.env, KAFKA_BROKERS: brokers.join(',') },
+      { ...seeded.env, KAFKA_BROKERS: relayTo.brokers.join(',') },
     );
     const summary = summaryOf(result);
     process.stderr.write(`[cli] replay of ${summary.replayed} events to Kafka took ${Date.now() - started} ms\n`);
@@ -137,7 +136,7 @@ describe('replay --to kafka (real broker)', () => {
       parked: 0,
     });
 
-    const replayed = await collect(replayTopics);
+    const replayed = await collect(replayTo.topics);
     await eventually(async () => replayed.messages.length >= expected.length, 30_000, 'the replayed messages');
     expect(replayed.messages).toHaveLength(expected.length);
     expect(relayed.messages).toHaveLength(expected.length);
@@ -167,7 +166,7 @@ describe('replay --to kafka (real broker)', () => {
         'stream-id': event.streamId,
         position: `${event.position.commit}/${event.position.prepare}`,
       });
-      expect(message?.topic).toBe(event.type === 'RunCreated' ? replayTopics.routineRuns : replayTopics.webhookEvents);
+      expect(message?.topic).toBe(event.type === 'RunCreated' ? replayTo.topics.routineRuns : replayTo.topics.webhookEvents);
       // A CloudEvent (binary mode) as the relay's own: the same id, type and time on every copy.
       const asKafkaMessage: KafkaMessage<Buffer | null> = {
         key: message!.key!,
@@ -193,25 +192,29 @@ describe('replay --to kafka (real broker)', () => {
 
   it('a second replay re-sends the same event ids (consumers dedupe), and creates nothing in the store', async () => {
     const before = await eventsBesidesOperatorActions(seeded.app);
-    const reader = await collect(replayTopics);
+    const reader = await collect(replayTo.topics);
     const deliveries = seeded.deliveryIds.length;
     await eventually(async () => reader.messages.length >= (await published()).length, 30_000, 'the first replay');
-    const idsBefore = reader.distinctEventIds(replayTopics.webhookEvents);
+    const idsBefore = reader.distinctEventIds(replayTo.topics.webhookEvents);
 
     const summary = summaryOf(
-      await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix, '--json'], {
+      await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayTo.prefix, '--json'], {
         ...seeded.env,
-        KAFKA_BROKERS: brokers.join(','),
+        KAFKA_BROKERS: relayTo.brokers.join(','),
       }),
     );
     expect(summary).toMatchObject({ replayed: deliveries, skipped: 0 });
-    await eventually(async () => reader.of(replayTopics.webhookEvents).length >= idsBefore.size + deliveries, 30_000, 'the second replay');
-    expect(reader.distinctEventIds(replayTopics.webhookEvents)).toEqual(idsBefore);
+    await eventually(
+      async () => reader.of(replayTo.topics.webhookEvents).length >= idsBefore.size + deliveries,
+      30_000,
+      'the second replay',
+    );
+    expect(reader.distinctEventIds(replayTo.topics.webhookEvents)).toEqual(idsBefore);
     expect(await eventsBesidesOperatorActions(seeded.app)).toBe(before);
   });
 
   it('an unreachable broker fails with exit code 1 and says so', async () => {
-    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayPrefix], {
+    const result = await cli(['replay', '--category', 'delivery', '--to', 'kafka', '--topic-prefix', replayTo.prefix], {
       ...seeded.env,
       KAFKA_BROKERS: '127.0.0.1:1',
     });
@@ -221,23 +224,20 @@ describe('replay --to kafka (real broker)', () => {
 });
 
 describe('replay --to kafka of large events (real broker, default message.max.bytes)', () => {
-  const brokers = kafkaBrokers();
-  let kafka: Kafka;
   let seeded: SeededStore;
-  let prefix: string;
   const collectors: MessageCollector[] = [];
 
   beforeAll(async () => {
-    kafka = testKafka(brokers);
     seeded = await seedStore();
-    prefix = `${uniqueName('cli-large')}.`;
   });
 
   afterAll(async () => {
     await Promise.all(collectors.splice(0).map((collector) => collector.stop()));
-    await deleteTopics(kafka, Object.values(kafkaTopicNames(prefix)));
     await seeded?.app.close();
   });
+
+  // After the hooks above: the topics are deleted once the reader has stopped.
+  const replayTo = useFreshTopics('cli-large', 'all');
 
   /**
    * Accepted deliveries of the first webhook with a text payload of `payloadBytes` and their runs,
@@ -305,15 +305,15 @@ describe('replay --to kafka of large events (real broker, default message.max.by
     expect(runs.length).toBe(601);
 
     const started = Date.now();
-    const result = await cli(['replay', '--category', 'run', '--to', 'kafka', '--topic-prefix', prefix, '--json'], {
+    const result = await cli(['replay', '--category', 'run', '--to', 'kafka', '--topic-prefix', replayTo.prefix, '--json'], {
       ...seeded.env,
-      KAFKA_BROKERS: brokers.join(','),
+      KAFKA_BROKERS: replayTo.brokers.join(','),
     });
     const summary = summaryOf(result);
     process.stderr.write(`[cli] replay of ${summary.replayed} events (≈ 3.4 MB) to Kafka took ${Date.now() - started} ms\n`);
     expect(summary).toMatchObject({ replayed: runs.length, skipped: 0 });
 
-    const topics = kafkaTopicNames(prefix);
+    const { kafka, topics } = replayTo;
     const admin = kafka.admin();
     await admin.connect();
     try {

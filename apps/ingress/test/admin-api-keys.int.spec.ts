@@ -5,7 +5,7 @@
 import { API_KEY_CATALOG_STREAM } from '@wts/contracts';
 import { digestSecret } from '@wts/domain';
 import { eventually } from '@wts/testing';
-import { IngressTestApp } from '../../../test/support/ingress-test-app';
+import { useIngressReplicas } from '../../../test/support/ingress-test-app';
 import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 interface IssuedKey {
@@ -18,17 +18,7 @@ interface IssuedKey {
 }
 
 describe('API keys', () => {
-  let a: IngressTestApp;
-  let b: IngressTestApp;
-
-  beforeAll(async () => {
-    a = await IngressTestApp.start();
-    b = await IngressTestApp.start({}, { dataDir: a.dataDir });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const [a, b] = useIngressReplicas();
 
   const issue = async (body: Record<string, unknown>): Promise<IssuedKey> =>
     (await a.adminOk('POST', '/admin/api-keys', body, 201)) as unknown as IssuedKey;

@@ -5,14 +5,11 @@
  * provider is a 503, not a 401.
  */
 import { eventually } from '@wts/testing';
-import { OidcAccessTokenVerifier } from '@wts/platform';
 import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { OIDC_TEST_AUDIENCE, startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
+import { OIDC_TEST_AUDIENCE } from '../../../test/support/oidc-provider.harness';
+import { adminAccessTokens, useStartedOidcProvider } from '../../../test/support/oidc-provider.kit';
 import { expectProblem } from '../../../test/support/problem-details.assertions';
-
-const verifierFor = (provider: RunningOidcProvider): OidcAccessTokenVerifier =>
-  new OidcAccessTokenVerifier({ issuer: provider.issuer, audience: provider.audience, rolesClaim: 'roles', jwksCacheMaxAgeMs: 300_000 });
 
 interface AuditEntry {
   actor: { kind: string; subject: string; display: string } | null;
@@ -21,14 +18,8 @@ interface AuditEntry {
 }
 
 describe('operators signed in with OpenID Connect', () => {
-  let provider: RunningOidcProvider;
-  beforeAll(async () => {
-    provider = await startOidcProvider();
-  });
-  afterAll(async () => {
-    await provider?.stop();
-  });
-  const t = useIngressTestApp({}, undefined, () => ({ accessTokens: verifierFor(provider) }));
+  const provider = useStartedOidcProvider();
+  const t = useIngressTestApp({}, undefined, () => ({ accessTokens: adminAccessTokens(provider) }));
 
   it('a viewer cannot rotate, an operator can, and the audit lists both attempts with their subjects', async () => {
     const { routineId } = await t.setupWebhook();
@@ -102,15 +93,13 @@ describe('operators signed in with OpenID Connect', () => {
 });
 
 describe("the page's client id as the API's audience (Entra ID, a Keycloak client-id audience): an ID token is no access token", () => {
-  let provider: RunningOidcProvider;
+  const provider = useStartedOidcProvider({ publicClientId: OIDC_TEST_AUDIENCE });
   let app: IngressTestApp;
   beforeAll(async () => {
-    provider = await startOidcProvider({ publicClientId: OIDC_TEST_AUDIENCE });
-    app = await IngressTestApp.start({}, undefined, undefined, { accessTokens: verifierFor(provider) });
+    app = await IngressTestApp.start({}, undefined, undefined, { accessTokens: adminAccessTokens(provider) });
   });
   afterAll(async () => {
     await app?.close();
-    await provider?.stop();
   });
 
   it('the ID token of a sign-in (aud = the client id = OIDC_AUDIENCE, typ not at+jwt) is a 401; its access token (typ at+jwt) opens the API', async () => {
@@ -129,15 +118,13 @@ describe("the page's client id as the API's audience (Entra ID, a Keycloak clien
 });
 
 describe('ADMIN_TOKEN=off, and the provider out of reach', () => {
-  let provider: RunningOidcProvider;
+  const provider = useStartedOidcProvider();
   let app: IngressTestApp;
   beforeAll(async () => {
-    provider = await startOidcProvider();
-    app = await IngressTestApp.start({}, undefined, undefined, { accessTokens: verifierFor(provider), bootstrapTokenOff: true });
+    app = await IngressTestApp.start({}, undefined, undefined, { accessTokens: adminAccessTokens(provider), bootstrapTokenOff: true });
   });
   afterAll(async () => {
     await app?.close();
-    await provider?.stop();
   });
 
   it('the bootstrap token opens nothing once it is off; people still sign in', async () => {
@@ -151,7 +138,7 @@ describe('ADMIN_TOKEN=off, and the provider out of reach', () => {
     const token = await provider.clientCredentialsToken('operator-bot');
     await provider.stop();
     const fresh = await IngressTestApp.start({}, { dataDir: app.dataDir }, undefined, {
-      accessTokens: verifierFor(provider),
+      accessTokens: adminAccessTokens(provider),
       bootstrapTokenOff: true,
     });
     try {

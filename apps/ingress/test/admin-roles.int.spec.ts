@@ -7,9 +7,9 @@
  * declares no role, fails here.
  */
 import type { OperatorRole } from '@wts/contracts';
-import { OidcAccessTokenVerifier } from '@wts/platform';
 import { declaredRoutes } from '../../../test/support/admin-routes.discovery';
-import { startOidcProvider, type BotClientId, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
+import type { BotClientId } from '../../../test/support/oidc-provider.harness';
+import { adminAccessTokens, useStartedOidcProvider } from '../../../test/support/oidc-provider.kit';
 import { useIngressTestApp } from '../../../test/support/ingress-test-app';
 import type { RequiredAccess } from '../src/access/admin-access.config';
 
@@ -68,21 +68,8 @@ const BOT_OF: Record<`oidc-${OperatorRole}` | 'oidc-no-role', BotClientId> = {
 };
 
 describe('admin API roles, every route × every role', () => {
-  let provider: RunningOidcProvider;
-  beforeAll(async () => {
-    provider = await startOidcProvider();
-  });
-  afterAll(async () => {
-    await provider?.stop();
-  });
-  const t = useIngressTestApp({}, undefined, () => ({
-    accessTokens: new OidcAccessTokenVerifier({
-      issuer: provider.issuer,
-      audience: provider.audience,
-      rolesClaim: 'roles',
-      jwksCacheMaxAgeMs: 300_000,
-    }),
-  }));
+  const provider = useStartedOidcProvider();
+  const t = useIngressTestApp({}, undefined, () => ({ accessTokens: adminAccessTokens(provider) }));
   const credentials: Partial<Record<Who, string>> = {};
   let routineId = '';
 

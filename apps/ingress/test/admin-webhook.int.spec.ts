@@ -5,7 +5,7 @@
  */
 import { useIngressTestApp, TEST_PUBLIC_BASE_URL } from '../../../test/support/ingress-test-app';
 import type { AccountBody } from '../../../test/support/ingress-admin.client';
-import type { Json } from '../../../test/support/ingress-http.client';
+import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
 import { expectProblem } from '../../../test/support/problem-details.assertions';
 
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
@@ -26,6 +26,12 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
     expect(result.status).toBe(200);
     return { json: result.json, text: result.text };
   };
+  /** The answer to enabling the routine's webhook with the suite's account as default (the caller checks it). */
+  const enable = (routineId: string, accountOverrideAllowed = false): Promise<HttpResult> =>
+    t.admin('POST', webhookPath(routineId, '/enable'), {
+      default_account: account.email,
+      account_override_allowed: accountOverrideAllowed,
+    });
   const noSecretIn = (text: string): void => {
     expect(text).not.toMatch(/secret"/);
     expect(text).not.toContain('whsec_');
@@ -48,10 +54,7 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
 
   it('enable → 200 with webhook_id whk_…, url, secret whsec_ + 43 base64url chars, state, default account, override flag', async () => {
     const routine = await t.createRoutine({ account_scope: [account.id] });
-    const result = await t.admin('POST', webhookPath(routine.id, '/enable'), {
-      default_account: account.email,
-      account_override_allowed: true,
-    });
+    const result = await enable(routine.id, true);
     expect(result.status).toBe(200);
     const enabled = result.json as Json;
     expect(enabled.webhook_id).toMatch(WEBHOOK_ID);
@@ -176,10 +179,7 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
 
   it('the answers carrying the secret (enable, rotate) say Cache-Control: no-store', async () => {
     const routine = await t.createRoutine({ account_scope: [account.id] });
-    const enabled = await t.admin('POST', webhookPath(routine.id, '/enable'), {
-      default_account: account.email,
-      account_override_allowed: false,
-    });
+    const enabled = await enable(routine.id);
     expect(enabled.status).toBe(200);
     expect(enabled.headers.get('cache-control')).toBe('no-store');
     const rotated = await t.admin('POST', webhookPath(routine.id, '/rotate'));
@@ -216,10 +216,7 @@ describe('admin API: webhook lifecycle, deliveries and runs', () => {
 
   it('enabling an enabled webhook again does not silently issue a second live secret', async () => {
     const hook = await t.setupWebhook({ account });
-    const result = await t.admin('POST', webhookPath(hook.routineId, '/enable'), {
-      default_account: account.email,
-      account_override_allowed: false,
-    });
+    const result = await enable(hook.routineId);
     if (result.status === 200) {
       // If re-enable is allowed it must behave like a rotation: the old secret dies.
       expect((await t.deliver(hook)).status).toBe(404);

@@ -22,9 +22,9 @@ import { STATUS_BY_CODE, WEBHOOK_NOT_FOUND_BODY } from '../src/http/problem';
 import type { RequiredAccess } from '../src/access/admin-access.config';
 import { declaredRoutes } from '../../../test/support/admin-routes.discovery';
 import { eventually } from '@wts/testing';
-import { OidcAccessTokenVerifier } from '@wts/platform';
 import { IngressTestApp, TEST_ADMIN_TOKEN, type TestAccess } from '../../../test/support/ingress-test-app';
 import { startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';
+import { adminAccessTokens } from '../../../test/support/oidc-provider.kit';
 import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 import type { HttpResult, Json } from '../../../test/support/ingress-http.client';
 
@@ -524,12 +524,7 @@ describe('docs/openapi.json', () => {
 
     beforeAll(async () => {
       provider = await startOidcProvider();
-      const accessTokens = new OidcAccessTokenVerifier({
-        issuer: provider.issuer,
-        audience: provider.audience,
-        rolesClaim: 'roles',
-        jwksCacheMaxAgeMs: 300_000,
-      });
+      const accessTokens = adminAccessTokens(provider);
       ({ app: t, routes } = await startRecordingRoutes(
         { WEBHOOK_RATE_LIMIT_PER_MINUTE: '5', WEBHOOK_MAX_PAYLOAD_BYTES: '1024' },
         { accessTokens, signIn: signIn(provider.issuer, provider.audience) },

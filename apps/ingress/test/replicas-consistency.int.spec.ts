@@ -1,4 +1,4 @@
-import { IngressTestApp } from '../../../test/support/ingress-test-app';
+import { useIngressReplicas } from '../../../test/support/ingress-test-app';
 
 /**
  * Two ingress replicas on one store. A decision on one replica sees every change committed
@@ -6,18 +6,7 @@ import { IngressTestApp } from '../../../test/support/ingress-test-app';
  * the account scope; concurrent first enables agree on one webhook.
  */
 describe('two ingress replicas on one store', () => {
-  let a: IngressTestApp;
-  let b: IngressTestApp;
-
-  beforeAll(async () => {
-    a = await IngressTestApp.start({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000' });
-    b = await IngressTestApp.start({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000' }, { dataDir: a.dataDir });
-  });
-
-  afterAll(async () => {
-    await b.close();
-    await a.close();
-  });
+  const [a, b] = useIngressReplicas({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000' });
 
   it('a secret rotated on A is dead on B at once, and the new one works there', async () => {
     for (let round = 0; round < 10; round++) {

@@ -1,5 +1,5 @@
 import { eventually } from '@wts/testing';
-import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
+import { useIngressReplicas, useIngressTestApp } from '../../../test/support/ingress-test-app';
 
 type Json = Record<string, unknown>;
 
@@ -199,18 +199,7 @@ describe('routine rules (ingress)', () => {
 });
 
 describe('routine rules on two ingress replicas', () => {
-  let a: IngressTestApp;
-  let b: IngressTestApp;
-
-  beforeAll(async () => {
-    a = await IngressTestApp.start({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000' });
-    b = await IngressTestApp.start({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000' }, { dataDir: a.dataDir });
-  }, 30_000);
-
-  afterAll(async () => {
-    await b.close();
-    await a.close();
-  });
+  const [a, b] = useIngressReplicas({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000' });
 
   it('a filter or schema changed on A takes effect on B at once', async () => {
     const hook = await a.setupWebhook();

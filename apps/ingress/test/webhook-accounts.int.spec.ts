@@ -33,6 +33,9 @@ describe('public endpoint: trigger account selection', () => {
   const selectJson = (hook: WebhookFixture, accountEmail: unknown): ReturnType<IngressTestApp['deliver']> =>
     t.deliver(hook, { body: JSON.stringify({ account_email: accountEmail, data: { n: 1 } }) });
 
+  const selectText = (hook: WebhookFixture, accountEmail: string, body = 'hello'): ReturnType<IngressTestApp['deliver']> =>
+    t.deliver(hook, { contentType: 'text/plain', body, headers: { 'x-service-account-email': accountEmail } });
+
   /** The trigger_account of an accepted delivery, from the deliveries listing. */
   async function triggerAccountOf(hook: WebhookFixture, deliveryId: string): Promise<Json> {
     return (await t.waitForDelivery(hook.routineId, deliveryId)).trigger_account;
@@ -100,25 +103,13 @@ describe('public endpoint: trigger account selection', () => {
   });
 
   it('text/plain selects with X-Service-Account-Email, same matching rules', async () => {
-    const result = await t.deliver(open, {
-      contentType: 'text/plain',
-      body: 'hello',
-      headers: { 'x-service-account-email': 'SALES@example.com' },
-    });
+    const result = await selectText(open, 'SALES@example.com');
     expect(result.status).toBe(202);
     expect(await triggerAccountOf(open, (result.json as Json).delivery_id)).toEqual({ account_id: alice.id, email: 'Sales@Example.com' });
 
-    const unknown = await t.deliver(open, {
-      contentType: 'text/plain',
-      body: 'hello',
-      headers: { 'x-service-account-email': 'nobody@example.com' },
-    });
+    const unknown = await selectText(open, 'nobody@example.com');
     expectProblem(unknown, 400, 'account_not_found');
-    const outOfScope = await t.deliver(open, {
-      contentType: 'text/plain',
-      body: 'hello',
-      headers: { 'x-service-account-email': 'carol@example.com' },
-    });
+    const outOfScope = await selectText(open, 'carol@example.com');
     expectProblem(outOfScope, 400, 'account_out_of_scope');
   });
 
@@ -144,11 +135,7 @@ describe('public endpoint: trigger account selection', () => {
     });
 
     it('X-Service-Account-Email on text/plain → 400 account_override_not_allowed', async () => {
-      const result = await t.deliver(closed, {
-        contentType: 'text/plain',
-        body: 'x',
-        headers: { 'x-service-account-email': 'bob@example.com' },
-      });
+      const result = await selectText(closed, 'bob@example.com', 'x');
       expectProblem(result, 400, 'account_override_not_allowed');
     });
 

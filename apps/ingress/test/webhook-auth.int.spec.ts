@@ -209,65 +209,58 @@ describe('public endpoint: authentication (one 404 for every failure)', () => {
 
   describe('decided from headers, before the body is read', () => {
     const huge = 50 * 1024 * 1024;
+    const declaredHuge = { 'content-length': huge };
+    const endless = { 'transfer-encoding': 'chunked' };
 
-    it('404 for a wrong secret with a declared huge Content-Length whose body is never sent', async () => {
-      const response = await t.rawRequest(
-        'POST',
-        t.webhookPath(hook.webhookId),
-        { authorization: 'Bearer whsec_wrong', 'content-type': 'application/json', 'content-length': huge },
-        ['{"data":'],
-        { end: false },
-      );
-      expect(response.status).toBe(404);
+    it.each([
+      {
+        name: '404 for a wrong secret with a declared huge Content-Length whose body is never sent',
+        endpoint: 'known',
+        secret: 'wrong',
+        headers: { 'content-type': 'application/json', ...declaredHuge },
+        chunks: ['{"data":'],
+        status: 404,
+      },
+      {
+        name: '404 for an unknown endpoint with an endless chunked body',
+        endpoint: 'unknown',
+        secret: 'right',
+        headers: { 'content-type': 'application/json', ...endless },
+        chunks: ['x'.repeat(100)],
+        status: 404,
+      },
+      {
+        name: '415 for the right secret and a bad content type, with a declared huge Content-Length never sent',
+        endpoint: 'known',
+        secret: 'right',
+        headers: { 'content-type': 'application/xml', ...declaredHuge },
+        chunks: ['<a>'],
+        status: 415,
+        code: 'unsupported_media_type',
+      },
+      {
+        name: '415 for the right secret and a bad content type with an endless chunked body',
+        endpoint: 'known',
+        secret: 'right',
+        headers: { 'content-type': 'multipart/form-data; boundary=zz', ...endless },
+        chunks: ['--zz\r\n'],
+        status: 415,
+      },
+      {
+        name: '404 (not 415) for a wrong secret and a bad content type with a body never sent',
+        endpoint: 'known',
+        secret: 'wrong',
+        headers: { 'content-type': 'application/xml', ...declaredHuge },
+        chunks: [],
+        status: 404,
+      },
+    ])('$name', async ({ endpoint, secret, headers, chunks, status, code }) => {
+      const webhookId = endpoint === 'known' ? hook.webhookId : 'whk_AAAAAAAAAAAAAAAAAAAAAA';
+      const authorization = secret === 'right' ? `Bearer ${hook.secret}` : 'Bearer whsec_wrong';
+      const response = await t.rawRequest('POST', t.webhookPath(webhookId), { authorization, ...headers }, chunks, { end: false });
+      expect(response.status).toBe(status);
+      if (code) expect(JSON.parse(response.body.toString('utf8'))).toMatchObject({ status, code });
       expect(response.written).toBeLessThan(MAX_PAYLOAD);
-    });
-
-    it('404 for an unknown endpoint with an endless chunked body', async () => {
-      const response = await t.rawRequest(
-        'POST',
-        t.webhookPath('whk_AAAAAAAAAAAAAAAAAAAAAA'),
-        { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-        ['x'.repeat(100)],
-        { end: false },
-      );
-      expect(response.status).toBe(404);
-      expect(response.written).toBeLessThan(MAX_PAYLOAD);
-    });
-
-    it('415 for the right secret and a bad content type, with a declared huge Content-Length never sent', async () => {
-      const response = await t.rawRequest(
-        'POST',
-        t.webhookPath(hook.webhookId),
-        { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/xml', 'content-length': huge },
-        ['<a>'],
-        { end: false },
-      );
-      expect(response.status).toBe(415);
-      expect(JSON.parse(response.body.toString('utf8'))).toMatchObject({ status: 415, code: 'unsupported_media_type' });
-      expect(response.written).toBeLessThan(MAX_PAYLOAD);
-    });
-
-    it('415 for the right secret and a bad content type with an endless chunked body', async () => {
-      const response = await t.rawRequest(
-        'POST',
-        t.webhookPath(hook.webhookId),
-        { authorization: `Bearer ${hook.secret}`, 'content-type': 'multipart/form-data; boundary=zz', 'transfer-encoding': 'chunked' },
-        ['--zz\r\n'],
-        { end: false },
-      );
-      expect(response.status).toBe(415);
-      expect(response.written).toBeLessThan(MAX_PAYLOAD);
-    });
-
-    it('404 (not 415) for a wrong secret and a bad content type with a body never sent', async () => {
-      const response = await t.rawRequest(
-        'POST',
-        t.webhookPath(hook.webhookId),
-        { authorization: 'Bearer whsec_wrong', 'content-type': 'application/xml', 'content-length': huge },
-        [],
-        { end: false },
-      );
-      expect(response.status).toBe(404);
     });
   });
 });

@@ -4,7 +4,6 @@
  * keys are scoped to the webhook; 1–255 visible ASCII else 400; concurrent repeats → one delivery,
  * one run; after retention the key starts a new delivery.
  */
-import { eventually } from '@wts/testing';
 import { IngressTestApp, useIngressTestApp } from '../../../test/support/ingress-test-app';
 import type { WebhookFixture } from '../../../test/support/ingress-admin.client';
 import type { Json } from '../../../test/support/ingress-http.client';
@@ -39,22 +38,10 @@ describe('public endpoint: idempotency', () => {
    * in order — a duplicate run of an earlier delivery would be listed by then.
    */
   async function settledRuns(routineId: string, expected: number): Promise<Json[]> {
-    await eventually(
-      async () => {
-        const list = await t.runs(routineId);
-        return list.length >= expected ? list : undefined;
-      },
-      15_000,
-      `${expected} runs`,
-    );
+    await t.waitForRuns(routineId, expected, 15_000);
     const later = await send(marker, undefined);
     expect(later.status).toBe(202);
-    const laterRun = (later.json as Json).run_id as string;
-    await eventually(
-      async () => (await t.runs(marker.routineId)).some((run: Json) => run.run_id === laterRun),
-      15_000,
-      'the later delivery run listed',
-    );
+    await t.waitForListedRun(marker.routineId, (later.json as Json).run_id as string, 15_000);
     return t.runs(routineId);
   }
 

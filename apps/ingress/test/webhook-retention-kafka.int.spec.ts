@@ -1,8 +1,6 @@
-import type { Kafka } from 'kafkajs';
-import { KafkaRunsWindowSource, ensureTopics, kafkaTopicNames, type KafkaTopicNames } from '@wts/messaging';
-import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
-import { deleteTopics, testKafka } from '../../../test/support/kafka-test-kit';
+import { KafkaRunsWindowSource, ensureTopics } from '@wts/messaging';
 import { IngressTestApp } from '../../../test/support/ingress-test-app';
+import { useFreshTopics } from '../../../test/support/kafka-topics.kit';
 
 type Json = Record<string, unknown>;
 
@@ -16,14 +14,11 @@ const PAYLOAD_RETENTION_SECONDS = 30 * 86_400;
  * the ingress's own relay is not started (the harness has no checkpoint store for it).
  */
 describe('webhook payload retention against the Kafka runs topic (ingress, real broker)', () => {
-  const brokers = kafkaBrokers();
-  let kafka: Kafka;
-  let topics: KafkaTopicNames;
+  const fresh = useFreshTopics('webhook-retention', 'all');
   let t: IngressTestApp;
 
   beforeAll(async () => {
-    kafka = testKafka(brokers);
-    topics = kafkaTopicNames(`${uniqueName('webhook-retention')}.`);
+    const { brokers, kafka, topics } = fresh;
     // As the dispatcher's relay creates it at start.
     await ensureTopics(kafka, topics, {}, { roles: ['routineRuns'], payloadRetentionSeconds: PAYLOAD_RETENTION_SECONDS });
     const runsWindow = new KafkaRunsWindowSource({ connection: { brokers }, payloadRetentionSeconds: PAYLOAD_RETENTION_SECONDS, topics });
@@ -40,7 +35,6 @@ describe('webhook payload retention against the Kafka runs topic (ingress, real 
 
   afterAll(async () => {
     await t?.close();
-    await deleteTopics(kafka, Object.values(topics));
   });
 
   const patch = (routineId: string, body: unknown): ReturnType<IngressTestApp['admin']> =>
@@ -52,7 +46,7 @@ describe('webhook payload retention against the Kafka runs topic (ingress, real 
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ code: 'validation_failed' });
     const text = JSON.stringify(refused.json);
-    expect(text).toContain(`payload_retention_days 8 is shorter than ${topics.routineRuns} keeps copies of payloads`);
+    expect(text).toContain(`payload_retention_days 8 is shorter than ${fresh.topics.routineRuns} keeps copies of payloads`);
     expect(text).toContain('retention.ms 604800000 + segment.ms 86400000 + retention check 300000 ms = 8.00 days');
     expect(text).toContain('at least 9 days');
     const recorded = (await t.allEvents()).filter((event) => event.type === 'WebhookRetentionChanged');
@@ -78,12 +72,7 @@ describe('webhook payload retention against the Kafka runs topic (ingress, real 
     expect(((await t.adminOk('GET', `/admin/routines/${routine.id as string}/webhook`, undefined, 200)) as Json).state).toBe(
       'not_configured',
     );
-    const enabled = (await t.adminOk(
-      'POST',
-      enablePath,
-      { default_account: account.email, account_override_allowed: false, payload_retention_days: 30 },
-      200,
-    )) as Json;
+    const enabled = await t.enableWebhook(routine.id as string, account.email, false, { payload_retention_days: 30 });
     expect(enabled).toMatchObject({ state: 'enabled', payload_retention_days: 30 });
   });
 });

@@ -75,13 +75,7 @@ describe('webhook payload retention (ingress)', () => {
   it('enable takes payload_retention_days (null or absent: the default); a disabled webhook keeps a PATCH until it is enabled again', async () => {
     const account = await t.createAccount();
     const routine = await t.createRoutine({ account_scope: [account.id] });
-    const enablePath = `/admin/routines/${routine.id as string}/webhook/enable`;
-    const enabled = (await t.adminOk(
-      'POST',
-      enablePath,
-      { default_account: account.email, account_override_allowed: false, payload_retention_days: 3650 },
-      200,
-    )) as Json;
+    const enabled = await t.enableWebhook(routine.id as string, account.email, false, { payload_retention_days: 3650 });
     expect(enabled).toMatchObject({ payload_retention_days: 3650, payload_retention_seconds_effective: 3650 * 86_400 });
     const accepted = (await t.allEvents()).find(
       (event) => event.type === 'WebhookEnabled' && event.streamId === `webhook-${enabled.webhook_id as string}`,
@@ -93,12 +87,7 @@ describe('webhook payload retention (ingress)', () => {
       state: 'disabled',
       payload_retention_days: 1,
     });
-    const again = (await t.adminOk(
-      'POST',
-      enablePath,
-      { default_account: account.email, account_override_allowed: false, payload_retention_days: null },
-      200,
-    )) as Json;
+    const again = await t.enableWebhook(routine.id as string, account.email, false, { payload_retention_days: null });
     expect(again).toMatchObject({ state: 'enabled', payload_retention_days: null, payload_retention_seconds_effective: DEFAULT_SECONDS });
   });
 

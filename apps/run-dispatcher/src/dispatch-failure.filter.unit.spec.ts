@@ -1,19 +1,9 @@
-import { EventStoreUnavailableError } from '@wts/event-store';
+import { DISPATCH_FAILURE_CASES } from '../../../test/support/dispatch-failure.fixtures';
 import { dispatchConsumerFailure } from './dispatch-failure.filter';
 
 describe('dispatch failures on the Kafka path', () => {
-  it('retries in place while the store is unavailable', () => {
-    expect(dispatchConsumerFailure(new EventStoreUnavailableError('busy'))).toMatchObject({
-      disposition: 'retry',
-      code: 'store_unavailable',
-    });
-  });
-
-  it('parks (after a few attempts) anything retrying will not fix', () => {
-    expect(dispatchConsumerFailure(new TypeError('undefined is not a function'))).toMatchObject({
-      disposition: 'park',
-      code: 'dispatch_failed',
-      message: 'TypeError: undefined is not a function',
-    });
+  // Transient: retried in place while the store is unavailable; deterministic: parked (after a few attempts), retrying will not fix it.
+  it.each(DISPATCH_FAILURE_CASES)('given $given, then $kind: $code', ({ thrown, kind, code, message }) => {
+    expect(dispatchConsumerFailure(thrown)).toEqual({ disposition: kind === 'transient' ? 'retry' : 'park', code, message });
   });
 });

@@ -8,34 +8,18 @@
 import type { RecordedEvent } from '@wts/event-store';
 import { eventually } from '@wts/testing';
 import { CloudEvent, Kafka as CloudEventsKafka, type KafkaMessage } from 'cloudevents';
-import { kafkaBrokers } from '../../../test/support/kafka-broker';
 import {
-  MessageCollector,
   appendDeliveries,
   appendRoutineWithWebhook,
   appendSizedRuns,
   stored,
   type CollectedMessage,
 } from '../../../test/support/kafka-test-kit';
-import { RelayTestBed } from '../../../test/support/relay-test.harness';
-import { KafkaRelaySupervisor } from './kafka-relay.supervisor';
+import { useRelayTestBed } from '../../../test/support/relay-test.harness';
 import { Relays, routeEvent } from './kafka-topics.contract';
 
 describe('CloudEvents on Kafka (real broker, both relays)', () => {
-  const brokers = kafkaBrokers();
-  let bed: RelayTestBed;
-  const relays: KafkaRelaySupervisor[] = [];
-  let reader: MessageCollector | undefined;
-
-  beforeEach(() => {
-    bed = RelayTestBed.open(brokers, 'ce');
-  });
-
-  afterEach(async () => {
-    await Promise.all(relays.splice(0).map((relay) => relay.stop()));
-    await reader?.stop();
-    await bed.close();
-  });
+  const currentBed = useRelayTestBed('ce');
 
   /** The message as a consumer hands it to the SDK: headers as strings (kafkajs gives Buffers), the value as received. */
   function cloudEventOf(message: CollectedMessage): CloudEvent<unknown> {
@@ -48,6 +32,7 @@ describe('CloudEvents on Kafka (real broker, both relays)', () => {
   }
 
   it('every message on webhooks.events.v1 and routines.runs.v1 decodes as a valid CloudEvent of its stored event', async () => {
+    const bed = currentBed();
     const hook = await appendRoutineWithWebhook(bed.store); // WebhookEnabled
     const now = new Date().toISOString();
     const lifecycle = [
@@ -84,18 +69,10 @@ describe('CloudEvents on Kafka (real broker, both relays)', () => {
       ['in', Relays.ingressWebhooks],
       ['runs', Relays.dispatcherRuns],
     ] as const) {
-      const relay = new KafkaRelaySupervisor({
-        connection: { brokers },
-        definition: { ...definition, name: `${bed.name}-${suffix}` },
-        store: bed.store,
-        checkpoints: bed.store.checkpoints(),
-        topics: bed.topics,
-      });
-      relays.push(relay);
-      await relay.start();
+      await bed.relay({ ...definition, name: `${bed.name}-${suffix}` }).start();
     }
-    reader = await new MessageCollector(bed.kafka, [bed.topics.webhookEvents, bed.topics.routineRuns], `${bed.name}-reader`).start();
-    await eventually(async () => reader!.messages.length >= published.length, 60_000, `${published.length} messages`);
+    const reader = await bed.reader([bed.topics.webhookEvents, bed.topics.routineRuns]);
+    await eventually(async () => reader.messages.length >= published.length, 60_000, `${published.length} messages`);
     expect(reader.messages).toHaveLength(published.length);
 
     const runsTopic = reader.of(bed.topics.routineRuns);

@@ -1,11 +1,11 @@
 import { eventually } from '@wts/testing';
-import { Partitioners, type Kafka } from 'kafkajs';
-import { kafkaBrokers, uniqueName } from '../../../test/support/kafka-broker';
-import { deleteTopics, testKafka } from '../../../test/support/kafka-test-kit';
+import { Partitioners } from 'kafkajs';
+import { uniqueName } from '../../../test/support/kafka-broker';
+import { useFreshTopics } from '../../../test/support/kafka-topics.kit';
 import { ConsumerLagMonitor, measureRetentionLag } from './consumer-lag.worker';
 import type { MessagingLogger } from './kafka-client.factory';
 import { ensureTopics } from './kafka-topics.admin';
-import { TOPIC_RETENTION_MS, kafkaTopicNames, type KafkaTopicNames } from './kafka-topics.contract';
+import { TOPIC_RETENTION_MS } from './kafka-topics.contract';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -15,19 +15,16 @@ const DAY_MS = 24 * 3600 * 1000;
  * read are counted (an error) — so a dispatcher down for long is seen long before deliveries expire.
  */
 describe('consumer lag against retention (real broker)', () => {
-  const brokers = kafkaBrokers();
-  let kafka: Kafka;
-  let topics: KafkaTopicNames;
+  const fresh = useFreshTopics('lag');
+  const { withAdmin } = fresh;
   let groupId: string;
 
   beforeEach(async () => {
-    kafka = testKafka(brokers);
-    topics = kafkaTopicNames(`${uniqueName('lag')}.`);
     groupId = uniqueName('lag-group');
     // A fresh topic's metadata may not have reached every listener yet ("does not host this topic-partition").
     await eventually(
       async () => {
-        await ensureTopics(kafka, topics, { webhookEvents: 1 });
+        await ensureTopics(fresh.kafka, fresh.topics, { webhookEvents: 1 });
         return true;
       },
       2000,
@@ -35,38 +32,25 @@ describe('consumer lag against retention (real broker)', () => {
       500,
     );
     // Three messages written 5 days ago (past half of the 7-day retention), then two now.
-    const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    const producer = fresh.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
     const old = String(Date.now() - 5 * DAY_MS);
     await producer.send({
-      topic: topics.webhookEvents,
+      topic: fresh.topics.webhookEvents,
       acks: -1,
       messages: [0, 1, 2].map((i) => ({ key: 'k', value: `old ${i}`, timestamp: old })),
     });
-    await producer.send({ topic: topics.webhookEvents, acks: -1, messages: [3, 4].map((i) => ({ key: 'k', value: `new ${i}` })) });
+    await producer.send({ topic: fresh.topics.webhookEvents, acks: -1, messages: [3, 4].map((i) => ({ key: 'k', value: `new ${i}` })) });
     await producer.disconnect();
   }, 30_000);
 
-  afterEach(async () => {
-    await deleteTopics(kafka, Object.values(topics));
-  });
-
-  const withAdmin = async <T>(work: (admin: ReturnType<Kafka['admin']>) => Promise<T>): Promise<T> => {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      return await work(admin);
-    } finally {
-      await admin.disconnect();
-    }
-  };
   const commit = (offset: number): Promise<void> =>
     withAdmin((admin) =>
-      admin.setOffsets({ groupId, topic: topics.webhookEvents, partitions: [{ partition: 0, offset: String(offset) }] }),
+      admin.setOffsets({ groupId, topic: fresh.topics.webhookEvents, partitions: [{ partition: 0, offset: String(offset) }] }),
     );
 
   it('unread messages older than half the retention are at risk; once they are read, the rest is not', async () => {
-    const behind = await withAdmin((admin) => measureRetentionLag(admin, topics.webhookEvents, groupId));
+    const behind = await withAdmin((admin) => measureRetentionLag(admin, fresh.topics.webhookEvents, groupId));
     expect(behind).toMatchObject({
       retentionMs: TOPIC_RETENTION_MS.webhookEvents,
       warnAfterMs: 3.5 * DAY_MS,
@@ -76,7 +60,7 @@ describe('consumer lag against retention (real broker)', () => {
     });
 
     await commit(3);
-    const caughtUp = await withAdmin((admin) => measureRetentionLag(admin, topics.webhookEvents, groupId));
+    const caughtUp = await withAdmin((admin) => measureRetentionLag(admin, fresh.topics.webhookEvents, groupId));
     expect(caughtUp).toMatchObject({ lag: 2, atRisk: false, expiredUnread: 0 });
     expect(caughtUp.partitions).toEqual([expect.objectContaining({ partition: 0, committed: 3, low: 0, high: 5, lag: 2 })]);
   }, 30_000);
@@ -87,8 +71,8 @@ describe('consumer lag against retention (real broker)', () => {
     await withAdmin((admin) =>
       eventually(
         async () => {
-          await admin.fetchTopicMetadata({ topics: [topics.webhookEvents] }); // kafkajs needs it loaded for deleteTopicRecords
-          await admin.deleteTopicRecords({ topic: topics.webhookEvents, partitions: [{ partition: 0, offset: '3' }] });
+          await admin.fetchTopicMetadata({ topics: [fresh.topics.webhookEvents] }); // kafkajs needs it loaded for deleteTopicRecords
+          await admin.deleteTopicRecords({ topic: fresh.topics.webhookEvents, partitions: [{ partition: 0, offset: '3' }] });
           return true;
         },
         5000,
@@ -102,7 +86,7 @@ describe('consumer lag against retention (real broker)', () => {
       warn: (_fields, message) => lines.push({ level: 'warn', message }),
       error: (_fields, message) => lines.push({ level: 'error', message }),
     };
-    const monitor = new ConsumerLagMonitor(kafka, topics.webhookEvents, groupId, logger);
+    const monitor = new ConsumerLagMonitor(fresh.kafka, fresh.topics.webhookEvents, groupId, logger);
     const report = await monitor.measureNow();
     // Committed at 1, written up to 5: four unread, two of which are gone.
     expect(report).toMatchObject({ expiredUnread: 2, lag: 4 });
@@ -111,7 +95,7 @@ describe('consumer lag against retention (real broker)', () => {
   }, 30_000);
 
   it('a dead-letter topic kept forever is never at risk', async () => {
-    const report = await withAdmin((admin) => measureRetentionLag(admin, topics.webhookEventsDeadLetter, groupId));
+    const report = await withAdmin((admin) => measureRetentionLag(admin, fresh.topics.webhookEventsDeadLetter, groupId));
     expect(report).toMatchObject({ retentionMs: -1, warnAfterMs: null, atRisk: false });
   });
 });

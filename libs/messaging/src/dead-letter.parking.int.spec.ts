@@ -1,9 +1,7 @@
 import { ParkDispatchUseCase, systemClock } from '@wts/application';
-import { eventually } from '@wts/testing';
 import { createHash, randomUUID } from 'node:crypto';
-import { ConsumerTestBed } from '../../../test/support/consumer-test.harness';
-import { kafkaBrokers } from '../../../test/support/kafka-broker';
-import { appendDeliveries, committedOffsets, type CollectedMessage } from '../../../test/support/kafka-test-kit';
+import { useConsumerTestBed } from '../../../test/support/consumer-test.harness';
+import { appendDeliveries, type CollectedMessage } from '../../../test/support/kafka-test-kit';
 import { encodeEvent } from './kafka-message.codec';
 import { DeliveryAcceptedMessage, routeEvent, type DeadLetterReference } from './kafka-topics.contract';
 
@@ -14,17 +12,11 @@ import { DeliveryAcceptedMessage, routeEvent, type DeadLetterReference } from '.
  * the original message (topic, partition, offset, event id) and the store keeps the park.
  */
 describe('dead-letter parking (real broker)', () => {
-  const brokers = kafkaBrokers();
-  let bed: ConsumerTestBed;
-
-  beforeEach(async () => {
-    bed = await ConsumerTestBed.open(brokers, 'dead-letter');
-  });
-
-  afterEach(() => bed.close());
+  const currentBed = useConsumerTestBed('dead-letter');
 
   it('parks poison messages carrying a marker in value, key and headers: no dead-letter record holds it, each names the original', async () => {
-    const { kafka, store, topics, groupId, producer, hook } = bed;
+    const bed = currentBed();
+    const { store, topics, producer, hook } = bed;
     const marker = `PII-MARKER-${randomUUID()}`;
     const [undecodable, failing] = await appendDeliveries(store, hook, 2);
     /** A delivery as the relay sends it, with the marker in its payload (third-party data) and any headers added. */
@@ -56,13 +48,8 @@ describe('dead-letter parking (real broker)', () => {
         { recordPark: (record) => new ParkDispatchUseCase(store, systemClock).execute(record) },
       )
       .start();
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3,
-      30_000,
-      'all 3 offsets committed (each parked and acknowledged)',
-    );
-    const dlq = await bed.deadLetters();
-    await eventually(async () => dlq.messages.length >= 3, 20_000, '3 dead letters');
+    await bed.waitForCommitted(3, 30_000, 'all 3 offsets committed (each parked and acknowledged)');
+    const dlq = await bed.waitForDeadLetters(3, '3 dead letters');
 
     // Nothing of the payload anywhere in what the broker keeps forever: value, key, header names and values.
     const everything = (message: CollectedMessage): string =>

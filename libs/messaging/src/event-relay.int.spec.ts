@@ -2,7 +2,6 @@ import { formatPosition, type CheckpointStore, type GlobalPosition, type Recorde
 import { schemaVersionOf } from '@wts/contracts';
 import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { kafkaBrokers } from '../../../test/support/kafka-broker';
 import {
   MessageCollector,
   appendDeliveries,
@@ -15,7 +14,7 @@ import {
 import { eventually } from '@wts/testing';
 import { relayCheckpointName } from './event.relay';
 import type { MessagingLogger } from './kafka-client.factory';
-import { RelayTestBed } from '../../../test/support/relay-test.harness';
+import { useRelayTestBed } from '../../../test/support/relay-test.harness';
 import { KafkaRelaySupervisor, type KafkaRelaySettings } from './kafka-relay.supervisor';
 import { Relays, routeEvent } from './kafka-topics.contract';
 
@@ -46,32 +45,20 @@ function recordingLogger(): MessagingLogger & { readonly lines: { level: string;
  * acknowledged; resume from the checkpoint; one forwarder among replicas.
  */
 describe('Kafka relay (real broker)', () => {
-  const brokers = kafkaBrokers();
-  let bed: RelayTestBed;
-  const started: KafkaRelaySupervisor[] = [];
-  const collectors: MessageCollector[] = [];
-
-  beforeEach(() => {
-    bed = RelayTestBed.open(brokers, 'relay');
-  });
-
-  afterEach(async () => {
-    await Promise.all(started.splice(0).map((relay) => relay.stop()));
-    await Promise.all(collectors.splice(0).map((collector) => collector.stop()));
-    await bed.close();
-  });
+  const bed = useRelayTestBed('relay');
 
   function relay(overrides: Partial<KafkaRelaySettings> = {}): KafkaRelaySupervisor {
-    const supervisor = new KafkaRelaySupervisor({
-      connection: { brokers },
-      definition: { ...Relays.ingressWebhooks, name: bed.name },
-      store: bed.store,
-      checkpoints: bed.store.checkpoints(),
-      topics: bed.topics,
-      ...overrides,
-    });
-    started.push(supervisor);
-    return supervisor;
+    return bed().relay({ ...Relays.ingressWebhooks, name: bed().name }, overrides);
+  }
+
+  /** Waits until the relay's checkpoint (`checkpointName`: the bed's relay's unless given) is at `commit`. */
+  async function checkpointAt(
+    commit: bigint | undefined,
+    timeoutMs: number,
+    what: string,
+    checkpointName = relayCheckpointName(bed().name),
+  ): Promise<void> {
+    await eventually(async () => (await bed().store.checkpoints().load(checkpointName))?.commit === commit, timeoutMs, what);
   }
 
   /**
@@ -82,40 +69,34 @@ describe('Kafka relay (real broker)', () => {
   async function expectSentOnce(
     reader: MessageCollector,
     expected: number,
-    checkpointName = relayCheckpointName(bed.name),
-    topic = bed.topics.webhookEvents,
+    checkpointName = relayCheckpointName(bed().name),
+    topic = bed().topics.webhookEvents,
   ): Promise<void> {
-    const last = (await stored(topic === bed.topics.routineRuns ? ['run-'] : undefined)).at(-1)?.position;
-    await eventually(
-      async () => (await bed.store.checkpoints().load(checkpointName))?.commit === last?.commit,
-      30_000,
-      'the checkpoint at the last event',
-    );
-    expect(await topicSize(bed.kafka, topic)).toBe(expected);
+    const last = (await stored(topic === bed().topics.routineRuns ? ['run-'] : undefined)).at(-1)?.position;
+    await checkpointAt(last?.commit, 30_000, 'the checkpoint at the last event', checkpointName);
+    expect(await topicSize(bed().kafka, topic)).toBe(expected);
     await eventually(async () => reader.messages.length >= expected, 20_000, `${expected} messages read`);
     expect(reader.messages).toHaveLength(expected);
     expect(reader.distinctEventIds().size).toBe(expected);
   }
 
-  async function collector(topic = bed.topics.webhookEvents): Promise<MessageCollector> {
-    const c = await new MessageCollector(bed.kafka, [topic], `${bed.name}-reader-${collectors.length}`).start();
-    collectors.push(c);
-    return c;
+  function collector(topic = bed().topics.webhookEvents): Promise<MessageCollector> {
+    return bed().reader([topic]);
   }
 
   async function stored(prefixes = ['webhook-', 'delivery-']): Promise<RecordedEvent[]> {
-    const events = await bed.store.readAll({ limit: 100_000, filter: { streamPrefixes: prefixes } });
+    const events = await bed().store.readAll({ limit: 100_000, filter: { streamPrefixes: prefixes } });
     return events.filter((event) => routeEvent(event) !== undefined);
   }
 
   /** The run relay: the messages that carry payloads (framed), so the large ones. */
   function runRelay(overrides: Partial<KafkaRelaySettings> = {}): KafkaRelaySupervisor {
-    return relay({ definition: { ...Relays.dispatcherRuns, name: bed.name }, ...overrides });
+    return relay({ definition: { ...Relays.dispatcherRuns, name: bed().name }, ...overrides });
   }
 
   async function fixtures(webhooks: number): Promise<CatalogFixture[]> {
     const out: CatalogFixture[] = [];
-    for (let i = 0; i < webhooks; i++) out.push(await appendRoutineWithWebhook(bed.store));
+    for (let i = 0; i < webhooks; i++) out.push(await appendRoutineWithWebhook(bed().store));
     return out;
   }
 
@@ -125,7 +106,7 @@ describe('Kafka relay (real broker)', () => {
     const ciphertext = randomBytes(48).toString('base64url');
     const metadata = (id: string): Record<string, unknown> => ({ eventId: id, correlationId: id, causationId: id, schemaVersion: 1 });
     const sealedId = randomUUID();
-    await bed.store.append(
+    await bed().store.append(
       `signing_secret-${webhookId}`,
       [
         {
@@ -138,7 +119,7 @@ describe('Kafka relay (real broker)', () => {
       'any',
     );
     const enabledId = randomUUID();
-    await bed.store.append(
+    await bed().store.append(
       `webhook-${webhookId}`,
       [
         {
@@ -166,8 +147,8 @@ describe('Kafka relay (real broker)', () => {
 
   it('forwards in store order per key, with the contract headers, and checkpoints the last position', async () => {
     const hooks = await fixtures(3);
-    for (let round = 0; round < 10; round++) for (const hook of hooks) await appendDeliveries(bed.store, hook, 1);
-    await bed.store.append(
+    for (let round = 0; round < 10; round++) for (const hook of hooks) await appendDeliveries(bed().store, hook, 1);
+    await bed().store.append(
       'account-catalog',
       [
         {
@@ -226,7 +207,7 @@ describe('Kafka relay (real broker)', () => {
     const last = expected[expected.length - 1].position;
     await eventually(
       async () =>
-        formatPosition((await bed.store.checkpoints().load(relayCheckpointName(bed.name))) ?? { commit: -1n, prepare: -1n }) ===
+        formatPosition((await bed().store.checkpoints().load(relayCheckpointName(bed().name))) ?? { commit: -1n, prepare: -1n }) ===
         formatPosition(last),
       5000,
       'the checkpoint',
@@ -235,7 +216,7 @@ describe('Kafka relay (real broker)', () => {
 
   it('saves the checkpoint only after the broker acknowledged everything up to it', async () => {
     const hook = (await fixtures(1))[0];
-    const real = bed.store.checkpoints();
+    const real = bed().store.checkpoints();
     const violations: string[] = [];
     let saves = 0;
     // Every save is checked against the broker: the topic must already hold every event up to it.
@@ -244,34 +225,34 @@ describe('Kafka relay (real broker)', () => {
       save: async (checkpoint: string, position: GlobalPosition) => {
         saves++;
         const upTo = (await stored()).filter((event) => event.position.commit <= position.commit).length;
-        const held = await topicSize(bed.kafka, bed.topics.webhookEvents);
+        const held = await topicSize(bed().kafka, bed().topics.webhookEvents);
         if (held < upTo) violations.push(`checkpoint ${formatPosition(position)} covers ${upTo} events, the topic holds ${held}`);
         await real.save(checkpoint, position);
       },
     };
     await relay({ checkpoints: checking, tuning: { maxBatchSize: 25, lingerMs: 5 } }).start();
-    for (let chunk = 0; chunk < 8; chunk++) await appendDeliveries(bed.store, hook, 25);
+    for (let chunk = 0; chunk < 8; chunk++) await appendDeliveries(bed().store, hook, 25);
     const expected = (await stored()).length;
     await eventually(
-      async () => (await real.load(relayCheckpointName(bed.name)))?.commit === (await stored()).at(-1)?.position.commit,
+      async () => (await real.load(relayCheckpointName(bed().name)))?.commit === (await stored()).at(-1)?.position.commit,
       30_000,
       'the final checkpoint',
     );
-    expect(await topicSize(bed.kafka, bed.topics.webhookEvents)).toBe(expected);
+    expect(await topicSize(bed().kafka, bed().topics.webhookEvents)).toBe(expected);
     expect(saves).toBeGreaterThan(3);
     expect(violations).toEqual([]);
   }, 60_000);
 
   it('resumes from its checkpoint after a restart: nothing lost, nothing sent twice', async () => {
     const hook = (await fixtures(1))[0];
-    await appendDeliveries(bed.store, hook, 100);
+    await appendDeliveries(bed().store, hook, 100);
     const first = relay();
     await first.start();
     const reader = await collector();
     await eventually(async () => reader.messages.length >= 101, 20_000, 'the first 101 messages');
     await first.stop();
 
-    await appendDeliveries(bed.store, hook, 100); // while no relay runs
+    await appendDeliveries(bed().store, hook, 100); // while no relay runs
     const second = relay();
     await second.start();
     await eventually(async () => reader.messages.length >= 201, 20_000, 'all 201 messages');
@@ -299,23 +280,23 @@ describe('Kafka relay (real broker)', () => {
     await eventually(async () => a.isForwarding(), 30_000, 'the first replica to lead');
     const reader = await collector();
     {
-      await appendDeliveries(bed.store, hook, 50);
+      await appendDeliveries(bed().store, hook, 50);
       // The second replica joins while events flow: the sticky assignment keeps partition 0 with
       // the leader, whose term survives the rebalance (same member): nothing is sent twice.
       const joining = b.start();
-      for (let chunk = 0; chunk < 5; chunk++) await appendDeliveries(bed.store, hook, 50);
+      for (let chunk = 0; chunk < 5; chunk++) await appendDeliveries(bed().store, hook, 50);
       await joining;
       // The second replica is in the group (start() resolves once joined) and the leader leads again
       // after the rebalance, before more flows.
       await eventually(async () => a.isForwarding(), 30_000, 'the leader forwarding after the rebalance');
-      await appendDeliveries(bed.store, hook, 50);
+      await appendDeliveries(bed().store, hook, 50);
       await expectSentOnce(reader, 351);
       expect(a.isForwarding()).toBe(true);
       expect(b.isForwarding()).toBe(false);
 
       await a.stop();
       await eventually(async () => b.isForwarding(), 30_000, 'the follower to take over');
-      await appendDeliveries(bed.store, hook, 100);
+      await appendDeliveries(bed().store, hook, 100);
       await eventually(async () => reader.distinctEventIds().size >= 451, 20_000, 'all 451 events');
       // A graceful handover checkpoints before leaving: still no duplicate.
       await expectSentOnce(reader, 451);
@@ -337,21 +318,21 @@ describe('Kafka relay (real broker)', () => {
   it('forwards a backlog of 600 runs of 2 KiB payloads and one of a ~2 MB payload, framed from the payload store, on a broker with the default message.max.bytes', async () => {
     // The broker keeps its default limit (about 1 MiB per record batch): the topic-level
     // max.message.bytes the relay sets when it creates the topic is what admits the large one.
-    expect(await configValue(bed.kafka, ConfigResourceTypes.BROKER, '1', 'message.max.bytes')).toBe('1048588');
+    expect(await configValue(bed().kafka, ConfigResourceTypes.BROKER, '1', 'message.max.bytes')).toBe('1048588');
     const hook = (await fixtures(1))[0];
-    const backlog = await appendSizedRuns(bed.store, hook, 600, 2048);
-    const [large] = await appendSizedRuns(bed.store, hook, 1, 2 * 1024 * 1024);
-    const after = await appendSizedRuns(bed.store, hook, 10, 100);
+    const backlog = await appendSizedRuns(bed().store, hook, 600, 2048);
+    const [large] = await appendSizedRuns(bed().store, hook, 1, 2 * 1024 * 1024);
+    const after = await appendSizedRuns(bed().store, hook, 10, 100);
     const started = Date.now();
     await runRelay().start();
-    const reader = await collector(bed.topics.routineRuns);
+    const reader = await collector(bed().topics.routineRuns);
     const expected = await stored(['run-']);
     expect(expected).toHaveLength(600 + 1 + 10);
     await eventually(async () => reader.messages.length >= expected.length, 60_000, `${expected.length} messages`);
     process.stderr.write(`[relay] 600 × 2 KiB + 1 × 2 MiB + 10 runs forwarded in ${Date.now() - started} ms\n`);
-    await expectSentOnce(reader, expected.length, relayCheckpointName(bed.name), bed.topics.routineRuns);
+    await expectSentOnce(reader, expected.length, relayCheckpointName(bed().name), bed().topics.routineRuns);
 
-    expect(await configValue(bed.kafka, ConfigResourceTypes.TOPIC, bed.topics.routineRuns, 'max.message.bytes')).toBe(
+    expect(await configValue(bed().kafka, ConfigResourceTypes.TOPIC, bed().topics.routineRuns, 'max.message.bytes')).toBe(
       String(16 * 1024 * 1024),
     );
     expect(reader.messages).toHaveLength(expected.length);
@@ -365,21 +346,17 @@ describe('Kafka relay (real broker)', () => {
     const { framing: _framing, ...recorded } = large.data as Record<string, unknown>;
     expect(value).toEqual({ ...recorded, initialMessage: expect.stringContaining('xxxxxxxx') as unknown });
     expect(backlog.every((event) => reader.distinctEventIds().has(event.id))).toBe(true);
-    await eventually(
-      async () => (await bed.store.checkpoints().load(relayCheckpointName(bed.name)))?.commit === after[after.length - 1].position.commit,
-      5000,
-      'the checkpoint after the last event',
-    );
+    await checkpointAt(after[after.length - 1].position.commit, 5000, 'the checkpoint after the last event');
   }, 90_000);
 
   it('caps each produce request by bytes: a backlog of 600 runs of 2 KiB payloads passes a topic at the broker default limit without one refusal', async () => {
     const logger = recordingLogger();
     const hook = (await fixtures(1))[0];
-    await appendSizedRuns(bed.store, hook, 600, 2048); // 500 of them (the count cap) would be ~1.2 MB once framed
+    await appendSizedRuns(bed().store, hook, 600, 2048); // 500 of them (the count cap) would be ~1.2 MB once framed
     await runRelay({ logger, maxMessageBytes: 1048588 }).start();
-    const reader = await collector(bed.topics.routineRuns);
+    const reader = await collector(bed().topics.routineRuns);
     await eventually(async () => reader.messages.length >= 600, 30_000, '600 messages');
-    await expectSentOnce(reader, 600, relayCheckpointName(bed.name), bed.topics.routineRuns);
+    await expectSentOnce(reader, 600, relayCheckpointName(bed().name), bed().topics.routineRuns);
     expect(logger.lines.filter((line) => line.level !== 'info')).toEqual([]);
   }, 60_000);
 
@@ -388,17 +365,17 @@ describe('Kafka relay (real broker)', () => {
     const limit = 64 * 1024;
     const hook = (await fixtures(1))[0];
     // 300 runs of ~2.4 KiB once framed: one request under the relay's 1 MiB cap, but ten times the topic's limit.
-    await appendSizedRuns(bed.store, hook, 300, 2048);
-    const [tooLarge] = await appendSizedRuns(bed.store, hook, 1, 100 * 1024);
-    await appendSizedRuns(bed.store, hook, 20, 100);
+    await appendSizedRuns(bed().store, hook, 300, 2048);
+    const [tooLarge] = await appendSizedRuns(bed().store, hook, 1, 100 * 1024);
+    await appendSizedRuns(bed().store, hook, 20, 100);
     await runRelay({ logger, maxMessageBytes: limit, tuning: { retryMaxDelayMs: 200, tooLargeAttemptsBeforeParking: 3 } }).start();
-    expect(await configValue(bed.kafka, ConfigResourceTypes.TOPIC, bed.topics.routineRuns, 'max.message.bytes')).toBe(String(limit));
-    const reader = await collector(bed.topics.routineRuns);
+    expect(await configValue(bed().kafka, ConfigResourceTypes.TOPIC, bed().topics.routineRuns, 'max.message.bytes')).toBe(String(limit));
+    const reader = await collector(bed().topics.routineRuns);
     const expected = (await stored(['run-'])).filter((event) => event.id !== tooLarge.id);
 
     // Everything but the large message arrives, in order: the relay is not wedged by it.
     await eventually(async () => reader.messages.length >= expected.length, 30_000, `the ${expected.length} other messages`);
-    await expectSentOnce(reader, expected.length, relayCheckpointName(bed.name), bed.topics.routineRuns);
+    await expectSentOnce(reader, expected.length, relayCheckpointName(bed().name), bed().topics.routineRuns);
     expect(reader.messages.sort((a, b) => Number(a.offset) - Number(b.offset)).map((message) => message.headers['event-id'])).toEqual(
       expected.map((event) => event.id),
     );
@@ -409,7 +386,7 @@ describe('Kafka relay (real broker)', () => {
     expect(attempts).toBe(3);
 
     // The large one is recorded in the store, with why, where the parked listings and the CLI find it.
-    const [parked] = await bed.store.readStream(`parked-${tooLarge.id}`);
+    const [parked] = await bed().store.readStream(`parked-${tooLarge.id}`);
     expect(parked).toMatchObject({ type: 'DispatchParked' });
     expect(parked.data).toMatchObject({
       sourceEventId: tooLarge.id,
@@ -419,11 +396,6 @@ describe('Kafka relay (real broker)', () => {
       routineId: hook.routineId,
     });
     expect((parked.data as { error: string }).error).toMatch(/larger than topic .* accepts/);
-    await eventually(
-      async () =>
-        (await bed.store.checkpoints().load(relayCheckpointName(bed.name)))?.commit === expected[expected.length - 1].position.commit,
-      10_000,
-      'the checkpoint past every event',
-    );
+    await checkpointAt(expected[expected.length - 1].position.commit, 10_000, 'the checkpoint past every event');
   }, 90_000);
 });

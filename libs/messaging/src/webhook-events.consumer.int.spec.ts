@@ -5,24 +5,15 @@ import {
   systemClock,
   type DispatchOutcome,
 } from '@wts/application';
-import { EventStoreUnavailableError, type SqliteEventStore } from '@wts/event-store';
-import type { Kafka, Producer } from 'kafkajs';
+import { EventStoreUnavailableError } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
-import { ConsumerTestBed, type ConsumerTestExtras } from '../../../test/support/consumer-test.harness';
-import { kafkaBrokers } from '../../../test/support/kafka-broker';
-import {
-  appendDeliveries,
-  committedOffsets,
-  runsInStore,
-  topicSize,
-  type CatalogFixture,
-  type DeliveryFixture,
-} from '../../../test/support/kafka-test-kit';
+import { useConsumerTestBed, type ConsumerTestExtras } from '../../../test/support/consumer-test.harness';
+import { appendDeliveries, runsInStore, topicSize, type DeliveryFixture } from '../../../test/support/kafka-test-kit';
 import { eventually } from '@wts/testing';
 import { ConsumerFailureError } from './consumer-failure.errors';
 import { silentMessagingLogger } from './kafka-client.factory';
 import { encodeEvent, type InboundEvent } from './kafka-message.codec';
-import { DeliveryAcceptedMessage, routeEvent, type KafkaTopicNames } from './kafka-topics.contract';
+import { DeliveryAcceptedMessage, routeEvent } from './kafka-topics.contract';
 import { type DEFAULT_CONSUMER_TUNING, type InboundHandler } from './webhook-events.consumer';
 
 /**
@@ -31,21 +22,7 @@ import { type DEFAULT_CONSUMER_TUNING, type InboundHandler } from './webhook-eve
  * on the dead-letter topic with their error while the partition keeps flowing.
  */
 describe('webhook events consumer (real broker)', () => {
-  const brokers = kafkaBrokers();
-  let bed: ConsumerTestBed;
-  let kafka: Kafka;
-  let store: SqliteEventStore;
-  let topics: KafkaTopicNames;
-  let groupId: string;
-  let producer: Producer;
-  let hook: CatalogFixture;
-
-  beforeEach(async () => {
-    bed = await ConsumerTestBed.open(brokers, 'consumer');
-    ({ kafka, store, topics, groupId, producer, hook } = bed);
-  });
-
-  afterEach(() => bed.close());
+  const bed = useConsumerTestBed('consumer');
 
   /** The DeliveryAccepted events as the relay encodes them, produced in order on one partition. */
   async function publish(deliveries: readonly DeliveryFixture[]): Promise<void> {
@@ -55,17 +32,17 @@ describe('webhook events consumer (real broker)', () => {
       const encoded = encodeEvent(event, route);
       return { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } };
     });
-    await producer.send({ topic: topics.webhookEvents, acks: -1, messages });
+    await bed().producer.send({ topic: bed().topics.webhookEvents, acks: -1, messages });
   }
 
   function consumer(handler: InboundHandler, tuning: Partial<typeof DEFAULT_CONSUMER_TUNING> = {}, extra: ConsumerTestExtras = {}) {
-    return bed.consumer(handler, tuning, extra);
+    return bed().consumer(handler, tuning, extra);
   }
 
   /** The use cases as the dispatcher composes them: one park use case for both. */
   function notifiedDispatch(): DispatchNotifiedDeliveryUseCase {
-    const park = new ParkDispatchUseCase(store, systemClock);
-    return new DispatchNotifiedDeliveryUseCase(store, new DispatchDeliveryUseCase(store, systemClock, park), park);
+    const park = new ParkDispatchUseCase(bed().store, systemClock);
+    return new DispatchNotifiedDeliveryUseCase(bed().store, new DispatchDeliveryUseCase(bed().store, systemClock, park), park);
   }
 
   /** The real use case, as the dispatcher runs it: the message names a delivery, the store says what it is. */
@@ -79,12 +56,12 @@ describe('webhook events consumer (real broker)', () => {
   }
 
   async function runIds(): Promise<string[]> {
-    return (await runsInStore(store)).map((event) => (event.data as { runId: string }).runId);
+    return (await runsInStore(bed().store)).map((event) => (event.data as { runId: string }).runId);
   }
 
   it('commits only after the run exists; stopped mid-batch and restarted, it loses nothing and creates no duplicate', async () => {
     const N = 300;
-    const deliveries = await appendDeliveries(store, hook, N);
+    const deliveries = await appendDeliveries(bed().store, bed().hook, N);
     await publish(deliveries);
     const runOfOffset = (offset: number): string => deliveries[offset].runId;
 
@@ -93,7 +70,7 @@ describe('webhook events consumer (real broker)', () => {
     let watching = true;
     const watcher = (async () => {
       while (watching) {
-        const committed = (await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1;
+        const committed = await bed().committed();
         if (committed > 0) {
           const existing = new Set(await runIds());
           for (let offset = 0; offset < committed; offset++) {
@@ -119,7 +96,7 @@ describe('webhook events consumer (real broker)', () => {
     await first.start();
     await eventually(async () => handledByFirst >= 80, 30_000, '80 runs');
     await first.stop(); // mid-batch: leaves the group after the message in flight
-    const committedAtStop = (await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1;
+    const committedAtStop = await bed().committed();
     expect(committedAtStop).toBeGreaterThanOrEqual(80);
     expect(committedAtStop).toBeLessThan(N);
     expect(committedAtStop).toBeLessThanOrEqual(handledByFirst);
@@ -129,17 +106,13 @@ describe('webhook events consumer (real broker)', () => {
     let handledBySecond = 0;
     await consumer(dispatching(() => handledBySecond++)).start();
     await eventually(async () => (await runIds()).length >= N, 30_000, `${N} runs`);
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === N,
-      10_000,
-      'the final commit',
-    );
+    await bed().waitForCommitted(N, 10_000, 'the final commit');
     watching = false;
     await watcher;
 
     // The second member resumed at the committed offset: exactly the uncommitted rest.
     expect(handledBySecond).toBe(N - committedAtStop);
-    const runs = await runsInStore(store);
+    const runs = await runsInStore(bed().store);
     expect(runs).toHaveLength(N);
     expect(new Set(runs.map((run) => (run.data as { runId: string }).runId))).toEqual(new Set(deliveries.map((d) => d.runId)));
     expect(runs.every((run) => run.revision === 0n)).toBe(true);
@@ -147,7 +120,7 @@ describe('webhook events consumer (real broker)', () => {
   }, 90_000);
 
   it('a forged DeliveryAccepted on the topic makes no run — one the store does not hold, and a real one altered — each parked with the reason; the real delivery then gets its run, from the store', async () => {
-    const [real, marker] = await appendDeliveries(store, hook, 2);
+    const [real, marker] = await appendDeliveries(bed().store, bed().hook, 2);
     const realData = real.event.data as DeliveryAcceptedMessage.Value;
     // Not in the store at all: fresh ids, an attacker's payload.
     const invented = {
@@ -192,12 +165,12 @@ describe('webhook events consumer (real broker)', () => {
     );
     expect(new Set(await runIds())).toEqual(new Set([real.runId, marker.runId]));
     // The real run is made from the stored delivery, its message framed from the stored payload: never the altered one.
-    const [run] = await store.readStream(`run-${real.runId}`);
+    const [run] = await bed().store.readStream(`run-${real.runId}`);
     expect(JSON.stringify(run?.data)).not.toContain('exfiltrate');
-    const payload = (await store.payloads().get([real.deliveryId])).get(real.deliveryId);
+    const payload = (await bed().store.payloads().get([real.deliveryId])).get(real.deliveryId);
     expect(payload).toMatchObject({ state: 'kept', text: expect.stringContaining('ignore previous instructions') as unknown });
     // Both parked, with the reason; only the altered one under the real delivery's routine.
-    const parked = (await store.readAll({ limit: 1000 })).filter((event) => event.type === 'DispatchParked');
+    const parked = (await bed().store.readAll({ limit: 1000 })).filter((event) => event.type === 'DispatchParked');
     expect(
       parked.map((event) => [
         (event.data as { error: string }).error.split(':')[0],
@@ -205,15 +178,15 @@ describe('webhook events consumer (real broker)', () => {
       ]),
     ).toEqual([
       ['unverified_notification', null],
-      ['unverified_notification', hook.routineId],
+      ['unverified_notification', bed().hook.routineId],
     ]);
     // The real event's own park stream is untouched: a forged message never takes it.
-    expect(await store.readStream(`parked-${real.event.id}`)).toEqual([]);
+    expect(await bed().store.readStream(`parked-${real.event.id}`)).toEqual([]);
   }, 60_000);
 
   it('two consumers across a forced rebalance: messages handled twice still make one RunCreated at revision 0, one created and the rest already_created', async () => {
     const N = 40;
-    const deliveries = await appendDeliveries(store, hook, N);
+    const deliveries = await appendDeliveries(bed().store, bed().hook, N);
     await publish(deliveries);
     const outcomes: DispatchOutcome[] = [];
     const attempts = new Map<string, number>();
@@ -224,7 +197,7 @@ describe('webhook events consumer (real broker)', () => {
       warn: (_fields: object, message: string) => void (message.includes('heartbeat') && (rebalanceSeen = true)),
     };
     const handled = (gated: boolean): InboundHandler => {
-      const dispatch = new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)); // one per member, as in two replicas
+      const dispatch = new DispatchDeliveryUseCase(bed().store, systemClock, new ParkDispatchUseCase(bed().store, systemClock)); // one per member, as in two replicas
       return async (event) => {
         const typed = event as InboundEvent<DeliveryAcceptedMessage.Value>;
         const attempt = (attempts.get(typed.value.deliveryId) ?? 0) + 1;
@@ -254,11 +227,7 @@ describe('webhook events consumer (real broker)', () => {
     );
     // A second member joins the group: the coordinator forces a rebalance.
     await consumer(handled(false), { messagesInFlight: 10, heartbeatIntervalMs: 300 }).start();
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === N,
-      60_000,
-      'every offset committed',
-    );
+    await bed().waitForCommitted(N, 60_000, 'every offset committed');
 
     expect(rebalanceSeen).toBe(true);
     for (const delivery of deliveries.slice(10, 20)) expect(attempts.get(delivery.deliveryId)).toBeGreaterThanOrEqual(2);
@@ -266,17 +235,17 @@ describe('webhook events consumer (real broker)', () => {
       const mine = outcomes.filter((outcome) => outcome.runId === runId);
       expect(mine.filter((outcome) => outcome.kind === 'created')).toHaveLength(1);
       expect(mine.filter((outcome) => outcome.kind !== 'created').every((outcome) => outcome.kind === 'already_created')).toBe(true);
-      const stream = await store.readStream(`run-${runId}`);
+      const stream = await bed().store.readStream(`run-${runId}`);
       expect(stream.map((event) => [event.type, event.revision])).toEqual([['RunCreated', 0n]]);
     }
     expect(outcomes.filter((outcome) => outcome.kind === 'already_created').length).toBeGreaterThanOrEqual(10);
   }, 90_000);
 
   it('parks poison messages on the dead-letter topic with their error, and the partition keeps flowing', async () => {
-    const deliveries = await appendDeliveries(store, hook, 5);
+    const deliveries = await appendDeliveries(bed().store, bed().hook, 5);
     const valid = (i: number) => {
       const { event } = deliveries[i];
-      const encoded = encodeEvent(event, routeEvent(event) ?? { topic: 'webhookEvents', key: hook.webhookId });
+      const encoded = encodeEvent(event, routeEvent(event) ?? { topic: 'webhookEvents', key: bed().hook.webhookId });
       return { key: encoded.key, value: encoded.value, headers: { ...encoded.headers } as Record<string, string> };
     };
     const notJson = { ...valid(1), value: '{"deliveryId": not json' };
@@ -284,10 +253,10 @@ describe('webhook events consumer (real broker)', () => {
     const futureSchema = { ...valid(2), headers: { ...valid(2).headers, 'schema-version': '2.0' } };
     const noType = { ...valid(3), headers: Object.fromEntries(Object.entries(valid(3).headers).filter(([name]) => name !== 'event-type')) };
     const wrongShape = { ...valid(4), value: JSON.stringify({ deliveryId: 'dlv_x' }) };
-    const lifecycle = { key: hook.webhookId, value: '{}', headers: { ...valid(0).headers, 'event-type': 'WebhookDisabled' } };
+    const lifecycle = { key: bed().hook.webhookId, value: '{}', headers: { ...valid(0).headers, 'event-type': 'WebhookDisabled' } };
     // One partition, in this order: the valid ones after each poison must still become runs.
-    await producer.send({
-      topic: topics.webhookEvents,
+    await bed().producer.send({
+      topic: bed().topics.webhookEvents,
       acks: -1,
       messages: [valid(0), notJson, lifecycle, futureSchema, noType, wrongShape, valid(4), valid(3), valid(2), valid(1)],
     });
@@ -305,15 +274,10 @@ describe('webhook events consumer (real broker)', () => {
     }).start();
 
     await eventually(async () => (await runIds()).length >= 5, 30_000, '5 runs');
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 10,
-      10_000,
-      'all 10 offsets committed',
-    );
-    const dlq = await bed.deadLetters();
-    await eventually(async () => dlq.messages.length >= 4, 20_000, '4 dead letters');
+    await bed().waitForCommitted(10, 10_000, 'all 10 offsets committed');
+    const dlq = await bed().waitForDeadLetters(4, '4 dead letters');
     // Every offset is committed, so every park was acknowledged: the topic holds all there will be.
-    expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(4);
+    expect(await topicSize(bed().kafka, bed().topics.webhookEventsDeadLetter)).toBe(4);
 
     expect(transientFailures).toBe(2);
     expect(new Set(await runIds())).toEqual(new Set(deliveries.map((d) => d.runId)));
@@ -324,9 +288,9 @@ describe('webhook events consumer (real broker)', () => {
     for (const parked of dlq.messages) {
       expect(parked.headers['error']).toBeTruthy();
       expect(parked.headers['error-code']).toBe('undecodable');
-      expect(parked.headers['original-topic']).toBe(topics.webhookEvents);
+      expect(parked.headers['original-topic']).toBe(bed().topics.webhookEvents);
       expect(parked.headers['original-partition']).toBe('0');
-      expect(parked.key).toBe(hook.webhookId);
+      expect(parked.key).toBe(bed().hook.webhookId);
     }
     // A reference to it, never its value (dead-letter.parking.int.spec.ts looks for a payload's bytes).
     expect(JSON.parse(badJson.value?.toString('utf8') ?? '{}')).toMatchObject({ original_offset: '1', event_id: deliveries[1].event.id });
@@ -340,7 +304,7 @@ describe('webhook events consumer (real broker)', () => {
   }, 90_000);
 
   it('parks a message whose handler keeps failing with a permanent error after a few attempts — on the dead-letter topic and in the store', async () => {
-    const deliveries = await appendDeliveries(store, hook, 3);
+    const deliveries = await appendDeliveries(bed().store, bed().hook, 3);
     await publish(deliveries);
     let attempts = 0;
     const dispatch = dispatching();
@@ -353,25 +317,20 @@ describe('webhook events consumer (real broker)', () => {
         await dispatch(event);
       },
       { attemptsBeforeParking: 3 },
-      { recordPark: (record) => new ParkDispatchUseCase(store, systemClock).execute(record) },
+      { recordPark: (record) => new ParkDispatchUseCase(bed().store, systemClock).execute(record) },
     ).start();
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3,
-      30_000,
-      'all 3 offsets committed',
-    );
+    await bed().waitForCommitted(3, 30_000, 'all 3 offsets committed');
     // Recorded in the store, which keeps it whatever the topics' retention.
-    const [parked] = await store.readStream(`parked-${deliveries[1].event.id}`);
+    const [parked] = await bed().store.readStream(`parked-${deliveries[1].event.id}`);
     expect(parked).toMatchObject({ type: 'DispatchParked' });
     expect(parked.data).toMatchObject({
       sourceEventId: deliveries[1].event.id,
       sourceType: 'DeliveryAccepted',
       deliveryId: deliveries[1].deliveryId,
-      routineId: hook.routineId,
+      routineId: bed().hook.routineId,
     });
     expect((parked.data as { error: string }).error).toMatch(/^handler_failed: .*retrying will not fix/);
-    const dlq = await bed.deadLetters();
-    await eventually(async () => dlq.messages.length >= 1, 20_000, 'the dead letter');
+    const dlq = await bed().waitForDeadLetters(1, 'the dead letter');
     expect(attempts).toBe(3);
     expect(dlq.messages[0].headers['error-code']).toBe('handler_failed');
     expect(dlq.messages[0].headers['error']).toMatch(/retrying will not fix/);
@@ -381,7 +340,7 @@ describe('webhook events consumer (real broker)', () => {
   }, 60_000);
 
   it('handles a slice of messages at once, committing in order: one still retrying holds back what follows it, not what precedes it', async () => {
-    const deliveries = await appendDeliveries(store, hook, 6);
+    const deliveries = await appendDeliveries(bed().store, bed().hook, 6);
     await publish(deliveries);
     let blocked = true;
     const handled: string[] = [];
@@ -397,23 +356,15 @@ describe('webhook events consumer (real broker)', () => {
     ).start();
     // The five others are handled while the third retries, but only the two before it are committed.
     await eventually(async () => handled.length === 5, 20_000, 'the five others handled');
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2,
-      20_000,
-      'the two before it committed',
-    );
-    expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0)).toBe(2);
+    await bed().waitForCommitted(2, 20_000, 'the two before it committed');
+    expect(await bed().committed()).toBe(2);
     blocked = false;
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 6,
-      20_000,
-      'all six committed',
-    );
+    await bed().waitForCommitted(6, 20_000, 'all six committed');
     expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
   }, 60_000);
 
   it('keeps retrying a store outage in place without committing, and recovers when it is back', async () => {
-    const deliveries = await appendDeliveries(store, hook, 2);
+    const deliveries = await appendDeliveries(bed().store, bed().hook, 2);
     await publish(deliveries);
     let storeDown = true;
     let attempts = 0;
@@ -438,13 +389,13 @@ describe('webhook events consumer (real broker)', () => {
       'a retry after a whole session timeout',
     );
     expect(attempts).toBeGreaterThan(10);
-    expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1).toBe(-1);
+    expect(await bed().committed()).toBe(-1);
     storeDown = false;
     await eventually(async () => (await runIds()).length === 2, 10_000, 'both runs');
-    await eventually(async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2, 10_000, 'the commit');
+    await bed().waitForCommitted(2, 10_000, 'the commit');
   }, 60_000);
   it('keeps its membership while a handler runs longer than the session timeout: handled once, committed once', async () => {
-    const [marker, ...deliveries] = await appendDeliveries(store, hook, 3);
+    const [marker, ...deliveries] = await appendDeliveries(bed().store, bed().hook, 3);
     await publish(deliveries);
     const calls: string[] = [];
     const dispatch = dispatching();
@@ -457,11 +408,7 @@ describe('webhook events consumer (real broker)', () => {
       if (deliveryId !== marker.deliveryId) await new Promise((resolve) => setTimeout(resolve, 8000));
       await dispatch(event);
     }).start();
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 2,
-      40_000,
-      'both offsets committed',
-    );
+    await bed().waitForCommitted(2, 40_000, 'both offsets committed');
     process.stderr.write(`[consumer] two 8 s handlers with a 6 s session committed after ${Date.now() - started} ms\n`);
     // Evidence that nothing is handled again: a later marker on the same partition arrives next.
     await publish([marker]);
@@ -472,13 +419,13 @@ describe('webhook events consumer (real broker)', () => {
   }, 60_000);
 
   it('waits in place on a newer schema version (rolling deploy) instead of parking it, until an upgraded member handles it', async () => {
-    const deliveries = await appendDeliveries(store, hook, 3);
+    const deliveries = await appendDeliveries(bed().store, bed().hook, 3);
     const encode = (i: number, schemaVersion: string) => {
       const { event } = deliveries[i];
-      const encoded = encodeEvent(event, routeEvent(event) ?? { topic: 'webhookEvents', key: hook.webhookId });
+      const encoded = encodeEvent(event, routeEvent(event) ?? { topic: 'webhookEvents', key: bed().hook.webhookId });
       return { key: encoded.key, value: encoded.value, headers: { ...encoded.headers, 'schema-version': schemaVersion } };
     };
-    await producer.send({ topic: topics.webhookEvents, acks: -1, messages: [encode(0, '2'), encode(1, '3'), encode(2, '2')] });
+    await bed().producer.send({ topic: bed().topics.webhookEvents, acks: -1, messages: [encode(0, '2'), encode(1, '3'), encode(2, '2')] });
 
     const warnings: { fields: object; message: string }[] = [];
     const waitingAt: number[] = [];
@@ -501,11 +448,7 @@ describe('webhook events consumer (real broker)', () => {
       { logger },
     );
     await old.start();
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 1,
-      20_000,
-      'the first offset committed',
-    );
+    await bed().waitForCommitted(1, 20_000, 'the first offset committed');
     // Longer than a session: it keeps waiting (heartbeating), parks nothing, and nothing overtakes
     // it. Evidence, not a sleep: the same member still reports the wait after a session timeout.
     await eventually(
@@ -514,8 +457,8 @@ describe('webhook events consumer (real broker)', () => {
       'the wait reported after a whole session timeout',
     );
     expect(handledByOld).toEqual([deliveries[0].deliveryId]);
-    expect((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0)).toBe(1);
-    expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(0);
+    expect(await bed().committed()).toBe(1);
+    expect(await topicSize(bed().kafka, bed().topics.webhookEventsDeadLetter)).toBe(0);
     const waiting = warnings.filter((line) => (line.fields as { eventId?: string }).eventId === deliveries[1].event.id);
     expect(waiting.length).toBeGreaterThan(1);
     expect(waiting[0].message).toMatch(/schema version 3.*newer.*waits/);
@@ -531,13 +474,9 @@ describe('webhook events consumer (real broker)', () => {
       {},
       { supportedSchemaVersions: [1, 2, 3] },
     ).start();
-    await eventually(
-      async () => ((await committedOffsets(kafka, groupId, topics.webhookEvents)).get(0) ?? -1) === 3,
-      20_000,
-      'all 3 offsets committed',
-    );
+    await bed().waitForCommitted(3, 20_000, 'all 3 offsets committed');
     expect(handledByNew).toEqual([deliveries[1].deliveryId, deliveries[2].deliveryId]);
     expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
-    expect(await topicSize(kafka, topics.webhookEventsDeadLetter)).toBe(0);
+    expect(await topicSize(bed().kafka, bed().topics.webhookEventsDeadLetter)).toBe(0);
   }, 60_000);
 });

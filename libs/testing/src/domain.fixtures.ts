@@ -38,6 +38,22 @@ export function acceptedDelivery(overrides: Partial<DeliveryAccepted['data']> = 
   };
 }
 
+/**
+ * The data of a DeliveryAccepted of `text` as text/plain without an idempotency key, received now
+ * and kept a day: for specs whose store follows the clock (a worker, a projector).
+ */
+export function freshTextDelivery(text: string, overrides: Partial<DeliveryAccepted['data']> = {}): DeliveryAccepted['data'] {
+  return acceptedDelivery({
+    payloadFormat: 'text',
+    payloadBytes: Buffer.byteLength(text),
+    payloadExpiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    contentType: 'text/plain',
+    idempotencyKey: null,
+    receivedAt: new Date().toISOString(),
+    ...overrides,
+  });
+}
+
 /** A supervised routine with one internal and one externally sending tool, scoped to ACCOUNT_A. */
 export function triageRoutine(overrides: Partial<RoutineDefinition> = {}): RoutineDefinition {
   return {

@@ -10,7 +10,7 @@ import {
 } from '@wts/contracts';
 import { SqliteEventStore, comparePositions, type GlobalPosition } from '@wts/event-store';
 import { SqliteReadModelStore } from '@wts/read-models';
-import { eventually } from '@wts/testing';
+import { eventually, freshTextDelivery } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,20 +58,13 @@ describe('ReadModelProjector', () => {
       const triggerAccount = { accountId: 'acc_ProjectorAccount000000', email: 'ops@example.com' };
       const delivery: DeliveryAccepted = {
         type: 'DeliveryAccepted',
-        data: {
+        data: freshTextDelivery(`n${i}`, {
           deliveryId,
           webhookId: 'whk_ProjectorWebhook000000',
           routineId: ROUTINE,
           runId,
           triggerAccount,
-          payloadFormat: 'text',
-          payloadBytes: `n${i}`.length,
-          payloadExpiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-          contentType: 'text/plain',
-          idempotencyKey: null,
-          requestDigest: '0'.repeat(64),
-          receivedAt: new Date().toISOString(),
-        },
+        }),
       };
       const run: RunCreated = {
         type: 'RunCreated',

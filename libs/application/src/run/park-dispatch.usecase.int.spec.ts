@@ -1,28 +1,17 @@
 import { Streams, schemaVersionOf } from '@wts/contracts';
 import { derivedEventId } from '@wts/domain';
-import { SqliteEventStore } from '@wts/event-store';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { useTempEventStore } from '../../../../test/support/temp-event-store.kit';
 import { ParkDispatchUseCase, type DispatchToPark } from './park-dispatch.usecase';
 
 const NOW = new Date('2024-05-01T12:00:00.000Z');
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 describe('ParkDispatchUseCase', () => {
-  let dir: string;
-  let store: SqliteEventStore;
+  const temp = useTempEventStore('park');
   let park: ParkDispatchUseCase;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'wts-park-'));
-    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
-    park = new ParkDispatchUseCase(store, { now: () => NOW });
-  });
-
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    park = new ParkDispatchUseCase(temp.store, { now: () => NOW });
   });
 
   const delivery: DispatchToPark = {
@@ -36,7 +25,7 @@ describe('ParkDispatchUseCase', () => {
 
   it("given a delivery, when parked, then DispatchParked on parked-<source id> at the clock's time, with a derived id and the causation of its delivery", async () => {
     await park.execute(delivery, TRACEPARENT);
-    const [parked, ...more] = await store.readStream(Streams.parked(delivery.sourceEventId));
+    const [parked, ...more] = await temp.store.readStream(Streams.parked(delivery.sourceEventId));
     expect(more).toEqual([]);
     expect(parked.type).toBe('DispatchParked');
     expect(parked.id).toBe(derivedEventId('DispatchParked', delivery.sourceEventId));
@@ -58,7 +47,7 @@ describe('ParkDispatchUseCase', () => {
       error: 'undecodable: header "event-type" is missing',
     };
     await park.execute(message);
-    const [parked] = await store.readStream(Streams.parked(message.sourceEventId));
+    const [parked] = await temp.store.readStream(Streams.parked(message.sourceEventId));
     expect(parked.data).toEqual({ ...message, parkedAt: NOW.toISOString() });
     expect(parked.metadata).toMatchObject({ correlationId: message.sourceEventId, causationId: message.sourceEventId, traceparent: '' });
   });
@@ -66,7 +55,7 @@ describe('ParkDispatchUseCase', () => {
   it('given the source is parked already, when parked again, then nothing more is written', async () => {
     await park.execute(delivery);
     await park.execute({ ...delivery, error: 'again' });
-    const parked = await store.readStream(Streams.parked(delivery.sourceEventId));
+    const parked = await temp.store.readStream(Streams.parked(delivery.sourceEventId));
     expect(parked).toHaveLength(1);
     expect(parked[0].data).toMatchObject({ error: delivery.error });
   });

@@ -1,10 +1,8 @@
 import { Streams } from '@wts/contracts';
-import { SqliteEventStore, type GlobalPosition } from '@wts/event-store';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { GlobalPosition } from '@wts/event-store';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { RecordingEventStore } from '../../../../test/support/recording-event-store';
+import { useTempEventStore } from '../../../../test/support/temp-event-store.kit';
 import { toAppend } from '../shared/event-envelope';
 import { RoutineHistoryCache } from './routine-history.cache';
 
@@ -14,24 +12,16 @@ type AnyEvent = Parameters<typeof toAppend>[0][number];
 const context = { correlationId: 'c', causationId: 'c', traceparent: '' };
 
 describe('RoutineHistoryCache', () => {
-  let dir: string;
-  let inner: SqliteEventStore;
+  const temp = useTempEventStore('routine-cache');
   let store: RecordingEventStore;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'wts-routine-cache-'));
-    inner = SqliteEventStore.open(join(dir, 'events.sqlite'));
-    store = new RecordingEventStore(inner);
-  });
-
-  afterEach(async () => {
-    await inner.close();
-    rmSync(dir, { recursive: true, force: true });
+    store = new RecordingEventStore(temp.store);
   });
 
   /** A stand-in for a delivery: any event in another stream, whose position a delivery would have. */
   async function marker(n: number): Promise<GlobalPosition> {
-    const result = await inner.append(
+    const result = await temp.store.append(
       `delivery-dlv_${n}`,
       toAppend([{ type: 'Marker', data: { n } } as unknown as AnyEvent], context, randomUUID),
       'no_stream',
@@ -41,7 +31,7 @@ describe('RoutineHistoryCache', () => {
   }
 
   async function routineEvent(event: { type: string; data: object }): Promise<void> {
-    await inner.append(Streams.routine(routineId), toAppend([event as unknown as AnyEvent], context, randomUUID), 'any');
+    await temp.store.append(Streams.routine(routineId), toAppend([event as unknown as AnyEvent], context, randomUUID), 'any');
   }
 
   const created = {

@@ -1,9 +1,7 @@
 import { Streams, type DeliveryAccepted } from '@wts/contracts';
 import { SqliteEventStore } from '@wts/event-store';
-import { eventually } from '@wts/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { eventually, freshTextDelivery } from '@wts/testing';
+import { useTempEventStore } from '../../../../test/support/temp-event-store.kit';
 import { toAppend } from '../shared/event-envelope';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchOutcome } from './dispatch-delivery.usecase';
@@ -16,23 +14,8 @@ const accountId = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
 
 function delivery(n: number): DeliveryAccepted {
   const suffix = String(n).padStart(22, 'A');
-  return {
-    type: 'DeliveryAccepted',
-    data: {
-      deliveryId: `dlv_${suffix}`,
-      webhookId: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
-      routineId,
-      runId: `run_${suffix}`,
-      triggerAccount: { accountId, email: 'ops@example.com' },
-      payloadFormat: 'text',
-      payloadBytes: `delivery ${n}`.length,
-      payloadExpiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-      contentType: 'text/plain',
-      idempotencyKey: null,
-      requestDigest: 'a'.repeat(64),
-      receivedAt: new Date().toISOString(),
-    },
-  };
+  const ids = { deliveryId: `dlv_${suffix}`, runId: `run_${suffix}`, routineId, triggerAccount: { accountId, email: 'ops@example.com' } };
+  return { type: 'DeliveryAccepted', data: freshTextDelivery(`delivery ${n}`, ids) };
 }
 
 /** Fails one delivery with a non-outage error every time (a bug or a refused event). */
@@ -54,24 +37,13 @@ class FailingFor extends DispatchDeliveryUseCase {
 }
 
 describe('StoreDispatchWorker', () => {
-  let dir: string;
-  let store: SqliteEventStore;
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'wts-worker-'));
-    store = SqliteEventStore.open(join(dir, 'events.sqlite'));
-  });
-
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const temp = useTempEventStore('worker');
 
   it('parks a delivery that keeps failing with a non-outage error, and the next delivery still gets its run', async () => {
     const context = { correlationId: 'c', causationId: 'c', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
     let n = 0;
     const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-    await store.append(
+    await temp.store.append(
       Streams.routine(routineId),
       toAppend(
         [
@@ -94,16 +66,17 @@ describe('StoreDispatchWorker', () => {
       'no_stream',
     );
     const [first, second] = [delivery(1), delivery(2)];
-    for (const d of [first, second]) await store.append(Streams.delivery(d.data.deliveryId), toAppend([d], context, newId), 'no_stream');
+    for (const d of [first, second])
+      await temp.store.append(Streams.delivery(d.data.deliveryId), toAppend([d], context, newId), 'no_stream');
 
-    const dispatch = new FailingFor(store, first.data.deliveryId);
+    const dispatch = new FailingFor(temp.store, first.data.deliveryId);
     const outcomes: DispatchOutcome[] = [];
     const logger = { info: () => undefined, error: () => undefined };
     const worker = new StoreDispatchWorker({
-      store,
-      checkpoints: store.checkpoints(),
+      store: temp.store,
+      checkpoints: temp.store.checkpoints(),
       dispatch,
-      park: new ParkDispatchUseCase(store, systemClock),
+      park: new ParkDispatchUseCase(temp.store, systemClock),
       logger,
       options: { checkpointEveryMs: 0, retryDelayMs: 5, maxRetryDelayMs: 10 },
       onDispatched: (o) => outcomes.push(o),
@@ -114,9 +87,9 @@ describe('StoreDispatchWorker', () => {
     expect(dispatch.attempts).toBe(DISPATCH_ATTEMPTS_BEFORE_PARKING);
     expect(outcomes.find((o) => o.runId === first.data.runId)).toMatchObject({ kind: 'parked' });
     expect(outcomes.find((o) => o.runId === second.data.runId)).toEqual({ kind: 'created', runId: second.data.runId });
-    const parked = await store.readAll({ limit: 100, filter: { streamPrefixes: ['parked-'] } });
+    const parked = await temp.store.readAll({ limit: 100, filter: { streamPrefixes: ['parked-'] } });
     expect(parked.map((e) => e.type)).toEqual(['DispatchParked']);
     expect(JSON.stringify(parked[0].data)).toContain('the store refused the event');
-    expect(await store.readStream(Streams.run(first.data.runId))).toEqual([]);
+    expect(await temp.store.readStream(Streams.run(first.data.runId))).toEqual([]);
   });
 });
