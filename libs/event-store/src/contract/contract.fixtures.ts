@@ -1,6 +1,14 @@
 import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
-import type { CheckpointStore, EventStore, EventToAppend, RecordedEvent, SubscribeOptions, Subscription } from '../event-store.port';
+import {
+  comparePositions,
+  type CheckpointStore,
+  type EventStore,
+  type EventToAppend,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../event-store.port';
 
 /** A store and its checkpoints, as a process would hold them. */
 export interface EventStoreHandles {
@@ -83,4 +91,11 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve: () => void = () => undefined;
   const promise = new Promise<void>((done) => (resolve = done));
   return { promise, resolve };
+}
+
+/** Each event comes strictly after the one before it in the store's global order. */
+export function expectGlobalOrder(events: readonly RecordedEvent[]): void {
+  for (let index = 1; index < events.length; index += 1) {
+    expect(comparePositions(events[index - 1].position, events[index].position)).toBeLessThan(0);
+  }
 }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
+import { readSqliteFile, sqliteFileHeader } from '@wts/testing';
 import { readModelContract } from '../contract/read-model.suite';
 import { trimDenied, type DeniedClass } from '../denied-access.policy';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
@@ -119,14 +120,8 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     const file = tempFile();
     openStore(file);
 
-    const raw = new Database(file, { readonly: true });
-    try {
-      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
-      expect(READ_MODEL_SCHEMA_VERSION).toBe(7);
-    } finally {
-      raw.close();
-    }
+    expect(sqliteFileHeader(file)).toEqual({ journalMode: 'wal', userVersion: READ_MODEL_SCHEMA_VERSION });
+    expect(READ_MODEL_SCHEMA_VERSION).toBe(7);
   });
 
   it('reopens an existing file with its data and checkpoint', async () => {
@@ -143,8 +138,7 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     (deniedClass) => {
       const file = tempFile();
       openStore(file);
-      const raw = new Database(file, { readonly: true });
-      try {
+      readSqliteFile(file, (raw) => {
         const steps = (sql: string): string[] =>
           raw
             .prepare<[Record<string, unknown>], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
@@ -162,9 +156,7 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
             new RegExp(`^SEARCH rm_audit_entries USING (COVERING )?INDEX rm_audit_denied_${deniedClass}_by_source \\(source_address=\\?`),
           );
         }
-      } finally {
-        raw.close();
-      }
+      });
     },
   );
 
