@@ -1,6 +1,7 @@
 import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import {
+  EventStoreUnavailableError,
   comparePositions,
   type CheckpointStore,
   type EventStore,
@@ -98,4 +99,15 @@ export function expectGlobalOrder(events: readonly RecordedEvent[]): void {
   for (let index = 1; index < events.length; index += 1) {
     expect(comparePositions(events[index - 1].position, events[index].position)).toBeLessThan(0);
   }
+}
+
+/** Every call of a closed store (a write, the reads, a ping, its checkpoints, a subscription) rejects with EventStoreUnavailableError. */
+export async function expectUnavailableOnceClosed(store: EventStore & { checkpoints(): CheckpointStore }): Promise<void> {
+  await expect(store.append('delivery-1', [newEvent()], 'any')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.readStream('delivery-1')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.readAll({ limit: 10 })).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.headPosition()).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.ping()).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.checkpoints().load('x')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.subscribeToAll({}, () => undefined).done).rejects.toBeInstanceOf(EventStoreUnavailableError);
 }

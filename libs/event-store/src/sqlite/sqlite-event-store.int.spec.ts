@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describeEventStoreContract } from '../contract';
+import { describeEventStoreContract, expectUnavailableOnceClosed } from '../contract';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
-import { EventStoreUnavailableError, type EventToAppend, type RecordedEvent } from '../event-store.port';
+import type { EventToAppend, RecordedEvent } from '../event-store.port';
 import { SqliteEventStore } from './sqlite-event-store.adapter';
 import { SCHEMA_VERSION } from './sqlite-schema.migrations';
 
@@ -174,12 +174,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     const store = openStore(tempFile());
     await store.close();
 
-    await expect(store.append('s-1', [newEvent()], 'any')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.readStream('s-1')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.readAll({ limit: 10 })).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.ping()).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.checkpoints().load('x')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.subscribeToAll({}, () => undefined).done).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expectUnavailableOnceClosed(store);
   });
 
   it('surfaces a write lock held past busy_timeout as EventStoreUnavailableError', async () => {
