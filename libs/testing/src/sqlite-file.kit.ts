@@ -27,3 +27,15 @@ export function stampSqliteUserVersion(file: string, version: number): void {
     db.close();
   }
 }
+
+/** Runs `during` while another connection holds the file's write lock (BEGIN IMMEDIATE), rolled back and closed after. */
+export async function whileWriteLocked(file: string, during: () => Promise<void>): Promise<void> {
+  const db = new Database(file);
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    await during();
+  } finally {
+    db.exec('ROLLBACK');
+    db.close();
+  }
+}

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { eventually, readSqliteFile, sqliteFileHeader, stampSqliteUserVersion } from '@wts/testing';
+import { eventually, readSqliteFile, sqliteFileHeader, stampSqliteUserVersion, whileWriteLocked } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -180,17 +180,12 @@ describe('SqliteEventStore (SQLite specifics)', () => {
   it('surfaces a write lock held past busy_timeout as EventStoreUnavailableError', async () => {
     const file = tempFile();
     const store = openStore(file, { busyTimeoutMs: 50 });
-    const other = new Database(file);
-    other.exec('BEGIN IMMEDIATE');
-    try {
+    await whileWriteLocked(file, async () => {
       await expect(store.append('s-1', [newEvent()], 'any')).rejects.toThrow(
         expect.objectContaining({ name: 'EventStoreUnavailableError', message: expect.stringMatching(/SQLITE_BUSY/) }),
       );
       await expect(store.readStream('s-1')).resolves.toEqual([]);
-    } finally {
-      other.exec('ROLLBACK');
-      other.close();
-    }
+    });
     await expect(store.append('s-1', [newEvent()], 'any')).resolves.toMatchObject({ kind: 'appended' });
   });
 

@@ -1,7 +1,6 @@
-import Database from 'better-sqlite3';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
-import { readSqliteFile, sqliteFileHeader } from '@wts/testing';
+import { readSqliteFile, sqliteFileHeader, whileWriteLocked } from '@wts/testing';
 import { readModelContract } from '../contract/read-model.suite';
 import { trimDenied, type DeniedClass } from '../denied-access.policy';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
@@ -163,17 +162,12 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
   it('answers ReadModelUnavailableError naming the operation when another connection holds the write lock past the busy timeout', async () => {
     const file = tempFile();
     const store = openStore(file, { busyTimeoutMs: 50 });
-    const raw = new Database(file);
-    raw.exec('BEGIN IMMEDIATE');
-    try {
+    await whileWriteLocked(file, async () => {
       await expect(store.commit('projector', [], undefined, { commit: 1n, prepare: 1n })).rejects.toThrow(ReadModelUnavailableError);
       await expect(store.recordReplays(['d'])).rejects.toThrow(/recordReplays failed: SQLITE_BUSY/);
       // Reads still work under WAL while a writer holds the lock.
       await expect(store.loadCheckpoint('projector')).resolves.toBeUndefined();
-    } finally {
-      raw.exec('ROLLBACK');
-      raw.close();
-    }
+    });
     expect(await store.commit('projector', [], undefined, { commit: 1n, prepare: 1n })).toBe(true);
   });
 
