@@ -168,7 +168,7 @@ export function composeIngress(deps: IngressDependencies): IngressGraph {
     routines: new RoutinesService(context),
     webhookAdmin,
     holds,
-    retention: new WebhookRetentionService(context, webhookAdmin, viewSettings),
+    retention: new WebhookRetentionService(webhookAdmin, viewSettings),
     rules: new WebhookRulesService(context, webhookAdmin, new RecheckPatternSafety()),
     redispatch,
     runQueries: new RunQueries(store, state, feeder, readModels),

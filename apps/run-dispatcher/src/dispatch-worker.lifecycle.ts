@@ -1,15 +1,9 @@
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { StoreDispatchWorker } from '@wts/application';
+import { JobLifecycle } from '@wts/platform';
 
 /** Starts following accepted deliveries once up; on shutdown stops and checkpoints (the store closes after: EventStoreModule). */
-export class DispatchWorkerLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
-  constructor(private readonly worker: StoreDispatchWorker) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.worker.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.worker.stop();
+export class DispatchWorkerLifecycle extends JobLifecycle {
+  constructor(worker: StoreDispatchWorker) {
+    super(worker, 'once up');
   }
 }

@@ -1,15 +1,9 @@
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { ReleaseDrainWorker } from '@wts/application';
+import { JobLifecycle } from '@wts/platform';
 
 /** Follows releases once up (both shapes: it reads the store, the truth); on shutdown stops where it is, checkpointed. */
-export class ReleaseDrainLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
-  constructor(private readonly worker: ReleaseDrainWorker) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.worker.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.worker.stop();
+export class ReleaseDrainLifecycle extends JobLifecycle {
+  constructor(worker: ReleaseDrainWorker) {
+    super(worker, 'once up');
   }
 }

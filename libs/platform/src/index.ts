@@ -23,3 +23,4 @@ export * from './signing/provider-signature.verifier';
 export * from './data-directory.permissions';
 export * from './periodic-task.lifecycle';
 export * from './rules/recheck-pattern-safety.adapter';
+export * from './job.lifecycle';

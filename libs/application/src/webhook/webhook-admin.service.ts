@@ -177,21 +177,24 @@ export class WebhookAdminService {
   }
 
   disable(routineId: string, call: AdminCall): Promise<WebhookView | Rejection> {
-    return this.serialised(routineId, async () => {
-      await this.context.freshRoutine(routineId);
-      const found = this.configured(routineId);
-      if (isRejection(found)) return found;
-      const result = await this.context.run(
-        Streams.webhook(found.webhookId),
-        webhookDecider,
-        {
-          type: 'DisableWebhook',
-          now: this.context.nowIso(),
-        },
-        call,
-      );
-      return isRejection(result) ? result : this.present(found.routine);
-    });
+    return this.serialised(routineId, () => this.decide(routineId, call, (now) => ({ type: 'DisableWebhook', now })));
+  }
+
+  /**
+   * One command on a configured webhook: the routine read fresh, the command made from the time and
+   * the routine, decided on the webhook's stream; answers the webhook as it is then.
+   */
+  async decide(
+    routineId: string,
+    call: AdminCall,
+    command: (now: string, routine: RoutineState) => WebhookCommand | Promise<WebhookCommand>,
+  ): Promise<WebhookView | Rejection> {
+    await this.context.freshRoutine(routineId);
+    const found = this.configured(routineId);
+    if (isRejection(found)) return found;
+    const decided = await command(this.context.nowIso(), found.routine);
+    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, decided, call);
+    return isRejection(result) ? result : this.present(found.routine);
   }
 
   /** The routine and its webhook as folded here: refused when either is missing. */

@@ -1,5 +1,5 @@
 import { Streams } from '@wts/contracts';
-import { isRejection, webhookDecider, type Rejection, type RoutineState, type WebhookCommand } from '@wts/domain';
+import { isRejection, webhookDecider, type Rejection, type WebhookCommand } from '@wts/domain';
 import type { AdminCall } from '../access/admin-call';
 import type { UseCaseContext } from '../shared/use-case.context';
 import type { WebhookAdminService } from './webhook-admin.service';
@@ -33,12 +33,17 @@ export class WebhookHoldService {
   ) {}
 
   hold(routineId: string, input: HoldInput, call: AdminCall): Promise<WebhookView | Rejection> {
-    return this.decide(routineId, call, (now) => ({ type: 'HoldWebhook', heldBy: call.actor.display, releaseAt: input.releaseAt, now }));
+    return this.webhooks.decide(routineId, call, (now) => ({
+      type: 'HoldWebhook',
+      heldBy: call.actor.display,
+      releaseAt: input.releaseAt,
+      now,
+    }));
   }
 
   /** The audit trail records how many deliveries were waiting, as the operator was shown them. */
   release(routineId: string, input: ReleaseInput, call: AdminCall): Promise<WebhookView | Rejection> {
-    return this.decide(routineId, call, async (now, routine) => ({
+    return this.webhooks.decide(routineId, call, async (now, routine) => ({
       type: 'ReleaseWebhook',
       releasedBy: call.actor.display,
       expired: false,
@@ -74,18 +79,5 @@ export class WebhookHoldService {
     if (failures.length > 0)
       throw new AggregateError(failures, `${failures.length} expired hold(s) could not be released (${released} were)`);
     return released;
-  }
-
-  private async decide(
-    routineId: string,
-    call: AdminCall,
-    command: (now: string, routine: RoutineState) => WebhookCommand | Promise<WebhookCommand>,
-  ): Promise<WebhookView | Rejection> {
-    await this.context.freshRoutine(routineId);
-    const found = this.webhooks.configured(routineId);
-    if (isRejection(found)) return found;
-    const decided = await command(this.context.nowIso(), found.routine);
-    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, decided, call);
-    return isRejection(result) ? result : this.webhooks.present(found.routine);
   }
 }

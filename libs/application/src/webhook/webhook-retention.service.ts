@@ -1,7 +1,5 @@
-import { Streams } from '@wts/contracts';
-import { isRejection, webhookDecider, type Rejection } from '@wts/domain';
+import type { Rejection } from '@wts/domain';
 import type { AdminCall } from '../access/admin-call';
-import type { UseCaseContext } from '../shared/use-case.context';
 import type { WebhookAdminService } from './webhook-admin.service';
 import { kafkaRetentionRefusal, type WebhookView, type WebhookViewSettings } from './webhook.view';
 
@@ -13,7 +11,6 @@ import { kafkaRetentionRefusal, type WebhookView, type WebhookViewSettings } fro
  */
 export class WebhookRetentionService {
   constructor(
-    private readonly context: UseCaseContext,
     private readonly webhooks: WebhookAdminService,
     /** With Kafka, its runs topic's window: a shorter retention is refused. */
     private readonly settings: Pick<WebhookViewSettings, 'kafkaRunsWindow'> = {},
@@ -23,11 +20,6 @@ export class WebhookRetentionService {
   async change(routineId: string, payloadRetentionDays: number | null, call: AdminCall): Promise<WebhookView | Rejection> {
     const tooShort = kafkaRetentionRefusal(this.settings, payloadRetentionDays);
     if (tooShort) return tooShort;
-    await this.context.freshRoutine(routineId);
-    const found = this.webhooks.configured(routineId);
-    if (isRejection(found)) return found;
-    const command = { type: 'ChangeRetention', payloadRetentionDays, now: this.context.nowIso() } as const;
-    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, command, call);
-    return isRejection(result) ? result : this.webhooks.present(found.routine);
+    return this.webhooks.decide(routineId, call, (now) => ({ type: 'ChangeRetention', payloadRetentionDays, now }));
   }
 }

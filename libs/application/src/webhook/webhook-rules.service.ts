@@ -1,4 +1,3 @@
-import { Streams } from '@wts/contracts';
 import {
   compileFilter,
   compilePayloadSchema,
@@ -12,7 +11,6 @@ import {
   rulesProblem,
   schemaPatterns,
   MAX_SCHEMA_PATTERNS,
-  webhookDecider,
   type FilterOutcome,
   type Rejection,
   type RulesChange,
@@ -80,13 +78,8 @@ export class WebhookRulesService {
     return refusals.find((refusal) => refusal !== undefined);
   }
 
-  async change(routineId: string, rules: RulesChange, call: AdminCall): Promise<WebhookView | Rejection> {
-    await this.context.freshRoutine(routineId);
-    const found = this.webhooks.configured(routineId);
-    if (isRejection(found)) return found;
-    const command = { type: 'ChangeRules', rules, now: this.context.nowIso() } as const;
-    const result = await this.context.run(Streams.webhook(found.webhookId), webhookDecider, command, call);
-    return isRejection(result) ? result : this.webhooks.present(found.routine);
+  change(routineId: string, rules: RulesChange, call: AdminCall): Promise<WebhookView | Rejection> {
+    return this.webhooks.decide(routineId, call, (now) => ({ type: 'ChangeRules', rules, now }));
   }
 
   /**

@@ -1,6 +1,15 @@
 import { eventually } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
-import type { CheckpointStore, EventStore, EventToAppend, RecordedEvent, SubscribeOptions, Subscription } from '../event-store.port';
+import {
+  EventStoreUnavailableError,
+  comparePositions,
+  type CheckpointStore,
+  type EventStore,
+  type EventToAppend,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../event-store.port';
 
 /** A store and its checkpoints, as a process would hold them. */
 export interface EventStoreHandles {
@@ -83,4 +92,22 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve: () => void = () => undefined;
   const promise = new Promise<void>((done) => (resolve = done));
   return { promise, resolve };
+}
+
+/** Each event comes strictly after the one before it in the store's global order. */
+export function expectGlobalOrder(events: readonly RecordedEvent[]): void {
+  for (let index = 1; index < events.length; index += 1) {
+    expect(comparePositions(events[index - 1].position, events[index].position)).toBeLessThan(0);
+  }
+}
+
+/** Every call of a closed store (a write, the reads, a ping, its checkpoints, a subscription) rejects with EventStoreUnavailableError. */
+export async function expectUnavailableOnceClosed(store: EventStore & { checkpoints(): CheckpointStore }): Promise<void> {
+  await expect(store.append('delivery-1', [newEvent()], 'any')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.readStream('delivery-1')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.readAll({ limit: 10 })).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.headPosition()).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.ping()).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.checkpoints().load('x')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+  await expect(store.subscribeToAll({}, () => undefined).done).rejects.toBeInstanceOf(EventStoreUnavailableError);
 }

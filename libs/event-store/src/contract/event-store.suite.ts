@@ -1,3 +1,4 @@
+import { perTestContext } from '@wts/testing';
 import { appendContract } from './append.suite';
 import { checkpointContract } from './checkpoint.suite';
 import { newNamespace, type ContractContext, type EventStoreContractFactory } from './contract.fixtures';
@@ -20,21 +21,10 @@ export interface ContractOptions {
 
 export function describeEventStoreContract(name: string, factory: EventStoreContractFactory, options: ContractOptions = {}): void {
   describe(`EventStore contract: ${name}`, () => {
-    let current: ContractContext | undefined;
-    const context = (): ContractContext => {
-      if (!current) throw new Error('contract context used outside a test');
-      return current;
-    };
-
-    beforeEach(async () => {
-      current = { subject: await factory(), ns: newNamespace() };
-    });
-
-    afterEach(async () => {
-      const finished = current;
-      current = undefined;
-      await finished?.subject.cleanup();
-    });
+    const context = perTestContext<ContractContext>(
+      async () => ({ subject: await factory(), ns: newNamespace() }),
+      (finished) => finished.subject.cleanup(),
+    );
 
     appendContract(context, options.globallyUniqueEventIds ?? false);
     readContract(context);

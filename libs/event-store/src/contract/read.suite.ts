@@ -1,14 +1,8 @@
-import { comparePositions, type RecordedEvent } from '../event-store.port';
-import { ids, newEvent, type ContractContext } from './contract.fixtures';
+import type { RecordedEvent } from '../event-store.port';
+import { expectGlobalOrder, ids, newEvent, type ContractContext } from './contract.fixtures';
 
 function streamsOf(events: readonly RecordedEvent[]): string[] {
   return events.map((event) => event.streamId);
-}
-
-function expectGlobalOrder(events: readonly RecordedEvent[]): void {
-  for (let index = 1; index < events.length; index += 1) {
-    expect(comparePositions(events[index - 1].position, events[index].position)).toBeLessThan(0);
-  }
 }
 
 export function readContract(context: () => ContractContext): void {

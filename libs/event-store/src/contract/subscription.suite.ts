@@ -1,15 +1,9 @@
 import { comparePositions, type EventToAppend, type RecordedEvent } from '../event-store.port';
 import { eventually } from '@wts/testing';
-import { collect, deferred, ids, newEvent, newEvents, sleep, type ContractContext } from './contract.fixtures';
+import { collect, deferred, expectGlobalOrder, ids, newEvent, newEvents, sleep, type ContractContext } from './contract.fixtures';
 
 /** How long to keep watching for events that must NOT arrive. */
 const QUIET_MS = 150;
-
-function expectGlobalOrder(events: readonly RecordedEvent[]): void {
-  for (let index = 1; index < events.length; index += 1) {
-    expect(comparePositions(events[index - 1].position, events[index].position)).toBeLessThan(0);
-  }
-}
 
 export function subscriptionContract(context: () => ContractContext): void {
   describe('subscribeToAll', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
-import { describeEventStoreContract } from '../contract';
+import { describeEventStoreContract, expectUnavailableOnceClosed } from '../contract';
 import { InvalidAppendError } from '../event-store.errors';
 import { EventStoreUnavailableError, type EventToAppend } from '../event-store.port';
 import { EventStoreDbEventStore } from './eventstoredb-event-store.adapter';
@@ -131,12 +131,7 @@ describe('EventStoreDbEventStore against an unreachable server', () => {
     await expect(idle.done).resolves.toBeUndefined();
     await expect(store.close()).resolves.toBeUndefined();
     await expect(store.ping()).rejects.toThrow(/event store is closed/);
-    await expect(store.append('delivery-1', [newEvent()], 'any')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.readStream('delivery-1')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.readAll({ limit: 10 })).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.headPosition()).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.checkpoints().load('x')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.subscribeToAll({}, () => undefined).done).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expectUnavailableOnceClosed(store);
   });
 
   it('refuses a malformed connection string when connecting', () => {

@@ -1,4 +1,4 @@
-import { FORWARDS, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError, type ResolvedEvent } from '@eventstore/db-client';
+import { FORWARDS, NO_STREAM, START, WrongExpectedVersionError, type ResolvedEvent } from '@eventstore/db-client';
 import type { PayloadAttachment } from '../payload-store.port';
 import {
   expiringMetadata,
@@ -9,6 +9,7 @@ import {
   type PayloadRecord,
   type PayloadStreamMetadata,
 } from './eventstoredb-payload.records';
+import { collectExistingStream } from './eventstoredb-stream.reader';
 import type { EventStoreDbConnection } from './eventstoredb.connection';
 
 /**
@@ -35,19 +36,7 @@ export async function readPayloadState(connection: EventStoreDbConnection, key: 
   const records = await connection.read(
     operation,
     (client) => client.readStream(stream, { direction: FORWARDS, fromRevision: START, requiresLeader: true }),
-    async (events: AsyncIterable<ResolvedEvent>) => {
-      const found: PayloadRecord[] = [];
-      try {
-        for await (const resolved of events) {
-          const record = toPayloadRecord(resolved);
-          if (record) found.push(record);
-        }
-      } catch (error) {
-        if (error instanceof StreamNotFoundError) return undefined;
-        throw error;
-      }
-      return found;
-    },
+    (events: AsyncIterable<ResolvedEvent>) => collectExistingStream(events, toPayloadRecord),
   );
   if (!records) return { kind: 'absent' };
   // The last marker decides (a retried removal may have left two); a body counts only without one.

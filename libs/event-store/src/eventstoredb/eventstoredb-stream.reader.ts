@@ -56,22 +56,29 @@ export class EventStoreDbStreamReader {
     return this.connection.read(
       operation,
       (client) => client.readStream(streamId, { ...options, requiresLeader: true }),
-      (resolved: AsyncIterable<ResolvedEvent>) => collectStream(resolved),
+      // All events of the stream read; [] when it does not exist.
+      async (resolved: AsyncIterable<ResolvedEvent>) => (await collectExistingStream(resolved, toRecordedEvent)) ?? [],
     );
   }
 }
 
-/** All events of a stream read; [] when the stream does not exist. */
-async function collectStream(resolved: AsyncIterable<ResolvedEvent>): Promise<RecordedEvent[]> {
-  const events: RecordedEvent[] = [];
+/**
+ * A stream's events as `map` answers them (those it answers undefined for left out); undefined when
+ * the stream does not exist.
+ */
+export async function collectExistingStream<T>(
+  resolved: AsyncIterable<ResolvedEvent>,
+  map: (event: ResolvedEvent) => T | undefined,
+): Promise<T[] | undefined> {
+  const found: T[] = [];
   try {
     for await (const item of resolved) {
-      const event = toRecordedEvent(item);
-      if (event) events.push(event);
+      const value = map(item);
+      if (value) found.push(value);
     }
   } catch (error) {
-    if (error instanceof StreamNotFoundError) return [];
+    if (error instanceof StreamNotFoundError) return undefined;
     throw error;
   }
-  return events;
+  return found;
 }

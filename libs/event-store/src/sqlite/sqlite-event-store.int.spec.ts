@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
-import { eventually } from '@wts/testing';
+import { eventually, readSqliteFile, sqliteFileHeader, stampSqliteUserVersion, whileWriteLocked } from '@wts/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describeEventStoreContract } from '../contract';
+import { describeEventStoreContract, expectUnavailableOnceClosed } from '../contract';
 import { DuplicateEventIdError, InvalidAppendError } from '../event-store.errors';
-import { EventStoreUnavailableError, type EventToAppend, type RecordedEvent } from '../event-store.port';
+import type { EventToAppend, RecordedEvent } from '../event-store.port';
 import { SqliteEventStore } from './sqlite-event-store.adapter';
 import { SCHEMA_VERSION } from './sqlite-schema.migrations';
 
@@ -59,13 +59,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     const file = tempFile();
     openStore(file);
 
-    const raw = new Database(file, { readonly: true });
-    try {
-      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    } finally {
-      raw.close();
-    }
+    expect(sqliteFileHeader(file)).toEqual({ journalMode: 'wal', userVersion: SCHEMA_VERSION });
   });
 
   it('upgrades a version-1 file in place: its events keep reading, category filters use the new index', async () => {
@@ -95,15 +89,12 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     await store.append('webhook-e', [newEvent()], 'no_stream');
     expect(await streams(['webhook-'])).toEqual(['webhook-a', 'webhook-e']);
 
-    const check = new Database(file, { readonly: true });
-    try {
+    readSqliteFile(file, (check) => {
       const plan = check
         .prepare("EXPLAIN QUERY PLAN SELECT * FROM events WHERE category IN ('webhook-') AND seq > 0 ORDER BY seq")
         .all() as { detail: string }[];
       expect(plan.map((row) => row.detail).join(' ')).toContain('events_by_category');
-    } finally {
-      check.close();
-    }
+    });
   });
 
   it('lets concurrent appends share commits (group commit), each answered once its commit is durable', async () => {
@@ -117,12 +108,9 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     expect(commits.reduce((sum, commit) => sum + commit.requests, 0)).toBe(count);
     expect(commits.length).toBeLessThan(count / 3);
     // Every append that resolved is in the file, for another connection to see.
-    const raw = new Database(file, { readonly: true });
-    try {
+    readSqliteFile(file, (raw) => {
       expect(Number((raw.prepare("SELECT count(*) AS n FROM events WHERE stream_id LIKE 'group-%'").get() as { n: number }).n)).toBe(count);
-    } finally {
-      raw.close();
-    }
+    });
   });
 
   it('refuses an event above maxEventBytes with InvalidAppendError, before anything is written', async () => {
@@ -138,9 +126,7 @@ describe('SqliteEventStore (SQLite specifics)', () => {
   it('refuses a database written by a newer schema version', () => {
     const file = tempFile();
     openStore(file);
-    const raw = new Database(file);
-    raw.pragma('user_version = 99');
-    raw.close();
+    stampSqliteUserVersion(file, 99);
 
     expect(() => SqliteEventStore.open(file)).toThrow(/schema version 99 is newer/);
   });
@@ -188,28 +174,18 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     const store = openStore(tempFile());
     await store.close();
 
-    await expect(store.append('s-1', [newEvent()], 'any')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.readStream('s-1')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.readAll({ limit: 10 })).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.ping()).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.checkpoints().load('x')).rejects.toBeInstanceOf(EventStoreUnavailableError);
-    await expect(store.subscribeToAll({}, () => undefined).done).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expectUnavailableOnceClosed(store);
   });
 
   it('surfaces a write lock held past busy_timeout as EventStoreUnavailableError', async () => {
     const file = tempFile();
     const store = openStore(file, { busyTimeoutMs: 50 });
-    const other = new Database(file);
-    other.exec('BEGIN IMMEDIATE');
-    try {
+    await whileWriteLocked(file, async () => {
       await expect(store.append('s-1', [newEvent()], 'any')).rejects.toThrow(
         expect.objectContaining({ name: 'EventStoreUnavailableError', message: expect.stringMatching(/SQLITE_BUSY/) }),
       );
       await expect(store.readStream('s-1')).resolves.toEqual([]);
-    } finally {
-      other.exec('ROLLBACK');
-      other.close();
-    }
+    });
     await expect(store.append('s-1', [newEvent()], 'any')).resolves.toMatchObject({ kind: 'appended' });
   });
 
@@ -243,12 +219,9 @@ describe('SqliteEventStore (SQLite specifics)', () => {
     const event = newEvent();
     await store.append('s-1', [event], 'no_stream');
 
-    const raw = new Database(file, { readonly: true });
-    try {
+    readSqliteFile(file, (raw) => {
       expect(raw.prepare('SELECT event_id FROM events').pluck().all()).toEqual([event.id]);
-    } finally {
-      raw.close();
-    }
+    });
   });
 
   it('lets a subscription on another instance of the same file see appends by polling, in order', async () => {

@@ -21,7 +21,8 @@ import {
   type WriterReply,
   type WriterRequest,
 } from './sqlite-writer.protocol';
-import { SqliteConnection, isBusy, sleepSync } from './sqlite.connection';
+import { sleepSync } from './sqlite-file.connection';
+import { SqliteConnection, isBusy } from './sqlite.connection';
 
 const port = parentPort;
 if (!port) throw new Error('sqlite-writer.thread runs as a worker thread');

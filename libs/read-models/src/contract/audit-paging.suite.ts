@@ -12,6 +12,8 @@ import {
   project,
   walk,
   type Context,
+  asCursor,
+  malformedCursors,
 } from './contract.fixtures';
 
 /** Newest first as the port orders it: at descending, then entry id descending (byte order; ids here are ASCII). */
@@ -100,22 +102,16 @@ export function auditPagingContract(context: Context): void {
       const deliveriesCursor = (await store.deliveries(routine, { limit: 1 })).nextCursor;
       const attemptsCursor = (await store.attempts(`${ns}-w`, { limit: 1 })).nextCursor;
       expect([auditCursor, deliveriesCursor, attemptsCursor]).toEqual([expect.any(String), expect.any(String), expect.any(String)]);
-      const b64 = (text: string): string => Buffer.from(text).toString('base64url');
       const invalid = [
-        '',
-        'garbage',
-        '!!!!',
-        'x'.repeat(2_000),
-        `${auditCursor}=`,
-        `${auditCursor}.`,
-        b64('["e","2024-05-01T12:00:00.000Z"]'),
-        b64('["p","2024-05-01T12:00:00.000Z","id"]'),
-        b64('["e",1,"id"]'),
-        b64('["e","2024-05-01T12:00:00.000Z",null]'),
-        b64('[ "e","2024-05-01T12:00:00.000Z","id"]'),
-        b64('["e","2024-05-01T12:00:00.000Z","id"] '),
-        b64('{"e":1}'),
-        b64('e.2024.id'),
+        ...malformedCursors(auditCursor as string, 2_000),
+        asCursor('["e","2024-05-01T12:00:00.000Z"]'),
+        asCursor('["p","2024-05-01T12:00:00.000Z","id"]'),
+        asCursor('["e",1,"id"]'),
+        asCursor('["e","2024-05-01T12:00:00.000Z",null]'),
+        asCursor('[ "e","2024-05-01T12:00:00.000Z","id"]'),
+        asCursor('["e","2024-05-01T12:00:00.000Z","id"] '),
+        asCursor('{"e":1}'),
+        asCursor('e.2024.id'),
         deliveriesCursor as string,
         attemptsCursor as string,
       ];
@@ -131,7 +127,7 @@ export function auditPagingContract(context: Context): void {
         auditRow(`${ns}-e1`, { routineId: routine }),
       ]);
       // A well-formed place no row has is still a place in the order (parameters, never SQL).
-      const place = b64(JSON.stringify(['e', '2024-05-01T12:00:00.000Z', `${ns}-e2' OR '1'='1`]));
+      const place = asCursor(JSON.stringify(['e', '2024-05-01T12:00:00.000Z', `${ns}-e2' OR '1'='1`]));
       expect((await store.audit({ routineId: routine }, { limit: 10, cursor: place })).items.map((row) => row.entryId)).toEqual([
         `${ns}-e2`,
         `${ns}-e1`,

@@ -230,3 +230,16 @@ export async function walk<T>(list: Listing<T>, limit: number, between?: (pageIn
 export function everything<T>(list: Listing<T>): Promise<T[]> {
   return walk(list, 1000);
 }
+
+/** `text` as a cursor's bytes are carried (base64url): a cursor of any content. */
+export function asCursor(text: string): string {
+  return Buffer.from(text).toString('base64url');
+}
+
+/**
+ * Cursors no listing accepts, whatever its kind: empty, not base64url, `tooLong` characters, and
+ * `issued` (a cursor a listing gave out) with a character more.
+ */
+export function malformedCursors(issued: string, tooLong: number): string[] {
+  return ['', 'garbage', '!!!!', 'x'.repeat(tooLong), `${issued}=`, `${issued}.`];
+}

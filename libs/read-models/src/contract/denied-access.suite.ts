@@ -23,6 +23,32 @@ function address(ns: string, host: string): string {
 }
 
 /**
+ * `count` refusals of nobody (`detail`) under `ns`: ids `<tag><n>` (n zero-padded to the count's
+ * digits), one a second from `instant(year, from)`, each from `source(n)`.
+ */
+function anonymousFlood(
+  ns: string,
+  tag: string,
+  count: number,
+  { year, from, detail, source }: { year: number; from: number; detail: string; source: (n: number) => string },
+): AuditRow[] {
+  const digits = String(count - 1).length;
+  return Array.from({ length: count }, (_, n) =>
+    deniedRow(`${ns}-${tag}${String(n).padStart(digits, '0')}`, {
+      at: instant(year, from + n),
+      actor: null,
+      detail,
+      sourceAddress: source(n),
+    }),
+  );
+}
+
+/** Writes `rows` as the ingress does, `size` at a time. */
+async function recordInBatches(store: ReadModelStore, rows: readonly AuditRow[], size: number, bounds: DeniedAccessBounds): Promise<void> {
+  for (let batch = 0; batch < rows.length; batch += size) await store.recordDeniedAccess(rows.slice(batch, batch + size), bounds);
+}
+
+/**
  * The retention of denied admin attempts (DeniedAccessBounds): kept per source address and per
  * class (the credential named someone, or nobody), so that a flood of refusals cannot erase the
  * record of someone else — in particular of a revoked key being tried — and stays bounded itself.
@@ -46,15 +72,8 @@ export function deniedAccessContract(context: Context): void {
       ];
       await store.recordDeniedAccess(fromA, bounds);
       // 500 unauthenticated refusals from B, in batches as the ingress writes them.
-      const flood = Array.from({ length: 500 }, (_, n) =>
-        deniedRow(`${ns}-b${String(n).padStart(3, '0')}`, {
-          at: instant(2990, 10 + n),
-          actor: null,
-          detail: 'no_credential',
-          sourceAddress: b,
-        }),
-      );
-      for (let batch = 0; batch < flood.length; batch += 50) await store.recordDeniedAccess(flood.slice(batch, batch + 50), bounds);
+      const flood = anonymousFlood(ns, 'b', 500, { year: 2990, from: 10, detail: 'no_credential', source: () => b });
+      await recordInBatches(store, flood, 50, bounds);
 
       const kept = await deniedEntries(store);
       expect(kept.filter((row) => row.sourceAddress === a)).toEqual([...fromA].reverse());
@@ -72,14 +91,7 @@ export function deniedAccessContract(context: Context): void {
         sourceAddress: shared,
       });
       await store.recordDeniedAccess([tried], bounds);
-      const flood = Array.from({ length: 60 }, (_, n) =>
-        deniedRow(`${ns}-f${String(n).padStart(2, '0')}`, {
-          at: instant(2991, 1 + n),
-          actor: null,
-          detail: 'unknown_credential',
-          sourceAddress: shared,
-        }),
-      );
+      const flood = anonymousFlood(ns, 'f', 60, { year: 2991, from: 1, detail: 'unknown_credential', source: () => shared });
       await store.recordDeniedAccess(flood, bounds);
 
       expect((await deniedEntries(store)).filter((row) => row.sourceAddress === shared)).toEqual([...flood.slice(-5).reverse(), tried]);
@@ -101,15 +113,13 @@ export function deniedAccessContract(context: Context): void {
         sourceAddress: address(ns, 'a'),
       });
       await store.recordDeniedAccess([tried, anonymous], bounds);
-      const flood = Array.from({ length: 200 }, (_, n) =>
-        deniedRow(`${ns}-m${String(n).padStart(3, '0')}`, {
-          at: instant(2992, 2 + n),
-          actor: null,
-          detail: 'no_credential',
-          sourceAddress: address(ns, n.toString(16)),
-        }),
-      );
-      for (let batch = 0; batch < flood.length; batch += 40) await store.recordDeniedAccess(flood.slice(batch, batch + 40), bounds);
+      const flood = anonymousFlood(ns, 'm', 200, {
+        year: 2992,
+        from: 2,
+        detail: 'no_credential',
+        source: (n) => address(ns, n.toString(16)),
+      });
+      await recordInBatches(store, flood, 40, bounds);
 
       const kept = await deniedEntries(store);
       // The anonymous class, of every test, is down to the flood's newest 30; the revoked key's attempt stays.

@@ -16,6 +16,8 @@ import {
   walk,
   type Context,
   type Listing,
+  asCursor,
+  malformedCursors,
 } from './contract.fixtures';
 
 /** 25 positions, several sharing a commit (told apart by prepare), deliberately not in order. */
@@ -150,22 +152,16 @@ export function listingContract(context: Context): void {
       const attemptsCursor = (await store.attempts(`${ns}-w`, { limit: 1 })).nextCursor;
       expect(deliveriesCursor).toEqual(expect.any(String));
       expect(attemptsCursor).toEqual(expect.any(String));
-      const b64 = (text: string): string => Buffer.from(text).toString('base64url');
       const garbage = [
-        '',
-        'garbage',
-        '!!!!',
-        'x'.repeat(500),
-        `${deliveriesCursor}=`,
-        `${deliveriesCursor}.`,
-        b64('p.1'),
-        b64('p.01.2'),
-        b64('p.-1.2'),
-        b64('p.1.2 '),
-        b64('p.99999999999999999999.1'),
-        b64('x.1.2'),
-        b64('a.1.2'),
-        b64("p.1.2' OR 1=1"),
+        ...malformedCursors(deliveriesCursor as string, 500),
+        asCursor('p.1'),
+        asCursor('p.01.2'),
+        asCursor('p.-1.2'),
+        asCursor('p.1.2 '),
+        asCursor('p.99999999999999999999.1'),
+        asCursor('x.1.2'),
+        asCursor('a.1.2'),
+        asCursor("p.1.2' OR 1=1"),
       ];
 
       const listings: Listing<unknown>[] = [
@@ -179,7 +175,7 @@ export function listingContract(context: Context): void {
           await expect(list({ limit: 10, cursor })).rejects.toBeInstanceOf(InvalidCursorError);
         }
       }
-      for (const cursor of [...garbage, b64('a.01'), b64('a.-3'), deliveriesCursor as string]) {
+      for (const cursor of [...garbage, asCursor('a.01'), asCursor('a.-3'), deliveriesCursor as string]) {
         await expect(store.attempts(`${ns}-w`, { limit: 10, cursor })).rejects.toBeInstanceOf(InvalidCursorError);
       }
       // A position cursor is only a place in the global order: harmless on another position listing.

@@ -1,4 +1,5 @@
 /// <reference types="jest" />
+import { perTestContext } from '@wts/testing';
 import { auditPagingContract } from './audit-paging.suite';
 import { auditContract } from './audit.suite';
 import { checkpointContract } from './checkpoint.suite';
@@ -22,22 +23,13 @@ export type { ReadModelContractFactory, ReadModelContractSubject } from './contr
  */
 export function readModelContract(name: string, open: () => Promise<ReadModelContractSubject>): void {
   describe(`ReadModelStore contract: ${name}`, () => {
-    let current: ContractContext | undefined;
-    const context = (): ContractContext => {
-      if (!current) throw new Error('contract context used outside a test');
-      return current;
-    };
-
-    beforeEach(async () => {
-      const subject = await open();
-      current = { subject, store: subject.store, ns: newNamespace(), base: newPositionBase() };
-    });
-
-    afterEach(async () => {
-      const finished = current;
-      current = undefined;
-      await finished?.subject.cleanup();
-    });
+    const context = perTestContext<ContractContext>(
+      async () => {
+        const subject = await open();
+        return { subject, store: subject.store, ns: newNamespace(), base: newPositionBase() };
+      },
+      (finished) => finished.subject.cleanup(),
+    );
 
     checkpointContract(context);
     listingContract(context);

@@ -5,7 +5,7 @@ import { ReadModelUnavailableError } from '../read-model.port';
 import { schemaLockKey } from './postgres-lock.keys';
 import { PostgresReadModelStore } from './postgres-read-model.store';
 import { DATABASE_URL, dropSchemasAfterAll, uniqueSchema, whenPostgresReachable, withAdmin } from './testing/postgres-read-model.fixtures';
-import { startSilentServer, startTcpProxy } from './testing/tcp-proxy';
+import { startSilentServer, startTcpProxy, type TcpProxy } from './testing/tcp-proxy';
 import { useOpenedPostgresStores } from '../../../../test/support/postgres-read-model.kit';
 
 /**
@@ -28,6 +28,17 @@ function viaPort(port: number): string {
   const url = new URL(DATABASE_URL);
   url.host = `127.0.0.1:${port}`;
   return url.toString();
+}
+
+/** Runs `use` with a TCP proxy in front of the test database and the connection string through it; stops the proxy after. */
+async function withProxiedDatabase(use: (proxy: TcpProxy, connectionString: string) => Promise<void>): Promise<void> {
+  const target = new URL(DATABASE_URL);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  try {
+    await use(proxy, viaPort(proxy.port));
+  } finally {
+    await proxy.stop();
+  }
 }
 
 const SCHEMA = uniqueSchema();
@@ -148,10 +159,8 @@ whenPostgresReachable(() => {
     });
 
     it('answers ReadModelUnavailableError within a few seconds once the server goes away, and loses the lease', async () => {
-      const target = new URL(DATABASE_URL);
-      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-      try {
-        const store = await openStore({ connectionString: viaPort(proxy.port), connectionTimeoutMs: 1_000 });
+      await withProxiedDatabase(async (proxy, connectionString) => {
+        const store = await openStore({ connectionString, connectionTimeoutMs: 1_000 });
         expect(await store.tryAcquireProjectorLease()).toBe(true);
         await store.ping();
 
@@ -168,16 +177,12 @@ whenPostgresReachable(() => {
         }
         await eventually(() => !store.holdsProjectorLease(), 3_000, 'the store to give up the lease', 25);
         await expect(store.tryAcquireProjectorLease()).rejects.toBeInstanceOf(ReadModelUnavailableError);
-      } finally {
-        await proxy.stop();
-      }
+      });
     });
 
     it('answers ReadModelUnavailableError within a few seconds when the server stops answering mid-connection', async () => {
-      const target = new URL(DATABASE_URL);
-      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-      try {
-        const store = await openStore({ connectionString: viaPort(proxy.port), connectionTimeoutMs: 1_000, statementTimeoutMs: 500 });
+      await withProxiedDatabase(async (proxy, connectionString) => {
+        const store = await openStore({ connectionString, connectionTimeoutMs: 1_000, statementTimeoutMs: 500 });
         await store.ping();
 
         proxy.freeze();
@@ -185,9 +190,7 @@ whenPostgresReachable(() => {
         const { error, ms } = await elapsed(() => store.ping());
         expect(error).toBeInstanceOf(ReadModelUnavailableError);
         expect(ms).toBeLessThan(5_000);
-      } finally {
-        await proxy.stop();
-      }
+      });
     });
 
     it('bounds lock waits with statement_timeout: a commit blocked behind another session fails as unavailable (57014)', async () => {

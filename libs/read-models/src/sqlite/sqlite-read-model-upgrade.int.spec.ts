@@ -3,7 +3,7 @@
  * in place (its rows and checkpoint kept, what later migrations add filled in as those builds
  * meant), and a file of a newer build is refused.
  */
-import Database from 'better-sqlite3';
+import { sqliteFileHeader, stampSqliteUserVersion } from '@wts/testing';
 import { LEGACY_AUDIT_ACTORS, LEGACY_AUDIT_ROWS, VERSION_5_DELIVERIES, deniedRow } from '../contract/contract.fixtures';
 import { ReadModelUnavailableError, type AuditRow } from '../read-model.port';
 import { READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
@@ -28,12 +28,7 @@ describe('SqliteReadModelStore (SQLite schema versions)', () => {
     const store = openStore(file);
 
     await expectUpgradedFromVersion1(store);
-    const check = new Database(file, { readonly: true });
-    try {
-      expect(check.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
-    } finally {
-      check.close();
-    }
+    expect(sqliteFileHeader(file).userVersion).toBe(READ_MODEL_SCHEMA_VERSION);
   });
 
   it("upgrades a file of schema version 3: the audit trail's OIDC displays count as unverified, keys' names and the bootstrap's as verified", async () => {
@@ -85,9 +80,7 @@ describe('SqliteReadModelStore (SQLite schema versions)', () => {
   it('refuses a file whose schema is newer than this build with ReadModelUnavailableError', () => {
     const file = tempFile();
     openStore(file);
-    const raw = new Database(file);
-    raw.pragma('user_version = 99');
-    raw.close();
+    stampSqliteUserVersion(file, 99);
 
     expect(() => openStore(file)).toThrow(ReadModelUnavailableError);
     expect(() => openStore(file)).toThrow(/newer than this build/);

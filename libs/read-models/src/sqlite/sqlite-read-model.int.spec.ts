@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
+import { readSqliteFile, sqliteFileHeader, whileWriteLocked } from '@wts/testing';
 import { readModelContract } from '../contract/read-model.suite';
 import { trimDenied, type DeniedClass } from '../denied-access.policy';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
@@ -119,14 +119,8 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     const file = tempFile();
     openStore(file);
 
-    const raw = new Database(file, { readonly: true });
-    try {
-      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.pragma('user_version', { simple: true })).toBe(READ_MODEL_SCHEMA_VERSION);
-      expect(READ_MODEL_SCHEMA_VERSION).toBe(7);
-    } finally {
-      raw.close();
-    }
+    expect(sqliteFileHeader(file)).toEqual({ journalMode: 'wal', userVersion: READ_MODEL_SCHEMA_VERSION });
+    expect(READ_MODEL_SCHEMA_VERSION).toBe(7);
   });
 
   it('reopens an existing file with its data and checkpoint', async () => {
@@ -143,8 +137,7 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     (deniedClass) => {
       const file = tempFile();
       openStore(file);
-      const raw = new Database(file, { readonly: true });
-      try {
+      readSqliteFile(file, (raw) => {
         const steps = (sql: string): string[] =>
           raw
             .prepare<[Record<string, unknown>], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
@@ -162,26 +155,19 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
             new RegExp(`^SEARCH rm_audit_entries USING (COVERING )?INDEX rm_audit_denied_${deniedClass}_by_source \\(source_address=\\?`),
           );
         }
-      } finally {
-        raw.close();
-      }
+      });
     },
   );
 
   it('answers ReadModelUnavailableError naming the operation when another connection holds the write lock past the busy timeout', async () => {
     const file = tempFile();
     const store = openStore(file, { busyTimeoutMs: 50 });
-    const raw = new Database(file);
-    raw.exec('BEGIN IMMEDIATE');
-    try {
+    await whileWriteLocked(file, async () => {
       await expect(store.commit('projector', [], undefined, { commit: 1n, prepare: 1n })).rejects.toThrow(ReadModelUnavailableError);
       await expect(store.recordReplays(['d'])).rejects.toThrow(/recordReplays failed: SQLITE_BUSY/);
       // Reads still work under WAL while a writer holds the lock.
       await expect(store.loadCheckpoint('projector')).resolves.toBeUndefined();
-    } finally {
-      raw.exec('ROLLBACK');
-      raw.close();
-    }
+    });
     expect(await store.commit('projector', [], undefined, { commit: 1n, prepare: 1n })).toBe(true);
   });
 
