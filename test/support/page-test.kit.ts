@@ -28,6 +28,36 @@ export function shotOf(page: Page, name: string): Promise<Buffer> {
   return page.screenshot({ path: join(artifactsDir(), `${name}.png`), fullPage: true });
 }
 
+/** The page's document, as the function focusedId hands the tab reads it (this file is compiled without the DOM types). */
+declare const document: { activeElement: { id: string } | null };
+
+/** The id of the element that has the focus ('' when none has one). */
+export function focusedId(page: Page): Promise<string> {
+  return page.evaluate(() => document.activeElement?.id ?? '');
+}
+
+/**
+ * Enter on the button `control` opens the confirm dialog: its title, each of `says` in its message,
+ * the focus on Cancel (screenshot `shot`); Escape closes it again with the focus back on `control`.
+ */
+export async function confirmThenEscape(
+  page: Page,
+  control: string,
+  expected: { readonly title: string; readonly says: readonly string[]; readonly shot: string },
+): Promise<void> {
+  await page.focus(`#${control}`);
+  await page.keyboard.press('Enter');
+  await page.locator('#confirm-dialog').waitFor();
+  expect(await textOf(page, '#confirm-title')).toBe(expected.title);
+  const message = await textOf(page, '#confirm-message');
+  for (const phrase of expected.says) expect(message).toContain(phrase);
+  expect(await focusedId(page)).toBe('confirm-cancel');
+  await shotOf(page, expected.shot);
+  await page.keyboard.press('Escape');
+  await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
+  expect(await focusedId(page)).toBe(control);
+}
+
 /** Every value the page holds in its fields, and its markup: where a secret could be seen. */
 export async function everythingShown(page: Page): Promise<string> {
   const values = await page

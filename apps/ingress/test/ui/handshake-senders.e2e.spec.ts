@@ -51,9 +51,10 @@ describe('Handshake providers on the Config page (browser)', () => {
   }
 
   beforeAll(async () => {
-    const ops = await server.createAccount('ops@example.com');
-    metaRoutine = (await server.createRoutine({ name: 'Meta page events', account_scope: [ops.id] })).id;
-    discordRoutine = (await server.createRoutine({ name: 'Discord events', account_scope: [ops.id] })).id;
+    ({ meta: metaRoutine, discord: discordRoutine } = await server.createScopedRoutines('ops@example.com', {
+      meta: 'Meta page events',
+      discord: 'Discord events',
+    }));
   });
 
   it('offers each handshake provider with where to paste the URL and its own fields', async () => {

@@ -26,15 +26,16 @@ const CHOICES = [
 
 describe("Signed senders on the Config page: the providers' schemes (browser)", () => {
   const { server, page, shot, text, waitText, visible, everythingShown, openConfig } = usePageTest();
-  const routines = { linear: '', sentry: '', gitlab: '' };
+  let routines: Record<'linear' | 'sentry' | 'gitlab', string>;
 
   const webhookView = (routineId: string) => server.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
 
   beforeAll(async () => {
-    const ops = await server.createAccount('ops@example.com');
-    routines.linear = (await server.createRoutine({ name: 'Linear issues', account_scope: [ops.id] })).id;
-    routines.sentry = (await server.createRoutine({ name: 'Sentry alerts', account_scope: [ops.id] })).id;
-    routines.gitlab = (await server.createRoutine({ name: 'GitLab pushes', account_scope: [ops.id] })).id;
+    routines = await server.createScopedRoutines('ops@example.com', {
+      linear: 'Linear issues',
+      sentry: 'Sentry alerts',
+      gitlab: 'GitLab pushes',
+    });
   });
 
   it("offers each provider's scheme: its header and where to paste the URL in one line, its own secret field, the override off", async () => {

@@ -19,7 +19,7 @@ const STRIPE_SECRET = 'whsec_stripeEndpointSecret0123456789ABCDEF';
 
 describe('Signed senders on the Config page (browser)', () => {
   const { server, page, shot, text, waitText, visible, everythingShown, openConfig } = usePageTest();
-  const routines: Record<'github' | 'standard' | 'stripe', string> = { github: '', standard: '', stripe: '' };
+  let routines: Record<'github' | 'standard' | 'stripe', string>;
   let githubWebhookId = '';
 
   const activeId = (): Promise<string> =>
@@ -31,10 +31,11 @@ describe('Signed senders on the Config page (browser)', () => {
   const webhookView = (routineId: string) => server.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
 
   beforeAll(async () => {
-    const ops = await server.createAccount('ops@example.com');
-    routines.github = (await server.createRoutine({ name: 'GitHub issues', account_scope: [ops.id] })).id;
-    routines.standard = (await server.createRoutine({ name: 'Svix events', account_scope: [ops.id] })).id;
-    routines.stripe = (await server.createRoutine({ name: 'Stripe payments', account_scope: [ops.id] })).id;
+    routines = await server.createScopedRoutines('ops@example.com', {
+      github: 'GitHub issues',
+      standard: 'Svix events',
+      stripe: 'Stripe payments',
+    });
   });
 
   it('offers the verification choice: bearer by default; a signed scheme asks for its secret and turns the override off, saying why', async () => {
