@@ -125,11 +125,22 @@ export function startedOne<S extends object, K extends keyof S>(started: Partial
   });
 }
 
-interface Started {
+/** What a browser harness starts in its beforeAll, filled in as it goes (startedOne reads it). */
+export interface StartedTab {
   server: UiTestServer;
   browser: Browser;
   context: BrowserContext;
   page: Page;
+}
+
+/** In afterAll of the describe it is called in: closes what was started (the tab's context, the browser, the server), then `also`. */
+export function closeInAfterAll(started: Partial<StartedTab>, also: () => Promise<void> = async () => undefined): void {
+  afterAll(async () => {
+    await started.context?.close();
+    await started.browser?.close();
+    await started.server?.close();
+    await also();
+  });
 }
 
 export interface PageTestOptions {
@@ -173,7 +184,7 @@ export interface PageTest extends PageHelpers {
 
 /** Starts a browser, a UI test server and one watched tab in beforeAll of the describe it is called in, and closes them in afterAll. */
 export function usePageTest(options: PageTestOptions = {}): PageTest {
-  const started: Partial<Started> = {};
+  const started: Partial<StartedTab> = {};
   const server = startedOne(started, 'server', 'the page test');
   const browser = startedOne(started, 'browser', 'the page test');
   const page = startedOne(started, 'page', 'the page test');
@@ -187,10 +198,7 @@ export function usePageTest(options: PageTestOptions = {}): PageTest {
     watchTab(started.page, problems, { dialogs: options.dialogs });
   });
 
-  afterAll(async () => {
-    await started.browser?.close();
-    await started.server?.close();
-  });
+  closeInAfterAll(started);
 
   afterEach(() => {
     expect(problems).toEqual([]);
