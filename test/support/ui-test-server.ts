@@ -214,6 +214,12 @@ export class UiTestServer {
     );
   }
 
+  /** GET /admin/routines/{id}/webhook, answered 200: the webhook's view. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  webhookView(routineId: string): Promise<any> {
+    return this.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
+  }
+
   /** One account (`email`) and, in its scope and in the order given, a routine per name: their ids by key. */
   async createScopedRoutines<K extends string>(email: string, names: Readonly<Record<K, string>>): Promise<Record<K, string>> {
     const account = await this.createAccount(email);

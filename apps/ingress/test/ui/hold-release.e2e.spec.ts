@@ -40,7 +40,7 @@ describe('Hold and release on the Config page (browser)', () => {
   const activeId = (): Promise<string> => focusedId(page);
   const configUrl = (): string => `${server.baseUrl}/ui/routines/${routineId}/config`;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const webhookView = (): Promise<any> => server.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
+  const webhookView = (): Promise<any> => server.webhookView(routineId);
   const runsListed = async (): Promise<string[]> =>
     ((await server.adminOk('GET', `/admin/routines/${routineId}/runs?limit=100`, undefined, 200)).runs as { run_id: string }[]).map(
       (run) => run.run_id,
