@@ -19,10 +19,7 @@ describe('a release judges held deliveries as things stand at the release', () =
   beforeEach(async () => {
     f = new ReleaseDrainFixture();
     await f.setUp();
-    await f.append(ACCOUNT_CATALOG_STREAM, {
-      type: 'AccountConnected',
-      data: { accountId: OUTSIDER, email: 'b@example.com', aliases: [], connectedAt: T0 },
-    });
+    await f.connectAccount(OUTSIDER, 'b@example.com');
     await f.append(Streams.routine(ROUTINE_ID), {
       type: 'RoutineUpdated',
       data: {

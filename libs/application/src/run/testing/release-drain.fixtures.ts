@@ -42,10 +42,7 @@ export class ReleaseDrainFixture {
   }
 
   async setUp(): Promise<void> {
-    await this.append(ACCOUNT_CATALOG_STREAM, {
-      type: 'AccountConnected',
-      data: { accountId: ACCOUNT_A, email: 'ops@example.com', aliases: [], connectedAt: T0 },
-    });
+    await this.connectAccount(ACCOUNT_A, 'ops@example.com');
     await this.append(Streams.routine(ROUTINE_ID), {
       type: 'RoutineCreated',
       data: {
@@ -71,6 +68,11 @@ export class ReleaseDrainFixture {
         },
       });
     }
+  }
+
+  /** An account connected at T0 (no aliases). */
+  async connectAccount(accountId: string, email: string): Promise<void> {
+    await this.append(ACCOUNT_CATALOG_STREAM, { type: 'AccountConnected', data: { accountId, email, aliases: [], connectedAt: T0 } });
   }
 
   /** The directory holding the store's files (events.sqlite and its -wal and -shm). */
