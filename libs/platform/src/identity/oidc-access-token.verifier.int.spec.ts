@@ -2,7 +2,7 @@ import { createPublicKey, type JsonWebKey as NodeJsonWebKey } from 'node:crypto'
 import { createServer, type Server, type Socket } from 'node:net';
 import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { OIDC_TEST_NAMESPACED_ROLES_CLAIM, generateSigningKeys, startOidcProvider } from '../../../../test/support/oidc-provider.harness';
-import { eventuallyRefused, expectRefused, useOidcProvider } from './testing/oidc-access-token.verifier.fixtures';
+import { eventuallyRefused, expectRefused, useOidcProvider, verifiedAs } from './testing/oidc-access-token.verifier.fixtures';
 
 jest.setTimeout(20_000);
 
@@ -17,47 +17,23 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
       ['admin-bot', 'admin'],
     ] as const)('given a client-credentials token of %s, then verified as %s, named by its subject', async (clientId, role) => {
       const token = await provider.clientCredentialsToken(clientId);
-      expect(await verifierFor().verify(token)).toEqual({
-        kind: 'verified',
-        subject: clientId,
-        display: clientId,
-        displayVerified: false,
-        role,
-      });
+      expect(await verifierFor().verify(token)).toEqual(verifiedAs(clientId, { displayVerified: false, role }));
     });
 
     it('given a client without roles, then verified with no role (the caller refuses it what needs one)', async () => {
       const token = await provider.clientCredentialsToken('noroles-bot');
-      expect(await verifierFor().verify(token)).toEqual({
-        kind: 'verified',
-        subject: 'noroles-bot',
-        display: 'noroles-bot',
-        displayVerified: false,
-        role: undefined,
-      });
+      expect(await verifierFor().verify(token)).toEqual(verifiedAs('noroles-bot', { displayVerified: false, role: undefined }));
     });
 
     it('given a person signed in through the login form, then verified with their verified email as display and their role', async () => {
       const token = await provider.signInToken('ada@example.com');
-      expect(await verifierFor().verify(token)).toEqual({
-        kind: 'verified',
-        subject: 'ada@example.com',
-        display: 'ada@example.com',
-        displayVerified: true,
-        role: 'operator',
-      });
+      expect(await verifierFor().verify(token)).toEqual(verifiedAs('ada@example.com', { displayVerified: true, role: 'operator' }));
     });
 
     it("given a person whose email the provider did not verify (someone else's address), then named by their subject, not that email", async () => {
       const token = await provider.signInToken('mallory');
       expect(decodeJwt(token)).toMatchObject({ sub: 'mallory', email: 'root@example.com', email_verified: false });
-      expect(await verifierFor().verify(token)).toEqual({
-        kind: 'verified',
-        subject: 'mallory',
-        display: 'mallory',
-        displayVerified: false,
-        role: 'viewer',
-      });
+      expect(await verifierFor().verify(token)).toEqual(verifiedAs('mallory', { displayVerified: false, role: 'viewer' }));
     });
 
     it.each([

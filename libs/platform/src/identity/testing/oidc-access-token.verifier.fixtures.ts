@@ -53,6 +53,14 @@ export function useOidcProvider(): OidcProviderUnderTest {
   };
 }
 
+/** What verify answers for a token of `subject` that names it by its subject (display). */
+export function verifiedAs(
+  subject: string,
+  facts: { readonly displayVerified: boolean; readonly role: VerifiedAccessToken['role'] },
+): VerifiedAccessToken {
+  return { kind: 'verified', subject, display: subject, ...facts };
+}
+
 /** Refused for `reason`, its detail matching `detail` when given. */
 export function expectRefused(
   outcome: VerifiedAccessToken | RefusedAccessToken,
