@@ -7,7 +7,7 @@
  * load is kept: none allowed after each test.
  */
 import type { Page } from 'playwright-core';
-import { closeInAfterAll, pageHelpers, startedOne, type PageHelpers, type StartedTab } from './page-test.kit';
+import { pageHelpers, startedOne, tabHooks, type PageHelpers, type StartedTab } from './page-test.kit';
 import { UiTestServer, launchChromium } from './ui-test-server';
 
 export const XSS_NAME = `Triage <img src=x onerror="alert('routine')"><script>window.__xss='routine'</script>`;
@@ -86,13 +86,7 @@ export function useConfigPage(): ConfigPageHarness {
     });
   });
 
-  closeInAfterAll(started);
-
-  afterEach(() => {
-    expect(dialogs).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    expect(cspViolations).toEqual([]);
-  });
+  tabHooks(started, [dialogs, pageErrors, cspViolations]);
 
   const { shot, text, waitText, visible } = pageHelpers(() => page);
   return { server, page, cspViolations, seeded, shot, text, waitText, visible };

@@ -9,7 +9,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { OidcAccessTokenVerifier } from '@wts/platform';
 import { startOidcProvider, type RunningOidcProvider } from './oidc-provider.harness';
-import { closeInAfterAll, pageHelpers, startedOne, watchTab, type PageHelpers, type StartedTab } from './page-test.kit';
+import { pageHelpers, startedOne, tabHooks, watchTab, type PageHelpers, type StartedTab } from './page-test.kit';
 import { reservePort } from './service-processes';
 import { UiTestServer, launchChromium } from './ui-test-server';
 
@@ -96,12 +96,8 @@ export function useOidcSignInPage(): OidcSignInPage {
     });
   });
 
-  closeInAfterAll(started, async () => {
+  tabHooks(started, [problems], async () => {
     await started.provider?.stop();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
   });
 
   return {

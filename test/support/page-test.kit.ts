@@ -133,8 +133,18 @@ export interface StartedTab {
   page: Page;
 }
 
-/** In afterAll of the describe it is called in: closes what was started (the tab's context, the browser, the server), then `also`. */
-export function closeInAfterAll(started: Partial<StartedTab>, also: () => Promise<void> = async () => undefined): void {
+/**
+ * In the describe it is called in: after each test, each list of `watched` (problems seen) must be
+ * empty; after all, closes what was started (the tab's context, the browser, the server), then `also`.
+ */
+export function tabHooks(
+  started: Partial<StartedTab>,
+  watched: readonly (readonly string[])[],
+  also: () => Promise<void> = async () => undefined,
+): void {
+  afterEach(() => {
+    for (const list of watched) expect(list).toEqual([]);
+  });
   afterAll(async () => {
     await started.context?.close();
     await started.browser?.close();
@@ -198,11 +208,7 @@ export function usePageTest(options: PageTestOptions = {}): PageTest {
     watchTab(started.page, problems, { dialogs: options.dialogs });
   });
 
-  closeInAfterAll(started);
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
-  });
+  tabHooks(started, [problems]);
 
   return {
     server,
