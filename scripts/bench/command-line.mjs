@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+
 /**
  * One reading of a script's command line: `--flag value` options and `--switch` flags into a copy
  * of the defaults. `readers` names each option in camelCase (`bodyBytes` is read from
@@ -46,3 +48,14 @@ export function integerUpTo(max) {
 
 /** The options every seeded run (chaos, fuzz) takes: `--seed S`, `--concurrency C`, `--out FILE`, `--json`. */
 export const SEEDED_RUN_READERS = { seed: Number, concurrency: Number, out: text, json: true };
+
+/**
+ * A measuring script run from the command line: its options read by `parse`, `run` with its
+ * progress on stderr, the result written as JSON to `--out` when given; answers the result.
+ */
+export async function runFromCommandLine(parse, run) {
+  const options = parse(process.argv.slice(2));
+  const result = await run(options, (line) => console.error(line));
+  if (options.out) writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}

@@ -15,23 +15,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from './bench-kit.mjs';
+import { readOptions, text } from './command-line.mjs';
 import { soakChart } from './soak-chart.mjs';
 import { retentionMarkdown, summary } from './retention-soak-report.mjs';
 
 function parseArgs(argv) {
-  const options = { minutes: 5, rate: 300, window: 15, retention: 60, last: 4, order: 'retention-first', out: join(REPO, 'docs', 'soak') };
-  for (let i = 0; i < argv.length; i += 2) {
-    const value = argv[i + 1];
-    if (argv[i] === '--minutes') options.minutes = Number(value);
-    else if (argv[i] === '--rate') options.rate = Number(value);
-    else if (argv[i] === '--window') options.window = Number(value);
-    else if (argv[i] === '--retention') options.retention = Number(value);
-    else if (argv[i] === '--last') options.last = Number(value);
-    else if (argv[i] === '--order') options.order = value;
-    else if (argv[i] === '--out') options.out = value;
-    else if (argv[i] === '--report-only') options.reportOnly = value;
-    else throw new Error(`unknown option ${argv[i]}`);
-  }
+  const options = readOptions(
+    argv,
+    { minutes: 5, rate: 300, window: 15, retention: 60, last: 4, order: 'retention-first', out: join(REPO, 'docs', 'soak') },
+    { minutes: Number, rate: Number, window: Number, retention: Number, last: Number, order: text, out: text, reportOnly: text },
+  );
   if (!['retention-first', 'retention-last'].includes(options.order)) throw new Error('--order is retention-first or retention-last');
   return options;
 }

@@ -35,11 +35,10 @@
  *
  *   npm run build && node scripts/bench/signed-cost.mjs [--seconds 5] [--rounds 3] [--connections 16] [--out FILE]
  */
-import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO, cpuSeconds, load, median, setUpWebhook, startService, startStack, stopService } from './bench-kit.mjs';
-import { readOptions, text } from './command-line.mjs';
+import { readOptions, runFromCommandLine, text } from './command-line.mjs';
 import { LARGE, SMALL, rows } from './signed-cost-rows.mjs';
 import { SIGNED_SCHEMES } from './signers.mjs';
 import { enableSigned } from './timing-signed.mjs';
@@ -180,9 +179,7 @@ const round2 = (value) => Math.round(value * 100) / 100;
 const round3 = (value) => Math.round(value * 1000) / 1000;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const options = parseArgs(process.argv.slice(2));
-  const result = await runSignedCost(options, (line) => console.error(line));
-  if (options.out) writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+  const result = await runFromCommandLine(parseArgs, runSignedCost);
   for (const row of result.rows)
     console.log(
       `${row.name.padEnd(28)} ${String(row.ingress_rps).padStart(6)}/s  Fastify ${String(row.fastify_rps).padStart(6)}/s  ratio ${row.ratio_to_fastify}  CPU ${row.ingress_cpu_ms_per_request} ms/req`,

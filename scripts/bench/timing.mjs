@@ -35,10 +35,10 @@
  *   npm run bench:timing                       # 10,000 samples per kind, 150 burst trials per kind
  *   node scripts/bench/timing.mjs --samples 2000 --trials 50 --out /tmp/timing.json
  */
-import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { disableWebhook, setUpWebhook, startStack } from './bench-kit.mjs';
+import { readOptions, runFromCommandLine, text } from './command-line.mjs';
 import { ksTest, quantile, yuenTest } from './timing-stats.mjs';
 import { prng } from '../fuzz/fuzz-cases.mjs';
 import { SIGNED_BODY_BYTES, STALE_BY_SECONDS, preflight, setUpSignedFamilies } from './timing-signed.mjs';
@@ -49,18 +49,11 @@ const FAMILY_WISE_ERROR = 0.01;
 const BEARER = 'bearer';
 
 function parseArgs(argv) {
-  const options = { samples: 10_000, signedSamples: undefined, warmUp: 1_000, seed: 1, out: undefined, trials: 150, burst: 400 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const value = argv[i + 1];
-    if (argv[i] === '--samples') options.samples = Number(value);
-    else if (argv[i] === '--signed-samples') options.signedSamples = Number(value);
-    else if (argv[i] === '--warm-up') options.warmUp = Number(value);
-    else if (argv[i] === '--seed') options.seed = Number(value);
-    else if (argv[i] === '--out') options.out = value;
-    else if (argv[i] === '--trials') options.trials = Number(value);
-    else if (argv[i] === '--burst') options.burst = Number(value);
-    else throw new Error(`unknown option ${argv[i]}`);
-  }
+  const options = readOptions(
+    argv,
+    { samples: 10_000, signedSamples: undefined, warmUp: 1_000, seed: 1, out: undefined, trials: 150, burst: 400 },
+    { samples: Number, signedSamples: Number, warmUp: Number, seed: Number, out: text, trials: Number, burst: Number },
+  );
   options.signedSamples ??= options.samples;
   return options;
 }
@@ -271,9 +264,7 @@ const round1 = (value) => Math.round(value * 10) / 10;
 const round4 = (value) => Math.round(value * 10_000) / 10_000;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const options = parseArgs(process.argv.slice(2));
-  const result = await runTiming(options, (line) => console.error(line));
-  if (options.out) writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+  const result = await runFromCommandLine(parseArgs, runTiming);
   console.log(JSON.stringify(result, null, 2));
   setTimeout(() => process.exit(result.indistinguishable ? 0 : 1), 10);
 }

@@ -1,12 +1,7 @@
 import { SqliteEventStore } from '@wts/event-store';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdminClient } from '../support/admin-client';
 import { DeliveryStream, postUntilAccepted } from '../support/delivery-sender';
-import { DISPATCHER_MAIN, INGRESS_MAIN, ServiceProcess, assertBuilt, freePort } from '../support/service-processes';
-import { eventually } from '@wts/testing';
+import { startServicePair, type ServicePair } from '../support/service-pair.harness';
 import { expectOneRunPerDelivery } from '../support/run-per-delivery.assertions';
 import { eventuallyEveryRun } from '../support/store-inspection';
 
@@ -18,40 +13,18 @@ import { eventuallyEveryRun } from '../support/store-inspection';
 describe('crash recovery (kill -9 during a stream of deliveries)', () => {
   const DELIVERIES = 1000;
   const CONCURRENCY = 8;
-  let dataDir: string;
-  let ingress: ServiceProcess;
-  let dispatcher: ServiceProcess;
-  let admin: AdminClient;
+  let pair: ServicePair;
 
   beforeAll(async () => {
-    assertBuilt();
-    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-crash-'));
-    const port = await freePort();
-    const token = randomBytes(24).toString('base64url');
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      ADMIN_TOKEN: token,
-      LOG_LEVEL: 'warn',
-      WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000',
-    };
-    ingress = new ServiceProcess('ingress', INGRESS_MAIN, env);
-    dispatcher = new ServiceProcess('run-dispatcher', DISPATCHER_MAIN, env);
-    ingress.start();
-    dispatcher.start();
-    admin = new AdminClient(`http://127.0.0.1:${port}`, token);
-    await eventually(async () => (await fetch(`${admin.baseUrl}/readyz`)).ok, 30_000, 'the ingress to be ready');
+    pair = await startServicePair('crash', { kafka: false });
   }, 60_000);
 
   afterAll(async () => {
-    await ingress?.stop();
-    await dispatcher?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await pair?.stop();
   });
 
   it('turns every 202 into exactly one run', async () => {
-    const { url, secret } = await admin.setUpWebhook();
+    const { url, secret } = await pair.admin.setUpWebhook();
     const accepted = new Map<number, { delivery_id: string; run_id: string }>();
     let refusedWhileDown = 0;
 
@@ -72,17 +45,17 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     const chaos = async (): Promise<void> => {
       const at = (fraction: number) => stream.reached(fraction, 60_000);
       await at(0.2);
-      await dispatcher.kill9();
+      await pair.dispatcher.kill9();
       await new Promise((resolve) => setTimeout(resolve, 200)); // on purpose: down for a moment while deliveries go on
-      dispatcher.start();
+      pair.dispatcher.start();
       await at(0.45);
-      await ingress.kill9();
+      await pair.ingress.kill9();
       await new Promise((resolve) => setTimeout(resolve, 200)); // on purpose: senders meet a refused connection meanwhile
-      ingress.start();
+      pair.ingress.start();
       await at(0.7);
-      await dispatcher.kill9();
+      await pair.dispatcher.kill9();
       await new Promise((resolve) => setTimeout(resolve, 300)); // on purpose: down for a moment while deliveries go on
-      dispatcher.start();
+      pair.dispatcher.start();
     };
 
     await Promise.all([stream.send(CONCURRENCY), chaos()]);
@@ -91,9 +64,14 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     expect(refusedWhileDown).toBeGreaterThan(0);
 
     // Every 202's run must appear (the dispatcher catches up from its checkpoint).
-    const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    const store = SqliteEventStore.open(join(pair.dataDir, 'events.sqlite'));
     try {
-      const events = await eventuallyEveryRun(store, DELIVERIES, 60_000, `all runs to exist (dispatcher output:\n${dispatcher.tail()})`);
+      const events = await eventuallyEveryRun(
+        store,
+        DELIVERIES,
+        60_000,
+        `all runs to exist (dispatcher output:\n${pair.dispatcher.tail()})`,
+      );
       // Exactly one delivery per logical delivery (retries collapsed by the key) and one run each.
       const { runs } = expectOneRunPerDelivery(events, DELIVERIES);
       const runIds = new Set(runs.map((r) => r.runId));
@@ -107,7 +85,7 @@ describe('crash recovery (kill -9 during a stream of deliveries)', () => {
     // And the admin API shows them.
     const sample = [...accepted.values()].slice(0, 20);
     for (const body of sample) {
-      const run = await admin.call<{ delivery_id: string; status: string }>('GET', `/admin/runs/${body.run_id}`);
+      const run = await pair.admin.call<{ delivery_id: string; status: string }>('GET', `/admin/runs/${body.run_id}`);
       expect(run.status).toBe(200);
       expect(run.body.delivery_id).toBe(body.delivery_id);
     }

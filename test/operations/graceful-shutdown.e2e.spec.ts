@@ -1,16 +1,11 @@
 import { SqliteEventStore, type RecordedEvent } from '@wts/event-store';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdminClient } from '../support/admin-client';
 import { DeliveryStream } from '../support/delivery-sender';
 import { ConsumerGroups, KafkaHeaders, KafkaTopics } from '@wts/messaging';
-import { runKafkaScript } from '../support/kafka-broker';
-import { securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker } from '../support/kafka-secured-broker';
 import { MessageCollector, committedOffsets, testKafka } from '../support/kafka-test-kit';
 import { scrape, valueOf } from '../support/metrics-scrape';
-import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
+import { startServicePair, type ServicePair } from '../support/service-pair.harness';
 import { eventually } from '@wts/testing';
 
 const DELIVERIES = 600;
@@ -37,38 +32,19 @@ describe.each([
   ['the Kafka shape', true],
   ['the embedded shape', false],
 ])('graceful shutdown on SIGTERM during load (%s)', (_shape, withKafka) => {
-  let brokerEnv: NodeJS.ProcessEnv | undefined;
-  let dataDir: string;
-  let ingress: ServiceProcess;
-  let dispatcher: ServiceProcess;
-  let ingressUrl: string;
-  let dispatcherUrl: string;
-  let admin: AdminClient;
-  let brokers: string | undefined;
+  let pair: ServicePair;
 
   beforeAll(async () => {
-    assertBuilt();
-    if (withKafka) brokerEnv = securedBrokerEnv(mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-kafka-')));
-    const secured = brokerEnv ? await startSecuredKafkaBroker(brokerEnv) : undefined;
-    brokers = secured?.adminBrokers;
-    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-sigterm-'));
-    currentDataDir = dataDir;
-    const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000' };
-    const own = secured ? { ingress: serviceKafkaEnv(secured, 'ingress'), dispatcher: serviceKafkaEnv(secured, 'dispatcher') } : {};
-    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env, own));
-    admin = new AdminClient(ingressUrl, token);
+    pair = await startServicePair('sigterm', { kafka: withKafka });
+    currentDataDir = pair.dataDir;
   }, 240_000);
 
   afterAll(async () => {
-    await Promise.all([ingress?.stop(), dispatcher?.stop()]);
-    if (brokerEnv) await runKafkaScript('clean', brokerEnv);
-    brokerEnv = undefined;
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await pair?.stop();
   }, 60_000);
 
   it('loses nothing, answers no 202 it did not keep, and the dispatcher saves its progress on the way out', async () => {
-    const hook = await admin.setUpWebhook('sigterm@example.com');
+    const hook = await pair.admin.setUpWebhook('sigterm@example.com');
     const answers = new Map<number, Answer[]>();
     /** Tries per delivery, refused connections included (they leave no answer). */
     const attempts = new Map<number, number>();
@@ -101,34 +77,34 @@ describe.each([
 
     const chaos = async (): Promise<void> => {
       await at(0.25);
-      await ingress.stop(); // SIGTERM, and wait for the exit
+      await pair.ingress.stop(); // SIGTERM, and wait for the exit
       // Why, when it did not exit cleanly (its own last lines say: a failed close, or the deadline).
-      if (ingress.exit?.code !== 0)
+      if (pair.ingress.exit?.code !== 0)
         process.stderr.write(
-          `[graceful-shutdown] the ingress exited ${JSON.stringify(ingress.exit)}; its last lines:\n${ingress.tail(60)}\n`,
+          `[graceful-shutdown] the ingress exited ${JSON.stringify(pair.ingress.exit)}; its last lines:\n${pair.ingress.tail(60)}\n`,
         );
-      expect(ingress.exit).toEqual({ code: 0, signal: null });
-      ingress.start();
+      expect(pair.ingress.exit).toEqual({ code: 0, signal: null });
+      pair.ingress.start();
       await at(0.55);
       // The dispatcher is stopped while it is creating runs (a positive signal, not a moment in time:
       // after the ingress's restart its relay takes over again before runs flow).
       await eventually(
-        async () => valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'created' }) > 0,
+        async () => valueOf(await scrape(pair.dispatcherUrl), 'wts_runs_total', { outcome: 'created' }) > 0,
         60_000,
         'the dispatcher creating runs',
       );
-      await dispatcher.stop();
-      if (dispatcher.exit?.code !== 0)
+      await pair.dispatcher.stop();
+      if (pair.dispatcher.exit?.code !== 0)
         process.stderr.write(
-          `[graceful-shutdown] the dispatcher exited ${JSON.stringify(dispatcher.exit)}; its last lines:\n${dispatcher.tail(60)}\n`,
+          `[graceful-shutdown] the dispatcher exited ${JSON.stringify(pair.dispatcher.exit)}; its last lines:\n${pair.dispatcher.tail(60)}\n`,
         );
-      expect(dispatcher.exit).toEqual({ code: 0, signal: null });
-      if (brokers) uncommitted = await handledButUncommitted(brokers);
-      dispatcher.start();
+      expect(pair.dispatcher.exit).toEqual({ code: 0, signal: null });
+      if (pair.broker) uncommitted = await handledButUncommitted(pair.broker.secured.adminBrokers);
+      pair.dispatcher.start();
     };
     await Promise.all([stream.send(CONCURRENCY), chaos()]);
 
-    const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    const store = SqliteEventStore.open(join(pair.dataDir, 'events.sqlite'));
     try {
       let events: RecordedEvent[] = [];
       await eventually(
@@ -137,7 +113,7 @@ describe.each([
           return events.filter((event) => event.type === 'RunCreated').length >= DELIVERIES;
         },
         120_000,
-        `every run (dispatcher:\n${dispatcher.tail(20)})`,
+        `every run (dispatcher:\n${pair.dispatcher.tail(20)})`,
       );
       const kept = new Map(
         events
@@ -162,7 +138,7 @@ describe.each([
       } else {
         // The successor created every remaining run and met none twice: the predecessor saved the
         // checkpoint of every run it created.
-        expect(valueOf(await scrape(dispatcherUrl), 'wts_runs_total', { outcome: 'already_created' })).toBe(0);
+        expect(valueOf(await scrape(pair.dispatcherUrl), 'wts_runs_total', { outcome: 'already_created' })).toBe(0);
       }
       // Some senders met the closing or stopped ingress (a 503, a reset or a refused connection) and
       // tried again: the test exercised the window.

@@ -2,15 +2,12 @@ import { SqliteEventStore } from '@wts/event-store';
 import { KafkaHeaders, KafkaTopics } from '@wts/messaging';
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdminClient } from '../support/admin-client';
-import { kafkaScriptOrThrow, runKafkaScript } from '../support/kafka-broker';
-import { clientAs, securedBrokerEnv, serviceKafkaEnv, startSecuredKafkaBroker, type SecuredKafka } from '../support/kafka-secured-broker';
+import { kafkaScriptOrThrow } from '../support/kafka-broker';
+import { clientAs } from '../support/kafka-secured-broker';
 import { MessageCollector, testKafka, type CollectedMessage } from '../support/kafka-test-kit';
 import { scrape, valueOf, type Sample } from '../support/metrics-scrape';
-import { ServiceProcess, assertBuilt, startReadyPair } from '../support/service-processes';
+import { startServicePair, type ServicePair, type TestBroker } from '../support/service-pair.harness';
 import { eventually } from '@wts/testing';
 import { appendDeliveryOutsideScope } from '../support/undispatchable-delivery';
 
@@ -24,38 +21,17 @@ const RATE_LIMIT = 20;
  * (consumer), and to fall back once the cause is gone.
  */
 describe('metrics: every metric moves under traffic', () => {
-  let brokerEnv: NodeJS.ProcessEnv;
-  let brokers: string;
-  let secured: SecuredKafka;
-  let dataDir: string;
-  let ingress: ServiceProcess;
-  let dispatcher: ServiceProcess;
-  let ingressUrl: string;
-  let dispatcherUrl: string;
-  let admin: AdminClient;
+  let pair: ServicePair & { readonly broker: TestBroker };
   let store: SqliteEventStore;
 
   beforeAll(async () => {
-    assertBuilt();
-    brokerEnv = securedBrokerEnv(mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-kafka-')));
-    secured = await startSecuredKafkaBroker(brokerEnv);
-    brokers = secured.adminBrokers;
-    dataDir = mkdtempSync(join(tmpdir(), 'wts-e2e-metrics-'));
-    const token = randomBytes(24).toString('base64url');
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: token, LOG_LEVEL: 'warn', WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) };
-    ({ ingress, dispatcher, ingressUrl, dispatcherUrl } = await startReadyPair(env, {
-      ingress: serviceKafkaEnv(secured, 'ingress'),
-      dispatcher: serviceKafkaEnv(secured, 'dispatcher'),
-    }));
-    admin = new AdminClient(ingressUrl, token);
-    store = SqliteEventStore.open(join(dataDir, 'events.sqlite'));
+    pair = await startServicePair('metrics', { kafka: true, env: { WEBHOOK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) } });
+    store = SqliteEventStore.open(join(pair.dataDir, 'events.sqlite'));
   }, 240_000);
 
   afterAll(async () => {
     await store?.close();
-    await Promise.all([ingress?.stop(), dispatcher?.stop()]);
-    if (brokerEnv) await runKafkaScript('clean', brokerEnv);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await pair?.stop();
   }, 60_000);
 
   const post = (url: string, secret: string, body: string, headers: Record<string, string> = {}): Promise<Response> =>
@@ -72,14 +48,14 @@ describe('metrics: every metric moves under traffic', () => {
         `${String(error)}\nlast scrape:\n${last
           .filter((s) => s.name.startsWith('wts_'))
           .map((s) => `${s.name}${JSON.stringify(s.labels)} ${s.value}`)
-          .join('\n')}\n--- ingress\n${ingress.tail(20)}\n--- dispatcher\n${dispatcher.tail(20)}`,
+          .join('\n')}\n--- ingress\n${pair.ingress.tail(20)}\n--- dispatcher\n${pair.dispatcher.tail(20)}`,
       );
     });
     return last;
   };
 
   it('serves the process and Node.js defaults on both services', async () => {
-    for (const url of [ingressUrl, dispatcherUrl]) {
+    for (const url of [pair.ingressUrl, pair.dispatcherUrl]) {
       const samples = await scrape(url);
       expect(valueOf(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
       expect(valueOf(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
@@ -87,14 +63,14 @@ describe('metrics: every metric moves under traffic', () => {
   });
 
   it('ingress: accepted, replays, rejections by code (one 404 code for every cause), rate-limit decisions, acceptance latency, group commits', async () => {
-    const hook = await admin.setUpWebhook('metrics@example.com');
-    const before = await scrape(ingressUrl);
+    const hook = await pair.admin.setUpWebhook('metrics@example.com');
+    const before = await scrape(pair.ingressUrl);
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await post(hook.url, hook.secret, JSON.stringify({ data: { i } }))).status);
     statuses.push((await post(hook.url, hook.secret, '{"data":"once"}', { 'x-service-idempotency-key': 'k-1' })).status);
     statuses.push((await post(hook.url, hook.secret, '{"data":"once"}', { 'x-service-idempotency-key': 'k-1' })).status);
     statuses.push((await post(hook.url, 'whsec_wrong', '{}')).status);
-    statuses.push((await post(`${ingressUrl}/workflow-webhooks/whk_AAAAAAAAAAAAAAAAAAAAAA`, hook.secret, '{}')).status);
+    statuses.push((await post(`${pair.ingressUrl}/workflow-webhooks/whk_AAAAAAAAAAAAAAAAAAAAAA`, hook.secret, '{}')).status);
     statuses.push(
       (
         await fetch(hook.url, {
@@ -112,7 +88,7 @@ describe('metrics: every metric moves under traffic', () => {
     const limited = statuses.filter((status) => status === 429).length;
     expect(limited).toBeGreaterThan(0);
 
-    const after = await scrape(ingressUrl);
+    const after = await scrape(pair.ingressUrl);
     const delta = (name: string, labels: Record<string, string> = {}): number =>
       valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(delta('wts_deliveries_accepted_total')).toBe(accepted);
@@ -139,26 +115,30 @@ describe('metrics: every metric moves under traffic', () => {
 
     // Each accepted delivery becomes a run, counted by the dispatcher.
     await eventuallyMetrics(
-      dispatcherUrl,
+      pair.dispatcherUrl,
       'runs created',
       (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'created' }) >= accepted,
     );
   }, 60_000);
 
   it('dispatcher: a parked delivery, a redelivered message (already created), a dead letter', async () => {
-    const hook = await admin.setUpWebhook('parked@example.com');
+    const hook = await pair.admin.setUpWebhook('parked@example.com');
     const webhookId = hook.url.slice(hook.url.lastIndexOf('/') + 1);
     await appendDeliveryOutsideScope(store, { webhookId, routineId: hook.routineId });
-    await eventuallyMetrics(dispatcherUrl, 'a parked run', (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'parked' }) >= 1);
+    await eventuallyMetrics(
+      pair.dispatcherUrl,
+      'a parked run',
+      (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'parked' }) >= 1,
+    );
 
     // A delivery with its run: the message to deliver again.
     const accepted = (await (await post(hook.url, hook.secret, '{"data":"twice"}')).json()) as { delivery_id: string };
     await eventually(
-      async () => (await admin.call('GET', `/admin/runs/${(accepted as { run_id?: string }).run_id ?? ''}`)).status === 200,
+      async () => (await pair.admin.call('GET', `/admin/runs/${(accepted as { run_id?: string }).run_id ?? ''}`)).status === 200,
       30_000,
       'the run',
     );
-    const kafka = testKafka(brokers.split(','), 'metrics-test');
+    const kafka = testKafka(pair.broker.secured.adminBrokers.split(','), 'metrics-test');
     const collector = await new MessageCollector(
       kafka,
       [KafkaTopics.webhookEvents],
@@ -180,7 +160,7 @@ describe('metrics: every metric moves under traffic', () => {
     }
     if (!delivered) throw new Error('unreachable');
     // Whoever may write the topic (here, with the ingress relay's own credentials) still makes no run the store does not back.
-    const producer = clientAs(secured, 'ingress').producer();
+    const producer = clientAs(pair.broker.secured, 'ingress').producer();
     await producer.connect();
     try {
       // The same message again (a redelivery): the run exists already.
@@ -189,7 +169,7 @@ describe('metrics: every metric moves under traffic', () => {
         messages: [{ key: delivered.key, value: delivered.value, headers: delivered.headers }],
       });
       await eventuallyMetrics(
-        dispatcherUrl,
+        pair.dispatcherUrl,
         'an already-created run',
         (samples) => valueOf(samples, 'wts_runs_total', { outcome: 'already_created' }) >= 1,
       );
@@ -204,7 +184,7 @@ describe('metrics: every metric moves under traffic', () => {
           },
         ],
       });
-      await eventuallyMetrics(dispatcherUrl, 'a dead letter', (samples) => valueOf(samples, 'wts_dead_letters_total') >= 1);
+      await eventuallyMetrics(pair.dispatcherUrl, 'a dead letter', (samples) => valueOf(samples, 'wts_dead_letters_total') >= 1);
       // The same message with another payload: the store holds it otherwise — no run, counted.
       const forged = { ...(JSON.parse(delivered.value?.toString('utf8') ?? '{}') as object), payload: { format: 'text', text: 'forged' } };
       await producer.send({
@@ -212,7 +192,7 @@ describe('metrics: every metric moves under traffic', () => {
         messages: [{ key: delivered.key, value: JSON.stringify(forged), headers: delivered.headers }],
       });
       await eventuallyMetrics(
-        dispatcherUrl,
+        pair.dispatcherUrl,
         'an unverified notification',
         (samples) => valueOf(samples, 'wts_unverified_notifications_total') >= 1,
       );
@@ -222,19 +202,19 @@ describe('metrics: every metric moves under traffic', () => {
   }, 90_000);
 
   it('relay lag and checkpoint age grow while the broker is down (or the relay says it no longer leads), and fall back once it returns', async () => {
-    const hook = await admin.setUpWebhook('relay@example.com');
+    const hook = await pair.admin.setUpWebhook('relay@example.com');
     await eventuallyMetrics(
-      ingressUrl,
+      pair.ingressUrl,
       'the relay caught up',
       (samples) => valueOf(samples, 'wts_relay_lag_events') === 0 && valueOf(samples, 'wts_relay_leading') === 1,
     );
-    await kafkaScriptOrThrow('kill', brokerEnv);
+    await kafkaScriptOrThrow('kill', pair.broker.env);
     try {
       for (let i = 0; i < 3; i++) expect((await post(hook.url, hook.secret, JSON.stringify({ data: { whileDown: i } }))).status).toBe(202);
       // While it still leads, the events it cannot send are its lag; once the outage has deposed it
       // (its group's consumer gives up on a dead broker), the leadership gauge says nothing forwards.
       const lagging = await eventuallyMetrics(
-        ingressUrl,
+        pair.ingressUrl,
         'relay lag, or the relay deposed',
         (samples) =>
           (valueOf(samples, 'wts_relay_lag_events') >= 3 && valueOf(samples, 'wts_relay_checkpoint_age_seconds') > 0.5) ||
@@ -242,10 +222,10 @@ describe('metrics: every metric moves under traffic', () => {
       );
       if (valueOf(lagging, 'wts_relay_leading') === 1) expect(valueOf(lagging, 'wts_relay_lag_seconds')).toBeGreaterThan(0);
     } finally {
-      await kafkaScriptOrThrow('start', brokerEnv);
+      await kafkaScriptOrThrow('start', pair.broker.env);
     }
     const caughtUp = await eventuallyMetrics(
-      ingressUrl,
+      pair.ingressUrl,
       'the relay to lead again and catch up',
       (samples) => valueOf(samples, 'wts_relay_leading') === 1 && valueOf(samples, 'wts_relay_lag_events') === 0,
       90_000,
@@ -255,19 +235,19 @@ describe('metrics: every metric moves under traffic', () => {
   }, 180_000);
 
   it('projector lag grows while the read-model database is locked, and falls back once it is free', async () => {
-    const hook = await admin.setUpWebhook('projector@example.com');
+    const hook = await pair.admin.setUpWebhook('projector@example.com');
     await eventuallyMetrics(
-      dispatcherUrl,
+      pair.dispatcherUrl,
       'the projector caught up',
       (samples) => valueOf(samples, 'wts_projector_lag_events') === 0,
       60_000,
     );
-    const readModels = new Database(join(dataDir, 'readmodels.sqlite'));
+    const readModels = new Database(join(pair.dataDir, 'readmodels.sqlite'));
     readModels.exec('BEGIN EXCLUSIVE');
     try {
       for (let i = 0; i < 2; i++) expect((await post(hook.url, hook.secret, JSON.stringify({ data: { locked: i } }))).status).toBe(202);
       const lagging = await eventuallyMetrics(
-        dispatcherUrl,
+        pair.dispatcherUrl,
         'projector lag',
         (samples) => valueOf(samples, 'wts_projector_lag_events') >= 2 && valueOf(samples, 'wts_projector_lag_seconds') > 0,
       );
@@ -277,7 +257,7 @@ describe('metrics: every metric moves under traffic', () => {
       readModels.close();
     }
     await eventuallyMetrics(
-      dispatcherUrl,
+      pair.dispatcherUrl,
       'the projector to catch up',
       (samples) => valueOf(samples, 'wts_projector_lag_events') === 0 && valueOf(samples, 'wts_projector_lag_seconds') === 0,
       60_000,
@@ -285,7 +265,7 @@ describe('metrics: every metric moves under traffic', () => {
   }, 120_000);
 
   it('consumer lag per partition: a partition held by a message of a newer schema shows what waits behind it', async () => {
-    const kafka = testKafka(brokers.split(','), 'metrics-test-lag');
+    const kafka = testKafka(pair.broker.secured.adminBrokers.split(','), 'metrics-test-lag');
     const producer = kafka.producer();
     await producer.connect();
     try {
@@ -298,7 +278,7 @@ describe('metrics: every metric moves under traffic', () => {
     } finally {
       await producer.disconnect();
     }
-    const samples = await eventuallyMetrics(dispatcherUrl, 'consumer lag', (s) =>
+    const samples = await eventuallyMetrics(pair.dispatcherUrl, 'consumer lag', (s) =>
       s.some((sample) => sample.name === 'wts_consumer_lag_messages' && sample.value >= 4),
     );
     const partitions = samples.filter((sample) => sample.name === 'wts_consumer_lag_messages');
@@ -308,8 +288,8 @@ describe('metrics: every metric moves under traffic', () => {
   }, 60_000);
 
   it("no line either service wrote — the broker's outage and refusals included — holds its Kafka password", () => {
-    const written = [...ingress.output, ...dispatcher.output].join('');
+    const written = [...pair.ingress.output, ...pair.dispatcher.output].join('');
     expect(written.length).toBeGreaterThan(0);
-    for (const user of ['ingress', 'dispatcher'] as const) expect(written).not.toContain(secured.passwords[user]);
+    for (const user of ['ingress', 'dispatcher'] as const) expect(written).not.toContain(pair.broker.secured.passwords[user]);
   });
 });

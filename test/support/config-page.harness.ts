@@ -6,8 +6,8 @@
  * with clipboard access. Every dialog, page error and CSP or Trusted Types violation of every page
  * load is kept: none allowed after each test.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { pageHelpers, startedOne, type PageHelpers } from './page-test.kit';
+import type { Page } from 'playwright-core';
+import { pageHelpers, startedOne, tabHooks, type PageHelpers, type StartedTab } from './page-test.kit';
 import { UiTestServer, launchChromium } from './ui-test-server';
 
 export const XSS_NAME = `Triage <img src=x onerror="alert('routine')"><script>window.__xss='routine'</script>`;
@@ -33,16 +33,9 @@ export interface ConfigPageHarness extends Pick<PageHelpers, 'shot' | 'text' | '
   readonly seeded: { scoped: { id: string; email: string }; triageId: string; blockedId: string; xssId: string };
 }
 
-interface Started {
-  server: UiTestServer;
-  browser: Browser;
-  context: BrowserContext;
-  page: Page;
-}
-
 /** Starts all of it in beforeAll and closes it in afterAll of the describe it is called in. */
 export function useConfigPage(): ConfigPageHarness {
-  const started: Partial<Started> = {};
+  const started: Partial<StartedTab> = {};
   const server = startedOne(started, 'server', 'the Config page harness');
   const page = startedOne(started, 'page', 'the Config page harness');
   const dialogs: string[] = [];
@@ -93,17 +86,7 @@ export function useConfigPage(): ConfigPageHarness {
     });
   });
 
-  afterAll(async () => {
-    await started.context?.close();
-    await started.browser?.close();
-    await started.server?.close();
-  });
-
-  afterEach(() => {
-    expect(dialogs).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    expect(cspViolations).toEqual([]);
-  });
+  tabHooks(started, [dialogs, pageErrors, cspViolations]);
 
   const { shot, text, waitText, visible } = pageHelpers(() => page);
   return { server, page, cspViolations, seeded, shot, text, waitText, visible };

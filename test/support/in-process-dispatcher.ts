@@ -13,6 +13,20 @@ import type { ReadModelStore } from '@wts/read-models';
 /** A logger that says nothing (the dispatcher's and the projector's shape). */
 export const SILENT_LOGGER = { info: (): void => undefined, error: (): void => undefined };
 
+/** What both dispatching workers run with: on `store`, with the system clock, from the checkpoints of `checkpointsFrom`, silently. */
+function dispatchingOn(
+  store: EventStore,
+  checkpointsFrom: { checkpoints(): CheckpointStore },
+): Pick<StoreDispatchDependencies, 'store' | 'checkpoints' | 'dispatch' | 'park' | 'logger'> {
+  return {
+    store,
+    checkpoints: checkpointsFrom.checkpoints(),
+    dispatch: new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
+    park: new ParkDispatchUseCase(store, systemClock),
+    logger: SILENT_LOGGER,
+  };
+}
+
 /**
  * Starts the run-dispatcher's store worker in process: it dispatches and parks on `store` with the
  * system clock, from the checkpoints of `checkpointsFrom` (the store itself unless it is wrapped),
@@ -23,14 +37,7 @@ export async function startStoreDispatcher(
   checkpointsFrom: { checkpoints(): CheckpointStore },
   overrides: Partial<StoreDispatchDependencies> = {},
 ): Promise<StoreDispatchWorker> {
-  const worker = new StoreDispatchWorker({
-    store,
-    checkpoints: checkpointsFrom.checkpoints(),
-    dispatch: new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
-    park: new ParkDispatchUseCase(store, systemClock),
-    logger: SILENT_LOGGER,
-    ...overrides,
-  });
+  const worker = new StoreDispatchWorker({ ...dispatchingOn(store, checkpointsFrom), ...overrides });
   await worker.start();
   return worker;
 }
@@ -40,13 +47,7 @@ export async function startReleaseDrain(
   store: EventStore,
   checkpointsFrom: { checkpoints(): CheckpointStore },
 ): Promise<ReleaseDrainWorker> {
-  const worker = new ReleaseDrainWorker({
-    store,
-    checkpoints: checkpointsFrom.checkpoints(),
-    dispatch: new DispatchDeliveryUseCase(store, systemClock, new ParkDispatchUseCase(store, systemClock)),
-    park: new ParkDispatchUseCase(store, systemClock),
-    logger: SILENT_LOGGER,
-  });
+  const worker = new ReleaseDrainWorker(dispatchingOn(store, checkpointsFrom));
   await worker.start();
   return worker;
 }

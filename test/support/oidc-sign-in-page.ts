@@ -6,10 +6,10 @@
  * tab, watched: page errors, dialogs and CSP reports are problems (none allowed after each test),
  * requests off this machine are blocked and kept, and every page the tab went to at the provider.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { OidcAccessTokenVerifier } from '@wts/platform';
 import { startOidcProvider, type RunningOidcProvider } from './oidc-provider.harness';
-import { pageHelpers, startedOne, watchTab, type PageHelpers } from './page-test.kit';
+import { pageHelpers, startedOne, tabHooks, watchTab, type PageHelpers, type StartedTab } from './page-test.kit';
 import { reservePort } from './service-processes';
 import { UiTestServer, launchChromium } from './ui-test-server';
 
@@ -37,12 +37,8 @@ export interface OidcSignInPage extends Pick<PageHelpers, 'shot' | 'text' | 'wai
   signInAtProvider(login: string): Promise<void>;
 }
 
-interface Started {
+interface Started extends StartedTab {
   provider: RunningOidcProvider;
-  server: UiTestServer;
-  browser: Browser;
-  context: BrowserContext;
-  page: Page;
 }
 
 /** Starts all of it in beforeAll and closes it in afterAll of the describe it is called in. */
@@ -100,15 +96,8 @@ export function useOidcSignInPage(): OidcSignInPage {
     });
   });
 
-  afterAll(async () => {
-    await started.context?.close();
-    await started.browser?.close();
-    await started.server?.close();
+  tabHooks(started, [problems], async () => {
     await started.provider?.stop();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
   });
 
   return {

@@ -28,6 +28,36 @@ export function shotOf(page: Page, name: string): Promise<Buffer> {
   return page.screenshot({ path: join(artifactsDir(), `${name}.png`), fullPage: true });
 }
 
+/** The page's document, as the function focusedId hands the tab reads it (this file is compiled without the DOM types). */
+declare const document: { activeElement: { id: string } | null };
+
+/** The id of the element that has the focus ('' when none has one). */
+export function focusedId(page: Page): Promise<string> {
+  return page.evaluate(() => document.activeElement?.id ?? '');
+}
+
+/**
+ * Enter on the button `control` opens the confirm dialog: its title, each of `says` in its message,
+ * the focus on Cancel (screenshot `shot`); Escape closes it again with the focus back on `control`.
+ */
+export async function confirmThenEscape(
+  page: Page,
+  control: string,
+  expected: { readonly title: string; readonly says: readonly string[]; readonly shot: string },
+): Promise<void> {
+  await page.focus(`#${control}`);
+  await page.keyboard.press('Enter');
+  await page.locator('#confirm-dialog').waitFor();
+  expect(await textOf(page, '#confirm-title')).toBe(expected.title);
+  const message = await textOf(page, '#confirm-message');
+  for (const phrase of expected.says) expect(message).toContain(phrase);
+  expect(await focusedId(page)).toBe('confirm-cancel');
+  await shotOf(page, expected.shot);
+  await page.keyboard.press('Escape');
+  await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
+  expect(await focusedId(page)).toBe(control);
+}
+
 /** Every value the page holds in its fields, and its markup: where a secret could be seen. */
 export async function everythingShown(page: Page): Promise<string> {
   const values = await page
@@ -95,11 +125,32 @@ export function startedOne<S extends object, K extends keyof S>(started: Partial
   });
 }
 
-interface Started {
+/** What a browser harness starts in its beforeAll, filled in as it goes (startedOne reads it). */
+export interface StartedTab {
   server: UiTestServer;
   browser: Browser;
   context: BrowserContext;
   page: Page;
+}
+
+/**
+ * In the describe it is called in: after each test, each list of `watched` (problems seen) must be
+ * empty; after all, closes what was started (the tab's context, the browser, the server), then `also`.
+ */
+export function tabHooks(
+  started: Partial<StartedTab>,
+  watched: readonly (readonly string[])[],
+  also: () => Promise<void> = async () => undefined,
+): void {
+  afterEach(() => {
+    for (const list of watched) expect(list).toEqual([]);
+  });
+  afterAll(async () => {
+    await started.context?.close();
+    await started.browser?.close();
+    await started.server?.close();
+    await also();
+  });
 }
 
 export interface PageTestOptions {
@@ -143,7 +194,7 @@ export interface PageTest extends PageHelpers {
 
 /** Starts a browser, a UI test server and one watched tab in beforeAll of the describe it is called in, and closes them in afterAll. */
 export function usePageTest(options: PageTestOptions = {}): PageTest {
-  const started: Partial<Started> = {};
+  const started: Partial<StartedTab> = {};
   const server = startedOne(started, 'server', 'the page test');
   const browser = startedOne(started, 'browser', 'the page test');
   const page = startedOne(started, 'page', 'the page test');
@@ -157,14 +208,7 @@ export function usePageTest(options: PageTestOptions = {}): PageTest {
     watchTab(started.page, problems, { dialogs: options.dialogs });
   });
 
-  afterAll(async () => {
-    await started.browser?.close();
-    await started.server?.close();
-  });
-
-  afterEach(() => {
-    expect(problems).toEqual([]);
-  });
+  tabHooks(started, [problems]);
 
   return {
     server,

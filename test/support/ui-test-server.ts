@@ -214,6 +214,41 @@ export class UiTestServer {
     );
   }
 
+  /** GET /admin/routines/{id}/webhook, answered 200: the webhook's view. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  webhookView(routineId: string): Promise<any> {
+    return this.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
+  }
+
+  /** One account (`email`) and, in its scope and in the order given, a routine per name: their ids by key. */
+  async createScopedRoutines<K extends string>(email: string, names: Readonly<Record<K, string>>): Promise<Record<K, string>> {
+    const account = await this.createAccount(email);
+    const ids: Partial<Record<K, string>> = {};
+    for (const [key, name] of Object.entries(names) as [K, string][])
+      ids[key] = (await this.createRoutine({ name, account_scope: [account.id] })).id;
+    return ids as Record<K, string>;
+  }
+
+  /** An account (`email`), a routine `name` in its scope, and its webhook enabled as enableWebhook does: their ids and the secret. */
+  async createEnabledRoutine(email: string, name: string): Promise<{ routineId: string; webhookId: string; secret: string }> {
+    const account = await this.createAccount(email);
+    const routineId = (await this.createRoutine({ name, account_scope: [account.id] })).id;
+    const enabled = await this.enableWebhook(routineId, account.email);
+    return { routineId, webhookId: enabled.webhook_id as string, secret: enabled.secret as string };
+  }
+
+  /** Waits (10 s at most; `what` names the wait) for an entry of `action` on the routine's audit trail: the first listed. */
+  async auditEntry(routineId: string, action: string, what: string): Promise<{ action: string }> {
+    return eventually(
+      async () =>
+        ((await this.adminOk('GET', `/admin/audit?routine_id=${routineId}`, undefined, 200)).entries as { action: string }[]).find(
+          (candidate) => candidate.action === action,
+        ),
+      10_000,
+      what,
+    );
+  }
+
   /** A new API key of `role`, named `name`: its secret. */
   async createApiKey(name: string, role: 'viewer' | 'operator' | 'admin'): Promise<string> {
     return (await this.adminOk('POST', '/admin/api-keys', { name, role }, 201)).key as string;

@@ -6,21 +6,27 @@ import { TrustProxyValue } from './trust-proxy.setting';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+/**
+ * An integer variable (read from its text) from `min` to `max`, its message naming it; `messages`
+ * say what is out of range instead of class-validator's words. Applied bottom up, as when stacked.
+ */
+const IntegerSetting =
+  (min: number, max: number, messages: { readonly min?: string; readonly max?: string } = {}): PropertyDecorator =>
+  (target, key) => {
+    Max(max, messages.max === undefined ? undefined : { message: messages.max })(target, key);
+    Min(min, messages.min === undefined ? undefined : { message: messages.min })(target, key);
+    IsInt({ message: `${String(key)} must be an integer` })(target, key);
+    Transform(toInt)(target, key);
+  };
 const emptyToUndefined = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 /** Every environment variable the services read, validated once at start. */
 export class EnvironmentDto {
-  @Transform(toInt)
-  @IsInt({ message: 'PORT must be an integer' })
-  @Min(0)
-  @Max(65535)
+  @IntegerSetting(0, 65535)
   PORT = 3000;
 
   /** The run-dispatcher's health and metrics port (0: any free port, printed at start). */
-  @Transform(toInt)
-  @IsInt({ message: 'DISPATCHER_PORT must be an integer' })
-  @Min(0)
-  @Max(65535)
+  @IntegerSetting(0, 65535)
   DISPATCHER_PORT = 3001;
 
   /**
@@ -97,10 +103,10 @@ export class EnvironmentDto {
   })
   OIDC_SCOPE = 'openid email profile';
 
-  @Transform(toInt)
-  @IsInt({ message: 'OIDC_JWKS_CACHE_SECONDS must be an integer' })
-  @Min(1, { message: 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400' })
-  @Max(86_400, { message: 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400' })
+  @IntegerSetting(1, 86_400, {
+    min: 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400',
+    max: 'OIDC_JWKS_CACHE_SECONDS must be between 1 and 86400',
+  })
   OIDC_JWKS_CACHE_SECONDS = 300;
 
   @Transform(emptyToUndefined)
@@ -111,10 +117,7 @@ export class EnvironmentDto {
   EVENTSTORE_CONNECTION_STRING?: string;
 
   /** The EventStoreDB server's MaxAppendSize (its default: 1 MiB). Only with EVENTSTORE_CONNECTION_STRING. */
-  @Transform(toInt)
-  @IsInt({ message: 'EVENTSTORE_MAX_APPEND_BYTES must be an integer' })
-  @Min(65_536)
-  @Max(1_073_741_824)
+  @IntegerSetting(65_536, 1_073_741_824)
   EVENTSTORE_MAX_APPEND_BYTES = 1_048_576;
 
   @Transform(emptyToUndefined)
@@ -168,39 +171,27 @@ export class EnvironmentDto {
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// (or postgresql://) connection string' })
   DATABASE_URL?: string;
 
-  @Transform(toInt)
-  @IsInt({ message: 'WEBHOOK_MAX_PAYLOAD_BYTES must be an integer' })
-  @Min(1)
-  @Max(64 * 1024 * 1024)
+  @IntegerSetting(1, 64 * 1024 * 1024)
   WEBHOOK_MAX_PAYLOAD_BYTES = 262_144;
 
-  @Transform(toInt)
-  @IsInt({ message: 'WEBHOOK_RATE_LIMIT_PER_MINUTE must be an integer' })
-  @Min(1)
-  @Max(1_000_000)
+  @IntegerSetting(1, 1_000_000)
   WEBHOOK_RATE_LIMIT_PER_MINUTE = 120;
 
-  @Transform(toInt)
-  @IsInt({ message: 'IDEMPOTENCY_RETENTION_SECONDS must be an integer' })
-  @Min(1)
-  @Max(366 * 24 * 3600)
+  @IntegerSetting(1, 366 * 24 * 3600)
   IDEMPOTENCY_RETENTION_SECONDS = 86_400;
 
   /**
    * How long a delivery's payload is kept (a webhook may set its own, in days): then it is removed
    * with every copy. The record of the delivery (ids, times, digest, outcome) stays.
    */
-  @Transform(toInt)
-  @IsInt({ message: 'PAYLOAD_RETENTION_SECONDS must be an integer' })
-  @Min(60, { message: 'PAYLOAD_RETENTION_SECONDS must be at least 60' })
-  @Max(3650 * 24 * 3600, { message: 'PAYLOAD_RETENTION_SECONDS must be at most 315360000 (3650 days)' })
+  @IntegerSetting(60, 3650 * 24 * 3600, {
+    min: 'PAYLOAD_RETENTION_SECONDS must be at least 60',
+    max: 'PAYLOAD_RETENTION_SECONDS must be at most 315360000 (3650 days)',
+  })
   PAYLOAD_RETENTION_SECONDS = 2_592_000;
 
   /** How far a signed sender's timestamp may be from now, either way (Standard Webhooks, Stripe). */
-  @Transform(toInt)
-  @IsInt({ message: 'WEBHOOK_SIGNATURE_TOLERANCE_SECONDS must be an integer' })
-  @Min(1)
-  @Max(24 * 3600)
+  @IntegerSetting(1, 24 * 3600)
   WEBHOOK_SIGNATURE_TOLERANCE_SECONDS = 300;
 
   @IsOptional()

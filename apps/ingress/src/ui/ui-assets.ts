@@ -5,8 +5,15 @@ import { VERIFICATION_SCHEMES } from '@wts/contracts';
 /** Where the static Config page lives in the repository (plain files, no build step). */
 const UI_RELATIVE_DIR = join('apps', 'ingress', 'ui');
 
-/** The two pages; every other file is an asset under `assets/`. */
+/** The two pages; every other file is an asset under `assets/`, or a piece of both pages under `partials/`. */
 export const UI_PAGES = { list: 'index.html', config: 'config.html' } as const;
+
+/**
+ * `<!-- include: name.html -->` alone on a line of a page: that line is replaced by the file
+ * `partials/name.html` (the head, site header and sign-in form, audit entries and dialog both pages
+ * show), once at start-up.
+ */
+const PARTIAL_INCLUDE = /^[ \t]*<!-- include: ([a-z0-9][a-z0-9-]*\.html) -->[ \t]*$/gm;
 
 const CONTENT_TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -65,9 +72,20 @@ export function findUiDirectory(start: string = __dirname): string {
   }
 }
 
+/** A page as served: its file with each include line replaced by its partial (a missing partial throws). */
+export function composeUiPage(root: string, page: string): string {
+  return readFileSync(join(root, page), 'utf8').replace(PARTIAL_INCLUDE, (_line, partial: string) =>
+    readFileSync(join(root, 'partials', partial), 'utf8').replace(/\n$/, ''),
+  );
+}
+
 /** Reads the pages and the allow-listed assets into memory, once. */
 export function loadUiFiles(root: string = findUiDirectory()): UiFiles {
   const read = (path: string, extension: string): UiFile => ({ body: readFileSync(path), contentType: CONTENT_TYPES[extension] as string });
+  const page = (name: string): UiFile => ({
+    body: Buffer.from(composeUiPage(root, name), 'utf8'),
+    contentType: CONTENT_TYPES.html as string,
+  });
   const assets = new Map<string, UiFile>();
   for (const name of readdirSync(join(root, 'assets')).sort()) {
     const match = ASSET_NAME.exec(name);
@@ -76,7 +94,7 @@ export function loadUiFiles(root: string = findUiDirectory()): UiFiles {
   for (const [name, source] of Object.entries(GENERATED_ASSETS))
     assets.set(name, { body: Buffer.from(source, 'utf8'), contentType: CONTENT_TYPES.js as string });
   return {
-    pages: { list: read(join(root, UI_PAGES.list), 'html'), config: read(join(root, UI_PAGES.config), 'html') },
+    pages: { list: page(UI_PAGES.list), config: page(UI_PAGES.config) },
     assets,
     vendor: loadVendorModules(),
   };

@@ -134,16 +134,19 @@ describe('Config page, Webhook section: safety, hostile text, paging, signing ou
       accepted.push((await server.deliver(enabled.webhook_id, enabled.secret, { data: { i } })).json.delivery_id as string);
     const parkedId = await server.appendDeliveryOutsideScope({ webhookId: enabled.webhook_id, routineId: pagedRoutine.id });
 
+    /** Listings follow the store within moments: refreshes the listing until the parked delivery's row is in it. */
+    const refreshUntilListed = (listing: 'deliveries' | 'parked', what: string): Promise<void> =>
+      refreshUntil(
+        page,
+        `#refresh-${listing}`,
+        async () => (await page.locator(`#${listing}-body tr[data-id="${parkedId}"]`).count()) > 0,
+        what,
+        5_000,
+      );
+
     await page.goto(`${server.baseUrl}/ui/routines/${pagedRoutine.id}/config`);
     await waitText('#webhook-state', 'Enabled');
-    // Listings follow the store within moments: reload until the newest delivery is listed.
-    await refreshUntil(
-      page,
-      '#refresh-deliveries',
-      async () => (await page.locator(`#deliveries-body tr[data-id="${parkedId}"]`).count()) > 0,
-      'the newest delivery listed',
-      5_000,
-    );
+    await refreshUntilListed('deliveries', 'the newest delivery listed');
     expect(await page.locator('#deliveries-body tr').count()).toBe(20);
     expect(await visible('#more-deliveries')).toBe(true);
     await page.click('#more-deliveries');
@@ -154,13 +157,7 @@ describe('Config page, Webhook section: safety, hostile text, paging, signing ou
     expect(listed).toEqual([parkedId, ...[...accepted].reverse()]);
     expect(await visible('#more-deliveries')).toBe(false);
 
-    await refreshUntil(
-      page,
-      '#refresh-parked',
-      async () => (await page.locator(`#parked-body tr[data-id="${parkedId}"]`).count()) > 0,
-      'the parked delivery listed',
-      5_000,
-    );
+    await refreshUntilListed('parked', 'the parked delivery listed');
     const cells = await page.locator(`#parked-body tr[data-id="${parkedId}"] td`).allTextContents();
     expect(cells[1]).toBe(parkedId);
     expect(cells[2]).toContain('account_out_of_scope');

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERIFICATION_SCHEMES } from '@wts/contracts';
-import { findUiDirectory } from '../../src/ui/ui-assets';
+import { composeUiPage, findUiDirectory } from '../../src/ui/ui-assets';
 import { UiTestServer } from '../../../../test/support/ui-test-server';
 
 const REQUIRED_CSP_DIRECTIVES = [
@@ -41,12 +41,18 @@ describe('Config page: serving', () => {
     await server.close();
   });
 
-  it('serves the routine list at /ui/ as HTML with the CSP and security headers, no token needed', async () => {
-    const page = await server.http('GET', '/ui/');
+  it.each([
+    ['the routine list', '/ui/', 'routines-page.js'],
+    ['the Config page of any routine id (the script reads the id)', '/ui/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/config', 'config-page.js'],
+  ])('serves %s at %s as HTML with the CSP and security headers, no token needed', async (_page, path, script) => {
+    const page = await server.http('GET', path);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expectSecurityHeaders(page.headers);
-    expect(page.text).toContain('<script type="module" src="/ui/assets/routines-page.js"></script>');
+    expect(page.text).toContain(`<script type="module" src="/ui/assets/${script}"></script>`);
+    // The pieces both pages share (partials/) are in the page as served.
+    expect(page.text).toContain('<form id="signin-form"');
+    expect(page.text).not.toContain('<!-- include:');
   });
 
   it('redirects /ui to /ui/', async () => {
@@ -54,14 +60,6 @@ describe('Config page: serving', () => {
     expect(answer.status).toBe(308);
     expect(answer.headers.get('location')).toBe('/ui/');
     expectSecurityHeaders(answer.headers);
-  });
-
-  it('serves the Config page of any routine id at /ui/routines/{id}/config (the script reads the id)', async () => {
-    const page = await server.http('GET', '/ui/routines/rtn_AAAAAAAAAAAAAAAAAAAAAA/config');
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expectSecurityHeaders(page.headers);
-    expect(page.text).toContain('src="/ui/assets/config-page.js"');
   });
 
   it('serves scripts, styles and the icon with their types and the same headers', async () => {
@@ -147,8 +145,15 @@ describe('Config page: the static files themselves', () => {
     expect(pages.sort()).toEqual(['config.html', 'index.html']);
   });
 
+  it.each(pages)('%s is whole once its partials are in: no include line left, one document', (name) => {
+    const html = composeUiPage(root, name);
+    expect(html).not.toMatch(/<!-- include:/);
+    expect(html.match(/<!doctype html>/g)).toHaveLength(1);
+    expect(html.match(/<\/html>/g)).toHaveLength(1);
+  });
+
   it.each(pages)('%s has no inline script, inline style or event-handler attribute', (name) => {
-    const html = readFileSync(join(root, name), 'utf8');
+    const html = composeUiPage(root, name);
     for (const tag of html.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/\bsrc="\/ui\/assets\/[a-z-]+\.js"/);
     expect(html).not.toMatch(/<script\b[^>]*>[^<\s]/);
     expect(html).not.toMatch(/<style\b/i);
@@ -158,7 +163,7 @@ describe('Config page: the static files themselves', () => {
   });
 
   it.each(pages)('%s labels every form control', (name) => {
-    const html = readFileSync(join(root, name), 'utf8');
+    const html = composeUiPage(root, name);
     const controls = [...html.matchAll(/<(input|select|textarea)\b[^>]*\bid="([^"]+)"/g)].map((match) => match[2] as string);
     expect(controls.length).toBeGreaterThan(0);
     for (const id of controls) expect({ id, labelled: html.includes(`<label for="${id}"`) }).toEqual({ id, labelled: true });

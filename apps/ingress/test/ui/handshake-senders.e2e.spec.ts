@@ -51,9 +51,10 @@ describe('Handshake providers on the Config page (browser)', () => {
   }
 
   beforeAll(async () => {
-    const ops = await server.createAccount('ops@example.com');
-    metaRoutine = (await server.createRoutine({ name: 'Meta page events', account_scope: [ops.id] })).id;
-    discordRoutine = (await server.createRoutine({ name: 'Discord events', account_scope: [ops.id] })).id;
+    ({ meta: metaRoutine, discord: discordRoutine } = await server.createScopedRoutines('ops@example.com', {
+      meta: 'Meta page events',
+      discord: 'Discord events',
+    }));
   });
 
   it('offers each handshake provider with where to paste the URL and its own fields', async () => {
@@ -77,7 +78,7 @@ describe('Handshake providers on the Config page (browser)', () => {
     await page.click('#enable');
     await waitText('#signing-secret-error', 'The secret was refused: a Discord public key is');
     expect(await activeId()).toBe('signing-secret');
-    expect((await server.adminOk('GET', `/admin/routines/${discordRoutine}/webhook`, undefined, 200)).state).toBe('not_configured');
+    expect((await server.webhookView(discordRoutine)).state).toBe('not_configured');
   });
 
   it("enables Meta: the verify token is asked for in place; then Meta's steps, nothing pasted shown again, no handshake yet", async () => {
@@ -100,7 +101,7 @@ describe('Handshake providers on the Config page (browser)', () => {
     expect(await visible('#webhook-handshake')).toBe(true);
     expect(await text('#webhook-handshake-where')).toContain('Verify token');
     await waitText('#webhook-handshake-result', 'None yet');
-    metaWebhookId = (await server.adminOk('GET', `/admin/routines/${metaRoutine}/webhook`, undefined, 200)).webhook_id;
+    metaWebhookId = (await server.webhookView(metaRoutine)).webhook_id;
     await shot('handshake-02-meta-enabled');
   });
 

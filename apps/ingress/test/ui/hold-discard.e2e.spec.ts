@@ -16,13 +16,10 @@ describe('Discarding held deliveries on the Config page (browser)', () => {
 
   it('asks twice, the second time with the count, then parks every held delivery and makes no run', async () => {
     const operatorKey = await server.createApiKey('operator on call', 'operator');
-    const account = await server.createAccount('discard@example.com');
-    const routineId = (await server.createRoutine({ name: 'Noisy import', account_scope: [account.id] })).id;
-    const enabled = await server.enableWebhook(routineId, account.email);
+    const { routineId, webhookId, secret } = await server.createEnabledRoutine('discard@example.com', 'Noisy import');
     await server.adminOk('POST', `/admin/routines/${routineId}/webhook/hold`, {}, 200);
     const kept: string[] = [];
-    for (let i = 0; i < 2; i += 1)
-      kept.push((await server.deliver(enabled.webhook_id, enabled.secret, { data: { i } })).json.delivery_id as string);
+    for (let i = 0; i < 2; i += 1) kept.push((await server.deliver(webhookId, secret, { data: { i } })).json.delivery_id as string);
     const path = `/admin/routines/${routineId}/webhook`;
     await eventually(
       async () => ((await server.adminOk('GET', path, undefined, 200)).held_deliveries === 2 ? true : undefined),
@@ -58,14 +55,7 @@ describe('Discarding held deliveries on the Config page (browser)', () => {
       await waitText(page, `#parked-body tr[data-id="${deliveryId}"]`, 'discarded_by_operator', 15_000);
     }
     expect((await server.adminOk('GET', `/admin/routines/${routineId}/runs`, undefined, 200)).runs).toEqual([]);
-    const entry = await eventually(
-      async () =>
-        ((await server.adminOk('GET', `/admin/audit?routine_id=${routineId}`, undefined, 200)).entries as { action: string }[]).find(
-          (candidate) => candidate.action === 'webhook.release',
-        ),
-      10_000,
-      'the discard on the audit trail',
-    );
+    const entry = await server.auditEntry(routineId, 'webhook.release', 'the discard on the audit trail');
     expect(entry).toMatchObject({ actor: { display: 'operator on call' }, detail: 'discarded 2 held deliveries' });
     expect(problems).toEqual([]);
     expect(refused).toEqual([]);

@@ -10,15 +10,13 @@
  */
 import { eventually } from '@wts/testing';
 import type { Page } from 'playwright-core';
-import { pageHelpers } from '../../../../test/support/page-test.kit';
+import { confirmThenEscape, focusedId, pageHelpers } from '../../../../test/support/page-test.kit';
 import { localDateTimeIn, useTabsTest } from '../../../../test/support/ui-tab';
 
 jest.setTimeout(60_000);
 
 /** The operator's browser runs in New York: release_at must carry that offset, not UTC's. */
 const OPERATOR_TIMEZONE = 'America/New_York';
-
-declare const document: { activeElement: { id: string } | null };
 
 describe('Hold and release on the Config page (browser)', () => {
   /** Bodies the operator's page POSTed to …/webhook/hold. */
@@ -39,10 +37,10 @@ describe('Hold and release on the Config page (browser)', () => {
   const held: { deliveryId: string; runId: string }[] = [];
 
   const { shot, text, waitText, visible } = pageHelpers(() => page);
-  const activeId = (): Promise<string> => page.evaluate(() => document.activeElement?.id ?? '');
+  const activeId = (): Promise<string> => focusedId(page);
   const configUrl = (): string => `${server.baseUrl}/ui/routines/${routineId}/config`;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const webhookView = (): Promise<any> => server.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
+  const webhookView = (): Promise<any> => server.webhookView(routineId);
   const runsListed = async (): Promise<string[]> =>
     ((await server.adminOk('GET', `/admin/routines/${routineId}/runs?limit=100`, undefined, 200)).runs as { run_id: string }[]).map(
       (run) => run.run_id,
@@ -71,20 +69,16 @@ describe('Hold and release on the Config page (browser)', () => {
 
     // The time is optional: leave it empty, go to the button and press Enter.
     expect(await page.inputValue('#hold-release-at')).toBe('');
-    await page.focus('#hold');
-    await page.keyboard.press('Enter');
-    await page.locator('#confirm-dialog').waitFor();
-    expect(await text('#confirm-title')).toBe('Hold the runs?');
-    const message = await text('#confirm-message');
-    expect(message).toContain('Senders keep getting 202 and every delivery is kept: nothing is lost.');
-    expect(message).toContain('No run is created until someone releases it.');
-    expect(message).toContain('in the order the deliveries arrived');
-    expect(message).toContain('disable the webhook: senders then get 404');
-    expect(await activeId()).toBe('confirm-cancel');
-    await shot('hold-01-confirm-hold');
-    await page.keyboard.press('Escape');
-    await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
-    expect(await activeId()).toBe('hold');
+    await confirmThenEscape(page, 'hold', {
+      title: 'Hold the runs?',
+      says: [
+        'Senders keep getting 202 and every delivery is kept: nothing is lost.',
+        'No run is created until someone releases it.',
+        'in the order the deliveries arrived',
+        'disable the webhook: senders then get 404',
+      ],
+      shot: 'hold-01-confirm-hold',
+    });
     expect((await webhookView()).held).toBe(false);
     expect(holdBodies).toEqual([]);
 

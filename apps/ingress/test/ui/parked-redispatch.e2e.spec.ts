@@ -12,7 +12,7 @@
  */
 import { eventually } from '@wts/testing';
 import type { Page } from 'playwright-core';
-import { pageHelpers } from '../../../../test/support/page-test.kit';
+import { confirmThenEscape, focusedId, pageHelpers } from '../../../../test/support/page-test.kit';
 import { useTabsTest } from '../../../../test/support/ui-tab';
 import { UI_ADMIN_TOKEN } from '../../../../test/support/ui-test-server';
 
@@ -45,7 +45,7 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
   let outOfScope = '';
 
   const { shot, text, waitText, visible } = pageHelpers(() => page);
-  const activeId = (): Promise<string> => page.evaluate(() => document.activeElement?.id ?? '');
+  const activeId = (): Promise<string> => focusedId(page);
   const row = (deliveryId: string): string => `#parked-body tr[data-id="${deliveryId}"]`;
   const runsOf = async (routine: string): Promise<string[]> =>
     ((await server.adminOk('GET', `/admin/routines/${routine}/runs?limit=100`, undefined, 200)).runs as { run_id: string }[]).map(
@@ -128,19 +128,11 @@ describe('Re-dispatching parked deliveries on the Config page (browser)', () => 
       `Select the parked delivery ${outOfScope}`,
     );
 
-    await page.focus('#redispatch');
-    await page.keyboard.press('Enter');
-    await page.locator('#confirm-dialog').waitFor();
-    expect(await text('#confirm-title')).toBe('Re-dispatch 2 parked deliveries?');
-    const message = await text('#confirm-message');
-    expect(message).toContain('oldest first');
-    expect(message).toContain('never a second run for a delivery');
-    expect(message).toContain('parked again with its reason');
-    expect(await activeId()).toBe('confirm-cancel');
-    await shot('parked-01-confirm-redispatch');
-    await page.keyboard.press('Escape');
-    await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
-    expect(await activeId()).toBe('redispatch');
+    await confirmThenEscape(page, 'redispatch', {
+      title: 'Re-dispatch 2 parked deliveries?',
+      says: ['oldest first', 'never a second run for a delivery', 'parked again with its reason'],
+      shot: 'parked-01-confirm-redispatch',
+    });
     expect(sent).toEqual([]);
     expect(await runsOf(routineId)).toEqual([]);
   });

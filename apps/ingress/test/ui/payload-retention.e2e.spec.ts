@@ -5,7 +5,6 @@
  * API answers, and is on the audit trail; "Use the default" goes back. A viewer sees the retention
  * but no control, and why. The line next to the control says a change applies from now on.
  */
-import { eventually } from '@wts/testing';
 import { shotOf, waitText } from '../../../../test/support/page-test.kit';
 import { useTabsTest } from '../../../../test/support/ui-tab';
 
@@ -16,10 +15,8 @@ describe('Payload retention on the Config page (browser)', () => {
 
   it('an operator sets the days (shown after a reload, on the trail), a bad value is refused, and the default comes back', async () => {
     const operatorKey = await server.createApiKey('retention operator', 'operator');
-    const account = await server.createAccount('retention@example.com');
-    const routineId = (await server.createRoutine({ name: 'Customer events', account_scope: [account.id] })).id as string;
+    const { routineId } = await server.createEnabledRoutine('retention@example.com', 'Customer events');
     const path = `/admin/routines/${routineId}/webhook`;
-    await server.enableWebhook(routineId, account.email);
 
     const url = `${server.baseUrl}/ui/routines/${routineId}/config`;
     const page = await openTab(url, operatorKey);
@@ -47,14 +44,7 @@ describe('Payload retention on the Config page (browser)', () => {
     await page.reload();
     await waitText(page, '#retention-current', '45 days');
     expect(await page.inputValue('#retention-days')).toBe('45');
-    const entry = await eventually(
-      async () =>
-        ((await server.adminOk('GET', `/admin/audit?routine_id=${routineId}`, undefined, 200)).entries as { action: string }[]).find(
-          (candidate) => candidate.action === 'webhook.retention',
-        ),
-      10_000,
-      'the change on the audit trail',
-    );
+    const entry = await server.auditEntry(routineId, 'webhook.retention', 'the change on the audit trail');
     expect(entry).toMatchObject({ actor: { display: 'retention operator' }, detail: 'payload retention 45 days' });
 
     await page.click('#retention-default');
@@ -66,10 +56,8 @@ describe('Payload retention on the Config page (browser)', () => {
 
   it('a viewer sees the retention, no control, and which role changes it', async () => {
     const viewerKey = await server.createApiKey('retention viewer', 'viewer');
-    const account = await server.createAccount('retention-viewer@example.com');
-    const routineId = (await server.createRoutine({ name: 'Read only', account_scope: [account.id] })).id as string;
+    const { routineId } = await server.createEnabledRoutine('retention-viewer@example.com', 'Read only');
     const path = `/admin/routines/${routineId}/webhook`;
-    await server.enableWebhook(routineId, account.email);
     await server.adminOk('PATCH', path, { payload_retention_days: 7 }, 200);
 
     const page = await openTab(`${server.baseUrl}/ui/routines/${routineId}/config`, viewerKey, {}, 'ignored');

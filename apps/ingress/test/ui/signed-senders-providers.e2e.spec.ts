@@ -26,15 +26,14 @@ const CHOICES = [
 
 describe("Signed senders on the Config page: the providers' schemes (browser)", () => {
   const { server, page, shot, text, waitText, visible, everythingShown, openConfig } = usePageTest();
-  const routines = { linear: '', sentry: '', gitlab: '' };
-
-  const webhookView = (routineId: string) => server.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
+  let routines: Record<'linear' | 'sentry' | 'gitlab', string>;
 
   beforeAll(async () => {
-    const ops = await server.createAccount('ops@example.com');
-    routines.linear = (await server.createRoutine({ name: 'Linear issues', account_scope: [ops.id] })).id;
-    routines.sentry = (await server.createRoutine({ name: 'Sentry alerts', account_scope: [ops.id] })).id;
-    routines.gitlab = (await server.createRoutine({ name: 'GitLab pushes', account_scope: [ops.id] })).id;
+    routines = await server.createScopedRoutines('ops@example.com', {
+      linear: 'Linear issues',
+      sentry: 'Sentry alerts',
+      gitlab: 'GitLab pushes',
+    });
   });
 
   it("offers each provider's scheme: its header and where to paste the URL in one line, its own secret field, the override off", async () => {
@@ -56,7 +55,7 @@ describe("Signed senders on the Config page: the providers' schemes (browser)", 
     await page.check('#scheme-linear');
     await page.click('#enable');
     await waitText('#signing-secret-error', "Paste the Linear webhook's signing secret");
-    expect((await webhookView(routines.linear)).state).toBe('not_configured');
+    expect((await server.webhookView(routines.linear)).state).toBe('not_configured');
 
     await page.fill('#signing-secret', LINEAR_SECRET);
     await page.click('#enable');
@@ -69,7 +68,7 @@ describe("Signed senders on the Config page: the providers' schemes (browser)", 
     expect(await everythingShown()).not.toContain(LINEAR_SECRET);
     expect(await text('#webhook-verification')).toBe('Linear signature');
     expect(await text('#test-signed')).toContain('Send a test from Linear');
-    expect(await webhookView(routines.linear)).toMatchObject({ state: 'enabled', verification: { scheme: 'linear' } });
+    expect(await server.webhookView(routines.linear)).toMatchObject({ state: 'enabled', verification: { scheme: 'linear' } });
     await shot('signed-providers-02-linear-enabled');
   });
 
@@ -82,7 +81,7 @@ describe("Signed senders on the Config page: the providers' schemes (browser)", 
     await waitText('#signing-secret-error', "The secret was refused: a Sentry secret is the integration's Client Secret");
     expect(await text('#signing-secret-error')).toContain('Developer Settings');
     expect(await page.getAttribute('#signing-secret', 'aria-invalid')).toBe('true');
-    expect((await webhookView(routines.sentry)).state).toBe('not_configured');
+    expect((await server.webhookView(routines.sentry)).state).toBe('not_configured');
     await shot('signed-providers-03-sentry-refused');
   });
 

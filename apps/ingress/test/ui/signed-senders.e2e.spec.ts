@@ -19,7 +19,7 @@ const STRIPE_SECRET = 'whsec_stripeEndpointSecret0123456789ABCDEF';
 
 describe('Signed senders on the Config page (browser)', () => {
   const { server, page, shot, text, waitText, visible, everythingShown, openConfig } = usePageTest();
-  const routines: Record<'github' | 'standard' | 'stripe', string> = { github: '', standard: '', stripe: '' };
+  let routines: Record<'github' | 'standard' | 'stripe', string>;
   let githubWebhookId = '';
 
   const activeId = (): Promise<string> =>
@@ -28,13 +28,13 @@ describe('Signed senders on the Config page (browser)', () => {
       .first()
       .getAttribute('id')
       .then((id) => id ?? '');
-  const webhookView = (routineId: string) => server.adminOk('GET', `/admin/routines/${routineId}/webhook`, undefined, 200);
 
   beforeAll(async () => {
-    const ops = await server.createAccount('ops@example.com');
-    routines.github = (await server.createRoutine({ name: 'GitHub issues', account_scope: [ops.id] })).id;
-    routines.standard = (await server.createRoutine({ name: 'Svix events', account_scope: [ops.id] })).id;
-    routines.stripe = (await server.createRoutine({ name: 'Stripe payments', account_scope: [ops.id] })).id;
+    routines = await server.createScopedRoutines('ops@example.com', {
+      github: 'GitHub issues',
+      standard: 'Svix events',
+      stripe: 'Stripe payments',
+    });
   });
 
   it('offers the verification choice: bearer by default; a signed scheme asks for its secret and turns the override off, saying why', async () => {
@@ -78,7 +78,7 @@ describe('Signed senders on the Config page (browser)', () => {
     await page.click('#enable');
     await waitText('#signing-secret-error', 'Paste the GitHub webhook secret');
     expect(await activeId()).toBe('signing-secret');
-    expect((await webhookView(routines.github)).state).toBe('not_configured');
+    expect((await server.webhookView(routines.github)).state).toBe('not_configured');
 
     await page.fill('#signing-secret', GITHUB_SECRET);
     await page.click('#enable');
@@ -108,7 +108,7 @@ describe('Signed senders on the Config page (browser)', () => {
     // The page cannot sign for GitHub: no test form, a note saying where to test from.
     expect(await visible('#test-form')).toBe(false);
     expect(await text('#test-signed')).toMatch(/^Send a test from GitHub .*the page cannot sign requests for GitHub\.$/);
-    expect(await webhookView(routines.github)).toMatchObject({
+    expect(await server.webhookView(routines.github)).toMatchObject({
       state: 'enabled',
       verification: { scheme: 'github' },
       account_override_allowed: false,
@@ -211,7 +211,7 @@ describe('Signed senders on the Config page (browser)', () => {
     expect(await text('#webhook-verification')).toBe('Standard Webhooks signature');
     expect(await visible('#test-form')).toBe(false);
     expect(await text('#test-signed')).toContain('Send a test from your sender');
-    expect(await webhookView(routines.standard)).toMatchObject({ verification: { scheme: 'standard_webhooks' } });
+    expect(await server.webhookView(routines.standard)).toMatchObject({ verification: { scheme: 'standard_webhooks' } });
     await shot('signed-05-standard-webhooks-secret');
 
     // Rotate works as for a bearer secret: confirmed, a new secret shown once.
@@ -239,7 +239,7 @@ describe('Signed senders on the Config page (browser)', () => {
     expect(await page.getAttribute('#signing-secret', 'aria-invalid')).toBe('true');
     expect(await activeId()).toBe('signing-secret');
     expect(await visible('#enable-error')).toBe(false);
-    expect((await webhookView(routines.stripe)).state).toBe('not_configured');
+    expect((await server.webhookView(routines.stripe)).state).toBe('not_configured');
     await shot('signed-06-stripe-secret-refused');
 
     await page.fill('#signing-secret', STRIPE_SECRET);

@@ -1,9 +1,9 @@
 import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type DispatchParked, type RunCreated } from '@wts/contracts';
-import { eventually } from '@wts/testing';
+import { ACCOUNT_A, ROUTINE_ID, eventually } from '@wts/testing';
 import { systemClock } from '../shared/system-runtime.adapter';
 import { DISCARDED_BY_OPERATOR, DispatchDeliveryUseCase, type DeliveryToDispatch, type DispatchRequest } from './dispatch-delivery.usecase';
 import { ParkDispatchUseCase } from './park-dispatch.usecase';
-import { ACCOUNT, HELD, ROUTINE, ReleaseDrainFixture, T0, heldEvent, releasedEvent } from './testing/release-drain.fixtures';
+import { HELD, ReleaseDrainFixture, T0, heldEvent, releasedEvent } from './testing/release-drain.fixtures';
 
 const OUTSIDER = 'acc_BBBBBBBBBBBBBBBBBBBBBB';
 
@@ -19,15 +19,12 @@ describe('a release judges held deliveries as things stand at the release', () =
   beforeEach(async () => {
     f = new ReleaseDrainFixture();
     await f.setUp();
-    await f.append(ACCOUNT_CATALOG_STREAM, {
-      type: 'AccountConnected',
-      data: { accountId: OUTSIDER, email: 'b@example.com', aliases: [], connectedAt: T0 },
-    });
-    await f.append(Streams.routine(ROUTINE), {
+    await f.connectAccount(OUTSIDER, 'b@example.com');
+    await f.append(Streams.routine(ROUTINE_ID), {
       type: 'RoutineUpdated',
       data: {
-        routineId: ROUTINE,
-        changes: { instructions: 'OLD', tools: [{ name: 'mail.send', sendsExternally: true }], accountScope: [ACCOUNT, OUTSIDER] },
+        routineId: ROUTINE_ID,
+        changes: { instructions: 'OLD', tools: [{ name: 'mail.send', sendsExternally: true }], accountScope: [ACCOUNT_A, OUTSIDER] },
         updatedAt: T0,
       },
     });
@@ -36,7 +33,7 @@ describe('a release judges held deliveries as things stand at the release', () =
   afterEach(() => f.tearDown());
 
   const updateRoutine = (changes: Record<string, unknown>): Promise<void> =>
-    f.append(Streams.routine(ROUTINE), { type: 'RoutineUpdated', data: { routineId: ROUTINE, changes, updatedAt: T0 } });
+    f.append(Streams.routine(ROUTINE_ID), { type: 'RoutineUpdated', data: { routineId: ROUTINE_ID, changes, updatedAt: T0 } });
   const setActive = (accountId: string, active: boolean): Promise<void> =>
     f.append(ACCOUNT_CATALOG_STREAM, { type: 'AccountUpdated', data: { accountId, active, updatedAt: T0 } });
 
@@ -90,10 +87,10 @@ describe('a release judges held deliveries as things stand at the release', () =
     const inScope = [await f.deliver(HELD, 1), await f.deliver(HELD, 2)];
     const outside = await f.deliver(HELD, 3, OUTSIDER);
     // The fix made during the hold: new instructions, no tool, and the second account out of scope.
-    await updateRoutine({ instructions: 'NEW', tools: [], accountScope: [ACCOUNT] });
+    await updateRoutine({ instructions: 'NEW', tools: [], accountScope: [ACCOUNT_A] });
     await f.append(Streams.webhook(HELD), releasedEvent(HELD));
     // A change after the release is not what the release judged on.
-    await updateRoutine({ instructions: 'LATER', accountScope: [ACCOUNT, OUTSIDER] });
+    await updateRoutine({ instructions: 'LATER', accountScope: [ACCOUNT_A, OUTSIDER] });
 
     await drainOnce();
 

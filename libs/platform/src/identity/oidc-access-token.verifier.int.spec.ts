@@ -1,9 +1,8 @@
-import { eventually } from '@wts/testing';
 import { createPublicKey, type JsonWebKey as NodeJsonWebKey } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { OIDC_TEST_NAMESPACED_ROLES_CLAIM, generateSigningKeys, startOidcProvider } from '../../../../test/support/oidc-provider.harness';
-import { expectRefused, useOidcProvider } from './testing/oidc-access-token.verifier.fixtures';
+import { eventuallyRefused, expectRefused, useOidcProvider, verifiedAs } from './testing/oidc-access-token.verifier.fixtures';
 
 jest.setTimeout(20_000);
 
@@ -18,47 +17,23 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
       ['admin-bot', 'admin'],
     ] as const)('given a client-credentials token of %s, then verified as %s, named by its subject', async (clientId, role) => {
       const token = await provider.clientCredentialsToken(clientId);
-      expect(await verifierFor().verify(token)).toEqual({
-        kind: 'verified',
-        subject: clientId,
-        display: clientId,
-        displayVerified: false,
-        role,
-      });
+      expect(await verifierFor().verify(token)).toEqual(verifiedAs(clientId, { displayVerified: false, role }));
     });
 
     it('given a client without roles, then verified with no role (the caller refuses it what needs one)', async () => {
       const token = await provider.clientCredentialsToken('noroles-bot');
-      expect(await verifierFor().verify(token)).toEqual({
-        kind: 'verified',
-        subject: 'noroles-bot',
-        display: 'noroles-bot',
-        displayVerified: false,
-        role: undefined,
-      });
+      expect(await verifierFor().verify(token)).toEqual(verifiedAs('noroles-bot', { displayVerified: false, role: undefined }));
     });
 
     it('given a person signed in through the login form, then verified with their verified email as display and their role', async () => {
       const token = await provider.signInToken('ada@example.com');
-      expect(await verifierFor().verify(token)).toEqual({
-        kind: 'verified',
-        subject: 'ada@example.com',
-        display: 'ada@example.com',
-        displayVerified: true,
-        role: 'operator',
-      });
+      expect(await verifierFor().verify(token)).toEqual(verifiedAs('ada@example.com', { displayVerified: true, role: 'operator' }));
     });
 
     it("given a person whose email the provider did not verify (someone else's address), then named by their subject, not that email", async () => {
       const token = await provider.signInToken('mallory');
       expect(decodeJwt(token)).toMatchObject({ sub: 'mallory', email: 'root@example.com', email_verified: false });
-      expect(await verifierFor().verify(token)).toEqual({
-        kind: 'verified',
-        subject: 'mallory',
-        display: 'mallory',
-        displayVerified: false,
-        role: 'viewer',
-      });
+      expect(await verifierFor().verify(token)).toEqual(verifiedAs('mallory', { displayVerified: false, role: 'viewer' }));
     });
 
     it.each([
@@ -74,15 +49,7 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
       const token = await provider.clientCredentialsToken('short-lived-bot');
       const strict = verifierFor({ clockToleranceSeconds: 0 });
       expect(await strict.verify(token)).toMatchObject({ kind: 'verified', role: 'viewer' });
-      const refusal = await eventually(
-        async () => {
-          const outcome = await strict.verify(token);
-          return outcome.kind === 'refused' ? outcome : undefined;
-        },
-        6_000,
-        'the two-second token to expire',
-        250,
-      );
+      const refusal = await eventuallyRefused(strict, token, { timeoutMs: 6_000, what: 'the two-second token to expire', everyMs: 250 });
       expectRefused(refusal, 'expired', token);
       expect(decodeJwt(token).exp! * 1000).toBeLessThanOrEqual(Date.now());
       expect(await verifierFor().verify(token)).toMatchObject({ kind: 'verified' });
@@ -172,15 +139,11 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
       expectRefused(await following.verify(retiredToken), 'invalid', retiredToken, /ERR_JWKS_NO_MATCHING_KEY/);
       expect(await caching.verify(retiredToken)).toMatchObject({ kind: 'verified', role: 'operator' });
 
-      const refusal = await eventually(
-        async () => {
-          const outcome = await shortCache.verify(retiredToken);
-          return outcome.kind === 'refused' ? outcome : undefined;
-        },
-        5_000,
-        'the retired key to leave the one-second cache',
-        200,
-      );
+      const refusal = await eventuallyRefused(shortCache, retiredToken, {
+        timeoutMs: 5_000,
+        what: 'the retired key to leave the one-second cache',
+        everyMs: 200,
+      });
       expectRefused(refusal, 'invalid', retiredToken, /ERR_JWKS_NO_MATCHING_KEY/);
       expect(await shortCache.verify(newToken)).toMatchObject({ kind: 'verified', role: 'operator' });
     });
@@ -193,15 +156,11 @@ describe('OidcAccessTokenVerifier against a real OpenID provider (oidc-provider)
       try {
         const neverDiscovered = verifierFor();
         expectRefused(await neverDiscovered.verify(token), 'unavailable', token, /discovery of .* failed/);
-        const refusal = await eventually(
-          async () => {
-            const outcome = await shortCache.verify(token);
-            return outcome.kind === 'refused' ? outcome : undefined;
-          },
-          5_000,
-          'the cached keys to age with the provider down',
-          200,
-        );
+        const refusal = await eventuallyRefused(shortCache, token, {
+          timeoutMs: 5_000,
+          what: 'the cached keys to age with the provider down',
+          everyMs: 200,
+        });
         expectRefused(refusal, 'unavailable', token, /the keys at .* cannot be had/);
         expectRefused(await neverDiscovered.verify(token), 'unavailable', token);
         // What the token alone shows is decided without the provider: still invalid, not unavailable.

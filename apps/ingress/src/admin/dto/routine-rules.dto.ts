@@ -8,7 +8,7 @@ import {
   MaxLength,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { OptionalNotNull } from './optional-not-null.decorator';
+import { OptionalText } from './optional-not-null.decorator';
 
 /** `filter`: a CEL expression (a string; the service checks what it says), or null for none. */
 @ValidatorConstraint({ name: 'filter' })
@@ -75,9 +75,7 @@ export class TryRulesDto extends RoutineRulesFieldsDto {
   @MaxLength(256, { message: 'content_type must be at most 256 characters' })
   content_type?: string;
 
-  @OptionalNotNull()
-  @IsString({ message: 'event_type must be a string' })
-  @MaxLength(256, { message: 'event_type must be at most 256 characters' })
+  @OptionalText('event_type', 256)
   event_type?: string;
 
   /** What the filter sees as `headers` (names are lower-cased); absent: none. */

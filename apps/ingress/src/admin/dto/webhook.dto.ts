@@ -5,8 +5,6 @@ import {
   IsBoolean,
   IsIn,
   IsObject,
-  IsString,
-  MaxLength,
   Validate,
   ValidateIf,
   ValidateNested,
@@ -17,7 +15,7 @@ import {
 } from 'class-validator';
 
 import { IsDateTime } from './date-time.decorator';
-import { OptionalNotNull } from './optional-not-null.decorator';
+import { OptionalNotNull, OptionalText } from './optional-not-null.decorator';
 import { RoutineRulesFieldsDto } from './routine-rules.dto';
 
 const EMAIL = { allow_utf8_local_part: true, require_tld: false };
@@ -67,36 +65,42 @@ export interface CredentialFieldsDto {
   client_state?: string;
 }
 
+/** Each credential field's longest accepted value. */
+const CREDENTIAL_MAX_LENGTH = { secret: 1024, verify_token: 256, public_key: 128, client_state: 256 } as const;
+
+/**
+ * The credential fields as a body carries them: each may be left out (not null), a string of at
+ * most its length; `path` is where they sit, as the messages name them ('verification.' in enable).
+ */
+function credentialFields(path: string): new () => CredentialFieldsDto {
+  const field = (name: keyof typeof CREDENTIAL_MAX_LENGTH): PropertyDecorator =>
+    OptionalText(`${path}${name}`, CREDENTIAL_MAX_LENGTH[name]);
+  class CredentialFields implements CredentialFieldsDto {
+    @field('secret')
+    secret?: string;
+
+    /** Meta: the verify token typed in Meta's webhook settings. */
+    @field('verify_token')
+    verify_token?: string;
+
+    /** Discord: the application's public key, hex. */
+    @field('public_key')
+    public_key?: string;
+
+    /** Microsoft Graph: the subscription's clientState. */
+    @field('client_state')
+    client_state?: string;
+  }
+  return CredentialFields;
+}
+
 /**
  * How deliveries prove their sender; what is pasted (a provider's secret, Meta's verify token,
  * Discord's public key, Graph's clientState) is never shown again.
  */
-export class VerificationDto implements CredentialFieldsDto {
+export class VerificationDto extends credentialFields('verification.') {
   @IsIn(VERIFICATION_SCHEMES, { message: `verification.scheme must be one of ${VERIFICATION_SCHEMES.join(', ')}` })
   scheme!: VerificationScheme;
-
-  @OptionalNotNull()
-  @IsString({ message: 'verification.secret must be a string' })
-  @MaxLength(1024, { message: 'verification.secret must be at most 1024 characters' })
-  secret?: string;
-
-  /** Meta: the verify token typed in Meta's webhook settings. */
-  @OptionalNotNull()
-  @IsString({ message: 'verification.verify_token must be a string' })
-  @MaxLength(256, { message: 'verification.verify_token must be at most 256 characters' })
-  verify_token?: string;
-
-  /** Discord: the application's public key, hex. */
-  @OptionalNotNull()
-  @IsString({ message: 'verification.public_key must be a string' })
-  @MaxLength(128, { message: 'verification.public_key must be at most 128 characters' })
-  public_key?: string;
-
-  /** Microsoft Graph: the subscription's clientState. */
-  @OptionalNotNull()
-  @IsString({ message: 'verification.client_state must be a string' })
-  @MaxLength(256, { message: 'verification.client_state must be at most 256 characters' })
-  client_state?: string;
 }
 
 export class EnableWebhookDto extends RoutineRulesFieldsDto {
@@ -135,27 +139,7 @@ export class ChangeWebhookDto extends RoutineRulesFieldsDto {
  * Rotate's body: a webhook whose credential is the provider's takes the new one (`secret`; Meta's
  * `secret` and `verify_token`; Discord's `public_key`; Graph's `client_state`); others need none.
  */
-export class RotateWebhookDto implements CredentialFieldsDto {
-  @OptionalNotNull()
-  @IsString({ message: 'secret must be a string' })
-  @MaxLength(1024, { message: 'secret must be at most 1024 characters' })
-  secret?: string;
-
-  @OptionalNotNull()
-  @IsString({ message: 'verify_token must be a string' })
-  @MaxLength(256, { message: 'verify_token must be at most 256 characters' })
-  verify_token?: string;
-
-  @OptionalNotNull()
-  @IsString({ message: 'public_key must be a string' })
-  @MaxLength(128, { message: 'public_key must be at most 128 characters' })
-  public_key?: string;
-
-  @OptionalNotNull()
-  @IsString({ message: 'client_state must be a string' })
-  @MaxLength(256, { message: 'client_state must be at most 256 characters' })
-  client_state?: string;
-}
+export class RotateWebhookDto extends credentialFields('') {}
 
 /** Hold's body: an optional time after which the service releases the hold by itself. */
 export class HoldWebhookDto {
@@ -171,8 +155,6 @@ export class ReleaseWebhookDto {
   discard?: boolean;
 
   /** With discard: the hold the operator looked at (the view's `held_since`); another hold, or none, refuses the discard (409). */
-  @OptionalNotNull()
-  @IsString({ message: 'held_since must be a string' })
-  @MaxLength(64, { message: 'held_since must be at most 64 characters' })
+  @OptionalText('held_since', 64)
   held_since?: string;
 }

@@ -1,5 +1,6 @@
 import { ACCOUNT_CATALOG_STREAM, Streams, type DeliveryAccepted, type ServiceEvent } from '@wts/contracts';
 import { SqliteEventStore, type AppendOptions } from '@wts/event-store';
+import { ACCOUNT_A, ROUTINE_ID } from '@wts/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +10,6 @@ import type { DispatchDelivery } from '../dispatch-delivery.usecase';
 import { ParkDispatchUseCase } from '../park-dispatch.usecase';
 import { ReleaseDrainWorker } from '../release-drain.worker';
 
-export const ROUTINE = 'rtn_AAAAAAAAAAAAAAAAAAAAAA';
-export const ACCOUNT = 'acc_AAAAAAAAAAAAAAAAAAAAAA';
 export const HELD = 'whk_HELDHELDHELDHELDHELDH';
 export const OTHER = 'whk_OTHEROTHEROTHEROTHERO';
 export const T0 = '2026-01-01T00:00:00.000Z';
@@ -28,7 +27,7 @@ export const releasedEvent = (webhookId: string, discard = false): ServiceEvent 
 });
 
 /**
- * A store for the release drain's tests (test code, not shipped): a routine with account ACCOUNT in
+ * A store for the release drain's tests (test code, not shipped): a routine with account ACCOUNT_A in
  * scope, webhooks HELD and OTHER enabled on it, and helpers to append events and deliveries.
  */
 export class ReleaseDrainFixture {
@@ -43,27 +42,37 @@ export class ReleaseDrainFixture {
   }
 
   async setUp(): Promise<void> {
-    await this.append(ACCOUNT_CATALOG_STREAM, {
-      type: 'AccountConnected',
-      data: { accountId: ACCOUNT, email: 'ops@example.com', aliases: [], connectedAt: T0 },
-    });
-    await this.append(Streams.routine(ROUTINE), {
+    await this.connectAccount(ACCOUNT_A, 'ops@example.com');
+    await this.append(Streams.routine(ROUTINE_ID), {
       type: 'RoutineCreated',
-      data: { routineId: ROUTINE, name: 'T', instructions: 'i', tools: [], mode: 'supervised', accountScope: [ACCOUNT], createdAt: T0 },
+      data: {
+        routineId: ROUTINE_ID,
+        name: 'T',
+        instructions: 'i',
+        tools: [],
+        mode: 'supervised',
+        accountScope: [ACCOUNT_A],
+        createdAt: T0,
+      },
     });
     for (const webhookId of [HELD, OTHER]) {
       await this.append(Streams.webhook(webhookId), {
         type: 'WebhookEnabled',
         data: {
           webhookId,
-          routineId: ROUTINE,
+          routineId: ROUTINE_ID,
           secretDigest: 'b'.repeat(64),
-          defaultAccount: { accountId: ACCOUNT, email: 'ops@example.com' },
+          defaultAccount: { accountId: ACCOUNT_A, email: 'ops@example.com' },
           accountOverrideAllowed: false,
           enabledAt: T0,
         },
       });
     }
+  }
+
+  /** An account connected at T0 (no aliases). */
+  async connectAccount(accountId: string, email: string): Promise<void> {
+    await this.append(ACCOUNT_CATALOG_STREAM, { type: 'AccountConnected', data: { accountId, email, aliases: [], connectedAt: T0 } });
   }
 
   /** The directory holding the store's files (events.sqlite and its -wal and -shm). */
@@ -86,14 +95,14 @@ export class ReleaseDrainFixture {
   }
 
   /** A delivery accepted at T0, its payload kept apart (`delivery <i>` unless given) until PAYLOAD_EXPIRES_AT unless given. */
-  async deliver(webhookId: string, i: number, accountId = ACCOUNT, body?: { text: string; expiresAt: string }): Promise<string> {
+  async deliver(webhookId: string, i: number, accountId = ACCOUNT_A, body?: { text: string; expiresAt: string }): Promise<string> {
     const text = body?.text ?? `delivery ${i}`;
     const expiresAt = body?.expiresAt ?? PAYLOAD_EXPIRES_AT;
     const suffix = `${webhookId.slice(4, 8)}${String(i).padStart(18, '0')}`;
     const data: DeliveryAccepted['data'] = {
       deliveryId: `dlv_${suffix}`,
       webhookId,
-      routineId: ROUTINE,
+      routineId: ROUTINE_ID,
       runId: `run_${suffix}`,
       triggerAccount: { accountId, email: 'ops@example.com' },
       payloadFormat: 'text',

@@ -1,4 +1,5 @@
 import type { RefusedAccessToken, VerifiedAccessToken } from '@wts/application';
+import { eventually } from '@wts/testing';
 import type { JSONWebKeySet } from 'jose';
 import {
   OIDC_TEST_AUDIENCE,
@@ -52,6 +53,14 @@ export function useOidcProvider(): OidcProviderUnderTest {
   };
 }
 
+/** What verify answers for a token of `subject` that names it by its subject (display). */
+export function verifiedAs(
+  subject: string,
+  facts: { readonly displayVerified: boolean; readonly role: VerifiedAccessToken['role'] },
+): VerifiedAccessToken {
+  return { kind: 'verified', subject, display: subject, ...facts };
+}
+
 /** Refused for `reason`, its detail matching `detail` when given. */
 export function expectRefused(
   outcome: VerifiedAccessToken | RefusedAccessToken,
@@ -64,4 +73,21 @@ export function expectRefused(
   if (detail) expect(refusal.detail).toMatch(detail);
   // The detail goes to logs and the audit trail: never the token, nor any part of it.
   for (const part of [token, ...token.split('.')].filter((piece) => piece.length >= 8)) expect(refusal.detail).not.toContain(part);
+}
+
+/** Asks `verifier` about `token` again (every `everyMs`, for `timeoutMs` at most, waiting for `what`) until it refuses it: that refusal. */
+export function eventuallyRefused(
+  verifier: OidcAccessTokenVerifier,
+  token: string,
+  wait: { readonly timeoutMs: number; readonly what: string; readonly everyMs: number },
+): Promise<RefusedAccessToken> {
+  return eventually(
+    async () => {
+      const outcome = await verifier.verify(token);
+      return outcome.kind === 'refused' ? outcome : undefined;
+    },
+    wait.timeoutMs,
+    wait.what,
+    wait.everyMs,
+  );
 }
