@@ -22,11 +22,16 @@ export const HOURLY_PRUNE_LIMIT = 1_000;
 
 const HOUR_MS = 3_600_000;
 
+/** The last hour hourOf made: every delivery of that hour is counted under it without formatting it again. */
+let lastHour = { start: Number.NaN, text: '' };
+
 /** The start of the hour `at` falls in (ISO 8601, UTC). RangeError for a time that is not one. */
 export function hourOf(at: string | Date): string {
-  const ms = (typeof at === 'string' ? new Date(at) : at).getTime();
+  const ms = typeof at === 'string' ? Date.parse(at) : at.getTime();
   if (!Number.isFinite(ms)) throw new RangeError(`not a time: ${String(at)}`);
-  return new Date(ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS)).toISOString();
+  const start = ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS);
+  if (start !== lastHour.start) lastHour = { start, text: new Date(start).toISOString() };
+  return lastHour.text;
 }
 
 /** The hour `hours` after (or before, when negative) the hour `hour`. */
