@@ -57,12 +57,9 @@ export interface FilterProblem {
 }
 
 const VARIABLES = new Set(['event_type', 'headers', 'body']);
+/** The one CEL environment, made with the first filter (when the library is loaded). */
 let env: ReturnType<ReturnType<typeof celLibrary>['celEnv']> | undefined;
-
-/** The one CEL environment (made with the first filter, as the library is loaded). */
-function celEnvironment(): NonNullable<typeof env> {
-  return (env ??= celLibrary().celEnv({}));
-}
+const celEnvironment = (): NonNullable<typeof env> => (env ??= celLibrary().celEnv({}));
 
 interface ExprNode {
   readonly id: bigint;
