@@ -5,13 +5,13 @@ import { VERIFICATION_SCHEMES } from '@wts/contracts';
 /** Where the static Config page lives in the repository (plain files, no build step). */
 const UI_RELATIVE_DIR = join('apps', 'ingress', 'ui');
 
-/** The two pages; every other file is an asset under `assets/`, or a piece of both pages under `partials/`. */
+/** The two pages; every other file is an asset under `assets/`, or a piece of a page under `partials/`. */
 export const UI_PAGES = { list: 'index.html', config: 'config.html' } as const;
 
 /**
  * `<!-- include: name.html -->` alone on a line of a page: that line is replaced by the file
  * `partials/name.html` (the head, site header and sign-in form, audit entries and dialog both pages
- * show), once at start-up.
+ * show; the Config page's longer sections), once at start-up.
  */
 const PARTIAL_INCLUDE = /^[ \t]*<!-- include: ([a-z0-9][a-z0-9-]*\.html) -->[ \t]*$/gm;
 
