@@ -1,5 +1,5 @@
 import type { AppConfig } from '@wts/config';
-import { SqliteEventStore } from '@wts/event-store';
+import { SqliteEventStore, connectEventStoreDb, describeEventStoreDbConnection } from '@wts/event-store';
 import { metrics } from '@wts/observability';
 import { join } from 'node:path';
 import type { OpenedStore } from './opened-store.result';
@@ -17,12 +17,15 @@ export async function prepareEventStore(config: AppConfig): Promise<void> {
 
 /**
  * The embedded SQLite store under DATA_DIR unless EVENTSTORE_CONNECTION_STRING selects
- * EventStoreDB.
+ * EventStoreDB. EventStoreDB's client connects lazily: a server that is down shows up as
+ * EventStoreUnavailableError (503, failing health checks), not as a crash at startup; a malformed
+ * connection string is refused here. Its adapter and client load only then (connectEventStoreDb).
  */
 export async function openEventStore(config: AppConfig): Promise<OpenedStore> {
-  if (config.eventStore.connectionString) {
-    const { openEventStoreDb } = await import('./eventstoredb.factory');
-    return openEventStoreDb(config.eventStore.connectionString, config.eventStore.maxAppendBytes);
+  const { connectionString, maxAppendBytes } = config.eventStore;
+  if (connectionString) {
+    const store = await connectEventStoreDb(connectionString, { maxAppendBytes });
+    return { store, checkpoints: store.checkpoints(), description: `EventStoreDB at ${describeEventStoreDbConnection(connectionString)}` };
   }
   const file = join(config.storage.dataDir, EMBEDDED_STORE_FILE);
   const store = SqliteEventStore.open(file);
