@@ -16,6 +16,12 @@ export interface WorkerThreadChannelOptions {
   readonly closedMessage: string;
   /** Messages that are neither replies nor the end of the thread (e.g. commit reports). */
   readonly onNotice?: (message: unknown) => void;
+  /**
+   * Requests made in the same turn of the event loop go as one message, an array (the thread
+   * unpacks it): one hand-off across the threads for all of them instead of one each. Off: one
+   * message per request. Either way the thread may answer with an array of replies.
+   */
+  readonly batched?: boolean;
 }
 
 /**
@@ -31,6 +37,8 @@ export class WorkerThreadChannel {
   private failure: Error | undefined;
   private closing: Promise<void> | undefined;
   private closed: (() => void) | undefined;
+  /** Batched requests of this turn, sent together by the next `flush`. */
+  private outgoing: object[] = [];
 
   constructor(
     private readonly worker: Worker,
@@ -40,6 +48,7 @@ export class WorkerThreadChannel {
     worker.on('message', (message: unknown) => {
       if (message === 'closed') this.closed?.();
       else if (isReply(message)) this.settle(message);
+      else if (Array.isArray(message) && message.every(isReply)) for (const reply of message) this.settle(reply);
       else options.onNotice?.(message);
     });
     worker.on('error', (error) => this.fail(options.unavailable(`${options.thread} failed: ${error.message}`, error)));
@@ -54,9 +63,19 @@ export class WorkerThreadChannel {
     return new Promise<T>((resolve, reject) => {
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { resolve: (outcome) => resolve(outcome as T), reject });
-      this.worker.postMessage({ ...message, id });
+      if (!this.options.batched) return this.worker.postMessage({ ...message, id });
+      if (this.outgoing.length === 0) setImmediate(this.flush);
+      this.outgoing.push({ ...message, id });
     });
   }
+
+  private readonly flush = (): void => {
+    const batch = this.outgoing;
+    if (batch.length === 0) return;
+    this.outgoing = [];
+    // Failed meanwhile: fail() has rejected these requests already.
+    if (!this.failure) this.worker.postMessage(batch);
+  };
 
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -64,6 +83,7 @@ export class WorkerThreadChannel {
         const closed = new Promise<void>((resolve) => (this.closed = resolve));
         // Waiting for the thread to finish is a pending request too: keep the process alive for it.
         this.worker.ref();
+        this.flush();
         this.worker.postMessage('close');
         await Promise.race([closed, new Promise((resolve) => this.worker.once('exit', resolve))]);
       }

@@ -19,7 +19,6 @@ const CACHED_TABLES = 32;
  * The handle must have defaultSafeIntegers(true).
  */
 export class SqlitePayloadWrites {
-  private readonly existsStmt;
   private readonly insertIndexStmt;
   private readonly standBucketStmt;
   private readonly keptStmt;
@@ -30,7 +29,6 @@ export class SqlitePayloadWrites {
   private readonly tableStmts = new StatementCache<Database.Statement<unknown[], unknown>>(CACHED_TABLES * 3);
 
   constructor(private readonly db: Database.Database) {
-    this.existsStmt = db.prepare<[string], number>('SELECT 1 FROM payload_index WHERE key = ?').pluck();
     this.insertIndexStmt = db.prepare<[string, string, string, number, bigint, number, number, number]>(
       `INSERT INTO payload_index (key, webhook_id, format, bucket, row_id, received_at, expires_at, bytes)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -52,22 +50,42 @@ export class SqlitePayloadWrites {
   }
 
   /**
-   * Stores the body in its bucket table (made on first use), then its index row. A key that has a
-   * payload already (kept or removed) is refused: a removed payload never comes back, and a key
-   * names one payload for good.
+   * Stores the body in its bucket table, then its index row. A bucket's table and its standing row
+   * in payload_buckets come and go together (made here, dropped by dropPastBuckets, each in one
+   * transaction), so only an insert that finds no table makes both (the first payload of an hour,
+   * or one that came in already past its hour, after its table was dropped). A key that has a
+   * payload already (kept or removed) is refused by the index's primary key: a removed payload
+   * never comes back, and a key names one payload for good. Three statements for a payload of a
+   * standing bucket.
    */
   store(payload: PayloadAttachment): void {
-    if (this.existsStmt.get(payload.key) !== undefined) {
-      throw new InvalidAppendError(`a payload is stored under key ${payload.key} already`);
-    }
     const bucket = payloadBucketOf(payload.expiresAt);
     const table = payloadTable(bucket);
-    this.table(table, 'create', `CREATE TABLE IF NOT EXISTS ${table} (row_id INTEGER PRIMARY KEY, body BLOB NOT NULL)`).run();
-    this.standBucketStmt.run(bucket);
     const body = Buffer.from(payload.text, 'utf8');
-    const { lastInsertRowid } = this.table(table, 'insert', `INSERT INTO ${table} (body) VALUES (?)`).run(body);
+    const rowId = this.insertBody(bucket, table, body);
     const { key, webhookId, format, receivedAt, expiresAt } = payload;
-    this.insertIndexStmt.run(key, webhookId, format, bucket, BigInt(lastInsertRowid), receivedAt, expiresAt, body.length);
+    try {
+      this.insertIndexStmt.run(key, webhookId, format, bucket, rowId, receivedAt, expiresAt, body.length);
+    } catch (error) {
+      // The append's savepoint rolls the body back with the refusal.
+      if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new InvalidAppendError(`a payload is stored under key ${key} already`);
+      }
+      throw error;
+    }
+  }
+
+  private insertBody(bucket: number, table: string, body: Buffer): bigint {
+    const insert = (): bigint => BigInt(this.table(table, 'insert', `INSERT INTO ${table} (body) VALUES (?)`).run(body).lastInsertRowid);
+    try {
+      return insert();
+    } catch (error) {
+      // Nothing was written: SQLite refuses a statement on a missing table when it prepares it.
+      if (!isNoSuchTable(error)) throw error;
+    }
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (row_id INTEGER PRIMARY KEY, body BLOB NOT NULL)`);
+    this.standBucketStmt.run(bucket);
+    return insert();
   }
 
   /**
@@ -113,4 +131,13 @@ export class SqlitePayloadWrites {
   private table(table: string, role: string, sql: string): Database.Statement<unknown[], unknown> {
     return this.tableStmts.get(`${table}:${role}`, () => this.db.prepare(sql));
   }
+}
+
+function sqliteCode(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
+/** A statement on a bucket table that does not exist (yet, or any more): SQLite names it in the message. */
+function isNoSuchTable(error: unknown): boolean {
+  return sqliteCode(error) === 'SQLITE_ERROR' && /no such table/.test(String((error as { message?: unknown }).message));
 }

@@ -36,6 +36,7 @@ export class SqliteWriter {
       unavailable: (message, cause) => new EventStoreUnavailableError(message, cause ? { cause } : undefined),
       refused: (error) => fromWriterError(error as WriterError),
       closedMessage: 'event store is closed (append)',
+      batched: true,
       onNotice: (notice) => {
         for (const listener of this.commitListeners) listener(notice as CommitReport);
       },

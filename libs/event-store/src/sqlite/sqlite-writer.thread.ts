@@ -68,14 +68,15 @@ const runBatch = connection.use('prepare', (db) =>
 const queue: WriterRequest[] = [];
 let scheduled = false;
 
-port.on('message', (request: WriterRequest | 'close') => {
-  if (request === 'close') {
+// The main thread's requests of one turn come as one array (the channel batches them).
+port.on('message', (requests: readonly WriterRequest[] | 'close') => {
+  if (requests === 'close') {
     drain();
     connection.close();
     port.postMessage('closed');
     return;
   }
-  queue.push(request);
+  for (const request of requests) queue.push(request);
   if (!scheduled) {
     scheduled = true;
     // After the messages already waiting have arrived: they join this batch.
@@ -128,10 +129,11 @@ function commit(batch: readonly WriterRequest[]): void {
         ? error
         : new EventStoreUnavailableError(`event store append failed: ${String(error)}`, { cause: error }),
     );
-    for (const request of batch) port?.postMessage({ id: request.id, ok: false, error: failure } satisfies WriterReply);
+    port?.postMessage(batch.map((request) => ({ id: request.id, ok: false, error: failure }) satisfies WriterReply));
     return;
   }
-  for (const reply of replies) port?.postMessage(reply);
+  // One message for the batch's replies.
+  port?.postMessage(replies);
 }
 
 /**
