@@ -18,6 +18,7 @@ export type RecordedCall =
   | { readonly call: 'append'; readonly streamId: string }
   | { readonly call: 'readStream'; readonly streamId: string; readonly fromRevision: bigint | undefined }
   | { readonly call: 'streamHeads'; readonly streamIds: readonly string[] }
+  | { readonly call: 'readFirstEvents'; readonly streamIds: readonly string[] }
   | { readonly call: 'readAll'; readonly prefixes: readonly string[] | undefined }
   | { readonly call: 'subscribeToAll'; readonly prefixes: readonly string[] | undefined }
   | { readonly call: 'headPosition' };
@@ -55,6 +56,11 @@ export class RecordingEventStore implements EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<readonly RecordedEvent[]> {
     this.calls.push({ call: 'readStream', streamId, fromRevision: options?.fromRevision });
     return this.inner.readStream(streamId, options);
+  }
+
+  readFirstEvents(streamIds: readonly string[]): Promise<ReadonlyMap<string, RecordedEvent>> {
+    this.calls.push({ call: 'readFirstEvents', streamIds: [...streamIds] });
+    return this.inner.readFirstEvents(streamIds);
   }
 
   streamHeads(streamIds: readonly string[]): Promise<ReadonlyMap<string, bigint>> {

@@ -392,6 +392,7 @@ class InterferingStore implements EventStore {
   payloads: EventStore['payloads'] = () => this.inner.payloads();
   readStream: EventStore['readStream'] = (streamId, options) => this.inner.readStream(streamId, options);
   streamHeads: EventStore['streamHeads'] = (streamIds) => this.inner.streamHeads(streamIds);
+  readFirstEvents: EventStore['readFirstEvents'] = (streamIds) => this.inner.readFirstEvents(streamIds);
   readAll: EventStore['readAll'] = (options) => this.inner.readAll(options);
   subscribeToAll: EventStore['subscribeToAll'] = (options, handler) => this.inner.subscribeToAll(options, handler);
   headPosition: EventStore['headPosition'] = () => this.inner.headPosition();

@@ -102,6 +102,12 @@ export interface EventStore {
    * from the leader: a cheap check of whether what a process folded is still current.
    */
   streamHeads(streamIds: readonly string[]): Promise<ReadonlyMap<string, bigint>>;
+  /**
+   * The first event (revision 0) of each of these streams that exists, by stream id (absent: no
+   * such stream): many streams' first events in one read where the store can (the embedded store:
+   * one statement in one snapshot), e.g. the deliveries of a batch of Kafka messages.
+   */
+  readFirstEvents(streamIds: readonly string[]): Promise<ReadonlyMap<string, RecordedEvent>>;
   /** Events of $all in global order, strictly after `after`, at most `limit` of them. */
   readAll(options: ReadAllOptions): Promise<readonly RecordedEvent[]>;
   /**

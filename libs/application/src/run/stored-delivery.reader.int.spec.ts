@@ -25,8 +25,8 @@ describe('StoredDeliveryReader', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the lookups of one turn go out together, each delivery read once; absent ones are undefined', async () => {
-    const reads = jest.spyOn(store, 'readStream');
+  it('the lookups of one turn go out together as one read, each delivery once; absent ones are undefined', async () => {
+    const reads = jest.spyOn(store, 'readFirstEvents');
     const reader = new StoredDeliveryReader(store);
     const ids = [
       ...Array.from({ length: 20 }, (_, i) => `dlv_${String(i).padStart(20, '0')}`),
@@ -36,14 +36,16 @@ describe('StoredDeliveryReader', () => {
     const found = await Promise.all(ids.map((id) => reader.read(id)));
     expect(found.slice(0, 21).every((event) => event?.type === 'DeliveryAccepted')).toBe(true);
     expect(found[21]).toBeUndefined();
-    expect(reads).toHaveBeenCalledTimes(21);
+    expect(reads).toHaveBeenCalledTimes(1);
+    // 21 distinct deliveries (one asked for twice), as their streams.
+    expect(reads.mock.calls[0][0]).toEqual([...new Set(ids)].map((id) => `delivery-${id}`));
     expect((found[0]?.data as { deliveryId: string }).deliveryId).toBe('dlv_00000000000000000000');
     reads.mockRestore();
   });
 
   it('a read that fails fails every caller waiting on it, and the next turn reads again', async () => {
     const reader = new StoredDeliveryReader(store);
-    const reads = jest.spyOn(store, 'readStream').mockRejectedValueOnce(new Error('store down'));
+    const reads = jest.spyOn(store, 'readFirstEvents').mockRejectedValueOnce(new Error('store down'));
     const [a, b] = [reader.read('dlv_00000000000000000001'), reader.read('dlv_00000000000000000001')];
     await expect(a).rejects.toThrow('store down');
     await expect(b).rejects.toThrow('store down');

@@ -4,22 +4,21 @@ import { BatchedLookup } from '../shared/batched-lookup';
 
 /**
  * Reads deliveries' DeliveryAccepted from the store for the messages being handled at once: the
- * lookups asked for in one turn of the event loop go out together (each delivery stream's first
- * event, read concurrently, a delivery asked for twice read once), so a batch of messages costs
- * one round of reads, not one round trip after another.
+ * lookups asked for in one turn of the event loop go out together, as one read of the delivery
+ * streams' first events (on the embedded store one statement in one snapshot, not a read
+ * transaction each), a delivery asked for twice read once.
  */
 export class StoredDeliveryReader {
   private readonly lookup: BatchedLookup<RecordedEvent>;
 
   constructor(store: EventStore) {
     this.lookup = new BatchedLookup(async (deliveryIds) => {
+      const first = await store.readFirstEvents(deliveryIds.map((deliveryId) => Streams.delivery(deliveryId)));
       const found = new Map<string, RecordedEvent>();
-      await Promise.all(
-        deliveryIds.map(async (deliveryId) => {
-          const [first] = await store.readStream(Streams.delivery(deliveryId), { maxCount: 1 });
-          if (first) found.set(deliveryId, first);
-        }),
-      );
+      for (const deliveryId of deliveryIds) {
+        const event = first.get(Streams.delivery(deliveryId));
+        if (event) found.set(deliveryId, event);
+      }
       return found;
     });
   }

@@ -44,6 +44,22 @@ export function readContract(context: () => ContractContext): void {
       expect((await subject.store.streamHeads([`${ns}one`])).get(`${ns}one`)).toBe(1n);
     });
 
+    it('reads the first event of each stream that exists, each stream once, in one call', async () => {
+      const { subject, ns } = context();
+      const [a0, a1, b0] = [newEvent('A0'), newEvent('A1'), newEvent('B0')];
+      await subject.store.append(`${ns}first-a`, [a0, a1], 'no_stream');
+      await subject.store.append(`${ns}first-b`, [b0], 'no_stream');
+
+      const first = await subject.store.readFirstEvents([`${ns}first-b`, `${ns}first-none`, `${ns}first-a`, `${ns}first-b`]);
+      expect([...first.keys()].sort()).toEqual([`${ns}first-a`, `${ns}first-b`]);
+      const a = first.get(`${ns}first-a`);
+      expect(a).toMatchObject({ id: a0.id, streamId: `${ns}first-a`, revision: 0n, type: 'A0', data: a0.data });
+      // The event as readStream reads it, position and all.
+      expect(a).toEqual((await subject.store.readStream(`${ns}first-a`, { maxCount: 1 }))[0]);
+      expect(first.get(`${ns}first-b`)?.id).toBe(b0.id);
+      expect((await subject.store.readFirstEvents([])).size).toBe(0);
+    });
+
     it('reads $all in global order, strictly after `after`, at most `limit`', async () => {
       const { subject, ns } = context();
       const [a1, b1, a2] = [newEvent('A1'), newEvent('B1'), newEvent('A2')];

@@ -128,6 +128,18 @@ export class EventStoreDbEventStore implements EventStore {
     return this.streams.streamHeads(streamIds);
   }
 
+  /** EventStoreDB reads a stream at a time: the streams' first events read concurrently. */
+  async readFirstEvents(streamIds: readonly string[]): Promise<ReadonlyMap<string, RecordedEvent>> {
+    const found = new Map<string, RecordedEvent>();
+    await Promise.all(
+      [...new Set(streamIds)].map(async (streamId) => {
+        const [first] = await this.streams.readStream(streamId, { maxCount: 1 });
+        if (first) found.set(streamId, first);
+      }),
+    );
+    return found;
+  }
+
   readAll(options: ReadAllOptions): Promise<readonly RecordedEvent[]> {
     return this.all.readAll(options);
   }

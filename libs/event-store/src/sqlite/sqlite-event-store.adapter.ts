@@ -130,6 +130,10 @@ export class SqliteEventStore implements EventStore {
     return outcome.result;
   }
 
+  async readFirstEvents(streamIds: readonly string[]): Promise<ReadonlyMap<string, RecordedEvent>> {
+    return this.connection.use('readFirstEvents', () => this.queries.firstEvents(streamIds));
+  }
+
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEvent[]> {
     const { fromRevision = 0n, maxCount } = options;
     if (maxCount !== undefined) assertNonNegativeInteger('readStream maxCount', maxCount);

@@ -29,6 +29,10 @@ const MAX_SEQ = 9223372036854775807n;
 /** Filter shapes whose statements stay prepared (the code uses a handful). */
 const MAX_CACHED_RANGE_SHAPES = 16;
 const COLUMNS = 'seq, stream_id, revision, event_id, type, data, metadata, created_at';
+/** The same, named by table: json_each has columns of its own (type, id …). */
+const QUALIFIED_COLUMNS = COLUMNS.split(', ')
+  .map((column) => `events.${column}`)
+  .join(', ');
 /** Literal prefix test: no LIKE, so `_` and `%` in stream names mean themselves. */
 const PREFIX_TEST = 'substr(stream_id, 1, length(?)) = ?';
 
@@ -48,6 +52,8 @@ export class SqliteEventStatements {
   private readonly insertStmt;
   private readonly headStmt;
   private readonly streamStmt;
+  /** readFirstEvents: one statement whatever the number of streams (their ids as one JSON array). */
+  private readonly firstEventsStmt;
   /**
    * readRange statements by filter shape: "all", "p<n>" (n prefixes), "c<n>" (n categories). The
    * filters come from the code (the relays', projector's and configuration feed's own), never from
@@ -73,6 +79,10 @@ export class SqliteEventStatements {
         'SELECT j.value, (SELECT max(revision) FROM events WHERE stream_id = j.value) FROM json_each(?) AS j',
       )
       .raw();
+    // json_each drives the join (CROSS JOIN keeps it outermost): one (stream_id, revision) index lookup per id.
+    this.firstEventsStmt = db.prepare<[string], EventRow>(
+      `SELECT ${QUALIFIED_COLUMNS} FROM json_each(?) AS j CROSS JOIN events WHERE events.stream_id = j.value AND events.revision = 0`,
+    );
     this.streamStmt = db.prepare<[string, bigint, number], EventRow>(
       `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
     );
@@ -108,6 +118,14 @@ export class SqliteEventStatements {
   /** maxCount -1: no limit. */
   readStream(streamId: string, fromRevision = 0n, maxCount = -1): RecordedEvent[] {
     return this.streamStmt.all(streamId, fromRevision, maxCount).map(toRecordedEvent);
+  }
+
+  /** The first event of each of these streams that exists, by stream id. */
+  firstEvents(streamIds: readonly string[]): Map<string, RecordedEvent> {
+    const found = new Map<string, RecordedEvent>();
+    if (streamIds.length === 0) return found;
+    for (const row of this.firstEventsStmt.all(JSON.stringify([...new Set(streamIds)]))) found.set(row.stream_id, toRecordedEvent(row));
+    return found;
   }
 
   /**

@@ -37,6 +37,7 @@ export function tracedEventStore(store: EventStore): EventStore {
     payloads: () => store.payloads(),
     readStream: (streamId, options) => store.readStream(streamId, options),
     streamHeads: (streamIds) => store.streamHeads(streamIds),
+    readFirstEvents: (streamIds) => store.readFirstEvents(streamIds),
     readAll: (options) => store.readAll(options),
     subscribeToAll: (options, handler) => store.subscribeToAll(options, handler),
     headPosition: () => store.headPosition(),
