@@ -6,7 +6,10 @@
  * other's; the order flips every round so drift on a shared machine falls on both. Prints one
  * JSON line per measurement and a summary (median requests/s and p99 per build and connections).
  *
- *   node scripts/bench/ab-ingress.mjs --a /work/wt-base --b /work/main --rounds 3 --seconds 5
+ *   node scripts/bench/ab-ingress.mjs --a /work/wt-base --b /work/main --rounds 3 --seconds 5 [--alone]
+ *
+ * --alone: the ingress without the dispatcher, so nothing else contends for the store's write lock
+ * or the CPU (what bench.mjs's ingress / Fastify ratio measures).
  *
  * Each directory must hold a built checkout (dist/ and scripts/bench/bench-kit.mjs).
  */
@@ -16,8 +19,8 @@ import { numbers, positiveInteger, readOptions, text } from './command-line.mjs'
 
 const options = readOptions(
   process.argv.slice(2),
-  { a: undefined, b: undefined, rounds: 3, seconds: 5, connections: [1, 16, 64] },
-  { a: text, b: text, rounds: positiveInteger, seconds: positiveInteger, connections: numbers },
+  { a: undefined, b: undefined, rounds: 3, seconds: 5, connections: [1, 16, 64], alone: false },
+  { a: text, b: text, rounds: positiveInteger, seconds: positiveInteger, connections: numbers, alone: true },
 );
 if (!options.a || !options.b) throw new Error('--a and --b name the two checkouts');
 
@@ -28,7 +31,7 @@ for (let round = 0; round < options.rounds; round += 1) {
   for (const name of order) {
     // Each build's own bench kit starts its own dist/.
     const kit = await import(join(builds[name], 'scripts', 'bench', 'bench-kit.mjs'));
-    const stack = await kit.startStack({ label: `ab-${name}` });
+    const stack = await kit.startStack({ label: `ab-${name}`, withDispatcher: !options.alone });
     try {
       const hook = await kit.setUpWebhook(stack.baseUrl, stack.token, `ab-${name}`);
       const headers = { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' };

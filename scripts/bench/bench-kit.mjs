@@ -7,7 +7,7 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -122,7 +122,17 @@ export function rssMiB(pid) {
 
 /** User + system CPU seconds a process has used so far. */
 export function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/** User + system CPU seconds each thread of a process has used so far, by thread id (the main thread's is the pid). */
+export function threadCpuSeconds(pid) {
+  return new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [Number(tid), statCpuSeconds(`/proc/${pid}/task/${tid}/stat`)]));
+}
+
+function statCpuSeconds(statFile) {
+  const stat = readFileSync(statFile, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
