@@ -7,11 +7,12 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+export { cpuSeconds, threadCpuSeconds } from './proc-cpu.mjs';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DIST = join(REPO, 'dist', 'apps');
@@ -27,9 +28,6 @@ export const MAINS = {
   dispatcher: join(DIST, 'run-dispatcher', 'src', 'main.js'),
   cli: join(DIST, 'cli', 'src', 'main.js'),
 };
-
-/** USER_HZ on Linux (getconf CLK_TCK). */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 export function freePort() {
   return new Promise((resolvePort, reject) => {
@@ -118,22 +116,6 @@ export function rssMiB(pid) {
     .split('\n')
     .find((entry) => entry.startsWith('VmRSS:'));
   return Number(/(\d+)/.exec(line)[1]) / 1024;
-}
-
-/** User + system CPU seconds a process has used so far. */
-export function cpuSeconds(pid) {
-  return statCpuSeconds(`/proc/${pid}/stat`);
-}
-
-/** User + system CPU seconds each thread of a process has used so far, by thread id (the main thread's is the pid). */
-export function threadCpuSeconds(pid) {
-  return new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [Number(tid), statCpuSeconds(`/proc/${pid}/task/${tid}/stat`)]));
-}
-
-function statCpuSeconds(statFile) {
-  const stat = readFileSync(statFile, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
 export function assertLoopback(baseUrl) {

@@ -20,18 +20,17 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './bench-kit.mjs';
+import { cpuSeconds as processCpuSeconds } from './proc-cpu.mjs';
 import { integerUpTo, readOptions, text } from './command-line.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAX_REQUESTS = 1_000_000;
 const MAX_DURATION_MS = 10 * 60_000;
-/** USER_HZ: 100 on Linux (getconf CLK_TCK). */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 const options = parseArgs(process.argv.slice(2));
 const started = [];
@@ -209,9 +208,7 @@ async function setUpWebhook(baseUrl, token) {
 /** user + system CPU seconds of a child process (Linux /proc), or undefined elsewhere. */
 function cpuSeconds(child) {
   try {
-    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+    return processCpuSeconds(child.pid);
   } catch {
     return undefined;
   }
