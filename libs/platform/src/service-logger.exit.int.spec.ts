@@ -43,10 +43,13 @@ describe('the service logger when stdout has no reader any more', () => {
     child.stdout.destroy();
     child.stdin.write('exit\n');
     const started = Date.now();
+    let hangTimer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       exited.then(() => 'exited' as const),
-      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 8_000)),
+      new Promise<'hung'>((resolve) => (hangTimer = setTimeout(() => resolve('hung'), 8_000))),
     ]);
+    // Not left running after the test: a pending timer holds the jest worker at exit.
+    clearTimeout(hangTimer);
     if (outcome === 'hung') child.kill('SIGKILL');
     expect(outcome).toBe('exited');
     expect(Date.now() - started).toBeLessThan(8_000);
