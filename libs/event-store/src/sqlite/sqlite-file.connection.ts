@@ -125,7 +125,7 @@ export abstract class SqliteFileConnection {
  * registry per test file, one addon per worker) instances can come from another realm and are not
  * even `instanceof Error`.
  */
-function isSqliteError(error: unknown): error is { code: string; message: string } {
+export function isSqliteError(error: unknown): error is { code: string; message: string } {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   return typeof code === 'string' && code.startsWith('SQLITE_') && typeof message === 'string';

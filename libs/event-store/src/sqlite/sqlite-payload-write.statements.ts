@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { InvalidAppendError } from '../event-store.errors';
 import type { PayloadAttachment, PayloadRemoval } from '../payload-store.port';
 import { PAYLOAD_BUCKET_MS, payloadBucketOf, payloadTable } from './sqlite-schema.migrations';
+import { isSqliteError } from './sqlite-file.connection';
 import { StatementCache } from './sqlite-statement.cache';
 
 interface KeptRow {
@@ -68,7 +69,7 @@ export class SqlitePayloadWrites {
       this.insertIndexStmt.run(key, webhookId, format, bucket, rowId, receivedAt, expiresAt, body.length);
     } catch (error) {
       // The append's savepoint rolls the body back with the refusal.
-      if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      if (isSqliteError(error) && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new InvalidAppendError(`a payload is stored under key ${key} already`);
       }
       throw error;
@@ -133,11 +134,7 @@ export class SqlitePayloadWrites {
   }
 }
 
-function sqliteCode(error: unknown): unknown {
-  return (error as { code?: unknown } | null)?.code;
-}
-
 /** A statement on a bucket table that does not exist (yet, or any more): SQLite names it in the message. */
 function isNoSuchTable(error: unknown): boolean {
-  return sqliteCode(error) === 'SQLITE_ERROR' && /no such table/.test(String((error as { message?: unknown }).message));
+  return isSqliteError(error) && error.code === 'SQLITE_ERROR' && error.message.includes('no such table');
 }

@@ -21,7 +21,7 @@ import {
   type WriterReply,
   type WriterRequest,
 } from './sqlite-writer.protocol';
-import { sleepSync } from './sqlite-file.connection';
+import { isSqliteError, sleepSync } from './sqlite-file.connection';
 import { SqliteConnection, isBusy } from './sqlite.connection';
 
 const port = parentPort;
@@ -175,9 +175,4 @@ function run(request: WriterRequest): WriterReply {
     if (isSqliteError(error)) throw error;
     return { id: request.id, ok: false, error: toWriterError(error) };
   }
-}
-
-function isSqliteError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
 }
