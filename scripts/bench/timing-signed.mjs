@@ -15,6 +15,10 @@
  *                      correct signature over a timestamp 10 minutes old (Twitch, whose window is
  *                      10 minutes: 15)
  *   unknown_stale      the same with an unknown id
+ *   bearer_webhook     (Microsoft Graph only) the bearer family's enabled webhook: a request with no
+ *                      Authorization and no signature header is checked as a Graph notification
+ *                      whatever the endpoint, so the spec's "no Authorization header" 404 is timed
+ *                      here, against requests of its own shape (docs/timing.md)
  *
  * A stale timestamp is refused before any HMAC is computed, for a known and an unknown id alike
  * (the verifier's order depends on the request only), so stale_timestamp is compared with
@@ -54,7 +58,7 @@ const OTHER_SCHEME_TARGET = {
   twitch: 'x',
   x: 'twitch',
   meta: 'github',
-  // Not bearer: a request with no Authorization to a bearer webhook is recorded as its missing secret.
+  // Not bearer: a request with no Authorization to a bearer webhook is its own kind (bearer_webhook).
   microsoft_graph: 'slack',
 };
 
@@ -66,18 +70,24 @@ const EXPECTED_REASON = {
   disabled_endpoint: 'webhook_disabled',
   bad_signature: 'signature_mismatch',
   other_scheme: 'wrong_scheme',
+  bearer_webhook: 'wrong_secret',
   stale_timestamp: 'timestamp_outside_tolerance',
 };
 
+/** The kinds sent without a timestamp of their own: Graph's include a bearer webhook (no Authorization sent to it). */
+function freshKinds(scheme) {
+  return scheme === 'microsoft_graph' ? [...FRESH_KINDS, 'bearer_webhook'] : FRESH_KINDS;
+}
+
 export function signedKinds(scheme) {
-  return TIMESTAMPED_SCHEMES.includes(scheme) ? [...FRESH_KINDS, ...STALE_KINDS] : FRESH_KINDS;
+  return TIMESTAMPED_SCHEMES.includes(scheme) ? [...freshKinds(scheme), ...STALE_KINDS] : freshKinds(scheme);
 }
 
 /** The pairs compared: every pair of fresh kinds, and stale_timestamp with unknown_stale. */
 export function signedPairs(scheme) {
   const pairs = [];
-  for (let i = 0; i < FRESH_KINDS.length; i++)
-    for (let j = i + 1; j < FRESH_KINDS.length; j++) pairs.push([FRESH_KINDS[i], FRESH_KINDS[j]]);
+  const fresh = freshKinds(scheme);
+  for (let i = 0; i < fresh.length; i++) for (let j = i + 1; j < fresh.length; j++) pairs.push([fresh[i], fresh[j]]);
   if (TIMESTAMPED_SCHEMES.includes(scheme)) pairs.push(['stale_timestamp', 'unknown_stale']);
   return pairs;
 }
@@ -125,6 +135,7 @@ export function signedPlan(scheme, hooks) {
     disabled_endpoint: { path: disabled.path, secret: disabled.secret, age: 0 },
     bad_signature: { path: enabled.path, secret: strangerSecret(scheme), age: 0 },
     other_scheme: { path: hooks[OTHER_SCHEME_TARGET[scheme]].path, secret: strangerSecret(scheme), age: 0 },
+    bearer_webhook: { path: hooks.bearer.path, secret: strangerSecret(scheme), age: 0 },
     stale_timestamp: { path: enabled.path, secret: enabled.secret, age: STALE_BY(scheme) },
     unknown_stale: { path: unknownPath, secret: enabled.secret, age: STALE_BY(scheme) },
   };
@@ -162,6 +173,7 @@ function routineOf(hooks, scheme) {
     disabled_endpoint: hooks[`${scheme}_disabled`].routineId,
     bad_signature: hooks[scheme].routineId,
     other_scheme: hooks[OTHER_SCHEME_TARGET[scheme]].routineId,
+    bearer_webhook: hooks.bearer.routineId,
     stale_timestamp: hooks[scheme].routineId,
   };
 }

@@ -15,15 +15,17 @@ import {
 } from '@wts/domain';
 
 /**
- * A payload as a filter and a schema see it: JSON as plain values (parsed natively once, on first
- * use, from the body's decoded text when there is one — a flat string parses faster than the
- * payload's re-serialised JSON — else from that JSON), or the text. Duplicate members never reach
- * here: the body's lossless parse refuses them, so both parses see the same values.
+ * A payload as a filter and a schema see it: JSON as plain values, or the text. The body's own
+ * parse is used as it is when it holds plain values only (every number spelled as JavaScript
+ * spells it: the usual case); otherwise the JSON is parsed natively once, on first use, from the
+ * body's decoded text when there is one — a flat string parses faster than the payload's
+ * re-serialised JSON — else from that JSON. Duplicate members never reach here: the body's
+ * lossless parse refuses them, so both parses see the same values. Nothing here writes to a value.
  */
 export class PlainPayload {
   private parsed: { readonly value: unknown } | undefined;
   readonly record: PayloadRecord;
-  constructor(private readonly request: Pick<ExtractedRequest, 'payload' | 'jsonText' | 'payloadInData'>) {
+  constructor(private readonly request: Pick<ExtractedRequest, 'payload' | 'json' | 'jsonIsPlain' | 'jsonText' | 'payloadInData'>) {
     this.record = request.payload;
   }
 
@@ -34,9 +36,10 @@ export class PlainPayload {
 
   private read(): unknown {
     if (this.record.format === 'text') return this.record.text;
-    if (this.request.jsonText === undefined) return JSON.parse(this.record.json);
-    const whole: unknown = JSON.parse(this.request.jsonText);
-    return this.request.payloadInData ? (whole as Record<string, unknown>)['data'] : whole;
+    const { json, jsonIsPlain, jsonText, payloadInData } = this.request;
+    if (jsonText === undefined) return JSON.parse(this.record.json);
+    const whole: unknown = jsonIsPlain === true ? json : JSON.parse(jsonText);
+    return payloadInData ? (whole as Record<string, unknown>)['data'] : whole;
   }
 }
 

@@ -153,6 +153,34 @@ describe('extractRequest — properties', () => {
     );
   });
 
+  it('a body whose numbers are spelled as JavaScript spells them is handed on as JSON.parse reads it (jsonIsPlain)', () => {
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 4 }), (json) => {
+        const result = extractRequest({ bytes: Buffer.from(json), contentType: JSON_UTF8, accountHeader: undefined });
+        if (isRejection(result)) return; // an account_email that is not a string: covered above
+        expect(result.jsonIsPlain).toBe(true);
+        expect(result.json).toEqual(JSON.parse(json));
+      }),
+      RUNS,
+    );
+  });
+
+  it('a number spelled otherwise keeps the lossless tree (not plain) and its spelling in the payload', () => {
+    const spelled = fc.oneof(
+      fc.constantFrom('1.0', '1e2', '-0', '1E5', '0.10', '2.50e-3', '-0.0'),
+      fc.stringMatching(/^-?[1-9][0-9]{17,30}7$/), // odd past 2^53: no double holds it
+    );
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 3 }), spelled, (inner, number) => {
+        const json = `{"data":{"inner":${inner},"n":${number}}}`;
+        const result = accepted({ bytes: Buffer.from(json), contentType: JSON_UTF8, accountHeader: undefined });
+        expect(result.jsonIsPlain).toBe(false);
+        expect(result.payload.format === 'json' && result.payload.json.endsWith(`"n":${number}}`)).toBe(true);
+      }),
+      { ...RUNS, numRuns: 300 },
+    );
+  });
+
   it('a JSON request naming the account in the header is refused whatever the body', () => {
     fc.assert(
       fc.property(fc.json({ maxDepth: 3 }), fc.string({ minLength: 1, maxLength: 30 }), (json, header) => {

@@ -1,5 +1,5 @@
 import type { PayloadRecord } from '@wts/contracts';
-import { isLosslessNumber, parse, stringify } from 'lossless-json';
+import { LosslessNumber, isLosslessNumber, parse, stringify } from 'lossless-json';
 import { isRejection, reject, type Rejection } from '../shared/decision';
 import type { ParsedContentType } from './request-headers.rules';
 
@@ -10,11 +10,18 @@ export interface ExtractedRequest {
   readonly payload: PayloadRecord;
   /** The account the request names (account_email or X-Service-Account-Email), if any. */
   readonly accountSelection: string | undefined;
-  /** A JSON body as parsed (numbers as lossless-json keeps them): what a repeat is compared on. */
+  /**
+   * A JSON body as parsed: what a repeat is compared on. A number is a plain number when that
+   * number's JavaScript spelling is its text (`42`, `0.5`), else a LosslessNumber keeping its text
+   * exactly (`1.0`, `1e2`, 20 digits): either way it is written back as sent.
+   */
   readonly json?: unknown;
+  /** True when `json` holds no LosslessNumber: its values are JSON.parse's, so a rule may read it as it is. */
+  readonly jsonIsPlain?: boolean;
   /**
    * A JSON body as decoded text, and whether its payload is its `data` member: what a routine
-   * rule parses again natively (a flat string parses faster than the payload's re-serialised text).
+   * rule parses again natively when `json` is not plain (a flat string parses faster than the
+   * payload's re-serialised text).
    */
   readonly jsonText?: string;
   readonly payloadInData?: boolean;
@@ -59,7 +66,7 @@ export function extractSignedRequest(body: Omit<RequestBody, 'accountHeader'>): 
   if (isText) return { payload: { format: 'text', text }, accountSelection: undefined };
   const value = parseJson(text);
   if (isRejection(value)) return value;
-  return { payload: jsonPayload(value.json), accountSelection: undefined, json: value.json, jsonText: text, payloadInData: false };
+  return { payload: jsonPayload(value.json), accountSelection: undefined, ...value, jsonText: text, payloadInData: false };
 }
 
 function decode(bytes: Buffer, charset: string, keepByteOrderMark: boolean): string | Rejection {
@@ -70,12 +77,20 @@ function decode(bytes: Buffer, charset: string, keepByteOrderMark: boolean): str
   }
 }
 
-function parseJson(text: string): { readonly json: unknown } | Rejection {
+function parseJson(text: string): { readonly json: unknown; readonly jsonIsPlain: boolean } | Rejection {
   if (exceedsDepth(text, MAX_JSON_DEPTH)) {
     return reject('invalid_json', `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
   }
+  let jsonIsPlain = true;
+  const parseNumber = (digits: string): number | LosslessNumber => {
+    const double = Number(digits);
+    if (String(double) === digits) return double;
+    jsonIsPlain = false;
+    return new LosslessNumber(digits);
+  };
   try {
-    return { json: parse(text) };
+    const json = parse(text, null, parseNumber);
+    return { json, jsonIsPlain };
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'unparseable';
     return reject('invalid_json', `the body is not valid JSON: ${reason}`);
@@ -86,8 +101,9 @@ function extractJson(text: string): ExtractedRequest | Rejection {
   const parsed = parseJson(text);
   if (isRejection(parsed)) return parsed;
   const value = parsed.json;
+  const { jsonIsPlain } = parsed;
   if (!isPlainObject(value))
-    return { payload: jsonPayload(value), accountSelection: undefined, json: value, jsonText: text, payloadInData: false };
+    return { payload: jsonPayload(value), accountSelection: undefined, json: value, jsonIsPlain, jsonText: text, payloadInData: false };
   const selection = value['account_email'];
   if (selection !== undefined && typeof selection !== 'string') {
     return reject('invalid_account_email', 'account_email must be a string');
@@ -97,6 +113,7 @@ function extractJson(text: string): ExtractedRequest | Rejection {
     payload: jsonPayload(hasData ? value['data'] : value),
     accountSelection: selection,
     json: value,
+    jsonIsPlain,
     jsonText: text,
     payloadInData: hasData,
   };
