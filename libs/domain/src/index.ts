@@ -22,7 +22,7 @@ export * from './delivery/payload-retention.policy';
 export * from './run/run.decider';
 export * from './run/run-message.framer';
 export * from './run/untrusted-message.framer';
-export { nestsDeeperThan } from './run/json-text.minifier';
+export { nestsDeeperThan } from './shared/json-text.rules';
 export * from './delivery/event-size.budget';
 export * from './run/delivery-notification.rules';
 export * from './access/operator-role';

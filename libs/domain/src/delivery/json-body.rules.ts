@@ -1,5 +1,16 @@
 import { LosslessNumber, parse } from 'lossless-json';
 import { reject, type Rejection } from '../shared/decision';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COMMA,
+  MINUS,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  nestsDeeperThan,
+} from '../shared/json-text.rules';
 
 /** JSON nested deeper than this is refused: a documented limit, not a stack-dependent one. */
 export const MAX_JSON_DEPTH = 512;
@@ -35,7 +46,7 @@ export function parseJsonBody(text: string): ParsedJsonBody | Rejection {
 }
 
 function parseLossless(text: string): ParsedJsonBody | Rejection {
-  if (exceedsDepth(text, MAX_JSON_DEPTH)) {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     return reject('invalid_json', `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
   }
   let jsonIsPlain = true;
@@ -53,15 +64,6 @@ function parseLossless(text: string): ParsedJsonBody | Rejection {
     return reject('invalid_json', `the body is not valid JSON: ${reason}`);
   }
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const MINUS = 0x2d;
 
 /** A member name list switches to a Set past this many names (a linear look-up is faster below). */
 const LINEAR_NAMES = 16;
@@ -139,21 +141,4 @@ function addName(open: (string[] | Set<string> | null)[], name: string): boolean
 
 function isNumberCharacter(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === MINUS;
-}
-
-/** One pass over the text, skipping strings: true when brackets nest deeper than `max`. */
-function exceedsDepth(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > max) return true;
-    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
-  }
-  return false;
 }

@@ -1,10 +1,20 @@
 import { assertNever } from '@wts/contracts';
+import {
+  BACKSLASH as CH_BACKSLASH,
+  CLOSE_ARRAY as CH_CLOSE_BRACKET,
+  CLOSE_OBJECT as CH_CLOSE_BRACE,
+  COLON as CH_COLON,
+  COMMA as CH_COMMA,
+  MINUS as CH_MINUS,
+  OPEN_ARRAY as CH_OPEN_BRACKET,
+  OPEN_OBJECT as CH_OPEN_BRACE,
+  QUOTE as CH_QUOTE,
+} from '../shared/json-text.rules';
 
 /**
  * A JSON checker and minifier that never recurses: accepts exactly what JSON.parse accepts,
  * copies every token as written (numbers keep every digit, key order and duplicates stay) and
  * drops only the whitespace between tokens. Deeply nested payloads cannot overflow the stack.
- * Also the nesting-depth check of admin bodies (nestsDeeperThan), over the same character codes.
  */
 /**
  * Validates JSON text (RFC 8259, the grammar JSON.parse accepts) and returns it with insignificant
@@ -106,15 +116,6 @@ type ParseState = 'value' | 'valueOrClose' | 'key' | 'keyOrClose' | 'colon' | 'c
 
 const NUMBER_PATTERN = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const LITERALS = ['true', 'false', 'null'] as const;
-const CH_QUOTE = 0x22;
-const CH_BACKSLASH = 0x5c;
-const CH_COMMA = 0x2c;
-const CH_MINUS = 0x2d;
-const CH_COLON = 0x3a;
-const CH_OPEN_BRACKET = 0x5b;
-const CH_CLOSE_BRACKET = 0x5d;
-const CH_OPEN_BRACE = 0x7b;
-const CH_CLOSE_BRACE = 0x7d;
 /** Characters allowed after a backslash other than 'u': " \ / b f n r t */
 const SIMPLE_ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 const HEX4_PATTERN = /^[0-9A-Fa-f]{4}$/;
@@ -169,28 +170,4 @@ function isJsonWhitespace(c: number): boolean {
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
-}
-
-/**
- * Whether JSON text nests arrays and objects deeper than `maxDepth`: one pass over the text,
- * skipping strings, no recursion — so a hostile body is refused before anything recursive (a
- * DTO transformer, a validator) walks it.
- */
-export function nestsDeeperThan(text: string, maxDepth: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === CH_BACKSLASH) i++;
-      else if (c === CH_QUOTE) inString = false;
-    } else if (c === CH_QUOTE) {
-      inString = true;
-    } else if (c === CH_OPEN_BRACKET || c === CH_OPEN_BRACE) {
-      if (++depth > maxDepth) return true;
-    } else if (c === CH_CLOSE_BRACKET || c === CH_CLOSE_BRACE) {
-      depth--;
-    }
-  }
-  return false;
 }

@@ -1,4 +1,4 @@
-import { nestsDeeperThan } from './json-text.minifier';
+import { nestsDeeperThan } from './json-text.rules';
 
 describe('nestsDeeperThan', () => {
   it.each([
