@@ -10,8 +10,7 @@
  * the endpoint (its body read and each clientState compared), so it is timed in the Graph family
  * (timing-signed.mjs, kind bearer_webhook) against the other requests of that shape — a caller
  * knows which shape it sent; what must not show is the endpoint. Per kind, `--samples` latencies
- * (after `--warm-up` discarded rounds), then
- * for each pair:
+ * (after `--warm-up` discarded rounds), then for each pair:
  *
  *  - two-sample Kolmogorov–Smirnov on the whole distributions (D and its asymptotic p), and
  *  - Yuen's test: Welch's t-test on 10 %-trimmed means with winsorised variances (t, df, p).

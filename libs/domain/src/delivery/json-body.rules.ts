@@ -51,8 +51,7 @@ function parseLossless(text: string): ParsedJsonBody | Rejection {
   }
   let jsonIsPlain = true;
   const parseNumber = (digits: string): number | LosslessNumber => {
-    const double = Number(digits);
-    if (String(double) === digits) return double;
+    if (spelledAsJavaScript(digits)) return Number(digits);
     jsonIsPlain = false;
     return new LosslessNumber(digits);
   };
@@ -63,6 +62,11 @@ function parseLossless(text: string): ParsedJsonBody | Rejection {
     const reason = error instanceof Error ? error.message : 'unparseable';
     return reject('invalid_json', `the body is not valid JSON: ${reason}`);
   }
+}
+
+/** Whether a JSON number's text is how JavaScript spells its value: a plain number then loses nothing. */
+function spelledAsJavaScript(digits: string): boolean {
+  return String(Number(digits)) === digits;
 }
 
 /** A member name list switches to a Set past this many names (a linear look-up is faster below). */
@@ -106,8 +110,7 @@ function nativeParseIsExact(text: string): boolean {
     } else if (c === MINUS || (c >= 0x30 && c <= 0x39)) {
       const start = i;
       while (i + 1 < text.length && isNumberCharacter(text.charCodeAt(i + 1))) i++;
-      const digits = text.slice(start, i + 1);
-      if (String(Number(digits)) !== digits) return false;
+      if (!spelledAsJavaScript(text.slice(start, i + 1))) return false;
     }
   }
   return true;

@@ -60,9 +60,8 @@ export function extractSignedRequest(body: Omit<RequestBody, 'accountHeader'>): 
   const text = decode(body.bytes, body.contentType.charset, isText);
   if (typeof text !== 'string') return text;
   if (isText) return { payload: { format: 'text', text }, accountSelection: undefined };
-  const value = parseJsonBody(text);
-  if (isRejection(value)) return value;
-  return { payload: jsonPayload(value.json, value), accountSelection: undefined, ...value, jsonText: text, payloadInData: false };
+  const parsed = parseJsonBody(text);
+  return isRejection(parsed) ? parsed : wholeBodyPayload(parsed, text);
 }
 
 function decode(bytes: Buffer, charset: string, keepByteOrderMark: boolean): string | Rejection {
@@ -77,34 +76,36 @@ function extractJson(text: string): ExtractedRequest | Rejection {
   const parsed = parseJsonBody(text);
   if (isRejection(parsed)) return parsed;
   const value = parsed.json;
-  const { jsonIsPlain } = parsed;
-  if (!isPlainObject(value))
-    return {
-      payload: jsonPayload(value, parsed),
-      accountSelection: undefined,
-      json: value,
-      jsonIsPlain,
-      jsonText: text,
-      payloadInData: false,
-    };
+  if (!isPlainObject(value)) return wholeBodyPayload(parsed, text);
   const selection = value['account_email'];
   if (selection !== undefined && typeof selection !== 'string') {
     return reject('invalid_account_email', 'account_email must be a string');
   }
   const hasData = Object.prototype.hasOwnProperty.call(value, 'data');
   return {
-    payload: jsonPayload(hasData ? value['data'] : value, parsed),
+    payload: jsonPayload(hasData ? value['data'] : value, parsed.jsonIsPlain),
     accountSelection: selection,
     json: value,
-    jsonIsPlain,
+    jsonIsPlain: parsed.jsonIsPlain,
     jsonText: text,
     payloadInData: hasData,
   };
 }
 
+/** A JSON body whose payload is the whole body, selecting no account. */
+function wholeBodyPayload(parsed: ParsedJsonBody, text: string): ExtractedRequest {
+  return {
+    payload: jsonPayload(parsed.json, parsed.jsonIsPlain),
+    accountSelection: undefined,
+    ...parsed,
+    jsonText: text,
+    payloadInData: false,
+  };
+}
+
 /** The payload's JSON text: a plain tree's is JSON.stringify's (the same text, written natively). */
-function jsonPayload(value: unknown, parsed: ParsedJsonBody): PayloadRecord {
-  const json = parsed.jsonIsPlain ? JSON.stringify(value) : stringify(value);
+function jsonPayload(value: unknown, jsonIsPlain: boolean): PayloadRecord {
+  const json = jsonIsPlain ? JSON.stringify(value) : stringify(value);
   if (json === undefined) throw new Error('a parsed JSON value always stringifies');
   return { format: 'json', json };
 }

@@ -1,15 +1,5 @@
 import { assertNever } from '@wts/contracts';
-import {
-  BACKSLASH as CH_BACKSLASH,
-  CLOSE_ARRAY as CH_CLOSE_BRACKET,
-  CLOSE_OBJECT as CH_CLOSE_BRACE,
-  COLON as CH_COLON,
-  COMMA as CH_COMMA,
-  MINUS as CH_MINUS,
-  OPEN_ARRAY as CH_OPEN_BRACKET,
-  OPEN_OBJECT as CH_OPEN_BRACE,
-  QUOTE as CH_QUOTE,
-} from '../shared/json-text.rules';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, MINUS, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../shared/json-text.rules';
 
 /**
  * A JSON checker and minifier that never recurses: accepts exactly what JSON.parse accepts,
@@ -46,20 +36,20 @@ export function minifyJsonText(source: string): string {
     switch (state) {
       case 'valueOrClose':
       case 'value': {
-        if (c === CH_OPEN_BRACE) {
+        if (c === OPEN_OBJECT) {
           stack.push('object');
           out.push('{');
           i += 1;
           state = 'keyOrClose';
-        } else if (c === CH_OPEN_BRACKET) {
+        } else if (c === OPEN_ARRAY) {
           stack.push('array');
           out.push('[');
           i += 1;
           state = 'valueOrClose';
-        } else if (c === CH_QUOTE) {
+        } else if (c === QUOTE) {
           i = copyString(source, i, out);
           state = afterValue();
-        } else if (c === CH_MINUS || isDigit(c)) {
+        } else if (c === MINUS || isDigit(c)) {
           NUMBER_PATTERN.lastIndex = i;
           const match = NUMBER_PATTERN.exec(source);
           if (match === null) throw invalidJson('malformed number', i);
@@ -78,7 +68,7 @@ export function minifyJsonText(source: string): string {
       }
       case 'keyOrClose':
       case 'key': {
-        if (c === CH_QUOTE) {
+        if (c === QUOTE) {
           i = copyString(source, i, out);
           state = 'colon';
         } else {
@@ -87,7 +77,7 @@ export function minifyJsonText(source: string): string {
         break;
       }
       case 'colon': {
-        if (c !== CH_COLON) throw invalidJson("expected ':'", i);
+        if (c !== COLON) throw invalidJson("expected ':'", i);
         out.push(':');
         i += 1;
         state = 'value';
@@ -95,7 +85,7 @@ export function minifyJsonText(source: string): string {
       }
       case 'commaOrClose': {
         const top = stack[stack.length - 1];
-        if (c === CH_COMMA) {
+        if (c === COMMA) {
           out.push(',');
           i += 1;
           state = top === 'object' ? 'key' : 'value';
@@ -126,7 +116,7 @@ function closeAllowed(state: ParseState): boolean {
 }
 
 function closerOf(stack: readonly Container[]): number {
-  return stack[stack.length - 1] === 'array' ? CH_CLOSE_BRACKET : CH_CLOSE_BRACE;
+  return stack[stack.length - 1] === 'array' ? CLOSE_ARRAY : CLOSE_OBJECT;
 }
 
 /** Ends the innermost container (its ']' or '}'); returns what may follow it. */
@@ -141,9 +131,9 @@ function copyString(source: string, start: number, out: string[]): number {
   for (;;) {
     if (j >= source.length) throw invalidJson('unterminated string', j);
     const c = source.charCodeAt(j);
-    if (c === CH_QUOTE) break;
+    if (c === QUOTE) break;
     if (c < 0x20) throw invalidJson('raw control character in string', j);
-    if (c === CH_BACKSLASH) {
+    if (c === BACKSLASH) {
       const e = source.charCodeAt(j + 1);
       if (SIMPLE_ESCAPES.has(e)) {
         j += 2;
