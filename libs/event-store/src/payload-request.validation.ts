@@ -7,19 +7,31 @@ export const MAX_PAYLOAD_REMOVAL_KEYS = 1000;
 const FORMATS: readonly string[] = ['json', 'text'];
 const REASONS: readonly string[] = ['expired', 'erased'];
 
+/** The latest expiry a payload may have (epoch ms, in 2109): the embedded store orders bodies by expiry in 42 bits. */
+export const MAX_PAYLOAD_EXPIRY = 2 ** 42 - 1;
+
 /**
  * Checks an append's payload before any I/O, like the events themselves (serializeEvents): a bad
- * attachment is the caller's bug, refused with InvalidAppendError, never a 503.
+ * attachment is the caller's bug, refused with InvalidAppendError, never a 503. The payload's key
+ * is the id its stream is named by: the stream is `<category><key>`, its category being its name
+ * up to and including the first "-" (`delivery-<key>`), so a store finds a payload through its
+ * stream.
  */
-export function assertPayloadAttachment(payload: PayloadAttachment): void {
+export function assertPayloadAttachment(streamId: string, payload: PayloadAttachment): void {
   if (typeof payload.key !== 'string' || payload.key.length === 0) throw new InvalidAppendError('payload key must be a non-empty string');
+  const dash = streamId.indexOf('-');
+  if (dash < 0 || streamId.slice(dash + 1) !== payload.key) {
+    throw new InvalidAppendError(`payload ${payload.key}: its stream must be <category>-${payload.key}, got ${streamId}`);
+  }
   if (typeof payload.webhookId !== 'string') throw new InvalidAppendError(`payload ${payload.key}: webhookId must be a string`);
   if (!FORMATS.includes(payload.format)) throw new InvalidAppendError(`payload ${payload.key}: format must be json or text`);
   if (typeof payload.text !== 'string') throw new InvalidAppendError(`payload ${payload.key}: text must be a string`);
   for (const field of ['receivedAt', 'expiresAt'] as const) {
     const value = payload[field];
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new InvalidAppendError(`payload ${payload.key}: ${field} must be a non-negative integer (epoch ms), got ${value}`);
+    if (!Number.isSafeInteger(value) || value < 0 || value > MAX_PAYLOAD_EXPIRY) {
+      throw new InvalidAppendError(
+        `payload ${payload.key}: ${field} must be an integer from 0 to ${MAX_PAYLOAD_EXPIRY} (epoch ms), got ${value}`,
+      );
     }
   }
 }

@@ -8,7 +8,11 @@
 
 /** A payload as written: the text as received (JSON text keeps every digit; text is the decoded string). */
 export interface PayloadAttachment {
-  /** The delivery id (or, for an erasure's own search string, the erasure id). */
+  /**
+   * The id the append's stream is named by: that stream must be `<category>-<key>` (the delivery
+   * id of `delivery-<id>`; for an erasure's own search string, the erasure id of `erasure-<id>`),
+   * so a store finds a payload through its stream. One key names one payload, across categories.
+   */
   readonly key: string;
   /** The webhook it came in through ('' when none): selections and retention are per webhook. */
   readonly webhookId: string;

@@ -12,10 +12,10 @@ function attachment(ns: string, name: string, text: string, overrides: Partial<P
   return { key: `${ns}-${name}`, webhookId: `${ns}-webhook`, format: 'text', text, receivedAt: now, expiresAt: now + DAY_MS, ...overrides };
 }
 
-/** Appends a delivery's event with its payload, as the ingress does; returns the events (for a retry). */
+/** Appends a delivery's event with its payload to `delivery-<key>`, as the ingress does; returns the events (for a retry). */
 async function put(store: EventStore, payload: PayloadAttachment): Promise<EventToAppend[]> {
   const events = [newEvent('DeliveryAccepted', { key: payload.key })];
-  const result = await store.append(`${payload.key}-delivery`, events, 'no_stream', { payload });
+  const result = await store.append(`delivery-${payload.key}`, events, 'no_stream', { payload });
   expect(result.kind).toBe('appended');
   return events;
 }
@@ -67,12 +67,12 @@ export function payloadContract(context: () => ContractContext): void {
       const { store } = subject;
       const payload = attachment(ns, 'retried', `retried-${ns} body`);
       const events = await put(store, payload);
-      const retry = await store.append(`${payload.key}-delivery`, events, 'no_stream', { payload });
+      const retry = await store.append(`delivery-${payload.key}`, events, 'no_stream', { payload });
       expect(retry.kind).toBe('appended');
 
-      const existing = `${ns}-taken-delivery`;
-      await store.append(existing, [newEvent()], 'no_stream');
       const refused = attachment(ns, 'refused', `refused-${ns} body`);
+      const existing = `delivery-${refused.key}`;
+      await store.append(existing, [newEvent()], 'no_stream');
       const conflict = await store.append(existing, [newEvent()], 'no_stream', { payload: refused });
 
       expect(conflict.kind).toBe('conflict');
@@ -117,7 +117,7 @@ export function payloadContract(context: () => ContractContext): void {
       expect(await payloads.remove([a.key, b.key, c.key], { reason: 'expired', erasureId: null, at: erasedAt + 2 })).toBe(0);
       expect(await payloads.remove([], { reason: 'expired', erasureId: null, at: erasedAt })).toBe(0);
       // Retrying the original append brings nothing back.
-      await subject.store.append(`${a.key}-delivery`, eventsOfA, 'no_stream', { payload: a });
+      await subject.store.append(`delivery-${a.key}`, eventsOfA, 'no_stream', { payload: a });
 
       const found = await payloads.get([a.key, b.key, c.key]);
       const erased: StoredPayload = { state: 'removed', reason: 'erased', removedAt: erasedAt, erasureId: `era_${ns}` };

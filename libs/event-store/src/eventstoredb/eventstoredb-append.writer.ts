@@ -8,6 +8,7 @@ import {
   type EventToAppend,
   type ExpectedRevision,
 } from '../event-store.port';
+import { assertPayloadAttachment } from '../payload-request.validation';
 import type { AppendOptions, PayloadAttachment } from '../payload-store.port';
 import {
   CHECKPOINT_STREAM_PREFIX,
@@ -60,6 +61,7 @@ export class EventStoreDbAppendWriter {
     const data = toEventData(events, this.maxEventBytes);
     // Refused before anything is written (a payload included).
     toExpectedRevision(expected);
+    if (options.payload) assertPayloadAttachment(streamId, options.payload);
     // The server answers an empty append on a missing stream with "no_stream", which this client
     // reports as revision 0: check the expectation by reading instead (nothing is written anyway,
     // so neither is a payload).

@@ -12,7 +12,6 @@ import {
   type StreamMetadata,
 } from '@eventstore/db-client';
 import { createHash } from 'node:crypto';
-import { InvalidAppendError } from '../event-store.errors';
 import type { PayloadAttachment, PayloadRemoval, PayloadRemovalReason, StoredPayload } from '../payload-store.port';
 import { PAYLOAD_STREAM_PREFIX } from './eventstoredb-event.mapping';
 
@@ -81,8 +80,8 @@ export function payloadEventId(attachment: Pick<PayloadAttachment, 'key' | 'form
 }
 
 /** The body as a binary event: the text's UTF-8 bytes once, without JSON escaping (JSON text keeps every digit). */
+/** The attachment was checked by the append (assertPayloadAttachment). */
 export function toBodyEvent(attachment: PayloadAttachment): EventData {
-  assertAttachment(attachment);
   const metadata: BodyMetadata = {
     format: attachment.format,
     receivedAt: attachment.receivedAt,
@@ -177,18 +176,6 @@ export function toPayloadRecord(resolved: ResolvedEvent | AllStreamResolvedEvent
 export function toStoredPayload(record: PayloadRecord): StoredPayload {
   if (record.kind === 'marker') return { state: 'removed', reason: record.reason, removedAt: record.at, erasureId: record.erasureId };
   return { state: 'kept', format: record.format, text: record.text, receivedAt: record.receivedAt, expiresAt: record.expiresAt };
-}
-
-/** What the caller must get right; refused before anything is written. */
-function assertAttachment(attachment: PayloadAttachment): void {
-  const { key, webhookId, format, text, receivedAt, expiresAt } = attachment;
-  if (typeof key !== 'string' || key.length === 0) throw new InvalidAppendError('payload key must be a non-empty string');
-  if (typeof webhookId !== 'string') throw new InvalidAppendError(`payload ${key}: webhookId must be a string`);
-  if (format !== 'json' && format !== 'text') throw new InvalidAppendError(`payload ${key}: format must be 'json' or 'text'`);
-  if (typeof text !== 'string') throw new InvalidAppendError(`payload ${key}: text must be a string`);
-  if (!Number.isFinite(receivedAt) || !Number.isFinite(expiresAt)) {
-    throw new InvalidAppendError(`payload ${key}: receivedAt and expiresAt must be epoch milliseconds`);
-  }
 }
 
 /** Metadata or data as the client hands it back: parsed JSON, or bytes it could not parse. */

@@ -70,7 +70,7 @@ describe('EventStoreDbPayloadStore on an in-memory stand-in for the client', () 
   });
 
   it('given another body under the key that no event records yet, when appended, then unavailable and nothing of it is written', async () => {
-    await store.append('delivery-other', [event()], 'no_stream', { payload: attachment('d1', 'orphan') });
+    await store.append('erasure-d1', [event()], 'no_stream', { payload: attachment('d1', 'orphan') });
     await expect(deliver('d1', 'second')).rejects.toBeInstanceOf(EventStoreUnavailableError);
     expect(await store.readStream('delivery-d1')).toEqual([]);
   });

@@ -9,12 +9,16 @@ export interface AppendOutcome {
   readonly inserted: boolean;
 }
 
-/** The body of one append; must run inside an IMMEDIATE transaction. */
+/**
+ * The body of one append; must run inside an IMMEDIATE transaction. `storePayload` runs only when
+ * the events are about to be inserted, and the row it returns goes on the first of them.
+ */
 export function appendInTransaction(
   queries: SqliteEventStatements,
   streamId: string,
   events: readonly SerializedEvent[],
   expected: ExpectedRevision,
+  storePayload?: () => bigint,
 ): AppendOutcome {
   const existing = events.map((event) => queries.findByEventId(event.id));
   for (const [index, ref] of existing.entries()) {
@@ -42,9 +46,11 @@ export function appendInTransaction(
   const createdAt = Date.now();
   let revision = current;
   let seq = 0n;
+  let payloadRow = storePayload ? storePayload() : null;
   for (const event of events) {
     revision += 1n;
-    seq = queries.insert(streamId, revision, event, createdAt);
+    seq = queries.insert(streamId, revision, event, createdAt, payloadRow);
+    payloadRow = null;
   }
   return { inserted: true, result: appended(revision, { commit: seq, prepare: seq }) };
 }

@@ -122,7 +122,7 @@ export class SqliteEventStore implements EventStore {
   ): Promise<AppendResult> {
     assertStreamId(streamId);
     const serialized = serializeEvents(events, this.maxEventBytes);
-    if (options.payload) assertPayloadAttachment(options.payload);
+    if (options.payload) assertPayloadAttachment(streamId, options.payload);
     if (!this.connection.isOpen) throw new EventStoreUnavailableError('event store is closed (append)');
     // Answered once the batch it joined has committed (and, with synchronous=FULL, been fsynced).
     const outcome = await this.writer.append(streamId, serialized, expected, options.payload);

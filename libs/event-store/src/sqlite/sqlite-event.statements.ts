@@ -69,9 +69,9 @@ export class SqliteEventStatements {
       'SELECT stream_id, revision, seq FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
     );
     this.refByEventIdStmt = db.prepare<[string], RefRow>('SELECT stream_id, revision, seq FROM events WHERE event_id = ?');
-    this.insertStmt = db.prepare<[string, bigint, string, string, string, string, number]>(
-      `INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    this.insertStmt = db.prepare<[string, bigint, string, string, string, string, number, bigint | null]>(
+      `INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at, payload_row)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.headStmt = db.prepare<[], bigint | null>('SELECT max(seq) FROM events').pluck();
     this.headsStmt = db
@@ -103,10 +103,10 @@ export class SqliteEventStatements {
     return row && toRef(row);
   }
 
-  /** Inserts one event and returns its global sequence number. */
-  insert(streamId: string, revision: bigint, event: SerializedEvent, createdAt: number): bigint {
+  /** Inserts one event (with the row of the payload its append stored, if any) and returns its global sequence number. */
+  insert(streamId: string, revision: bigint, event: SerializedEvent, createdAt: number, payloadRow: bigint | null = null): bigint {
     const { id, type, data, metadata } = event;
-    const result = this.insertStmt.run(streamId, revision, id, type, data, metadata, createdAt);
+    const result = this.insertStmt.run(streamId, revision, id, type, data, metadata, createdAt, payloadRow);
     return BigInt(result.lastInsertRowid);
   }
 

@@ -1,70 +1,64 @@
 import type Database from 'better-sqlite3';
 import type { PayloadRemovalReason } from '../payload-store.port';
-import { payloadTable } from './sqlite-schema.migrations';
+import { lastRowExpiringBy, payloadBucketOf, payloadTable } from './sqlite-payload.records';
 import { StatementCache } from './sqlite-statement.cache';
 
-export interface PayloadIndexRow {
+/**
+ * The row of the payload stored under the key bound here, kept or removed: its event is in the
+ * stream `<category><key>` of a category that carries payloads (found through the events' own
+ * (stream_id, revision) index, one probe per such category).
+ */
+export const PAYLOAD_OF_KEY = `SELECT e.payload_row FROM payload_categories c JOIN events e ON e.stream_id = c.category || ?
+  WHERE e.payload_row IS NOT NULL`;
+/** The row of the payload kept under the key bound here. */
+export const KEPT_ROW_OF_KEY = `${PAYLOAD_OF_KEY} AND NOT EXISTS (SELECT 1 FROM payload_removals r WHERE r.row_id = e.payload_row)`;
+
+/** A key's payload row, with its removal when it has one. */
+export interface PayloadRef {
   readonly key: string;
-  readonly format: 'json' | 'text';
-  readonly bucket: bigint;
   readonly row_id: bigint;
-  readonly received_at: bigint;
-  readonly expires_at: bigint;
   readonly removed_at: bigint | null;
-  readonly removed_reason: PayloadRemovalReason | null;
+  readonly reason: PayloadRemovalReason | null;
   readonly erasure_id: string | null;
 }
 
-/** A scan window in one bucket: how many kept payloads it holds, and the row of the last (null: none). */
-export interface ScanWindow {
-  readonly kept: number;
-  readonly lastRowId: bigint | null;
+export interface KeptBody {
+  readonly format: 'json' | 'text';
+  readonly receivedAt: number;
+  readonly body: Buffer;
 }
+
+/** One row of a scan window: its row id, its key, and whether its body holds the needle. */
+export type ScannedRow = readonly [rowId: bigint, key: string, hit: boolean];
 
 /** Bucket tables whose read statements stay prepared. */
 const CACHED_TABLES = 32;
-const INDEX_COLUMNS = 'key, format, bucket, row_id, received_at, expires_at, removed_at, removed_reason, erasure_id';
 
 /**
- * The main thread's payload SQL: point lookups, the due list, and the scan's keyset windows.
- * Row ids and keys are bound as one JSON array walked by json_each (like streamHeads): one
- * statement whatever the batch size, each row found through its primary key. Callers run several
- * of these in one read transaction (snapshot) so an index row and its body always agree.
- * The handle must have defaultSafeIntegers(true).
+ * The main thread's payload SQL: point lookups, the due list, and the scan's windows. Keys and row
+ * ids are bound as one JSON array walked by json_each (like streamHeads): one statement whatever
+ * the batch size. Callers run several of these in one read transaction (snapshot) so a row and
+ * its removal record always agree. The handle must have defaultSafeIntegers(true).
  */
 export class SqlitePayloadReads {
-  private readonly indexStmt;
-  private readonly dueStmt;
-  private readonly windowStmt;
-  private readonly keptKeysStmt;
+  private readonly refsStmt;
+  private readonly standingStmt;
   private readonly nextBucketStmt;
   private readonly snapshotTx;
-  private readonly tableStmts = new StatementCache<Database.Statement<unknown[], unknown>>(CACHED_TABLES * 2);
+  private readonly tableStmts = new StatementCache<Database.Statement<unknown[], unknown>>(CACHED_TABLES * 3);
 
   constructor(private readonly db: Database.Database) {
-    this.indexStmt = db.prepare<[string], PayloadIndexRow>(
-      `SELECT ${INDEX_COLUMNS} FROM payload_index WHERE key IN (SELECT value FROM json_each(?))`,
+    this.refsStmt = db.prepare<[string], PayloadRef>(
+      `SELECT k.value AS key, e.payload_row AS row_id, r.removed_at, r.reason, r.erasure_id
+       FROM json_each(?) k JOIN payload_categories c JOIN events e ON e.stream_id = c.category || k.value
+       LEFT JOIN payload_removals r ON r.row_id = e.payload_row
+       WHERE e.payload_row IS NOT NULL`,
     );
-    this.dueStmt = db
-      .prepare<[number, number], string>(
-        'SELECT key FROM payload_index WHERE removed_at IS NULL AND expires_at <= ? ORDER BY expires_at, key LIMIT ?',
-      )
-      .pluck();
-    // Counted in SQL, not listed: the window's keys are only needed for the few rows that match.
-    this.windowStmt = db
-      .prepare<[bigint, bigint, number], [bigint, bigint | null]>(
-        `SELECT count(*), max(row_id) FROM (
-           SELECT row_id FROM payload_index WHERE removed_at IS NULL AND bucket = ? AND row_id > ? ORDER BY row_id LIMIT ?)`,
-      )
-      .raw();
-    this.keptKeysStmt = db
-      .prepare<[bigint, string], [bigint, string]>(
-        `SELECT row_id, key FROM payload_index
-         WHERE removed_at IS NULL AND bucket = ? AND row_id IN (SELECT value FROM json_each(?)) ORDER BY row_id`,
-      )
-      .raw();
+    this.standingStmt = db.prepare<[number], { bucket: bigint; swept_to: bigint }>(
+      'SELECT bucket, swept_to FROM payload_buckets WHERE dropped_at IS NULL AND bucket <= ? ORDER BY bucket',
+    );
     this.nextBucketStmt = db
-      .prepare<[bigint], bigint | null>('SELECT min(bucket) FROM payload_index WHERE removed_at IS NULL AND bucket > ?')
+      .prepare<[bigint], bigint | null>('SELECT min(bucket) FROM payload_buckets WHERE dropped_at IS NULL AND bucket > ?')
       .pluck();
     this.snapshotTx = db.transaction((work: () => void) => work());
   }
@@ -79,73 +73,79 @@ export class SqlitePayloadReads {
     return result.value;
   }
 
-  indexRows(keys: readonly string[]): PayloadIndexRow[] {
-    return this.indexStmt.all(JSON.stringify(keys));
+  refs(keys: readonly string[]): PayloadRef[] {
+    return this.refsStmt.all(JSON.stringify(keys));
   }
 
+  /** The keys of kept payloads expiring by `now`, in expiry order, at most `limit`: each bucket read from its sweep frontier on. */
   due(now: number, limit: number): string[] {
-    return this.dueStmt.all(now, limit);
+    const keys: string[] = [];
+    const last = lastRowExpiringBy(now);
+    for (const { bucket, swept_to: sweptTo } of this.standingStmt.all(payloadBucketOf(now))) {
+      const table = payloadTable(bucket);
+      const sql = `SELECT key FROM ${table} WHERE row_id > ? AND row_id <= ? AND removed = 0 ORDER BY row_id LIMIT ?`;
+      keys.push(
+        ...(this.table(table, 'due', sql)
+          .pluck()
+          .all(sweptTo, last, limit - keys.length) as string[]),
+      );
+      if (keys.length >= limit) break;
+    }
+    return keys;
   }
 
-  /** The next `limit` kept payloads of a bucket after `afterRowId`. */
-  window(bucket: bigint, afterRowId: bigint, limit: number): ScanWindow {
-    const [kept, lastRowId] = this.windowStmt.get(bucket, afterRowId, limit) ?? [0n, null];
-    return { kept: Number(kept), lastRowId };
+  /**
+   * The next `limit` kept payloads of a bucket after `afterRowId`, each with whether its body holds
+   * `needle` (ASCII, lower case), compared with ASCII-only case folding: SQLite's lower() folds A–Z
+   * and leaves every other byte as it is.
+   */
+  window(bucket: bigint, afterRowId: bigint, limit: number, needle: string): ScannedRow[] {
+    const table = payloadTable(bucket);
+    const sql = `SELECT row_id, key, instr(lower(CAST(body AS TEXT)), ?) > 0 FROM ${table}
+      WHERE row_id > ? AND removed = 0 ORDER BY row_id LIMIT ?`;
+    const rows = this.table(table, 'window', sql).raw().all(needle, afterRowId, limit) as [bigint, string, bigint][];
+    return rows.map(([rowId, key, hit]) => [rowId, key, hit === 1n]);
   }
 
-  /** The keys of those of these rows that are kept, in row order. */
-  keptKeys(bucket: bigint, rowIds: readonly bigint[]): string[] {
-    if (rowIds.length === 0) return [];
-    return this.keptKeysStmt.all(bucket, rowIdsJson(rowIds)).map(([, key]) => key);
+  /**
+   * Like window(), with each body decoded and lower-cased by JavaScript: the fallback for what
+   * lower() cannot fold. One body in memory at a time, not a window's.
+   */
+  windowInJs(bucket: bigint, afterRowId: bigint, limit: number, needle: string): ScannedRow[] {
+    const table = payloadTable(bucket);
+    const sql = `SELECT row_id, key, body FROM ${table} WHERE row_id > ? AND removed = 0 ORDER BY row_id LIMIT ?`;
+    const rows: ScannedRow[] = [];
+    for (const [rowId, key, body] of this.table(table, 'window-js', sql).raw().iterate(afterRowId, limit) as IterableIterator<
+      [bigint, string, Buffer]
+    >) {
+      rows.push([rowId, key, body.toString('utf8').toLowerCase().includes(needle)]);
+    }
+    return rows;
   }
 
-  /** The first bucket after `bucket` that keeps a payload (null: none). */
+  /** The first standing bucket after `bucket` (null: none). */
   nextBucket(bucket: bigint): bigint | null {
     return this.nextBucketStmt.get(bucket) ?? null;
   }
 
-  /** The bodies of these rows of a bucket table, by row id. */
-  bodies(bucket: bigint, rowIds: readonly bigint[]): Map<bigint, Buffer> {
+  /** The kept bodies of these rows of a bucket table, by row id. */
+  bodies(bucket: bigint, rowIds: readonly bigint[]): Map<bigint, KeptBody> {
     const table = payloadTable(bucket);
-    const stmt = this.table(table, 'bodies', `SELECT row_id, body FROM ${table} WHERE row_id IN (SELECT value FROM json_each(?))`);
-    return new Map(stmt.raw().all(rowIdsJson(rowIds)) as [bigint, Buffer][]);
-  }
-
-  /**
-   * The rows from `first` to `last` whose body holds `needle` (ASCII, lower case), compared with
-   * ASCII-only case folding: SQLite's lower() folds A–Z and leaves every other byte as it is. A
-   * row-id range, read in order (about 2M rows/s, F5): the caller keeps the kept rows among the
-   * answer (a removed body is zeros, still in its place).
-   */
-  matching(bucket: bigint, first: bigint, last: bigint, needle: string): Set<bigint> {
-    const table = payloadTable(bucket);
-    const stmt = this.table(
-      table,
-      'matching',
-      `SELECT row_id FROM ${table} WHERE row_id BETWEEN ? AND ? AND instr(lower(CAST(body AS TEXT)), ?) > 0`,
+    const sql = `SELECT row_id, format, received_at, body FROM ${table}
+      WHERE row_id IN (SELECT value FROM json_each(?)) AND removed = 0`;
+    // Written out, not JSON.stringify: row ids are past 2^53, and json_each reads them as 64-bit integers.
+    const rows = this.table(table, 'bodies', sql)
+      .raw()
+      .all(`[${rowIds.join(',')}]`) as [bigint, bigint, bigint, Buffer][];
+    return new Map(
+      rows.map(([rowId, format, receivedAt, body]) => [
+        rowId,
+        { format: format === 0n ? 'json' : 'text', receivedAt: Number(receivedAt), body },
+      ]),
     );
-    return new Set(stmt.pluck().all(first, last, needle) as bigint[]);
-  }
-
-  /**
-   * The rows from `first` to `last` whose body, decoded and lower-cased by JavaScript, holds
-   * `needle`: the fallback for what lower() cannot fold. One body in memory at a time, not a window's.
-   */
-  matchingInJs(bucket: bigint, first: bigint, last: bigint, needle: string): Set<bigint> {
-    const table = payloadTable(bucket);
-    const stmt = this.table(table, 'range', `SELECT row_id, body FROM ${table} WHERE row_id BETWEEN ? AND ?`);
-    const hits = new Set<bigint>();
-    for (const [rowId, body] of stmt.raw().iterate(first, last) as IterableIterator<[bigint, Buffer]>) {
-      if (body.toString('utf8').toLowerCase().includes(needle)) hits.add(rowId);
-    }
-    return hits;
   }
 
   private table(table: string, role: string, sql: string): Database.Statement<unknown[], unknown> {
     return this.tableStmts.get(`${table}:${role}`, () => this.db.prepare(sql));
   }
-}
-
-function rowIdsJson(rowIds: readonly bigint[]): string {
-  return JSON.stringify(rowIds.map(Number));
 }

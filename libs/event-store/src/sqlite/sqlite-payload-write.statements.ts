@@ -1,132 +1,171 @@
 import type Database from 'better-sqlite3';
 import { InvalidAppendError } from '../event-store.errors';
 import type { PayloadAttachment, PayloadRemoval } from '../payload-store.port';
-import { PAYLOAD_BUCKET_MS, payloadBucketOf, payloadTable } from './sqlite-schema.migrations';
 import { isSqliteError } from './sqlite-file.connection';
+import { PAYLOAD_BUCKET_MS, bucketOfRow, createPayloadTable, payloadBucketOf, payloadRowId, payloadTable } from './sqlite-payload.records';
+import { KEPT_ROW_OF_KEY, PAYLOAD_OF_KEY } from './sqlite-payload-read.statements';
 import { StatementCache } from './sqlite-statement.cache';
-
-interface KeptRow {
-  readonly bucket: bigint;
-  readonly row_id: bigint;
-}
 
 /** Bucket tables whose statements stay prepared: the current hours of the retention classes in use. */
 const CACHED_TABLES = 32;
+/** Row ids tried for one body before giving up: another is needed only for a payload expiring in the same millisecond. */
+const ROW_ID_TRIES = 16;
+
+interface StandingBucket {
+  readonly bucket: bigint;
+  readonly swept_to: bigint;
+}
 
 /**
  * The writer thread's payload SQL: store a body with its append, remove bodies by overwriting
- * them, drop bucket tables whose hour is past. Every method runs inside the writer's transaction
- * (the batch's, in a savepoint), so a payload is committed, or not, with what it belongs to.
- * The handle must have defaultSafeIntegers(true).
+ * them, move each bucket's sweep frontier and drop bucket tables whose hour is past. Every method
+ * runs inside the writer's transaction (the batch's, in a savepoint), so a payload is committed,
+ * or not, with what it belongs to. The handle must have defaultSafeIntegers(true).
  */
 export class SqlitePayloadWrites {
-  private readonly insertIndexStmt;
+  private readonly keptRowStmt;
+  private readonly takenStmt;
+  private readonly hasCategoryStmt;
+  private readonly addCategoryStmt;
   private readonly standBucketStmt;
-  private readonly keptStmt;
-  private readonly markRemovedStmt;
-  private readonly standingPastStmt;
-  private readonly keepsAnyStmt;
+  private readonly sweptToStmt;
+  private readonly setSweptToStmt;
+  private readonly recordRemovalStmt;
+  private readonly standingByStmt;
   private readonly markDroppedStmt;
-  private readonly tableStmts = new StatementCache<Database.Statement<unknown[], unknown>>(CACHED_TABLES * 3);
+  private readonly tableStmts = new StatementCache<Database.Statement<unknown[], unknown>>(CACHED_TABLES * 4);
+  /** The low bits of the next row id: any start will do, distinct ones tell apart payloads of one millisecond. */
+  private low = Math.floor(Math.random() * 2 ** 21);
 
   constructor(private readonly db: Database.Database) {
-    this.insertIndexStmt = db.prepare<[string, string, string, number, bigint, number, number, number]>(
-      `INSERT INTO payload_index (key, webhook_id, format, bucket, row_id, received_at, expires_at, bytes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.keptRowStmt = db.prepare<[string], bigint>(KEPT_ROW_OF_KEY).pluck();
+    this.takenStmt = db.prepare<[string], bigint>(`${PAYLOAD_OF_KEY} LIMIT 1`).pluck();
+    this.hasCategoryStmt = db.prepare<[string], number>('SELECT 1 FROM payload_categories WHERE category = ?').pluck();
+    this.addCategoryStmt = db.prepare<[string]>('INSERT INTO payload_categories (category) VALUES (?)');
     // A bucket dropped earlier and written again (a payload that came in already past its hour) stands again, to be dropped again.
     this.standBucketStmt = db.prepare<[number]>(
       `INSERT INTO payload_buckets (bucket) VALUES (?)
-       ON CONFLICT (bucket) DO UPDATE SET dropped_at = NULL WHERE dropped_at IS NOT NULL`,
+       ON CONFLICT (bucket) DO UPDATE SET dropped_at = NULL, swept_to = 0 WHERE dropped_at IS NOT NULL`,
     );
-    this.keptStmt = db.prepare<[string], KeptRow>('SELECT bucket, row_id FROM payload_index WHERE key = ? AND removed_at IS NULL');
-    this.markRemovedStmt = db.prepare<[number, string, string | null, string]>(
-      'UPDATE payload_index SET removed_at = ?, removed_reason = ?, erasure_id = ? WHERE key = ?',
+    this.sweptToStmt = db.prepare<[number], bigint>('SELECT swept_to FROM payload_buckets WHERE bucket = ?').pluck();
+    this.setSweptToStmt = db.prepare<[bigint, bigint | number]>('UPDATE payload_buckets SET swept_to = ? WHERE bucket = ?');
+    this.recordRemovalStmt = db.prepare<[bigint, number, string, string | null]>(
+      'INSERT INTO payload_removals (row_id, removed_at, reason, erasure_id) VALUES (?, ?, ?, ?)',
     );
-    this.standingPastStmt = db
-      .prepare<[number], bigint>('SELECT bucket FROM payload_buckets WHERE dropped_at IS NULL AND bucket < ? ORDER BY bucket')
-      .pluck();
-    this.keepsAnyStmt = db.prepare<[bigint], number>('SELECT 1 FROM payload_index WHERE bucket = ? AND removed_at IS NULL LIMIT 1').pluck();
+    this.standingByStmt = db.prepare<[number], StandingBucket>(
+      'SELECT bucket, swept_to FROM payload_buckets WHERE dropped_at IS NULL AND bucket <= ? ORDER BY bucket',
+    );
     this.markDroppedStmt = db.prepare<[number, bigint]>('UPDATE payload_buckets SET dropped_at = ? WHERE bucket = ?');
   }
 
   /**
-   * Stores the body in its bucket table, then its index row. A bucket's table and its standing row
-   * in payload_buckets come and go together (made here, dropped by dropPastBuckets, each in one
-   * transaction), so only an insert that finds no table makes both (the first payload of an hour,
-   * or one that came in already past its hour, after its table was dropped). A key that has a
-   * payload already (kept or removed) is refused by the index's primary key: a removed payload
-   * never comes back, and a key names one payload for good. Three statements for a payload of a
-   * standing bucket.
+   * Stores the body of the payload of `streamId` (whose first event this append is about to write)
+   * in its bucket table and returns its row id, for that event's payload_row. One b-tree written:
+   * the rest is reads, and a row in payload_categories (the first payload of a category) or
+   * payload_buckets (the first of an hour). A key that has a payload already (kept or removed),
+   * in any category, is refused: a removed payload never comes back, and a key names one payload
+   * for good. A body stored behind its bucket's sweep frontier (it came in already expired) moves
+   * the frontier back, so the sweep still finds it.
    */
-  store(payload: PayloadAttachment): void {
+  store(streamId: string, payload: PayloadAttachment): bigint {
+    const { key } = payload;
+    if (this.takenStmt.get(key) !== undefined) throw new InvalidAppendError(`a payload is stored under key ${key} already`);
+    // The adapter checked that the stream is <category><key>.
+    const category = streamId.slice(0, streamId.length - key.length);
+    if (this.hasCategoryStmt.get(category) === undefined) this.addCategoryStmt.run(category);
     const bucket = payloadBucketOf(payload.expiresAt);
-    const table = payloadTable(bucket);
-    const body = Buffer.from(payload.text, 'utf8');
-    const rowId = this.insertBody(bucket, table, body);
-    const { key, webhookId, format, receivedAt, expiresAt } = payload;
-    try {
-      this.insertIndexStmt.run(key, webhookId, format, bucket, rowId, receivedAt, expiresAt, body.length);
-    } catch (error) {
-      // The append's savepoint rolls the body back with the refusal.
-      if (isSqliteError(error) && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new InvalidAppendError(`a payload is stored under key ${key} already`);
-      }
-      throw error;
-    }
+    const rowId = this.insertBody(bucket, payload);
+    const sweptTo = this.sweptToStmt.get(bucket);
+    if (sweptTo !== undefined && rowId <= sweptTo) this.setSweptToStmt.run(rowId - 1n, bucket);
+    return rowId;
   }
 
-  private insertBody(bucket: number, table: string, body: Buffer): bigint {
-    const insert = (): bigint => BigInt(this.table(table, 'insert', `INSERT INTO ${table} (body) VALUES (?)`).run(body).lastInsertRowid);
-    try {
-      return insert();
-    } catch (error) {
-      // Nothing was written: SQLite refuses a statement on a missing table when it prepares it.
-      if (!isNoSuchTable(error)) throw error;
+  private insertBody(bucket: number, payload: PayloadAttachment): bigint {
+    const table = payloadTable(bucket);
+    const body = Buffer.from(payload.text, 'utf8');
+    const format = payload.format === 'json' ? 0 : 1;
+    const insert = (rowId: bigint): void => {
+      const sql = `INSERT INTO ${table} (row_id, key, format, received_at, removed, body) VALUES (?, ?, ?, ?, 0, ?)`;
+      this.table(table, 'insert', sql).run(rowId, payload.key, format, payload.receivedAt, body);
+    };
+    for (let tries = 0; ; tries += 1) {
+      this.low = (this.low + 1) % 2 ** 21;
+      const rowId = payloadRowId(payload.expiresAt, this.low);
+      try {
+        insert(rowId);
+        return rowId;
+      } catch (error) {
+        if (isNoSuchTable(error)) {
+          // Nothing was written: SQLite refuses a statement on a missing table when it prepares it.
+          createPayloadTable(this.db, bucket);
+          this.standBucketStmt.run(bucket);
+          insert(rowId);
+          return rowId;
+        }
+        if (!isRowIdTaken(error) || tries >= ROW_ID_TRIES) throw error;
+      }
     }
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (row_id INTEGER PRIMARY KEY, body BLOB NOT NULL)`);
-    this.standBucketStmt.run(bucket);
-    return insert();
   }
 
   /**
-   * Overwrites the kept bodies of these keys with zeros of the same length, in place (no row is
-   * deleted from a table that still holds live bodies: balancing after a DELETE leaves stale copies
-   * of cells in the free gaps of live pages), and records them removed. Returns how many were kept.
+   * Overwrites the kept bodies of these keys with zeros of the same length, in place, and marks
+   * their rows removed (0 → 1: the same size). No row is deleted from a table that still holds live
+   * bodies: balancing after a DELETE leaves stale copies of cells in the free gaps of live pages.
+   * The removal is recorded in payload_removals, which outlives the table. Returns how many were kept.
    */
   remove(keys: readonly string[], removal: PayloadRemoval): number {
     let removed = 0;
     for (const key of new Set(keys)) {
-      const kept = this.keptStmt.get(key);
-      if (!kept) continue;
-      const table = payloadTable(kept.bucket);
-      this.table(table, 'zero', `UPDATE ${table} SET body = zeroblob(length(body)) WHERE row_id = ?`).run(kept.row_id);
-      this.markRemovedStmt.run(removal.at, removal.reason, removal.erasureId, key);
+      const rowId = this.keptRowStmt.get(key);
+      if (rowId === undefined) continue;
+      const table = payloadTable(bucketOfRow(rowId));
+      const sql = `UPDATE ${table} SET removed = 1, body = zeroblob(length(body)) WHERE row_id = ?`;
+      this.table(table, 'zero', sql).run(rowId);
+      this.recordRemovalStmt.run(rowId, removal.at, removal.reason, removal.erasureId);
       removed += 1;
     }
     return removed;
   }
 
   /**
-   * Drops up to `max` bucket tables whose hour ended by `now` and that keep no payload (all removed):
-   * with secure_delete on, their freed pages are zeroed. Their index rows stay: the record of what
-   * was stored and when it went. Returns how many were dropped.
+   * For the buckets whose hour has begun by `now`: moves each one's sweep frontier past the removed
+   * rows at its start (at most `maxRows` rows read in all), then drops up to `maxDrops` tables whose
+   * hour ended by `now` and that keep no payload (all removed): with secure_delete on, their freed
+   * pages are zeroed. The removal records stay. Returns how many were dropped.
    */
-  dropPastBuckets(now: number, max: number): number {
-    let dropped = 0;
-    // Buckets whose hour is entirely past: (bucket + 1) × hour ≤ now.
-    const pastBefore = Math.floor(now / PAYLOAD_BUCKET_MS);
+  settleBuckets(now: number, maxDrops: number, maxRows: number): number {
+    let [dropped, budget] = [0, maxRows];
     // .all(), not .iterate(): a table cannot be dropped while a statement still reads this connection.
-    for (const bucket of this.standingPastStmt.all(pastBefore)) {
-      if (dropped >= max) break;
-      if (this.keepsAnyStmt.get(bucket) !== undefined) continue;
+    for (const { bucket, swept_to: sweptTo } of this.standingByStmt.all(payloadBucketOf(now))) {
       const table = payloadTable(bucket);
-      this.tableStmts.forget(`${table}:`);
-      this.db.exec(`DROP TABLE IF EXISTS ${table}`);
-      this.markDroppedStmt.run(Date.now(), bucket);
-      dropped += 1;
+      const rows = this.table(table, 'frontier', `SELECT row_id, removed FROM ${table} WHERE row_id > ? ORDER BY row_id LIMIT ?`);
+      let frontier = sweptTo;
+      let keeps = false;
+      for (const [rowId, removed] of rows.raw().all(sweptTo, budget) as [bigint, bigint][]) {
+        budget -= 1;
+        if (removed === 0n) {
+          keeps = true;
+          break;
+        }
+        frontier = rowId;
+      }
+      if (frontier !== sweptTo) this.setSweptToStmt.run(frontier, bucket);
+      const past = (Number(bucket) + 1) * PAYLOAD_BUCKET_MS <= now;
+      if (past && !keeps && dropped < maxDrops && this.endsBy(table, frontier)) {
+        this.tableStmts.forget(`${table}:`);
+        this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.markDroppedStmt.run(Date.now(), bucket);
+        dropped += 1;
+      }
+      if (budget <= 0) break;
     }
     return dropped;
+  }
+
+  /** True when the table has no row after `frontier`. */
+  private endsBy(table: string, frontier: bigint): boolean {
+    const last = this.table(table, 'last', `SELECT max(row_id) FROM ${table}`).pluck().get() as bigint | null;
+    return last === null || last <= frontier;
   }
 
   private table(table: string, role: string, sql: string): Database.Statement<unknown[], unknown> {
@@ -137,4 +176,8 @@ export class SqlitePayloadWrites {
 /** A statement on a bucket table that does not exist (yet, or any more): SQLite names it in the message. */
 function isNoSuchTable(error: unknown): boolean {
   return isSqliteError(error) && error.code === 'SQLITE_ERROR' && error.message.includes('no such table');
+}
+
+function isRowIdTaken(error: unknown): boolean {
+  return isSqliteError(error) && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

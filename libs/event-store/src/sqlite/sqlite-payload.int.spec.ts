@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { InvalidAppendError } from '../event-store.errors';
 import type { PayloadAttachment } from '../payload-store.port';
 import { SqliteEventStore } from './sqlite-event-store.adapter';
-import { PAYLOAD_BUCKET_MS, payloadBucketOf } from './sqlite-schema.migrations';
+import { PAYLOAD_BUCKET_MS, payloadBucketOf } from './sqlite-payload.records';
 
 /**
  * "Removed means removed" on the bytes of the files (docs/data-lifecycle-plan.md F1–F3): after
@@ -157,7 +157,7 @@ describe('SqlitePayloadStore: removed payloads leave no byte in the files', () =
       const stored = await putMany(store, 200, (index) => Date.now() + HOUR + index);
       // A read transaction that began before the removal: its snapshot still needs the bodies.
       reader.exec('BEGIN');
-      reader.prepare('SELECT count(*) FROM payload_index').get();
+      reader.prepare('SELECT count(*) FROM events').get();
       const removed = stored.slice(0, 100);
       await removeShuffled(
         store,
@@ -210,15 +210,15 @@ describe('SqlitePayloadStore: SQLite specifics', () => {
   it('refuses a key that has a payload already, writing none of that append, without failing the appends beside it', async () => {
     const store = SqliteEventStore.open(join(tempDir(), 'events.sqlite'));
     try {
-      await store.append('delivery-1', [event()], 'no_stream', { payload: payloadOf('k1') });
+      await store.append('delivery-k1', [event()], 'no_stream', { payload: payloadOf('k1') });
       const [reused, beside] = await Promise.allSettled([
-        store.append('delivery-2', [event()], 'no_stream', { payload: payloadOf('k1') }),
-        store.append('delivery-3', [event()], 'no_stream', { payload: payloadOf('k3') }),
+        store.append('erasure-k1', [event()], 'no_stream', { payload: payloadOf('k1') }),
+        store.append('delivery-k3', [event()], 'no_stream', { payload: payloadOf('k3') }),
       ]);
 
       expect(reused.status === 'rejected' && reused.reason instanceof InvalidAppendError).toBe(true);
       expect(beside.status).toBe('fulfilled');
-      expect(await store.readStream('delivery-2')).toEqual([]);
+      expect(await store.readStream('erasure-k1')).toEqual([]);
       expect([...(await store.payloads().get(['k1', 'k3'])).keys()].sort()).toEqual(['k1', 'k3']);
     } finally {
       await store.close();
@@ -228,13 +228,18 @@ describe('SqlitePayloadStore: SQLite specifics', () => {
   it('refuses malformed attachments, scans and removals as usage errors, before any I/O', async () => {
     const store = SqliteEventStore.open(join(tempDir(), 'events.sqlite'));
     try {
-      const bad: PayloadAttachment[] = [
-        { ...payloadOf(''), key: '' },
-        payloadOf('neg', -1),
-        { ...payloadOf('fmt'), format: 'xml' as 'json' },
+      const bad: [string, PayloadAttachment][] = [
+        ['d-', { ...payloadOf(''), key: '' }],
+        ['d-neg', payloadOf('neg', -1)],
+        ['d-late', payloadOf('late', 2 ** 42)],
+        ['d-fmt', { ...payloadOf('fmt'), format: 'xml' as 'json' }],
+        ['d-other', payloadOf('key')],
+        ['key', payloadOf('key')],
+        ['d-x-key', payloadOf('key')],
       ];
-      for (const payload of bad)
-        await expect(store.append(`d-${randomUUID()}`, [event()], 'no_stream', { payload })).rejects.toThrow(InvalidAppendError);
+      for (const [stream, payload] of bad) {
+        await expect(store.append(stream, [event()], 'no_stream', { payload })).rejects.toThrow(InvalidAppendError);
+      }
       const payloads = store.payloads();
       await expect(payloads.scan('', { limit: 10 })).rejects.toThrow(RangeError);
       await expect(payloads.scan('x', { limit: 0 })).rejects.toThrow(RangeError);

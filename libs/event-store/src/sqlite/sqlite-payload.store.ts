@@ -1,7 +1,8 @@
 import { assertPayloadRemoval } from '../payload-request.validation';
 import type { PayloadRemoval, PayloadScanPage, PayloadStore, ReclaimReport, StoredPayload } from '../payload-store.port';
 import { assertNonNegativeInteger, assertPositiveInteger } from '../store-options.validation';
-import { SqlitePayloadReads, type PayloadIndexRow } from './sqlite-payload-read.statements';
+import { SqlitePayloadReads, type PayloadRef } from './sqlite-payload-read.statements';
+import { bucketOfRow, expiryOfRow } from './sqlite-payload.records';
 import type { SqliteWriter } from './sqlite-writer.client';
 import type { SqliteConnection } from './sqlite.connection';
 
@@ -19,6 +20,8 @@ const KEYS_PER_LOOKUP = 500;
 export const MAX_SCAN_WINDOW = 10_000;
 /** Bucket tables dropped per writer transaction: a backlog of past hours never stalls the appends behind it. */
 const DROPS_PER_COMMIT = 50;
+/** Rows read per writer transaction to move the buckets' sweep frontiers (a few milliseconds). */
+const FRONTIER_ROWS_PER_COMMIT = 20_000;
 /** Between two truncation attempts while a reader holds an older snapshot (its read transactions are short). */
 const TRUNCATE_RETRY_MS = 200;
 const CURSOR = /^sp1\.(\d{1,18})\.(\d{1,19})$/;
@@ -27,9 +30,10 @@ const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The embedded store's payloads (docs/data-lifecycle-plan.md §1–2): bodies in per-expiry-hour
- * tables of the event store's file, their index in payload_index. Reads run on the main thread's
- * connection, each in one read transaction; removals and drops go through the writer thread, so
- * they share its group commit and are serialized with the appends that store payloads.
+ * tables of the event store's file (sqlite-payload.records.ts), each found from its event's
+ * payload_row. Reads run on the main thread's connection, each in one read transaction; removals,
+ * frontier moves and drops go through the writer thread, so they share its group commit and are
+ * serialized with the appends that store payloads.
  *
  * Removal is: overwrite in place with zeros (remove), drop whole bucket tables once their hour is
  * past and nothing in them is kept, then truncate the WAL (reclaim). Only then are the removed
@@ -91,33 +95,31 @@ export class SqlitePayloadStore implements PayloadStore {
     const lowered = needle.toLowerCase();
     const inSql = !NON_ASCII.test(lowered);
     let { bucket, rowId } = options.cursor === undefined ? { bucket: -1n, rowId: 0n } : parseScanCursor(options.cursor);
+    const read = (limit: number) =>
+      inSql ? this.reads.window(bucket, rowId, limit, lowered) : this.reads.windowInJs(bucket, rowId, limit, lowered);
     return this.connection.use('payload scan', () =>
       this.reads.snapshot((): PayloadScanPage => {
         const matches: string[] = [];
         let scanned = 0;
         while (scanned < window) {
-          const { kept, lastRowId } = this.reads.window(bucket, rowId, window - scanned);
-          if (lastRowId === null) {
+          const rows = bucket < 0n ? [] : read(window - scanned);
+          if (rows.length === 0) {
             const next = this.reads.nextBucket(bucket);
             if (next === null) return { matches, scanned };
             [bucket, rowId] = [next, 0n];
             continue;
           }
-          const first = rowId + 1n;
-          [scanned, rowId] = [scanned + kept, lastRowId];
-          const hits = inSql
-            ? this.reads.matching(bucket, first, lastRowId, lowered)
-            : this.reads.matchingInJs(bucket, first, lastRowId, lowered);
-          matches.push(...this.reads.keptKeys(bucket, [...hits]));
+          for (const [, key, hit] of rows) if (hit) matches.push(key);
+          [scanned, rowId] = [scanned + rows.length, rows[rows.length - 1][0]];
         }
-        const more = this.reads.window(bucket, rowId, 1).kept > 0 || this.reads.nextBucket(bucket) !== null;
+        const more = this.reads.window(bucket, rowId, 1, '').length > 0 || this.reads.nextBucket(bucket) !== null;
         return more ? { matches, scanned, cursor: `sp1.${bucket}.${rowId}` } : { matches, scanned };
       }),
     );
   }
 
   /**
-   * Drops the bucket tables that are done with, then truncates the WAL, trying again every 200 ms
+   * Moves the buckets' sweep frontiers and drops the bucket tables that are done with, then truncates the WAL, trying again every 200 ms
    * while another connection's read transaction still needs the frames (it would otherwise keep
    * the zeroed pages' previous versions in the WAL), until truncateWaitMs. `complete` is false when
    * the WAL could not be truncated in that time: the caller tries again later (nothing is lost by
@@ -128,7 +130,7 @@ export class SqlitePayloadStore implements PayloadStore {
     assertNonNegativeInteger('payload reclaim now', now);
     let released = 0;
     for (;;) {
-      const dropped = await this.writer.dropPayloadBuckets(now, DROPS_PER_COMMIT);
+      const dropped = await this.writer.settlePayloadBuckets(now, DROPS_PER_COMMIT, FRONTIER_ROWS_PER_COMMIT);
       released += dropped;
       if (dropped < DROPS_PER_COMMIT) break;
     }
@@ -146,36 +148,37 @@ export class SqlitePayloadStore implements PayloadStore {
 
   /** Looks up one chunk of keys (inside the caller's read transaction). */
   private lookUp(keys: readonly string[], found: Map<string, StoredPayload>): void {
-    const keptByBucket = new Map<bigint, PayloadIndexRow[]>();
-    for (const row of this.reads.indexRows(keys)) {
-      if (row.removed_at !== null) {
-        found.set(row.key, {
+    const keptByBucket = new Map<number, PayloadRef[]>();
+    for (const ref of this.reads.refs(keys)) {
+      if (ref.removed_at !== null) {
+        found.set(ref.key, {
           state: 'removed',
-          reason: row.removed_reason ?? 'expired',
-          removedAt: Number(row.removed_at),
-          erasureId: row.erasure_id,
+          reason: ref.reason ?? 'expired',
+          removedAt: Number(ref.removed_at),
+          erasureId: ref.erasure_id,
         });
         continue;
       }
-      const kept = keptByBucket.get(row.bucket) ?? [];
-      kept.push(row);
-      keptByBucket.set(row.bucket, kept);
+      const bucket = bucketOfRow(ref.row_id);
+      const kept = keptByBucket.get(bucket) ?? [];
+      kept.push(ref);
+      keptByBucket.set(bucket, kept);
     }
-    for (const [bucket, rows] of keptByBucket) {
+    for (const [bucket, refs] of keptByBucket) {
       const bodies = this.reads.bodies(
-        bucket,
-        rows.map((row) => row.row_id),
+        BigInt(bucket),
+        refs.map((ref) => ref.row_id),
       );
-      for (const row of rows) {
-        const body = bodies.get(row.row_id);
-        // The index row and the body are read in one snapshot and written in one transaction.
-        if (!body) throw new Error(`payload ${row.key} is indexed as kept but its body is missing (bucket ${bucket})`);
-        found.set(row.key, {
+      for (const ref of refs) {
+        const kept = bodies.get(ref.row_id);
+        // The row and its removal record are read in one snapshot and written in one transaction.
+        if (!kept) throw new Error(`payload ${ref.key} has no removal record but its body is missing (bucket ${bucket})`);
+        found.set(ref.key, {
           state: 'kept',
-          format: row.format,
-          text: body.toString('utf8'),
-          receivedAt: Number(row.received_at),
-          expiresAt: Number(row.expires_at),
+          format: kept.format,
+          text: kept.body.toString('utf8'),
+          receivedAt: kept.receivedAt,
+          expiresAt: expiryOfRow(ref.row_id),
         });
       }
     }

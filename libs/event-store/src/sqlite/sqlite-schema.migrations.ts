@@ -1,10 +1,12 @@
 import type Database from 'better-sqlite3';
+import { movePayloadsOutOfIndex } from './sqlite-payload-index.migrations';
 
 /**
- * Schema migrations, applied in order; `PRAGMA user_version` holds how many have run.
- * Append new entries, never edit old ones.
+ * Schema migrations, applied in order; `PRAGMA user_version` holds how many have run. An entry is
+ * SQL, or a step that needs code (it runs in the same transaction). Append new entries, never edit
+ * old ones.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   `
   CREATE TABLE events (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -63,36 +65,45 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX payload_buckets_standing ON payload_buckets (bucket) WHERE dropped_at IS NULL;
   `,
+  // One b-tree written per stored payload instead of four (docs/bench/consolidation, third pass).
+  // A body's row id is its expiry in ms shifted left by 21 bits, so a bucket table is in expiry
+  // order whatever the retention, and the sweep reads forward from swept_to (the row up to which
+  // nothing is kept). The payload's event row points at it (events.payload_row), so a payload is
+  // found through the events' own stream index: its key is its stream's id after the category,
+  // and payload_categories lists the categories that carry payloads. A removal is recorded in
+  // payload_removals (by row id) only when it happens. payload_index goes (see the step's file).
+  `
+  ALTER TABLE events ADD COLUMN payload_row INTEGER;
+  CREATE TABLE payload_removals (
+    row_id     INTEGER PRIMARY KEY,
+    removed_at INTEGER NOT NULL,
+    reason     TEXT    NOT NULL,
+    erasure_id TEXT
+  );
+  CREATE TABLE payload_categories (category TEXT PRIMARY KEY) WITHOUT ROWID;
+  ALTER TABLE payload_buckets ADD COLUMN swept_to INTEGER NOT NULL DEFAULT 0;
+  `,
+  movePayloadsOutOfIndex,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** A payload body table holds the payloads expiring within one hour: dropped whole once that hour is past. */
-export const PAYLOAD_BUCKET_MS = 3_600_000;
-
-/** The bucket (expiry hour) of a payload; expiresAt is a non-negative integer (epoch ms). */
-export function payloadBucketOf(expiresAt: number): number {
-  return Math.floor(expiresAt / PAYLOAD_BUCKET_MS);
-}
-
-/** The body table of a bucket: a name built from an integer only, so it is safe to splice into SQL. */
-export function payloadTable(bucket: number | bigint): string {
-  if (typeof bucket === 'number' && !Number.isSafeInteger(bucket)) throw new RangeError(`not a payload bucket: ${bucket}`);
-  if (bucket < 0) throw new RangeError(`not a payload bucket: ${bucket}`);
-  return `payloads_${bucket}`;
-}
-
-/** Brings the schema up to date in one IMMEDIATE transaction (safe when two processes start at once). */
-export function migrate(db: Database.Database): void {
+/**
+ * Brings the schema up to date (or up to `target`: tests make older files) in one IMMEDIATE
+ * transaction (safe when two processes start at once).
+ */
+export function migrate(db: Database.Database, target = SCHEMA_VERSION): void {
   db.transaction(() => {
     const current = Number(db.pragma('user_version', { simple: true }));
     if (current > SCHEMA_VERSION) {
       throw new Error(`event store schema version ${current} is newer than this build supports (${SCHEMA_VERSION})`);
     }
-    for (let version = current; version < SCHEMA_VERSION; version += 1) {
-      db.exec(MIGRATIONS[version]);
+    for (let version = current; version < target; version += 1) {
+      const step = MIGRATIONS[version];
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
     }
-    if (current !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    if (current < target) db.pragma(`user_version = ${target}`);
   }).immediate();
 }
 

@@ -85,8 +85,8 @@ export class SqliteWriter {
   }
 
   /** Drops up to `max` bucket tables past by `now` that keep nothing; resolves with how many. */
-  dropPayloadBuckets(now: number, max: number): Promise<number> {
-    return this.request<number>({ op: 'drop_payload_buckets', now, max });
+  settlePayloadBuckets(now: number, maxDrops: number, maxRows: number): Promise<number> {
+    return this.request<number>({ op: 'settle_payload_buckets', now, maxDrops, maxRows });
   }
 
   /** One wal_checkpoint(TRUNCATE) attempt, between the writer's batches. */

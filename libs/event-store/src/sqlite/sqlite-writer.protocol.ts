@@ -16,8 +16,14 @@ export type WriterRequest =
       readonly payload?: PayloadAttachment;
     }
   | { readonly id: number; readonly op: 'remove_payloads'; readonly keys: readonly string[]; readonly removal: PayloadRemoval }
-  /** Drops up to `max` bucket tables whose hour ended by `now` and that keep no payload. */
-  | { readonly id: number; readonly op: 'drop_payload_buckets'; readonly now: number; readonly max: number }
+  /** Moves the buckets' sweep frontiers (reading at most `maxRows`), then drops up to `maxDrops` tables whose hour ended by `now` and that keep no payload. */
+  | {
+      readonly id: number;
+      readonly op: 'settle_payload_buckets';
+      readonly now: number;
+      readonly maxDrops: number;
+      readonly maxRows: number;
+    }
   /** One wal_checkpoint(TRUNCATE), run between batches, never inside a transaction. */
   | { readonly id: number; readonly op: 'checkpoint_truncate' }
   | {

@@ -46,10 +46,10 @@ const saveCheckpoint = connection.use('prepare', (db) =>
 /** One append in a savepoint of the batch's transaction (better-sqlite3 nests transactions as savepoints). */
 const appendOne = connection.use('prepare', (db) =>
   db.transaction((request: Extract<WriterRequest, { op: 'append' }>) => {
-    const outcome = appendInTransaction(queries, request.streamId, request.events, request.expected);
-    // Only with the events it came with: a conflict or an idempotent retry stores nothing new.
-    if (outcome.inserted && request.payload) payloads.store(request.payload);
-    return outcome;
+    const { streamId, payload } = request;
+    // Only with the events it came with (a conflict or an idempotent retry stores nothing new), its row on the first of them.
+    const storePayload = payload && (() => payloads.store(streamId, payload));
+    return appendInTransaction(queries, streamId, request.events, request.expected, storePayload);
   }),
 );
 /** A removal in a savepoint of its own: all of its keys, or (on a failure) none. */
@@ -160,8 +160,8 @@ function run(request: WriterRequest): WriterReply {
       return { id: request.id, ok: true, outcome: null };
     case 'remove_payloads':
       return { id: request.id, ok: true, outcome: removePayloads(request) };
-    case 'drop_payload_buckets':
-      return { id: request.id, ok: true, outcome: payloads.dropPastBuckets(request.now, request.max) };
+    case 'settle_payload_buckets':
+      return { id: request.id, ok: true, outcome: payloads.settleBuckets(request.now, request.maxDrops, request.maxRows) };
     case 'checkpoint_truncate':
       throw new Error('checkpoint_truncate runs between batches'); // drain() never batches it
     case 'append':
