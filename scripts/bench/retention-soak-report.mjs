@@ -29,7 +29,7 @@ function slope(from, to) {
     readmodels_sqlite_and_wal: per((p) => p.readmodels_bytes),
     both_files: per((p) => p.store_bytes + p.readmodels_bytes),
     payload_tables: per((p) => p.payload_table_bytes),
-    // events.sqlite + WAL less its payload tables and free pages: the record part (events, payload_index, indexes).
+    // events.sqlite + WAL less its payload tables and free pages: the record part (events, payload_removals, indexes).
     record_part: per((p) => (typeof p.payload_table_bytes === 'number' ? p.store_bytes - p.payload_table_bytes - p.free_bytes : undefined)),
     free_pages: per((p) => p.free_bytes),
   };
@@ -80,8 +80,8 @@ export function retentionMarkdown(report) {
     '## Method',
     '',
     `- Two runs of the embedded soak (scripts/bench/soak.mjs \`--only embedded\`), one after the other in one session, each on a fresh DATA_DIR with both services from dist/: ${runs.map((run) => `**${run.name}** (started ${run.started_at})`).join(', then ')}. The retention run sets \`PAYLOAD_RETENTION_SECONDS\` in both services' environment; the dispatcher's sweep runs every 10 s.`,
-    `- A constant offered rate of ${settings.offered_rps} deliveries/s (autocannon, 16 connections, the soak's body) for ${settings.minutes} minutes, in windows of ${settings.window_seconds} s. After each window the soak records events.sqlite + its WAL, readmodels.sqlite + its WAL, and the payload part of the event store: payloads kept and removed (payload_index), the payload bucket tables still standing and their pages (dbstat), and the free pages of the file.`,
-    `- The slope is the growth in bytes divided by the deliveries accepted in between: over the last ${settings.last_windows} windows, and over the whole run. The record part of events.sqlite is its size (with the WAL) less its payload bucket tables and its free pages: the events, payload_index and their indexes. At the end the soak waits until every delivery has its run.`,
+    `- A constant offered rate of ${settings.offered_rps} deliveries/s (autocannon, 16 connections, the soak's body) for ${settings.minutes} minutes, in windows of ${settings.window_seconds} s. After each window the soak records events.sqlite + its WAL, readmodels.sqlite + its WAL, and the payload part of the event store: payloads kept (bucket tables) and removed (payload_index before schema 5, payload_removals since), the payload bucket tables still standing and their pages (dbstat), and the free pages of the file.`,
+    `- The slope is the growth in bytes divided by the deliveries accepted in between: over the last ${settings.last_windows} windows, and over the whole run. The record part of events.sqlite is its size (with the WAL) less its payload bucket tables and its free pages: the events, the payload records (payload_index before schema 5, payload_removals since) and their indexes. At the end the soak waits until every delivery has its run.`,
     '',
     '## Results',
     '',

@@ -1,7 +1,7 @@
 /**
  * The soak's look at a running stack's store, after each window (read-only connections, short
  * read transactions): sizes of events.sqlite and readmodels.sqlite with their WALs, deliveries and
- * runs, and where the payload part stands — payloads kept and removed (payload_index), the bucket
+ * runs, and where the payload part stands — payloads kept (in the bucket tables) and removed (payload_removals), the bucket
  * tables still standing and their pages (dbstat), and the free pages a dropped bucket left.
  */
 import Database from 'better-sqlite3';
@@ -11,16 +11,14 @@ import { dirname, join } from 'node:path';
 const round1 = (value) => Math.round(value * 10) / 10;
 const size = (file) => (existsSync(file) ? statSync(file).size : 0);
 
-/** The payload part of the event store, or null on a store without payload_index. */
+/** The payload part of the event store, or null on a store without payload_removals (before schema 5). */
 function payloadPart(db) {
-  const hasIndex = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'payload_index'").get();
-  if (!hasIndex) return null;
-  const counts = db
-    .prepare(
-      'SELECT count(*) FILTER (WHERE removed_at IS NULL) AS kept, count(*) FILTER (WHERE removed_at IS NOT NULL) AS removed FROM payload_index',
-    )
-    .get();
+  const hasRemovals = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'payload_removals'").get();
+  if (!hasRemovals) return null;
   const standing = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'payloads\\_%' ESCAPE '\\'").pluck().all();
+  let kept = 0;
+  for (const name of standing) kept += Number(db.prepare(`SELECT count(*) FROM ${name} WHERE removed = 0`).pluck().get());
+  const counts = { kept, removed: db.prepare('SELECT count(*) FROM payload_removals').pluck().get() };
   let tableBytes = 0;
   try {
     // One table at a time (dbstat answers an equality on name without walking the other tables).

@@ -28,8 +28,11 @@ export interface KeptBody {
   readonly body: Buffer;
 }
 
-/** One row of a scan window: its row id, its key, and whether its body holds the needle. */
-export type ScannedRow = readonly [rowId: bigint, key: string, hit: boolean];
+/** A scan window in one bucket: how many kept payloads it holds, and the row of the last (null: none). */
+export interface ScanWindow {
+  readonly kept: number;
+  readonly lastRowId: bigint | null;
+}
 
 /** Bucket tables whose read statements stay prepared. */
 const CACHED_TABLES = 32;
@@ -94,33 +97,41 @@ export class SqlitePayloadReads {
     return keys;
   }
 
-  /**
-   * The next `limit` kept payloads of a bucket after `afterRowId`, each with whether its body holds
-   * `needle` (ASCII, lower case), compared with ASCII-only case folding: SQLite's lower() folds A–Z
-   * and leaves every other byte as it is.
-   */
-  window(bucket: bigint, afterRowId: bigint, limit: number, needle: string): ScannedRow[] {
+  /** The next `limit` kept payloads of a bucket after `afterRowId`: how many, and the row of the last (null: none). */
+  window(bucket: bigint, afterRowId: bigint, limit: number): ScanWindow {
     const table = payloadTable(bucket);
-    const sql = `SELECT row_id, key, instr(lower(CAST(body AS TEXT)), ?) > 0 FROM ${table}
-      WHERE row_id > ? AND removed = 0 ORDER BY row_id LIMIT ?`;
-    const rows = this.table(table, 'window', sql).raw().all(needle, afterRowId, limit) as [bigint, string, bigint][];
-    return rows.map(([rowId, key, hit]) => [rowId, key, hit === 1n]);
+    // Counted in SQL, not listed: the window's keys are only needed for the few rows that match.
+    const sql = `SELECT count(*), max(row_id) FROM (SELECT row_id FROM ${table} WHERE row_id > ? AND removed = 0 ORDER BY row_id LIMIT ?)`;
+    const [kept, lastRowId] = (this.table(table, 'window', sql).raw().get(afterRowId, limit) as [bigint, bigint | null] | undefined) ?? [
+      0n,
+      null,
+    ];
+    return { kept: Number(kept), lastRowId };
   }
 
   /**
-   * Like window(), with each body decoded and lower-cased by JavaScript: the fallback for what
+   * The keys of the kept rows from `first` to `last` whose body holds `needle` (ASCII, lower case),
+   * compared with ASCII-only case folding: SQLite's lower() folds A–Z and leaves every other byte
+   * as it is.
+   */
+  matching(bucket: bigint, first: bigint, last: bigint, needle: string): string[] {
+    const table = payloadTable(bucket);
+    const sql = `SELECT key FROM ${table} WHERE row_id BETWEEN ? AND ? AND removed = 0 AND instr(lower(CAST(body AS TEXT)), ?) > 0`;
+    return this.table(table, 'matching', sql).pluck().all(first, last, needle) as string[];
+  }
+
+  /**
+   * Like matching(), with each body decoded and lower-cased by JavaScript: the fallback for what
    * lower() cannot fold. One body in memory at a time, not a window's.
    */
-  windowInJs(bucket: bigint, afterRowId: bigint, limit: number, needle: string): ScannedRow[] {
+  matchingInJs(bucket: bigint, first: bigint, last: bigint, needle: string): string[] {
     const table = payloadTable(bucket);
-    const sql = `SELECT row_id, key, body FROM ${table} WHERE row_id > ? AND removed = 0 ORDER BY row_id LIMIT ?`;
-    const rows: ScannedRow[] = [];
-    for (const [rowId, key, body] of this.table(table, 'window-js', sql).raw().iterate(afterRowId, limit) as IterableIterator<
-      [bigint, string, Buffer]
-    >) {
-      rows.push([rowId, key, body.toString('utf8').toLowerCase().includes(needle)]);
+    const sql = `SELECT key, body FROM ${table} WHERE row_id BETWEEN ? AND ? AND removed = 0`;
+    const keys: string[] = [];
+    for (const [key, body] of this.table(table, 'range', sql).raw().iterate(first, last) as IterableIterator<[string, Buffer]>) {
+      if (body.toString('utf8').toLowerCase().includes(needle)) keys.push(key);
     }
-    return rows;
+    return keys;
   }
 
   /** The first standing bucket after `bucket` (null: none). */

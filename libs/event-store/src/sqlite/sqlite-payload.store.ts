@@ -95,24 +95,26 @@ export class SqlitePayloadStore implements PayloadStore {
     const lowered = needle.toLowerCase();
     const inSql = !NON_ASCII.test(lowered);
     let { bucket, rowId } = options.cursor === undefined ? { bucket: -1n, rowId: 0n } : parseScanCursor(options.cursor);
-    const read = (limit: number) =>
-      inSql ? this.reads.window(bucket, rowId, limit, lowered) : this.reads.windowInJs(bucket, rowId, limit, lowered);
     return this.connection.use('payload scan', () =>
       this.reads.snapshot((): PayloadScanPage => {
         const matches: string[] = [];
         let scanned = 0;
         while (scanned < window) {
-          const rows = bucket < 0n ? [] : read(window - scanned);
-          if (rows.length === 0) {
+          const { kept, lastRowId } = bucket < 0n ? { kept: 0, lastRowId: null } : this.reads.window(bucket, rowId, window - scanned);
+          if (lastRowId === null) {
             const next = this.reads.nextBucket(bucket);
             if (next === null) return { matches, scanned };
             [bucket, rowId] = [next, 0n];
             continue;
           }
-          for (const [, key, hit] of rows) if (hit) matches.push(key);
-          [scanned, rowId] = [scanned + rows.length, rows[rows.length - 1][0]];
+          const first = rowId + 1n;
+          [scanned, rowId] = [scanned + kept, lastRowId];
+          const hits = inSql
+            ? this.reads.matching(bucket, first, lastRowId, lowered)
+            : this.reads.matchingInJs(bucket, first, lastRowId, lowered);
+          matches.push(...hits);
         }
-        const more = this.reads.window(bucket, rowId, 1, '').length > 0 || this.reads.nextBucket(bucket) !== null;
+        const more = this.reads.window(bucket, rowId, 1).kept > 0 || this.reads.nextBucket(bucket) !== null;
         return more ? { matches, scanned, cursor: `sp1.${bucket}.${rowId}` } : { matches, scanned };
       }),
     );
