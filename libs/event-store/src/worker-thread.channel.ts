@@ -22,6 +22,13 @@ export interface WorkerThreadChannelOptions {
    * message per request. Either way the thread may answer with an array of replies.
    */
   readonly batched?: boolean;
+  /**
+   * With `batched`: a turn's requests go as soon as this many have gathered, the rest at the end
+   * of the turn. A producer that makes hundreds in one turn (the dispatcher catching up) then has
+   * the thread start on the first while it makes the others, instead of handing all of them over
+   * at once and waiting while the thread works. Default: no limit.
+   */
+  readonly sendEvery?: number;
 }
 
 /**
@@ -66,6 +73,7 @@ export class WorkerThreadChannel {
       if (!this.options.batched) return this.worker.postMessage({ ...message, id });
       if (this.outgoing.length === 0) setImmediate(this.flush);
       this.outgoing.push({ ...message, id });
+      if (this.outgoing.length >= (this.options.sendEvery ?? Infinity)) this.flush();
     });
   }
 

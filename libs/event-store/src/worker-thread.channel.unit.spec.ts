@@ -22,13 +22,14 @@ function echoWorker(repliesAsArray: boolean): Worker {
 
 const unavailable = (message: string): Error => new Error(`unavailable: ${message}`);
 
-function channelOf(worker: Worker, batched: boolean): WorkerThreadChannel {
+function channelOf(worker: Worker, batched: boolean, sendEvery?: number): WorkerThreadChannel {
   return new WorkerThreadChannel(worker, {
     thread: 'the echo thread',
     unavailable,
     refused: (error) => new Error(String(error)),
     closedMessage: 'echo is closed',
     batched,
+    ...(sendEvery === undefined ? {} : { sendEvery }),
   });
 }
 
@@ -42,6 +43,17 @@ describe('WorkerThreadChannel', () => {
       expect(first).toEqual([1, 2, 3].map((echo) => ({ echo, sentWith: 3 })));
       // A later turn is a message of its own.
       await expect(channel.request<Echo>({ echo: 4 })).resolves.toEqual({ echo: 4, sentWith: 1 });
+    } finally {
+      await channel.close();
+    }
+  });
+
+  it('batched with sendEvery: the requests of a turn go as soon as that many have gathered, the rest at the end of the turn', async () => {
+    const channel = channelOf(echoWorker(true), true, 3);
+    try {
+      const echoes = await Promise.all([1, 2, 3, 4, 5, 6, 7].map((echo) => channel.request<Echo>({ echo })));
+      expect(echoes.map((echo) => echo.sentWith)).toEqual([3, 3, 3, 3, 3, 3, 1]);
+      expect(echoes.map((echo) => echo.echo)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     } finally {
       await channel.close();
     }

@@ -15,6 +15,13 @@ import {
   type WriterRequest,
 } from './sqlite-writer.protocol';
 
+/**
+ * Requests handed to the writer thread at once at most: the dispatcher catching up makes 256 appends
+ * in one turn, and the thread commits the first while it makes the rest (docs/bench/consolidation,
+ * fourth pass). The ingress rarely makes this many in one turn.
+ */
+const SEND_EVERY = 32;
+
 /** A request as sent: the channel gives it its id. */
 type Outgoing = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
@@ -37,6 +44,7 @@ export class SqliteWriter {
       refused: (error) => fromWriterError(error as WriterError),
       closedMessage: 'event store is closed (append)',
       batched: true,
+      sendEvery: SEND_EVERY,
       onNotice: (notice) => {
         for (const listener of this.commitListeners) listener(notice as CommitReport);
       },
