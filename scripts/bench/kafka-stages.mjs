@@ -4,16 +4,19 @@
  * Where the Kafka shape's POST → run time goes, by stage, at a low rate (issue 34). For each
  * checkout given, then again in reverse order: its ingress and dispatcher from its dist/ with
  * KAFKA_BROKERS set to one test broker started here (127.0.0.1), a 3 s warm-up at 100/s, then 6 s
- * at 250/s over 16 connections. Per delivery of those 6 s: the store's commit of DeliveryAccepted
+ * at 250/s (--rate N) over 16 connections. Per delivery of those 6 s: the store's commit of DeliveryAccepted
  * → the Kafka message's timestamp (the relay's send) → the store's commit of RunCreated. Prints
  * p50 / p99 of each stage.
  *
- *   node scripts/bench/kafka-stages.mjs /work/wt-4b /work/main
+ *   node scripts/bench/kafka-stages.mjs [--rate 1000] /work/wt-4b /work/main
  */
 import Database from 'better-sqlite3';
 import { Kafka, logLevel } from 'kafkajs';
 import { BODY, startKafkaBroker } from './bench-kit.mjs';
-const dirs = process.argv.slice(2);
+const args = process.argv.slice(2);
+const rateAt = args.indexOf('--rate');
+const RATE = rateAt === -1 ? 250 : Number(args.splice(rateAt, 2)[1]);
+const dirs = args;
 const broker = startKafkaBroker();
 const pct = (a, p) => {
   const s = [...a].sort((x, y) => x - y);
@@ -28,7 +31,7 @@ try {
       const headers = { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' };
       await kit.load({ baseUrl: stack.baseUrl, path: hook.path, headers, body: BODY, connections: 16, seconds: 3, overallRate: 100 });
       const from = Date.now();
-      await kit.load({ baseUrl: stack.baseUrl, path: hook.path, headers, body: BODY, connections: 16, seconds: 6, overallRate: 250 });
+      await kit.load({ baseUrl: stack.baseUrl, path: hook.path, headers, body: BODY, connections: 16, seconds: 6, overallRate: RATE });
       const to = Date.now();
       await kit.sleep(3000);
       const db = new Database(stack.storeFile, { readonly: true });
