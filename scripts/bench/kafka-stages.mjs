@@ -31,7 +31,15 @@ try {
       const headers = { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' };
       await kit.load({ baseUrl: stack.baseUrl, path: hook.path, headers, body: BODY, connections: 16, seconds: 3, overallRate: 100 });
       const from = Date.now();
-      await kit.load({ baseUrl: stack.baseUrl, path: hook.path, headers, body: BODY, connections: 16, seconds: 6, overallRate: RATE });
+      const http = await kit.load({
+        baseUrl: stack.baseUrl,
+        path: hook.path,
+        headers,
+        body: BODY,
+        connections: 16,
+        seconds: 6,
+        overallRate: RATE,
+      });
       const to = Date.now();
       await kit.sleep(3000);
       const db = new Database(stack.storeFile, { readonly: true });
@@ -74,7 +82,7 @@ try {
         total.push(Number(row.created) - Number(row.accepted));
       }
       console.log(
-        `${dir}: ${total.length}/${rows.length} matched; store->kafka p50/p99 ${pct(toKafka, 50)}/${pct(toKafka, 99)}, kafka->run ${pct(fromKafka, 50)}/${pct(fromKafka, 99)}, total ${pct(total, 50)}/${pct(total, 99)} (topics ${topics})`,
+        `${dir}: ${total.length}/${rows.length} matched; store->kafka p50/p99 ${pct(toKafka, 50)}/${pct(toKafka, 99)}, kafka->run ${pct(fromKafka, 50)}/${pct(fromKafka, 99)}, total ${pct(total, 50)}/${pct(total, 99)}; HTTP p50/p99 ${http.p50_ms}/${http.p99_ms} (topics ${topics})`,
       );
     } finally {
       await stack.stop();
