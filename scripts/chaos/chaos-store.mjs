@@ -9,51 +9,60 @@ import Database from 'better-sqlite3';
 /** A delivery is done when its run stream holds its run or the mark that it will never have one. */
 const DONE = "r.type IN ('RunCreated', 'RunWithheld')";
 
-/** What the store says: deliveries, runs, duplicates, orphans and parks. Read-only, so the services may still run. */
+/**
+ * What the store says: deliveries, runs, duplicates, orphans and parks. Read-only, so the services
+ * may still run; every count is read in one read transaction, so they all describe the same moment
+ * (read one by one while the dispatcher still made runs, a count of runs could lag the check that
+ * every delivery has one).
+ */
 export function storeCounts(storeFile) {
   const db = new Database(storeFile, { readonly: true });
   try {
-    const one = (sql) => Number(db.prepare(sql).get().n);
-    return {
-      deliveries_accepted: one("SELECT count(*) AS n FROM events WHERE category = 'delivery-' AND type = 'DeliveryAccepted'"),
-      runs_created: one("SELECT count(*) AS n FROM events WHERE category = 'run-' AND type = 'RunCreated'"),
-      duplicate_runs: one(
-        "SELECT coalesce(sum(c - 1), 0) AS n FROM (SELECT count(*) AS c FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY json_extract(data, '$.deliveryId'))",
-      ),
-      run_streams_with_more_than_one_created: one(
-        "SELECT count(*) AS n FROM (SELECT stream_id FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY stream_id HAVING count(*) > 1)",
-      ),
-      // Through the delivery's stream id (indexed): a run whose delivery was never accepted, or names another run.
-      orphan_runs: one(`SELECT count(*) AS n FROM events r WHERE r.category = 'run-' AND r.type = 'RunCreated' AND NOT EXISTS (
-          SELECT 1 FROM events d WHERE d.stream_id = 'delivery-' || json_extract(r.data, '$.deliveryId') AND d.type = 'DeliveryAccepted'
-           AND json_extract(d.data, '$.runId') = json_extract(r.data, '$.runId'))`),
-      deliveries_without_run:
-        one(`SELECT count(*) AS n FROM events d WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND NOT EXISTS (
-          SELECT 1 FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND ${DONE})`),
-      runs_withheld: one("SELECT count(*) AS n FROM events WHERE category = 'run-' AND type = 'RunWithheld'"),
-      parked: one("SELECT count(*) AS n FROM events WHERE type = 'DispatchParked'"),
-      parked_payload_removed: one(
-        "SELECT count(*) AS n FROM events WHERE type = 'DispatchParked' AND json_extract(data, '$.error') LIKE 'payload_removed:%'",
-      ),
-      payloads_removed: one(
-        "SELECT coalesce(sum(json_array_length(data, '$.deliveryIds')), 0) AS n FROM events WHERE type = 'PayloadsRemoved'",
-      ),
-      run_ids: new Set(
-        db
-          .prepare("SELECT json_extract(data, '$.runId') AS id FROM events WHERE category = 'run-' AND type = 'RunCreated'")
-          .all()
-          .map((row) => row.id),
-      ),
-      withheld_run_ids: new Set(
-        db
-          .prepare("SELECT json_extract(data, '$.runId') AS id FROM events WHERE category = 'run-' AND type = 'RunWithheld'")
-          .all()
-          .map((row) => row.id),
-      ),
-    };
+    return db.transaction(() => countsOf(db))();
   } finally {
     db.close();
   }
+}
+
+function countsOf(db) {
+  const one = (sql) => Number(db.prepare(sql).get().n);
+  return {
+    deliveries_accepted: one("SELECT count(*) AS n FROM events WHERE category = 'delivery-' AND type = 'DeliveryAccepted'"),
+    runs_created: one("SELECT count(*) AS n FROM events WHERE category = 'run-' AND type = 'RunCreated'"),
+    duplicate_runs: one(
+      "SELECT coalesce(sum(c - 1), 0) AS n FROM (SELECT count(*) AS c FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY json_extract(data, '$.deliveryId'))",
+    ),
+    run_streams_with_more_than_one_created: one(
+      "SELECT count(*) AS n FROM (SELECT stream_id FROM events WHERE category = 'run-' AND type = 'RunCreated' GROUP BY stream_id HAVING count(*) > 1)",
+    ),
+    // Through the delivery's stream id (indexed): a run whose delivery was never accepted, or names another run.
+    orphan_runs: one(`SELECT count(*) AS n FROM events r WHERE r.category = 'run-' AND r.type = 'RunCreated' AND NOT EXISTS (
+          SELECT 1 FROM events d WHERE d.stream_id = 'delivery-' || json_extract(r.data, '$.deliveryId') AND d.type = 'DeliveryAccepted'
+           AND json_extract(d.data, '$.runId') = json_extract(r.data, '$.runId'))`),
+    deliveries_without_run:
+      one(`SELECT count(*) AS n FROM events d WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND NOT EXISTS (
+          SELECT 1 FROM events r WHERE r.stream_id = 'run-' || json_extract(d.data, '$.runId') AND ${DONE})`),
+    runs_withheld: one("SELECT count(*) AS n FROM events WHERE category = 'run-' AND type = 'RunWithheld'"),
+    parked: one("SELECT count(*) AS n FROM events WHERE type = 'DispatchParked'"),
+    parked_payload_removed: one(
+      "SELECT count(*) AS n FROM events WHERE type = 'DispatchParked' AND json_extract(data, '$.error') LIKE 'payload_removed:%'",
+    ),
+    payloads_removed: one(
+      "SELECT coalesce(sum(json_array_length(data, '$.deliveryIds')), 0) AS n FROM events WHERE type = 'PayloadsRemoved'",
+    ),
+    run_ids: new Set(
+      db
+        .prepare("SELECT json_extract(data, '$.runId') AS id FROM events WHERE category = 'run-' AND type = 'RunCreated'")
+        .all()
+        .map((row) => row.id),
+    ),
+    withheld_run_ids: new Set(
+      db
+        .prepare("SELECT json_extract(data, '$.runId') AS id FROM events WHERE category = 'run-' AND type = 'RunWithheld'")
+        .all()
+        .map((row) => row.id),
+    ),
+  };
 }
 
 /** Where the webhook's first hold began and where it was released (seq in $all), with the release's append time. */
