@@ -1,94 +1,106 @@
 #!/usr/bin/env node
-/* global setTimeout, clearTimeout */
+/* global setTimeout */
 /**
- * Where the Kafka shape's POST → run time goes, by stage, at a low rate (issue 34). For each
- * checkout given, then again in reverse order: its ingress and dispatcher from its dist/ with
- * KAFKA_BROKERS set to one test broker started here (127.0.0.1), a 3 s warm-up at 100/s, then 6 s
- * at 250/s (--rate N) over 16 connections. Per delivery of those 6 s: the store's commit of DeliveryAccepted
- * → the Kafka message's timestamp (the relay's send) → the store's commit of RunCreated. Prints
- * p50 / p99 of each stage.
+ * Where the time from POST to run goes on the Kafka shape: the embedded pair with KAFKA_BROKERS (a
+ * broker of its own, or --brokers), a webhook, then deliveries at a fixed offered rate on
+ * 127.0.0.1. Each DeliveryAccepted's commit (store created_at) is matched to its Kafka message's
+ * timestamp (the relay's produce) and to its RunCreated's commit: p50/p99 of accepted → Kafka (the
+ * relay), Kafka → run (the dispatcher: consume, verify against the store, append the run) and the
+ * whole, and the 202s' own HTTP latency. Prints one JSON line. Run it from each checkout of an A/B
+ * (it starts that checkout's dist/).
  *
- *   node scripts/bench/kafka-stages.mjs [--rate 1000] /work/wt-4b /work/main
+ *   node scripts/bench/kafka-stages.mjs --rate 1000 --seconds 6 [--brokers 127.0.0.1:9092]
  */
+import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { Kafka, logLevel } from 'kafkajs';
-import { BODY, startKafkaBroker } from './bench-kit.mjs';
-const args = process.argv.slice(2);
-const rateAt = args.indexOf('--rate');
-const RATE = rateAt === -1 ? 250 : Number(args.splice(rateAt, 2)[1]);
-const dirs = args;
-const broker = startKafkaBroker();
-const pct = (a, p) => {
-  const s = [...a].sort((x, y) => x - y);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
+import kafkajs from 'kafkajs';
+import { BODY, setUpWebhook, startKafkaBroker, startStack } from './bench-kit.mjs';
+import { positiveInteger, readOptions, text } from './command-line.mjs';
+import { percentile } from './store-timing.mjs';
+
+const options = readOptions(
+  process.argv.slice(2),
+  { rate: 1000, seconds: 6, brokers: undefined },
+  { rate: positiveInteger, seconds: positiveInteger, brokers: text },
+);
+const broker = options.brokers ? undefined : startKafkaBroker();
+const brokers = options.brokers ?? broker.brokers;
+const stack = await startStack({ label: 'kafka-stages', extraEnv: { KAFKA_BROKERS: brokers } });
 try {
-  for (const dir of [...dirs, ...dirs.reverse()]) {
-    const kit = await import(`${dir}/scripts/bench/bench-kit.mjs`);
-    const stack = await kit.startStack({ label: 'ks', extraEnv: { KAFKA_BROKERS: broker.brokers } });
-    try {
-      const hook = await kit.setUpWebhook(stack.baseUrl, stack.token, 'ks');
-      const headers = { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' };
-      await kit.load({ baseUrl: stack.baseUrl, path: hook.path, headers, body: BODY, connections: 16, seconds: 3, overallRate: 100 });
-      const from = Date.now();
-      const http = await kit.load({
-        baseUrl: stack.baseUrl,
-        path: hook.path,
-        headers,
-        body: BODY,
-        connections: 16,
-        seconds: 6,
-        overallRate: RATE,
-      });
-      const to = Date.now();
-      await kit.sleep(3000);
-      const db = new Database(stack.storeFile, { readonly: true });
-      const rows = db
-        .prepare(
-          `SELECT json_extract(d.data, '$.deliveryId') AS id, d.created_at AS accepted, r.created_at AS created FROM events d JOIN events r ON r.stream_id = 'run-' || json_extract(d.data, '$.runId') WHERE d.category = 'delivery-' AND d.type = 'DeliveryAccepted' AND d.created_at >= ? AND d.created_at < ?`,
-        )
-        .all(from, to);
-      db.close();
-      const kafka = new Kafka({ brokers: broker.brokers.split(','), logLevel: logLevel.NOTHING });
-      const admin = kafka.admin();
-      await admin.connect();
-      const topics = (await admin.listTopics()).filter((t) => t.includes('webhook'));
-      await admin.disconnect();
-      const consumer = kafka.consumer({ groupId: `stages-${Date.now()}` });
-      await consumer.connect();
-      await consumer.subscribe({ topics, fromBeginning: true });
-      const sent = new Map();
-      await new Promise((resolve) => {
-        let timer = setTimeout(resolve, 5000);
-        consumer.run({
-          eachMessage: async ({ message }) => {
-            const text = message.value?.toString() ?? '';
-            const m = /"deliveryId":"([^"]+)"/.exec(text);
-            if (m) sent.set(m[1], Number(message.timestamp));
-            clearTimeout(timer);
-            timer = setTimeout(resolve, 1500);
-          },
-        });
-      });
-      await consumer.disconnect();
-      const toKafka = [],
-        fromKafka = [],
-        total = [];
-      for (const row of rows) {
-        const t = sent.get(row.id);
-        if (t === undefined) continue;
-        toKafka.push(t - Number(row.accepted));
-        fromKafka.push(Number(row.created) - t);
-        total.push(Number(row.created) - Number(row.accepted));
-      }
-      console.log(
-        `${dir}: ${total.length}/${rows.length} matched; store->kafka p50/p99 ${pct(toKafka, 50)}/${pct(toKafka, 99)}, kafka->run ${pct(fromKafka, 50)}/${pct(fromKafka, 99)}, total ${pct(total, 50)}/${pct(total, 99)}; HTTP p50/p99 ${http.p50_ms}/${http.p99_ms} (topics ${topics})`,
-      );
-    } finally {
-      await stack.stop();
-    }
+  const hook = await setUpWebhook(stack.baseUrl, stack.token, 'kafka-stages');
+  const fire = (extra) =>
+    autocannon({
+      url: `${stack.baseUrl}${hook.path}`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${hook.secret}`, 'content-type': 'application/json' },
+      body: BODY,
+      ...extra,
+    });
+  await fire({ connections: 8, amount: 500 });
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const since = Date.now();
+  const http = await fire({ connections: 16, overallRate: options.rate, duration: options.seconds });
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const producedAt = await producedTimes(brokers);
+  const db = new Database(stack.storeFile, { readonly: true });
+  const runAt = new Map(
+    db
+      .prepare("SELECT stream_id, created_at FROM events WHERE type = 'RunCreated' AND created_at >= ?")
+      .all(since)
+      .map((row) => [row.stream_id, Number(row.created_at)]),
+  );
+  const stages = { accepted_to_kafka: [], kafka_to_run: [], accepted_to_run: [] };
+  const accepted = db.prepare("SELECT created_at, data FROM events WHERE type = 'DeliveryAccepted' AND created_at >= ?").all(since);
+  for (const row of accepted) {
+    const { deliveryId, runId } = JSON.parse(row.data);
+    const at = Number(row.created_at);
+    const produced = producedAt.get(deliveryId);
+    const run = runAt.get(`run-${runId}`);
+    if (run === undefined || produced === undefined) continue;
+    stages.accepted_to_kafka.push(produced - at);
+    stages.kafka_to_run.push(run - produced);
+    stages.accepted_to_run.push(run - at);
   }
+  db.close();
+  const summary = Object.fromEntries(
+    Object.entries(stages).map(([name, values]) => [name, { p50_ms: percentile(values, 50), p99_ms: percentile(values, 99) }]),
+  );
+  process.stdout.write(
+    `${JSON.stringify({
+      rate: options.rate,
+      accepted: accepted.length,
+      matched: stages.accepted_to_run.length,
+      ...summary,
+      http_202: { p50_ms: http.latency.p50, p99_ms: http.latency.p99 },
+    })}\n`,
+  );
 } finally {
-  broker.kill();
-  broker.clean();
+  await stack.stop();
+  broker?.clean();
+}
+
+/** Each delivery's Kafka message timestamp (the producer's), read back from the events topic. */
+async function producedTimes(brokerList) {
+  const kafka = new kafkajs.Kafka({ brokers: brokerList.split(','), logLevel: kafkajs.logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const topics = (await admin.listTopics()).filter((topic) => topic.endsWith('webhooks.events.v1'));
+  await admin.disconnect();
+  const consumer = kafka.consumer({ groupId: `kafka-stages-${Date.now()}` });
+  const times = new Map();
+  await consumer.connect();
+  await consumer.subscribe({ topics, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      try {
+        const deliveryId = JSON.parse(String(message.value))?.deliveryId;
+        if (typeof deliveryId === 'string') times.set(deliveryId, Number(message.timestamp));
+      } catch {
+        // A value that is not JSON (it never is from the relay): nothing to time.
+      }
+    },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 6000));
+  await consumer.disconnect();
+  return times;
 }
