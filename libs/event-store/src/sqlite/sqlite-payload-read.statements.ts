@@ -13,6 +13,16 @@ export const PAYLOAD_OF_KEY = `SELECT e.payload_row FROM payload_categories c JO
 /** The row of the payload kept under the key bound here. */
 export const KEPT_ROW_OF_KEY = `${PAYLOAD_OF_KEY} AND NOT EXISTS (SELECT 1 FROM payload_removals r WHERE r.row_id = e.payload_row)`;
 
+/** The standing buckets up to the bucket bound here, in order, each with its sweep frontier. */
+export const STANDING_BUCKETS_UP_TO =
+  'SELECT bucket, swept_to FROM payload_buckets WHERE dropped_at IS NULL AND bucket <= ? ORDER BY bucket';
+
+/** A standing bucket: every row of its table up to swept_to is removed. */
+export interface StandingBucket {
+  readonly bucket: bigint;
+  readonly swept_to: bigint;
+}
+
 /** A key's payload row, with its removal when it has one. */
 export interface PayloadRef {
   readonly key: string;
@@ -57,9 +67,7 @@ export class SqlitePayloadReads {
        LEFT JOIN payload_removals r ON r.row_id = e.payload_row
        WHERE e.payload_row IS NOT NULL`,
     );
-    this.standingStmt = db.prepare<[number], { bucket: bigint; swept_to: bigint }>(
-      'SELECT bucket, swept_to FROM payload_buckets WHERE dropped_at IS NULL AND bucket <= ? ORDER BY bucket',
-    );
+    this.standingStmt = db.prepare<[number], StandingBucket>(STANDING_BUCKETS_UP_TO);
     this.nextBucketStmt = db
       .prepare<[bigint], bigint | null>('SELECT min(bucket) FROM payload_buckets WHERE dropped_at IS NULL AND bucket > ?')
       .pluck();
@@ -140,7 +148,7 @@ export class SqlitePayloadReads {
   }
 
   /** The kept bodies of these rows of a bucket table, by row id. */
-  bodies(bucket: bigint, rowIds: readonly bigint[]): Map<bigint, KeptBody> {
+  bodies(bucket: number, rowIds: readonly bigint[]): Map<bigint, KeptBody> {
     const table = payloadTable(bucket);
     const sql = `SELECT row_id, format, received_at, body FROM ${table}
       WHERE row_id IN (SELECT value FROM json_each(?)) AND removed = 0`;

@@ -3,18 +3,13 @@ import { InvalidAppendError } from '../event-store.errors';
 import type { PayloadAttachment, PayloadRemoval } from '../payload-store.port';
 import { isSqliteError } from './sqlite-file.connection';
 import { PAYLOAD_BUCKET_MS, bucketOfRow, createPayloadTable, payloadBucketOf, payloadRowId, payloadTable } from './sqlite-payload.records';
-import { KEPT_ROW_OF_KEY, PAYLOAD_OF_KEY } from './sqlite-payload-read.statements';
+import { KEPT_ROW_OF_KEY, PAYLOAD_OF_KEY, STANDING_BUCKETS_UP_TO, type StandingBucket } from './sqlite-payload-read.statements';
 import { StatementCache } from './sqlite-statement.cache';
 
 /** Bucket tables whose statements stay prepared: the current hours of the retention classes in use. */
 const CACHED_TABLES = 32;
 /** Row ids tried for one body before giving up: another is needed only for a payload expiring in the same millisecond. */
 const ROW_ID_TRIES = 16;
-
-interface StandingBucket {
-  readonly bucket: bigint;
-  readonly swept_to: bigint;
-}
 
 /**
  * The writer thread's payload SQL: store a body with its append, remove bodies by overwriting
@@ -25,7 +20,6 @@ interface StandingBucket {
 export class SqlitePayloadWrites {
   private readonly keptRowStmt;
   private readonly takenStmt;
-  private readonly hasCategoryStmt;
   private readonly addCategoryStmt;
   private readonly standBucketStmt;
   private readonly sweptToStmt;
@@ -40,8 +34,8 @@ export class SqlitePayloadWrites {
   constructor(private readonly db: Database.Database) {
     this.keptRowStmt = db.prepare<[string], bigint>(KEPT_ROW_OF_KEY).pluck();
     this.takenStmt = db.prepare<[string], bigint>(`${PAYLOAD_OF_KEY} LIMIT 1`).pluck();
-    this.hasCategoryStmt = db.prepare<[string], number>('SELECT 1 FROM payload_categories WHERE category = ?').pluck();
-    this.addCategoryStmt = db.prepare<[string]>('INSERT INTO payload_categories (category) VALUES (?)');
+    // Ignored when listed already: no page is written then.
+    this.addCategoryStmt = db.prepare<[string]>('INSERT OR IGNORE INTO payload_categories (category) VALUES (?)');
     // A bucket dropped earlier and written again (a payload that came in already past its hour) stands again, to be dropped again.
     this.standBucketStmt = db.prepare<[number]>(
       `INSERT INTO payload_buckets (bucket) VALUES (?)
@@ -52,9 +46,7 @@ export class SqlitePayloadWrites {
     this.recordRemovalStmt = db.prepare<[bigint, number, string, string | null]>(
       'INSERT INTO payload_removals (row_id, removed_at, reason, erasure_id) VALUES (?, ?, ?, ?)',
     );
-    this.standingByStmt = db.prepare<[number], StandingBucket>(
-      'SELECT bucket, swept_to FROM payload_buckets WHERE dropped_at IS NULL AND bucket <= ? ORDER BY bucket',
-    );
+    this.standingByStmt = db.prepare<[number], StandingBucket>(STANDING_BUCKETS_UP_TO);
     this.markDroppedStmt = db.prepare<[number, bigint]>('UPDATE payload_buckets SET dropped_at = ? WHERE bucket = ?');
   }
 
@@ -72,7 +64,7 @@ export class SqlitePayloadWrites {
     if (this.takenStmt.get(key) !== undefined) throw new InvalidAppendError(`a payload is stored under key ${key} already`);
     // The adapter checked that the stream is <category><key>.
     const category = streamId.slice(0, streamId.length - key.length);
-    if (this.hasCategoryStmt.get(category) === undefined) this.addCategoryStmt.run(category);
+    this.addCategoryStmt.run(category);
     const bucket = payloadBucketOf(payload.expiresAt);
     const rowId = this.insertBody(bucket, payload);
     const sweptTo = this.sweptToStmt.get(bucket);

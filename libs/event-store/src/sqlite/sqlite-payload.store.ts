@@ -168,7 +168,7 @@ export class SqlitePayloadStore implements PayloadStore {
     }
     for (const [bucket, refs] of keptByBucket) {
       const bodies = this.reads.bodies(
-        BigInt(bucket),
+        bucket,
         refs.map((ref) => ref.row_id),
       );
       for (const ref of refs) {
