@@ -47,8 +47,9 @@ export class PlainPayload {
  * A webhook's routine rules, compiled once per version: each webhook keeps at most its current
  * filter and schema here (replaced when the webhook's rule changes), so nothing grows with traffic
  * or with how often rules change. The rules on the webhook stream compiled when they were saved,
- * so compiling again cannot fail; were it to (a library upgrade), the rule is treated as absent
- * and the delivery runs — the fail-open direction, never a lost delivery.
+ * and a saved schema compiles again without the save's timed try (compilePayloadSchema's 'saved'),
+ * so compiling again cannot fail, however busy the machine; were it to (a library upgrade), the
+ * rule is treated as absent and the delivery runs — the fail-open direction, never a lost delivery.
  */
 /** A rule's source and what it compiled to (null: it does not compile). */
 interface Compiled<T> {
@@ -64,7 +65,7 @@ export class RoutineRulesGate {
   schemaErrors(webhook: ConfiguredWebhook, payload: PlainPayload): readonly SchemaError[] | undefined {
     if (webhook.payloadSchema === null || payload.record.format !== 'json') return undefined;
     const schema = this.compiled(this.schemas, webhook.webhookId, webhook.payloadSchema, (source) => {
-      const compiled = compilePayloadSchema(source);
+      const compiled = compilePayloadSchema(source, 'saved');
       return isSchemaProblem(compiled) ? null : compiled;
     });
     const errors = schema?.check(payload.value, payload.record.json.length) ?? [];

@@ -1,5 +1,5 @@
-import { extractRequest, extractSignedRequest, isRejection, type ExtractedRequest } from '@wts/domain';
-import { PlainPayload } from './routine-rules.gate';
+import { extractRequest, extractSignedRequest, isRejection, type ConfiguredWebhook, type ExtractedRequest } from '@wts/domain';
+import { PlainPayload, RoutineRulesGate } from './routine-rules.gate';
 
 const JSON_UTF8 = { mediaType: 'application/json', charset: 'utf-8' } as const;
 
@@ -48,5 +48,17 @@ describe('PlainPayload: the payload a filter and a schema read', () => {
     });
     if (isRejection(result)) throw new Error(result.code);
     expect(new PlainPayload(result).value).toBe('hello');
+  });
+});
+
+describe("RoutineRulesGate: a saved schema on a delivery's path", () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('given a machine so busy that every timed try overruns, when a delivery is checked, then the schema still refuses it', () => {
+    let now = 0;
+    jest.spyOn(performance, 'now').mockImplementation(() => (now += 40));
+    const webhook = { webhookId: 'whk_busy', payloadSchema: JSON.stringify({ required: ['action'] }) } as ConfiguredWebhook;
+    const errors = new RoutineRulesGate().schemaErrors(webhook, new PlainPayload(extracted('{"other":1}')));
+    expect(errors).toEqual([{ instance_path: '', keyword: 'required', message: "must have required property 'action'" }]);
   });
 });

@@ -14,6 +14,7 @@ import {
   type FilterOutcome,
   type Rejection,
   type RulesChange,
+  type SchemaCompileUse,
   type SchemaError,
 } from '@wts/domain';
 import type { AdminCall } from '../access/admin-call';
@@ -93,7 +94,8 @@ export class WebhookRulesService {
     const webhook = this.context.config.webhookOfRoutine(routineId);
     const own = webhook ?? { filter: null, payloadSchema: null };
     const filterSource = rules.filter !== undefined ? rules.filter : own.filter;
-    const schemaSource = rules.payloadSchema !== undefined ? rules.payloadSchema : own.payloadSchema;
+    const schemaGiven = rules.payloadSchema !== undefined;
+    const schemaSource = schemaGiven ? rules.payloadSchema : own.payloadSchema;
     const contentType = parseContentType(sample.contentType ?? 'application/json');
     if (isRejection(contentType)) return contentType;
     // Read as the webhook reads its deliveries: a bearer webhook's JSON body may wrap its payload
@@ -109,7 +111,11 @@ export class WebhookRulesService {
     return {
       filter: filterSource === null ? null : tryFilter(filterSource, sample, payload),
       payload_schema:
-        schemaSource === null ? null : unsafePattern ? { result: 'invalid', error: unsafePattern } : trySchema(schemaSource, payload),
+                schemaSource === null
+          ? null
+          : unsafePattern
+            ? { result: 'invalid', error: unsafePattern }
+            : trySchema(schemaSource, payload, schemaGiven ? 'admit' : 'saved'),
     };
   }
 }
@@ -122,8 +128,9 @@ function tryFilter(source: string, sample: RulesSample, payload: PlainPayload): 
   return outcome.result === 'error' ? { result: 'error', error: outcome.error } : { result: outcome.result };
 }
 
-function trySchema(source: string, payload: PlainPayload): RulesTrial['payload_schema'] {
-  const compiled = compilePayloadSchema(source);
+/** A schema given is tried as a save would admit it; the webhook's own as deliveries apply it. */
+function trySchema(source: string, payload: PlainPayload, use: SchemaCompileUse): RulesTrial['payload_schema'] {
+  const compiled = compilePayloadSchema(source, use);
   if (isSchemaProblem(compiled)) return { result: 'invalid', error: compiled.message };
   if (payload.record.format !== 'json') return { result: 'skipped' };
   const errors = compiled.check(payload.value);

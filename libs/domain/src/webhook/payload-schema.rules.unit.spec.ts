@@ -109,3 +109,32 @@ describe('a payload schema refusing a large payload', () => {
     expect(schema.check([1, 2, 'a'], 11)).toHaveLength(3);
   });
 });
+
+describe("a payload schema's timed try on tiny payloads", () => {
+  /** A clock that jumps `stepMs` at each reading while `slow()` says so: a pause the schema did not cause. */
+  function pausingClock(stepMs: number, slow: () => boolean): void {
+    let now = 0;
+    jest.spyOn(performance, 'now').mockImplementation(() => (now += slow() ? stepMs : 0.01));
+  }
+  afterEach(() => jest.restoreAllMocks());
+
+  it('given one try slowed by a pause, when the schema is offered, then it is admitted (the next try is on time)', () => {
+    let readings = 0;
+    pausingClock(40, () => (readings += 1) <= 2);
+    expect(isSchemaProblem(compilePayloadSchema(JSON.stringify(ORDER)))).toBe(false);
+  });
+
+  it('given every try slow, when the schema is offered, then it is refused as too costly', () => {
+    pausingClock(40, () => true);
+    expect(problemOf(JSON.stringify(ORDER))).toMatch(/takes more than 25 ms on tiny payloads/);
+  });
+
+  it('given every try slow, when a saved schema is compiled for deliveries, then it applies all the same (never dropped)', () => {
+    pausingClock(40, () => true);
+    const saved = compilePayloadSchema(JSON.stringify(ORDER), 'saved');
+    if (isSchemaProblem(saved)) throw new Error(saved.message);
+    expect(saved.check({ id: 'ord_42', status: 'lost' })).toEqual([
+      { instance_path: '/status', keyword: 'enum', message: 'must be equal to one of the allowed values' },
+    ]);
+  });
+});
