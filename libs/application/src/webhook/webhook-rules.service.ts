@@ -111,7 +111,7 @@ export class WebhookRulesService {
     return {
       filter: filterSource === null ? null : tryFilter(filterSource, sample, payload),
       payload_schema:
-                schemaSource === null
+        schemaSource === null
           ? null
           : unsafePattern
             ? { result: 'invalid', error: unsafePattern }
