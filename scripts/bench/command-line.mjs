@@ -37,6 +37,13 @@ export function positiveInteger(value, flag) {
   return n;
 }
 
+/** A whole number of at least 0. */
+export function count(value, flag) {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${flag} needs a whole number (0 or more)`);
+  return n;
+}
+
 /** A whole number from 1 to `max`. */
 export function integerUpTo(max) {
   return (value, flag) => {

@@ -91,11 +91,17 @@ allow.everyone.if.no.acl.found=false
 super.users=User:ANONYMOUS
 EOF
   if [[ "$KAFKA_TLS" == 1 ]]; then
-    [[ -s "$TLS_DIR/password" ]] || { mkdir -p "$TLS_DIR"; head -c 18 /dev/urandom | base64 | tr '+/' '-_' >"$TLS_DIR/password"; }
+    mkdir -p "$TLS_DIR"
+    # One maker at a time: brokers sharing KAFKA_TLS_DIR start side by side, and the password and
+    # the key pair must come from the same run.
+    (
+      flock -w 120 7 || { log "timed out waiting for $TLS_DIR/.lock"; exit 1; }
+      [[ -s "$TLS_DIR/password" ]] || head -c 18 /dev/urandom | base64 | tr '+/' '-_' >"$TLS_DIR/password"
+      PATH="${JAVA_HOME:+$JAVA_HOME/bin:}$PATH" sh "$SCRIPT_DIR/make-certs.sh" "$TLS_DIR" "$(cat "$TLS_DIR/password")" \
+        "dns:localhost,ip:$KAFKA_HOST" >&2
+    ) 7>"$TLS_DIR/.lock" || die "make-certs.sh failed"
     local password
     password="$(cat "$TLS_DIR/password")"
-    PATH="${JAVA_HOME:+$JAVA_HOME/bin:}$PATH" sh "$SCRIPT_DIR/make-certs.sh" "$TLS_DIR" "$password" "dns:localhost,ip:$KAFKA_HOST" >&2 \
-      || die "make-certs.sh failed"
     cat >>"$PROPS" <<EOF
 ssl.keystore.location=$TLS_DIR/broker.p12
 ssl.keystore.type=PKCS12

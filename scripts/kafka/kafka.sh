@@ -61,7 +61,9 @@ TOOLS_LOG4J="$KAFKA_HOME_DIR/tools-log4j.properties"  # for StorageTool and run-
 CLUSTER_ID_FILE="$KAFKA_DATA_DIR/cluster.id"
 PORTS_FILE="$KAFKA_DATA_DIR/ports"          # "<client port> <controller port> [<sasl port>]" of this data dir
 SCRAM_MARKER="$KAFKA_DATA_DIR/scram-users.sha256"  # which KAFKA_SCRAM_USERS the metadata holds
-TLS_DIR="$KAFKA_DATA_DIR/tls"               # KAFKA_TLS=1: ca.pem, broker.p12, password
+# KAFKA_TLS=1: ca.pem, broker.p12, password. KAFKA_TLS_DIR shares them between brokers (a test
+# run's brokers: made once, under a lock, instead of seven keytool runs per broker).
+TLS_DIR="${KAFKA_TLS_DIR:-$KAFKA_DATA_DIR/tls}"
 WATCHDOG_LOG="$KAFKA_DATA_DIR/watchdog.log"
 WATCHDOG_PID_FILE="$KAFKA_DATA_DIR/watchdog.pid"
 

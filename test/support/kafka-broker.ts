@@ -10,6 +10,8 @@ export const TEST_KAFKA_BROKERS_ENV = 'WTS_TEST_KAFKA_BROKERS';
 export const TEST_KAFKA_UNAVAILABLE_ENV = 'WTS_TEST_KAFKA_UNAVAILABLE';
 /** The data dir of the broker this run started (its teardown removes it). */
 export const TEST_KAFKA_DATA_DIR_ENV = 'WTS_TEST_KAFKA_DATA_DIR';
+/** Where this run's secured brokers share one CA and key pair (kafka.sh's KAFKA_TLS_DIR; the teardown removes it). */
+export const TEST_KAFKA_TLS_DIR_ENV = 'WTS_TEST_KAFKA_TLS_DIR';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';

@@ -1,7 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_KAFKA_BROKERS_ENV, TEST_KAFKA_DATA_DIR_ENV, TEST_KAFKA_UNAVAILABLE_ENV, startKafkaBroker } from './kafka-broker';
+import { randomBytes } from 'node:crypto';
+import {
+  TEST_KAFKA_BROKERS_ENV,
+  TEST_KAFKA_DATA_DIR_ENV,
+  TEST_KAFKA_TLS_DIR_ENV,
+  TEST_KAFKA_UNAVAILABLE_ENV,
+  startKafkaBroker,
+} from './kafka-broker';
 
 /**
  * Jest globalSetup of the int and e2e projects. With KAFKA_BROKERS set, the tests use that broker;
@@ -10,10 +17,15 @@ import { TEST_KAFKA_BROKERS_ENV, TEST_KAFKA_DATA_DIR_ENV, TEST_KAFKA_UNAVAILABLE
  * the jest process: the teardown stops it, and if jest dies first (crash, Ctrl-C, kill -9) the
  * script's watchdog stops it and deletes its data within seconds.
  *
+ * The secured brokers tests start for themselves share one CA and key pair (TEST_KAFKA_TLS_DIR_ENV).
+ *
  * A broker that cannot start fails only the Kafka suites (kafkaBrokers() throws the reason), never
  * the whole run.
  */
 export default async function kafkaGlobalSetup(): Promise<void> {
+  // Named here, made by the first secured broker that needs it (kafka.sh, under a lock): a run that
+  // starts none spends nothing on keys.
+  process.env[TEST_KAFKA_TLS_DIR_ENV] ??= join(tmpdir(), `wts-test-kafka-tls-${randomBytes(6).toString('hex')}`);
   if (process.env[TEST_KAFKA_BROKERS_ENV] || process.env[TEST_KAFKA_UNAVAILABLE_ENV]) return;
   if (process.env.KAFKA_BROKERS) {
     process.env[TEST_KAFKA_BROKERS_ENV] = process.env.KAFKA_BROKERS;

@@ -17,7 +17,7 @@ import {
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Kafka } from 'kafkajs';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { runKafkaScript } from './kafka-broker';
+import { TEST_KAFKA_TLS_DIR_ENV, runKafkaScript } from './kafka-broker';
 import { testKafka } from './kafka-test-kit';
 
 /** The SCRAM users of a secured test broker: one per part, a reader, and one with no grant at all. */
@@ -38,10 +38,20 @@ export interface SecuredKafka {
   readonly passwords: Readonly<Record<TestKafkaUser, string>>;
 }
 
-/** kafka.sh's environment for a secured broker: fresh passwords, kept across the script's restarts. */
+/**
+ * kafka.sh's environment for a secured broker: fresh passwords, kept across the script's restarts;
+ * the run's shared CA and key pair when jest's globalSetup named a place for them (else its own).
+ */
 export function securedBrokerEnv(dataDir: string): NodeJS.ProcessEnv {
   const users = TEST_KAFKA_USERS.map((user) => `${user}:${randomBytes(12).toString('hex')}`);
-  return { KAFKA_DATA_DIR: dataDir, KAFKA_OWNER_CLEANUP: '1', KAFKA_SCRAM_USERS: users.join(' '), KAFKA_TLS: '1' };
+  const tlsDir = process.env[TEST_KAFKA_TLS_DIR_ENV];
+  return {
+    KAFKA_DATA_DIR: dataDir,
+    KAFKA_OWNER_CLEANUP: '1',
+    KAFKA_SCRAM_USERS: users.join(' '),
+    KAFKA_TLS: '1',
+    ...(tlsDir ? { KAFKA_TLS_DIR: tlsDir } : {}),
+  };
 }
 
 /**
