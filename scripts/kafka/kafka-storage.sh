@@ -123,7 +123,7 @@ add_scram_users() {
   while read -r name password; do
     # One mechanism per request: the broker refuses two credentials of one user in a request.
     for mechanism in SCRAM-SHA-512 SCRAM-SHA-256; do
-      "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS_DIR/*" \
+      "$JAVA" "${TOOL_JVM[@]}" -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" -cp "$LIBS_DIR/*" \
         kafka.admin.ConfigCommand --bootstrap-server "$KAFKA_HOST:$KAFKA_PORT" --alter --entity-type users --entity-name "$name" \
         --add-config "$mechanism=[password=$password]" >>"$APP_LOG_DIR/scram.log" 2>&1 9>&- 8>&- \
         || die "could not add SCRAM user $name (see $APP_LOG_DIR/scram.log)"
@@ -158,7 +158,7 @@ format_storage() {
       scram+=(--add-scram "SCRAM-SHA-512=[name=$name,password=$password]" --add-scram "SCRAM-SHA-256=[name=$name,password=$password]")
     done < <(scram_users)
   fi
-  if ! "$JAVA" -Xmx256m -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" \
+  if ! "$JAVA" "${TOOL_JVM[@]}" -Djava.net.preferIPv4Stack=true -Dlog4j.configuration="file:$TOOLS_LOG4J" \
         -cp "$LIBS_DIR/*" kafka.tools.StorageTool format -t "$id" -c "$PROPS" --ignore-formatted "${scram[@]}" \
         >"$APP_LOG_DIR/format.log" 2>&1 9>&- 8>&-; then
     cat "$APP_LOG_DIR/format.log" >&2
