@@ -7,8 +7,8 @@
  */
 import { eventually } from '@wts/testing';
 import { join } from 'node:path';
-import { usePageTest } from '../../../../test/support/page-test.kit';
-import { UI_ADMIN_TOKEN, artifactsDir } from '../../../../test/support/ui-test-server';
+import { openSignedIn, usePageTest } from '../../../../test/support/page-test.kit';
+import { artifactsDir } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
 
@@ -64,11 +64,7 @@ describe('Config page, last 24 hours chart (browser)', () => {
   });
 
   it('draws the hours as stacked bars with a legend and the totals in words', async () => {
-    await page.goto(`${server.baseUrl}/ui/routines/${routineId}/config`);
-    if (await page.locator('#signin').isVisible()) {
-      await page.fill('#admin-token', UI_ADMIN_TOKEN);
-      await page.click('#signin-submit');
-    }
+    await openSignedIn(page, `${server.baseUrl}/ui/routines/${routineId}/config`);
     await page.locator('#activity-chart-svg').waitFor();
 
     expect(await page.locator('#activity-chart-svg g.chart-bar').count()).toBe(24);
