@@ -25,7 +25,14 @@ describe('webhook hold and release (ingress)', () => {
       await eventually(async () => (await t.createdRuns(hook.routineId)).length === 1 || undefined, 10_000, 'the first run');
 
       const held = (await t.adminOk('POST', `/admin/routines/${hook.routineId}/webhook/hold`, {}, 200)) as Json;
-      expect(held).toMatchObject({ state: 'enabled', held: true, held_by: 'bootstrap token', release_at: null, held_deliveries: 0 });
+      expect(held).toMatchObject({
+        state: 'enabled',
+        held: true,
+        held_by: 'bootstrap token',
+        release_at: null,
+        held_deliveries: 0,
+        last_release: null,
+      });
       const during = await t.deliver(target, { body: JSON.stringify({ data: { n: 2 } }) });
       expect(during.status).toBe(202);
       expect(Object.keys(during.json as Json).sort()).toEqual(Object.keys(before.json as Json).sort());
@@ -42,7 +49,7 @@ describe('webhook hold and release (ingress)', () => {
       expect(await t.createdRuns(hook.routineId)).toHaveLength(1);
 
       const released = (await t.adminOk('POST', `/admin/routines/${hook.routineId}/webhook/release`, undefined, 200)) as Json;
-      expect(released).toMatchObject({ held: false, held_since: null });
+      expect(released).toMatchObject({ held: false, held_since: null, last_release: 'run' });
       await eventually(async () => ((await t.createdRuns(hook.routineId)).length === 3 ? true : undefined), 10_000, 'the held runs');
       await eventually(async () => ((await view(hook.routineId)).held_deliveries === 0 ? true : undefined), 10_000, 'none waiting');
       // Released: the next delivery runs at once.

@@ -176,7 +176,7 @@ describe('Hold and release on the Config page (browser)', () => {
     await eventually(async () => (await runsListed()).length >= held.length, 5_000, 'a run for every held delivery', 50);
     expect((await runsListed()).reverse()).toEqual(held.map(({ runId }) => runId));
     const view = await webhookView();
-    expect(view).toMatchObject({ held: false, held_since: null, held_by: null, release_at: null, held_deliveries: 0 });
+    expect(view).toMatchObject({ held: false, held_since: null, held_by: null, release_at: null, held_deliveries: 0, last_release: 'run' });
 
     const first = held[0] as { deliveryId: string; runId: string };
     await page.click(`#deliveries-body tr[data-id="${first.deliveryId}"] button`);

@@ -57,9 +57,11 @@ export function renderHold() {
 
   const draining = !webhook.held && (webhook.held_deliveries ?? 0) > 0;
   show(byId('release-progress'), draining);
-  byId('release-progress').textContent = draining
-    ? `Released: running ${deliveriesText(webhook.held_deliveries, 'held')}${webhook.held_deliveries === 1 ? '' : ', in the order they arrived'}…`
-    : '';
+  byId('release-progress').textContent = !draining
+    ? ''
+    : webhook.last_release === 'discard'
+      ? `Discarded: parking ${deliveriesText(webhook.held_deliveries, 'held')}, no run…`
+      : `Released: running ${deliveriesText(webhook.held_deliveries, 'held')}${webhook.held_deliveries === 1 ? '' : ', in the order they arrived'}…`;
 
   // Hold an enabled webhook that is not held; release a held one (a hold outlives a disable).
   const operates = may('operator');
@@ -155,7 +157,7 @@ export function applyView(view, { announceDone }) {
     );
     void loadAudit();
   } else if (!view.held && (before.held_deliveries ?? 0) > 0 && waiting === 0) {
-    announce('Every held delivery has its run now.');
+    announce(view.last_release === 'discard' ? 'Every discarded delivery is parked now.' : 'Every held delivery has its run now.');
   }
 }
 

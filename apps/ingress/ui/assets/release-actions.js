@@ -62,8 +62,13 @@ async function discard() {
   if (!second) return byId('discard').focus();
   const answer = await send({ discard: true, held_since: loaded.webhook.held_since }, byId('discard'), 'discard the held deliveries');
   if (!answer) return;
+  // The drain parks them a moment later: while some wait the page says "parking", and the check
+  // that finds none waiting says they are all parked.
+  const held = count === null ? 'the held deliveries' : deliveriesText(count, 'held');
   announce(
-    `Discarded: ${count === null ? 'the held deliveries are' : `${deliveriesText(count, 'held')} ${count === 1 ? 'is' : 'are'}`} parked, no run.`,
+    (answer.held_deliveries ?? 0) > 0
+      ? `Discarded: parking ${held}, no run.`
+      : `Discarded: ${held} ${count === 1 ? 'is' : 'are'} parked, no run.`,
   );
   void loadParked();
 }

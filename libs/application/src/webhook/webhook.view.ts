@@ -7,6 +7,7 @@ import {
   type KafkaRetentionWindow,
   type Rejection,
   type RoutineState,
+  type WebhookReleaseKind,
 } from '@wts/domain';
 
 export interface WebhookView {
@@ -34,6 +35,12 @@ export interface WebhookView {
    * At most HELD_DELIVERIES_CAP: a larger backlog shows as that many. Null: never held.
    */
   readonly held_deliveries: number | null;
+  /**
+   * How the latest hold ended: 'run' (its held deliveries run, in the order they arrived) or
+   * 'discard' (each is parked, none runs). While held_deliveries is above 0 after that end, it says
+   * what happens to them. Null: never released.
+   */
+  readonly last_release: WebhookReleaseKind | null;
   /** The webhook's own payload retention in days; null: the service's default (and before the first enable). */
   readonly payload_retention_days: number | null;
   /**
@@ -114,6 +121,7 @@ export function toWebhookView(
       verification: null,
       ...block,
       ...NOT_HELD,
+      last_release: null,
       ...count,
       ...retention,
       ...rules,
@@ -130,6 +138,7 @@ export function toWebhookView(
     ...(webhook.hold
       ? { held: true, held_since: webhook.hold.since, held_by: webhook.hold.by, release_at: webhook.hold.releaseAt }
       : NOT_HELD),
+    last_release: webhook.lastRelease ?? null,
     ...count,
     ...retention,
     ...rules,

@@ -64,7 +64,7 @@ describe('webhookDecider', () => {
 
     it('given a held webhook, when released, then WebhookReleased; the state is no longer held', () => {
       spec.given([enabled(), held()]).when(release()).then([released()]);
-      expect(fold([enabled(), held(), released()])).toEqual(configured('enabled'));
+      expect(fold([enabled(), held(), released()])).toEqual(configured('enabled', { lastRelease: 'run' }));
     });
 
     it('given a held webhook, when released with discard and the count the operator saw, then WebhookReleased records both', () => {
@@ -88,7 +88,32 @@ describe('webhookDecider', () => {
         type: 'WebhookReleased',
         data: { webhookId: WEBHOOK_ID, releasedAt: T2, releasedBy: 'ada@example.com', expired: false, discard: true },
       };
-      expect(fold([enabled(), held(), discarded])).toEqual(configured('enabled'));
+      expect(fold([enabled(), held(), discarded])).toEqual(configured('enabled', { lastRelease: 'discard' }));
+    });
+
+    it('given a discarded hold, when held again, then the state still says the latest release discarded; released, that it ran; kept through disable and enable', () => {
+      const discarded: WebhookEvent = {
+        type: 'WebhookReleased',
+        data: { webhookId: WEBHOOK_ID, releasedAt: T2, releasedBy: 'ada@example.com', expired: false, discard: true },
+      };
+      const heldAgain = fold([enabled(), held(), discarded, held(T2)]);
+      expect(heldAgain.status === 'enabled' && heldAgain.lastRelease).toBe('discard');
+      const ran = fold([
+        enabled(),
+        held(),
+        discarded,
+        held(T2),
+        released(T2),
+        disabled(),
+        enabled({ secretDigest: DIGEST_2, enabledAt: T2 }),
+      ]);
+      expect(ran.status === 'enabled' && ran.lastRelease).toBe('run');
+      // An event written before discard existed releases to run.
+      const legacy: WebhookEvent = {
+        type: 'WebhookReleased',
+        data: { webhookId: WEBHOOK_ID, releasedAt: T2, releasedBy: 'ada@example.com', expired: false },
+      };
+      expect(fold([enabled(), held(), legacy])).toEqual(configured('enabled', { lastRelease: 'run' }));
     });
 
     it('given a webhook no longer held, or held by another hold than the one looked at, when discarded, then it is refused (nothing discarded)', () => {

@@ -24,6 +24,11 @@ export interface ConfiguredWebhook {
   readonly blockedReason: string | null;
   /** Runs paused (deliveries still accepted): since when, by whom, until when at most. Null: not held. */
   readonly hold: WebhookHold | null;
+  /**
+   * How the latest hold ended: 'run' (its deliveries run, in the order they arrived) or 'discard'
+   * (each parked, no run). Absent: never released. A new hold keeps it until its own release.
+   */
+  readonly lastRelease?: WebhookReleaseKind;
   /** The routine rules: a CEL filter and a JSON Schema (as saved), null when none. */
   readonly filter: string | null;
   readonly payloadSchema: string | null;
@@ -37,6 +42,9 @@ export interface WebhookHold {
   /** When the service releases the hold by itself; null: only an operator does. */
   readonly releaseAt: string | null;
 }
+
+/** What a release does with the deliveries its hold kept. */
+export type WebhookReleaseKind = 'run' | 'discard';
 
 export type WebhookState = { readonly status: 'not_configured' } | ConfiguredWebhook;
 
@@ -221,6 +229,7 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
         blockedReason: state.status === 'not_configured' ? null : state.blockedReason,
         // A hold outlives disable and enable: the deliveries it holds still wait for their release.
         hold: state.status === 'not_configured' ? null : state.hold,
+        ...(state.status === 'not_configured' || state.lastRelease === undefined ? {} : { lastRelease: state.lastRelease }),
         filter: null,
         payloadSchema: null,
       };
@@ -239,7 +248,7 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
         hold: { since: state.hold?.since ?? event.data.heldAt, by: state.hold?.by ?? event.data.heldBy, releaseAt: event.data.releaseAt },
       };
     case 'WebhookReleased':
-      return state.status === 'not_configured' ? state : { ...state, hold: null };
+      return state.status === 'not_configured' ? state : { ...state, hold: null, lastRelease: event.data.discard ? 'discard' : 'run' };
     case 'WebhookRetentionChanged':
       return state.status === 'not_configured' ? state : { ...state, payloadRetentionDays: event.data.payloadRetentionDays };
     case 'WebhookFilterChanged':
