@@ -104,8 +104,10 @@ export async function openConfigPage(page: Page, baseUrl: string, routineId: str
 }
 
 /**
- * Until `done` answers true, clicks `button` (a refresh) and asks again, through eventually (every
- * 100 ms, `timeoutMs` in all): for what the page shows a moment after the store has it.
+ * Until `done` answers true, clicks `button` (a refresh), waits for the admin API's answer, and asks
+ * again, through eventually (`timeoutMs` in all): for what the page shows a moment after the store
+ * has it. One refresh at a time: a refresh clicked while another was still loading could answer
+ * after a later "Show older" and redraw the listing under the test.
  */
 export async function refreshUntil(
   page: Page,
@@ -117,7 +119,11 @@ export async function refreshUntil(
   await eventually(
     async () => {
       if (await done()) return true;
+      const answered = page.waitForResponse((response) => response.request().method() === 'GET' && response.url().includes('/admin/'), {
+        timeout: timeoutMs,
+      });
       await page.click(button);
+      await answered;
       return false;
     },
     timeoutMs,

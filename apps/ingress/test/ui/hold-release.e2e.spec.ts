@@ -158,9 +158,10 @@ describe('Hold and release on the Config page (browser)', () => {
     await page.click('#confirm-ok');
     await page.locator('#webhook-held-badge').waitFor({ state: 'hidden' });
     expect(await visible('#held-callout')).toBe(false);
-    expect(await activeId()).toBe('webhook-title');
     // Said at once; replaced by the end of the release when the page's next check sees it done.
     await waitText('#status', /^(Released: |Every held delivery has its run now\.$)/);
+    // The release's own answer moves the focus (a check answered first hides the badge already).
+    expect(await activeId()).toBe('webhook-title');
     // While the drain runs, the page says so; either way it ends at 0 and says nothing more.
     const progress = await page.locator('#release-progress').evaluate((element) => {
       const shown = element as unknown as { hidden: boolean; textContent: string | null };
@@ -222,17 +223,20 @@ describe('Hold and release on the Config page (browser)', () => {
   });
 
   it('a hold given a time a few seconds away releases by itself: the page sees it, and what it held runs', async () => {
-    await page.fill('#hold-release-at', await localDateTimeIn(page, 6_000));
+    await page.fill('#hold-release-at', await localDateTimeIn(page, 10_000));
     await page.click('#hold');
     await page.click('#confirm-ok');
     await page.locator('#held-callout').waitFor();
     const accepted = await server.deliver(webhookId, secret, { data: { batch: 'expiring' } });
     expect(accepted.status).toBe(202);
-    await waitText('#held-count', '1 delivery waiting', page, 15_000);
+    // Counted on the server: the page checks every 3 s, and under load the hold may end before a
+    // check sees the count (the count on the page is the first test's).
+    await eventually(async () => ((await webhookView()).held_deliveries === 1 ? true : undefined), 10_000, 'the held delivery counted');
     expect(await runsListed()).not.toContain(accepted.json.run_id);
 
     await page.locator('#webhook-held-badge').waitFor({ state: 'hidden', timeout: 20_000 });
-    await waitText('#status', /released/i);
+    // Said when the page sees the hold end; replaced once a later check finds the run made.
+    await waitText('#status', /released|Every held delivery has its run now\./i);
     await eventually(async () => (await runsListed()).includes(accepted.json.run_id as string), 5_000, 'the run of what the hold kept', 50);
     expect(await runsListed()).toContain(accepted.json.run_id);
     await page.locator('#release-progress').waitFor({ state: 'hidden', timeout: 15_000 });
