@@ -7,7 +7,7 @@
  * declares no role, fails here.
  */
 import type { OperatorRole } from '@wts/contracts';
-import { declaredRoutes } from '../../../test/support/admin-routes.discovery';
+import { declaredRoutes } from '../../../test/support/admin-routes.kit';
 import type { BotClientId } from '../../../test/support/oidc-provider.harness';
 import { adminAccessTokens, useStartedOidcProvider } from '../../../test/support/oidc-provider.kit';
 import { useIngressTestApp } from '../../../test/support/ingress-test-app';

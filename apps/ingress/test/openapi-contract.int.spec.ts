@@ -20,7 +20,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { STATUS_BY_CODE, WEBHOOK_NOT_FOUND_BODY } from '../src/http/problem';
 import type { RequiredAccess } from '../src/access/admin-access.config';
-import { declaredRoutes } from '../../../test/support/admin-routes.discovery';
+import { declaredRoutes } from '../../../test/support/admin-routes.kit';
 import { eventually } from '@wts/testing';
 import { IngressTestApp, TEST_ADMIN_TOKEN, type TestAccess } from '../../../test/support/ingress-test-app';
 import { startOidcProvider, type RunningOidcProvider } from '../../../test/support/oidc-provider.harness';

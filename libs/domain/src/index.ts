@@ -23,7 +23,7 @@ export * from './run/run.decider';
 export * from './run/run-message.framer';
 export * from './run/untrusted-message.framer';
 export { nestsDeeperThan } from './shared/json-text.rules';
-export * from './delivery/event-size.budget';
+export * from './delivery/event-size.rules';
 export * from './run/delivery-notification.rules';
 export * from './access/operator-role';
 export * from './access/api-key.decider';

@@ -19,7 +19,7 @@ import {
 } from './testing/signature-check.fixtures';
 
 const secret = 'lin_wh_' + randomBytes(24).toString('base64url').replace(/[-_]/g, 'a');
-const REFERENCE = join(__dirname, '../../../../test/support/linear-webhook.reference.mjs');
+const REFERENCE = join(__dirname, '../../../../test/support/linear-webhook.script.mjs');
 
 const payloadAt = (webhookTimestamp: unknown, extra: Record<string, unknown> = {}): Buffer =>
   Buffer.from(

@@ -40,9 +40,9 @@ import {
   spaced,
   streamingRead,
   type StoredRecord,
-} from './fake-eventstoredb.log';
+} from './fake-eventstoredb.kit';
 
-export { json, type StoredRecord } from './fake-eventstoredb.log';
+export { json, type StoredRecord } from './fake-eventstoredb.kit';
 
 export type ClientMethod = 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'getStreamMetadata' | 'setStreamMetadata';
 

@@ -8,7 +8,7 @@ import {
   largestBodyThatFits,
   worstDeliveryEventBytes,
   worstRunEventBytes,
-} from './event-size.budget';
+} from './event-size.rules';
 import { extractRequest } from './request-body.rules';
 import { parseContentType, type ParsedContentType } from './request-headers.rules';
 
