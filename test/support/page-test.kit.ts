@@ -81,25 +81,20 @@ export function watchTab(tab: Page, problems: string[], options: { dialogs?: boo
 }
 
 /**
- * Goes to `url` and resolves once the page is signed in: with the bootstrap token when the page asks
- * for it, at once when the tab holds a token from before. The page shows either only after it asked
- * the server how to sign in (after the load event), so this waits for one of the two to show rather
- * than looking once: a look right after the load raced that answer under load, and the test then
- * waited for a page that was asking to sign in.
+ * Goes to the routine's Config page, signs in with the bootstrap token if asked, and resolves once
+ * the webhook state is filled in. The page shows the sign-in or itself only after it asked the server
+ * how to sign in (after the load event), so this waits for one of the two rather than looking once:
+ * a look right after the load raced that answer under load, and the test then waited for a page that
+ * was asking to sign in.
  */
-export async function openSignedIn(page: Page, url: string): Promise<void> {
-  await page.goto(url);
+export async function openConfigPage(page: Page, baseUrl: string, routineId: string): Promise<void> {
+  await page.goto(`${baseUrl}/ui/routines/${routineId}/config`);
   await page.locator('#signin:visible, #main:visible').first().waitFor();
   if (await page.locator('#signin').isVisible()) {
     await page.fill('#admin-token', UI_ADMIN_TOKEN);
     await page.click('#signin-submit');
   }
   await page.locator('#main').waitFor();
-}
-
-/** Goes to the routine's Config page, signs in with the bootstrap token if asked, and resolves once the webhook state is filled in. */
-export async function openConfigPage(page: Page, baseUrl: string, routineId: string): Promise<void> {
-  await openSignedIn(page, `${baseUrl}/ui/routines/${routineId}/config`);
   await waitText(page, '#webhook-state', /\S/);
 }
 

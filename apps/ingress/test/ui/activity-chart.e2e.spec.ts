@@ -7,7 +7,7 @@
  */
 import { eventually } from '@wts/testing';
 import { join } from 'node:path';
-import { openSignedIn, usePageTest } from '../../../../test/support/page-test.kit';
+import { usePageTest } from '../../../../test/support/page-test.kit';
 import { artifactsDir } from '../../../../test/support/ui-test-server';
 
 jest.setTimeout(30_000);
@@ -15,7 +15,7 @@ jest.setTimeout(30_000);
 const WRONG_SECRET = `whsec_${'A'.repeat(43)}`;
 
 describe('Config page, last 24 hours chart (browser)', () => {
-  const { server, page, problems, text } = usePageTest();
+  const { server, page, problems, text, openConfig } = usePageTest();
   const artifacts = artifactsDir();
   let routineId = '';
   let webhookId = '';
@@ -64,7 +64,7 @@ describe('Config page, last 24 hours chart (browser)', () => {
   });
 
   it('draws the hours as stacked bars with a legend and the totals in words', async () => {
-    await openSignedIn(page, `${server.baseUrl}/ui/routines/${routineId}/config`);
+    await openConfig(routineId);
     await page.locator('#activity-chart-svg').waitFor();
 
     expect(await page.locator('#activity-chart-svg g.chart-bar').count()).toBe(24);
