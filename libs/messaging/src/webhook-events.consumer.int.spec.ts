@@ -119,6 +119,24 @@ describe('webhook events consumer (real broker)', () => {
     expect(violations).toEqual([]);
   }, 90_000);
 
+  it("commits off the batches' path, and on a stop commits what is done though its commit was not due yet", async () => {
+    const N = 20;
+    const deliveries = await appendDeliveries(bed().store, bed().hook, N);
+    await publish(deliveries);
+    let handled = 0;
+    // A commit due only in a minute: every message handled, nothing committed; the stop writes it.
+    const member = consumer(
+      dispatching(() => handled++),
+      { commitDelayMs: 60_000 },
+    );
+    await member.start();
+    await eventually(async () => handled === N, 30_000, `${N} runs`);
+    expect(await bed().committed()).toBe(-1);
+    await member.stop();
+    expect(await bed().committed()).toBe(N);
+    expect(new Set(await runIds())).toEqual(new Set(deliveries.map((delivery) => delivery.runId)));
+  }, 60_000);
+
   it('a forged DeliveryAccepted on the topic makes no run — one the store does not hold, and a real one altered — each parked with the reason; the real delivery then gets its run, from the store', async () => {
     const [real, marker] = await appendDeliveries(bed().store, bed().hook, 2);
     const realData = real.event.data as DeliveryAcceptedMessage.Value;

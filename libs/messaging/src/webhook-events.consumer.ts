@@ -14,6 +14,7 @@ import {
 import { KafkaHeaders, SUPPORTED_SCHEMA_VERSIONS, type KafkaTopicNames } from './kafka-topics.contract';
 import type { ParkRecorder } from './park-record';
 import { DeadLetterParking, type MessageLocation } from './dead-letter.parking';
+import { ConsumerOffsetWriter } from './consumer-offset.writer';
 import { CONSUMER_RESTART_BACKOFF, DEFAULT_CONSUMER_TUNING, type ConsumerTuning } from './webhook-events.tuning';
 export { DEFAULT_CONSUMER_TUNING, type ConsumerTuning };
 
@@ -49,18 +50,19 @@ export interface WebhookEventsConsumerSettings {
  * - a message that can never be decoded (not JSON, missing fields or headers, a schema version
  *   that is not a positive integer) or keeps failing with a permanent error → a reference to it
  *   (never its value) produced to the dead-letter topic with its error, then resolved: never
- *   silently dropped, never blocking the partition.
- * Redelivery after a rebalance or a crash is harmless: handlers are idempotent.
+ *   silently dropped, never blocking the partition. Redelivery (a rebalance, a crash) is harmless.
  */
 export class WebhookEventsConsumer {
   private consumer: Consumer | undefined;
   private producer: Producer | undefined;
   private readonly deadLetters: DeadLetterParking;
+  private readonly offsets: ConsumerOffsetWriter;
   private readonly stopRequested = new Signal();
   private stopped = false;
 
   constructor(private readonly settings: WebhookEventsConsumerSettings) {
     this.deadLetters = new DeadLetterParking(settings, () => this.producer);
+    this.offsets = new ConsumerOffsetWriter(settings.tuning.commitDelayMs, settings.logger);
     const { sessionTimeoutMs, heartbeatIntervalMs } = settings.tuning;
     if (heartbeatIntervalMs * 3 > sessionTimeoutMs)
       throw new Error(`heartbeatIntervalMs (${heartbeatIntervalMs}) must be at most a third of sessionTimeoutMs (${sessionTimeoutMs})`);
@@ -81,10 +83,11 @@ export class WebhookEventsConsumer {
     await this.join();
   }
 
-  /** Leaves the group after the message in flight; its offset is committed only if it completed. */
+  /** Commits what finished, then leaves the group after the message in flight (its offset committed only if it completed). */
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopRequested.notify();
+    await this.offsets.flush();
     const consumer = this.consumer;
     this.consumer = undefined;
     await consumer?.disconnect().catch(() => undefined);
@@ -132,6 +135,7 @@ export class WebhookEventsConsumer {
       async () => {
         const crashed = this.consumer;
         this.consumer = undefined;
+        this.offsets.cancel();
         await crashed?.disconnect().catch(() => undefined);
         if (this.stopped) return;
         await this.join();
@@ -149,9 +153,9 @@ export class WebhookEventsConsumer {
   /**
    * A fetched batch, a slice of `messagesInFlight` messages at a time, handled concurrently.
    * Offsets are resolved strictly in order, as the leading messages are done with, and committed
-   * when the slice ends (and every `commitEveryMs` while a message of it is still being retried).
-   * A message abandoned (a rebalance or a stop during its retries) stops the batch: nothing after it
-   * is committed, so it and what follows come again.
+   * off the batch's path within `commitDelayMs` of the slice's end (every `commitEveryMs` while one
+   * is retried). A message abandoned (a rebalance or a stop during its retries) stops the batch:
+   * what precedes it is committed at once (so is all that is done when stopping), nothing after it.
    */
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
@@ -181,8 +185,8 @@ export class WebhookEventsConsumer {
       } finally {
         clearInterval(committer);
       }
-      if (resolved > 0) await commit();
-      if (resolved < slice.length) return;
+      if (resolved > 0) this.offsets.later(commit);
+      if (resolved < slice.length || this.stopped) return this.offsets.flush();
       await payload.heartbeat();
     }
   }

@@ -15,6 +15,11 @@ export interface ConsumerTuning {
   readonly messagesInFlight: number;
   /** While a slice waits on a message being retried, what is done before it is committed this often. */
   readonly commitEveryMs: number;
+  /**
+   * A finished slice's offsets are committed within this long, together with the slices finished
+   * meanwhile, without holding up the next fetch (a stop commits them at once).
+   */
+  readonly commitDelayMs: number;
 }
 
 export const DEFAULT_CONSUMER_TUNING: ConsumerTuning = {
@@ -26,6 +31,7 @@ export const DEFAULT_CONSUMER_TUNING: ConsumerTuning = {
   attemptsBeforeParking: 5,
   messagesInFlight: 256,
   commitEveryMs: 500,
+  commitDelayMs: 100,
 };
 
 /** After a crash kafkajs does not recover from, a new member joins 1 s later; while joining fails, 2 s, 4 s … up to 10 s. */
