@@ -9,7 +9,8 @@ export type OffsetCommit = () => Promise<void>;
  * asks for a commit and its batch ends at once, so the next fetch goes out without waiting for the
  * broker's answer; the commit follows within `delayMs`, one for every slice finished meanwhile, one
  * commit in flight at a time. `flush()` commits what is pending now and waits for the answer: a
- * stop calls it before the member leaves the group, so what was done is committed on the way out.
+ * stop calls it before the member leaves the group, so what was done is committed on the way out,
+ * and a slice waiting on a retried message calls it every `commitEveryMs`: every commit goes through here.
  *
  * Offsets are still committed only after their messages are done with (their runs exist): the
  * consumer resolves an offset only then, and a commit carries resolved offsets alone. What a
@@ -36,11 +37,14 @@ export class ConsumerOffsetWriter {
     }, this.delayMs);
   }
 
-  /** Commits what is pending now, after any commit in flight; resolves once the broker answered (or the commit failed). */
-  flush(): Promise<void> {
+  /**
+   * Commits what is pending (through `commit` when given: a commit asked for now) after any commit
+   * in flight; resolves once the broker answered (or the commit failed).
+   */
+  flush(now?: OffsetCommit): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const commit = this.pending;
+    const commit = now ?? this.pending;
     this.pending = undefined;
     // A failed commit (a rebalance under way, the broker gone) leaves its offsets uncommitted: they come again.
     if (commit)

@@ -98,6 +98,22 @@ describe('ConsumerOffsetWriter', () => {
     expect(mostInFlight()).toBe(1);
   });
 
+  it('given a commit asked for now (a slice waiting on a retry), when flushed with it, then it is written at once, after the one in flight', async () => {
+    const writer = new ConsumerOffsetWriter(100, recordingLogger());
+    const { commit, calls, mostInFlight, answer } = commits({ held: true });
+    writer.later(commit);
+    await jest.advanceTimersByTimeAsync(100);
+    const flushing = writer.flush(commit);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(calls()).toBe(1);
+    answer();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(calls()).toBe(2);
+    answer();
+    await flushing;
+    expect(mostInFlight()).toBe(1);
+  });
+
   it('given nothing pending, when flushed, then nothing is committed', async () => {
     const writer = new ConsumerOffsetWriter(100, recordingLogger());
     const { commit, calls } = commits();

@@ -173,7 +173,7 @@ export class WebhookEventsConsumer {
       const slice = batch.messages.slice(start, start + size);
       const finished = slice.map(() => false);
       let resolved = 0;
-      const committer = setInterval(() => void commit().catch(() => undefined), this.settings.tuning.commitEveryMs);
+      const committer = setInterval(() => void this.offsets.flush(commit), this.settings.tuning.commitEveryMs);
       try {
         await Promise.all(
           slice.map(async (message, index) => {
