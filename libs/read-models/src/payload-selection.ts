@@ -6,10 +6,14 @@ import { foldAccountEmail } from './read-model.records';
  * Which deliveries' payloads the read model knows to be kept, for the payload lifecycle: the
  * retention sweep's due payloads (payloadsDue) and an erasure's structured selection
  * (erasureCandidates). One SQL text per selection shape for both adapters, which differ only in
- * how a parameter and a list of ids are written. Every shape reads one partial index of the kept
- * rows in (received_at, delivery_id) order — by ids (primary key), trigger account, routine, or
- * receipt time — so a page costs at most `limit` + 1 index entries past the cursor, whatever the
- * table holds, and removed payloads are never scanned again.
+ * how a parameter and a list of ids are written and in how SQLite is told its index. A page is a
+ * window of the kept rows in (received_at, delivery_id) order — of the ids given (primary key), or
+ * else of one partial index of the kept rows by receipt time, narrowed to the receipt-time range —
+ * and the routine and the account are tested on the rows read: a page reads at most `limit` + 1
+ * rows past the cursor whatever the table holds (it may hold fewer matches than `limit`, even
+ * none), and removed payloads are never read again. One index of the kept rows instead of one per
+ * selector: each costs every delivery a b-tree write while its payload is kept (issue 31's bytes at
+ * rest, the projector's time), and an erasure is rare.
  */
 
 /**
@@ -29,7 +33,10 @@ export interface ErasureCandidateSelection {
 }
 
 export interface ErasureCandidatePage {
+  /** The kept rows of this window that match every selector (at most `limit`, possibly none). */
   readonly deliveryIds: readonly string[];
+  /** How many kept rows the window read (at most `limit`). */
+  readonly scanned: number;
   /** Where the next page starts (pass it as `after`); null on the last page. */
   readonly next: string | null;
 }
@@ -40,10 +47,12 @@ export interface DeliveryPayloadState {
   readonly removedAt: string | null;
 }
 
-/** A row of an erasure candidate listing. */
+/** A row of an erasure candidate listing: a kept row of the window, and whether it matches the routine and account selectors. */
 export interface CandidateRecord {
   readonly delivery_id: string;
   readonly received_at: string;
+  /** SQLite answers 1 or 0 (a bigint on a connection of safe integers), PostgreSQL true or false. */
+  readonly hit: number | bigint | boolean;
 }
 
 export interface PayloadStateRecord {
@@ -86,7 +95,12 @@ export interface CandidateDialect {
   readonly param: (name: CandidateParam, index: number) => string;
   /** `delivery_id` is one of the ids bound to `placeholder` (SQLite: a JSON array; PostgreSQL: text[]). */
   readonly idIn: (placeholder: string) => string;
+  /** The table read when no ids are given, where a dialect names the index it must use. */
+  readonly keptByReceived: string;
 }
+
+/** The one partial index of the kept rows by receipt time (migrations 6 and 8). */
+export const KEPT_BY_RECEIVED_INDEX = 'rm_deliveries_kept_by_received';
 
 export function candidateListing(shape: CandidateShape, dialect: CandidateDialect): CandidateListing {
   const params: CandidateParam[] = [];
@@ -94,17 +108,20 @@ export function candidateListing(shape: CandidateShape, dialect: CandidateDialec
     if (!params.includes(name)) params.push(name);
     return dialect.param(name, params.indexOf(name));
   };
-  const conditions = [
+  const window = [
     "payload_state = 'kept'",
     ...(shape.ids ? [dialect.idIn(p('deliveryIds'))] : []),
-    ...(shape.routine ? [`routine_id = ${p('routineId')}`] : []),
-    ...(shape.account ? [`trigger_account_email_folded = ${p('account')}`] : []),
     ...(shape.receivedAfter ? [`received_at >= ${p('receivedAfter')}`] : []),
     ...(shape.receivedBefore ? [`received_at < ${p('receivedBefore')}`] : []),
     ...(shape.after ? [`(received_at, delivery_id) > (${p('afterReceivedAt')}, ${p('afterDeliveryId')})`] : []),
   ];
-  const text = `SELECT delivery_id, received_at FROM rm_deliveries WHERE ${conditions.join(' AND ')}
-    ORDER BY received_at, delivery_id LIMIT ${p('limit')}`;
+  const tests = [
+    ...(shape.routine ? [`routine_id = ${p('routineId')}`] : []),
+    ...(shape.account ? [`trigger_account_email_folded = ${p('account')}`] : []),
+  ];
+  const hit = tests.length === 0 ? 'TRUE' : tests.join(' AND ');
+  const text = `SELECT delivery_id, received_at, (${hit}) AS hit FROM ${shape.ids ? 'rm_deliveries' : dialect.keptByReceived}
+    WHERE ${window.join(' AND ')} ORDER BY received_at, delivery_id LIMIT ${p('limit')}`;
   return { text, params };
 }
 
@@ -148,12 +165,13 @@ export function candidateQuery(selection: ErasureCandidateSelection, after: stri
   return { shape, values, limit };
 }
 
-/** `rows` were read with `limit` + 1: the extra one only says that another page follows the last one returned. */
+/** `rows` were read with `limit` + 1: the extra one only says that another page follows the last one read. */
 export function toCandidatePage(rows: readonly CandidateRecord[], limit: number): ErasureCandidatePage {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    deliveryIds: page.map((row) => row.delivery_id),
+    deliveryIds: page.filter((row) => Boolean(row.hit)).map((row) => row.delivery_id),
+    scanned: page.length,
     next: rows.length > limit && last ? encodeCandidateCursor({ receivedAt: last.received_at, deliveryId: last.delivery_id }) : null,
   };
 }

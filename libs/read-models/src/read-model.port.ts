@@ -269,10 +269,11 @@ export interface ReadModelStore {
    */
   payloadsDue(now: Date, limit: number): Promise<readonly string[]>;
   /**
-   * One page of the deliveries whose payload is still kept and that match every selector given
-   * (see ErasureCandidateSelection), in (received_at, delivery_id) order; `after` is the previous
-   * page's `next` (null: from the start), and `next` is null on the last page. Each shape is an
-   * index range scan of the kept rows (by ids, trigger account, routine or receipt time). RangeError
+   * One window of the deliveries whose payload is still kept, in (received_at, delivery_id) order:
+   * at most `limit` of them read (`scanned`; the ids given, or the kept rows in the receipt-time
+   * range, an index range scan), of which those matching every selector (see
+   * ErasureCandidateSelection) are answered — possibly none on a page that is not the last. `after`
+   * is the previous page's `next` (null: from the start), and `next` is null on the last page. RangeError
    * for an empty selection, more than 1,000 ids, a time that is not one or a limit outside 1–10,000;
    * InvalidCursorError for an `after` this method did not issue.
    */

@@ -60,13 +60,14 @@ export function toErasureView(state: ErasureState, kafkaCopiesExpireBy?: KafkaCo
 /** Where structured selectors are answered: the read model's deliveries (ReadModelStore.erasureCandidates). */
 export interface ErasureCandidateSource {
   /**
-   * Delivery ids whose payload is still kept and which match every structured selector of
-   * `selection` (`containsDigest` is not looked at), in a fixed order after `after` (null: from the
-   * start), at most `limit`; `next` is null on the last page.
+   * One window of the deliveries whose payload is still kept, in a fixed order after `after` (null:
+   * from the start), at most `limit` of them read (`scanned`): the ids of those that match every
+   * structured selector of `selection` (`containsDigest` is not looked at; possibly none); `next`
+   * is null on the last window.
    */
   erasureCandidates(
     selection: ErasureSelection,
     after: string | null,
     limit: number,
-  ): Promise<{ readonly deliveryIds: readonly string[]; readonly next: string | null }>;
+  ): Promise<{ readonly deliveryIds: readonly string[]; readonly scanned: number; readonly next: string | null }>;
 }

@@ -58,7 +58,7 @@ async function readModelWindow(deps: ErasureWindowDependencies, request: WindowR
     });
   }
   const erased = await remove(deps, selected, request.erasureId);
-  return { next: page.next, scanned: page.deliveryIds.length, selected: selected.length, erased };
+  return { next: page.next, scanned: page.scanned, selected: selected.length, erased };
 }
 
 async function scanWindow(deps: ErasureWindowDependencies, request: WindowRequest): Promise<ErasureWindow> {

@@ -18,7 +18,7 @@ import { expectUpgradedFromVersion1 } from '../../../../test/support/read-model-
  */
 const schemas: string[] = [];
 /** Every migration, in order: what a schema of this build records. */
-const EVERY_VERSION = [1, 2, 3, 4, 5, 6, 7].map((version) => ({ version }));
+const EVERY_VERSION = [1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version }));
 
 whenPostgresReachable(() => {
   const openStore = useOpenedPostgresStores();
@@ -77,7 +77,11 @@ whenPostgresReachable(() => {
         ['d2', 'kept', null, null],
         ['d1', 'kept', null, null],
       ]);
-      expect(await store.erasureCandidates({ triggerAccount: 'ALICE@example.com' }, null, 10)).toEqual({ deliveryIds: ['d1'], next: null });
+      expect(await store.erasureCandidates({ triggerAccount: 'ALICE@example.com' }, null, 10)).toEqual({
+        deliveryIds: ['d1'],
+        scanned: 2,
+        next: null,
+      });
       expect(await store.payloadsDue(new Date('2999-01-01T00:00:00.000Z'), 10)).toEqual([]);
     });
   });

@@ -101,6 +101,7 @@ export function listCandidates(shape: CandidateShape): CandidateListing {
     listing = candidateListing(shape, {
       param: (name, index) => `$${index + 1}::${CANDIDATE_CASTS[name]}`,
       idIn: (placeholder) => `delivery_id = ANY(${placeholder})`,
+      keptByReceived: 'rm_deliveries',
     });
     candidateListings.set(key, listing);
   }

@@ -72,8 +72,16 @@ describe('SqliteReadModelStore (SQLite schema versions)', () => {
       ['d2', 'kept', null, null],
       ['d1', 'kept', null, null],
     ]);
-    expect(await store.erasureCandidates({ triggerAccount: 'ALICE@example.com' }, null, 10)).toEqual({ deliveryIds: ['d1'], next: null });
-    expect(await store.erasureCandidates({ triggerAccount: 'élodie@EXAMPLE.com' }, null, 10)).toEqual({ deliveryIds: ['d3'], next: null });
+    expect(await store.erasureCandidates({ triggerAccount: 'ALICE@example.com' }, null, 10)).toEqual({
+      deliveryIds: ['d1'],
+      scanned: 3,
+      next: null,
+    });
+    expect(await store.erasureCandidates({ triggerAccount: 'élodie@EXAMPLE.com' }, null, 10)).toEqual({
+      deliveryIds: ['d3'],
+      scanned: 3,
+      next: null,
+    });
     expect(await store.payloadsDue(new Date('2999-01-01T00:00:00.000Z'), 10)).toEqual([]);
   });
 

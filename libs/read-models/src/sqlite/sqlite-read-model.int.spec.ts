@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { readSqliteFile, sqliteFileHeader, whileWriteLocked } from '@wts/testing';
 import { readModelContract } from '../contract/read-model.suite';
 import { trimDenied, type DeniedClass } from '../denied-access.policy';
+import { candidateListing, type CandidateShape } from '../payload-selection';
 import { ReadModelUnavailableError, type ReadModelStore } from '../read-model.port';
 import { READ_MODEL_SCHEMA_VERSION } from './sqlite-read-model.migrations';
+import { SQLITE_CANDIDATES } from './sqlite-read-model.statements';
 import { SqliteReadModelStore } from './sqlite-read-model.store';
 import { useOpenedStores, useTempFiles } from './testing/sqlite-read-model.fixtures';
 
@@ -120,7 +122,7 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
     openStore(file);
 
     expect(sqliteFileHeader(file)).toEqual({ journalMode: 'wal', userVersion: READ_MODEL_SCHEMA_VERSION });
-    expect(READ_MODEL_SCHEMA_VERSION).toBe(7);
+    expect(READ_MODEL_SCHEMA_VERSION).toBe(8);
   });
 
   it('reopens an existing file with its data and checkpoint', async () => {
@@ -158,6 +160,34 @@ describe('SqliteReadModelStore (SQLite specifics)', () => {
       });
     },
   );
+
+  it("reads an erasure's candidates through the one index of kept rows by receipt time, or by the ids given: never a scan of every delivery", () => {
+    const file = tempFile();
+    openStore(file);
+    const none: CandidateShape = { ids: false, routine: false, account: false, receivedAfter: false, receivedBefore: false, after: false };
+    readSqliteFile(file, (raw) => {
+      const plan = (shape: CandidateShape): string[] => {
+        const listing = candidateListing(shape, SQLITE_CANDIDATES);
+        const values = Object.fromEntries(
+          listing.params.map((name) => [name, name === 'limit' ? 10 : name === 'deliveryIds' ? '["d"]' : 'x']),
+        );
+        return raw
+          .prepare<[Record<string, unknown>], { detail: string }>(`EXPLAIN QUERY PLAN ${listing.text}`)
+          .all(values)
+          .map((row) => row.detail)
+          .filter((detail) => detail.includes('rm_deliveries'));
+      };
+      for (const shape of [
+        { ...none, routine: true },
+        { ...none, account: true, after: true },
+        { ...none, routine: true, account: true, receivedAfter: true, receivedBefore: true },
+      ]) {
+        expect(plan(shape)).toEqual([expect.stringMatching(/^(SCAN|SEARCH) rm_deliveries USING INDEX rm_deliveries_kept_by_received/)]);
+      }
+      const byIds = plan({ ...none, ids: true, routine: true });
+      expect(byIds.join('\n')).toMatch(/SEARCH rm_deliveries USING INDEX sqlite_autoindex_rm_deliveries_1 \(delivery_id=\?\)/);
+    });
+  });
 
   it('answers ReadModelUnavailableError naming the operation when another connection holds the write lock past the busy timeout', async () => {
     const file = tempFile();

@@ -4,6 +4,7 @@ import {
   AUDIT_ENTRY_INDEXES,
   deniedSourceMigration,
   KEPT_PAYLOAD_INDEXES,
+  ONE_KEPT_SELECTION_INDEX,
   PARKED_BY_DELIVERY_MIGRATION,
   verifiedDisplayMigration,
 } from '../read-model.migrations';
@@ -138,6 +139,8 @@ ${KEPT_PAYLOAD_INDEXES}  `,
   ) STRICT;
   CREATE INDEX rm_hourly_activity_by_hour ON rm_hourly_activity (hour_start);
   `,
+  // 8: one partial index of the kept rows for an erasure's selection (read-model.migrations.ts).
+  ONE_KEPT_SELECTION_INDEX,
 ];
 
 export const READ_MODEL_SCHEMA_VERSION = READ_MODEL_MIGRATIONS.length;

@@ -4,6 +4,8 @@ import { deniedSources, trimDenied, type DeniedClass } from '../denied-access.po
 import {
   candidateListing,
   candidateShapeKey,
+  KEPT_BY_RECEIVED_INDEX,
+  type CandidateDialect,
   type CandidateParam,
   type CandidateRecord,
   type CandidateShape,
@@ -88,6 +90,14 @@ const AUDIT_SHAPES: readonly AuditShape[] = [false, true].flatMap((routine) =>
   [false, true].flatMap((actor) => [false, true].map((after) => ({ routine, actor, after }))),
 );
 
+/** How SQLite writes an erasure candidate listing (payload-selection.ts). */
+export const SQLITE_CANDIDATES: CandidateDialect = {
+  param: (name) => `@${name}`,
+  idIn: (placeholder) => `delivery_id IN (SELECT value FROM json_each(${placeholder}))`,
+  // Named, so that a window is never a scan of the whole table, and a schema without the index fails to prepare.
+  keptByReceived: `rm_deliveries INDEXED BY ${KEPT_BY_RECEIVED_INDEX}`,
+};
+
 export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements {
   const { delivery, run, parked, webhook_routine: webhookRoutine, audit } = PROJECTION_TABLES;
   const auditListings = new Map(
@@ -124,10 +134,7 @@ export function prepareStatements(db: SqliteDatabase): SqliteReadModelStatements
       const key = candidateShapeKey(shape);
       let statement = candidates.get(key);
       if (!statement) {
-        const listing = candidateListing(shape, {
-          param: (name) => `@${name}`,
-          idIn: (placeholder) => `delivery_id IN (SELECT value FROM json_each(${placeholder}))`,
-        });
+        const listing = candidateListing(shape, SQLITE_CANDIDATES);
         statement = db.prepare<[Partial<Record<CandidateParam, string | number>>], CandidateRecord>(listing.text);
         candidates.set(key, statement);
       }
