@@ -5,10 +5,14 @@ import type { PayloadReader } from '../payload/payload.reader';
 import { MAX_REMOVAL_BATCH, type PayloadRemover } from '../payload/payload.remover';
 import type { ErasureCandidateSource } from './erasure.view';
 
-/** Candidates read from the read model per window (one removal's worth). */
-export const CANDIDATES_PER_WINDOW = MAX_REMOVAL_BATCH;
-/** Payloads the store's scan looks at per window: short enough not to hold the writer up for long. */
+/**
+ * Payloads a window looks at, kept rows of the read model or payloads of the store's scan: short
+ * enough not to hold a thread up for long, long enough that an erasure of a routine or an account
+ * among millions of kept payloads records a window (ErasureProgressed) per 10,000 of them.
+ */
 export const SCANNED_PER_WINDOW = 10_000;
+/** Payloads read at once to match `contains` in a read model's window: one removal's worth, not the window's bodies at once. */
+export const MATCHED_AT_ONCE = MAX_REMOVAL_BATCH;
 
 /** What one window did; `next` null when the selection is exhausted. */
 export interface ErasureWindow {
@@ -45,20 +49,27 @@ export async function eraseWindow(deps: ErasureWindowDependencies, request: Wind
 }
 
 async function readModelWindow(deps: ErasureWindowDependencies, request: WindowRequest): Promise<ErasureWindow> {
-  const page = await deps.candidates.erasureCandidates(request.selection, request.cursor, CANDIDATES_PER_WINDOW);
-  let selected = page.deliveryIds;
+  const page = await deps.candidates.erasureCandidates(request.selection, request.cursor, SCANNED_PER_WINDOW);
   const needle = request.needle;
-  if (needle !== undefined && selected.length > 0) {
-    const payloads = await deps.reader.lookup(selected);
-    selected = selected.filter((deliveryId) => {
-      const found = payloads.get(deliveryId);
-      if (found?.state !== 'kept') return false;
-      const record = found.payload;
-      return payloadMatches(record.format === 'json' ? record.json : record.text, needle);
-    });
-  }
+  const selected = needle === undefined ? page.deliveryIds : await containing(deps, page.deliveryIds, needle);
   const erased = await remove(deps, selected, request.erasureId);
   return { next: page.next, scanned: page.scanned, selected: selected.length, erased };
+}
+
+/** Those of `deliveryIds` whose payload is kept and holds `needle`, read MATCHED_AT_ONCE at a time. */
+async function containing(deps: ErasureWindowDependencies, deliveryIds: readonly string[], needle: string): Promise<string[]> {
+  const matching: string[] = [];
+  for (let start = 0; start < deliveryIds.length; start += MATCHED_AT_ONCE) {
+    const chunk = deliveryIds.slice(start, start + MATCHED_AT_ONCE);
+    const payloads = await deps.reader.lookup(chunk);
+    for (const deliveryId of chunk) {
+      const found = payloads.get(deliveryId);
+      if (found?.state !== 'kept') continue;
+      const record = found.payload;
+      if (payloadMatches(record.format === 'json' ? record.json : record.text, needle)) matching.push(deliveryId);
+    }
+  }
+  return matching;
 }
 
 async function scanWindow(deps: ErasureWindowDependencies, request: WindowRequest): Promise<ErasureWindow> {

@@ -178,7 +178,9 @@ export function payloadContract(context: Context): void {
       expect(await allCandidates(context, { routineId: `${ns}-r1` }, 1000)).toEqual(ids(1, 6, 2, 4));
       const year = { receivedAfter: t('01-01T00:00:00.000'), receivedBefore: t('12-31T00:00:00.000') };
       expect(await allCandidates(context, { routineId: `${ns}-r1`, ...year }, 1)).toEqual(ids(1, 6, 2, 4));
-      expect(await allCandidates(context, { triggerAccount: `ALICE.${ns.toUpperCase()}@example.COM` }, 2)).toEqual(ids(1, 6, 3, 4));
+      expect(await allCandidates(context, { triggerAccount: `ALICE.${ns.toUpperCase()}@example.COM`, ...year }, 2)).toEqual(
+        ids(1, 6, 3, 4),
+      );
       expect(await allCandidates(context, { triggerAccount: `alice.${ns}@example.com`, routineId: `${ns}-r1` }, 1000)).toEqual(
         ids(1, 6, 4),
       );

@@ -94,7 +94,8 @@ const AUDIT_SHAPES: readonly AuditShape[] = [false, true].flatMap((routine) =>
 export const SQLITE_CANDIDATES: CandidateDialect = {
   param: (name) => `@${name}`,
   idIn: (placeholder) => `delivery_id IN (SELECT value FROM json_each(${placeholder}))`,
-  // Named, so that a window is never a scan of the whole table, and a schema without the index fails to prepare.
+  // Named, so that a window is never a scan of the whole table, and a schema without the index fails to
+  // prepare (at the first erasure of that shape: listings are prepared when first used).
   keptByReceived: `rm_deliveries INDEXED BY ${KEPT_BY_RECEIVED_INDEX}`,
 };
 
