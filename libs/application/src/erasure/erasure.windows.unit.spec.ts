@@ -1,7 +1,7 @@
 import type { EventStore } from '@wts/event-store';
 import type { PayloadLookup } from '../payload/payload.reader';
 import type { RemovalRequest } from '../payload/payload.remover';
-import { MATCHED_AT_ONCE, SCANNED_PER_WINDOW, eraseWindow, type ErasureWindowDependencies } from './erasure.windows';
+import { MATCHED_AT_ONCE, SCANNED_PER_WINDOW, eraseWindow, type ErasureWindowDependencies, type WindowRequest } from './erasure.windows';
 
 /** A read model's window of kept rows, a payload reader and a remover that record what they were asked. */
 function given(window: { deliveryIds: string[]; scanned: number; next: string | null }, payloads: ReadonlyMap<string, PayloadLookup>) {
@@ -31,6 +31,14 @@ function given(window: { deliveryIds: string[]; scanned: number; next: string | 
   return { deps, asked };
 }
 
+/** A read-model window of erasure era_1. */
+const inReadModel = (selection: WindowRequest['selection'], needle?: string, cursor: string | null = null): WindowRequest => ({
+  erasureId: 'era_1',
+  selection,
+  needle,
+  cursor,
+  mode: 'read_model',
+});
 const ids = (count: number): string[] => Array.from({ length: count }, (_, i) => `dlv_${i}`);
 const kept = (json: string): PayloadLookup => ({ state: 'kept', payload: { format: 'json', json } });
 
@@ -38,13 +46,7 @@ describe("an erasure's window of the read models' kept payloads", () => {
   it('given a routine selection, when a window runs, then it reads SCANNED_PER_WINDOW kept rows and removes every match, a removal batch at a time', async () => {
     const { deps, asked } = given({ deliveryIds: ids(2500), scanned: SCANNED_PER_WINDOW, next: 'cursor' }, new Map());
 
-    const window = await eraseWindow(deps, {
-      erasureId: 'era_1',
-      selection: { routineId: 'rtn_1' },
-      needle: undefined,
-      cursor: null,
-      mode: 'read_model',
-    });
+    const window = await eraseWindow(deps, inReadModel({ routineId: 'rtn_1' }));
 
     expect(asked.limits).toEqual([SCANNED_PER_WINDOW]);
     expect(asked.lookups).toEqual([]);
@@ -62,13 +64,7 @@ describe("an erasure's window of the read models' kept payloads", () => {
     ]);
     const { deps, asked } = given({ deliveryIds: candidates, scanned: 4000, next: null }, payloads);
 
-    const window = await eraseWindow(deps, {
-      erasureId: 'era_1',
-      selection: { routineId: 'rtn_1', containsDigest: 'digest' },
-      needle: 'jane.doe@example.com',
-      cursor: 'cursor',
-      mode: 'read_model',
-    });
+    const window = await eraseWindow(deps, inReadModel({ routineId: 'rtn_1', containsDigest: 'digest' }, 'jane.doe@example.com', 'cursor'));
 
     expect(asked.lookups).toEqual([MATCHED_AT_ONCE, MATCHED_AT_ONCE, 500]);
     expect(asked.removals).toEqual([['dlv_3', 'dlv_1500']]);
@@ -78,13 +74,7 @@ describe("an erasure's window of the read models' kept payloads", () => {
   it('given a window where nothing matches, when it runs, then nothing is removed and the erasure goes on from where it read to', async () => {
     const { deps, asked } = given({ deliveryIds: [], scanned: SCANNED_PER_WINDOW, next: 'further' }, new Map());
 
-    const window = await eraseWindow(deps, {
-      erasureId: 'era_1',
-      selection: { triggerAccount: 'a@example.com' },
-      needle: undefined,
-      cursor: null,
-      mode: 'read_model',
-    });
+    const window = await eraseWindow(deps, inReadModel({ triggerAccount: 'a@example.com' }));
 
     expect(asked.removals).toEqual([]);
     expect(window).toEqual({ next: 'further', scanned: SCANNED_PER_WINDOW, selected: 0, erased: 0 });
