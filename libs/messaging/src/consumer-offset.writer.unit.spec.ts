@@ -82,37 +82,39 @@ describe('ConsumerOffsetWriter', () => {
     expect(calls()).toBe(1);
   });
 
-  it('given a commit in flight, when another is due, then it waits for the first answer: one commit in flight at a time', async () => {
-    const writer = new ConsumerOffsetWriter(100, recordingLogger());
-    const { commit, calls, mostInFlight, answer } = commits({ held: true });
-    writer.later(commit);
-    await jest.advanceTimersByTimeAsync(100);
-    writer.later(commit);
-    await jest.advanceTimersByTimeAsync(100);
-    expect(calls()).toBe(1);
-    answer();
-    await jest.advanceTimersByTimeAsync(0);
-    expect(calls()).toBe(2);
-    answer();
-    await writer.flush();
-    expect(mostInFlight()).toBe(1);
-  });
-
-  it('given a commit asked for now (a slice waiting on a retry), when flushed with it, then it is written at once, after the one in flight', async () => {
-    const writer = new ConsumerOffsetWriter(100, recordingLogger());
-    const { commit, calls, mostInFlight, answer } = commits({ held: true });
-    writer.later(commit);
-    await jest.advanceTimersByTimeAsync(100);
-    const flushing = writer.flush(commit);
-    await jest.advanceTimersByTimeAsync(0);
-    expect(calls()).toBe(1);
-    answer();
-    await jest.advanceTimersByTimeAsync(0);
-    expect(calls()).toBe(2);
-    answer();
-    await flushing;
-    expect(mostInFlight()).toBe(1);
-  });
+  it.each<[string, (writer: ConsumerOffsetWriter, commit: () => Promise<void>) => Promise<void>]>([
+    [
+      'due by the delay',
+      async (writer, commit) => {
+        writer.later(commit);
+        await jest.advanceTimersByTimeAsync(100);
+      },
+    ],
+    [
+      // A slice waiting on a retry: flushed with it, written at once after the one in flight.
+      'asked for now',
+      async (writer, commit) => {
+        void writer.flush(commit);
+        await jest.advanceTimersByTimeAsync(0);
+      },
+    ],
+  ])(
+    'given a commit in flight, when another is %s, then it waits for the first answer: one commit in flight at a time',
+    async (_, askSecond) => {
+      const writer = new ConsumerOffsetWriter(100, recordingLogger());
+      const { commit, calls, mostInFlight, answer } = commits({ held: true });
+      writer.later(commit);
+      await jest.advanceTimersByTimeAsync(100);
+      await askSecond(writer, commit);
+      expect(calls()).toBe(1);
+      answer();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(calls()).toBe(2);
+      answer();
+      await writer.flush();
+      expect(mostInFlight()).toBe(1);
+    },
+  );
 
   it('given nothing pending, when flushed, then nothing is committed', async () => {
     const writer = new ConsumerOffsetWriter(100, recordingLogger());

@@ -11,9 +11,9 @@ import { foldAccountEmail } from './read-model.records';
  * else of one partial index of the kept rows by receipt time, narrowed to the receipt-time range —
  * and the routine and the account are tested on the rows read: a page reads at most `limit` + 1
  * rows past the cursor whatever the table holds (it may hold fewer matches than `limit`, even
- * none), and past the ids given, removed payloads are never read again. One index of the kept rows instead of one per
- * selector: each costs every delivery a b-tree write while its payload is kept (issue 31's bytes at
- * rest, the projector's time), and an erasure is rare.
+ * none), and past the ids given, removed payloads are never read again. One index of the kept
+ * rows instead of one per selector: each costs every delivery a b-tree write while its payload is
+ * kept (issue 31's bytes at rest, the projector's time), and an erasure is rare.
  */
 
 /**
