@@ -19,7 +19,6 @@ import {
   awaitProjector,
   erasureCandidatesOf,
   ParkDispatchUseCase,
-  ReadModelProjector,
   ReleaseDrainWorker,
   StoreDispatchWorker,
   systemClock,
@@ -35,6 +34,7 @@ import { NOTIFIED_DISPATCH } from './delivery-accepted.controller';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.instrumentation';
 import { ProjectorLifecycle } from './projector.lifecycle';
+import { ProjectorThread } from './projector-thread.client';
 import { PayloadSweepLifecycle } from './payload-sweep.lifecycle';
 import { ErasureRunnerLifecycle } from './erasure-runner.lifecycle';
 import { ReleaseDrainLifecycle } from './release-drain.lifecycle';
@@ -67,10 +67,15 @@ export interface DispatcherGraph {
 export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph {
   const { store, checkpoints, readModels } = deps;
   const projectorLogger = deps.logger.child({ context: 'ReadModelProjector' });
-  const projector = new ReadModelProjector(store, readModels, {
-    info: (fields, message) => projectorLogger.info(fields, message),
-    error: (fields, message) => projectorLogger.error(fields, message),
-  });
+  // On a thread of its own, with its own handles on the store and the read models (projector.thread).
+  const { eventStore, storage, database } = deps.config;
+  const projector = new ProjectorThread(
+    { eventStore, storage, database },
+    {
+      info: (fields, message) => projectorLogger.info(fields, message),
+      error: (fields, message) => projectorLogger.error(fields, message),
+    },
+  );
   metrics.trackProjector(projectorProgress(store, projector));
   // One park use case: the dispatch use cases park through it as it is (their parks are counted as
   // dispatch outcomes), the workers through its metered decorator.

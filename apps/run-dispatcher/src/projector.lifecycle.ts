@@ -1,11 +1,15 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { ReadModelProjector } from '@wts/application';
 import type { ReadModelStore } from '@wts/read-models';
+import type { ProjectorThread } from './projector-thread.client';
 
-/** The read-model projector runs once the service is up (where this replica holds the lease); on shutdown it stops after its batch in flight. */
+/**
+ * The read-model projector's thread starts once the service is up (it writes where this replica
+ * holds the lease); on shutdown it stops after its batch in flight, then this service's own
+ * read-model handle (the payload sweep's and the erasures') closes.
+ */
 export class ProjectorLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
-    private readonly projector: ReadModelProjector,
+    private readonly projector: ProjectorThread,
     private readonly readModels: ReadModelStore,
   ) {}
 

@@ -1,13 +1,14 @@
-import { PROJECTED_PREFIXES, type ReadModelProjector } from '@wts/application';
+import { PROJECTED_PREFIXES } from '@wts/application';
 import type { EventStore } from '@wts/event-store';
 import type { ProjectorLag, ProjectorProgress } from '@wts/observability';
+import type { ProjectorProgressSource } from './projector-thread.client';
 
 /**
  * The read models' lag, measured when Prometheus scrapes: how far the store's head is past the
  * projector's last commit, and the age of the first projected event after it. Exact whether the
  * projector is working, stuck on its database or stopped.
  */
-export function projectorProgress(store: EventStore, projector: ReadModelProjector): ProjectorProgress {
+export function projectorProgress(store: EventStore, projector: ProjectorProgressSource): ProjectorProgress {
   return {
     async lag(): Promise<ProjectorLag | undefined> {
       if (!projector.isRunning) return undefined;

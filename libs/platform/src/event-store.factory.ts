@@ -21,7 +21,7 @@ export async function prepareEventStore(config: AppConfig): Promise<void> {
  * EventStoreUnavailableError (503, failing health checks), not as a crash at startup; a malformed
  * connection string is refused here. Its adapter and client load only then (connectEventStoreDb).
  */
-export async function openEventStore(config: AppConfig): Promise<OpenedStore> {
+export async function openEventStore(config: Pick<AppConfig, 'eventStore' | 'storage'>): Promise<OpenedStore> {
   const { connectionString, maxAppendBytes } = config.eventStore;
   if (connectionString) {
     const store = await connectEventStoreDb(connectionString, { maxAppendBytes });

@@ -15,7 +15,10 @@ export interface ReadModelOpenOptions {
 }
 
 /** PostgreSQL when DATABASE_URL is set; otherwise SQLite beside the embedded event store. */
-export async function openReadModelStore(config: AppConfig, options: ReadModelOpenOptions = {}): Promise<OpenedReadModels> {
+export async function openReadModelStore(
+  config: Pick<AppConfig, 'database' | 'storage'>,
+  options: ReadModelOpenOptions = {},
+): Promise<OpenedReadModels> {
   if (config.database.url) {
     const readModels = await PostgresReadModelStore.open({ connectionString: config.database.url });
     return { readModels, description: `PostgreSQL read models at ${describeDatabaseUrl(config.database.url)}` };
