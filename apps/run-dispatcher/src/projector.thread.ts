@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { ReadModelProjector, type ProjectorLogger } from '@wts/application';
 import { openEventStore, openReadModelStore } from '@wts/platform';
 import { describeError } from '@wts/runtime';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { ProjectorStopCommand, ProjectorThreadData, ProjectorThreadReport } from './projector-thread.protocol';
 
 /**
@@ -13,9 +13,12 @@ import type { ProjectorStopCommand, ProjectorThreadData, ProjectorThreadReport }
  * The main thread's side is ProjectorThread.
  */
 const { settings } = workerData as ProjectorThreadData;
-const port = parentPort;
-if (!port) throw new Error('projector.thread runs as a worker thread');
+if (!parentPort) throw new Error('projector.thread runs as a worker thread');
+const port: MessagePort = parentPort;
 const report = (message: ProjectorThreadReport): void => port.postMessage(message);
+
+/** How often the thread says where the read models are (the lag metric reads it). */
+const PROGRESS_EVERY_MS = 250;
 
 /** Log fields cross the thread as data: an error as its name and message. */
 function loggable(fields: object): Record<string, unknown> {
@@ -35,7 +38,7 @@ async function run(): Promise<void> {
   const projector = new ReadModelProjector(store, readModels, logger);
   const progress = (): void => report({ kind: 'progress', committed: projector.committedPosition(), running: projector.isRunning });
   const ticker = setInterval(progress, PROGRESS_EVERY_MS);
-  port?.on('message', (command: ProjectorStopCommand) => {
+  port.on('message', (command: ProjectorStopCommand) => {
     if (command.kind !== 'stop') return;
     clearInterval(ticker);
     void (async () => {
@@ -50,9 +53,6 @@ async function run(): Promise<void> {
   projector.start();
   progress();
 }
-
-/** How often the thread says where the read models are (the lag metric reads it). */
-const PROGRESS_EVERY_MS = 250;
 
 run().catch((error: unknown) => {
   logger.error({ err: error }, 'read-model projector thread could not start');
