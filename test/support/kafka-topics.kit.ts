@@ -1,5 +1,6 @@
 /** Topics of each test's own on the real broker, and the admin calls the topic specs make on them. */
 import { ConfigResourceTypes, type Admin, type ITopicConfig, type Kafka } from 'kafkajs';
+import { createTopicsWithLeaders } from '../../libs/messaging/src/kafka-topics.admin';
 import { kafkaTopicNames, type KafkaTopicNames } from '../../libs/messaging/src/kafka-topics.contract';
 import { kafkaBrokers, uniqueName } from './kafka-broker';
 import { deleteTopics, testKafka } from './kafka-test-kit';
@@ -62,7 +63,7 @@ export function useFreshTopics(label: string, scope: 'each' | 'all' = 'each'): F
       }
     },
     createTopics: async (existing: ITopicConfig[]): Promise<void> => {
-      await fresh.withAdmin((admin) => admin.createTopics({ topics: existing, waitForLeaders: true }));
+      await fresh.withAdmin((admin) => createTopicsWithLeaders(admin, existing));
     },
     topicConfigs: async (topic: string): Promise<Map<string, string>> => {
       const described = await fresh.withAdmin((admin) =>

@@ -1,4 +1,4 @@
-import { ConfigResourceTypes, ConfigSource, type Admin, type Kafka } from 'kafkajs';
+import { ConfigResourceTypes, ConfigSource, type Admin, type ITopicConfig, type Kafka } from 'kafkajs';
 import { describeError, retryWithBackoff } from '@wts/runtime';
 import { silentMessagingLogger, type MessagingLogger } from './kafka-client.factory';
 import { checkRunsWindow, runsTopicRetention, type KafkaRetentionWindow } from './kafka-retention.preflight';
@@ -76,30 +76,22 @@ export async function ensureTopics(
         continue;
       }
       try {
-        await admin.createTopics({
-          topics: [
-            {
-              topic,
-              numPartitions: partitions[role] ?? DEFAULT_PARTITIONS[role],
-              ...(carriesEvents
-                ? {
-                    configEntries: [
-                      { name: MAX_MESSAGE_BYTES, value: String(maxMessageBytes) },
-                      ...(retentionMs === undefined ? [] : [{ name: RETENTION_MS, value: String(retentionMs) }]),
-                      ...(segmentMs === undefined ? [] : [{ name: SEGMENT_MS, value: String(segmentMs) }]),
-                    ],
-                  }
-                : {}),
-            },
-          ],
-          waitForLeaders: true,
-        });
+        await createTopicsWithLeaders(admin, [
+          {
+            topic,
+            numPartitions: partitions[role] ?? DEFAULT_PARTITIONS[role],
+            ...(carriesEvents
+              ? {
+                  configEntries: [
+                    { name: MAX_MESSAGE_BYTES, value: String(maxMessageBytes) },
+                    ...(retentionMs === undefined ? [] : [{ name: RETENTION_MS, value: String(retentionMs) }]),
+                    ...(segmentMs === undefined ? [] : [{ name: SEGMENT_MS, value: String(segmentMs) }]),
+                  ],
+                }
+              : {}),
+          },
+        ]);
       } catch (error) {
-        if (isUnknownTopicPartition(error)) {
-          // Created, but kafkajs' wait for its leaders asked a broker that had not heard of it yet.
-          await leadersElected(admin, topic, error);
-          continue;
-        }
         if (!isTopicAlreadyExists(error)) throw error;
         if (carriesEvents) await alignTopicConfig(admin, topic, maxMessageBytes, retentionMs, logger);
       }
@@ -174,6 +166,19 @@ async function alignTopicConfig(
       { topic, wanted, retentionMs, err: describeError(error) },
       `cannot check or set the topic's ${MAX_MESSAGE_BYTES} / ${RETENTION_MS}; messages above its limit will wait until an operator raises it`,
     );
+  }
+}
+
+/**
+ * admin.createTopics with every partition's leader awaited, also where kafkajs' own wait gives up
+ * early: the topics were created, and a broker that had not heard of them yet answered first.
+ */
+export async function createTopicsWithLeaders(admin: Admin, topics: ITopicConfig[]): Promise<void> {
+  try {
+    await admin.createTopics({ topics, waitForLeaders: true });
+  } catch (error) {
+    if (!isUnknownTopicPartition(error)) throw error;
+    for (const { topic } of topics) await leadersElected(admin, topic, error);
   }
 }
 
