@@ -22,22 +22,23 @@ import {
   ReleaseDrainWorker,
   StoreDispatchWorker,
   systemClock,
-  type DispatchWorkerLogger,
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
+import { Relays } from '@wts/messaging';
 import { metrics, tracedDispatch } from '@wts/observability';
-import { provideValue } from '@wts/platform';
+import { provideValue, type ThreadLogger } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import type { Logger } from 'pino';
 import { NOTIFIED_DISPATCH } from './delivery-accepted.controller';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.instrumentation';
 import { ProjectorLifecycle } from './projector.lifecycle';
-import { ProjectorThread } from './projector-thread.client';
+import { projectorThread, runRelayThread } from './dispatcher-threads.factory';
 import { PayloadSweepLifecycle } from './payload-sweep.lifecycle';
 import { ErasureRunnerLifecycle } from './erasure-runner.lifecycle';
 import { ReleaseDrainLifecycle } from './release-drain.lifecycle';
+import { RunRelayLifecycle } from './run-relay.lifecycle';
 import { projectorProgress } from './projector.metrics';
 
 export interface DispatcherDependencies {
@@ -60,44 +61,47 @@ export interface DispatcherGraph {
   readonly releases: ReleaseDrainLifecycle;
   /** How accepted deliveries arrive: Kafka messages for the DeliveryAccepted handler, or the store subscription. */
   readonly deliveries:
-    | { readonly kind: 'kafka'; readonly dispatch: NotifiedDispatch }
+    | { readonly kind: 'kafka'; readonly dispatch: NotifiedDispatch; readonly runRelay: RunRelayLifecycle }
     | { readonly kind: 'embedded'; readonly worker: DispatchWorkerLifecycle };
 }
 
 export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph {
   const { store, checkpoints, readModels } = deps;
-  const projectorLogger = deps.logger.child({ context: 'ReadModelProjector' });
   // On a thread of its own, with its own handles on the store and the read models (projector.thread).
   const { eventStore, storage, database } = deps.config;
-  const projector = new ProjectorThread(
-    { eventStore, storage, database },
-    {
-      info: (fields, message) => projectorLogger.info(fields, message),
-      error: (fields, message) => projectorLogger.error(fields, message),
-    },
-  );
-  metrics.trackProjector(projectorProgress(store, projector));
+  const projector = projectorThread({ eventStore, storage, database }, childLog(deps.logger, 'ReadModelProjector'));
+  metrics.trackProjector(projectorProgress(store, () => projector.progress()));
   // One park use case: the dispatch use cases park through it as it is (their parks are counted as
   // dispatch outcomes), the workers through its metered decorator.
   const parkUseCase = new ParkDispatchUseCase(store, systemClock);
   const dispatch = meteredDispatch(tracedDispatch(new DispatchDeliveryUseCase(store, systemClock, parkUseCase)));
   const park = meteredPark(parkUseCase);
   const releases = new ReleaseDrainLifecycle(
-    new ReleaseDrainWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'ReleaseDrainWorker') }),
+    new ReleaseDrainWorker({ store, checkpoints, dispatch, park, logger: childLog(deps.logger, 'ReleaseDrainWorker') }),
   );
   const payloadSweep = payloadSweepLifecycle(store, readModels, deps.config.eventStore.connectionString !== undefined);
   const erasures = erasureRunnerLifecycle(store, readModels);
-  if (deps.config.kafka) {
-    // The message names a delivery; the run is made from what the store holds for it.
+  const { kafka } = deps.config;
+  if (kafka) {
+    // The message names a delivery; the run is made from what the store holds for it. Run events
+    // go on to routines.runs.v1 from a thread of its own (run-relay.thread).
+    const runRelay = runRelayThread(
+      { eventStore, storage, tracing: deps.config.tracing, kafka, payloadRetentionSeconds: deps.config.limits.payloadRetentionSeconds },
+      childLog(deps.logger, `relay ${Relays.dispatcherRuns.name}`),
+    );
     return {
       projector: new ProjectorLifecycle(projector, readModels),
       payloadSweep,
       erasures,
       releases,
-      deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, parkUseCase)) },
+      deliveries: {
+        kind: 'kafka',
+        dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, parkUseCase)),
+        runRelay: new RunRelayLifecycle(runRelay),
+      },
     };
   }
-  const worker = new StoreDispatchWorker({ store, checkpoints, dispatch, park, logger: workerLog(deps.logger, 'StoreDispatchWorker') });
+  const worker = new StoreDispatchWorker({ store, checkpoints, dispatch, park, logger: childLog(deps.logger, 'StoreDispatchWorker') });
   return {
     projector: new ProjectorLifecycle(projector, readModels),
     payloadSweep,
@@ -135,9 +139,14 @@ function erasureRunnerLifecycle(store: EventStore, readModels: ReadModelStore): 
   return new ErasureRunnerLifecycle(new ErasureRunner(store, job));
 }
 
-function workerLog(logger: Logger, context: string): DispatchWorkerLogger {
+/** A worker's or a thread's lines, written by the service's logger under `context`. */
+function childLog(logger: Logger, context: string): ThreadLogger {
   const child = logger.child({ context });
-  return { info: (fields, message) => child.info(fields, message), error: (fields, message) => child.error(fields, message) };
+  return {
+    info: (fields, message) => child.info(fields, message),
+    warn: (fields, message) => child.warn(fields, message),
+    error: (fields, message) => child.error(fields, message),
+  };
 }
 
 /** The graph, registered with Nest: the Kafka handler's use case, and the lifecycle hooks. */
@@ -145,7 +154,10 @@ export function dispatcherProviders(graph: DispatcherGraph): Provider[] {
   const { deliveries } = graph;
   const transport: Provider[] =
     deliveries.kind === 'kafka'
-      ? [{ provide: NOTIFIED_DISPATCH, useValue: deliveries.dispatch } satisfies ValueProvider<NotifiedDispatch>]
+      ? [
+          { provide: NOTIFIED_DISPATCH, useValue: deliveries.dispatch } satisfies ValueProvider<NotifiedDispatch>,
+          provideValue(RunRelayLifecycle, deliveries.runRelay),
+        ]
       : [provideValue(DispatchWorkerLifecycle, deliveries.worker)];
   return [
     provideValue(ProjectorLifecycle, graph.projector),

@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { Relays, kafkaRelayProviders } from '@wts/messaging';
 import { OperationsModule } from '@wts/observability';
 import { EventStoreModule, readinessChecks } from '@wts/platform';
 import { DeliveryAcceptedController } from './delivery-accepted.controller';
@@ -8,7 +7,8 @@ import { composeDispatcher, dispatcherProviders, type DispatcherDependencies } f
 /**
  * The run-dispatcher: accepted deliveries in, exactly one run each out. Embedded default: a store
  * subscription (StoreDispatchWorker). With KAFKA_BROKERS: the DeliveryAccepted handler of the
- * Kafka transport strategy (main.ts) and the relay of run events to routines.runs.v1. Either way
+ * Kafka transport strategy (main.ts) and the relay of run events to routines.runs.v1 (on a thread of
+ * its own). Either way
  * it also projects the read models (deliveries, runs, parks) the ingress lists: off the
  * ingress's request path.
  */
@@ -21,19 +21,7 @@ export class DispatcherModule {
       // The event store closes after everything of this module stopped (EventStoreModule).
       imports: [EventStoreModule.forRoot(deps.store), OperationsModule.forRoot(readinessChecks({ ...deps, service: 'run-dispatcher' }))],
       controllers: kafka ? [DeliveryAcceptedController] : [],
-      providers: [
-        ...dispatcherProviders(composeDispatcher(deps)),
-        ...(kafka
-          ? kafkaRelayProviders({
-              connection: kafka,
-              definition: Relays.dispatcherRuns,
-              store: deps.store,
-              checkpoints: deps.checkpoints,
-              // routines.runs.v1 carries payloads: created within this retention, refused beyond it.
-              payloadRetentionSeconds: deps.config.limits.payloadRetentionSeconds,
-            })
-          : []),
-      ],
+      providers: dispatcherProviders(composeDispatcher(deps)),
     };
   }
 }

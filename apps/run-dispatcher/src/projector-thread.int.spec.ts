@@ -8,13 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProjectorThread } from './projector-thread.client';
-import type { ProjectorThreadSettings } from './projector-thread.protocol';
+import type { ServiceThread } from '@wts/platform';
+import { projectorThread, type ProjectorThreadProgress, type ProjectorThreadSettings } from './dispatcher-threads.factory';
+
+type ProjectorThread = ServiceThread<ProjectorThreadSettings, ProjectorThreadProgress>;
 
 const ROUTINE = 'rtn_ProjectorThreadRoutine00';
 
 /** The projector on its own thread, against the real SQLite files the dispatcher shares with it. */
-describe('ProjectorThread', () => {
+describe('the projector thread', () => {
   let dir: string;
   let store: SqliteEventStore;
   let readModels: SqliteReadModelStore;
@@ -22,6 +24,7 @@ describe('ProjectorThread', () => {
   const lines: { level: string; message: string; fields: object }[] = [];
   const logger = {
     info: (fields: object, message: string): void => void lines.push({ level: 'info', message, fields }),
+    warn: (fields: object, message: string): void => void lines.push({ level: 'warn', message, fields }),
     error: (fields: object, message: string): void => void lines.push({ level: 'error', message, fields }),
   };
 
@@ -44,9 +47,9 @@ describe('ProjectorThread', () => {
   }
 
   function start(given = settings()): ProjectorThread {
-    const thread = new ProjectorThread(given, logger);
+    const thread = projectorThread(given, logger);
     threads.push(thread);
-    thread.start();
+    void thread.start();
     return thread;
   }
 
@@ -72,10 +75,10 @@ describe('ProjectorThread', () => {
     const head = await store.headPosition();
     await eventually(
       async () => {
-        const committed = thread.committedPosition();
+        const committed = thread.progress()?.committed;
         return (
           (await listed()).length === 10 &&
-          thread.isRunning &&
+          thread.progress()?.running === true &&
           committed !== undefined &&
           head !== undefined &&
           comparePositions(committed, head) >= 0
@@ -86,11 +89,11 @@ describe('ProjectorThread', () => {
       'ten deliveries listed, the reported position at the head',
     );
     expect(await listed()).toEqual([...before, ...after].reverse());
-    expect(await readModels.loadCheckpoint(READ_MODEL_PROJECTION)).toEqual(thread.committedPosition());
+    expect(await readModels.loadCheckpoint(READ_MODEL_PROJECTION)).toEqual(thread.progress()?.committed);
     expect(lines).toContainEqual({ level: 'info', message: 'read-model projector: this replica writes the read models', fields: {} });
 
     await thread.stop();
-    expect(thread.isRunning).toBe(false);
+    expect(thread.progress()).toBeUndefined();
   }, 45_000);
 
   it('starts a thread that could not open its files again, logging why, and a stop ends the waiting at once', async () => {
@@ -107,6 +110,6 @@ describe('ProjectorThread', () => {
     const stopping = Date.now();
     await thread.stop();
     expect(Date.now() - stopping).toBeLessThan(1000);
-    expect(thread.isRunning).toBe(false);
+    expect(thread.progress()).toBeUndefined();
   }, 45_000);
 });

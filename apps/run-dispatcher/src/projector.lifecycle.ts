@@ -1,6 +1,6 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { ReadModelStore } from '@wts/read-models';
-import type { ProjectorThread } from './projector-thread.client';
+import type { ServiceThread } from '@wts/platform';
 
 /**
  * The read-model projector's thread starts once the service is up (it writes where this replica
@@ -9,12 +9,12 @@ import type { ProjectorThread } from './projector-thread.client';
  */
 export class ProjectorLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
-    private readonly projector: ProjectorThread,
+    private readonly projector: Pick<ServiceThread<unknown, unknown>, 'start' | 'stop'>,
     private readonly readModels: ReadModelStore,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.projector.start();
+  async onApplicationBootstrap(): Promise<void> {
+    await this.projector.start();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -47,6 +47,24 @@ export interface KafkaRelaySettings {
   readonly payloadRetentionSeconds?: number;
 }
 
+/** A relay's gauges at one moment (KafkaRelaySupervisor.snapshot). */
+export interface RelaySnapshot {
+  readonly leading: boolean;
+  readonly pendingEvents: number;
+  readonly oldestPendingAt: number | undefined;
+  readonly checkpointSavedAt: number | undefined;
+}
+
+/** The wts_relay_* gauges of a relay that runs elsewhere (a thread), read from its last snapshot; none read as not leading. */
+export function trackRelaySnapshot(name: string, last: () => RelaySnapshot | undefined): void {
+  metrics.trackRelayLeadership(name, () => last()?.leading ?? false);
+  metrics.trackRelay(name, {
+    pendingEvents: () => last()?.pendingEvents ?? 0,
+    oldestPendingAt: () => last()?.oldestPendingAt,
+    checkpointSavedAt: () => last()?.checkpointSavedAt,
+  });
+}
+
 /**
  * A relay with N replicas: every replica runs one of these; the consumer-group leadership lets
  * exactly one of them forward at a time (an EventRelay term per leadership), the others wait to
@@ -107,6 +125,17 @@ export class KafkaRelaySupervisor {
   /** Whether this replica is forwarding right now. */
   isForwarding(): boolean {
     return this.relay !== undefined && this.elector.holds();
+  }
+
+  /** What the metrics read (wts_relay_*), as plain data: it crosses to the main thread when the relay runs on its own. */
+  snapshot(): RelaySnapshot {
+    const relay = this.relay;
+    return {
+      leading: relay !== undefined,
+      pendingEvents: relay?.pendingEvents() ?? 0,
+      oldestPendingAt: relay?.oldestPendingAt(),
+      checkpointSavedAt: relay?.checkpointSavedAt(),
+    };
   }
 
   /** Resolves once the group is joined (tests wait on it); the service does not need to. Rejects only with KafkaRetentionRefusedError. */

@@ -24,3 +24,5 @@ export * from './data-directory.permissions';
 export * from './periodic-task.lifecycle';
 export * from './rules/recheck-pattern-safety.adapter';
 export * from './job.lifecycle';
+export * from './threads/service-thread.protocol';
+export * from './threads/service-thread.supervisor';

@@ -18,6 +18,7 @@ import { OpenSubscriptions } from '../open-subscriptions.registry';
 import { assertPayloadAttachment } from '../payload-request.validation';
 import type { AppendOptions, PayloadStore } from '../payload-store.port';
 import { assertNonNegativeInteger, assertPositiveInteger, withDefaults } from '../store-options.validation';
+import { SqliteAppendChannel } from './sqlite-append.channel';
 import { SqliteCatchUpSubscription } from './sqlite-catch-up.subscription';
 import { SqliteCheckpointStore } from './sqlite-checkpoint.store';
 import { SqliteEventStatements } from './sqlite-event.statements';
@@ -26,7 +27,7 @@ import { SqliteWriter, type CommitListener } from './sqlite-writer.client';
 import { SqliteConnection } from './sqlite.connection';
 
 export interface SqliteEventStoreOptions {
-  /** How often an idle subscription checks for appends made by other processes. Default 20 ms. */
+  /** How often an idle subscription checks for appends made by other processes (this process's other threads tell it). Default 20 ms. */
   readonly pollIntervalMs?: number;
   /** How long an append waits for another writer's lock before failing (503). Default 5000 ms. */
   readonly busyTimeoutMs?: number;
@@ -63,6 +64,8 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new OpenSubscriptions();
   private readonly checkpointStore: SqliteCheckpointStore;
   private readonly payloadStore: SqlitePayloadStore;
+  /** This thread's appends to the other threads' stores of the file, and theirs to this one's subscriptions. */
+  private readonly appends: SqliteAppendChannel;
 
   private constructor(
     private readonly connection: SqliteConnection,
@@ -74,6 +77,9 @@ export class SqliteEventStore implements EventStore {
     this.maxEventBytes = options.maxEventBytes;
     this.checkpointStore = new SqliteCheckpointStore(connection, writer);
     this.payloadStore = new SqlitePayloadStore(connection, writer, { truncateWaitMs: options.truncateWaitMs });
+    this.appends = new SqliteAppendChannel(connection.filePath, (streamIds) => {
+      for (const streamId of streamIds) this.notifyAppend(streamId);
+    });
   }
 
   /** Opens (creating the file, its parent directories and the schema if needed). */
@@ -126,7 +132,10 @@ export class SqliteEventStore implements EventStore {
     if (!this.connection.isOpen) throw new EventStoreUnavailableError('event store is closed (append)');
     // Answered once the batch it joined has committed (and, with synchronous=FULL, been fsynced).
     const outcome = await this.writer.append(streamId, serialized, expected, options.payload);
-    if (outcome.inserted) this.notifyAppend(streamId);
+    if (outcome.inserted) {
+      this.notifyAppend(streamId);
+      this.appends.announce(streamId);
+    }
     return outcome.result;
   }
 
@@ -191,12 +200,13 @@ export class SqliteEventStore implements EventStore {
   /** Stops every subscription (after their handlers in flight), then closes the file. Idempotent. */
   close(): Promise<void> {
     return this.subscriptions.closeThen(async () => {
+      this.appends.close();
       await this.writer.close();
       this.connection.close();
     });
   }
 
-  /** Wakes the subscriptions that would deliver an event of this stream (others poll for other processes' appends). */
+  /** Wakes the subscriptions that would deliver an event of this stream (they poll for other processes' appends). */
   private notifyAppend(streamId: string): void {
     for (const [listener, prefixes] of [...this.appendListeners]) {
       if (prefixes && !prefixes.some((prefix) => streamId.startsWith(prefix))) continue;

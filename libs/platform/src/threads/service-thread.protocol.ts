@@ -1,0 +1,95 @@
+import { describeError } from '@wts/runtime';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+
+/** Log lines cross the thread as data; the main thread writes them through the service's logger. */
+export interface ThreadLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** A thread's workerData: its settings, and its entry (`.ts` under the tests' loader). */
+export interface ServiceThreadData<S> {
+  readonly settings: S;
+  readonly entry: string;
+}
+
+/** The main thread's one request: stop after the work in flight, close, then say so. */
+export interface ServiceThreadStopCommand {
+  readonly kind: 'stop';
+}
+
+/** What a thread tells the main thread: its log lines, its progress, a refusal to run, and that it stopped. */
+export type ServiceThreadReport<P> =
+  | {
+      readonly kind: 'log';
+      readonly level: keyof ThreadLogger;
+      readonly fields: Readonly<Record<string, unknown>>;
+      readonly message: string;
+    }
+  | { readonly kind: 'progress'; readonly progress: P }
+  | { readonly kind: 'fatal'; readonly message: string }
+  | { readonly kind: 'stopped' };
+
+/** What a thread's entry runs: read for a progress report every PROGRESS_EVERY_MS, and stopped gracefully. */
+export interface ThreadService<P> {
+  progress(): P;
+  stop(): Promise<void>;
+}
+
+export interface ThreadServiceContext {
+  readonly logger: ThreadLogger;
+  /** The service must not run (a refusal, never retried): the main thread is told why, the thread ends. */
+  fatal(error: unknown): void;
+}
+
+/** How often a thread says where it is (the metrics read the last report). */
+const PROGRESS_EVERY_MS = 250;
+
+/** Log fields cross the thread as data: an error as its name and message. */
+function loggable(fields: object): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...fields };
+  if ('err' in copy) copy.err = describeError(copy.err);
+  return copy;
+}
+
+/**
+ * The thread's end of the protocol, called once by a `*.thread.ts` entry (`name` as in its log lines): starts its service with
+ * the settings the main thread passed, reports its progress, stops it on request and says so. A
+ * start that fails ends the thread (exit code 1), and the main thread's ServiceThread starts it again.
+ */
+export function serveThread<S, P>(name: string, start: (settings: S, context: ThreadServiceContext) => Promise<ThreadService<P>>): void {
+  if (!parentPort) throw new Error('a service thread runs as a worker thread');
+  const port: MessagePort = parentPort;
+  const report = (message: ServiceThreadReport<P>): void => port.postMessage(message);
+  const log =
+    (level: keyof ThreadLogger) =>
+    (fields: object, message: string): void =>
+      report({ kind: 'log', level, fields: loggable(fields), message });
+  const logger: ThreadLogger = { info: log('info'), warn: log('warn'), error: log('error') };
+  const fatal = (error: unknown): void => {
+    report({ kind: 'fatal', message: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  };
+  const { settings } = workerData as ServiceThreadData<S>;
+  start(settings, { logger, fatal }).then(
+    (service) => {
+      const progress = (): void => report({ kind: 'progress', progress: service.progress() });
+      const ticker = setInterval(progress, PROGRESS_EVERY_MS);
+      port.on('message', (command: ServiceThreadStopCommand) => {
+        if (command.kind !== 'stop') return;
+        clearInterval(ticker);
+        void service.stop().then(() => {
+          progress();
+          report({ kind: 'stopped' });
+          port.close();
+        });
+      });
+      progress();
+    },
+    (error: unknown) => {
+      logger.error({ err: error }, `${name} thread could not start`);
+      process.exit(1);
+    },
+  );
+}
