@@ -1,17 +1,33 @@
 import type { AppConfig, KafkaConnectionSettings } from '@wts/config';
 import type { GlobalPosition } from '@wts/event-store';
 import { Relays, exitOnRelayRefusal, trackRelaySnapshot, type KafkaTopicNames, type RelaySnapshot } from '@wts/messaging';
+import { metrics } from '@wts/observability';
+import type { EventStore } from '@wts/event-store';
 import { ServiceThread, type ThreadLogger } from '@wts/platform';
+import { projectorProgress } from './projector.metrics';
 
 /**
- * The dispatcher's two threads beside its event loop, where Kafka messages become runs: the
- * read-model projector (projector.thread) and, on the Kafka shape, the relay of run events to
- * routines.runs.v1 (run-relay.thread). Each opens its own handles on the store from the service's
- * settings, so its reading, decoding and writing never holds up a dispatch (docs/bench/consolidation).
+ * The dispatcher's followers of the store beside its event loop, where Kafka messages become runs:
+ * the read-model projector and, on the Kafka shape, the relay of run events to routines.runs.v1,
+ * on one thread (store-followers.thread) with its own handles on the store and the read models,
+ * opened from the service's settings. Their reading, decoding, framing and writing never hold up a
+ * dispatch (docs/bench/consolidation, ninth and tenth passes). One thread, not one each: a V8
+ * isolate and a store writer thread cost about 50 MiB, and neither needs a core of its own.
  */
 
-/** What the projector thread opens: the service's event store and read-model database, as configured. */
-export type ProjectorThreadSettings = Pick<AppConfig, 'eventStore' | 'storage' | 'database'>;
+/** The run relay's part: the broker, and how long routines.runs.v1 may keep payloads. */
+export interface RunRelaySettings {
+  readonly kafka: KafkaConnectionSettings;
+  /** PAYLOAD_RETENTION_SECONDS: routines.runs.v1 carries payloads, so it must not keep them longer. */
+  readonly payloadRetentionSeconds: number;
+  /** A test's own relay name (its checkpoint, its leadership group) and topics; the service's unless given. */
+  readonly isolated?: { readonly name: string; readonly topics: KafkaTopicNames };
+}
+
+/** What the thread opens and runs: the service's event store and read-model database, the relay with Kafka. */
+export type StoreFollowersSettings = Pick<AppConfig, 'eventStore' | 'storage' | 'database' | 'tracing'> & {
+  readonly runRelay: RunRelaySettings | undefined;
+};
 
 /** Where the read models are, and whether this replica writes them: what the lag metric reads. */
 export interface ProjectorThreadProgress {
@@ -19,37 +35,35 @@ export interface ProjectorThreadProgress {
   readonly running: boolean;
 }
 
-/** What the run relay's thread opens and runs: the event store, the broker, tracing as configured. */
-export type RunRelayThreadSettings = Pick<AppConfig, 'eventStore' | 'storage' | 'tracing'> & {
-  readonly kafka: KafkaConnectionSettings;
-  /** PAYLOAD_RETENTION_SECONDS: routines.runs.v1 carries payloads, so it must not keep them longer. */
-  readonly payloadRetentionSeconds: number;
-  /** A test's own relay name (its checkpoint, its leadership group) and topics; the service's unless given. */
-  readonly isolated?: { readonly name: string; readonly topics: KafkaTopicNames };
-};
-
-export function projectorThread(
-  settings: ProjectorThreadSettings,
-  logger: ThreadLogger,
-): ServiceThread<ProjectorThreadSettings, ProjectorThreadProgress> {
-  return new ServiceThread({ name: 'read-model projector', directory: __dirname, baseName: 'projector.thread', settings, logger });
+export interface StoreFollowersProgress {
+  readonly projector: ProjectorThreadProgress;
+  readonly runRelay: RelaySnapshot | undefined;
 }
 
-/** The relay's gauges (wts_relay_*) read its thread's last report; a refusal to run ends the service (exit 1). */
-export function runRelayThread(
-  settings: RunRelayThreadSettings,
-  logger: ThreadLogger,
-  refused: (error: Error) => void = exitOnRelayRefusal,
-): ServiceThread<RunRelayThreadSettings, RelaySnapshot> {
-  const name = settings.isolated?.name ?? Relays.dispatcherRuns.name;
-  const thread = new ServiceThread<RunRelayThreadSettings, RelaySnapshot>({
-    name: `relay ${name}`,
+export type StoreFollowersThread = ServiceThread<StoreFollowersSettings, StoreFollowersProgress>;
+
+/** The relay's name: its checkpoint and leadership group (a test's own when isolated). */
+export function runRelayName(settings: RunRelaySettings): string {
+  return settings.isolated?.name ?? Relays.dispatcherRuns.name;
+}
+
+/**
+ * The thread, not started. The gauges of the projector's lag (measured against `store`) and of the
+ * relay (wts_relay_*) read its last report; a relay's refusal to run ends the service (exit 1).
+ */
+export function storeFollowersThread(
+  settings: StoreFollowersSettings,
+  deps: { readonly store: EventStore; readonly logger: ThreadLogger; readonly refused?: (error: Error) => void },
+): StoreFollowersThread {
+  const thread = new ServiceThread<StoreFollowersSettings, StoreFollowersProgress>({
+    name: 'store followers',
     directory: __dirname,
-    baseName: 'run-relay.thread',
+    baseName: 'store-followers.thread',
     settings,
-    logger,
-    onFatal: refused,
+    logger: deps.logger,
+    onFatal: deps.refused ?? exitOnRelayRefusal,
   });
-  trackRelaySnapshot(name, () => thread.progress());
+  metrics.trackProjector(projectorProgress(deps.store, () => thread.progress()?.projector));
+  if (settings.runRelay) trackRelaySnapshot(runRelayName(settings.runRelay), () => thread.progress()?.runRelay);
   return thread;
 }

@@ -25,21 +25,18 @@ import {
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
 import type { CheckpointStore, EventStore } from '@wts/event-store';
-import { Relays } from '@wts/messaging';
-import { metrics, tracedDispatch } from '@wts/observability';
+import { tracedDispatch } from '@wts/observability';
 import { provideValue, type ThreadLogger } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
 import type { Logger } from 'pino';
 import { NOTIFIED_DISPATCH } from './delivery-accepted.controller';
 import { DispatchWorkerLifecycle } from './dispatch-worker.lifecycle';
 import { meteredDispatch, meteredNotifiedDispatch, meteredPark, type NotifiedDispatch } from './metered-dispatch.instrumentation';
-import { ProjectorLifecycle } from './projector.lifecycle';
-import { projectorThread, runRelayThread } from './dispatcher-threads.factory';
+import { StoreFollowersLifecycle } from './store-followers.lifecycle';
+import { storeFollowersThread } from './dispatcher-threads.factory';
 import { PayloadSweepLifecycle } from './payload-sweep.lifecycle';
 import { ErasureRunnerLifecycle } from './erasure-runner.lifecycle';
 import { ReleaseDrainLifecycle } from './release-drain.lifecycle';
-import { RunRelayLifecycle } from './run-relay.lifecycle';
-import { projectorProgress } from './projector.metrics';
 
 export interface DispatcherDependencies {
   readonly config: AppConfig;
@@ -52,7 +49,8 @@ export interface DispatcherDependencies {
 }
 
 export interface DispatcherGraph {
-  readonly projector: ProjectorLifecycle;
+  /** The read-model projector and, with Kafka, the run relay: their thread (both shapes). */
+  readonly followers: StoreFollowersLifecycle;
   /** Removes payloads past their retention, then gives their space back (both shapes). */
   readonly payloadSweep: PayloadSweepLifecycle;
   /** Runs erasures asked for to their end, resuming any left unfinished (both shapes). */
@@ -61,16 +59,20 @@ export interface DispatcherGraph {
   readonly releases: ReleaseDrainLifecycle;
   /** How accepted deliveries arrive: Kafka messages for the DeliveryAccepted handler, or the store subscription. */
   readonly deliveries:
-    | { readonly kind: 'kafka'; readonly dispatch: NotifiedDispatch; readonly runRelay: RunRelayLifecycle }
+    | { readonly kind: 'kafka'; readonly dispatch: NotifiedDispatch }
     | { readonly kind: 'embedded'; readonly worker: DispatchWorkerLifecycle };
 }
 
 export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph {
   const { store, checkpoints, readModels } = deps;
-  // On a thread of its own, with its own handles on the store and the read models (projector.thread).
-  const { eventStore, storage, database } = deps.config;
-  const projector = projectorThread({ eventStore, storage, database }, childLog(deps.logger, 'ReadModelProjector'));
-  metrics.trackProjector(projectorProgress(store, () => projector.progress()));
+  const { eventStore, storage, database, tracing, kafka } = deps.config;
+  // The read-model projector and, with Kafka, the relay of run events to routines.runs.v1: on a
+  // thread of their own, with their own handles on the store and the read models (store-followers.thread).
+  const runRelay = kafka && { kafka, payloadRetentionSeconds: deps.config.limits.payloadRetentionSeconds };
+  const followers = new StoreFollowersLifecycle(
+    storeFollowersThread({ eventStore, storage, database, tracing, runRelay }, { store, logger: deps.logger }),
+    readModels,
+  );
   // One park use case: the dispatch use cases park through it as it is (their parks are counted as
   // dispatch outcomes), the workers through its metered decorator.
   const parkUseCase = new ParkDispatchUseCase(store, systemClock);
@@ -81,29 +83,19 @@ export function composeDispatcher(deps: DispatcherDependencies): DispatcherGraph
   );
   const payloadSweep = payloadSweepLifecycle(store, readModels, deps.config.eventStore.connectionString !== undefined);
   const erasures = erasureRunnerLifecycle(store, readModels);
-  const { kafka } = deps.config;
   if (kafka) {
-    // The message names a delivery; the run is made from what the store holds for it. Run events
-    // go on to routines.runs.v1 from a thread of its own (run-relay.thread).
-    const runRelay = runRelayThread(
-      { eventStore, storage, tracing: deps.config.tracing, kafka, payloadRetentionSeconds: deps.config.limits.payloadRetentionSeconds },
-      childLog(deps.logger, `relay ${Relays.dispatcherRuns.name}`),
-    );
+    // The message names a delivery; the run is made from what the store holds for it.
     return {
-      projector: new ProjectorLifecycle(projector, readModels),
+      followers,
       payloadSweep,
       erasures,
       releases,
-      deliveries: {
-        kind: 'kafka',
-        dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, parkUseCase)),
-        runRelay: new RunRelayLifecycle(runRelay),
-      },
+      deliveries: { kind: 'kafka', dispatch: meteredNotifiedDispatch(new DispatchNotifiedDeliveryUseCase(store, dispatch, parkUseCase)) },
     };
   }
   const worker = new StoreDispatchWorker({ store, checkpoints, dispatch, park, logger: childLog(deps.logger, 'StoreDispatchWorker') });
   return {
-    projector: new ProjectorLifecycle(projector, readModels),
+    followers,
     payloadSweep,
     erasures,
     releases,
@@ -154,13 +146,10 @@ export function dispatcherProviders(graph: DispatcherGraph): Provider[] {
   const { deliveries } = graph;
   const transport: Provider[] =
     deliveries.kind === 'kafka'
-      ? [
-          { provide: NOTIFIED_DISPATCH, useValue: deliveries.dispatch } satisfies ValueProvider<NotifiedDispatch>,
-          provideValue(RunRelayLifecycle, deliveries.runRelay),
-        ]
+      ? [{ provide: NOTIFIED_DISPATCH, useValue: deliveries.dispatch } satisfies ValueProvider<NotifiedDispatch>]
       : [provideValue(DispatchWorkerLifecycle, deliveries.worker)];
   return [
-    provideValue(ProjectorLifecycle, graph.projector),
+    provideValue(StoreFollowersLifecycle, graph.followers),
     provideValue(ReleaseDrainLifecycle, graph.releases),
     provideValue(PayloadSweepLifecycle, graph.payloadSweep),
     provideValue(ErasureRunnerLifecycle, graph.erasures),

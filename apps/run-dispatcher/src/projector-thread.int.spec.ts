@@ -8,19 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServiceThread } from '@wts/platform';
-import { projectorThread, type ProjectorThreadProgress, type ProjectorThreadSettings } from './dispatcher-threads.factory';
-
-type ProjectorThread = ServiceThread<ProjectorThreadSettings, ProjectorThreadProgress>;
+import { storeFollowersThread, type StoreFollowersSettings, type StoreFollowersThread } from './dispatcher-threads.factory';
 
 const ROUTINE = 'rtn_ProjectorThreadRoutine00';
 
 /** The projector on its own thread, against the real SQLite files the dispatcher shares with it. */
-describe('the projector thread', () => {
+describe('the store followers thread: the read-model projector', () => {
   let dir: string;
   let store: SqliteEventStore;
   let readModels: SqliteReadModelStore;
-  const threads: ProjectorThread[] = [];
+  const threads: StoreFollowersThread[] = [];
   const lines: { level: string; message: string; fields: object }[] = [];
   const logger = {
     info: (fields: object, message: string): void => void lines.push({ level: 'info', message, fields }),
@@ -42,12 +39,18 @@ describe('the projector thread', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function settings(dataDir = dir): ProjectorThreadSettings {
-    return { storage: { dataDir }, eventStore: { connectionString: undefined, maxAppendBytes: 1_048_576 }, database: { url: undefined } };
+  function settings(dataDir = dir): StoreFollowersSettings {
+    return {
+      storage: { dataDir },
+      eventStore: { connectionString: undefined, maxAppendBytes: 1_048_576 },
+      database: { url: undefined },
+      tracing: { enabled: false },
+      runRelay: undefined,
+    };
   }
 
-  function start(given = settings()): ProjectorThread {
-    const thread = projectorThread(given, logger);
+  function start(given = settings()): StoreFollowersThread {
+    const thread = storeFollowersThread(given, { store, logger });
     threads.push(thread);
     void thread.start();
     return thread;
@@ -75,10 +78,10 @@ describe('the projector thread', () => {
     const head = await store.headPosition();
     await eventually(
       async () => {
-        const committed = thread.progress()?.committed;
+        const committed = thread.progress()?.projector.committed;
         return (
           (await listed()).length === 10 &&
-          thread.progress()?.running === true &&
+          thread.progress()?.projector.running === true &&
           committed !== undefined &&
           head !== undefined &&
           comparePositions(committed, head) >= 0
@@ -89,8 +92,8 @@ describe('the projector thread', () => {
       'ten deliveries listed, the reported position at the head',
     );
     expect(await listed()).toEqual([...before, ...after].reverse());
-    expect(await readModels.loadCheckpoint(READ_MODEL_PROJECTION)).toEqual(thread.progress()?.committed);
-    expect(lines).toContainEqual({ level: 'info', message: 'read-model projector: this replica writes the read models', fields: {} });
+    expect(await readModels.loadCheckpoint(READ_MODEL_PROJECTION)).toEqual(thread.progress()?.projector.committed);
+    expect(lines).toContainEqual({ level: 'info', message: 'read-model projector: this replica writes the read models', fields: { context: 'ReadModelProjector' } });
 
     await thread.stop();
     expect(thread.progress()).toBeUndefined();
@@ -101,11 +104,11 @@ describe('the projector thread', () => {
     writeFileSync(notADirectory, '');
     const thread = start(settings(notADirectory));
     await eventually(
-      () => lines.some((line) => line.level === 'error' && line.message.startsWith('read-model projector thread ended; starting it again')),
+      () => lines.some((line) => line.level === 'error' && line.message.startsWith('store followers thread ended; starting it again')),
       30_000,
       'the thread ended and is to start again',
     );
-    const failure = lines.find((line) => line.message === 'read-model projector thread could not start');
+    const failure = lines.find((line) => line.message === 'store followers thread could not start');
     expect(failure?.fields).toEqual({ err: expect.stringContaining('cannot open event store') });
     const stopping = Date.now();
     await thread.stop();

@@ -1,16 +1,14 @@
 import { relayCheckpointName } from '@wts/messaging';
-import type { ServiceThread } from '@wts/platform';
 import { eventually } from '@wts/testing';
 import { createTopicsWithLeaders } from '../../../libs/messaging/src/kafka-topics.admin';
 import { appendRoutineWithWebhook, appendSizedRuns } from '../../../test/support/kafka-test-kit';
 import { useRelayTestBed, type RelayTestBed } from '../../../test/support/relay-test.harness';
-import type { RelaySnapshot } from '@wts/messaging';
-import { runRelayThread, type RunRelayThreadSettings } from './dispatcher-threads.factory';
+import { storeFollowersThread, type StoreFollowersSettings, type StoreFollowersThread } from './dispatcher-threads.factory';
 
 const DAY_S = 86_400;
 
 /** The run relay on its own thread, against the store file the test appends to and the real broker. */
-describe('the run relay thread (real broker)', () => {
+describe('the store followers thread: the run relay (real broker)', () => {
   const currentBed = useRelayTestBed('runthread');
   const lines: { level: string; message: string; fields: object }[] = [];
   const logger = {
@@ -23,24 +21,27 @@ describe('the run relay thread (real broker)', () => {
     lines.length = 0;
   });
 
-  function settings(bed: RelayTestBed, payloadRetentionSeconds = 30 * DAY_S): RunRelayThreadSettings {
+  function settings(bed: RelayTestBed, payloadRetentionSeconds = 30 * DAY_S): StoreFollowersSettings {
     return {
       storage: { dataDir: bed.dir },
       eventStore: { connectionString: undefined, maxAppendBytes: 1_048_576 },
+      database: { url: undefined },
       tracing: { enabled: false },
-      kafka: { brokers: [...bed.brokers], sasl: undefined, ssl: false },
-      payloadRetentionSeconds,
-      isolated: { name: `${bed.name}-runs`, topics: bed.topics },
+      runRelay: {
+        kafka: { brokers: [...bed.brokers], sasl: undefined, ssl: false },
+        payloadRetentionSeconds,
+        isolated: { name: `${bed.name}-runs`, topics: bed.topics },
+      },
     };
   }
 
   /** Started; stopped at the end of `use` whatever happens (before the bed deletes its topics). */
   async function withThread(
-    given: RunRelayThreadSettings,
+    given: StoreFollowersSettings,
     refused: (error: Error) => void,
-    use: (thread: ServiceThread<RunRelayThreadSettings, RelaySnapshot>) => Promise<void>,
+    use: (thread: StoreFollowersThread) => Promise<void>,
   ): Promise<void> {
-    const thread = runRelayThread(given, logger, refused);
+    const thread = storeFollowersThread(given, { store: currentBed().store, logger, refused });
     await thread.start();
     try {
       await use(thread);
@@ -59,7 +60,7 @@ describe('the run relay thread (real broker)', () => {
       (error) => refusals.push(error),
       async (thread) => {
         // A cold start under the tests' loader compiles the thread's imports first; leading, it has made its topics.
-        await eventually(() => thread.progress()?.leading === true, 60_000, 'the thread to lead');
+        await eventually(() => thread.progress()?.runRelay?.leading === true, 60_000, 'the thread to lead');
         const reader = await bed.reader([bed.topics.routineRuns]);
         await eventually(() => reader.messages.length >= 3, 20_000, 'the three runs appended before the start');
         const after = await appendSizedRuns(bed.store, hook, 2, 512);
@@ -69,7 +70,7 @@ describe('the run relay thread (real broker)', () => {
           initialMessage: expect.stringContaining('xxxx') as unknown,
         });
         await eventually(
-          () => thread.progress()?.leading === true && thread.progress()?.pendingEvents === 0,
+          () => thread.progress()?.runRelay?.leading === true && thread.progress()?.runRelay?.pendingEvents === 0,
           20_000,
           'the gauges: leading, nothing pending',
         );
