@@ -24,7 +24,9 @@ function inContext(logger: ThreadLogger, context: string): ThreadLogger {
  */
 serveThread<StoreFollowersSettings, StoreFollowersProgress>('store followers', async (settings, { logger, fatal }) => {
   // The relay's producer spans continue the runs' traces, as they did on the main thread.
-  const tracing = settings.runRelay ? await startTracing({ requested: settings.tracing.enabled, serviceName: 'run-dispatcher' }) : undefined;
+  const tracing = settings.runRelay
+    ? await startTracing({ requested: settings.tracing.enabled, serviceName: 'run-dispatcher' })
+    : undefined;
   const opened = await openEventStore(settings);
   const store = tracing ? tracedEventStore(opened.store) : opened.store;
   const { readModels } = await openReadModelStore(settings);
