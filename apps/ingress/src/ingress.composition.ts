@@ -38,7 +38,7 @@ import {
   type RateLimiter,
 } from '@wts/application';
 import type { AppConfig } from '@wts/config';
-import type { EventStore } from '@wts/event-store';
+import type { CheckpointStore, EventStore } from '@wts/event-store';
 import { KafkaRunsWindowSource, nestMessagingLogger, type KafkaCopiesExpireBy } from '@wts/messaging';
 import { RecheckPatternSafety, maxEventBytes, provideValue } from '@wts/platform';
 import type { ReadModelStore } from '@wts/read-models';
@@ -66,6 +66,8 @@ export interface IngressDependencies {
   readonly readModels: ReadModelStore;
   /** With REDIS_URL, `ping` is its readiness check. */
   readonly rateLimiter: RateLimiter & { readonly ping?: () => Promise<void> };
+  /** Needed when KAFKA_BROKERS is set: the relay's durable checkpoint. */
+  readonly checkpoints?: CheckpointStore;
   /** Health and metrics are served by a listener of their own (OPS_PORT): this app leaves them out. */
   readonly operationsElsewhere?: boolean;
   /** Seals signing secrets (SECRETS_ENCRYPTION_KEY); undefined: signed schemes cannot be enabled or verified. */

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { Relays, nestMessagingLogger } from '@wts/messaging';
+import { Relays, kafkaRelayProviders } from '@wts/messaging';
 import { OperationsModule } from '@wts/observability';
-import { EventStoreModule, RelayThreadLifecycle, provideValue, readinessChecks, relayThread } from '@wts/platform';
+import { EventStoreModule, readinessChecks } from '@wts/platform';
 import { AccountsController } from './admin/accounts.controller';
 import { ApiKeysController } from './admin/api-keys.controller';
 import { AuditController } from './admin/audit.controller';
@@ -46,25 +46,17 @@ export class IngressModule {
   }
 }
 
-/**
- * With KAFKA_BROKERS: webhook lifecycle and accepted deliveries are relayed to webhooks.events.v1,
- * from a thread of their own (relay.thread) with its own handle on the store.
- */
+/** With KAFKA_BROKERS: webhook lifecycle and accepted deliveries are relayed to webhooks.events.v1. */
 function kafkaRelay(deps: IngressDependencies): Provider[] {
-  const kafka = deps.config.kafka;
-  if (!kafka) return [];
-  const { eventStore, storage, tracing, limits } = deps.config;
-  const thread = relayThread(
-    {
-      eventStore,
-      storage,
-      tracing,
-      serviceName: 'ingress',
-      definition: Relays.ingressWebhooks,
-      // Its topic carries no payload (DeliveryAccepted v2): threaded for any topic that would.
-      relay: { kafka, payloadRetentionSeconds: limits.payloadRetentionSeconds },
-    },
-    nestMessagingLogger(`relay ${Relays.ingressWebhooks.name}`),
-  );
-  return [provideValue(RelayThreadLifecycle, new RelayThreadLifecycle(thread))];
+  const connection = deps.config.kafka;
+  if (!connection) return [];
+  if (!deps.checkpoints) throw new Error('KAFKA_BROKERS is set but the ingress was given no checkpoint store for its relay');
+  return kafkaRelayProviders({
+    connection,
+    definition: Relays.ingressWebhooks,
+    store: deps.store,
+    checkpoints: deps.checkpoints,
+    // Its topic carries no payload (DeliveryAccepted v2): threaded for any topic that would.
+    payloadRetentionSeconds: deps.config.limits.payloadRetentionSeconds,
+  });
 }

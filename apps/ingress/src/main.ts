@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   // OTEL_* variables: off by default; when on, started before anything makes a span.
   const tracing = await startTracing({ requested: config.tracing.enabled, serviceName: 'ingress' });
   const opened = await openEventStore(config);
+  const { checkpoints } = opened;
   const store = tracing ? tracedEventStore(opened.store) : opened.store;
   assertPayloadLimitFits(config, store);
   // Rejected attempts are written off the event loop: a flood of refusals never delays an answer.
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   const rateLimiter = createRateLimiter(config, warn);
   // Signed senders' signatures, checked with the providers' own libraries (decoy secrets made once here).
   const signatures = new ProviderSignatureVerifier();
-  const deps = { config, adminToken, accessTokens, signIn, store, readModels, rateLimiter, secrets, signatures };
+  const deps = { config, adminToken, accessTokens, signIn, store, checkpoints, readModels, rateLimiter, secrets, signatures };
   const opsPort = config.http.opsPort;
   // OPS_PORT: health and metrics on a listener of their own, none of them on PORT.
   const ops = opsPort === undefined ? undefined : await createOperationsApp(readinessChecks({ ...deps, service: 'ingress' }));

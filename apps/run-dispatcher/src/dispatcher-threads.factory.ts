@@ -1,8 +1,9 @@
-import type { AppConfig } from '@wts/config';
-import type { EventStore, GlobalPosition } from '@wts/event-store';
-import { Relays, trackRelaySnapshot, type RelaySnapshot } from '@wts/messaging';
+import type { AppConfig, KafkaConnectionSettings } from '@wts/config';
+import type { GlobalPosition } from '@wts/event-store';
+import { Relays, exitOnRelayRefusal, trackRelaySnapshot, type KafkaTopicNames, type RelaySnapshot } from '@wts/messaging';
 import { metrics } from '@wts/observability';
-import { ServiceThread, exitOnRelayRefusal, relayThreadName, type RelayThreadSettings, type ThreadLogger } from '@wts/platform';
+import type { EventStore } from '@wts/event-store';
+import { ServiceThread, type ThreadLogger } from '@wts/platform';
 import { projectorProgress } from './projector.metrics';
 
 /**
@@ -14,9 +15,18 @@ import { projectorProgress } from './projector.metrics';
  * isolate and a store writer thread cost about 50 MiB, and neither needs a core of its own.
  */
 
+/** The run relay's part: the broker, and how long routines.runs.v1 may keep payloads. */
+export interface RunRelaySettings {
+  readonly kafka: KafkaConnectionSettings;
+  /** PAYLOAD_RETENTION_SECONDS: routines.runs.v1 carries payloads, so it must not keep them longer. */
+  readonly payloadRetentionSeconds: number;
+  /** A test's own relay name (its checkpoint, its leadership group) and topics; the service's unless given. */
+  readonly isolated?: { readonly name: string; readonly topics: KafkaTopicNames };
+}
+
 /** What the thread opens and runs: the service's event store and read-model database, the relay with Kafka. */
 export type StoreFollowersSettings = Pick<AppConfig, 'eventStore' | 'storage' | 'database' | 'tracing'> & {
-  readonly runRelay: RelayThreadSettings | undefined;
+  readonly runRelay: RunRelaySettings | undefined;
 };
 
 /** Where the read models are, and whether this replica writes them: what the lag metric reads. */
@@ -31,6 +41,11 @@ export interface StoreFollowersProgress {
 }
 
 export type StoreFollowersThread = ServiceThread<StoreFollowersSettings, StoreFollowersProgress>;
+
+/** The relay's name: its checkpoint and leadership group (a test's own when isolated). */
+export function runRelayName(settings: RunRelaySettings): string {
+  return settings.isolated?.name ?? Relays.dispatcherRuns.name;
+}
 
 /**
  * The thread, not started. The gauges of the projector's lag (measured against `store`) and of the
@@ -49,6 +64,6 @@ export function storeFollowersThread(
     onFatal: deps.refused ?? exitOnRelayRefusal,
   });
   metrics.trackProjector(projectorProgress(deps.store, () => thread.progress()?.projector));
-  if (settings.runRelay) trackRelaySnapshot(relayThreadName(Relays.dispatcherRuns, settings.runRelay), () => thread.progress()?.runRelay);
+  if (settings.runRelay) trackRelaySnapshot(runRelayName(settings.runRelay), () => thread.progress()?.runRelay);
   return thread;
 }

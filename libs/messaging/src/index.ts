@@ -12,6 +12,7 @@ export * from './event-relay.dependencies';
 export * from './event-relay.tuning';
 export * from './relay-leadership.elector';
 export * from './kafka-relay.supervisor';
+export * from './relay.lifecycle';
 export * from './webhook-events.consumer';
 export * from './kafka-dispatch.server';
 export * from './park-record';

@@ -26,5 +26,3 @@ export * from './rules/recheck-pattern-safety.adapter';
 export * from './job.lifecycle';
 export * from './threads/service-thread.protocol';
 export * from './threads/service-thread.supervisor';
-export * from './threads/relay-thread.factory';
-export * from './threads/relay-thread.lifecycle';
