@@ -1,8 +1,7 @@
 import type { AppConfig, KafkaConnectionSettings } from '@wts/config';
-import type { GlobalPosition } from '@wts/event-store';
+import type { EventStore, GlobalPosition } from '@wts/event-store';
 import { Relays, exitOnRelayRefusal, trackRelaySnapshot, type KafkaTopicNames, type RelaySnapshot } from '@wts/messaging';
 import { metrics } from '@wts/observability';
-import type { EventStore } from '@wts/event-store';
 import { ServiceThread, type ThreadLogger } from '@wts/platform';
 import { projectorProgress } from './projector.metrics';
 

@@ -1,4 +1,5 @@
 import { describeError } from '@wts/runtime';
+import { inspect } from 'node:util';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 
 /** Log lines cross the thread as data; the main thread writes them through the service's logger. */
@@ -46,17 +47,29 @@ export interface ThreadServiceContext {
 /** How often a thread says where it is (the metrics read the last report). */
 const PROGRESS_EVERY_MS = 250;
 
-/** Log fields cross the thread as data: an error as its name and message. */
-function loggable(fields: object): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...fields };
-  if ('err' in copy) copy.err = describeError(copy.err);
-  return copy;
+/**
+ * Log fields cross the thread as data (a structured clone refuses functions and more): errors as
+ * their name and message, bigints and functions as text; fields that do not make JSON at all (a
+ * cycle) as one inspected text. A log line never ends the thread.
+ */
+export function threadLogFields(fields: object): Record<string, unknown> {
+  const replacer = (_key: string, value: unknown): unknown => {
+    if (value instanceof Error) return describeError(value);
+    if (typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol') return String(value);
+    return value;
+  };
+  try {
+    return JSON.parse(JSON.stringify(fields, replacer)) as Record<string, unknown>;
+  } catch {
+    return { fields: inspect(fields, { depth: 4, breakLength: Infinity }) };
+  }
 }
 
 /**
- * The thread's end of the protocol, called once by a `*.thread.ts` entry (`name` as in its log lines): starts its service with
- * the settings the main thread passed, reports its progress, stops it on request and says so. A
- * start that fails ends the thread (exit code 1), and the main thread's ServiceThread starts it again.
+ * The thread's end of the protocol, called once by a `*.thread.ts` entry (`name` as in its log
+ * lines): starts its service with the settings the main thread passed, reports its progress, stops
+ * it on request and says so. A start that fails ends the thread (exit code 1), and the main
+ * thread's ServiceThread starts it again.
  */
 export function serveThread<S, P>(name: string, start: (settings: S, context: ThreadServiceContext) => Promise<ThreadService<P>>): void {
   if (!parentPort) throw new Error('a service thread runs as a worker thread');
@@ -65,7 +78,7 @@ export function serveThread<S, P>(name: string, start: (settings: S, context: Th
   const log =
     (level: keyof ThreadLogger) =>
     (fields: object, message: string): void =>
-      report({ kind: 'log', level, fields: loggable(fields), message });
+      report({ kind: 'log', level, fields: threadLogFields(fields), message });
   const logger: ThreadLogger = { info: log('info'), warn: log('warn'), error: log('error') };
   const fatal = (error: unknown): void => {
     report({ kind: 'fatal', message: error instanceof Error ? error.message : String(error) });
