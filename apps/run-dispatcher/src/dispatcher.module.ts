@@ -7,10 +7,9 @@ import { composeDispatcher, dispatcherProviders, type DispatcherDependencies } f
 /**
  * The run-dispatcher: accepted deliveries in, exactly one run each out. Embedded default: a store
  * subscription (StoreDispatchWorker). With KAFKA_BROKERS: the DeliveryAccepted handler of the
- * Kafka transport strategy (main.ts) and the relay of run events to routines.runs.v1 (on a thread of
- * its own). Either way
- * it also projects the read models (deliveries, runs, parks) the ingress lists: off the
- * ingress's request path.
+ * Kafka transport strategy (main.ts) and the relay of run events to routines.runs.v1. Either way
+ * it also projects the read models (deliveries, runs, parks) the ingress lists: off the ingress's
+ * request path. The relay and the projector run on a thread of their own (store-followers.thread).
  */
 @Module({})
 export class DispatcherModule {

@@ -15,11 +15,8 @@ export interface ServiceThreadOptions<S> {
   /** What the thread opens (plain data: it is copied to the thread). */
   readonly settings: S;
   readonly logger: ThreadLogger;
-  /**
-   * The thread refused to run (ThreadServiceContext.fatal): it is not started again, and this says
-   * what the service does (by default the reason is logged as an error, and the service runs on without it).
-   */
-  readonly onFatal?: (error: Error) => void;
+  /** The thread refused to run (ThreadServiceContext.fatal): it is not started again, and this says what the service does. */
+  readonly onFatal: (error: Error) => void;
 }
 
 /**
@@ -94,8 +91,7 @@ export class ServiceThread<S, P> {
         return;
       case 'fatal':
         this.stopping = true;
-        if (this.options.onFatal) this.options.onFatal(new Error(report.message));
-        else this.options.logger.error({ reason: report.message }, `${this.options.name} thread refused to run`);
+        this.options.onFatal(new Error(report.message));
         return;
       case 'stopped':
         // Everything is closed: nothing of the thread is left to wait for.
