@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 /**
- * kafkajs's record encoding as this repository installs it: patches/kafkajs+2.2.4.patch makes its
- * Encoder allocate pooled, unzeroed buffers and write varints in place (a record with the relay's
- * fourteen headers cost 73 µs to encode, 13 µs patched). Every byte it produces must stay what the
- * published library produced: the expected digests below were taken from kafkajs 2.2.4 unpatched.
+ * kafkajs's records as this repository installs it: patches/kafkajs+2.2.4.patch makes its Encoder
+ * allocate pooled, unzeroed buffers and write varints in place (a record with the relays' fourteen
+ * headers cost 73 µs to encode, 13 µs patched), and its record decoder fill one headers object
+ * instead of copying it once per header (7.4 → 4.4 µs). Every byte it writes and every header it
+ * reads must stay what the published library wrote and read: the expected digests below were taken
+ * from kafkajs 2.2.4 unpatched, and its header fold is the oracle of the decoder.
  */
 
 interface Encoded {
@@ -29,6 +31,34 @@ const Encoder = load('kafkajs/src/protocol/encoder') as new () => Encoded & {
   writeVarInt(value: number): Encoded;
   writeUVarInt(value: number): Encoded;
 };
+
+type Header = string | Buffer | (string | Buffer)[];
+interface DecodedRecord {
+  readonly headers: Record<string, Buffer | Buffer[]>;
+}
+const Decoder = load('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => { readVarInt(): number; readBytes(length: number): Buffer };
+const RecordDecoder = load('kafkajs/src/protocol/recordBatch/record/v0/decoder') as (
+  decoder: InstanceType<typeof Decoder>,
+  batchContext: { firstOffset: string; firstTimestamp: string; magicByte: number },
+) => DecodedRecord;
+
+/** kafkajs 2.2.4's own header fold, as published: a fresh object per header (the patch fills one in place). */
+function publishedHeaderFold(pairs: readonly { key: string; value: Buffer }[]): Record<string, Buffer | Buffer[]> {
+  return pairs.reduce<Record<string, Buffer | Buffer[]>>(
+    (obj, { key, value }) => ({
+      ...obj,
+      [key]: obj[key] === undefined ? value : Array.isArray(obj[key]) ? obj[key].concat([value]) : [obj[key], value],
+    }),
+    {},
+  );
+}
+
+/** Encodes one record and reads it back as the consumer does. */
+function roundTrip(headers: Record<string, Header>): DecodedRecord {
+  const bytes = Record({ offsetDelta: 0, timestampDelta: 0, key: 'k', value: 'v', headers }).buffer;
+  const decoder = new Decoder(bytes);
+  return RecordDecoder(new Decoder(decoder.readBytes(decoder.readVarInt())), { firstOffset: '0', firstTimestamp: '0', magicByte: 2 });
+}
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -63,7 +93,7 @@ function randomRecord(next: () => number, index: number): RecordInput {
   return { offsetDelta: index, timestampDelta: Math.floor(next() * 1e12), key: bytesOrText(), value: bytesOrText(), headers };
 }
 
-describe('kafkajs record encoding (patched for speed): the bytes of the published library', () => {
+describe('kafkajs records (patched for speed): the bytes and headers of the published library', () => {
   it("is the patched encoder: its buffers are slices of Node's pool, not zero-filled allocations of their own", () => {
     expect(new Encoder().buf.buffer.byteLength).toBe(Buffer.poolSize);
   });
@@ -137,5 +167,33 @@ describe('kafkajs record encoding (patched for speed): the bytes of the publishe
       digest.update(batch.buffer);
     }
     expect(digest.digest('hex')).toBe('71f961404d58023c1db5bf9dce503137e8d01271170425ccb2b914c379f7c7c6');
+  });
+
+  it("reads a record's headers back as the published fold did: same names, order and values, repeated names as arrays, `__proto__` an own header", () => {
+    const next = sequence(11);
+    const names = ['event-type', 'ce_id', 'toString', 'constructor', '__proto__', 'x', 'é漢'];
+    for (let c = 0; c < 300; c++) {
+      const headers: Record<string, Header> = {};
+      const count = Math.floor(next() * 12);
+      for (let h = 0; h < count; h++) {
+        const name = names[Math.floor(next() * names.length)] + (next() < 0.5 ? '' : String(h));
+        const value: Header = next() < 0.3 ? [randomText(next), Buffer.from(randomText(next)), randomText(next)] : randomText(next);
+        Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
+      }
+      const pairs = Object.keys(headers).flatMap((key) => {
+        const value = headers[key];
+        return (Array.isArray(value) ? value : [value]).map((one) => ({ key, value: Buffer.from(one) }));
+      });
+      expect(Object.entries(roundTrip(headers).headers)).toEqual(Object.entries(publishedHeaderFold(pairs)));
+    }
+  });
+
+  it('reads a name sent several times (kafkajs sends an array as one header each) as one array, in order', () => {
+    const decoded = roundTrip({ traceparent: ['a', 'b', 'c'], 'event-type': 'RunCreated' });
+    expect(Object.entries(decoded.headers)).toEqual([
+      ['traceparent', [Buffer.from('a'), Buffer.from('b'), Buffer.from('c')]],
+      ['event-type', Buffer.from('RunCreated')],
+    ]);
+    expect(Object.getPrototypeOf(roundTrip({ ['__proto__']: 'x' }).headers)).toBe(Object.prototype);
   });
 });
