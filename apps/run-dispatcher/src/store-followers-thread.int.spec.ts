@@ -12,7 +12,12 @@ import { relayCheckpointName } from '@wts/messaging';
 import { createTopicsWithLeaders } from '../../../libs/messaging/src/kafka-topics.admin';
 import { appendRoutineWithWebhook, appendSizedRuns } from '../../../test/support/kafka-test-kit';
 import { useRelayTestBed, type RelayTestBed } from '../../../test/support/relay-test.harness';
-import { storeFollowersThread, type StoreFollowersSettings, type StoreFollowersThread } from './dispatcher-threads.factory';
+import {
+  STORE_FOLLOWERS_YOUNG_GENERATION_MB,
+  storeFollowersThread,
+  type StoreFollowersSettings,
+  type StoreFollowersThread,
+} from './dispatcher-threads.factory';
 
 const DAY_S = 86_400;
 
@@ -103,6 +108,7 @@ describe('the store followers thread: the read-model projector', () => {
     );
     expect(await listed()).toEqual([...before, ...after].reverse());
     expect(await readModels.loadCheckpoint(READ_MODEL_PROJECTION)).toEqual(thread.progress()?.projector.committed);
+    expect(thread.heapLimits()?.maxYoungGenerationSizeMb).toBe(STORE_FOLLOWERS_YOUNG_GENERATION_MB);
     expect(lines).toContainEqual({
       level: 'info',
       message: 'read-model projector: this replica writes the read models',
@@ -111,6 +117,7 @@ describe('the store followers thread: the read-model projector', () => {
 
     await thread.stop();
     expect(thread.progress()).toBeUndefined();
+    expect(thread.heapLimits()).toBeUndefined();
   }, 45_000);
 
   it('starts a thread that could not open its files again, logging why, and a stop ends the waiting at once', async () => {

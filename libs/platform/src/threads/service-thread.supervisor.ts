@@ -1,6 +1,6 @@
 import { workerThreadScript } from '@wts/event-store';
 import { Signal, backoffDelay, sleep } from '@wts/runtime';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { ServiceThreadData, ServiceThreadReport, ServiceThreadStopCommand, ThreadLogger } from './service-thread.protocol';
 
 /** A thread that ends while the service runs starts again after 1 s, then 2 s, 4 s … up to 10 s. */
@@ -17,6 +17,8 @@ export interface ServiceThreadOptions<S> {
   readonly logger: ThreadLogger;
   /** The thread refused to run (ThreadServiceContext.fatal): it is not started again, and this says what the service does. */
   readonly onFatal: (error: Error) => void;
+  /** Its V8 heap's sizes where V8's defaults do not suit its work (worker_threads' resourceLimits). */
+  readonly resourceLimits?: ResourceLimits;
 }
 
 /**
@@ -37,6 +39,11 @@ export class ServiceThread<S, P> {
   /** The thread's last progress report; undefined while no thread runs. */
   progress(): P | undefined {
     return this.last;
+  }
+
+  /** The heap sizes of the running thread (V8's, with the options' resourceLimits); undefined while none runs. */
+  heapLimits(): ResourceLimits | undefined {
+    return this.worker?.resourceLimits;
   }
 
   /** Starts the thread in the background (resolves at once: a StartStopJob). */
@@ -68,7 +75,7 @@ export class ServiceThread<S, P> {
   private runThread(): Promise<number> {
     const { script, entry } = workerThreadScript(this.options.directory, this.options.baseName);
     const data: ServiceThreadData<S> = { settings: this.options.settings, entry };
-    const worker = new Worker(script, { workerData: data });
+    const worker = new Worker(script, { workerData: data, resourceLimits: this.options.resourceLimits });
     this.worker = worker;
     worker.on('message', (report: ServiceThreadReport<P>) => this.receive(worker, report));
     worker.on('error', (error) => this.options.logger.error({ err: error }, `${this.options.name} thread failed`));
