@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { REPO } from './bench-kit.mjs';
+import { DIST, REPO } from './bench-kit.mjs';
 import { positiveInteger, readOptions, text } from './command-line.mjs';
 
 const options = readOptions(
@@ -18,29 +18,37 @@ const options = readOptions(
   { records: 50_000, modules: join(REPO, 'node_modules') },
   { records: positiveInteger, modules: text },
 );
-const load = createRequire(join(options.modules, 'kafkajs', 'package.json'));
-const Record = load('./src/protocol/recordBatch/record/v0');
-const RecordDecoder = load('./src/protocol/recordBatch/record/v0/decoder');
-const Decoder = load('./src/protocol/decoder');
+const kafkajs = createRequire(join(options.modules, 'kafkajs', 'package.json'));
+const Record = kafkajs('./src/protocol/recordBatch/record/v0');
+const RecordDecoder = kafkajs('./src/protocol/recordBatch/record/v0/decoder');
+const Decoder = kafkajs('./src/protocol/decoder');
+const load = createRequire(import.meta.url);
 
-/** The relays' headers of one DeliveryAccepted, in their order (kafka-message.codec.ts). */
-const HEADERS = Object.entries({
-  'event-type': 'DeliveryAccepted',
-  'event-id': '0f8b1c7e-5d2a-4e8b-9a61-3c1d2e4f5a6b',
-  'schema-version': '2',
-  'stream-id': 'delivery-dlv_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6',
-  'stream-revision': '0',
-  position: '42/42',
-  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
-  ce_specversion: '1.0',
-  ce_id: '0f8b1c7e-5d2a-4e8b-9a61-3c1d2e4f5a6b',
-  ce_source: '/webhook-trigger-service/webhooks.events.v1',
-  ce_type: 'com.webhook-trigger-service.delivery.accepted',
-  ce_time: '2026-11-29T08:30:00.000Z',
-  'content-type': 'application/json',
-  ce_subject: 'rtn_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6',
-});
-const VALUE = JSON.stringify({ deliveryId: 'dlv_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6', data: { alert: 'disk full', note: 'x'.repeat(600) } });
+/** One DeliveryAccepted as the ingress's relay sends it: the built service's own encoding (npm run build first). */
+const { encodeEvent } = load(join(DIST, '..', 'libs', 'messaging', 'src', 'kafka-message.codec.js'));
+const { routeEvent } = load(join(DIST, '..', 'libs', 'messaging', 'src', 'kafka-topics.contract.js'));
+const delivery = {
+  deliveryId: 'dlv_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6',
+  webhookId: 'whk_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6',
+  routineId: 'rtn_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6',
+  accountId: 'acc_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6',
+  receivedAt: '2026-11-29T08:30:00.000Z',
+  idempotencyKey: null,
+  data: { alert: 'disk full', note: 'x'.repeat(600) },
+};
+const event = {
+  id: '0f8b1c7e-5d2a-4e8b-9a61-3c1d2e4f5a6b',
+  streamId: `delivery-${delivery.deliveryId}`,
+  revision: 0n,
+  position: { commit: 42n, prepare: 42n },
+  type: 'DeliveryAccepted',
+  data: delivery,
+  metadata: { schemaVersion: 2, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+  createdAt: new Date(Date.UTC(2026, 10, 29, 8, 30)),
+};
+const message = encodeEvent(event, routeEvent(event));
+const HEADERS = Object.entries(message.headers);
+const VALUE = message.value;
 
 /** µs per call of `work(i)` over `n` calls, the third of three rounds (the first two warm the JIT up). */
 function microseconds(n, work) {
@@ -54,9 +62,9 @@ function microseconds(n, work) {
 }
 
 const rows = [];
-for (const count of [0, 7, 14]) {
+for (const count of [0, 7, HEADERS.length]) {
   const headers = Object.fromEntries(HEADERS.slice(0, count));
-  const record = (i) => Record({ offsetDelta: i % 100, timestampDelta: 0, key: `whk_${i}`, value: VALUE, headers });
+  const record = (i) => Record({ offsetDelta: i % 100, timestampDelta: 0, key: message.key, value: VALUE, headers });
   const encoded = record(0).buffer;
   const decode = () => {
     const outer = new Decoder(encoded);
@@ -64,4 +72,4 @@ for (const count of [0, 7, 14]) {
   };
   rows.push({ headers: count, encode_us: microseconds(options.records, record), decode_us: microseconds(options.records, decode) });
 }
-console.log(JSON.stringify({ kafkajs: load('./package.json').version, modules: options.modules, records: options.records, rows }));
+console.log(JSON.stringify({ kafkajs: kafkajs('./package.json').version, modules: options.modules, records: options.records, rows }));
