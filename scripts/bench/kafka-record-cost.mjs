@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { DIST, REPO } from './bench-kit.mjs';
+import { REPO } from './bench-kit.mjs';
 import { positiveInteger, readOptions, text } from './command-line.mjs';
 
 const options = readOptions(
@@ -25,8 +25,9 @@ const Decoder = kafkajs('./src/protocol/decoder');
 const load = createRequire(import.meta.url);
 
 /** One DeliveryAccepted as the ingress's relay sends it: the built service's own encoding (npm run build first). */
-const { encodeEvent } = load(join(DIST, '..', 'libs', 'messaging', 'src', 'kafka-message.codec.js'));
-const { routeEvent } = load(join(DIST, '..', 'libs', 'messaging', 'src', 'kafka-topics.contract.js'));
+const built = join(REPO, 'dist', 'libs', 'messaging', 'src');
+const { encodeEvent } = load(join(built, 'kafka-message.codec.js'));
+const { routeEvent } = load(join(built, 'kafka-topics.contract.js'));
 const delivery = {
   deliveryId: 'dlv_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6',
   webhookId: 'whk_01JDZ3V7Q8X9Y0Z1A2B3C4D5E6',

@@ -56,7 +56,7 @@ function kafkaRelay(deps: IngressDependencies): Provider[] {
     definition: Relays.ingressWebhooks,
     store: deps.store,
     checkpoints: deps.checkpoints,
-    // Its topic carries no payload (DeliveryAccepted v2): threaded for any topic that would.
+    // Its topic carries no payload (DeliveryAccepted v2): the limit is passed for any topic that would.
     payloadRetentionSeconds: deps.config.limits.payloadRetentionSeconds,
   });
 }

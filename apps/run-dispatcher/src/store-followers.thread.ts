@@ -4,7 +4,13 @@ import { ReadModelProjector } from '@wts/application';
 import { KafkaRelaySupervisor, Relays } from '@wts/messaging';
 import { startTracing, tracedEventStore } from '@wts/observability';
 import { openEventStore, openReadModelStore, serveThread, type ThreadLogger } from '@wts/platform';
-import { runRelayName, type StoreFollowersProgress, type StoreFollowersSettings } from './dispatcher-threads.factory';
+import type { CheckpointStore, EventStore } from '@wts/event-store';
+import {
+  runRelayName,
+  type RunRelaySettings,
+  type StoreFollowersProgress,
+  type StoreFollowersSettings,
+} from './dispatcher-threads.factory';
 
 /** Each follower's lines under its own context, as the service logs them. */
 function inContext(logger: ThreadLogger, context: string): ThreadLogger {
@@ -13,6 +19,24 @@ function inContext(logger: ThreadLogger, context: string): ThreadLogger {
     warn: (fields, message) => logger.warn({ context, ...fields }, message),
     error: (fields, message) => logger.error({ context, ...fields }, message),
   };
+}
+
+/** The relay of run events to routines.runs.v1, under its name (a test's own when isolated). */
+function runRelay(
+  settings: RunRelaySettings,
+  deps: { readonly store: EventStore; readonly checkpoints: CheckpointStore; readonly logger: ThreadLogger },
+): KafkaRelaySupervisor {
+  const name = runRelayName(settings);
+  return new KafkaRelaySupervisor({
+    connection: settings.kafka,
+    definition: { ...Relays.dispatcherRuns, name },
+    topics: settings.isolated?.topics,
+    store: deps.store,
+    checkpoints: deps.checkpoints,
+    // routines.runs.v1 carries payloads: created within this retention, refused beyond it.
+    payloadRetentionSeconds: settings.payloadRetentionSeconds,
+    logger: inContext(deps.logger, `relay ${name}`),
+  });
 }
 
 /**
@@ -31,19 +55,7 @@ serveThread<StoreFollowersSettings, StoreFollowersProgress>('store followers', a
   const store = tracing ? tracedEventStore(opened.store) : opened.store;
   const { readModels } = await openReadModelStore(settings);
   const projector = new ReadModelProjector(opened.store, readModels, inContext(logger, 'ReadModelProjector'));
-  const relaySettings = settings.runRelay;
-  const relay =
-    relaySettings &&
-    new KafkaRelaySupervisor({
-      connection: relaySettings.kafka,
-      definition: { ...Relays.dispatcherRuns, name: runRelayName(relaySettings) },
-      topics: relaySettings.isolated?.topics,
-      store,
-      checkpoints: opened.checkpoints,
-      // routines.runs.v1 carries payloads: created within this retention, refused beyond it.
-      payloadRetentionSeconds: relaySettings.payloadRetentionSeconds,
-      logger: inContext(logger, `relay ${runRelayName(relaySettings)}`),
-    });
+  const relay = settings.runRelay && runRelay(settings.runRelay, { store, checkpoints: opened.checkpoints, logger });
   projector.start();
   relay?.start().catch(fatal);
   return {

@@ -13,12 +13,14 @@ import { createRequire } from 'node:module';
 interface Encoded {
   readonly buffer: Buffer;
 }
+/** A header's value as the producer takes it: several values of one name go as one header each. */
+type Header = string | Buffer | (string | Buffer)[];
 interface RecordInput {
   readonly offsetDelta: number;
   readonly timestampDelta: number;
   readonly key: string | Buffer | null;
   readonly value: string | Buffer | null;
-  readonly headers: Record<string, string | Buffer | (string | Buffer)[]>;
+  readonly headers: Record<string, Header>;
 }
 // kafkajs's own internal modules (no types of their own): what its producer calls per request.
 const load = createRequire(__filename);
@@ -32,7 +34,6 @@ const Encoder = load('kafkajs/src/protocol/encoder') as new () => Encoded & {
   writeUVarInt(value: number): Encoded;
 };
 
-type Header = string | Buffer | (string | Buffer)[];
 interface DecodedRecord {
   readonly headers: Record<string, Buffer | Buffer[]>;
 }
