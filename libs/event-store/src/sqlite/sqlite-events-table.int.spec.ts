@@ -32,7 +32,9 @@ function storeOfStep5WithAnEvent(file: string): void {
   old.pragma('journal_mode = WAL');
   migrate(old, 5);
   old
-    .prepare("INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES ('old-1', 0, ?, 'T', '{}', '{}', 1)")
+    .prepare(
+      "INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES ('old-1', 0, ?, 'T', '{}', '{}', 1)",
+    )
     .run(randomUUID());
   old.close();
 }
@@ -68,7 +70,9 @@ describe('schema step 6: the events table without AUTOINCREMENT', () => {
         ['webhook-a', 2n],
         ['delivery-b', 3n],
       ]);
-      expect((await store.readAll({ limit: 10, filter: { streamPrefixes: ['delivery-'] } })).map((e) => e.streamId)).toEqual(['delivery-b']);
+      expect((await store.readAll({ limit: 10, filter: { streamPrefixes: ['delivery-'] } })).map((e) => e.streamId)).toEqual([
+        'delivery-b',
+      ]);
     } finally {
       await store.close();
     }
@@ -79,7 +83,18 @@ describe('schema step 6: the events table without AUTOINCREMENT', () => {
       expect(indexes).toEqual(['events_by_category', 'sqlite_autoindex_events_1', 'sqlite_autoindex_events_2']);
       expect(db.prepare("SELECT count(*) FROM sqlite_sequence WHERE name = 'events'").pluck().get()).toBe(0);
       const columns = db.prepare('SELECT name FROM pragma_table_xinfo(?)').pluck().all('events');
-      expect(columns).toEqual(['seq', 'stream_id', 'revision', 'event_id', 'type', 'data', 'metadata', 'created_at', 'category', 'payload_row']);
+      expect(columns).toEqual([
+        'seq',
+        'stream_id',
+        'revision',
+        'event_id',
+        'type',
+        'data',
+        'metadata',
+        'created_at',
+        'category',
+        'payload_row',
+      ]);
     });
   });
 
