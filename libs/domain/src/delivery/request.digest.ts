@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from './json-canonical.format';
 
 /** The prefix of a digest over a JSON body's canonical form; digests without it are over the bytes received. */
@@ -22,10 +22,7 @@ export interface DigestedRequest {
  */
 export function requestDigest(request: DigestedRequest): string {
   if (request.json === undefined) return bytesDigest(request);
-  return (
-    CANONICAL_DIGEST_PREFIX +
-    createHash('sha256').update(`${request.mediaType}\n`).update(canonicalJson(request.json), 'utf8').digest('hex')
-  );
+  return CANONICAL_DIGEST_PREFIX + hash('sha256', `${request.mediaType}\n${canonicalJson(request.json)}`, 'hex');
 }
 
 /**
@@ -33,15 +30,17 @@ export function requestDigest(request: DigestedRequest): string {
  * media type): a repeat of one of those is still recognised by it.
  */
 export function bytesDigest(request: DigestedRequest): string {
-  const hash = createHash('sha256');
-  const parts = [
-    Buffer.from(`${request.mediaType};charset=${request.charset}`),
-    Buffer.from(request.accountHeader ?? '\u0000none'),
-    request.bytes,
-  ];
-  for (const part of parts) {
-    hash.update(`${part.length}:`);
-    hash.update(part);
-  }
-  return hash.digest('hex');
+  const type = Buffer.from(`${request.mediaType};charset=${request.charset}`);
+  const account = Buffer.from(request.accountHeader ?? '\u0000none');
+  const { bytes } = request;
+  // Each part as `<length>:<bytes>`, hashed in one call.
+  const framed = Buffer.concat([
+    Buffer.from(`${type.length}:`),
+    type,
+    Buffer.from(`${account.length}:`),
+    account,
+    Buffer.from(`${bytes.length}:`),
+    bytes,
+  ]);
+  return hash('sha256', framed, 'hex');
 }

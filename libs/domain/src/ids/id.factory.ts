@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Identifiers: a fixed prefix and base64url (no padding) bytes. Random bytes come in from the
@@ -69,14 +69,11 @@ export function isWellFormedId(kind: IdKind, value: string): boolean {
   return body.length >= 16 && body.length <= 128 && BASE64URL.test(body);
 }
 
+/** SHA-256 over each part as `<length>:<part>` (length in UTF-16 units, text as UTF-8), in one call. */
 function digest(...parts: string[]): Buffer {
-  const hash = createHash('sha256');
-  for (const part of parts) {
-    hash.update(String(part.length));
-    hash.update(':');
-    hash.update(part);
-  }
-  return hash.digest();
+  let framed = '';
+  for (const part of parts) framed += `${part.length}:${part}`;
+  return hash('sha256', framed, 'buffer');
 }
 
 /**

@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Secrets are stored only as SHA-256 digests (they carry 256 random bits, so a fast hash is
  * enough) and compared in constant time on equal-length buffers.
  */
 export function digestSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** A digest no secret hashes to in practice: compared against when the endpoint is unknown. */
