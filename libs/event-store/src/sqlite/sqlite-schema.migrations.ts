@@ -97,24 +97,17 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
  */
 function eventsWithoutAutoincrement(db: Database.Database): void {
   if (db.prepare('SELECT 1 FROM events LIMIT 1').get() !== undefined) return;
-  db.exec(`
-    DROP TABLE events;
-    CREATE TABLE events (
-      seq         INTEGER PRIMARY KEY,
-      stream_id   TEXT    NOT NULL,
-      revision    INTEGER NOT NULL,
-      event_id    TEXT    NOT NULL UNIQUE,
-      type        TEXT    NOT NULL,
-      data        TEXT    NOT NULL,
-      metadata    TEXT    NOT NULL,
-      created_at  INTEGER NOT NULL,
-      category    TEXT    GENERATED ALWAYS AS (CASE WHEN instr(stream_id, '-') > 0 THEN substr(stream_id, 1, instr(stream_id, '-')) END) VIRTUAL,
-      payload_row INTEGER,
-      UNIQUE (stream_id, revision)
-    );
-    CREATE INDEX events_by_category ON events (category, seq);
-    DELETE FROM sqlite_sequence WHERE name = 'events';
-  `);
+  // The table as it stands (the columns later steps added included) and its own indexes, made again
+  // from their stored definitions with the one keyword taken out.
+  const definitions = db.prepare<[], { type: string; sql: string }>(
+    "SELECT type, sql FROM sqlite_schema WHERE tbl_name = 'events' AND sql IS NOT NULL ORDER BY type = 'index'",
+  );
+  const [table, ...indexes] = definitions.all();
+  if (table?.type !== 'table' || !/ AUTOINCREMENT\b/.test(table.sql)) return;
+  db.exec('DROP TABLE events');
+  db.exec(table.sql.replace(/ AUTOINCREMENT\b/, ''));
+  for (const index of indexes) db.exec(index.sql);
+  db.exec("DELETE FROM sqlite_sequence WHERE name = 'events'");
 }
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
