@@ -30,17 +30,12 @@ export function requestDigest(request: DigestedRequest): string {
  * media type): a repeat of one of those is still recognised by it.
  */
 export function bytesDigest(request: DigestedRequest): string {
-  const type = Buffer.from(`${request.mediaType};charset=${request.charset}`);
-  const account = Buffer.from(request.accountHeader ?? '\u0000none');
-  const { bytes } = request;
+  const parts = [
+    Buffer.from(`${request.mediaType};charset=${request.charset}`),
+    Buffer.from(request.accountHeader ?? '\u0000none'),
+    request.bytes,
+  ];
   // Each part as `<length>:<bytes>`, hashed in one call.
-  const framed = Buffer.concat([
-    Buffer.from(`${type.length}:`),
-    type,
-    Buffer.from(`${account.length}:`),
-    account,
-    Buffer.from(`${bytes.length}:`),
-    bytes,
-  ]);
+  const framed = Buffer.concat(parts.flatMap((part) => [Buffer.from(`${part.length}:`), part]));
   return hash('sha256', framed, 'hex');
 }

@@ -121,7 +121,8 @@ describe('schema step 6: the events table without AUTOINCREMENT', () => {
     storeOfStep5WithAnEvent(kept);
     const stores = [SqliteEventStore.open(fresh), SqliteEventStore.open(kept)];
     try {
-      const [withoutSequence, withSequence] = [await framesPerAppend(stores[0]!, fresh, 5), await framesPerAppend(stores[1]!, kept, 5)];
+      const withoutSequence = await framesPerAppend(stores[0]!, fresh, 5);
+      const withSequence = await framesPerAppend(stores[1]!, kept, 5);
       expect(Math.max(...withoutSequence)).toBe(Math.min(...withSequence) - 1);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
